@@ -1,0 +1,117 @@
+#pragma once
+// cluster.conf: the one file an admin edits. Loaded strictly: every error names
+// file:line:column, what was wrong and what is accepted (see docs/configuration.md).
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "drover/result.h"
+
+namespace drover::config {
+
+struct ControllerConfig {
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 7817;
+  std::string state_dir = "/var/lib/drover";
+};
+
+struct GpuConfig {
+  std::string type;                 // "" = untyped
+  std::uint32_t count = 0;
+  std::vector<std::string> files;   // device files, one per GPU, index order
+  bool autodetect_nvidia = false;   // `autodetect: nvidia`
+};
+
+// One node, expanded from its group.
+struct NodeConfig {
+  std::string name;
+  std::string address;              // where its agent listens
+  std::uint16_t port = 0;           // its agent port (groups sharing a host get a range)
+  std::uint32_t cpus = 1;
+  std::uint32_t sockets = 1;
+  std::uint32_t cores_per_socket = 1;
+  std::uint32_t threads_per_core = 1;
+  std::uint64_t real_memory_mb = 0;
+  GpuConfig gpus;
+  std::vector<std::string> features;
+  std::uint32_t weight = 1;
+};
+
+enum class PartitionState { kUp, kDown, kDrain, kInactive };
+
+inline constexpr std::int64_t kUnlimited = -1;
+
+struct PartitionConfig {
+  std::string name;
+  std::vector<std::string> nodes;   // expanded, in config order
+  bool is_default = false;
+  std::int64_t max_time_min = kUnlimited;
+  std::int64_t default_time_min = kUnlimited;   // kUnlimited = none: falls back to max_time
+  std::int64_t max_nodes = kUnlimited;
+  std::uint32_t priority_tier = 1;
+  std::uint32_t priority_job_factor = 1;
+  PartitionState state = PartitionState::kUp;
+  std::vector<std::string> allow_accounts;      // empty = ALL
+  std::vector<std::string> allow_groups;        // empty = ALL
+  bool exclusive = false;                       // whole nodes per job (OverSubscribe=EXCLUSIVE)
+};
+
+enum class BackfillPolicy { kFcfs, kEasy, kConservative };
+
+struct PriorityWeights {
+  std::uint32_t age = 1000;
+  std::uint32_t fairshare = 10000;
+  std::uint32_t job_size = 1000;
+  std::uint32_t partition = 1000;
+  std::uint32_t qos = 0;
+  std::int64_t max_age_s = 7 * 24 * 3600;       // PriorityMaxAge
+  std::int64_t decay_half_life_s = 7 * 24 * 3600;
+};
+
+struct SchedulerConfig {
+  BackfillPolicy policy = BackfillPolicy::kEasy;
+  std::uint32_t coalesce_ms = 5;                // a pass runs this long after the first trigger
+  std::uint64_t default_mem_per_cpu_mb = 0;     // 0 = whole node memory, as Slurm
+  PriorityWeights priority;
+};
+
+struct Timeouts {
+  std::uint32_t heartbeat_interval_s = 10;
+  std::uint32_t node_down_s = 60;               // SlurmdTimeout
+  std::uint32_t kill_wait_s = 30;               // KillWait
+  std::uint32_t message_s = 10;                 // MessageTimeout
+};
+
+struct AccountConfig {
+  std::string name;
+  std::string parent;                           // "" for top level (root)
+  std::uint32_t shares = 1;
+  std::vector<std::string> users;
+};
+
+struct ClusterConfig {
+  std::string source_path;
+  std::string cluster_name;
+  ControllerConfig controller;
+  std::string munge_socket;                     // "" = libmunge default
+  std::vector<std::string> operators;           // user names allowed to administer (besides root)
+  std::vector<NodeConfig> nodes;                // all nodes, config order
+  std::vector<PartitionConfig> partitions;
+  SchedulerConfig scheduler;
+  Timeouts timeouts;
+  std::vector<AccountConfig> accounts;
+
+  const NodeConfig* findNode(std::string_view name) const;
+  const PartitionConfig* findPartition(std::string_view name) const;
+  const PartitionConfig* defaultPartition() const;
+};
+
+Result<ClusterConfig> parseClusterConfig(std::string_view yaml_text, std::string_view file_name);
+Result<ClusterConfig> loadClusterConfig(const std::string& path);
+
+// Where clients and daemons find the file: $DROVER_CONF, else the installed default.
+std::string defaultConfigPath();
+
+}  // namespace drover::config
