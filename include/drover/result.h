@@ -32,6 +32,11 @@ class Result {
   std::variant<T, Error> v_;
 };
 
+// For operations that return nothing but may fail: Result<void_t> (alias Status).
+using void_t = std::monostate;
+using Status = Result<void_t>;
+inline Status okStatus() { return void_t{}; }
+
 inline Error makeError(std::string message) { return Error{std::move(message)}; }
 
 }  // namespace drover
