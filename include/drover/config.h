@@ -1,6 +1,7 @@
 #pragma once
 // cluster.conf: the one file an admin edits. Loaded strictly: every error names
 // file:line:column, what was wrong and what is accepted (see docs/configuration.md).
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -10,6 +11,9 @@
 #include "drover/result.h"
 
 namespace drover::config {
+
+// Agent port when a node group gives none (controller 7817, agents 7818: Slurm's 6817/6818 + 1000).
+inline constexpr std::uint16_t kDefaultAgentPort = 7818;
 
 struct ControllerConfig {
   std::string host = "127.0.0.1";
@@ -110,6 +114,17 @@ struct ClusterConfig {
 
 Result<ClusterConfig> parseClusterConfig(std::string_view yaml_text, std::string_view file_name);
 Result<ClusterConfig> loadClusterConfig(const std::string& path);
+
+struct ParseOptions {
+  std::size_t max_nodes = 100'000;  // bounds hostlist expansion of hostile input (fuzzing)
+  std::string base_dir;             // relative paths resolve here; "" = directory of file_name
+};
+Result<ClusterConfig> parseClusterConfig(std::string_view yaml_text, std::string_view file_name,
+                                         const ParseOptions& options);
+
+// Names as scontrol prints them: "UP", "DRAIN"; "fcfs", "easy", "conservative".
+std::string_view partitionStateName(PartitionState state);
+std::string_view backfillPolicyName(BackfillPolicy policy);
 
 // Where clients and daemons find the file: $DROVER_CONF, else the installed default.
 std::string defaultConfigPath();
