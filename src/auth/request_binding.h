@@ -1,0 +1,19 @@
+#pragma once
+// What a MUNGE credential for one RPC carries: the protocol tag, the full method name and a
+// digest of the request, so a credential captured for one call is useless for any other.
+#include <google/protobuf/message.h>
+
+#include <string>
+#include <string_view>
+
+namespace drover::auth {
+
+inline constexpr std::string_view kProtocolTag = "drover/v1";
+
+// Hex SHA-256 of the request serialized deterministically (map entries in key order).
+std::string requestDigest(const google::protobuf::Message& request);
+
+// "drover/v1\n<method>\n<requestDigest(request)>".
+std::string bindingPayload(std::string_view method, const google::protobuf::Message& request);
+
+}  // namespace drover::auth

@@ -1,0 +1,45 @@
+#include "rpc/client.h"
+
+#include <grpcpp/create_channel.h>
+#include <grpcpp/security/credentials.h>
+#include <grpcpp/support/channel_arguments.h>
+
+#include <chrono>
+
+#include "auth/munge_credential.h"
+#include "auth/request_binding.h"
+#include "rpc/metadata_keys.h"
+
+namespace drover::rpc {
+
+std::shared_ptr<grpc::Channel> makeChannel(const std::string& target) {
+  grpc::ChannelArguments args;
+  // Controllers and agents are reached directly; an http_proxy in the user's environment must
+  // not reroute them.
+  args.SetInt(GRPC_ARG_ENABLE_HTTP_PROXY, 0);
+  return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+}
+
+Result<void_t> prepareCall(grpc::ClientContext& ctx, const std::string& method,
+                           const google::protobuf::Message& request, const ClientOptions& opts) {
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(opts.timeout_ms));
+  auto credential = auth::encodeCredential(auth::bindingPayload(method, request), opts.munge_socket);
+  if (!credential) return makeError(credential.error());
+  ctx.AddMetadata(std::string(kMungeMetadataKey), *credential);
+  return void_t{};
+}
+
+std::string describeFailure(const grpc::Status& status, const ClientOptions& opts) {
+  switch (status.error_code()) {
+    case grpc::StatusCode::UNAVAILABLE:
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return "Unable to contact drover controller at " + opts.target + " (connect failure)";
+    case grpc::StatusCode::PERMISSION_DENIED:
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return "Access/permission denied: " + status.error_message();
+    default:
+      return status.error_message();
+  }
+}
+
+}  // namespace drover::rpc

@@ -1,0 +1,109 @@
+#include "rpc/server_auth.h"
+
+#include <google/protobuf/descriptor.h>
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <iterator>
+#include <string_view>
+
+#include "auth/munge_credential.h"
+#include "auth/request_binding.h"
+#include "rpc/metadata_keys.h"
+
+namespace drover::rpc {
+namespace {
+
+grpc::Status denied(const std::string& why) {
+  return grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "authentication failed: " + why);
+}
+
+// The method taking this request type, when exactly one method of the request's .proto file does.
+std::string methodForRequestType(const google::protobuf::Message& request) {
+  const google::protobuf::Descriptor* type = request.GetDescriptor();
+  std::string found;
+  int matches = 0;
+  const google::protobuf::FileDescriptor* file = type->file();
+  for (int s = 0; s < file->service_count(); ++s) {
+    const google::protobuf::ServiceDescriptor* service = file->service(s);
+    for (int m = 0; m < service->method_count(); ++m) {
+      if (service->method(m)->input_type() == type) {
+        ++matches;
+        found = "/" + service->full_name() + "/" + service->method(m)->name();
+      }
+    }
+  }
+  return matches == 1 ? found : std::string();
+}
+
+// The method line of a payload, for telling "wrong method" from "wrong request body".
+std::string_view methodLine(std::string_view payload) {
+  const size_t first = payload.find('\n');
+  if (first == std::string_view::npos) return {};
+  const size_t second = payload.find('\n', first + 1);
+  if (second == std::string_view::npos) return {};
+  return payload.substr(first + 1, second - first - 1);
+}
+
+}  // namespace
+
+grpc::Status authenticate(const grpc::ServerContext& ctx, const google::protobuf::Message& request,
+                          const std::string& munge_socket, Caller* caller) {
+  const auto& metadata = ctx.client_metadata();
+  const auto recorded = metadata.find(grpc::string_ref(kRecordedMethodKey.data(), kRecordedMethodKey.size()));
+  std::string method = recorded != metadata.end()
+                           ? std::string(recorded->second.data(), recorded->second.size())
+                           : methodForRequestType(request);
+  if (method.empty()) {
+    return denied("server cannot tell which method " + request.GetDescriptor()->full_name() +
+                  " belongs to (install drover::rpc::methodRecorderFactory or pass the method)");
+  }
+  return authenticate(ctx, method, request, munge_socket, caller);
+}
+
+grpc::Status authenticate(const grpc::ServerContext& ctx, const std::string& method,
+                          const google::protobuf::Message& request, const std::string& munge_socket,
+                          Caller* caller) {
+  const auto& metadata = ctx.client_metadata();
+  const grpc::string_ref key(kMungeMetadataKey.data(), kMungeMetadataKey.size());
+  const auto range = metadata.equal_range(key);
+  if (range.first == range.second) {
+    return denied("no MUNGE credential in the call (metadata key " + std::string(kMungeMetadataKey) + ")");
+  }
+  if (std::next(range.first) != range.second) return denied("more than one MUNGE credential in the call");
+  const std::string credential(range.first->second.data(), range.first->second.size());
+
+  auto decoded = auth::decodeCredential(credential, munge_socket);
+  if (!decoded) return denied(decoded.error());
+
+  const std::string expected = auth::bindingPayload(method, request);
+  if (decoded->payload != expected) {
+    const std::string_view bound_method = methodLine(decoded->payload);
+    if (!bound_method.empty() && bound_method != method) {
+      return denied("credential is bound to another method (" + std::string(bound_method) + ", not " + method + ")");
+    }
+    return denied("credential is bound to another request");
+  }
+  caller->uid = decoded->uid;
+  caller->gid = decoded->gid;
+  return grpc::Status::OK;
+}
+
+bool isAdmin(const Caller& caller, const std::vector<std::string>& operators) {
+  if (caller.uid == 0) return true;
+  long size_hint = sysconf(_SC_GETPW_R_SIZE_MAX);
+  std::string buffer(size_hint > 0 ? static_cast<size_t>(size_hint) : 4096, '\0');
+  for (const std::string& name : operators) {
+    passwd entry{};
+    passwd* found = nullptr;
+    int rc = 0;
+    while ((rc = getpwnam_r(name.c_str(), &entry, buffer.data(), buffer.size(), &found)) == ERANGE) {
+      buffer.resize(buffer.size() * 2);
+    }
+    if (rc == 0 && found != nullptr && found->pw_uid == caller.uid) return true;
+  }
+  return false;
+}
+
+}  // namespace drover::rpc
