@@ -1,0 +1,203 @@
+#pragma once
+// Accounting: what `sacct` reports about every job and step. AccountingStore is the seam between
+// the controller/CLI and the database: SQLite today (src/acct), PostgreSQL later, so nothing here
+// mentions SQL. Times are Unix seconds (0 = unknown/not yet), memory in KiB unless named _mb.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "drover/result.h"
+
+namespace drover::acct {
+
+// Slurm's job/step states (sacct names them; short codes as squeue).
+enum class JobState : std::uint8_t {
+  kPending,
+  kRunning,
+  kSuspended,
+  kCompleting,
+  kCompleted,
+  kCancelled,
+  kFailed,
+  kTimeout,
+  kNodeFail,
+  kPreempted,
+  kOutOfMemory,
+  kRequeued,
+  kBootFail,
+  kDeadline,
+};
+std::string_view jobStateName(JobState state);       // "COMPLETED"
+std::string_view jobStateShortName(JobState state);  // "CD"
+// Accepts full names and short codes, any case ("completed", "CD", "oom").
+std::optional<JobState> parseJobState(std::string_view text);
+// True once the job can no longer change (sacct's "end" states).
+bool isFinalState(JobState state);
+
+// Step ids: numbered steps are >= 0; Slurm's named steps sort before them (batch, extern, 0, 1).
+inline constexpr std::int64_t kInteractiveStep = -6;
+inline constexpr std::int64_t kBatchStep = -5;
+inline constexpr std::int64_t kExternStep = -4;
+std::string stepIdName(std::int64_t step_id);  // "batch", "extern", "interactive", "3"
+Result<std::int64_t> parseStepId(std::string_view text);
+
+// Time limits in minutes (Slurm's unit); unlimited and "not set" are distinct.
+inline constexpr std::int64_t kTimeLimitUnlimited = -1;
+inline constexpr std::int64_t kTimeLimitUnset = -2;
+
+// ExitCode "code:signal": the exit status of the script/task, or the signal that ended it.
+struct ExitStatus {
+  std::int32_t code = 0;
+  std::int32_t signal = 0;
+  bool operator==(const ExitStatus&) const = default;
+};
+
+// Resource usage gathered by the agent for a step. Unset optionals print as blank in sacct
+// (nothing was sampled), which differs from a sampled 0.
+struct Usage {
+  std::int64_t user_cpu_usec = 0;
+  std::int64_t system_cpu_usec = 0;
+  std::optional<std::int64_t> max_rss_kb;
+  std::string max_rss_node;
+  std::optional<std::int64_t> max_rss_task;
+  std::optional<std::int64_t> ave_rss_kb;
+  std::optional<std::int64_t> max_vmsize_kb;
+  std::string max_vmsize_node;
+  std::optional<std::int64_t> max_vmsize_task;
+  std::optional<std::int64_t> ave_vmsize_kb;
+  std::optional<std::int64_t> max_pages;
+  std::string max_pages_node;
+  std::optional<std::int64_t> max_pages_task;
+  std::optional<std::int64_t> ave_pages;
+  std::optional<std::int64_t> min_cpu_sec;
+  std::string min_cpu_node;
+  std::optional<std::int64_t> min_cpu_task;
+  std::optional<std::int64_t> ave_cpu_sec;
+  std::optional<std::int64_t> ave_cpu_freq_khz;
+  std::optional<std::int64_t> consumed_energy;
+  std::optional<double> max_disk_read_mb;
+  std::string max_disk_read_node;
+  std::optional<std::int64_t> max_disk_read_task;
+  std::optional<double> ave_disk_read_mb;
+  std::optional<double> max_disk_write_mb;
+  std::string max_disk_write_node;
+  std::optional<std::int64_t> max_disk_write_task;
+  std::optional<double> ave_disk_write_mb;
+  // TRES usage strings as Slurm prints them ("cpu=00:00:00,energy=0,fs/disk=0,mem=732K").
+  std::string tres_usage_in_ave, tres_usage_in_max, tres_usage_in_max_node,
+      tres_usage_in_max_task, tres_usage_in_min, tres_usage_in_min_node, tres_usage_in_min_task,
+      tres_usage_in_tot, tres_usage_out_ave, tres_usage_out_max, tres_usage_out_max_node,
+      tres_usage_out_max_task, tres_usage_out_tot;
+  bool operator==(const Usage&) const = default;
+};
+
+// One job (or one array task, or an array's not-yet-split remainder).
+struct JobRecord {
+  std::uint64_t job_id = 0;        // JobIDRaw
+  std::uint64_t array_job_id = 0;  // 0: not part of an array
+  std::optional<std::uint32_t> array_task_id;  // unset on the array's remainder record
+  std::string array_task_str;      // remainder record: "0-9%2" (printed as 29_[0-9%2])
+  std::uint32_t array_max_running = 0;
+  std::string name;
+  std::uint32_t uid = 0;
+  std::string user;
+  std::uint32_t gid = 0;
+  std::string group;
+  std::string account, partition, qos, cluster, reservation, wckey;
+  std::int64_t submit = 0, eligible = 0, start = 0, end = 0;
+  std::int64_t suspended_sec = 0;
+  std::int64_t time_limit_min = kTimeLimitUnset;
+  JobState state = JobState::kPending;
+  std::optional<std::uint32_t> cancelled_by;  // "CANCELLED by <uid>"
+  std::string reason;                         // pending/end reason; "" = None
+  ExitStatus exit, derived_exit;
+  std::uint32_t nnodes = 0;
+  std::string node_list;  // hostlist expression; "" = "None assigned"
+  std::uint32_t ncpus = 0, req_cpus = 0, req_nodes = 0;
+  std::uint64_t req_mem_mb = 0;
+  bool req_mem_per_cpu = false;
+  std::string req_tres, alloc_tres;  // "billing=4,cpu=4,gres/gpu=4,mem=16000M,node=2"
+  std::string work_dir, submit_line, comment, admin_comment, system_comment, constraints;
+  std::vector<std::string> flags;  // "CLEAR_SCHEDULING", ...
+  std::uint32_t restart_count = 0;
+  std::uint32_t priority = 0;
+  bool operator==(const JobRecord&) const = default;
+};
+
+struct StepRecord {
+  std::uint64_t job_id = 0;
+  std::int64_t step_id = 0;  // >= 0, or kBatchStep / kExternStep / kInteractiveStep
+  std::string name;
+  JobState state = JobState::kRunning;
+  ExitStatus exit;
+  std::int64_t start = 0, end = 0;
+  std::int64_t suspended_sec = 0;
+  std::uint32_t nnodes = 0, ntasks = 0, ncpus = 0;
+  std::string node_list;
+  std::string req_tres, alloc_tres;
+  std::string layout;  // task distribution: "Block", "Cyclic", "Unknown"
+  std::optional<std::uint32_t> req_cpu_freq_min, req_cpu_freq_max, req_cpu_freq_gov;
+  std::string submit_line;
+  Usage usage;
+  bool operator==(const StepRecord&) const = default;
+};
+
+struct JobWithSteps {
+  JobRecord job;
+  std::vector<StepRecord> steps;  // ordered by step id (batch, extern, 0, 1, ...)
+  // False when the query named only some of this job's steps ("sacct -j 16.1"): sacct then
+  // prints those step rows without the job's own row.
+  bool show_job = true;
+};
+
+// A `sacct -j` item: "123", "123_4", "123.batch", "123_4.0".
+struct JobSelector {
+  std::uint64_t job_id = 0;  // the raw id, or the array's id when array_task is set
+  std::optional<std::uint32_t> array_task;
+  std::optional<std::int64_t> step_id;
+  bool operator==(const JobSelector&) const = default;
+};
+Result<JobSelector> parseJobSelector(std::string_view text);
+
+// What `sacct` asks for. Empty lists mean "no restriction". The caller (sacct) turns its options
+// into this, including its defaults: Slurm's -S defaults to midnight today unless -j or -s is
+// given, and a non-root user sees only their own jobs unless -a/-u.
+struct AcctFilter {
+  std::vector<JobSelector> jobs;
+  std::vector<std::uint32_t> uids;
+  std::vector<std::string> users;
+  std::vector<std::string> accounts, partitions, names;
+  std::vector<JobState> states;
+  std::vector<std::string> nodes;  // host names; a job matches if it ran on any of them
+  // The window [window_start, window_end]. Without states, a job matches when it was eligible
+  // before the end and had not ended before the start (still running, or pending but eligible,
+  // counts). With states, a job matches when it was in one of them during the window:
+  // PENDING: eligible before the end and not started before the start; RUNNING/SUSPENDED/
+  // COMPLETING: started before the end and not ended before the start; any end state: the job is
+  // in it now and ended inside the window.
+  std::optional<std::int64_t> window_start, window_end;
+  bool include_steps = true;  // false = sacct -X
+};
+
+// A group of changes written in one transaction (group commit): jobs first, then steps.
+struct AcctBatch {
+  std::vector<JobRecord> jobs;
+  std::vector<StepRecord> steps;
+  bool empty() const { return jobs.empty() && steps.empty(); }
+};
+
+class AccountingStore {
+ public:
+  virtual ~AccountingStore() = default;
+  // Idempotent upserts keyed by job id and (job id, step id); a later write replaces every field.
+  // Returns the number of records written.
+  virtual Result<std::size_t> apply(const AcctBatch& batch) = 0;
+  Result<std::size_t> upsertJob(const JobRecord& job) { return apply(AcctBatch{{job}, {}}); }
+  Result<std::size_t> upsertStep(const StepRecord& step) { return apply(AcctBatch{{}, {step}}); }
+  // Jobs ordered by submit time (then array remainder last, then job id); steps per job.
+  virtual Result<std::vector<JobWithSteps>> query(const AcctFilter& filter) = 0;
+};
+
+}  // namespace drover::acct

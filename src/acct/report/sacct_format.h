@@ -1,0 +1,65 @@
+#pragma once
+// sacct's output, pure: records in, text out. Field names, default widths, alignment,
+// truncation ("CANCELLED+"), parsable modes and --json follow Slurm 22.05 as captured in
+// slurm-reference/golden (003, 109-120).
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "drover/accounting.h"
+
+namespace drover::acct::report {
+
+struct SacctField {
+  std::string_view name;  // as `sacct --helpformat` prints it
+  int width;              // default width
+  bool left;              // left-aligned (JobID, JobIDRaw); all others right-aligned
+};
+
+// Every field, in --helpformat order.
+const std::vector<SacctField>& sacctFields();
+// Case-insensitive lookup ("jobidraw" finds JobIDRaw); nullptr if unknown.
+const SacctField* findSacctField(std::string_view name);
+
+struct Column {
+  const SacctField* field;
+  int width;
+  bool left;
+};
+
+// "-o JobID,JobName%30,State": names separated by commas (or spaces), each optionally with
+// %N (N>0 right-aligned, N<0 left-aligned width |N|).
+Result<std::vector<Column>> parseFormat(std::string_view spec);
+std::vector<Column> defaultColumns();  // JobID JobName Partition Account AllocCPUS State ExitCode
+std::vector<Column> briefColumns();    // -b: JobID State ExitCode
+std::vector<Column> longColumns();     // -l
+
+enum class Parsable {
+  kNone,
+  kTrailing,    // -p: every field followed by '|'
+  kNoTrailing,  // -P: fields separated by '|'
+};
+
+struct RenderOptions {
+  Parsable parsable = Parsable::kNone;
+  bool header = true;     // false = -n
+  std::int64_t now = 0;   // for Elapsed of jobs still running
+};
+
+// The rows sacct prints: each job (unless !show_job), then its steps.
+std::string renderSacct(const std::vector<JobWithSteps>& jobs, const std::vector<Column>& columns,
+                        const RenderOptions& options);
+// `sacct --json`, shaped as Slurm 22.05's dbv0.0.38 output.
+std::string renderSacctJson(const std::vector<JobWithSteps>& jobs, std::int64_t now);
+// `sacct --helpformat`.
+std::string renderHelpFormat();
+
+// Formatting helpers, exposed for tests and other commands.
+std::string formatSacctDuration(std::int64_t seconds);        // 00:00:01, 1-02:03:04
+std::string formatSacctTime(std::int64_t unix_seconds);       // 2026-11-30T12:29:05, Unknown
+std::string formatCpuTime(std::int64_t usec);                 // 00:00.001, 01:02:03
+std::string formatSizeKb(std::int64_t kb);                    // 732K, 2M (exact units only)
+std::string jobIdText(const JobRecord& job);                  // 16, 12_0, 29_[0-9%2]
+
+}  // namespace drover::acct::report
