@@ -96,6 +96,10 @@ Result<std::vector<Span>> parseSpans(std::string_view expr, std::size_t begin, s
       auto hi = readNumber("high");
       if (!hi) return Error{hi.error()};
       span.hi = toNumber(*hi);
+      if (pos < end && expr[pos] != ',')
+        return syntaxError(expr, pos,
+                           "unexpected '" + std::string(1, expr[pos]) +
+                               "' in range; a step or other suffix is not accepted");
       if (span.hi < span.lo)
         return syntaxError(expr, item_start,
                            "reversed range " + std::string(*lo) + "-" + std::string(*hi) +

@@ -46,7 +46,7 @@ Result<std::vector<std::int64_t>> parseFields(std::string_view full, std::string
       if (pos - start > kMaxFieldDigits) return timeError(full, "number too large");
     }
     if (pos == start) {
-      if (pos == part.size()) return timeError(full, "missing number");
+      if (pos == part.size() || part[pos] == ':') return timeError(full, "missing number");
       return timeError(full, "unexpected '" + std::string(1, part[pos]) + "'");
     }
     fields.push_back(v);
