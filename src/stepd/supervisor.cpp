@@ -1,0 +1,275 @@
+#include "stepd/supervisor.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "launch/job_env.h"
+#include "stepd/task_spawn.h"
+#include "stepd/usage_sampler.h"
+
+namespace drover::stepd {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::int64_t unixNow() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+sigset_t handledSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : {SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGRTMIN}) sigaddset(&set, sig);
+  return set;
+}
+
+Result<std::string> writeBatchScript(const drover::v1::LaunchStepRequest& req,
+                                     const std::string& spool_dir) {
+  const std::string path = batchScriptPath(spool_dir, req.step().job_id());
+  const std::string dir = path.substr(0, path.rfind('/'));
+  mkdir(spool_dir.c_str(), 0755);
+  if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+    return makeError("cannot create " + dir + ": " + strerror(errno));
+  {
+    std::ofstream out(path, std::ios::trunc);
+    out << req.script();
+    if (!out) return makeError("cannot write batch script " + path);
+  }
+  chmod(path.c_str(), 0700);
+  if (geteuid() == 0) {
+    (void)!chown(dir.c_str(), req.uid(), req.gid());
+    (void)!chown(path.c_str(), req.uid(), req.gid());
+  }
+  return path;
+}
+
+class StepRun {
+ public:
+  StepRun(const drover::v1::LaunchStepRequest& req, const SupervisorOptions& opts)
+      : req_(req), opts_(opts) {}
+
+  StepOutcome run(const std::function<void(int)>& on_started) {
+    outcome_.start_time = unixNow();
+    if (!spawnAll()) {
+      outcome_.end_time = unixNow();
+      return outcome_;
+    }
+    outcome_.started = true;
+    if (on_started) on_started(tasks_.front());
+    supervise();
+    finish();
+    return outcome_;
+  }
+
+ private:
+  bool isBatch() const { return req_.step().step_id() == -2; }
+
+  bool spawnAll() {
+    std::vector<std::string> argv;
+    if (isBatch()) {
+      auto script = writeBatchScript(req_, opts_.spool_dir);
+      if (!script) return fail(script.error());
+      argv.push_back(*script);
+    }
+    for (const auto& arg : req_.argv()) argv.push_back(arg);
+    if (argv.empty()) return fail("no command given for the step");
+
+    const std::uint32_t ntasks = std::max<std::uint32_t>(1, req_.num_tasks());
+    std::vector<std::uint32_t> ranks;
+    for (std::uint32_t i = 0; i < ntasks; ++i) ranks.push_back(req_.first_task() + i);
+    launch::Environment base(req_.environment().begin(), req_.environment().end());
+
+    for (std::uint32_t local = 0; local < ntasks; ++local) {
+      launch::TaskContext task;
+      task.global_rank = req_.first_task() + local;
+      task.local_rank = local;
+      task.node_id = req_.node_id();
+      task.node_name = opts_.node_name;
+      task.node_global_ranks = ranks;
+      TaskSpec spec;
+      spec.argv = argv;
+      spec.uid = req_.uid();
+      spec.gid = req_.gid();
+      spec.user = req_.user();
+      spec.work_dir = req_.work_dir();
+      if (!req_.std_in().empty()) spec.stdin_path = req_.std_in();
+      if (!req_.std_out().empty()) spec.stdout_path = req_.std_out();
+      spec.stderr_path = req_.std_err().empty() ? spec.stdout_path : req_.std_err();
+      spec.append = req_.open_append();
+      spec.process_group = pgid_;
+      spec.env = launch::renderEnvironment(base, launch::taskVariables(task));
+      auto pid = spawnTask(spec);
+      if (!pid) {
+        killAll(SIGKILL);
+        reapAll();
+        return fail(pid.error());
+      }
+      if (pgid_ == 0) pgid_ = *pid;
+      tasks_.push_back(*pid);
+      running_.insert({*pid, true});
+    }
+    return true;
+  }
+
+  bool fail(const std::string& why) {
+    outcome_.start_error = why;
+    outcome_.exit_code = 1;
+    return false;
+  }
+
+  void killAll(int sig) {
+    if (pgid_ > 0) kill(-pgid_, sig);
+  }
+
+  void deliver(int sig, bool batch_shell_only) {
+    if (batch_shell_only && !tasks_.empty()) {
+      kill(tasks_.front(), sig);
+    } else {
+      killAll(sig);
+    }
+  }
+
+  void terminate(bool timed_out) {
+    if (terminating_) return;
+    terminating_ = true;
+    if (timed_out) outcome_.timed_out = true;
+    killAll(SIGCONT);
+    killAll(SIGTERM);
+    kill_at_ = Clock::now() + std::chrono::seconds(req_.kill_wait_s());
+  }
+
+  void supervise() {
+    sigset_t set = handledSignals();
+    int sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+    const auto start = Clock::now();
+    if (req_.time_limit_s() > 0) {
+      limit_at_ = start + std::chrono::seconds(req_.time_limit_s());
+      if (req_.signal_number() > 0) {
+        auto warn = std::max<std::int64_t>(0, req_.time_limit_s() - req_.signal_seconds());
+        warn_at_ = start + std::chrono::seconds(warn);
+      }
+    }
+    // The first sample waits one interval: short steps are covered by getrusage at the end.
+    auto next_sample = start + std::chrono::milliseconds(opts_.usage_sample_ms);
+    UsageSampler sampler(pgid_);
+
+    while (!running_.empty()) {
+      const auto now = Clock::now();
+      if (now >= next_sample) {
+        sampler.sample();
+        next_sample = now + std::chrono::milliseconds(opts_.usage_sample_ms);
+      }
+      if (warn_at_ && now >= *warn_at_) {
+        deliver(req_.signal_number(), req_.signal_batch_only());
+        warn_at_.reset();
+      }
+      if (limit_at_ && now >= *limit_at_) {
+        terminate(/*timed_out=*/true);
+        limit_at_.reset();
+      }
+      if (kill_at_ && now >= *kill_at_) {
+        killAll(SIGKILL);
+        kill_at_.reset();
+      }
+      auto deadline = next_sample;
+      for (const auto& t : {warn_at_, limit_at_, kill_at_})
+        if (t) deadline = std::min(deadline, *t);
+      auto wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
+      pollfd pfd{sfd, POLLIN, 0};
+      int ready = poll(&pfd, 1, static_cast<int>(std::clamp<std::int64_t>(wait_ms, 0, 1000)));
+      if (ready > 0) handleSignal(sfd);
+      reapAll();
+    }
+    if (sfd >= 0) close(sfd);
+    outcome_.max_rss_kb = sampler.maxRssKb();
+    outcome_.ave_rss_kb = sampler.aveRssKb();
+    // Whatever the tasks left behind in their group goes with them, as Slurm's proctrack.
+    killAll(SIGKILL);
+  }
+
+  void handleSignal(int sfd) {
+    signalfd_siginfo info;
+    while (read(sfd, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+      const int sig = static_cast<int>(info.ssi_signo);
+      if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) {
+        outcome_.cancelled = true;
+        terminate(/*timed_out=*/false);
+      } else if (sig == SIGRTMIN) {
+        const int value = info.ssi_int;
+        deliver(value & 0xff, (value & kBatchShellOnlyFlag) != 0);
+      }
+      // SIGCHLD: reapAll() runs after every wakeup.
+    }
+  }
+
+  void reapAll() {
+    int status;
+    pid_t pid;
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+      if (running_.erase(pid) == 0) continue;
+      if (WIFEXITED(status)) {
+        outcome_.exit_code = std::max(outcome_.exit_code, WEXITSTATUS(status));
+      } else if (WIFSIGNALED(status)) {
+        outcome_.exit_signal = WTERMSIG(status);
+      }
+    }
+  }
+
+  void finish() {
+    rusage usage{};
+    getrusage(RUSAGE_CHILDREN, &usage);
+    auto ms = [](const timeval& tv) {
+      return static_cast<std::uint64_t>(tv.tv_sec) * 1000 + tv.tv_usec / 1000;
+    };
+    outcome_.user_cpu_ms = ms(usage.ru_utime);
+    outcome_.system_cpu_ms = ms(usage.ru_stime);
+    outcome_.max_rss_kb = std::max<std::uint64_t>(outcome_.max_rss_kb, usage.ru_maxrss);
+    if (outcome_.ave_rss_kb == 0) outcome_.ave_rss_kb = outcome_.max_rss_kb;
+    outcome_.end_time = unixNow();
+  }
+
+  const drover::v1::LaunchStepRequest& req_;
+  const SupervisorOptions& opts_;
+  StepOutcome outcome_;
+  pid_t pgid_ = 0;
+  std::vector<pid_t> tasks_;
+  std::map<pid_t, bool> running_;
+  bool terminating_ = false;
+  std::optional<Clock::time_point> warn_at_, limit_at_, kill_at_;
+};
+
+}  // namespace
+
+void blockSupervisorSignals() {
+  sigset_t set = handledSignals();
+  sigprocmask(SIG_BLOCK, &set, nullptr);
+}
+
+std::string batchScriptPath(const std::string& spool_dir, std::uint64_t job_id) {
+  return spool_dir + "/job" + std::to_string(job_id) + "/script";
+}
+
+StepOutcome runStep(const drover::v1::LaunchStepRequest& request, const SupervisorOptions& opts,
+                    const std::function<void(int pid)>& on_started) {
+  StepRun run(request, opts);
+  return run.run(on_started);
+}
+
+}  // namespace drover::stepd

@@ -1,0 +1,51 @@
+#pragma once
+// The step supervisor: one process per job step on a node (DESIGN.md). It owns the step's
+// tasks, so restarting the agent never touches running work. It enforces the time limit
+// locally (the --signal warning, SIGTERM at the limit, SIGKILL after the kill wait), forwards
+// signals, measures usage and returns the outcome for the controller.
+//
+// Signals the supervisor understands (the agent sends them):
+//   SIGTERM / SIGINT   cancel the step: SIGCONT + SIGTERM to every task, SIGKILL after kill wait
+//   SIGRTMIN + value   deliver signal (value & 0xff) to the tasks; bit 0x100 = batch shell only
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "drover/v1/jobs.pb.h"
+
+namespace drover::stepd {
+
+inline constexpr int kBatchShellOnlyFlag = 0x100;
+
+struct StepOutcome {
+  bool started = false;
+  std::string start_error;          // why the step could not start (output file, exec, ...)
+  int exit_code = 0;                // highest task exit code
+  int exit_signal = 0;              // signal that ended a task, if any
+  bool timed_out = false;
+  bool cancelled = false;
+  std::uint64_t user_cpu_ms = 0;
+  std::uint64_t system_cpu_ms = 0;
+  std::uint64_t max_rss_kb = 0;
+  std::uint64_t ave_rss_kb = 0;
+  std::int64_t start_time = 0;
+  std::int64_t end_time = 0;
+};
+
+struct SupervisorOptions {
+  std::string spool_dir;            // where the batch script is written
+  std::string node_name;
+  int usage_sample_ms = 2000;
+};
+
+// Blocks the signals the supervisor handles; call once, before any thread starts.
+void blockSupervisorSignals();
+
+// Runs the step to completion. `on_started` is called with the first task's pid.
+StepOutcome runStep(const drover::v1::LaunchStepRequest& request, const SupervisorOptions& opts,
+                    const std::function<void(int pid)>& on_started = {});
+
+// Scripts are written to <spool>/job<ID>/script, owned by the user, mode 0700.
+std::string batchScriptPath(const std::string& spool_dir, std::uint64_t job_id);
+
+}  // namespace drover::stepd

@@ -1,0 +1,32 @@
+#pragma once
+// Starting one task of a step as the submitting user. Everything that can fail in the child
+// (privileges, working directory, output files, exec) is reported back to the parent through a
+// close-on-exec pipe, so a task that cannot start is an error message, not a silent exit 127.
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "drover/result.h"
+
+namespace drover::stepd {
+
+struct TaskSpec {
+  std::vector<std::string> argv;        // argv[0] is the program (absolute path or found in PATH)
+  std::vector<std::string> env;         // KEY=VALUE
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::string user;                     // for supplementary groups
+  std::string work_dir;
+  std::string stdin_path = "/dev/null";
+  std::string stdout_path = "/dev/null";
+  std::string stderr_path = "/dev/null";
+  bool append = false;                  // --open-mode=append
+  pid_t process_group = 0;              // 0 = lead a new group (the step's first task)
+};
+
+// Forks and execs the task. Blocks only until exec succeeded or the child reported why not.
+// Signals blocked in the caller are unblocked in the task.
+Result<pid_t> spawnTask(const TaskSpec& spec);
+
+}  // namespace drover::stepd

@@ -1,0 +1,134 @@
+#include "launch/job_env.h"
+
+#include <gtest/gtest.h>
+
+namespace drover::launch {
+namespace {
+
+TEST(CompressCounts, RepeatsBecomeMultipliers) {
+  struct Case {
+    std::vector<std::uint32_t> counts;
+    std::string expected;
+  };
+  const std::vector<Case> cases = {
+      {{}, ""},
+      {{1}, "1"},
+      {{6, 2}, "6,2"},
+      {{2, 2}, "2(x2)"},
+      {{2, 2, 2, 1}, "2(x3),1"},
+      {{1, 2, 2, 1, 1}, "1,2(x2),1(x2)"},
+  };
+  for (const auto& c : cases) EXPECT_EQ(compressCounts(c.counts), c.expected);
+}
+
+JobEnvContext referenceJob() {
+  // The job of golden 041 (directives.sh): -N 2 -n 4 -c 2 --gres=gpu:2 --mem=1G.
+  JobEnvContext ctx;
+  ctx.job_id = 11;
+  ctx.job_name = "direct";
+  ctx.account = "research";
+  ctx.partition = "gpu";
+  ctx.user = "alice";
+  ctx.uid = 1001;
+  ctx.gid = 1001;
+  ctx.cluster_name = "oracle";
+  ctx.controller_host = "127.0.0.1";
+  ctx.controller_port = 6817;
+  ctx.submit_dir = "/home/alice/golden-run";
+  ctx.submit_host = "vm";
+  ctx.nodes = {"node01", "node02"};
+  ctx.cpus_per_node = {6, 2};
+  ctx.tasks_per_node = {3, 1};
+  ctx.gpu_indices = {0, 1};
+  ctx.ntasks = 4;
+  ctx.cpus_per_task = 2;
+  ctx.mem_per_node_mb = 1024;
+  return ctx;
+}
+
+TEST(BatchJobVariables, MatchesSlurmsBatchEnvironment) {
+  Environment env = batchJobVariables(referenceJob());
+  const Environment expected = {
+      {"CUDA_VISIBLE_DEVICES", "0,1"},
+      {"GPU_DEVICE_ORDINAL", "0,1"},
+      {"SLURM_CLUSTER_NAME", "oracle"},
+      {"SLURM_CPUS_ON_NODE", "6"},
+      {"SLURM_CPUS_PER_TASK", "2"},
+      {"SLURM_GPUS_ON_NODE", "2"},
+      {"SLURM_JOBID", "11"},
+      {"SLURM_JOB_ACCOUNT", "research"},
+      {"SLURM_JOB_CPUS_PER_NODE", "6,2"},
+      {"SLURM_JOB_GID", "1001"},
+      {"SLURM_JOB_GPUS", "0,1"},
+      {"SLURM_JOB_ID", "11"},
+      {"SLURM_JOB_NAME", "direct"},
+      {"SLURM_JOB_NODELIST", "node[01-02]"},
+      {"SLURM_JOB_NUM_NODES", "2"},
+      {"SLURM_JOB_PARTITION", "gpu"},
+      {"SLURM_JOB_QOS", "normal"},
+      {"SLURM_JOB_UID", "1001"},
+      {"SLURM_JOB_USER", "alice"},
+      {"SLURM_MEM_PER_NODE", "1024"},
+      {"SLURM_NNODES", "2"},
+      {"SLURM_NODELIST", "node[01-02]"},
+      {"SLURM_NODE_ALIASES", "(null)"},
+      {"SLURM_NPROCS", "4"},
+      {"SLURM_NTASKS", "4"},
+      {"SLURM_PRIO_PROCESS", "0"},
+      {"SLURM_SUBMIT_DIR", "/home/alice/golden-run"},
+      {"SLURM_SUBMIT_HOST", "vm"},
+      {"SLURM_TASKS_PER_NODE", "3,1"},
+      {"SLURM_TOPOLOGY_ADDR", "node01"},
+      {"SLURM_TOPOLOGY_ADDR_PATTERN", "node"},
+      {"SLURM_WORKING_CLUSTER", "oracle:127.0.0.1:6817:9728:109"},
+  };
+  for (const auto& [key, value] : expected) {
+    ASSERT_TRUE(env.count(key)) << key;
+    EXPECT_EQ(env[key], value) << key;
+  }
+  EXPECT_EQ(env["ENVIRONMENT"], "BATCH");
+  EXPECT_FALSE(env.count("SLURM_ARRAY_JOB_ID"));
+  EXPECT_FALSE(env.count("SLURM_RESTART_COUNT"));
+}
+
+TEST(BatchJobVariables, NoGpusMeansNoGpuVariables) {
+  JobEnvContext ctx = referenceJob();
+  ctx.gpu_indices.clear();
+  Environment env = batchJobVariables(ctx);
+  for (const char* key : {"CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "SLURM_JOB_GPUS",
+                          "SLURM_GPUS_ON_NODE"})
+    EXPECT_FALSE(env.count(key)) << key;
+}
+
+TEST(BatchJobVariables, ArrayAndRestart) {
+  JobEnvContext ctx = referenceJob();
+  ctx.array = ArrayContext{10, 3, 4, 0, 6, 2};
+  ctx.restart_count = 2;
+  Environment env = batchJobVariables(ctx);
+  EXPECT_EQ(env["SLURM_ARRAY_JOB_ID"], "10");
+  EXPECT_EQ(env["SLURM_ARRAY_TASK_ID"], "3");
+  EXPECT_EQ(env["SLURM_ARRAY_TASK_COUNT"], "4");
+  EXPECT_EQ(env["SLURM_ARRAY_TASK_MIN"], "0");
+  EXPECT_EQ(env["SLURM_ARRAY_TASK_MAX"], "6");
+  EXPECT_EQ(env["SLURM_ARRAY_TASK_STEP"], "2");
+  EXPECT_EQ(env["SLURM_RESTART_COUNT"], "2");
+}
+
+TEST(TaskVariables, RanksAndNode) {
+  TaskContext task{2, 0, 1, "node02", {2, 3}, 4242};
+  Environment env = taskVariables(task);
+  EXPECT_EQ(env["SLURM_PROCID"], "2");
+  EXPECT_EQ(env["SLURM_LOCALID"], "0");
+  EXPECT_EQ(env["SLURM_NODEID"], "1");
+  EXPECT_EQ(env["SLURMD_NODENAME"], "node02");
+  EXPECT_EQ(env["SLURM_GTIDS"], "2,3");
+  EXPECT_EQ(env["SLURM_TASK_PID"], "4242");
+}
+
+TEST(RenderEnvironment, LaterWinsAndSorted) {
+  auto rendered = renderEnvironment({{"A", "1"}, {"B", "2"}}, {{"B", "3"}, {"C", "4"}});
+  EXPECT_EQ(rendered, (std::vector<std::string>{"A=1", "B=3", "C=4"}));
+}
+
+}  // namespace
+}  // namespace drover::launch

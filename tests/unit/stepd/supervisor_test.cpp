@@ -1,0 +1,204 @@
+// The supervisor runs real processes: exit codes, signals, output files, time limits,
+// --signal warnings, cancellation and privilege dropping are observed, not simulated.
+#include "stepd/supervisor.h"
+
+#include <pwd.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+namespace drover::stepd {
+namespace {
+
+namespace fs = std::filesystem;
+
+class SupervisorTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { blockSupervisorSignals(); }
+
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("drover-stepd-test-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+    fs::permissions(dir_, fs::perms::all);  // the privilege-drop test writes as nobody
+    opts_.spool_dir = (dir_ / "spool").string();
+    opts_.node_name = "node1";
+    opts_.usage_sample_ms = 100;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  drover::v1::LaunchStepRequest batch(const std::string& script) {
+    drover::v1::LaunchStepRequest req;
+    req.mutable_step()->set_job_id(7);
+    req.mutable_step()->set_step_id(-2);
+    req.set_uid(getuid());
+    req.set_gid(getgid());
+    req.set_user("root");
+    req.set_script(script);
+    req.set_work_dir(dir_.string());
+    req.set_std_out((dir_ / "out.txt").string());
+    req.set_kill_wait_s(1);
+    req.set_num_tasks(1);
+    (*req.mutable_environment())["PATH"] = "/usr/bin:/bin";
+    return req;
+  }
+
+  std::string readFile(const std::string& name) {
+    std::ifstream in(dir_ / name);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+
+  fs::path dir_;
+  SupervisorOptions opts_;
+};
+
+TEST_F(SupervisorTest, ExitCodeOfTheBatchShell) {
+  auto out = runStep(batch("#!/bin/sh\necho hello\nexit 3\n"), opts_);
+  EXPECT_TRUE(out.started);
+  EXPECT_EQ(out.exit_code, 3);
+  EXPECT_EQ(out.exit_signal, 0);
+  EXPECT_EQ(readFile("out.txt"), "hello\n");
+}
+
+TEST_F(SupervisorTest, SignalThatEndedTheTask) {
+  auto out = runStep(batch("#!/bin/sh\nkill -9 $$\n"), opts_);
+  EXPECT_EQ(out.exit_signal, 9);
+}
+
+TEST_F(SupervisorTest, TaskVariablesAreSet) {
+  auto req = batch("#!/bin/sh\necho \"$SLURM_PROCID $SLURMD_NODENAME $SLURM_TASK_PID $$\"\n");
+  (*req.mutable_environment())["SLURM_JOB_ID"] = "7";
+  auto out = runStep(req, opts_);
+  ASSERT_TRUE(out.started) << out.start_error;
+  std::istringstream words(readFile("out.txt"));
+  std::string rank, node, task_pid, shell_pid;
+  words >> rank >> node >> task_pid >> shell_pid;
+  EXPECT_EQ(rank, "0");
+  EXPECT_EQ(node, "node1");
+  EXPECT_EQ(task_pid, shell_pid);
+}
+
+TEST_F(SupervisorTest, AppendModeKeepsEarlierOutput) {
+  std::ofstream(dir_ / "out.txt") << "before\n";
+  auto req = batch("#!/bin/sh\necho after\n");
+  req.set_open_append(true);
+  runStep(req, opts_);
+  EXPECT_EQ(readFile("out.txt"), "before\nafter\n");
+}
+
+TEST_F(SupervisorTest, UnopenableOutputFileIsAStartError) {
+  auto req = batch("#!/bin/sh\ntrue\n");
+  req.set_std_out((dir_ / "missing-dir" / "out.txt").string());
+  auto out = runStep(req, opts_);
+  EXPECT_FALSE(out.started);
+  EXPECT_NE(out.start_error.find("could not open output file"), std::string::npos)
+      << out.start_error;
+  EXPECT_NE(out.start_error.find("No such file or directory"), std::string::npos);
+}
+
+TEST_F(SupervisorTest, MissingCommandIsAStartError) {
+  drover::v1::LaunchStepRequest req = batch("");
+  req.mutable_step()->set_step_id(0);
+  req.add_argv("/nonexistent/program");
+  auto out = runStep(req, opts_);
+  EXPECT_FALSE(out.started);
+  EXPECT_NE(out.start_error.find("/nonexistent/program"), std::string::npos);
+}
+
+TEST_F(SupervisorTest, TimeLimitTerminatesAndKills) {
+  // The script ignores SIGTERM, so only SIGKILL after the kill wait ends it.
+  auto req = batch("#!/bin/sh\ntrap '' TERM\nwhile :; do sleep 0.1; done\n");
+  req.set_time_limit_s(1);
+  req.set_kill_wait_s(1);
+  const auto begin = std::chrono::steady_clock::now();
+  auto out = runStep(req, opts_);
+  const auto took = std::chrono::steady_clock::now() - begin;
+  EXPECT_TRUE(out.timed_out);
+  EXPECT_LT(took, std::chrono::seconds(5));
+  EXPECT_GE(took, std::chrono::milliseconds(1900));
+}
+
+TEST_F(SupervisorTest, SignalBeforeTheLimitReachesTheBatchShell) {
+  auto req = batch("#!/bin/bash\ntrap 'echo got-usr1; exit 0' USR1\nwhile :; do sleep 0.1; done\n");
+  req.set_time_limit_s(3);
+  req.set_signal_number(SIGUSR1);
+  req.set_signal_seconds(2);
+  req.set_signal_batch_only(true);
+  auto out = runStep(req, opts_);
+  EXPECT_FALSE(out.timed_out);
+  EXPECT_EQ(out.exit_code, 0);
+  EXPECT_EQ(readFile("out.txt"), "got-usr1\n");
+}
+
+TEST_F(SupervisorTest, CancelBySigterm) {
+  auto req = batch("#!/bin/sh\nsleep 30\n");
+  std::thread canceller([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    kill(getpid(), SIGTERM);
+  });
+  auto out = runStep(req, opts_);
+  canceller.join();
+  EXPECT_TRUE(out.cancelled);
+  EXPECT_EQ(out.exit_signal, SIGTERM);
+}
+
+TEST_F(SupervisorTest, ForwardedSignalWithPayload) {
+  auto req = batch("#!/bin/bash\ntrap 'echo got-usr2; exit 5' USR2\nwhile :; do sleep 0.1; done\n");
+  std::thread sender([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    sigval value{};
+    value.sival_int = SIGUSR2 | kBatchShellOnlyFlag;
+    sigqueue(getpid(), SIGRTMIN, value);
+  });
+  auto out = runStep(req, opts_);
+  sender.join();
+  EXPECT_EQ(out.exit_code, 5);
+  EXPECT_EQ(readFile("out.txt"), "got-usr2\n");
+}
+
+TEST_F(SupervisorTest, RunsAsTheSubmittingUser) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to change user";
+  passwd* nobody = getpwnam("nobody");
+  ASSERT_NE(nobody, nullptr);
+  auto req = batch("#!/bin/sh\nid -u\n");
+  req.set_uid(nobody->pw_uid);
+  req.set_gid(nobody->pw_gid);
+  req.set_user("nobody");
+  auto out = runStep(req, opts_);
+  ASSERT_TRUE(out.started) << out.start_error;
+  EXPECT_EQ(readFile("out.txt"), std::to_string(nobody->pw_uid) + "\n");
+  struct stat st {};
+  ASSERT_EQ(stat((dir_ / "out.txt").c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, nobody->pw_uid);
+}
+
+TEST_F(SupervisorTest, SeveralTasksGetTheirRanks) {
+  drover::v1::LaunchStepRequest req = batch("");
+  req.mutable_step()->set_step_id(0);
+  req.add_argv("/bin/sh");
+  req.add_argv("-c");
+  req.add_argv("echo $SLURM_PROCID:$SLURM_LOCALID:$SLURM_GTIDS; exit $SLURM_LOCALID");
+  req.set_num_tasks(3);
+  req.set_first_task(4);
+  req.set_open_append(true);
+  auto out = runStep(req, opts_);
+  ASSERT_TRUE(out.started) << out.start_error;
+  EXPECT_EQ(out.exit_code, 2);  // the highest task exit code
+  std::string text = readFile("out.txt");
+  for (const char* line : {"4:0:4,5,6\n", "5:1:4,5,6\n", "6:2:4,5,6\n"})
+    EXPECT_NE(text.find(line), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace drover::stepd
