@@ -1,0 +1,48 @@
+#include "sched/demand.h"
+
+#include <algorithm>
+
+namespace drover::sched {
+
+namespace {
+int64_t ceilDiv(int64_t a, int64_t b) { return b <= 0 ? a : (a + b - 1) / b; }
+}  // namespace
+
+Demand computeDemand(const JobRequest& r, int largestNodeCpus) {
+  Demand d;
+  int ntasks = std::max(1, r.ntasks);
+  int cpt = std::max(1, r.cpusPerTask);
+  int64_t totalCpus = int64_t{ntasks} * cpt;
+  int nodes = r.minNodes;
+  if (nodes <= 0) {
+    if (r.ntasksPerNode > 0) {
+      nodes = static_cast<int>(ceilDiv(ntasks, r.ntasksPerNode));
+    } else {
+      nodes = static_cast<int>(std::max<int64_t>(1, ceilDiv(totalCpus, std::max(1, largestNodeCpus))));
+    }
+    if (r.maxNodes > 0) nodes = std::min(nodes, std::max(r.maxNodes, 1));
+  }
+  d.nodes = std::max(1, nodes);
+  int tasksPerNode = r.ntasksPerNode > 0 ? r.ntasksPerNode
+                                         : static_cast<int>(ceilDiv(ntasks, d.nodes));
+  d.perNode.cpus = tasksPerNode * cpt;
+  if (r.gpusPerNode > 0) {
+    d.perNode.gpus = r.gpusPerNode;
+  } else if (r.gpusPerTask > 0) {
+    d.perNode.gpus = r.gpusPerTask * tasksPerNode;
+  } else if (r.gpusPerJob > 0) {
+    d.perNode.gpus = static_cast<int>(ceilDiv(r.gpusPerJob, d.nodes));
+  }
+  if (r.memPerNodeMb > 0) {
+    d.perNode.memoryMb = r.memPerNodeMb;
+  } else if (r.memPerCpuMb > 0) {
+    d.perNode.memoryMb = r.memPerCpuMb * d.perNode.cpus;
+  } else if (r.memPerGpuMb > 0) {
+    d.perNode.memoryMb = r.memPerGpuMb * d.perNode.gpus;
+  }
+  d.wholeNode = r.exclusive;
+  d.gpuType = r.gpuType;
+  return d;
+}
+
+}  // namespace drover::sched

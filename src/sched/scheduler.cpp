@@ -1,0 +1,445 @@
+#include "sched/scheduler.h"
+
+#include <algorithm>
+#include <bit>
+#include <numeric>
+#include <set>
+#include <string>
+#include <unordered_map>
+
+#include "sched/cluster_index.h"
+#include "sched/constraint.h"
+#include "sched/demand.h"
+#include "sched/profile.h"
+
+namespace drover::sched {
+
+namespace {
+
+// The shape of a request that failed to start now: equal shapes fail again in the same pass.
+struct ShapeKey {
+  int partition, nodes, cpus, gpus;
+  int64_t memoryMb;
+  bool wholeNode;
+  const std::string* gpuType;
+  const std::string* constraint;
+  bool operator==(const ShapeKey& o) const {
+    return partition == o.partition && nodes == o.nodes && cpus == o.cpus && gpus == o.gpus &&
+           memoryMb == o.memoryMb && wholeNode == o.wholeNode && *gpuType == *o.gpuType &&
+           *constraint == *o.constraint;
+  }
+};
+struct ShapeHash {
+  size_t operator()(const ShapeKey& k) const {
+    size_t h = std::hash<std::string>()(*k.constraint) ^ std::hash<std::string>()(*k.gpuType);
+    for (int64_t v : {int64_t{k.partition}, int64_t{k.nodes}, int64_t{k.cpus}, int64_t{k.gpus},
+                      k.memoryMb, int64_t{k.wholeNode}}) {
+      h = h * 1000003u ^ std::hash<int64_t>()(v);
+    }
+    return h;
+  }
+};
+
+// One pending job as the pass sees it.
+struct JobCtx {
+  const Job* job = nullptr;
+  int partition = -1;
+  Demand demand;
+  int64_t duration = 0;
+  const Constraint* constraint = nullptr;
+  std::vector<int> required;
+  std::vector<int> excluded;  // sorted
+};
+
+// Prefer the smallest run of adjacent free GPUs that holds the request, so pairs and quads
+// stay together and large runs stay whole; otherwise the lowest free indices.
+std::vector<int> pickGpus(uint64_t free, int count) {
+  std::vector<int> out;
+  if (count <= 0) return out;
+  int bestStart = -1, bestLen = 65;
+  for (int i = 0; i < 64;) {
+    if (!(free >> i & 1)) {
+      ++i;
+      continue;
+    }
+    int j = i;
+    while (j < 64 && (free >> j & 1)) ++j;
+    int len = j - i;
+    if (len >= count && len < bestLen) {
+      bestLen = len;
+      bestStart = i;
+    }
+    i = j;
+  }
+  if (bestStart >= 0) {
+    for (int k = 0; k < count; ++k) out.push_back(bestStart + k);
+    return out;
+  }
+  for (int i = 0; i < 64 && static_cast<int>(out.size()) < count; ++i) {
+    if (free >> i & 1) out.push_back(i);
+  }
+  return out;
+}
+
+class Pass {
+ public:
+  Pass(const ClusterIndex& index, const Snapshot& s, const SchedulerParams& p, int64_t now)
+      : index_(index), snap_(s), params_(p), now_(now), profile_(now, index.totals()) {}
+
+  Plan run();
+
+ private:
+
+  void prepare();
+  void bucketUpdate(int node);
+  Reason staticReason(const Job& job, JobCtx& ctx);
+  Capacity needOn(const JobCtx& ctx, int node) const;
+  bool eligible(const JobCtx& ctx, int node) const;
+  bool fitsNow(const JobCtx& ctx, int node) const;
+  std::vector<int> chooseNodes(const JobCtx& ctx, std::vector<int> candidates) const;
+  bool tryStartNow(const JobCtx& ctx, Plan& plan);
+  bool reserve(const JobCtx& ctx, PendingInfo& info);
+  ShapeKey shapeKey(const JobCtx& ctx) const;
+
+  const ClusterIndex& index_;
+  const Snapshot& snap_;
+  const SchedulerParams& params_;
+  int64_t now_;
+  AvailabilityProfile profile_;
+  std::vector<uint64_t> freeGpuMask_;  // GPU indices free now, per node
+  // Nodes with free CPUs now, by free GPU count. Entries go stale when a node moves; a node's
+  // live bucket is nodeBucket_[node] and scans skip the rest, so a move costs O(1).
+  std::vector<std::vector<int>> buckets_;
+  std::vector<int> nodeBucket_;
+  std::vector<int> seen_;  // scan stamp per node, so duplicate bucket entries count once
+  int scan_ = 0;
+  int maxGpus_ = 0;
+  std::unordered_map<std::string, Constraint> constraints_;
+};
+
+void Pass::prepare() {
+  const int n = index_.nodeCount();
+  maxGpus_ = index_.maxGpus();
+  freeGpuMask_.resize(n);
+  for (int i = 0; i < n; ++i) freeGpuMask_[i] = index_.gpuMask(i, "");
+  for (const RunningJob& r : snap_.running) {
+    for (const NodeAllocation& a : r.allocation.nodes) {
+      int node = index_.node(a.node);
+      if (node < 0) continue;
+      profile_.addRunning(node, Capacity{a.cpus, a.memoryMb, static_cast<int>(a.gpus.size())},
+                          r.expectedEnd);
+      for (int g : a.gpus) {
+        if (g >= 0 && g < 64) freeGpuMask_[node] &= ~(uint64_t{1} << g);
+      }
+    }
+  }
+  buckets_.assign(maxGpus_ + 1, {});
+  nodeBucket_.assign(n, -1);
+  seen_.assign(n, 0);
+  for (int i = 0; i < n; ++i) bucketUpdate(i);
+}
+
+void Pass::bucketUpdate(int node) {
+  const Capacity& f = profile_.freeNow(node);
+  int b = (!snap_.nodes[node].usable || f.cpus <= 0) ? -1 : std::clamp(f.gpus, 0, maxGpus_);
+  if (b == nodeBucket_[node]) return;
+  nodeBucket_[node] = b;
+  if (b >= 0) buckets_[b].push_back(node);
+}
+
+Capacity Pass::needOn(const JobCtx& ctx, int node) const {
+  return ctx.demand.wholeNode ? profile_.total(node) : ctx.demand.perNode;
+}
+
+bool Pass::eligible(const JobCtx& ctx, int node) const {
+  if (!snap_.nodes[node].usable) return false;
+  if (!index_.inPartition(node, ctx.partition)) return false;
+  if (!ctx.excluded.empty() && std::binary_search(ctx.excluded.begin(), ctx.excluded.end(), node))
+    return false;
+  if (ctx.constraint && !ctx.constraint->matches(index_.features(node))) return false;
+  if (!ctx.demand.gpuType.empty() && ctx.demand.perNode.gpus > 0 &&
+      std::popcount(index_.gpuMask(node, ctx.demand.gpuType)) < ctx.demand.perNode.gpus)
+    return false;
+  return true;
+}
+
+bool Pass::fitsNow(const JobCtx& ctx, int node) const {
+  if (!profile_.fits(node, needOn(ctx, node), now_, ctx.duration)) return false;
+  if (!ctx.demand.gpuType.empty() && ctx.demand.perNode.gpus > 0) {
+    uint64_t free = freeGpuMask_[node] & index_.gpuMask(node, ctx.demand.gpuType);
+    if (std::popcount(free) < ctx.demand.perNode.gpus) return false;
+  }
+  return true;
+}
+
+// Picks ctx.demand.nodes of the candidates: required nodes first, then for one node the best fit
+// (lowest weight, fewest free GPUs, fewest free CPUs), for several the window in hostlist order
+// with the lowest total weight and the smallest span.
+std::vector<int> Pass::chooseNodes(const JobCtx& ctx, std::vector<int> cands) const {
+  std::vector<int> chosen;
+  for (int r : ctx.required) {
+    if (std::find(cands.begin(), cands.end(), r) == cands.end()) return {};
+    chosen.push_back(r);
+  }
+  int want = ctx.demand.nodes - static_cast<int>(chosen.size());
+  if (want <= 0) return chosen;
+  std::erase_if(cands, [&](int c) {
+    return std::find(chosen.begin(), chosen.end(), c) != chosen.end();
+  });
+  if (static_cast<int>(cands.size()) < want) return {};
+  if (want == 1) {
+    auto key = [&](int i) {
+      const Capacity& f = profile_.freeNow(i);
+      return std::tuple(snap_.nodes[i].weight, f.gpus, f.cpus, snap_.nodes[i].index);
+    };
+    chosen.push_back(*std::min_element(cands.begin(), cands.end(),
+                                       [&](int a, int b) { return key(a) < key(b); }));
+    return chosen;
+  }
+  std::sort(cands.begin(), cands.end(),
+            [&](int a, int b) { return snap_.nodes[a].index < snap_.nodes[b].index; });
+  std::vector<int64_t> prefix(cands.size() + 1, 0);
+  for (size_t i = 0; i < cands.size(); ++i) prefix[i + 1] = prefix[i] + snap_.nodes[cands[i]].weight;
+  size_t best = 0;
+  std::pair<int64_t, int> bestKey{INT64_MAX, INT32_MAX};
+  for (size_t i = 0; i + want <= cands.size(); ++i) {
+    std::pair<int64_t, int> k{prefix[i + want] - prefix[i],
+                              snap_.nodes[cands[i + want - 1]].index - snap_.nodes[cands[i]].index};
+    if (k < bestKey) {
+      bestKey = k;
+      best = i;
+    }
+  }
+  chosen.insert(chosen.end(), cands.begin() + best, cands.begin() + best + want);
+  return chosen;
+}
+
+bool Pass::tryStartNow(const JobCtx& ctx, Plan& plan) {
+  std::vector<int> cands;
+  for (int r : ctx.required) {
+    if (!eligible(ctx, r) || !fitsNow(ctx, r)) return false;
+    cands.push_back(r);
+  }
+  if (static_cast<int>(ctx.required.size()) < ctx.demand.nodes) {
+    int lowest = ctx.demand.wholeNode ? 0 : ctx.demand.perNode.gpus;
+    bool single = ctx.demand.nodes == 1 && ctx.required.empty();
+    ++scan_;
+    for (int b = std::min(lowest, maxGpus_ + 1); b <= maxGpus_; ++b) {
+      for (int node : buckets_[b]) {
+        if (nodeBucket_[node] != b || seen_[node] == scan_) continue;
+        seen_[node] = scan_;
+        if (eligible(ctx, node) && fitsNow(ctx, node)) cands.push_back(node);
+      }
+      // Buckets rise in free GPUs, so with equal weights the first bucket that fits is the best.
+      if (single && index_.uniformWeight() && !cands.empty()) break;
+    }
+  }
+  std::vector<int> chosen = chooseNodes(ctx, std::move(cands));
+  if (chosen.empty()) return false;
+  Start start;
+  start.id = ctx.job->id;
+  start.endTime = ctx.duration >= kNever - now_ ? kNever : now_ + ctx.duration;
+  std::sort(chosen.begin(), chosen.end(),
+            [&](int a, int b) { return snap_.nodes[a].index < snap_.nodes[b].index; });
+  for (int node : chosen) {
+    Capacity need = needOn(ctx, node);
+    NodeAllocation a;
+    a.node = snap_.nodes[node].name;
+    a.cpus = need.cpus;
+    a.memoryMb = need.memoryMb;
+    uint64_t free = freeGpuMask_[node];
+    if (!ctx.demand.wholeNode) free &= index_.gpuMask(node, ctx.demand.gpuType);
+    a.gpus = pickGpus(free, need.gpus);
+    for (int g : a.gpus) freeGpuMask_[node] &= ~(uint64_t{1} << g);
+    profile_.claim(node, need, now_, start.endTime);
+    bucketUpdate(node);
+    start.allocation.nodes.push_back(std::move(a));
+  }
+  plan.starts.push_back(std::move(start));
+  return true;
+}
+
+// Finds the earliest time the job fits and claims it in the profile, so lower-priority work
+// cannot take it. Each node reports its own earliest fit; the k-th smallest is a lower bound on
+// the start, and nodes that cannot hold the job at that bound move on until k of them can.
+bool Pass::reserve(const JobCtx& ctx, PendingInfo& info) {
+  std::vector<int> nodes;
+  if (!ctx.required.empty() && ctx.demand.nodes <= static_cast<int>(ctx.required.size())) {
+    nodes = ctx.required;
+  } else {
+    for (int node : index_.partitionNodes(ctx.partition)) {
+      if (eligible(ctx, node)) nodes.push_back(node);
+    }
+  }
+  const int k = ctx.demand.nodes;
+  if (static_cast<int>(nodes.size()) < k) return false;
+  std::vector<int64_t> fit(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    fit[i] = profile_.earliestFit(nodes[i], needOn(ctx, nodes[i]), now_, ctx.duration);
+  }
+  std::vector<int64_t> scratch;
+  while (true) {
+    scratch = fit;
+    std::nth_element(scratch.begin(), scratch.begin() + (k - 1), scratch.end());
+    int64_t t = scratch[k - 1];
+    if (t == kNever) return false;
+    std::vector<int> ready;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (fit[i] > t) continue;
+      if (fit[i] == t || profile_.fits(nodes[i], needOn(ctx, nodes[i]), t, ctx.duration)) {
+        ready.push_back(nodes[i]);
+      } else {
+        fit[i] = profile_.earliestFit(nodes[i], needOn(ctx, nodes[i]), t, ctx.duration);
+      }
+    }
+    if (static_cast<int>(ready.size()) < k) continue;
+    std::vector<int> chosen = chooseNodes(ctx, ready);
+    if (chosen.empty()) return false;
+    int64_t end = ctx.duration >= kNever - t ? kNever : t + ctx.duration;
+    for (int node : chosen) {
+      profile_.claim(node, needOn(ctx, node), t, end);
+      info.plannedNodes.push_back(snap_.nodes[node].name);
+    }
+    info.expectedStart = t;
+    return true;
+  }
+}
+
+Reason Pass::staticReason(const Job& job, JobCtx& ctx) {
+  const JobRequest& r = job.request;
+  if (r.hold == Hold::Admin) return Reason::JobHeldAdmin;
+  if (r.hold == Hold::User) return Reason::JobHeldUser;
+  if (r.dependency == DependencyState::NeverSatisfied) return Reason::DependencyNeverSatisfied;
+  if (r.dependency == DependencyState::Pending) return Reason::Dependency;
+  if (r.beginTime > now_) return Reason::BeginTime;
+  int pidx = index_.partition(r.partition);
+  if (pidx < 0) return Reason::PartitionInactive;
+  const Partition& part = snap_.partitions[pidx];
+  if (part.state == PartitionState::Down) return Reason::PartitionDown;
+  if (part.state == PartitionState::Inactive) return Reason::PartitionInactive;
+  if (!r.reservation.empty()) return Reason::Reservation;  // advance reservations: see reserve()
+  ctx.partition = pidx;
+  ctx.duration = r.timeLimitS > 0      ? r.timeLimitS
+                 : part.defaultTimeS > 0 ? part.defaultTimeS
+                 : part.maxTimeS > 0     ? part.maxTimeS
+                                         : params_.defaultTimeLimitS;
+  if (part.maxTimeS > 0 && ctx.duration > part.maxTimeS) return Reason::PartitionTimeLimit;
+  ctx.demand = computeDemand(r, index_.largestCpus());
+  if (part.exclusive) ctx.demand.wholeNode = true;
+  if (part.maxNodes > 0 && ctx.demand.nodes > part.maxNodes) return Reason::PartitionNodeLimit;
+  if (!r.constraint.empty()) {
+    auto it = constraints_.find(r.constraint);
+    if (it == constraints_.end()) {
+      auto parsed = Constraint::parse(r.constraint);
+      if (!parsed) return Reason::ReqNodeNotAvail;
+      it = constraints_.emplace(r.constraint, std::move(*parsed)).first;
+    }
+    ctx.constraint = &it->second;
+  }
+  for (const std::string& name : r.requiredNodes) {
+    int node = index_.node(name);
+    if (node < 0 || !snap_.nodes[node].usable) return Reason::ReqNodeNotAvail;
+    ctx.required.push_back(node);
+  }
+  for (const std::string& name : r.excludedNodes) {
+    int node = index_.node(name);
+    if (node >= 0) ctx.excluded.push_back(node);
+  }
+  std::sort(ctx.excluded.begin(), ctx.excluded.end());
+  return Reason::None;
+}
+
+ShapeKey Pass::shapeKey(const JobCtx& ctx) const {
+  const Demand& d = ctx.demand;
+  return ShapeKey{ctx.partition,       d.nodes,     d.perNode.cpus,
+                  d.perNode.gpus,      d.perNode.memoryMb, d.wholeNode,
+                  &ctx.demand.gpuType, &ctx.job->request.constraint};
+}
+
+Plan Pass::run() {
+  prepare();
+  Plan plan;
+  const auto& pending = snap_.pending;
+  std::vector<int> order(pending.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::vector<int> tier(pending.size());
+  for (size_t i = 0; i < pending.size(); ++i) {
+    int p = index_.partition(pending[i].request.partition);
+    tier[i] = p < 0 ? 0 : snap_.partitions[p].priorityTier;
+  }
+  auto before = [&](int a, int b) {
+    const Job& x = pending[a];
+    const Job& y = pending[b];
+    return std::tuple(-tier[a], -x.priority, x.request.submitTime, x.id) <
+           std::tuple(-tier[b], -y.priority, y.request.submitTime, y.id);
+  };
+  // Drivers usually keep the queue in order already; checking is O(n), sorting O(n log n).
+  if (!std::is_sorted(order.begin(), order.end(), before)) {
+    std::sort(order.begin(), order.end(), before);
+  }
+
+  const int depth = params_.reservationDepth >= 0 ? params_.reservationDepth
+                    : params_.policy == Policy::Conservative ? INT32_MAX
+                                                             : 1;
+  std::vector<int> reservationsMade(snap_.partitions.size(), 0);
+  std::vector<char> blocked(snap_.partitions.size(), 0);
+  // Shapes that could not start now in this pass, with the shortest duration that failed:
+  // free capacity only shrinks during a pass, so an equal or longer job fails too.
+  std::unordered_map<ShapeKey, int64_t, ShapeHash> failedShapes;
+
+  for (int idx : order) {
+    const Job& job = pending[idx];
+    ++plan.stats.jobsConsidered;
+    PendingInfo info;
+    info.id = job.id;
+    JobCtx ctx;
+    ctx.job = &job;
+    Reason why = staticReason(job, ctx);
+    if (why != Reason::None) {
+      info.reason = why;
+      plan.pending.push_back(std::move(info));
+      continue;
+    }
+    const int p = ctx.partition;
+    bool mayStart = !(params_.policy == Policy::Fcfs && blocked[p]);
+    bool cacheable = ctx.required.empty() && ctx.excluded.empty();
+    ShapeKey key{};
+    if (mayStart && cacheable) {
+      key = shapeKey(ctx);
+      auto it = failedShapes.find(key);
+      if (it != failedShapes.end() && ctx.duration >= it->second) {
+        mayStart = false;
+        ++plan.stats.skippedSameShape;
+      }
+    }
+    if (mayStart) {
+      if (tryStartNow(ctx, plan)) continue;
+      if (cacheable) {
+        auto [it, fresh] = failedShapes.emplace(key, ctx.duration);
+        if (!fresh) it->second = std::min(it->second, ctx.duration);
+      }
+    }
+    info.reason = blocked[p] ? Reason::Priority : Reason::Resources;
+    if (reservationsMade[p] < depth && reserve(ctx, info)) {
+      ++reservationsMade[p];
+      ++plan.stats.reservationsMade;
+    }
+    blocked[p] = 1;
+    plan.pending.push_back(std::move(info));
+  }
+  return plan;
+}
+
+}  // namespace
+
+Plan schedule(const Snapshot& snapshot, const SchedulerParams& params, int64_t now) {
+  ClusterIndex index(snapshot.nodes, snapshot.partitions);
+  return Pass(index, snapshot, params, now).run();
+}
+
+Plan schedule(const ClusterIndex& index, const Snapshot& snapshot, const SchedulerParams& params,
+              int64_t now) {
+  return Pass(index, snapshot, params, now).run();
+}
+
+}  // namespace drover::sched

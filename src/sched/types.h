@@ -1,0 +1,152 @@
+#pragma once
+// Value types of the pure scheduling core: what the controller, the simulator and tests hand to
+// schedule(), and the Plan it returns. No behaviour lives here.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sched/reason.h"
+
+namespace drover::sched {
+
+using JobId = uint64_t;
+
+// A node as configured, plus whether it may take new work now (up and not drained).
+struct Node {
+  std::string name;
+  int index = 0;  // position in hostlist order; multi-node jobs prefer contiguous indices
+  int cpus = 0;
+  int64_t memoryMb = 0;
+  std::vector<std::string> gpuTypes;  // gpuTypes[i] is the type of GPU index i ("" = untyped)
+  std::vector<std::string> features;
+  int weight = 1;  // lower weight is preferred, as Slurm's Weight
+  std::vector<std::string> partitions;
+  bool usable = true;
+};
+
+enum class PartitionState { Up, Down, Drain, Inactive };
+
+struct Partition {
+  std::string name;
+  PartitionState state = PartitionState::Up;
+  int64_t maxTimeS = 0;      // 0 = unlimited
+  int64_t defaultTimeS = 0;  // 0 = use maxTimeS, else the scheduler's default
+  int maxNodes = 0;          // 0 = unlimited
+  int priorityTier = 1;
+  bool exclusive = false;  // OverSubscribe=EXCLUSIVE: every job gets whole nodes
+  std::vector<std::string> allowedAccounts;  // empty = all
+};
+
+enum class Hold { None, User, Admin };
+enum class DependencyState { Satisfied, Pending, NeverSatisfied };
+
+struct JobRequest {
+  std::string user;
+  std::string account;
+  std::string partition;
+  int minNodes = 0;  // 0 = as few as the tasks need
+  int maxNodes = 0;  // 0 = no maximum
+  int ntasks = 1;
+  int ntasksPerNode = 0;  // 0 = spread as needed
+  int cpusPerTask = 1;
+  int64_t memPerNodeMb = 0;  // at most one of the three memory forms is set
+  int64_t memPerCpuMb = 0;
+  int64_t memPerGpuMb = 0;
+  int gpusPerJob = 0;  // at most one of the three GPU forms is set
+  int gpusPerNode = 0;
+  int gpusPerTask = 0;
+  std::string gpuType;  // "" = any type
+  bool exclusive = false;
+  std::vector<std::string> requiredNodes;
+  std::vector<std::string> excludedNodes;
+  std::string constraint;  // features joined by & and |, & binding tighter
+  int64_t timeLimitS = 0;  // 0 = partition default
+  int64_t submitTime = 0;
+  int64_t beginTime = 0;
+  DependencyState dependency = DependencyState::Satisfied;
+  Hold hold = Hold::None;
+  std::string reservation;
+  int nice = 0;
+  std::string qos;
+};
+
+struct Job {
+  JobId id = 0;
+  JobRequest request;
+  double priority = 0;  // computed by the priority factors (sched/priority.h) or given
+};
+
+struct NodeAllocation {
+  std::string node;
+  int cpus = 0;
+  int64_t memoryMb = 0;
+  std::vector<int> gpus;  // GPU indices on that node
+};
+
+struct Allocation {
+  std::vector<NodeAllocation> nodes;
+};
+
+struct RunningJob {
+  JobId id = 0;
+  std::string partition;
+  Allocation allocation;
+  int64_t expectedEnd = 0;  // start + time limit; overdue jobs are treated as ending just after now
+};
+
+// A named advance reservation: jobs naming it may run inside it; all other work is kept out.
+struct AdvanceReservation {
+  std::string name;
+  std::vector<std::string> nodes;  // explicit nodes, or
+  int nodeCount = 0;               // this many nodes picked by the scheduler
+  std::vector<std::string> users;
+  std::vector<std::string> accounts;
+  int64_t start = 0;
+  int64_t end = 0;
+};
+
+struct Snapshot {
+  std::vector<Node> nodes;
+  std::vector<Partition> partitions;
+  std::vector<RunningJob> running;
+  std::vector<Job> pending;
+  std::vector<AdvanceReservation> reservations;
+};
+
+enum class Policy { Fcfs, Easy, Conservative };
+
+struct SchedulerParams {
+  Policy policy = Policy::Easy;
+  // Reservations per partition for blocked jobs; <0 = derived from the policy (FCFS/EASY 1,
+  // conservative unbounded).
+  int reservationDepth = -1;
+  int64_t defaultTimeLimitS = 365LL * 24 * 3600;  // when neither job nor partition sets one
+};
+
+struct Start {
+  JobId id = 0;
+  Allocation allocation;
+  int64_t endTime = 0;  // now + time limit
+};
+
+struct PendingInfo {
+  JobId id = 0;
+  Reason reason = Reason::None;
+  std::optional<int64_t> expectedStart;  // set for jobs holding a reservation in the profile
+  std::vector<std::string> plannedNodes;  // nodes reserved for it, when expectedStart is set
+};
+
+struct PlanStats {
+  int jobsConsidered = 0;
+  int skippedSameShape = 0;
+  int reservationsMade = 0;
+};
+
+struct Plan {
+  std::vector<Start> starts;
+  std::vector<PendingInfo> pending;  // one per pending job not started, in priority order
+  PlanStats stats;
+};
+
+}  // namespace drover::sched

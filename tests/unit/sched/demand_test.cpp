@@ -1,0 +1,41 @@
+#include "sched/demand.h"
+
+#include <gtest/gtest.h>
+
+#include "builders.h"
+
+namespace drover::sched {
+namespace {
+using testing::JobBuilder;
+
+TEST(Demand, PerNodeShape) {
+  struct Case {
+    std::string name;
+    Job job;
+    int nodes;
+    Capacity perNode;
+  };
+  std::vector<Case> cases = {
+      {"one task", JobBuilder(1), 1, {1, 0, 0}},
+      // 16 tasks x 1 CPU on 64-CPU nodes fit one node.
+      {"tasks fit one node", JobBuilder(1).tasks(16), 1, {16, 0, 0}},
+      // 100 CPUs need ceil(100/64) = 2 nodes, 50 tasks each.
+      {"tasks spill", JobBuilder(1).tasks(100), 2, {50, 0, 0}},
+      {"tasks per node", JobBuilder(1).tasks(8).tasksPerNode(4), 2, {4, 0, 0}},
+      {"gpus per node", JobBuilder(1).nodes(2).gpusPerNode(8), 2, {1, 0, 8}},
+      // 12 GPUs over 2 nodes = 6 per node.
+      {"gpus per job", JobBuilder(1).nodes(2).gpusPerJob(12), 2, {1, 0, 6}},
+      {"gpus per task", JobBuilder(1).tasks(4).gpusPerTask(2), 1, {4, 0, 8}},
+      {"mem per cpu", JobBuilder(1).tasks(4).cpusPerTask(2).memPerCpu(1000), 1, {8, 8000, 0}},
+      {"mem per gpu", JobBuilder(1).gpusPerNode(2).memPerGpu(4000), 1, {1, 8000, 2}},
+      {"mem per node", JobBuilder(1).memPerNode(1234), 1, {1, 1234, 0}},
+  };
+  for (const auto& c : cases) {
+    Demand d = computeDemand(c.job.request, 64);
+    EXPECT_EQ(d.nodes, c.nodes) << c.name;
+    EXPECT_EQ(d.perNode, c.perNode) << c.name;
+  }
+}
+
+}  // namespace
+}  // namespace drover::sched
