@@ -1,0 +1,49 @@
+#pragma once
+// The whole request of one sbatch / srun / salloc invocation, with Slurm's precedence:
+// command line > input environment variables > #SBATCH directives.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "jobspec/cli_error.h"
+#include "jobspec/command_line.h"
+#include "jobspec/input_env.h"
+#include "jobspec/job_spec.h"
+
+namespace drover::jobspec {
+
+struct BatchRequest {
+  JobSpec spec;
+  std::string script;                    // the script text (built for --wrap)
+  std::optional<std::string> script_path;  // as given on the command line; none for stdin/--wrap
+  std::vector<std::string> script_args;
+};
+
+// The CLI first calls parseCommandLine (to see --help/--version and which script to read),
+// then this with the script text (from the file or stdin; ignored with --wrap).
+CliResult<BatchRequest> buildBatchRequest(const ParsedCommand& command_line, const EnvMap& env,
+                                          std::optional<std::string_view> script_text,
+                                          std::int64_t now);
+
+// One-call form: argv without argv[0].
+CliResult<BatchRequest> buildBatchRequest(const std::vector<std::string>& args,
+                                          const EnvMap& env,
+                                          std::optional<std::string_view> script_text,
+                                          std::int64_t now);
+
+struct StepRequest {
+  JobSpec spec;
+  std::vector<std::string> command;  // srun: executable and args; salloc: may be empty
+};
+
+// srun: SLURM_*/SRUN_* input variables under the command line; a command is required.
+CliResult<StepRequest> buildStepRequest(const std::vector<std::string>& args, const EnvMap& env,
+                                        std::int64_t now);
+
+// salloc: SALLOC_* input variables under the command line; the command is optional.
+CliResult<StepRequest> buildAllocRequest(const std::vector<std::string>& args, const EnvMap& env,
+                                         std::int64_t now);
+
+}  // namespace drover::jobspec

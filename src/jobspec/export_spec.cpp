@@ -1,0 +1,55 @@
+#include "jobspec/export_spec.h"
+
+#include <cctype>
+
+#include "jobspec/parse_util.h"
+
+namespace drover::jobspec {
+
+namespace {
+
+bool validVarName(std::string_view s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<ExportSpec> parseExportSpec(std::string_view text) {
+  ExportSpec spec;
+  if (text.empty()) {
+    return makeError("invalid --export value '': accepted ALL, NONE or [ALL,]VAR[=value],...");
+  }
+  bool saw_all = false;
+  bool saw_none = false;
+  for (std::string_view item : detail::split(text, ',')) {
+    if (item.empty()) continue;
+    if (detail::iequals(item, "ALL")) {
+      saw_all = true;
+      continue;
+    }
+    if (detail::iequals(item, "NONE") || detail::iequals(item, "NIL")) {
+      saw_none = true;
+      continue;
+    }
+    ExportVar var;
+    auto eq = item.find('=');
+    var.name = std::string(item.substr(0, eq));
+    if (eq != std::string_view::npos) var.value = std::string(item.substr(eq + 1));
+    if (!validVarName(var.name)) {
+      return makeError("invalid --export value '" + std::string(text) + "': '" + var.name +
+                       "' is not a variable name (accepted ALL, NONE or [ALL,]VAR[=value],...)");
+    }
+    spec.vars.push_back(std::move(var));
+  }
+  if (saw_all && saw_none) {
+    return makeError("invalid --export value '" + std::string(text) + "': ALL and NONE together");
+  }
+  spec.propagate_all = saw_all || (!saw_none && spec.vars.empty());
+  return spec;
+}
+
+}  // namespace drover::jobspec

@@ -1,0 +1,59 @@
+#include "jobspec/parse_util.h"
+
+#include <cctype>
+
+namespace drover::jobspec::detail {
+
+std::optional<std::uint64_t> parseUnsigned(std::string_view s, std::uint64_t max) {
+  if (s.empty() || s.size() > 20) return std::nullopt;
+  std::uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    std::uint64_t d = static_cast<std::uint64_t>(c - '0');
+    if (v > (max - d) / 10) return std::nullopt;
+    v = v * 10 + d;
+  }
+  return v;
+}
+
+std::optional<std::int64_t> parseSigned(std::string_view s) {
+  bool neg = false;
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
+    neg = s[0] == '-';
+    s.remove_prefix(1);
+  }
+  auto v = parseUnsigned(s, static_cast<std::uint64_t>(INT64_MAX));
+  if (!v) return std::nullopt;
+  std::int64_t r = static_cast<std::int64_t>(*v);
+  return neg ? -r : r;
+}
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  std::size_t start = 0;
+  while (true) {
+    std::size_t pos = s.find(sep, start);
+    if (pos == std::string_view::npos) {
+      out.push_back(s.substr(start));
+      return out;
+    }
+    out.push_back(s.substr(start, pos - start));
+    start = pos + 1;
+  }
+}
+
+std::string toLower(std::string_view s) {
+  std::string r(s);
+  for (char& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return r;
+}
+
+std::string toUpper(std::string_view s) {
+  std::string r(s);
+  for (char& c : r) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return r;
+}
+
+bool iequals(std::string_view a, std::string_view b) { return toLower(a) == toLower(b); }
+
+}  // namespace drover::jobspec::detail
