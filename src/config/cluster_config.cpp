@@ -1,0 +1,162 @@
+// The public API of drover/config.h: load, parse, look up. yaml-cpp exceptions stop here.
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include "config/sections.h"
+#include "drover/config.h"
+
+namespace drover::config {
+namespace {
+
+constexpr std::size_t kMaxFileBytes = 64u << 20;
+
+bool parseDocument(detail::Context& ctx, const YAML::Node& root, const ParseOptions& options,
+                   ClusterConfig& out) {
+  using namespace detail;
+  MapReader m;
+  if (!m.open(ctx, root, "",
+              {"cluster_name", "controller", "munge_socket", "operators", "timeouts", "nodes",
+               "partitions", "scheduler", "accounts"})) {
+    return false;
+  }
+  const YAML::Node* name = m.require(ctx, "cluster_name");
+  const YAML::Node* nodes = m.require(ctx, "nodes");
+  const YAML::Node* partitions = m.require(ctx, "partitions");
+  if (!name || !nodes || !partitions) return false;
+  if (!readName(ctx, *name, "cluster_name", out.cluster_name)) return false;
+
+  if (auto* v = m.find("controller")) {
+    if (!parseController(ctx, *v, out.controller)) return false;
+  } else {
+    out.controller.state_dir = ctx.resolvePath(out.controller.state_dir);
+  }
+  if (auto* v = m.find("munge_socket")) {
+    if (!readString(ctx, *v, "munge_socket", out.munge_socket)) return false;
+    out.munge_socket = ctx.resolvePath(out.munge_socket);
+  }
+  if (auto* v = m.find("operators"); v && !readNameList(ctx, *v, "operators", out.operators)) {
+    return false;
+  }
+  if (auto* v = m.find("timeouts"); v && !parseTimeouts(ctx, *v, out.timeouts)) return false;
+  if (!parseNodeGroups(ctx, *nodes, options.max_nodes, out.controller, out.nodes)) return false;
+  if (!parsePartitions(ctx, *partitions, out.nodes, out.partitions)) return false;
+  if (auto* v = m.find("scheduler"); v && !parseScheduler(ctx, *v, out.scheduler)) return false;
+  if (auto* v = m.find("accounts"); v && !parseAccounts(ctx, *v, out.accounts)) return false;
+  return true;
+}
+
+std::filesystem::path baseDirOf(std::string_view file_name) {
+  std::error_code ec;
+  auto abs = std::filesystem::absolute(std::filesystem::path(file_name), ec);
+  if (ec) return std::filesystem::path(file_name).parent_path();
+  return abs.parent_path();
+}
+
+}  // namespace
+
+const NodeConfig* ClusterConfig::findNode(std::string_view name) const {
+  for (const NodeConfig& n : nodes) {
+    if (n.name == name) return &n;
+  }
+  return nullptr;
+}
+
+const PartitionConfig* ClusterConfig::findPartition(std::string_view name) const {
+  for (const PartitionConfig& p : partitions) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+const PartitionConfig* ClusterConfig::defaultPartition() const {
+  for (const PartitionConfig& p : partitions) {
+    if (p.is_default) return &p;
+  }
+  return partitions.empty() ? nullptr : &partitions.front();
+}
+
+std::string_view partitionStateName(PartitionState state) {
+  switch (state) {
+    case PartitionState::kUp: return "UP";
+    case PartitionState::kDown: return "DOWN";
+    case PartitionState::kDrain: return "DRAIN";
+    case PartitionState::kInactive: return "INACTIVE";
+  }
+  return "UNKNOWN";
+}
+
+std::string_view backfillPolicyName(BackfillPolicy policy) {
+  switch (policy) {
+    case BackfillPolicy::kFcfs: return "fcfs";
+    case BackfillPolicy::kEasy: return "easy";
+    case BackfillPolicy::kConservative: return "conservative";
+  }
+  return "unknown";
+}
+
+Result<ClusterConfig> parseClusterConfig(std::string_view yaml_text, std::string_view file_name) {
+  return parseClusterConfig(yaml_text, file_name, ParseOptions{});
+}
+
+Result<ClusterConfig> parseClusterConfig(std::string_view yaml_text, std::string_view file_name,
+                                         const ParseOptions& options) {
+  const std::string file(file_name.empty() ? "<config>" : file_name);
+  try {
+    detail::Context ctx(file, options.base_dir.empty() ? baseDirOf(file_name)
+                                                       : std::filesystem::path(options.base_dir));
+    const std::vector<YAML::Node> docs = YAML::LoadAll(std::string(yaml_text));
+    if (docs.size() > 1) {
+      ctx.fail(docs[1].Mark(), "a second YAML document ('---'); cluster.conf holds exactly one");
+      return ctx.takeError();
+    }
+    ClusterConfig config;
+    config.source_path = file;
+    if (!parseDocument(ctx, docs.empty() ? YAML::Node() : docs.front(), options, config)) {
+      return ctx.takeError();
+    }
+    return config;
+  } catch (const YAML::Exception& e) {
+    const int line = e.mark.is_null() ? 1 : e.mark.line + 1;
+    const int column = e.mark.is_null() ? 1 : e.mark.column + 1;
+    return makeError(fmt::format("{}:{}:{}: YAML syntax error: {}", file, line, column, e.msg));
+  } catch (const std::exception& e) {
+    return makeError(fmt::format("{}:1:1: cannot read configuration: {}", file, e.what()));
+  }
+}
+
+Result<ClusterConfig> loadClusterConfig(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return makeError(fmt::format("{}: cannot open cluster configuration: {}", path,
+                                 std::strerror(errno)));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return makeError(fmt::format("{}: cannot read cluster configuration", path));
+  if (text.tellp() > static_cast<std::streamoff>(kMaxFileBytes)) {
+    return makeError(fmt::format("{}: larger than {} MiB; not a cluster configuration", path,
+                                 kMaxFileBytes >> 20));
+  }
+  auto config = parseClusterConfig(text.str(), path);
+  if (config) {
+    std::error_code ec;
+    auto abs = std::filesystem::absolute(path, ec);
+    if (!ec) config->source_path = abs.lexically_normal().string();
+  }
+  return config;
+}
+
+std::string defaultConfigPath() {
+  const char* env = std::getenv("DROVER_CONF");
+  if (env && *env) return env;
+  return "/etc/drover/cluster.conf";
+}
+
+}  // namespace drover::config

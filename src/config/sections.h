@@ -1,0 +1,30 @@
+#pragma once
+// One parser per top-level section of cluster.conf. Each returns false after recording the
+// first error in the Context. Internal to drover_config.
+#include <yaml-cpp/yaml.h>
+
+#include <cstddef>
+#include <vector>
+
+#include "config/yaml_reader.h"
+#include "drover/config.h"
+
+namespace drover::config::detail {
+
+bool parseController(Context& ctx, const YAML::Node& node, ControllerConfig& out);
+bool parseTimeouts(Context& ctx, const YAML::Node& node, Timeouts& out);
+bool parseScheduler(Context& ctx, const YAML::Node& node, SchedulerConfig& out);
+
+// Expands node groups into nodes; checks names are unique across groups and that no two agents
+// (nor an agent and the controller) share an address:port.
+bool parseNodeGroups(Context& ctx, const YAML::Node& node, std::size_t max_nodes,
+                     const ControllerConfig& controller, std::vector<NodeConfig>& out);
+
+// Resolves partition node lists against `nodes`; marks the first partition default when none is.
+bool parsePartitions(Context& ctx, const YAML::Node& node, const std::vector<NodeConfig>& nodes,
+                     std::vector<PartitionConfig>& out);
+
+// Checks parents exist and the tree has no cycles; parent "root" is stored as "".
+bool parseAccounts(Context& ctx, const YAML::Node& node, std::vector<AccountConfig>& out);
+
+}  // namespace drover::config::detail

@@ -1,0 +1,109 @@
+// controller, timeouts and scheduler: flat sections of scalars.
+#include <fmt/format.h>
+
+#include "config/sections.h"
+
+namespace drover::config::detail {
+namespace {
+
+constexpr std::int64_t kMaxU32 = 0xFFFFFFFFLL;
+constexpr std::int64_t kMaxTimeoutS = 65535;
+
+}  // namespace
+
+bool parseController(Context& ctx, const YAML::Node& node, ControllerConfig& out) {
+  MapReader m;
+  if (!m.open(ctx, node, "controller", {"host", "port", "state_dir"})) return false;
+  if (auto* v = m.find("host"); v && !readString(ctx, *v, m.path("host"), out.host)) return false;
+  if (auto* v = m.find("port"); v && !readInteger(ctx, *v, m.path("port"), 1, 65535, out.port)) {
+    return false;
+  }
+  if (auto* v = m.find("state_dir")) {
+    if (!readString(ctx, *v, m.path("state_dir"), out.state_dir)) return false;
+  }
+  out.state_dir = ctx.resolvePath(out.state_dir);
+  return true;
+}
+
+bool parseTimeouts(Context& ctx, const YAML::Node& node, Timeouts& out) {
+  MapReader m;
+  if (!m.open(ctx, node, "timeouts", {"heartbeat_interval", "node_down", "kill_wait", "message"})) {
+    return false;
+  }
+  struct Field {
+    const char* key;
+    std::uint32_t* value;
+  };
+  for (const Field& f : {Field{"heartbeat_interval", &out.heartbeat_interval_s},
+                         Field{"node_down", &out.node_down_s}, Field{"kill_wait", &out.kill_wait_s},
+                         Field{"message", &out.message_s}}) {
+    if (auto* v = m.find(f.key); v && !readInteger(ctx, *v, m.path(f.key), 1, kMaxTimeoutS, *f.value)) {
+      return false;
+    }
+  }
+  // A node must miss several heartbeats before it is declared down, or it flaps.
+  if (out.node_down_s <= out.heartbeat_interval_s) {
+    const YAML::Node* at = m.find("node_down") ? m.find("node_down") : m.find("heartbeat_interval");
+    return ctx.fail(at ? at->Mark() : node.Mark(),
+                    fmt::format("timeouts: node_down ({} s) must be greater than "
+                                "heartbeat_interval ({} s)",
+                                out.node_down_s, out.heartbeat_interval_s));
+  }
+  return true;
+}
+
+namespace {
+
+bool parsePriority(Context& ctx, const YAML::Node& node, PriorityWeights& out) {
+  MapReader m;
+  if (!m.open(ctx, node, "scheduler.priority",
+              {"weight_age", "weight_fairshare", "weight_job_size", "weight_partition", "weight_qos",
+               "max_age", "decay_half_life"})) {
+    return false;
+  }
+  struct Weight {
+    const char* key;
+    std::uint32_t* value;
+  };
+  for (const Weight& w : {Weight{"weight_age", &out.age}, Weight{"weight_fairshare", &out.fairshare},
+                          Weight{"weight_job_size", &out.job_size},
+                          Weight{"weight_partition", &out.partition},
+                          Weight{"weight_qos", &out.qos}}) {
+    if (auto* v = m.find(w.key); v && !readInteger(ctx, *v, m.path(w.key), 0, kMaxU32, *w.value)) {
+      return false;
+    }
+  }
+  if (auto* v = m.find("max_age"); v && !readDurationSeconds(ctx, *v, m.path("max_age"), out.max_age_s)) {
+    return false;
+  }
+  if (auto* v = m.find("decay_half_life");
+      v && !readDurationSeconds(ctx, *v, m.path("decay_half_life"), out.decay_half_life_s)) {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool parseScheduler(Context& ctx, const YAML::Node& node, SchedulerConfig& out) {
+  MapReader m;
+  if (!m.open(ctx, node, "scheduler", {"policy", "coalesce_ms", "default_mem_per_cpu", "priority"})) {
+    return false;
+  }
+  if (auto* v = m.find("policy")) {
+    std::size_t i = 0;
+    if (!readChoice(ctx, *v, m.path("policy"), {"fcfs", "easy", "conservative"}, i)) return false;
+    out.policy = static_cast<BackfillPolicy>(i);
+  }
+  if (auto* v = m.find("coalesce_ms"); v && !readInteger(ctx, *v, m.path("coalesce_ms"), 0, 60000, out.coalesce_ms)) {
+    return false;
+  }
+  if (auto* v = m.find("default_mem_per_cpu");
+      v && !readMemoryMb(ctx, *v, m.path("default_mem_per_cpu"), out.default_mem_per_cpu_mb)) {
+    return false;
+  }
+  if (auto* v = m.find("priority"); v && !parsePriority(ctx, *v, out.priority)) return false;
+  return true;
+}
+
+}  // namespace drover::config::detail

@@ -1,0 +1,1 @@
+drover_fuzz_target(fuzz_cluster_conf SOURCE fuzz_cluster_conf.cpp LIBS drover_config)

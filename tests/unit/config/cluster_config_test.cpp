@@ -1,0 +1,590 @@
+// cluster.conf loading: a table of valid files with what they must produce, and a table of
+// invalid files with the located error each must give.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "drover/config.h"
+
+namespace drover::config {
+namespace {
+
+// YAML from lines, so a case's line numbers are its index + 1.
+std::string yaml(std::initializer_list<std::string_view> lines) {
+  std::string out;
+  for (auto l : lines) {
+    out += l;
+    out += '\n';
+  }
+  return out;
+}
+
+// The smallest valid file; cases append or replace lines.
+//  1 cluster_name: c
+//  2 nodes:
+//  3   - names: n[1-2]
+//  4     address: 10.0.0.1
+//  5     port: 7001-7002
+//  6 partitions:
+//  7   - name: p
+//  8     nodes: ALL
+constexpr std::string_view kHead = "cluster_name: c\n";
+constexpr std::string_view kGroup =
+    "nodes:\n"
+    "  - names: n[1-2]\n"
+    "    address: 10.0.0.1\n"
+    "    port: 7001-7002\n";
+constexpr std::string_view kPartitions =
+    "partitions:\n"
+    "  - name: p\n"
+    "    nodes: ALL\n";
+
+// Minimal file with `group_extra` lines appended to the node group (from line 6 on) and
+// `tail` after the partitions (from line 9 + group_extra lines).
+std::string minimal(std::string_view group_extra = "", std::string_view tail = "") {
+  return std::string(kHead) + std::string(kGroup) + std::string(group_extra) +
+         std::string(kPartitions) + std::string(tail);
+}
+
+ParseOptions testOptions() {
+  ParseOptions o;
+  o.base_dir = "/etc/drover";
+  return o;
+}
+
+Result<ClusterConfig> parse(const std::string& text) {
+  return parseClusterConfig(text, "t.conf", testOptions());
+}
+
+struct ValidCase {
+  std::string name;
+  std::string text;
+  std::function<void(const ClusterConfig&)> check;
+};
+
+TEST(ClusterConfig, ValidFiles) {
+  const std::vector<ValidCase> cases = {
+      {"minimal file gets Slurm's defaults", minimal(),
+       [](const ClusterConfig& c) {
+         EXPECT_EQ(c.cluster_name, "c");
+         EXPECT_EQ(c.source_path, "t.conf");
+         EXPECT_EQ(c.controller.host, "127.0.0.1");
+         EXPECT_EQ(c.controller.port, 7817);
+         EXPECT_EQ(c.controller.state_dir, "/var/lib/drover");
+         EXPECT_EQ(c.munge_socket, "");
+         ASSERT_EQ(c.nodes.size(), 2u);
+         EXPECT_EQ(c.nodes[0].name, "n1");
+         EXPECT_EQ(c.nodes[1].name, "n2");
+         EXPECT_EQ(c.nodes[1].address, "10.0.0.1");
+         EXPECT_EQ(c.nodes[0].port, 7001);
+         EXPECT_EQ(c.nodes[1].port, 7002);
+         EXPECT_EQ(c.nodes[0].cpus, 1u);
+         EXPECT_EQ(c.nodes[0].real_memory_mb, 1u);
+         EXPECT_EQ(c.nodes[0].gpus.count, 0u);
+         EXPECT_EQ(c.nodes[0].weight, 1u);
+         ASSERT_EQ(c.partitions.size(), 1u);
+         const PartitionConfig& p = c.partitions[0];
+         EXPECT_TRUE(p.is_default);  // the only (first) partition
+         EXPECT_EQ(p.nodes, (std::vector<std::string>{"n1", "n2"}));
+         EXPECT_EQ(p.max_time_min, kUnlimited);
+         EXPECT_EQ(p.default_time_min, kUnlimited);
+         EXPECT_EQ(p.max_nodes, kUnlimited);
+         EXPECT_EQ(p.state, PartitionState::kUp);
+         EXPECT_TRUE(p.allow_accounts.empty());
+         EXPECT_EQ(c.timeouts.node_down_s, 60u);
+         EXPECT_EQ(c.scheduler.policy, BackfillPolicy::kEasy);
+         EXPECT_EQ(c.scheduler.default_mem_per_cpu_mb, 0u);
+         EXPECT_TRUE(c.accounts.empty());
+         EXPECT_EQ(c.defaultPartition(), &c.partitions[0]);
+         EXPECT_EQ(c.findNode("n2"), &c.nodes[1]);
+         EXPECT_EQ(c.findNode("n3"), nullptr);
+         EXPECT_EQ(c.findPartition("p"), &c.partitions[0]);
+         EXPECT_EQ(c.findPartition("q"), nullptr);
+       }},
+      {"cpus alone: one socket of that many cores", minimal("    cpus: 16\n"),
+       [](const ClusterConfig& c) {
+         EXPECT_EQ(c.nodes[0].cpus, 16u);
+         EXPECT_EQ(c.nodes[0].sockets, 1u);
+         EXPECT_EQ(c.nodes[0].cores_per_socket, 16u);
+         EXPECT_EQ(c.nodes[0].threads_per_core, 1u);
+       }},
+      {"topology alone gives cpus", minimal("    sockets: 2\n    cores_per_socket: 8\n    threads_per_core: 2\n"),
+       [](const ClusterConfig& c) {
+         EXPECT_EQ(c.nodes[0].cpus, 32u);
+         EXPECT_EQ(c.nodes[0].threads_per_core, 2u);
+       }},
+      {"cpus and sockets: cores derived", minimal("    cpus: 16\n    sockets: 2\n"),
+       [](const ClusterConfig& c) {
+         EXPECT_EQ(c.nodes[0].cores_per_socket, 8u);
+         EXPECT_EQ(c.nodes[0].sockets, 2u);
+       }},
+      {"memory sizes: suffix and plain MiB",
+       minimal("    real_memory: 64G\n", "scheduler:\n  default_mem_per_cpu: 4000\n"),
+       [](const ClusterConfig& c) {
+         EXPECT_EQ(c.nodes[0].real_memory_mb, 65536u);
+         EXPECT_EQ(c.scheduler.default_mem_per_cpu_mb, 4000u);
+       }},
+      {"typed GPUs with device files", minimal("    gpus: {type: h100, files: \"/dev/nvidia[0-7]\"}\n"),
+       [](const ClusterConfig& c) {
+         const GpuConfig& g = c.nodes[1].gpus;
+         EXPECT_EQ(g.type, "h100");
+         EXPECT_EQ(g.count, 8u);
+         ASSERT_EQ(g.files.size(), 8u);
+         EXPECT_EQ(g.files[0], "/dev/nvidia0");
+         EXPECT_EQ(g.files[7], "/dev/nvidia7");
+         EXPECT_FALSE(g.autodetect_nvidia);
+       }},
+      {"GPU count with matching files (block style)",
+       minimal("    gpus:\n      count: 2\n      files: /dev/nvidia[0-1]\n"),
+       [](const ClusterConfig& c) { EXPECT_EQ(c.nodes[0].gpus.files.size(), 2u); }},
+      {"GPU count shorthand", minimal("    gpus: 4\n"),
+       [](const ClusterConfig& c) {
+         EXPECT_EQ(c.nodes[0].gpus.count, 4u);
+         EXPECT_TRUE(c.nodes[0].gpus.files.empty());
+       }},
+      {"GPU autodetection", minimal("    gpus: {autodetect: nvidia}\n"),
+       [](const ClusterConfig& c) {
+         EXPECT_TRUE(c.nodes[0].gpus.autodetect_nvidia);
+         EXPECT_EQ(c.nodes[0].gpus.count, 0u);
+       }},
+      {"features as list and as comma string, weight",
+       minimal("    features: [h100, ib]\n    weight: 5\n"),
+       [](const ClusterConfig& c) {
+         EXPECT_EQ(c.nodes[0].features, (std::vector<std::string>{"h100", "ib"}));
+         EXPECT_EQ(c.nodes[1].weight, 5u);
+       }},
+      {"features as a comma string", minimal("    features: \"a, b\"\n"),
+       [](const ClusterConfig& c) {
+         EXPECT_EQ(c.nodes[0].features, (std::vector<std::string>{"a", "b"}));
+       }},
+      {"address defaults to the node name, port to 7818",
+       yaml({"cluster_name: c", "nodes:", "  - names: gpu[01-03]", "partitions:",
+             "  - {name: p, nodes: ALL}"}),
+       [](const ClusterConfig& c) {
+         ASSERT_EQ(c.nodes.size(), 3u);
+         EXPECT_EQ(c.nodes[2].name, "gpu03");
+         EXPECT_EQ(c.nodes[2].address, "gpu03");
+         EXPECT_EQ(c.nodes[2].port, kDefaultAgentPort);
+       }},
+      {"one address per node from a hostlist; one shared port",
+       yaml({"cluster_name: c", "nodes:", "  - names: n[1-2]", "    address: 10.0.0.[5-6]",
+             "    port: 9000", "partitions:", "  - {name: p, nodes: ALL}"}),
+       [](const ClusterConfig& c) {
+         EXPECT_EQ(c.nodes[0].address, "10.0.0.5");
+         EXPECT_EQ(c.nodes[1].address, "10.0.0.6");
+         EXPECT_EQ(c.nodes[1].port, 9000);
+       }},
+      {"IPv6 address taken literally",
+       yaml({"cluster_name: c", "nodes:", "  - {names: n1, address: \"::1\", port: 9000}",
+             "partitions:", "  - {name: p, nodes: ALL}"}),
+       [](const ClusterConfig& c) { EXPECT_EQ(c.nodes[0].address, "::1"); }},
+      {"several groups keep config order",
+       yaml({"cluster_name: c", "nodes:", "  - {names: \"b[1-2]\", address: h, port: 1-2}",
+             "  - {names: a1, address: h, port: 3}", "partitions:", "  - {name: p, nodes: ALL}"}),
+       [](const ClusterConfig& c) {
+         ASSERT_EQ(c.nodes.size(), 3u);
+         EXPECT_EQ(c.nodes[2].name, "a1");
+         EXPECT_EQ(c.partitions[0].nodes, (std::vector<std::string>{"b1", "b2", "a1"}));
+       }},
+      {"partition options; second partition default",
+       minimal("", yaml({"  - name: q", "    nodes: [n2, \"n[1-2]\"]", "    default: yes",
+                         "    max_time: 1-00:00:00", "    default_time: 1:00:00",
+                         "    max_nodes: 2", "    priority_tier: 3", "    priority_job_factor: 10",
+                         "    state: drain", "    allow_accounts: [research, ops]",
+                         "    allow_groups: ALL", "    exclusive: true"})),
+       [](const ClusterConfig& c) {
+         ASSERT_EQ(c.partitions.size(), 2u);
+         EXPECT_FALSE(c.partitions[0].is_default);
+         const PartitionConfig& q = c.partitions[1];
+         EXPECT_TRUE(q.is_default);
+         EXPECT_EQ(c.defaultPartition(), &q);
+         EXPECT_EQ(q.nodes, (std::vector<std::string>{"n2", "n1"}));  // deduplicated, in order
+         EXPECT_EQ(q.max_time_min, 1440);
+         EXPECT_EQ(q.default_time_min, 60);
+         EXPECT_EQ(q.max_nodes, 2);
+         EXPECT_EQ(q.priority_tier, 3u);
+         EXPECT_EQ(q.priority_job_factor, 10u);
+         EXPECT_EQ(q.state, PartitionState::kDrain);
+         EXPECT_EQ(q.allow_accounts, (std::vector<std::string>{"research", "ops"}));
+         EXPECT_TRUE(q.allow_groups.empty());
+         EXPECT_TRUE(q.exclusive);
+       }},
+      {"M:S time limits, as Slurm's 30:00 = 30 minutes",
+       minimal("", yaml({"  - {name: debug, nodes: n1, max_time: \"30:00\", default_time: \"10:00\"}"})),
+       [](const ClusterConfig& c) {
+         EXPECT_EQ(c.partitions[1].max_time_min, 30);
+         EXPECT_EQ(c.partitions[1].default_time_min, 10);
+       }},
+      {"default_time without max_time", minimal("", yaml({"  - {name: q, nodes: n1, default_time: 5}"})),
+       [](const ClusterConfig& c) { EXPECT_EQ(c.partitions[1].default_time_min, 5); }},
+      {"relative paths resolve against the base directory",
+       minimal("", yaml({"controller: {host: ctl, port: 7000, state_dir: state}",
+                         "munge_socket: munge/../munge/munge.socket"})),
+       [](const ClusterConfig& c) {
+         EXPECT_EQ(c.controller.host, "ctl");
+         EXPECT_EQ(c.controller.port, 7000);
+         EXPECT_EQ(c.controller.state_dir, "/etc/drover/state");
+         EXPECT_EQ(c.munge_socket, "/etc/drover/munge/munge.socket");
+       }},
+      {"absolute paths kept", minimal("", yaml({"controller: {state_dir: /srv/drover}",
+                                                "munge_socket: /run/munge/munge.socket.2"})),
+       [](const ClusterConfig& c) {
+         EXPECT_EQ(c.controller.state_dir, "/srv/drover");
+         EXPECT_EQ(c.munge_socket, "/run/munge/munge.socket.2");
+       }},
+      {"timeouts and operators",
+       minimal("", yaml({"timeouts: {heartbeat_interval: 2, node_down: 10, kill_wait: 5, message: 7}",
+                         "operators: [alice]"})),
+       [](const ClusterConfig& c) {
+         EXPECT_EQ(c.timeouts.heartbeat_interval_s, 2u);
+         EXPECT_EQ(c.timeouts.node_down_s, 10u);
+         EXPECT_EQ(c.timeouts.kill_wait_s, 5u);
+         EXPECT_EQ(c.timeouts.message_s, 7u);
+         EXPECT_EQ(c.operators, (std::vector<std::string>{"alice"}));
+       }},
+      {"scheduler and priority weights",
+       minimal("", yaml({"scheduler:", "  policy: Conservative", "  coalesce_ms: 0", "  priority:",
+                         "    weight_age: 1", "    weight_fairshare: 2", "    weight_job_size: 3",
+                         "    weight_partition: 4", "    weight_qos: 5", "    max_age: 1-0",
+                         "    decay_half_life: 0"})),
+       [](const ClusterConfig& c) {
+         EXPECT_EQ(c.scheduler.policy, BackfillPolicy::kConservative);
+         EXPECT_EQ(c.scheduler.coalesce_ms, 0u);
+         const PriorityWeights& w = c.scheduler.priority;
+         EXPECT_EQ(w.age, 1u);
+         EXPECT_EQ(w.fairshare, 2u);
+         EXPECT_EQ(w.job_size, 3u);
+         EXPECT_EQ(w.partition, 4u);
+         EXPECT_EQ(w.qos, 5u);
+         EXPECT_EQ(w.max_age_s, 86400);
+         EXPECT_EQ(w.decay_half_life_s, 0);
+       }},
+      {"account tree below root",
+       minimal("", yaml({"accounts:", "  - {name: research, parent: root, shares: 10, users: [alice, bob]}",
+                         "  - {name: ml, parent: research, users: carol}", "  - {name: ops}"})),
+       [](const ClusterConfig& c) {
+         ASSERT_EQ(c.accounts.size(), 3u);
+         EXPECT_EQ(c.accounts[0].parent, "");
+         EXPECT_EQ(c.accounts[0].shares, 10u);
+         EXPECT_EQ(c.accounts[0].users, (std::vector<std::string>{"alice", "bob"}));
+         EXPECT_EQ(c.accounts[1].parent, "research");
+         EXPECT_EQ(c.accounts[1].shares, 1u);
+         EXPECT_EQ(c.accounts[1].users, (std::vector<std::string>{"carol"}));
+         EXPECT_EQ(c.accounts[2].parent, "");
+       }},
+      {"comments, anchors and an explicit document start",
+       "--- # drover\n" + minimal("    features: &f [x]  # anchor\n", "accounts: []\n"),
+       [](const ClusterConfig& c) { EXPECT_EQ(c.nodes[0].features.size(), 1u); }},
+  };
+  for (const ValidCase& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    auto r = parse(tc.text);
+    ASSERT_TRUE(r.ok()) << r.error() << "\n--- file:\n" << tc.text;
+    tc.check(*r);
+  }
+}
+
+struct InvalidCase {
+  std::string name;
+  std::string text;
+  std::string error;  // expected substring, starting with the location
+};
+
+TEST(ClusterConfig, InvalidFilesGiveLocatedErrors) {
+  const std::string two_groups_head = "cluster_name: c\nnodes:\n  - {names: \"n[1-2]\", address: h, port: 1-2}\n";
+  const std::vector<InvalidCase> cases = {
+      // Document shape.
+      {"empty file", "", "t.conf:1:1: the document: expected a mapping (keys: cluster_name, "},
+      {"a list at the top", "- a\n", "t.conf:1:1: the document: expected a mapping"},
+      {"YAML syntax error", "cluster_name: c\nnodes: [a\n",
+       "t.conf:3:1: YAML syntax error: end of sequence flow not found"},
+      {"bad indentation", "cluster_name: c\n nodes: x\n", "t.conf:2:7: YAML syntax error"},
+      {"two documents", minimal() + "---\ncluster_name: d\n",
+       "t.conf:10:1: a second YAML document"},
+      {"unknown top-level key with suggestion", "cluster_name: c\nnodez: []\n",
+       "t.conf:2:1: unknown key 'nodez' in the document (did you mean 'nodes'?); accepted keys: "
+       "cluster_name, controller, munge_socket, operators, timeouts, nodes, partitions, "
+       "scheduler, accounts"},
+      {"repeated key", minimal() + "cluster_name: d\n",
+       "t.conf:9:1: the document: key 'cluster_name' appears twice (first at line 1)"},
+      {"non-scalar key", "? [a, b]\n: c\n", "t.conf:1:3: the document: keys must be plain names"},
+      {"missing cluster_name", std::string(kGroup) + std::string(kPartitions),
+       "t.conf:1:1: the document: missing required key 'cluster_name'"},
+      {"missing nodes", std::string(kHead) + std::string(kPartitions),
+       "t.conf:1:1: the document: missing required key 'nodes'"},
+      {"missing partitions", std::string(kHead) + std::string(kGroup),
+       "t.conf:1:1: the document: missing required key 'partitions'"},
+      {"cluster_name not a name", "cluster_name: a b\n" + minimal().substr(kHead.size()),
+       "t.conf:1:15: cluster_name: 'a b' is not a valid name"},
+      {"cluster_name empty", "cluster_name:\n" + minimal().substr(kHead.size()),
+       "t.conf:1:1: the document: key 'cluster_name' has no value"},
+
+      // Node groups.
+      {"nodes empty", std::string(kHead) + "nodes: []\n" + std::string(kPartitions),
+       "t.conf:2:8: nodes: expected a non-empty list of node groups"},
+      {"unknown node key", minimal("    cpu: 4\n"),
+       "t.conf:6:5: unknown key 'cpu' in nodes[0] (did you mean 'cpus'?); accepted keys: names, "
+       "address, port, cpus, sockets, cores_per_socket, threads_per_core, real_memory, gpus, "
+       "features, weight"},
+      {"group missing names", yaml({"cluster_name: c", "nodes:", "  - cpus: 4", "partitions:",
+                                    "  - {name: p, nodes: ALL}"}),
+       "t.conf:3:5: nodes[0]: missing required key 'names'"},
+      {"bad hostlist", yaml({"cluster_name: c", "nodes:", "  - names: n[1-", "partitions:",
+                             "  - {name: p, nodes: ALL}"}),
+       "t.conf:3:12: nodes[0].names: invalid hostlist 'n[1-'"},
+      {"hostlist naming a node twice", yaml({"cluster_name: c", "nodes:", "  - names: n[1-2],n1",
+                                             "partitions:", "  - {name: p, nodes: ALL}"}),
+       "t.conf:3:12: nodes[0].names: 'n[1-2],n1' names n1 twice"},
+      {"cpus not an integer", minimal("    cpus: [1]\n"),
+       "t.conf:6:11: nodes[0].cpus: expected an integer from 1 to 1048576, got a sequence"},
+      {"negative cpus", minimal("    cpus: -4\n"),
+       "t.conf:6:11: nodes[0].cpus: expected an integer from 1 to 1048576, got '-4'"},
+      {"zero cpus", minimal("    cpus: 0\n"), "t.conf:6:11: nodes[0].cpus: expected an integer from 1"},
+      {"fractional cpus", minimal("    cpus: 1.5\n"), "t.conf:6:11: nodes[0].cpus: expected an integer"},
+      {"zero sockets", minimal("    sockets: 0\n"),
+       "t.conf:6:14: nodes[0].sockets: expected an integer from 1 to 65535, got '0'"},
+      {"cpus disagree with topology", minimal("    cpus: 10\n    sockets: 2\n    cores_per_socket: 4\n"),
+       "t.conf:6:11: nodes[0].cpus: cpus is 10 but sockets x cores_per_socket x threads_per_core "
+       "= 2 x 4 x 1 = 8"},
+      {"cpus not divisible by sockets", minimal("    cpus: 9\n    sockets: 2\n"),
+       "t.conf:6:11: nodes[0].cpus: 9 CPUs cannot be split evenly over 2 socket(s)"},
+      {"bad memory size", minimal("    real_memory: 64X\n"),
+       "t.conf:6:18: nodes[0].real_memory: Invalid memory specification '64X'"},
+      {"zero memory", minimal("    real_memory: 0\n"),
+       "t.conf:6:18: nodes[0].real_memory: must be at least 1 MiB"},
+      {"port range too short", yaml({"cluster_name: c", "nodes:", "  - names: n[1-3]",
+                                     "    address: 127.0.0.1", "    port: 7831-7832", "partitions:",
+                                     "  - {name: p, nodes: ALL}"}),
+       "t.conf:5:11: nodes[0].port: range 7831-7832 holds 2 port(s) for 3 node(s)"},
+      {"port range reversed", minimal().replace(minimal().find("7001-7002"), 9, "7002-7001"),
+       "t.conf:5:11: nodes[0].port: expected a port (1-65535) or a range such as 7831-7834, got "
+       "'7002-7001'"},
+      {"port out of range", minimal().replace(minimal().find("7001-7002"), 9, "70000"),
+       "t.conf:5:11: nodes[0].port: expected a port (1-65535)"},
+      {"two agents on one address:port", minimal().replace(minimal().find("7001-7002"), 9, "7001"),
+       "t.conf:5:11: nodes[0].port: nodes n1 and n2 would both listen on 10.0.0.1:7001"},
+      {"agents of two groups on one address:port",
+       two_groups_head + yaml({"  - {names: m1, address: h, port: 2}", "partitions:",
+                               "  - {name: p, nodes: ALL}"}),
+       "t.conf:4:35: nodes[1].port: nodes n2 and m1 would both listen on h:2"},
+      {"agent on the controller's address",
+       minimal("", "controller: {host: 10.0.0.1, port: 7002}\n"),
+       "t.conf:5:11: nodes[0].port: node n2 would listen on 10.0.0.1:7002, the controller's"},
+      {"node in two groups",
+       two_groups_head + yaml({"  - {names: \"n[2-3]\", address: h, port: 3-4}", "partitions:",
+                               "  - {name: p, nodes: ALL}"}),
+       "t.conf:4:13: nodes[1].names: node n2 is already in nodes[0] (line 3); a node belongs to "
+       "exactly one group"},
+      {"address count mismatch", minimal().replace(minimal().find("10.0.0.1"), 8, "10.0.0.[1-3]"),
+       "t.conf:4:14: nodes[0].address: 3 addresses for 2 nodes"},
+      {"GPU count and files disagree", minimal("    gpus: {count: 4, files: \"/dev/nvidia[0-7]\"}\n"),
+       "t.conf:6:19: nodes[0].gpus.count: count is 4 but files names 8 device(s)"},
+      {"GPU file not a path", minimal("    gpus: {files: nvidia0}\n"),
+       "t.conf:6:19: nodes[0].gpus.files: 'nvidia0' is not an absolute device path"},
+      {"GPU autodetect with count", minimal("    gpus: {autodetect: nvidia, count: 2}\n"),
+       "t.conf:6:24: nodes[0].gpus.autodetect: autodetect: nvidia finds the type, count"},
+      {"GPU autodetect unknown", minimal("    gpus: {autodetect: amd}\n"),
+       "t.conf:6:24: nodes[0].gpus.autodetect: unknown value 'amd'; accepted: nvidia, off"},
+      {"GPU count zero", minimal("    gpus: {count: 0}\n"),
+       "t.conf:6:19: nodes[0].gpus.count: expected an integer from 1 to 1024, got '0'"},
+      {"GPU shorthand negative", minimal("    gpus: -1\n"),
+       "t.conf:6:11: nodes[0].gpus: expected an integer from 1 to 1024, got '-1'"},
+      {"GPUs with nothing", minimal("    gpus: {type: a100}\n"),
+       "t.conf:6:11: nodes[0].gpus: give count, files, or autodetect: nvidia"},
+      {"GPU unknown key", minimal("    gpus: {cnt: 2}\n"),
+       "t.conf:6:12: unknown key 'cnt' in nodes[0].gpus (did you mean 'count'?); accepted keys: "
+       "type, count, files, autodetect"},
+      {"features not a list", minimal("    features: {a: 1}\n"),
+       "t.conf:6:15: nodes[0].features: expected a list of names"},
+      {"negative weight", minimal("    weight: -1\n"),
+       "t.conf:6:13: nodes[0].weight: expected an integer from 0 to 4294967295, got '-1'"},
+
+      // Partitions.
+      {"partitions empty", std::string(kHead) + std::string(kGroup) + "partitions: []\n",
+       "t.conf:6:13: partitions: expected a non-empty list of partitions"},
+      {"partition missing name", std::string(kHead) + std::string(kGroup) + "partitions:\n  - nodes: ALL\n",
+       "t.conf:7:5: partitions[0]: missing required key 'name'"},
+      {"partition missing nodes", std::string(kHead) + std::string(kGroup) + "partitions:\n  - name: p\n",
+       "t.conf:7:5: partitions[0]: missing required key 'nodes'"},
+      {"partition naming unknown nodes", minimal("", "  - {name: q, nodes: \"n[1-4]\"}\n"),
+       "t.conf:9:22: partitions[1].nodes: unknown node(s) n[3-4]; partitions may name only nodes "
+       "configured under nodes (n[1-2]), or ALL"},
+      {"unknown node in a list item", minimal("", "  - {name: q, nodes: [n1, x9]}\n"),
+       "t.conf:9:27: partitions[1].nodes[1]: unknown node(s) x9"},
+      {"duplicate partition names", minimal("", "  - {name: p, nodes: n1}\n"),
+       "t.conf:9:12: partitions[1].name: partition 'p' is already defined at line 7"},
+      {"two default partitions",
+       minimal("", "  - {name: q, nodes: n1, default: true}\n  - {name: r, nodes: n1, default: true}\n"),
+       "t.conf:10:35: partitions[2].default: partition 'r' is marked default, but so is 'q' "
+       "(line 9); at most one partition may be the default"},
+      {"default not a boolean", minimal("", "  - {name: q, nodes: n1, default: maybe}\n"),
+       "t.conf:9:35: partitions[1].default: expected true or false (or yes/no), got 'maybe'"},
+      {"default_time above max_time",
+       minimal("", "  - {name: q, nodes: n1, max_time: \"30:00\", default_time: \"1:00:00\"}\n"),
+       "t.conf:9:59: partitions[1].default_time: default_time (1:00:00) exceeds max_time (30:00)"},
+      {"default_time unlimited under a max_time",
+       minimal("", "  - {name: q, nodes: n1, max_time: 30, default_time: UNLIMITED}\n"),
+       "t.conf:9:54: partitions[1].default_time: default_time (UNLIMITED) exceeds max_time (30)"},
+      {"bad time spec", minimal("", "  - {name: q, nodes: n1, max_time: \"1:xx\"}\n"),
+       "t.conf:9:36: partitions[1].max_time: Invalid time limit specification '1:xx'"},
+      {"unknown partition state", minimal("", "  - {name: q, nodes: n1, state: OPEN}\n"),
+       "t.conf:9:33: partitions[1].state: unknown value 'OPEN'; accepted: UP, DOWN, DRAIN, INACTIVE"},
+      {"max_nodes zero", minimal("", "  - {name: q, nodes: n1, max_nodes: 0}\n"),
+       "t.conf:9:37: partitions[1].max_nodes: expected UNLIMITED or an integer from 1"},
+      {"priority_tier too large", minimal("", "  - {name: q, nodes: n1, priority_tier: 70000}\n"),
+       "t.conf:9:41: partitions[1].priority_tier: expected an integer from 0 to 65533, got '70000'"},
+      {"unknown partition key", minimal("", "  - {name: q, nodes: n1, maxtime: 5}\n"),
+       "t.conf:9:26: unknown key 'maxtime' in partitions[1] (did you mean 'max_time'?)"},
+      {"allow_accounts wrong type", minimal("", "  - {name: q, nodes: n1, allow_accounts: {a: b}}\n"),
+       "t.conf:9:42: partitions[1].allow_accounts: expected a list of names"},
+
+      // Controller, timeouts, scheduler.
+      {"controller port zero", minimal("", "controller: {port: 0}\n"),
+       "t.conf:9:20: controller.port: expected an integer from 1 to 65535, got '0'"},
+      {"controller not a mapping", minimal("", "controller: 127.0.0.1:7817\n"),
+       "t.conf:9:13: controller: expected a mapping (keys: host, port, state_dir), got "
+       "'127.0.0.1:7817'"},
+      {"timeout with a unit", minimal("", "timeouts: {node_down: 60s}\n"),
+       "t.conf:9:23: timeouts.node_down: expected an integer from 1 to 65535, got '60s'"},
+      {"zero kill_wait", minimal("", "timeouts: {kill_wait: 0}\n"),
+       "t.conf:9:23: timeouts.kill_wait: expected an integer from 1 to 65535, got '0'"},
+      {"node_down not above heartbeat", minimal("", "timeouts: {heartbeat_interval: 10, node_down: 10}\n"),
+       "t.conf:9:47: timeouts: node_down (10 s) must be greater than heartbeat_interval (10 s)"},
+      {"unknown policy", minimal("", "scheduler: {policy: lifo}\n"),
+       "t.conf:9:21: scheduler.policy: unknown value 'lifo'; accepted: fcfs, easy, conservative"},
+      {"bad default_mem_per_cpu", minimal("", "scheduler: {default_mem_per_cpu: lots}\n"),
+       "t.conf:9:34: scheduler.default_mem_per_cpu: Invalid memory specification 'lots'"},
+      {"unlimited max_age", minimal("", "scheduler:\n  priority: {max_age: UNLIMITED}\n"),
+       "t.conf:10:23: scheduler.priority.max_age: 'UNLIMITED' is not accepted here; give a finite duration"},
+      {"negative weight", minimal("", "scheduler:\n  priority: {weight_age: -1}\n"),
+       "t.conf:10:26: scheduler.priority.weight_age: expected an integer from 0 to 4294967295"},
+      {"munge_socket not a string", minimal("", "munge_socket: [a]\n"),
+       "t.conf:9:15: munge_socket: expected a non-empty string, got a sequence"},
+      {"operators not names", minimal("", "operators: {a: 1}\n"),
+       "t.conf:9:12: operators: expected a list of names"},
+
+      // Accounts.
+      {"account with unknown parent", minimal("", "accounts:\n  - {name: a, parent: nope}\n"),
+       "t.conf:10:23: accounts[0].parent: unknown account 'nope'; accepted: root, a"},
+      {"account cycle",
+       minimal("", "accounts:\n  - {name: a, parent: b}\n  - {name: b, parent: a}\n"),
+       "t.conf:10:23: accounts[0].parent: accounts form a cycle (a -> b -> a)"},
+      {"account its own parent", minimal("", "accounts:\n  - {name: a, parent: a}\n"),
+       "t.conf:10:23: accounts[0].parent: accounts form a cycle (a -> a)"},
+      {"account named root", minimal("", "accounts:\n  - {name: root}\n"),
+       "t.conf:10:12: accounts[0].name: 'root' is the implicit top of the account tree"},
+      {"duplicate account", minimal("", "accounts:\n  - {name: a}\n  - {name: a}\n"),
+       "t.conf:11:12: accounts[1].name: account 'a' is already defined as accounts[0]"},
+      {"zero shares", minimal("", "accounts:\n  - {name: a, shares: 0}\n"),
+       "t.conf:10:23: accounts[0].shares: expected an integer from 1 to 4294967295, got '0'"},
+      {"accounts not a list", minimal("", "accounts: research\n"),
+       "t.conf:9:11: accounts: expected a list of accounts"},
+  };
+  for (const InvalidCase& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    auto r = parse(tc.text);
+    ASSERT_FALSE(r.ok()) << "accepted:\n" << tc.text;
+    EXPECT_NE(r.error().find(tc.error), std::string::npos)
+        << "expected: " << tc.error << "\n     got: " << r.error() << "\n--- file:\n" << tc.text;
+    EXPECT_EQ(r.error().rfind("t.conf:", 0), 0u) << r.error();
+  }
+}
+
+TEST(ClusterConfig, HostileInputIsAnErrorNotACrash) {
+  const std::string deep = "cluster_name: " + std::string(5000, '[') + std::string(5000, ']') + "\n";
+  auto r = parse(deep);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().rfind("t.conf:1:", 0), 0u) << r.error();
+
+  ParseOptions small = testOptions();
+  small.max_nodes = 100;
+  auto big = parseClusterConfig(
+      yaml({"cluster_name: c", "nodes:", "  - names: n[1-1000000000]", "partitions:",
+            "  - {name: p, nodes: ALL}"}),
+      "t.conf", small);
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.error().rfind("t.conf:3:12: nodes[0].names: ", 0), 0u) << big.error();
+}
+
+TEST(ClusterConfig, RelativePathsResolveAgainstTheFilesDirectory) {
+  auto r = parseClusterConfig(minimal("", "controller: {state_dir: state}\n"), "/srv/x/cluster.conf");
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r->controller.state_dir, "/srv/x/state");
+  EXPECT_EQ(r->source_path, "/srv/x/cluster.conf");
+}
+
+TEST(ClusterConfig, LoadReportsUnreadableFiles) {
+  auto r = loadClusterConfig("/nonexistent/drover/cluster.conf");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().rfind("/nonexistent/drover/cluster.conf: cannot open", 0), 0u) << r.error();
+}
+
+TEST(ClusterConfig, DefaultPathHonoursDroverConf) {
+  ::setenv("DROVER_CONF", "/tmp/x.conf", 1);
+  EXPECT_EQ(defaultConfigPath(), "/tmp/x.conf");
+  ::unsetenv("DROVER_CONF");
+  EXPECT_EQ(defaultConfigPath(), "/etc/drover/cluster.conf");
+}
+
+TEST(ClusterConfig, Names) {
+  EXPECT_EQ(partitionStateName(PartitionState::kDrain), "DRAIN");
+  EXPECT_EQ(partitionStateName(PartitionState::kInactive), "INACTIVE");
+  EXPECT_EQ(backfillPolicyName(BackfillPolicy::kConservative), "conservative");
+}
+
+// The annotated example that the local cluster runs on must load and say what it documents.
+TEST(ClusterConfig, ExampleFileLoads) {
+  auto r = loadClusterConfig(DROVER_EXAMPLE_CONF);
+  ASSERT_TRUE(r.ok()) << r.error();
+  const ClusterConfig& c = *r;
+  const std::string dir = std::string(DROVER_EXAMPLE_CONF).substr(
+      0, std::string(DROVER_EXAMPLE_CONF).rfind('/'));
+  EXPECT_EQ(c.cluster_name, "drover");
+  EXPECT_EQ(c.controller.host, "127.0.0.1");
+  EXPECT_EQ(c.controller.port, 7817);
+  EXPECT_EQ(c.controller.state_dir, dir + "/state");
+  EXPECT_EQ(c.munge_socket, dir + "/munge/munge.socket");
+  EXPECT_EQ(c.timeouts.heartbeat_interval_s, 2u);
+  EXPECT_EQ(c.timeouts.node_down_s, 10u);
+  EXPECT_EQ(c.timeouts.kill_wait_s, 5u);
+  EXPECT_EQ(c.timeouts.message_s, 10u);
+  ASSERT_EQ(c.nodes.size(), 4u);
+  for (std::size_t i = 0; i < 4; ++i) {
+    const NodeConfig& n = c.nodes[i];
+    EXPECT_EQ(n.name, "node" + std::to_string(i + 1));
+    EXPECT_EQ(n.address, "127.0.0.1");
+    EXPECT_EQ(n.port, 7831 + i);
+    EXPECT_EQ(n.cpus, 16u);
+    EXPECT_EQ(n.sockets, 2u);
+    EXPECT_EQ(n.cores_per_socket, 8u);
+    EXPECT_EQ(n.threads_per_core, 1u);
+    EXPECT_EQ(n.real_memory_mb, 65536u);
+    EXPECT_EQ(n.gpus.count, 8u);
+    EXPECT_EQ(n.gpus.type, "");
+    EXPECT_TRUE(n.gpus.files.empty());
+  }
+  ASSERT_EQ(c.partitions.size(), 2u);
+  const PartitionConfig& gpu = c.partitions[0];
+  EXPECT_EQ(gpu.name, "gpu");
+  EXPECT_TRUE(gpu.is_default);
+  EXPECT_EQ(gpu.nodes.size(), 4u);
+  EXPECT_EQ(gpu.max_time_min, 1440);
+  EXPECT_EQ(gpu.default_time_min, 60);
+  const PartitionConfig& debug = c.partitions[1];
+  EXPECT_EQ(debug.name, "debug");
+  EXPECT_FALSE(debug.is_default);
+  EXPECT_EQ(debug.nodes, (std::vector<std::string>{"node1", "node2"}));
+  EXPECT_EQ(debug.max_time_min, 30);
+  EXPECT_EQ(debug.default_time_min, 10);
+  EXPECT_EQ(debug.priority_job_factor, 10u);
+  EXPECT_EQ(c.scheduler.default_mem_per_cpu_mb, 4000u);
+  ASSERT_EQ(c.accounts.size(), 1u);
+  EXPECT_EQ(c.accounts[0].name, "research");
+  EXPECT_EQ(c.accounts[0].users, (std::vector<std::string>{"alice", "bob"}));
+}
+
+}  // namespace
+}  // namespace drover::config
