@@ -268,6 +268,13 @@ Out applyPriority(ParsedCommand& pc, Arg arg, const ApplyContext& ctx) {
   return std::nullopt;
 }
 
+// "-K", "--kill-on-bad-exit[=0|1]", "--no-kill[=off]": an argument of 0/off turns it off.
+template <auto Field>
+Out setOptionalFlag(ParsedCommand& pc, Arg arg, const ApplyContext&) {
+  pc.spec.*Field = !(arg && (*arg == "0" || detail::iequals(*arg, "off")));
+  return std::nullopt;
+}
+
 Out applyVerbose(ParsedCommand& pc, Arg, const ApplyContext&) {
   ++pc.spec.verbose;
   return std::nullopt;
@@ -329,8 +336,8 @@ const OptionDef kOptions[] = {
     {"immediate", 'I', ArgKind::Optional, R | A, applyImmediate},
     {"jobid", 0, ArgKind::Required, R, setPositive<&JobSpec::jobid>},
     {"job-name", 'J', ArgKind::Required, ALL, setString<&JobSpec::job_name>},
-    {"no-kill", 'k', ArgKind::Optional, ALL, setTrue<&JobSpec::no_kill>},
-    {"kill-on-bad-exit", 'K', ArgKind::Optional, R, setTrue<&JobSpec::kill_on_bad_exit>},
+    {"no-kill", 'k', ArgKind::Optional, ALL, setOptionalFlag<&JobSpec::no_kill>},
+    {"kill-on-bad-exit", 'K', ArgKind::Optional, R, setOptionalFlag<&JobSpec::kill_on_bad_exit>},
     {"kill-command", 'K', ArgKind::Optional, A, acceptOnly},
     {"kill-on-invalid-dep", 0, ArgKind::Required, B, acceptOnly},
     {"label", 'l', ArgKind::None, R, setTrue<&JobSpec::label>},

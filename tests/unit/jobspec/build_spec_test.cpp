@@ -1,0 +1,204 @@
+// Whole requests: script checks (golden 018/019), directives (golden 031/037), precedence
+// command line > input environment > #SBATCH, --wrap, srun/salloc input variables.
+#include <gtest/gtest.h>
+
+#include "jobspec/build_spec.h"
+#include "jobspec/script_directives.h"
+
+namespace drover::jobspec {
+namespace {
+
+constexpr std::int64_t kNow = 1796040000;
+
+// golden 031-directives-script.txt
+const char* kDirectivesScript =
+    "#!/bin/bash\n"
+    "#SBATCH -J direct\n"
+    "#SBATCH -o out-%j-%x-%A-%a.txt\n"
+    "#SBATCH -e err-%j-%x-%A-%a.txt\n"
+    "#SBATCH -t 00:05:00\n"
+    "#SBATCH -N 2\n"
+    "#SBATCH -n 4\n"
+    "#SBATCH -c 2\n"
+    "#SBATCH --gres=gpu:2\n"
+    "#SBATCH --mem=1G\n"
+    "echo \"batch host: $(hostname) job=$SLURM_JOB_ID\"\n"
+    "#SBATCH -p ignored-after-first-command\n";
+
+TEST(BatchRequest, ReadsDirectivesOfTheGoldenScript) {
+  auto r = buildBatchRequest(std::vector<std::string>{"directives.sh"}, {}, kDirectivesScript, kNow);
+  ASSERT_TRUE(r.ok()) << r.error().text;
+  const JobSpec& s = r->spec;
+  EXPECT_EQ(s.job_name, "direct");
+  EXPECT_EQ(s.output, "out-%j-%x-%A-%a.txt");
+  EXPECT_EQ(s.error, "err-%j-%x-%A-%a.txt");
+  EXPECT_EQ(s.time_limit_minutes, 5);
+  EXPECT_EQ(s.nodes, (NodeRange{2, 0}));
+  EXPECT_EQ(s.ntasks, 4u);
+  EXPECT_EQ(s.cpus_per_task, 2u);
+  ASSERT_EQ(s.gres.size(), 1u);
+  EXPECT_EQ(s.gres[0].count, 2u);
+  EXPECT_EQ(s.mem_mb, 1024u);
+  EXPECT_FALSE(s.partition.has_value());
+  EXPECT_EQ(s.sources.at("job-name"), OptionSource::Directive);
+  EXPECT_EQ(r->script, kDirectivesScript);
+  EXPECT_EQ(r->script_path, "directives.sh");
+}
+
+TEST(BatchRequest, CommandLineBeatsEnvironmentBeatsDirectives) {
+  EnvMap env = {{"SBATCH_TIMELIMIT", "10"}, {"SBATCH_JOB_NAME", "from-env"},
+                {"SBATCH_PARTITION", "envpart"}, {"SBATCH_EXCLUSIVE", ""},
+                {"SBATCH_ARRAY_INX", "0-3"}, {"SBATCH_GPUS", "h100:2"}, {"SBATCH_REQUEUE", "0"}};
+  auto r = buildBatchRequest(std::vector<std::string>{"--array=0-1", "-J", "cli", "directives.sh", "a1"},
+                             env, kDirectivesScript, kNow);
+  ASSERT_TRUE(r.ok()) << r.error().text;
+  const JobSpec& s = r->spec;
+  EXPECT_EQ(s.job_name, "cli");                 // command line > env > directive
+  EXPECT_EQ(s.time_limit_minutes, 10);          // env > directive
+  EXPECT_EQ(s.partition, "envpart");
+  EXPECT_EQ(s.ntasks, 4u);                      // directive only
+  EXPECT_EQ(s.exclusive, ExclusiveMode::Exclusive);  // flag set by an empty value
+  EXPECT_EQ(s.array->taskCount(), 2u);          // golden 033: --array=0-1 on the command line
+  EXPECT_EQ(s.gpus, (GpuCount{"h100", 2}));
+  EXPECT_FALSE(s.requeue.has_value());          // "0" leaves a flag off
+  EXPECT_EQ(s.sources.at("job-name"), OptionSource::CommandLine);
+  EXPECT_EQ(s.sources.at("time"), OptionSource::Environment);
+  EXPECT_EQ(r->script_args, (std::vector<std::string>{"a1"}));
+}
+
+TEST(BatchRequest, HigherSourceReplacesTheMemoryTrio) {
+  auto r = buildBatchRequest(std::vector<std::string>{"--mem-per-cpu=2G", "x.sh"}, {},
+                             std::string_view("#!/bin/sh\n#SBATCH --mem=1G\ntrue\n"), kNow);
+  ASSERT_TRUE(r.ok()) << r.error().text;
+  EXPECT_FALSE(r->spec.mem_mb.has_value());
+  EXPECT_EQ(r->spec.mem_per_cpu_mb, 2048u);
+}
+
+TEST(BatchRequest, WrapBuildsAScript) {
+  auto r = buildBatchRequest(std::vector<std::string>{"--wrap=hostname"}, {}, std::nullopt, kNow);
+  ASSERT_TRUE(r.ok()) << r.error().text;
+  EXPECT_EQ(r->script, "#!/bin/sh\n# This script was created by sbatch --wrap.\n\nhostname\n");
+  EXPECT_FALSE(r->script_path.has_value());
+
+  auto bad = buildBatchRequest(std::vector<std::string>{"--wrap", "true", "script.sh"}, {}, std::nullopt, kNow);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().text, "sbatch: error: Script arguments not permitted with --wrap option");
+  EXPECT_EQ(bad.error().exit_code, 1);
+}
+
+TEST(BatchRequest, RejectsBadScriptsLikeSlurm) {
+  struct Case {
+    std::string script;
+    std::string text;
+  };
+  const std::vector<Case> cases = {
+      {"", "sbatch: error: Batch script is empty!"},  // golden 018
+      {"hostname\n",                                   // golden 019
+       "sbatch: error: This does not look like a batch script.  The first\n"
+       "sbatch: error: line must start with #! followed by the path to an interpreter.\n"
+       "sbatch: error: For instance: #!/bin/sh"},
+      {"  \n\t\n", "sbatch: error: Batch script contains only whitespace!"},
+      {"#!/bin/sh\r\ntrue\r\n",
+       "sbatch: error: Batch script contains DOS line breaks (\\r\\n)\n"
+       "sbatch: error: instead of expected UNIX line breaks (\\n)."},
+  };
+  for (const auto& c : cases) {
+    auto r = buildBatchRequest(std::vector<std::string>{}, {}, c.script, kNow);
+    ASSERT_FALSE(r.ok()) << c.script;
+    EXPECT_EQ(r.error().text, c.text);
+    EXPECT_EQ(r.error().exit_code, 1);
+  }
+}
+
+TEST(BatchRequest, DirectiveErrorsUseTheOptionMessages) {
+  auto r = buildBatchRequest(std::vector<std::string>{}, {},
+                             std::string_view("#!/bin/sh\n#SBATCH -t garbage\ntrue\n"), kNow);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().text, "sbatch: error: Invalid --time specification");
+  EXPECT_EQ(r.error().exit_code, 255);
+
+  auto env = buildBatchRequest(std::vector<std::string>{}, {{"SBATCH_TIMELIMIT", "bad"}},
+                               std::string_view("#!/bin/sh\ntrue\n"), kNow);
+  ASSERT_FALSE(env.ok());
+  EXPECT_EQ(env.error().text, "sbatch: error: Invalid --time specification");
+}
+
+TEST(Directives, StopAtTheFirstCommandAndSplitWords) {
+  const std::string script =
+      "#!/bin/bash\n"
+      "\n"
+      "# a comment\n"
+      "#SBATCH --job-name=\"two words\" -p 'gpu'   # trailing comment\n"
+      "   # indented comment\n"
+      "#SBATCH\n"
+      "# SBATCH -N 9 (not a directive: space after #)\n"
+      "#SBATCHX -N 9\n"
+      "#SBATCH\t-n 3\n"
+      "echo hi\n"
+      "#SBATCH -N 5\n";
+  auto d = extractDirectives(script);
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0].line, 4u);
+  EXPECT_EQ(d[0].tokens, (std::vector<std::string>{"--job-name=two words", "-p", "gpu"}));
+  EXPECT_EQ(d[1].line, 9u);
+  EXPECT_EQ(d[1].tokens, (std::vector<std::string>{"-n", "3"}));
+}
+
+TEST(Directives, GoldenStepsScript) {
+  // golden 037-steps-script.txt
+  const std::string script =
+      "#!/bin/bash\n#SBATCH -J steps\n#SBATCH -N 2\n#SBATCH -n 4\n#SBATCH --gres=gpu:2\n"
+      "#SBATCH -o steps-%j.out\nsrun -n 4 hostname\nsrun -n 1 false\n";
+  auto r = buildBatchRequest(std::vector<std::string>{"steps.sh"}, {}, script, kNow);
+  ASSERT_TRUE(r.ok()) << r.error().text;
+  EXPECT_EQ(r->spec.job_name, "steps");
+  EXPECT_EQ(r->spec.output, "steps-%j.out");
+  EXPECT_EQ(r->spec.nodes->min, 2u);
+}
+
+TEST(StepRequest, InheritsTheAllocationFromSlurmVariables) {
+  EnvMap env = {{"SLURM_JOB_ID", "42"}, {"SLURM_NTASKS", "4"}, {"SLURM_NNODES", "2"},
+                {"SLURM_LABELIO", "1"}, {"SLURM_KILL_BAD_EXIT", "0"}, {"SRUN_CPUS_PER_TASK", "2"},
+                {"SLURM_EXPORT_ENV", "ALL"}, {"SRUN_EXPORT_ENV", "NONE"}, {"SLURM_MPI_TYPE", "pmi2"}};
+  auto r = buildStepRequest({"-n", "2", "hostname"}, env, kNow);
+  ASSERT_TRUE(r.ok()) << r.error().text;
+  const JobSpec& s = r->spec;
+  EXPECT_EQ(s.jobid, 42u);
+  EXPECT_EQ(s.ntasks, 2u);  // command line wins
+  EXPECT_EQ(s.nodes->min, 2u);
+  EXPECT_TRUE(s.label);
+  EXPECT_FALSE(s.kill_on_bad_exit);
+  EXPECT_EQ(s.cpus_per_task, 2u);
+  EXPECT_FALSE(s.export_env->propagate_all);  // SRUN_EXPORT_ENV overrides SLURM_EXPORT_ENV
+  EXPECT_EQ(s.mpi, "pmi2");
+  EXPECT_EQ(r->command, (std::vector<std::string>{"hostname"}));
+
+  auto none = buildStepRequest({"-n", "2"}, {}, kNow);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().text, "srun: fatal: No command given to execute.");
+
+  auto bad_env = buildStepRequest({"true"}, {{"SLURM_TIMELIMIT", "garbage"}}, kNow);
+  ASSERT_FALSE(bad_env.ok());
+  EXPECT_EQ(bad_env.error().text, "srun: error: Invalid --time specification");
+}
+
+TEST(AllocRequest, ReadsSallocVariablesAndAllowsNoCommand) {
+  auto r = buildAllocRequest({"-N", "2"}, {{"SALLOC_PARTITION", "debug"}, {"SALLOC_IMMEDIATE", "30"},
+                                           {"SBATCH_PARTITION", "not-for-salloc"}}, kNow);
+  ASSERT_TRUE(r.ok()) << r.error().text;
+  EXPECT_EQ(r->spec.partition, "debug");
+  EXPECT_EQ(r->spec.immediate_seconds, 30u);
+  EXPECT_TRUE(r->command.empty());
+}
+
+TEST(InputEnv, EveryRowNamesAnOptionOfItsTools) {
+  for (const auto& row : inputEnvTable()) {
+    for (Tool t : {Tool::Sbatch, Tool::Srun, Tool::Salloc}) {
+      if ((row.tools & static_cast<unsigned>(t)) == 0) continue;
+      EXPECT_NE(findOption(t, row.long_name), nullptr) << row.variable << " -> " << row.long_name;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace drover::jobspec
