@@ -49,4 +49,33 @@ std::string bindingPayload(std::string_view method, const google::protobuf::Mess
   return payload;
 }
 
+namespace {
+
+std::string_view methodLine(std::string_view payload) {
+  const size_t first = payload.find('\n');
+  if (first == std::string_view::npos) return {};
+  const size_t second = payload.find('\n', first + 1);
+  if (second == std::string_view::npos) return {};
+  return payload.substr(first + 1, second - first - 1);
+}
+
+}  // namespace
+
+Result<DecodedCredential> verifyBoundCredential(const std::string& credential,
+                                                std::string_view method,
+                                                const google::protobuf::Message& request,
+                                                const std::string& munge_socket) {
+  auto decoded = decodeCredential(credential, munge_socket);
+  if (!decoded) return decoded;
+  if (decoded->payload != bindingPayload(method, request)) {
+    const std::string_view bound_method = methodLine(decoded->payload);
+    if (!bound_method.empty() && bound_method != method) {
+      return makeError("credential is bound to another method (" + std::string(bound_method) +
+                       ", not " + std::string(method) + ")");
+    }
+    return makeError("credential is bound to another request");
+  }
+  return decoded;
+}
+
 }  // namespace drover::auth

@@ -6,6 +6,9 @@
 #include <string>
 #include <string_view>
 
+#include "auth/munge_credential.h"
+#include "drover/result.h"
+
 namespace drover::auth {
 
 inline constexpr std::string_view kProtocolTag = "drover/v1";
@@ -15,5 +18,13 @@ std::string requestDigest(const google::protobuf::Message& request);
 
 // "drover/v1\n<method>\n<requestDigest(request)>".
 std::string bindingPayload(std::string_view method, const google::protobuf::Message& request);
+
+// Decodes `credential` and checks it is bound to exactly this method and request. Every
+// transport (gRPC metadata, the CLI frame transport) authenticates through this one function;
+// the error text says why a credential was refused.
+Result<DecodedCredential> verifyBoundCredential(const std::string& credential,
+                                                std::string_view method,
+                                                const google::protobuf::Message& request,
+                                                const std::string& munge_socket);
 
 }  // namespace drover::auth

@@ -37,15 +37,6 @@ std::string methodForRequestType(const google::protobuf::Message& request) {
   return matches == 1 ? found : std::string();
 }
 
-// The method line of a payload, for telling "wrong method" from "wrong request body".
-std::string_view methodLine(std::string_view payload) {
-  const size_t first = payload.find('\n');
-  if (first == std::string_view::npos) return {};
-  const size_t second = payload.find('\n', first + 1);
-  if (second == std::string_view::npos) return {};
-  return payload.substr(first + 1, second - first - 1);
-}
-
 }  // namespace
 
 grpc::Status authenticate(const grpc::ServerContext& ctx, const google::protobuf::Message& request,
@@ -74,17 +65,8 @@ grpc::Status authenticate(const grpc::ServerContext& ctx, const std::string& met
   if (std::next(range.first) != range.second) return denied("more than one MUNGE credential in the call");
   const std::string credential(range.first->second.data(), range.first->second.size());
 
-  auto decoded = auth::decodeCredential(credential, munge_socket);
+  auto decoded = auth::verifyBoundCredential(credential, method, request, munge_socket);
   if (!decoded) return denied(decoded.error());
-
-  const std::string expected = auth::bindingPayload(method, request);
-  if (decoded->payload != expected) {
-    const std::string_view bound_method = methodLine(decoded->payload);
-    if (!bound_method.empty() && bound_method != method) {
-      return denied("credential is bound to another method (" + std::string(bound_method) + ", not " + method + ")");
-    }
-    return denied("credential is bound to another request");
-  }
   caller->uid = decoded->uid;
   caller->gid = decoded->gid;
   return grpc::Status::OK;
