@@ -1,0 +1,26 @@
+#include "cli/cli_common.h"
+
+#include <cstdio>
+#include <string>
+
+namespace drover::cli {
+
+void printError(std::string_view prog, std::string_view message) {
+  std::string line;
+  line.append(prog).append(": error: ").append(message).append("\n");
+  std::fputs(line.c_str(), stderr);
+}
+
+std::vector<std::string> splitCommas(std::string_view text) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    std::size_t end = text.find(',', pos);
+    if (end == std::string_view::npos) end = text.size();
+    if (end > pos) out.emplace_back(text.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return out;
+}
+
+}  // namespace drover::cli

@@ -1,0 +1,69 @@
+#include "cli/format_spec.h"
+
+#include <cctype>
+
+namespace drover::cli {
+
+Result<Format> parseFormat(std::string_view text) {
+  Format out;
+  std::string literal;
+  auto flushLiteral = [&] {
+    if (!literal.empty()) {
+      FormatItem item;
+      item.literal = std::move(literal);
+      out.push_back(std::move(item));
+      literal.clear();
+    }
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') {
+      literal += text[i];
+      continue;
+    }
+    const std::size_t start = i;
+    ++i;
+    if (i < text.size() && text[i] == '%') {
+      literal += '%';
+      continue;
+    }
+    FieldSpec spec;
+    if (i < text.size() && (text[i] == '.' || text[i] == '-')) {
+      spec.right = text[i] == '.';
+      ++i;
+    }
+    if (i < text.size() && text[i] == '#') {
+      spec.auto_width = true;
+      ++i;
+    }
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+      spec.width = spec.width * 10 + (text[i] - '0');
+      if (spec.width > 100000) {
+        return makeError("format field at position " + std::to_string(start + 1) +
+                         " has an absurd width");
+      }
+      ++i;
+    }
+    if (i >= text.size() || !std::isalpha(static_cast<unsigned char>(text[i]))) {
+      return makeError("invalid format field at position " + std::to_string(start + 1) + " in \"" +
+                       std::string(text) + "\": expected %[.|-][width]<letter>");
+    }
+    spec.code = text[i];
+    flushLiteral();
+    FormatItem item;
+    item.is_field = true;
+    item.field = spec;
+    out.push_back(std::move(item));
+  }
+  flushLiteral();
+  return out;
+}
+
+std::string applyWidth(std::string_view value, const FieldSpec& spec) {
+  if (spec.width <= 0) return std::string(value);
+  const auto width = static_cast<std::size_t>(spec.width);
+  if (value.size() >= width) return std::string(value.substr(0, width));
+  const std::string pad(width - value.size(), ' ');
+  return spec.right ? pad + std::string(value) : std::string(value) + pad;
+}
+
+}  // namespace drover::cli

@@ -1,0 +1,51 @@
+#pragma once
+// Slurm's `-o/--format` strings ("%#P %.5a %.10l %-8N suffix"), shared by sinfo, squeue, sacct...
+// A format is a sequence of literal text and fields; each field is `%[.|-][width]X` where `.`
+// right-justifies, `-` (or nothing) left-justifies, and a given width both pads and truncates,
+// as Slurm does. `#` in place of a width asks the command to compute the width from the data
+// (Slurm documents its built-in formats that way); only built-in formats use it.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "drover/result.h"
+
+namespace drover::cli {
+
+struct FieldSpec {
+  char code = 0;
+  int width = 0;             // 0 = as wide as the value
+  bool right = false;        // `.`: right-justify
+  bool auto_width = false;   // `#`: the command fills in width before rendering
+};
+
+struct FormatItem {
+  bool is_field = false;
+  std::string literal;       // when !is_field
+  FieldSpec field;           // when is_field
+};
+
+using Format = std::vector<FormatItem>;
+
+// Parses a format string. `%%` is a literal percent sign. Fails on a `%` with no type letter,
+// naming the position; unknown type letters are left for the command to reject or ignore.
+Result<Format> parseFormat(std::string_view text);
+
+// Pads (and truncates) value to the field's width, Slurm style.
+std::string applyWidth(std::string_view value, const FieldSpec& spec);
+
+// Renders one line: each field's value comes from valueOf(field.code).
+template <typename ValueFn>
+std::string renderLine(const Format& format, ValueFn&& valueOf) {
+  std::string out;
+  for (const auto& item : format) {
+    if (item.is_field) {
+      out += applyWidth(valueOf(item.field), item.field);
+    } else {
+      out += item.literal;
+    }
+  }
+  return out;
+}
+
+}  // namespace drover::cli

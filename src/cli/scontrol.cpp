@@ -1,0 +1,381 @@
+#include "cli/scontrol.h"
+
+#include <getopt.h>
+#include <strings.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli/cli_common.h"
+#include "cli/controller_client.h"
+#include "cli/scontrol_view.h"
+#include "drover/hostlist.h"
+
+namespace drover::cli {
+namespace {
+
+constexpr const char* kProg = "scontrol";
+
+enum LongOnly { kOptUsage = 1000, kOptLocal, kOptFederation, kOptHide, kOptSibling };
+
+constexpr const char* kHelp =
+    "scontrol [<OPTION>] [<COMMAND>]\n"
+    "    Valid <OPTION> values are:\n"
+    "     -a or --all: equivalent to \"all\" command\n"
+    "     -d or --details: equivalent to \"details\" command\n"
+    "     -h or --help: equivalent to \"help\" command\n"
+    "     -o or --oneliner: equivalent to \"oneliner\" command\n"
+    "     -Q or --quiet: equivalent to \"quiet\" command\n"
+    "     -v or --verbose: equivalent to \"verbose\" command\n"
+    "     -V or --version: equivalent to \"version\" command\n"
+    "\n"
+    "    Valid <COMMAND> values are:\n"
+    "     ping                     print status of the drover controller.\n"
+    "     reconfigure              re-read cluster.conf in the controller.\n"
+    "     show <ENTITY> [<ID>]     display state of identified entity, default is all records.\n"
+    "                              <ENTITY> is node, partition, hostnames, hostlist or\n"
+    "                              hostlistsorted.\n"
+    "     update <SPECIFICATIONS>  update node state: NodeName=<name> State=<state> Reason=<text>\n"
+    "     version                  display tool version number.\n";
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Slurm accepts any unambiguous abbreviation; `min` letters at least.
+bool abbrev(const std::string& word, std::string_view full, std::size_t min = 1) {
+  const std::string w = lower(word);
+  return w.size() >= min && w.size() <= full.size() && full.substr(0, w.size()) == w;
+}
+
+struct Globals {
+  bool oneliner = false;
+  bool quiet = false;
+};
+
+Result<std::vector<std::string>> readHostFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return makeError("cannot read host file " + path);
+  std::vector<std::string> hosts;
+  std::string word;
+  while (in >> word) {
+    for (const auto& item : splitCommas(word)) {
+      auto expanded = hostlist::expand(item);
+      if (!expanded.ok()) return makeError(expanded.error());
+      for (auto& h : *expanded) hosts.push_back(std::move(h));
+    }
+  }
+  return hosts;
+}
+
+int showNodes(ControllerClient& client, const std::string& id, const Globals& g) {
+  v1::GetNodesRequest req;
+  std::vector<std::string> wanted;
+  if (!id.empty()) {
+    auto names = hostlist::expand(id);
+    if (!names.ok()) {
+      if (!g.quiet) std::cout << "Node " << id << " not found\n";
+      return 1;
+    }
+    wanted = *names;
+    for (const auto& n : wanted) req.add_names(n);
+  }
+  auto reply = client.getNodes(req);
+  if (!reply.ok()) {
+    if (client.lastFailure() == FailureKind::kNotFound) {
+      if (!g.quiet) std::cout << "Node " << id << " not found\n";
+      return 1;
+    }
+    printError(kProg, reply.error());
+    return 1;
+  }
+  std::string out;
+  std::size_t shown = 0;
+  for (const auto& node : reply->nodes()) {
+    if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), node.name()) == wanted.end()) continue;
+    out += formatNodeRecord(node, g.oneliner);
+    ++shown;
+  }
+  std::cout << out;
+  if (!id.empty() && shown == 0) {
+    if (!g.quiet) std::cout << "Node " << id << " not found\n";
+    return 1;
+  }
+  return 0;
+}
+
+int showPartitions(ControllerClient& client, const std::string& id, const Globals& g) {
+  v1::GetPartitionsRequest req;
+  if (!id.empty()) req.add_names(id);
+  auto reply = client.getPartitions(req);
+  if (!reply.ok()) {
+    if (client.lastFailure() == FailureKind::kNotFound) {
+      if (!g.quiet) std::cout << "Partition " << id << " not found\n";
+      return 1;
+    }
+    printError(kProg, reply.error());
+    return 1;
+  }
+  std::string out;
+  std::size_t shown = 0;
+  for (const auto& part : reply->partitions()) {
+    if (!id.empty() && part.name() != id) continue;
+    out += formatPartitionRecord(part, g.oneliner);
+    ++shown;
+  }
+  if (shown == 0) {
+    if (id.empty()) {
+      std::cout << "No partitions in the system\n";
+      return 0;
+    }
+    if (!g.quiet) std::cout << "Partition " << id << " not found\n";
+    return 1;
+  }
+  std::cout << out;
+  return 0;
+}
+
+Result<ControllerClient> connect() { return ControllerClient::fromConfig(); }
+
+int cmdShow(const std::vector<std::string>& words, const Globals& g) {
+  if (words.size() < 2) {
+    printError(kProg, "too few arguments for keyword:show");
+    return 1;
+  }
+  // "show ENTITY ID" or "show ENTITY=ID".
+  std::string entity = words[1];
+  std::string id = words.size() > 2 ? words[2] : "";
+  if (auto eq = entity.find('='); eq != std::string::npos) {
+    id = entity.substr(eq + 1);
+    entity = entity.substr(0, eq);
+  }
+  const std::string e = lower(entity);
+  if (e == "hostnames" || e == "hostlist" || e == "hostlistsorted") {
+    if (id.empty() && e == "hostnames") {
+      if (const char* env = std::getenv("SLURM_JOB_NODELIST")) id = env;
+    }
+    if (id.empty()) {
+      printError(kProg, "Hostlist is empty");
+      return 1;
+    }
+    auto text = hostlistCommand(e, id);
+    if (!text.ok()) {
+      printError(kProg, text.error());
+      return 1;
+    }
+    std::cout << *text;
+    return 0;
+  }
+  const bool is_node = abbrev(entity, "nodes", 1);
+  const bool is_part = abbrev(entity, "partitions", 1) || abbrev(entity, "partitionname", 1);
+  if (!is_node && !is_part) {
+    printError(kProg, "invalid entity:" + entity + " for keyword:show (supported: node, partition, "
+                      "hostnames, hostlist, hostlistsorted)");
+    return 1;
+  }
+  auto client = connect();
+  if (!client.ok()) {
+    printError(kProg, client.error());
+    return 1;
+  }
+  return is_node ? showNodes(*client, id, g) : showPartitions(*client, id, g);
+}
+
+int cmdUpdate(const std::vector<std::string>& words) {
+  const std::vector<std::string> specs(words.begin() + 1, words.end());
+  if (specs.empty()) {
+    printError(kProg, "too few arguments for keyword:update");
+    return 1;
+  }
+  auto req = parseUpdateNode(specs);
+  if (!req.ok()) {
+    std::cerr << req.error() << "\n";
+    return 1;
+  }
+  auto client = connect();
+  if (!client.ok()) {
+    printError(kProg, client.error());
+    return 1;
+  }
+  auto reply = client->updateNode(*req);
+  if (!reply.ok()) {
+    std::cerr << "slurm_update error: "
+              << (client->lastFailure() == FailureKind::kNotFound ? "Invalid node name specified"
+                                                                  : reply.error())
+              << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+int cmdReconfigure() {
+  auto client = connect();
+  if (!client.ok()) {
+    printError(kProg, client.error());
+    return 1;
+  }
+  auto reply = client->reconfigure(v1::ReconfigureRequest{});
+  if (!reply.ok()) {
+    std::cerr << "slurm_reconfigure error: " << reply.error() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+int cmdPing() {
+  auto client = connect();
+  if (!client.ok()) {
+    printError(kProg, client.error());
+    return 1;
+  }
+  auto reply = client->ping();
+  const std::string host = reply.ok() && !reply->controller_host().empty() ? reply->controller_host()
+                                                                            : client->address().host;
+  if (reply.ok()) {
+    std::cout << "Droverctld(primary) at " << host << " is UP\n";
+    return 0;
+  }
+  if (client->lastFailure() == FailureKind::kUnreachable) {
+    std::cout << "Droverctld(primary) at " << host << " is DOWN\n";
+    return 1;
+  }
+  printError(kProg, reply.error());
+  return 1;
+}
+
+int dispatch(const std::vector<std::string>& words, const Globals& g) {
+  const std::string& verb = words.front();
+  if (abbrev(verb, "show", 3)) return cmdShow(words, g);
+  if (abbrev(verb, "update", 1)) return cmdUpdate(words);
+  if (abbrev(verb, "reconfigure", 3)) return cmdReconfigure();
+  if (abbrev(verb, "ping", 2)) return cmdPing();
+  if (abbrev(verb, "version", 2)) {
+    std::cout << kVersionLine << "\n";
+    return 0;
+  }
+  if (abbrev(verb, "help", 1)) {
+    std::cout << kHelp;
+    return 0;
+  }
+  printError(kProg, "invalid keyword: " + verb + " (supported: show, update, reconfigure, ping, version, help)");
+  return 1;
+}
+
+}  // namespace
+
+Result<std::string> hostlistCommand(const std::string& verb, const std::string& arg) {
+  std::vector<std::string> hosts;
+  if (verb != "hostnames" && !arg.empty() && arg.front() == '/') {
+    auto from_file = readHostFile(arg);
+    if (!from_file.ok()) return makeError(from_file.error());
+    hosts = std::move(*from_file);
+  } else {
+    auto expanded = hostlist::expand(arg);
+    if (!expanded.ok()) return makeError(expanded.error());
+    hosts = std::move(*expanded);
+  }
+  if (verb == "hostnames") {
+    std::string out;
+    for (const auto& h : hosts) out += h + "\n";
+    return out;
+  }
+  if (verb == "hostlistsorted") return hostlist::compressSorted(std::move(hosts)) + "\n";
+  return hostlist::compress(hosts) + "\n";
+}
+
+Result<v1::UpdateNodeRequest> parseUpdateNode(const std::vector<std::string>& words) {
+  static constexpr std::string_view kStates[] = {"DRAIN", "DOWN", "IDLE", "RESUME", "UNDRAIN"};
+  v1::UpdateNodeRequest req;
+  bool have_reason = false;
+  for (const auto& w : words) {
+    const auto eq = w.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return makeError("Invalid input: " + w + "\nRequest aborted");
+    }
+    const std::string key = lower(w.substr(0, eq));
+    const std::string val = w.substr(eq + 1);
+    if (key == "nodename" || key == "node" || key == "nodes") {
+      req.set_nodes(val);
+    } else if (key == "state") {
+      std::string state;
+      std::string up = val;
+      for (char& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      for (const auto s : kStates) {
+        if (up.size() >= 3 && up.size() <= s.size() && s.substr(0, up.size()) == up) state = s;
+      }
+      if (state.empty()) {
+        return makeError("Invalid input: " + w + "\nRequest aborted\nValid states are: DRAIN DOWN IDLE RESUME UNDRAIN");
+      }
+      req.set_state(state);
+    } else if (key == "reason") {
+      req.set_reason(val);
+      have_reason = true;
+    } else {
+      return makeError("Update of " + w.substr(0, eq) +
+                       " is not supported by Drover yet (supported: NodeName, State, Reason)\nRequest aborted");
+    }
+  }
+  if (req.nodes().empty()) return makeError("No valid entity in update command\nInput line must include \"NodeName\"");
+  if ((req.state() == "DOWN" || req.state() == "DRAIN") && (!have_reason || req.reason().empty())) {
+    return makeError("You must specify a reason when DOWNING or DRAINING a node. Request denied");
+  }
+  return req;
+}
+
+int runScontrol(int argc, char** argv) {
+  static const option kLong[] = {
+      {"all", no_argument, nullptr, 'a'},       {"details", no_argument, nullptr, 'd'},
+      {"help", no_argument, nullptr, 'h'},      {"oneliner", no_argument, nullptr, 'o'},
+      {"quiet", no_argument, nullptr, 'Q'},     {"verbose", no_argument, nullptr, 'v'},
+      {"version", no_argument, nullptr, 'V'},   {"future", no_argument, nullptr, 'F'},
+      {"cluster", required_argument, nullptr, 'M'}, {"clusters", required_argument, nullptr, 'M'},
+      {"uid", required_argument, nullptr, 'u'}, {"usage", no_argument, nullptr, kOptUsage},
+      {"local", no_argument, nullptr, kOptLocal}, {"federation", no_argument, nullptr, kOptFederation},
+      {"hide", no_argument, nullptr, kOptHide}, {"sibling", no_argument, nullptr, kOptSibling},
+      {nullptr, 0, nullptr, 0},
+  };
+  Globals g;
+  opterr = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, "adhoQvVFM:u:", kLong, nullptr)) != -1) {
+    switch (c) {
+      case 'a': case 'd': case 'v': case 'F': case kOptLocal: case kOptFederation: case kOptHide:
+      case kOptSibling:
+        break;  // accepted; no effect with a single cluster and no hidden partitions
+      case 'o': g.oneliner = true; break;
+      case 'Q': g.quiet = true; break;
+      case 'V':
+        std::cout << kVersionLine << "\n";
+        return 0;
+      case 'h': case kOptUsage:
+        std::cout << kHelp;
+        return 0;
+      case 'M':
+        printError(kProg, "--clusters is not supported: Drover runs one cluster");
+        return 1;
+      case 'u':
+        printError(kProg, "--uid is not supported: the controller takes identity from MUNGE");
+        return 1;
+      default: {
+        const std::string bad = optopt != 0 ? std::string("-") + static_cast<char>(optopt) : argv[optind - 1];
+        printError(kProg, "unrecognized option '" + bad + "'\nTry \"scontrol --help\" for more information");
+        return 1;
+      }
+    }
+  }
+  std::vector<std::string> words(argv + optind, argv + argc);
+  if (words.empty()) {
+    printError(kProg, "interactive mode is not supported; give a command (see scontrol --help)");
+    return 1;
+  }
+  const int rc = dispatch(words, g);
+  std::cout.flush();
+  return rc;
+}
+
+}  // namespace drover::cli

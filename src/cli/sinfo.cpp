@@ -1,0 +1,183 @@
+#include "cli/sinfo.h"
+
+#include <getopt.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <iostream>
+
+#include "cli/cli_common.h"
+#include "cli/controller_client.h"
+#include "drover/hostlist.h"
+
+namespace drover::cli {
+namespace {
+
+constexpr const char* kProg = "sinfo";
+
+enum LongOnly { kOptHelp = 1000, kOptUsage, kOptJson, kOptLocal, kOptFederation, kOptHide, kOptNoConvert };
+
+constexpr const char* kUsage =
+    "Usage: sinfo [-adelNRrsTv] [-i seconds] [-t states] [-p partition] [-n nodes]\n"
+    "             [-S fields] [-o format] [-O Format] [--json]\n";
+
+constexpr const char* kHelp =
+    "Usage: sinfo [OPTIONS]\n"
+    "  -a, --all                  show all partitions (hidden ones included)\n"
+    "  -d, --dead                 show only non-responding nodes\n"
+    "  -e, --exact                group nodes only on exact match of configuration\n"
+    "  -h, --noheader             no headers on output\n"
+    "      --json                 produce JSON output\n"
+    "  -l, --long                 long output - displays more information\n"
+    "  -n, --nodes=NODES          report on specific node(s)\n"
+    "  -N, --Node                 Node-centric format\n"
+    "  -o, --format=format        format specification\n"
+    "  -p, --partition=PARTITION  report on specific partition\n"
+    "  -r, --responding           report only responding nodes\n"
+    "  -s, --summarize            report state summary only\n"
+    "  -t, --states=node_state    specify the what states of nodes to view\n"
+    "  -v, --verbose              verbosity level\n"
+    "  -V, --version              output version information and exit\n"
+    "\nHelp options:\n"
+    "      --help                 show this help message\n"
+    "      --usage                display brief usage message\n";
+
+}  // namespace
+
+Result<SinfoCommand> parseSinfoArgs(const std::vector<std::string>& args) {
+  static const option kLong[] = {
+      {"all", no_argument, nullptr, 'a'},         {"dead", no_argument, nullptr, 'd'},
+      {"exact", no_argument, nullptr, 'e'},       {"noheader", no_argument, nullptr, 'h'},
+      {"iterate", required_argument, nullptr, 'i'}, {"long", no_argument, nullptr, 'l'},
+      {"cluster", required_argument, nullptr, 'M'}, {"clusters", required_argument, nullptr, 'M'},
+      {"nodes", required_argument, nullptr, 'n'}, {"Node", no_argument, nullptr, 'N'},
+      {"format", required_argument, nullptr, 'o'}, {"Format", required_argument, nullptr, 'O'},
+      {"partition", required_argument, nullptr, 'p'}, {"responding", no_argument, nullptr, 'r'},
+      {"list-reasons", no_argument, nullptr, 'R'}, {"summarize", no_argument, nullptr, 's'},
+      {"sort", required_argument, nullptr, 'S'},  {"states", required_argument, nullptr, 't'},
+      {"reservation", no_argument, nullptr, 'T'}, {"verbose", no_argument, nullptr, 'v'},
+      {"version", no_argument, nullptr, 'V'},     {"help", no_argument, nullptr, kOptHelp},
+      {"usage", no_argument, nullptr, kOptUsage}, {"json", no_argument, nullptr, kOptJson},
+      {"local", no_argument, nullptr, kOptLocal}, {"federation", no_argument, nullptr, kOptFederation},
+      {"hide", no_argument, nullptr, kOptHide},   {"noconvert", no_argument, nullptr, kOptNoConvert},
+      {nullptr, 0, nullptr, 0},
+  };
+  std::vector<std::string> storage;
+  storage.reserve(args.size() + 1);
+  storage.emplace_back(kProg);
+  for (const auto& a : args) storage.push_back(a);
+  std::vector<char*> argv;
+  for (auto& s : storage) argv.push_back(s.data());
+  argv.push_back(nullptr);
+
+  SinfoCommand cmd;
+  SinfoOptions& o = cmd.options;
+  opterr = 0;
+  optind = 0;  // re-initialise getopt: parse may run more than once in a process (tests)
+  int c;
+  while ((c = getopt_long(static_cast<int>(storage.size()), argv.data(), "+adehi:lM:n:No:O:p:rRsS:t:TvV",
+                          kLong, nullptr)) != -1) {
+    switch (c) {
+      case 'a': case 'v': case kOptLocal: case kOptFederation: case kOptHide: case kOptNoConvert:
+      case 'S':
+        break;  // accepted; nothing to change for a single cluster with no hidden partitions
+      case 'd': o.dead_only = true; break;
+      case 'e': o.exact = true; break;
+      case 'h': o.no_header = true; break;
+      case 'l': o.long_format = true; break;
+      case 'N': o.node_oriented = true; break;
+      case 'r': o.responding_only = true; break;
+      case 's': o.summarize = true; break;
+      case 'o': o.format = optarg; break;
+      case 'p': o.partitions = splitCommas(optarg); break;
+      case 'n': {
+        auto hosts = hostlist::expand(optarg);
+        if (!hosts.ok()) return makeError("Invalid node name specified: " + hosts.error());
+        o.nodes = std::move(*hosts);
+        break;
+      }
+      case 't': {
+        auto states = parseStateFilter(optarg);
+        if (!states.ok()) return makeError(states.error());
+        o.states = std::move(*states);
+        break;
+      }
+      case kOptJson: o.json = true; break;
+      case 'V': cmd.version = true; break;
+      case kOptHelp: cmd.help = true; break;
+      case kOptUsage: cmd.usage = true; break;
+      case 'i': return makeError("--iterate is not supported yet");
+      case 'M': return makeError("--clusters is not supported: Drover runs one cluster");
+      case 'O': return makeError("--Format (-O) is not supported yet; use --format (-o)");
+      case 'R': return makeError("--list-reasons (-R) is not supported yet; use -o \"%20E %9u %19H %N\" -t drain,down");
+      case 'T': return makeError("--reservation (-T) is not supported yet");
+      default: {
+        const std::string bad = optopt != 0 ? std::string("-") + static_cast<char>(optopt)
+                                            : std::string(argv[static_cast<std::size_t>(optind) - 1]);
+        return makeError("unrecognized option '" + bad + "'\nTry \"sinfo --help\" for more information");
+      }
+    }
+  }
+  if (optind < static_cast<int>(storage.size())) {
+    return makeError(std::string("Unknown argument: ") + argv[static_cast<std::size_t>(optind)] +
+                     "\nTry \"sinfo --help\" for more information");
+  }
+  return cmd;
+}
+
+int runSinfo(int argc, char** argv) {
+  std::vector<std::string> args;
+  // Environment first so that options override it, as Slurm.
+  if (const char* f = std::getenv("SINFO_FORMAT"); f && *f) args.push_back(std::string("--format=") + f);
+  if (const char* p = std::getenv("SINFO_PARTITION"); p && *p) args.push_back(std::string("--partition=") + p);
+  for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+  auto parsed = parseSinfoArgs(args);
+  if (!parsed.ok()) {
+    printError(kProg, parsed.error());
+    return 1;
+  }
+  const SinfoCommand& cmd = *parsed;
+  if (cmd.version) {
+    std::cout << kVersionLine << "\n";
+    return 0;
+  }
+  if (cmd.help || cmd.usage) {
+    std::cout << (cmd.help ? kHelp : kUsage);
+    return 0;
+  }
+
+  auto client = ControllerClient::fromConfig();
+  if (!client.ok()) {
+    printError(kProg, client.error());
+    return 1;
+  }
+  auto nodes = client->getNodes(v1::GetNodesRequest{});
+  if (!nodes.ok()) {
+    printError(kProg, nodes.error());
+    return 1;
+  }
+  std::vector<v1::NodeInfo> node_list(nodes->nodes().begin(), nodes->nodes().end());
+  if (cmd.options.json) {
+    std::cout << renderSinfoJson(node_list);
+    std::cout.flush();
+    return 0;
+  }
+  auto parts = client->getPartitions(v1::GetPartitionsRequest{});
+  if (!parts.ok()) {
+    printError(kProg, parts.error());
+    return 1;
+  }
+  std::vector<v1::PartitionInfo> part_list(parts->partitions().begin(), parts->partitions().end());
+  const std::int64_t now = nodes->time() != 0 ? nodes->time() : static_cast<std::int64_t>(std::time(nullptr));
+  auto text = renderSinfo(cmd.options, node_list, part_list, now);
+  if (!text.ok()) {
+    printError(kProg, text.error());
+    return 1;
+  }
+  std::cout << *text;
+  std::cout.flush();
+  return 0;
+}
+
+}  // namespace drover::cli

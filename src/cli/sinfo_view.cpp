@@ -1,0 +1,451 @@
+#include "cli/sinfo_view.h"
+
+#include <algorithm>
+#include <cctype>
+#include <ctime>
+#include <map>
+#include <set>
+#include <string_view>
+#include <unordered_map>
+
+#include "cli/format_spec.h"
+#include "cli/node_values.h"
+#include "cli/slurm_json.h"
+#include "drover/hostlist.h"
+#include "drover/time_spec.h"
+
+namespace drover::cli {
+namespace {
+
+// Slurm pads computed (#) partition and node-list columns to at least this width.
+constexpr std::size_t kMinAutoWidth = 9;
+
+// One output line: a partition (absent for nodes in no partition) and the nodes it covers.
+struct Record {
+  const v1::PartitionInfo* part = nullptr;
+  std::vector<const v1::NodeInfo*> nodes;
+};
+
+std::string joinStrings(const google::protobuf::RepeatedPtrField<std::string>& items,
+                        std::string_view empty_text) {
+  if (items.empty()) return std::string(empty_text);
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ",") + s;
+  return out;
+}
+
+std::string sinfoTime(std::int64_t minutes) {
+  if (minutes < 0) return "infinite";
+  return formatTimeLimit(minutes * 60);
+}
+
+std::string partitionAvail(const v1::PartitionInfo& p) {
+  if (p.state() == "INACTIVE") return "inact";
+  std::string out = p.state().empty() ? "up" : p.state();
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+template <typename T>
+std::string minPlus(const std::vector<const v1::NodeInfo*>& nodes, T (*get)(const v1::NodeInfo&)) {
+  if (nodes.empty()) return "0";
+  T lo = get(*nodes.front()), hi = lo;
+  for (const auto* n : nodes) {
+    lo = std::min(lo, get(*n));
+    hi = std::max(hi, get(*n));
+  }
+  return std::to_string(lo) + (hi > lo ? "+" : "");
+}
+
+std::uint32_t cpusOf(const v1::NodeInfo& n) { return n.configured().cpus(); }
+std::uint64_t memOf(const v1::NodeInfo& n) { return n.configured().real_memory_mb(); }
+std::uint32_t weightOf(const v1::NodeInfo& n) { return n.weight(); }
+std::uint32_t socketsOf(const v1::NodeInfo& n) { return n.configured().sockets(); }
+std::uint32_t coresOf(const v1::NodeInfo& n) { return n.configured().cores_per_socket(); }
+std::uint32_t threadsOf(const v1::NodeInfo& n) { return n.configured().threads_per_core(); }
+
+std::string header(char code) {
+  switch (code) {
+    case 'a': return "AVAIL";
+    case 'A': return "NODES(A/I)";
+    case 'b': return "ACTIVE_FEATURES";
+    case 'B': return "MAX_CPUS_PER_NODE";
+    case 'c': return "CPUS";
+    case 'C': return "CPUS(A/I/O/T)";
+    case 'd': return "TMP_DISK";
+    case 'D': return "NODES";
+    case 'e': return "FREE_MEM";
+    case 'E': return "REASON";
+    case 'f': return "AVAIL_FEATURES";
+    case 'F': return "NODES(A/I/O/T)";
+    case 'g': return "GROUPS";
+    case 'G': return "GRES";
+    case 'h': return "OVERSUBSCRIBE";
+    case 'H': return "TIMESTAMP";
+    case 'I': return "PRIO_JOB_FACTOR";
+    case 'l': return "TIMELIMIT";
+    case 'L': return "DEFAULTTIME";
+    case 'm': return "MEMORY";
+    case 'M': return "PREEMPT_MODE";
+    case 'n': return "HOSTNAMES";
+    case 'N': return "NODELIST";
+    case 'o': return "NODE_ADDR";
+    case 'O': return "CPU_LOAD";
+    case 'p': return "PRIO_TIER";
+    case 'P': return "PARTITION";
+    case 'r': return "ROOT";
+    case 'R': return "PARTITION";
+    case 's': return "JOB_SIZE";
+    case 'S': return "ALLOCNODES";
+    case 't': return "STATE";
+    case 'T': return "STATE";
+    case 'u': return "USER";
+    case 'U': return "USER";
+    case 'v': return "VERSION";
+    case 'V': return "CLUSTER";
+    case 'w': return "WEIGHT";
+    case 'X': return "SOCKETS";
+    case 'Y': return "CORES";
+    case 'Z': return "THREADS";
+    case 'z': return "S:C:T";
+    default: return "";
+  }
+}
+
+bool isKnownCode(char code) { return !header(code).empty(); }
+
+// Codes whose per-node value splits records in the partition view. CPU/memory/disk/S:C:T only
+// split with -e; otherwise they print as the minimum with a "+" (see `man sinfo`, -e).
+bool groupsBy(char code, bool exact) {
+  switch (code) {
+    case 't': case 'T': case 'E': case 'H': case 'u': case 'U': case 'f': case 'b':
+    case 'G': case 'w': case 'v':
+      return true;
+    case 'c': case 'm': case 'd': case 'z': case 'X': case 'Y': case 'Z':
+      return exact;
+    default:
+      return false;
+  }
+}
+
+std::string rangeText(double lo, double hi, bool as_load) {
+  auto one = [as_load](double v) {
+    return as_load ? formatCpuLoad(v) : std::to_string(static_cast<std::uint64_t>(v));
+  };
+  return lo == hi ? one(lo) : one(lo) + "-" + one(hi);
+}
+
+std::string compressNames(const std::vector<const v1::NodeInfo*>& nodes,
+                          const std::string& (v1::NodeInfo::*get)() const) {
+  std::vector<std::string> names;
+  names.reserve(nodes.size());
+  for (const auto* n : nodes) {
+    const std::string& v = (n->*get)();
+    names.push_back(v.empty() ? n->name() : v);
+  }
+  return hostlist::compressSorted(std::move(names));
+}
+
+std::string value(char code, const Record& r) {
+  const auto& nodes = r.nodes;
+  const v1::PartitionInfo* p = r.part;
+  const v1::NodeInfo* first = nodes.empty() ? nullptr : nodes.front();
+  switch (code) {
+    case 'P': return p ? p->name() + (p->is_default() ? "*" : "") : "n/a";
+    case 'R': return p ? p->name() : "n/a";
+    case 'a': return p ? partitionAvail(*p) : "n/a";
+    case 'l': return p ? sinfoTime(p->max_time_min()) : "n/a";
+    case 'L': return p ? (p->default_time_min() < 0 ? "n/a" : sinfoTime(p->default_time_min())) : "n/a";
+    case 's':
+      if (!p) return "n/a";
+      if (p->max_nodes() < 0) return "1-infinite";
+      return p->max_nodes() == 1 ? "1" : "1-" + std::to_string(p->max_nodes());
+    case 'r': return "no";
+    case 'h': return p && p->exclusive() ? "EXCLUSIVE" : "NO";
+    case 'g': return p ? joinStrings(p->allow_groups(), "all") : "all";
+    case 'S': return "all";
+    case 'I': return p ? std::to_string(p->priority_job_factor()) : "n/a";
+    case 'p': return p ? std::to_string(p->priority_tier()) : "n/a";
+    case 'M': return "OFF";
+    case 'B': return "UNLIMITED";
+    case 'V': return "N/A";
+    case 'D': return std::to_string(nodes.size());
+    case 't': return first ? stateCompact(*first) : "n/a";
+    case 'T': return first ? stateLong(*first) : "n/a";
+    case 'N': return compressNames(nodes, &v1::NodeInfo::name);
+    case 'n': return compressNames(nodes, &v1::NodeInfo::hostname);
+    case 'o': return compressNames(nodes, &v1::NodeInfo::address);
+    case 'c': return minPlus(nodes, cpusOf);
+    case 'm': return minPlus(nodes, memOf);
+    case 'd': return "0";
+    case 'w': return minPlus(nodes, weightOf);
+    case 'X': return minPlus(nodes, socketsOf);
+    case 'Y': return minPlus(nodes, coresOf);
+    case 'Z': return minPlus(nodes, threadsOf);
+    case 'z':
+      return minPlus(nodes, socketsOf) + ":" + minPlus(nodes, coresOf) + ":" + minPlus(nodes, threadsOf);
+    case 'f': case 'b': return first ? joinStrings(first->features(), "(null)") : "(null)";
+    case 'G': return first && !first->gres().empty() ? first->gres() : "(null)";
+    case 'v': return first && !first->version().empty() ? first->version() : "N/A";
+    case 'E': return first && !first->reason().empty() ? first->reason() : "none";
+    case 'H': return first ? formatIsoTime(first->reason_time(), "Unknown") : "Unknown";
+    case 'u': case 'U':
+      return first && !first->reason_user().empty() ? first->reason_user() : "Unknown";
+    case 'C': {
+      std::uint64_t alloc = 0, idle = 0, other = 0, total = 0;
+      for (const auto* n : nodes) {
+        const std::uint32_t cpus = n->configured().cpus();
+        const std::uint32_t used = std::min(n->alloc_cpus(), cpus);
+        total += cpus;
+        alloc += used;
+        (isUnavailable(*n) ? other : idle) += cpus - used;
+      }
+      return std::to_string(alloc) + "/" + std::to_string(idle) + "/" + std::to_string(other) + "/" +
+             std::to_string(total);
+    }
+    case 'A': case 'F': {
+      std::uint64_t alloc = 0, idle = 0, other = 0;
+      for (const auto* n : nodes) {
+        if (isUnavailable(*n)) ++other;
+        else if (n->state() == v1::NODE_ALLOCATED || n->state() == v1::NODE_MIXED) ++alloc;
+        else if (n->state() == v1::NODE_IDLE) ++idle;
+        else ++other;
+      }
+      std::string out = std::to_string(alloc) + "/" + std::to_string(idle);
+      if (code == 'F') out += "/" + std::to_string(other) + "/" + std::to_string(nodes.size());
+      return out;
+    }
+    case 'O': case 'e': {
+      bool any = false;
+      double lo = 0, hi = 0;
+      for (const auto* n : nodes) {
+        if (!hasReported(*n)) continue;
+        const double v = code == 'O' ? n->cpu_load() : static_cast<double>(n->free_memory_mb());
+        lo = any ? std::min(lo, v) : v;
+        hi = any ? std::max(hi, v) : v;
+        any = true;
+      }
+      return any ? rangeText(lo, hi, code == 'O') : "N/A";
+    }
+    default: return "";
+  }
+}
+
+bool nodeSelected(const SinfoOptions& opts, const v1::NodeInfo& n,
+                  const std::set<std::string>& node_filter) {
+  if (!node_filter.empty() && !node_filter.count(n.name())) return false;
+  if (opts.responding_only && n.not_responding()) return false;
+  if (opts.dead_only && !n.not_responding()) return false;
+  return matchesStateFilter(opts.states, n);
+}
+
+bool partitionSelected(const SinfoOptions& opts, const v1::PartitionInfo& p) {
+  return opts.partitions.empty() ||
+         std::find(opts.partitions.begin(), opts.partitions.end(), p.name()) != opts.partitions.end();
+}
+
+// The partition-oriented records: per partition (in configuration order), nodes grouped by the
+// values of the grouping fields, groups ordered by decreasing state (Slurm's "#P,-t").
+std::vector<Record> partitionRecords(const SinfoOptions& opts, const Format& format,
+                                     const std::vector<v1::NodeInfo>& nodes,
+                                     const std::vector<v1::PartitionInfo>& partitions) {
+  std::unordered_map<std::string, const v1::NodeInfo*> by_name;
+  for (const auto& n : nodes) by_name.emplace(n.name(), &n);
+  const std::set<std::string> node_filter(opts.nodes.begin(), opts.nodes.end());
+  const bool filtering = !node_filter.empty() || !opts.states.empty() || opts.responding_only ||
+                         opts.dead_only;
+  bool sort_by_state = false;
+  for (const auto& item : format) {
+    if (item.is_field && (item.field.code == 't' || item.field.code == 'T')) sort_by_state = true;
+  }
+
+  std::vector<Record> out;
+  for (const auto& part : partitions) {
+    if (!partitionSelected(opts, part)) continue;
+    auto members = hostlist::expand(part.nodes());
+    std::vector<Record> recs;
+    std::vector<std::string> keys;
+    if (members.ok()) {
+      for (const auto& name : *members) {
+        auto it = by_name.find(name);
+        if (it == by_name.end() || !nodeSelected(opts, *it->second, node_filter)) continue;
+        const Record single{&part, {it->second}};
+        std::string key;
+        for (const auto& item : format) {
+          if (item.is_field && groupsBy(item.field.code, opts.exact)) key += value(item.field.code, single) + '\x1f';
+        }
+        auto k = std::find(keys.begin(), keys.end(), key);
+        if (k == keys.end()) {
+          keys.push_back(key);
+          recs.push_back(single);
+        } else {
+          recs[static_cast<std::size_t>(k - keys.begin())].nodes.push_back(it->second);
+        }
+      }
+    }
+    if (recs.empty() && !filtering && (!members.ok() || members->empty())) {
+      recs.push_back(Record{&part, {}});  // an empty partition still shows, as "0 n/a"
+    }
+    if (sort_by_state) {
+      std::stable_sort(recs.begin(), recs.end(), [](const Record& a, const Record& b) {
+        const int ka = a.nodes.empty() ? -1 : stateSortKey(*a.nodes.front());
+        const int kb = b.nodes.empty() ? -1 : stateSortKey(*b.nodes.front());
+        return ka > kb;
+      });
+    }
+    for (auto& r : recs) out.push_back(std::move(r));
+  }
+  return out;
+}
+
+// The node-oriented records (-N): one per node and partition, by node name, then partition in
+// configuration order.
+std::vector<Record> nodeRecords(const SinfoOptions& opts, const std::vector<v1::NodeInfo>& nodes,
+                                const std::vector<v1::PartitionInfo>& partitions) {
+  const std::set<std::string> node_filter(opts.nodes.begin(), opts.nodes.end());
+  std::vector<std::string> names;
+  for (const auto& n : nodes) names.push_back(n.name());
+  hostlist::sortHosts(names);
+  std::unordered_map<std::string, std::size_t> rank;
+  for (std::size_t i = 0; i < names.size(); ++i) rank.emplace(names[i], i);
+
+  std::vector<Record> out;
+  for (const auto& part : partitions) {
+    if (!partitionSelected(opts, part)) continue;
+    auto members = hostlist::expand(part.nodes());
+    if (!members.ok()) continue;
+    const std::set<std::string> in_part(members->begin(), members->end());
+    for (const auto& n : nodes) {
+      if (in_part.count(n.name()) && nodeSelected(opts, n, node_filter)) out.push_back(Record{&part, {&n}});
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [&rank](const Record& a, const Record& b) {
+    return rank[a.nodes.front()->name()] < rank[b.nodes.front()->name()];
+  });
+  return out;
+}
+
+std::string dateLine(std::int64_t now) {
+  const std::time_t t = static_cast<std::time_t>(now);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%a %b %d %H:%M:%S %Y", &tm);
+  return buf;
+}
+
+}  // namespace
+
+std::string builtinSinfoFormat(const SinfoOptions& opts) {
+  if (opts.summarize) return "%#P %.5a %.10l %.16F  %N";
+  if (opts.node_oriented) {
+    // Slurm documents "%#P" here but prints the column right-justified (golden 081).
+    return opts.long_format ? "%#N %.6D %.#P %.11T %4c %.8z %.6m %.8d %.6w %.8f %20E"
+                            : "%#N %.6D %.#P %6t";
+  }
+  return opts.long_format ? "%#P %.5a %.10l %.10s %.4r %.8h %.10g %.6D %.11T %N"
+                          : "%#P %.5a %.10l %.6D %.6t %N";
+}
+
+Result<std::string> renderSinfo(const SinfoOptions& opts, const std::vector<v1::NodeInfo>& nodes,
+                                const std::vector<v1::PartitionInfo>& partitions,
+                                std::int64_t now) {
+  const std::string format_text = opts.format.empty() ? builtinSinfoFormat(opts) : opts.format;
+  auto parsed = parseFormat(format_text);
+  if (!parsed.ok()) return makeError(parsed.error());
+  Format format = std::move(*parsed);
+  for (const auto& item : format) {
+    if (item.is_field && !isKnownCode(item.field.code)) {
+      return makeError(std::string("Invalid node format specification: ") + item.field.code);
+    }
+  }
+
+  const std::vector<Record> records = opts.node_oriented ? nodeRecords(opts, nodes, partitions)
+                                                          : partitionRecords(opts, format, nodes, partitions);
+
+  // Compute `#` widths from the data (and at least kMinAutoWidth, as Slurm).
+  for (auto& item : format) {
+    if (!item.is_field || !item.field.auto_width) continue;
+    std::size_t width = item.field.code == 'P' || item.field.code == 'N' ? kMinAutoWidth
+                                                                          : header(item.field.code).size();
+    for (const auto& r : records) width = std::max(width, value(item.field.code, r).size());
+    item.field.width = static_cast<int>(width);
+  }
+
+  std::string out;
+  if (opts.long_format && opts.format.empty()) out += dateLine(now) + "\n";
+  if (!opts.no_header) {
+    out += renderLine(format, [](const FieldSpec& f) { return header(f.code); }) + "\n";
+  }
+  for (const auto& r : records) {
+    out += renderLine(format, [&r](const FieldSpec& f) { return value(f.code, r); }) + "\n";
+  }
+  return out;
+}
+
+std::string renderSinfoJson(const std::vector<v1::NodeInfo>& nodes) {
+  json::Array list;
+  for (const auto& n : nodes) {
+    json::Array partitions;
+    for (const auto& p : n.partitions()) partitions.emplace_back(p);
+    json::Array flags;
+    for (const auto& f : stateFlags(n)) flags.emplace_back(f);
+    std::string features = joinStrings(n.features(), "");
+    const auto& c = n.configured();
+    const std::uint32_t idle_cpus = c.cpus() > n.alloc_cpus() ? c.cpus() - n.alloc_cpus() : 0;
+    list.emplace_back(json::Object{
+        {"architecture", n.arch()},
+        {"burstbuffer_network_address", ""},
+        {"boards", 1},
+        {"boot_time", n.boot_time()},
+        {"comment", ""},
+        {"cores", c.cores_per_socket()},
+        {"cpu_binding", 0},
+        {"cpu_load", static_cast<std::int64_t>(n.cpu_load() * 100 + 0.5)},
+        {"extra", ""},
+        {"free_memory", n.free_memory_mb()},
+        {"cpus", c.cpus()},
+        {"last_busy", n.last_busy_time()},
+        {"features", features},
+        {"active_features", features},
+        {"gres", n.gres()},
+        {"gres_drained", "N/A"},
+        {"gres_used", gresUsedPlain(n)},
+        {"mcs_label", ""},
+        {"name", n.name()},
+        {"next_state_after_reboot", "invalid"},
+        {"address", n.address()},
+        {"hostname", n.hostname()},
+        {"state", baseStateLower(n)},
+        {"state_flags", std::move(flags)},
+        {"next_state_after_reboot_flags", json::Array{}},
+        {"operating_system", n.os()},
+        {"owner", nullptr},
+        {"partitions", std::move(partitions)},
+        {"port", n.port()},
+        {"real_memory", c.real_memory_mb()},
+        {"reason", n.reason()},
+        {"reason_changed_at", n.reason_time()},
+        {"reason_set_by_user", n.reason_user().empty() ? json::Value() : json::Value(n.reason_user())},
+        {"slurmd_start_time", n.agent_start_time()},
+        {"sockets", c.sockets()},
+        {"threads", c.threads_per_core()},
+        {"temporary_disk", 0},
+        {"weight", n.weight()},
+        {"tres", nodeCfgTres(n)},
+        {"slurmd_version", n.version()},
+        {"alloc_memory", n.alloc_memory_mb()},
+        {"alloc_cpus", n.alloc_cpus()},
+        {"idle_cpus", idle_cpus},
+        {"tres_used", nodeAllocTres(n)},
+        {"tres_weighted", static_cast<double>(n.alloc_cpus())},
+    });
+  }
+  return json::dump(json::Object{
+      {"meta", json::slurmMeta()},
+      {"errors", json::Array{}},
+      {"nodes", std::move(list)},
+  });
+}
+
+}  // namespace drover::cli

@@ -1,0 +1,41 @@
+#pragma once
+// sinfo's output, as a pure function of the controller's node and partition lists: the default
+// partition view, -N, -l, -s, -o/--format, -h, the -p/-n/-t/-r/-d filters, and --json.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli/node_state.h"
+#include "drover/result.h"
+#include "drover/v1/types.pb.h"
+
+namespace drover::cli {
+
+struct SinfoOptions {
+  bool node_oriented = false;   // -N
+  bool long_format = false;     // -l
+  bool summarize = false;       // -s
+  bool no_header = false;       // -h
+  bool exact = false;           // -e
+  bool responding_only = false; // -r
+  bool dead_only = false;       // -d
+  bool json = false;            // --json
+  std::string format;           // -o; empty = the built-in format for the other flags
+  std::vector<std::string> partitions;  // -p, empty = all
+  std::vector<std::string> nodes;       // -n, expanded, empty = all
+  StateFilter states;                   // -t
+};
+
+// The format string sinfo uses when -o is not given (see `man sinfo`, -o).
+std::string builtinSinfoFormat(const SinfoOptions& opts);
+
+// The table (with its header unless -h, and the date line for -l). `now` only feeds -l's date
+// line, printed in local time as "Mon Nov 30 12:29:05 2026".
+Result<std::string> renderSinfo(const SinfoOptions& opts, const std::vector<v1::NodeInfo>& nodes,
+                                const std::vector<v1::PartitionInfo>& partitions,
+                                std::int64_t now);
+
+// sinfo --json (22.05 shape: meta, errors, nodes); no trailing newline, as Slurm.
+std::string renderSinfoJson(const std::vector<v1::NodeInfo>& nodes);
+
+}  // namespace drover::cli

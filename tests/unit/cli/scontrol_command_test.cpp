@@ -1,0 +1,100 @@
+#include "cli/scontrol.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "cli/node_values.h"
+#include "reference_cluster.h"
+
+namespace drover::cli {
+namespace {
+
+using testing::goldenStdout;
+
+TEST(ScontrolHostlistTest, MatchesGoldens096To099) {
+  struct Case {
+    std::string verb, arg, golden;
+  };
+  const std::vector<Case> cases = {
+      {"hostnames", "node[01-03,7]", "096-scontrol-show-hostnames.txt"},
+      {"hostlist", "node01,node02,node03,node07", "097-scontrol-show-hostlist.txt"},
+      {"hostlist", "node3,node1,node2", "098-scontrol-show-hostlist-unsorted.txt"},
+      {"hostlistsorted", "node3,node1,node2", "099-scontrol-show-hostlistsorted.txt"},
+  };
+  for (const auto& c : cases) {
+    auto out = hostlistCommand(c.verb, c.arg);
+    ASSERT_TRUE(out.ok()) << c.verb << " " << c.arg << ": " << out.error();
+    EXPECT_EQ(*out, goldenStdout(c.golden)) << c.verb << " " << c.arg;
+  }
+}
+
+TEST(ScontrolHostlistTest, ReadsHostFileAndRejectsBadExpressions) {
+  const std::string path = ::testing::TempDir() + "/cli_hosts.txt";
+  {
+    std::ofstream f(path);
+    f << "node2\nnode1 node3,node[5-6]\n";
+  }
+  auto out = hostlistCommand("hostlist", path);
+  ASSERT_TRUE(out.ok()) << out.error();
+  EXPECT_EQ(*out, "node[2,1,3,5-6]\n");
+  std::remove(path.c_str());
+  EXPECT_FALSE(hostlistCommand("hostnames", "node[3-").ok());
+}
+
+TEST(ScontrolUpdateTest, ParsesNodeUpdates) {
+  struct Case {
+    std::vector<std::string> words;
+    std::string nodes, state, reason;
+  };
+  const std::vector<Case> cases = {
+      {{"nodename=node01", "state=drain", "reason=bad dimm"}, "node01", "DRAIN", "bad dimm"},
+      {{"NodeName=node[01-02]", "State=RESUME"}, "node[01-02]", "RESUME", ""},
+      {{"NODENAME=node01", "STATE=Down", "REASON=dead fan"}, "node01", "DOWN", "dead fan"},
+      {{"nodename=node01", "state=undrain"}, "node01", "UNDRAIN", ""},
+      {{"nodename=node01", "state=idle"}, "node01", "IDLE", ""},
+      {{"nodename=node01", "state=res"}, "node01", "RESUME", ""},
+      {{"nodename=node01", "reason=just a note"}, "node01", "", "just a note"},
+  };
+  for (const auto& c : cases) {
+    auto req = parseUpdateNode(c.words);
+    ASSERT_TRUE(req.ok()) << c.words[0] << " " << req.error();
+    EXPECT_EQ(req->nodes(), c.nodes);
+    EXPECT_EQ(req->state(), c.state);
+    EXPECT_EQ(req->reason(), c.reason);
+  }
+}
+
+TEST(ScontrolUpdateTest, RejectsBadUpdates) {
+  struct Case {
+    std::vector<std::string> words;
+    std::string error_part;
+  };
+  const std::vector<Case> cases = {
+      {{"nodename=node01", "state=drain"}, "You must specify a reason when DOWNING or DRAINING a node"},
+      {{"nodename=node01", "state=down", "reason="}, "You must specify a reason"},
+      {{"nodename=node01", "state=sleepy"}, "Valid states are: DRAIN DOWN IDLE RESUME UNDRAIN"},
+      {{"nodename=node01", "state=d"}, "Invalid input: state=d"},
+      {{"state=resume"}, "NodeName"},
+      {{"nodename=node01", "weight=5"}, "not supported"},
+      {{"nodename=node01", "garbage"}, "Invalid input: garbage"},
+  };
+  for (const auto& c : cases) {
+    auto req = parseUpdateNode(c.words);
+    ASSERT_FALSE(req.ok()) << c.words.back();
+    EXPECT_NE(req.error().find(c.error_part), std::string::npos) << req.error();
+  }
+}
+
+TEST(TresTest, MemoryUnitsAsSlurm) {
+  EXPECT_EQ(formatTresMemory(65536), "64G");
+  EXPECT_EQ(formatTresMemory(64000), "62.50G");
+  EXPECT_EQ(formatTresMemory(12000), "12000M");
+  EXPECT_EQ(formatTresMemory(262144), "256G");
+  EXPECT_EQ(formatTresMemory(1048576), "1T");
+  EXPECT_EQ(formatTresMemory(1000), "1000M");
+}
+
+}  // namespace
+}  // namespace drover::cli

@@ -1,0 +1,95 @@
+#include "cli/scontrol_view.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <ctime>
+
+#include "reference_cluster.h"
+
+namespace drover::cli {
+namespace {
+
+using testing::goldenStdout;
+using testing::NodeBuilder;
+using testing::referenceNodes;
+using testing::referencePartitions;
+
+class ScontrolViewTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    setenv("TZ", "UTC", 1);
+    tzset();
+  }
+};
+
+TEST_F(ScontrolViewTest, ShowNodeMatchesGolden093) {
+  std::string out;
+  for (const auto& n : referenceNodes()) out += formatNodeRecord(n, false);
+  EXPECT_EQ(out, goldenStdout("093-scontrol-show-node.txt"));
+}
+
+TEST_F(ScontrolViewTest, ShowNodeOnelinerMatchesGolden094) {
+  EXPECT_EQ(formatNodeRecord(referenceNodes().front(), true),
+            goldenStdout("094-scontrol-show-node-oneliner.txt"));
+}
+
+TEST_F(ScontrolViewTest, ShowPartitionMatchesGolden095) {
+  std::string out;
+  for (const auto& p : referencePartitions()) out += formatPartitionRecord(p, false);
+  EXPECT_EQ(out, goldenStdout("095-scontrol-show-partition.txt"));
+}
+
+TEST_F(ScontrolViewTest, DrainedNodeShowsStateFlagAndReason) {
+  auto n = NodeBuilder("node03").state(v1::NODE_IDLE).partitions({"gpu"}).drain("bad dimm").build();
+  const std::string text = formatNodeRecord(n, false);
+  EXPECT_NE(text.find("   State=IDLE+DRAIN ThreadsPerCore=1 "), std::string::npos) << text;
+  EXPECT_NE(text.find("\n   Reason=bad dimm [root@2026-11-30T12:29:05]\n\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("   AllocTRES=\n"), std::string::npos) << text;
+}
+
+TEST_F(ScontrolViewTest, UnregisteredNodeShowsUnknownValuesAsSlurm) {
+  v1::NodeInfo n;
+  n.set_name("node09");
+  n.set_address("127.0.0.1");
+  n.set_port(7830);
+  n.set_state(v1::NODE_UNKNOWN);
+  n.set_not_responding(true);
+  n.set_weight(1);
+  auto* c = n.mutable_configured();
+  c->set_cpus(4);
+  c->set_sockets(1);
+  c->set_cores_per_socket(4);
+  c->set_threads_per_core(1);
+  c->set_real_memory_mb(1000);
+  const std::string text = formatNodeRecord(n, false);
+  EXPECT_EQ(text.substr(0, text.find('\n')), "NodeName=node09 CoresPerSocket=4 ");
+  EXPECT_NE(text.find("CPULoad=N/A"), std::string::npos);
+  EXPECT_NE(text.find("FreeMem=N/A"), std::string::npos);
+  EXPECT_NE(text.find("Gres=(null)"), std::string::npos);
+  EXPECT_NE(text.find("State=UNKNOWN+NOT_RESPONDING"), std::string::npos);
+  EXPECT_NE(text.find("BootTime=None SlurmdStartTime=None"), std::string::npos);
+  EXPECT_NE(text.find("CfgTRES=cpu=4,mem=1000M,billing=4\n"), std::string::npos);
+  EXPECT_EQ(text.find("OS="), std::string::npos);
+}
+
+TEST_F(ScontrolViewTest, PartitionLimitsAndLists) {
+  auto p = testing::partition("long", "gpu[001-128]", false, -1, -1, 1, 128);
+  p.set_max_nodes(16);
+  p.set_exclusive(true);
+  p.add_allow_accounts("physics");
+  p.add_allow_accounts("chem");
+  p.set_state("DRAIN");
+  const std::string text = formatPartitionRecord(p, true);
+  EXPECT_NE(text.find(" AllowAccounts=physics,chem "), std::string::npos) << text;
+  EXPECT_NE(text.find(" DefaultTime=NONE "), std::string::npos) << text;
+  EXPECT_NE(text.find(" MaxNodes=16 MaxTime=UNLIMITED "), std::string::npos) << text;
+  EXPECT_NE(text.find(" OverSubscribe=EXCLUSIVE "), std::string::npos) << text;
+  EXPECT_NE(text.find(" State=DRAIN TotalCPUs=2048 TotalNodes=128 "), std::string::npos) << text;
+  EXPECT_NE(text.find(" TRES=cpu=2048,mem=8T,node=128,billing=2048,gres/gpu=1024\n"), std::string::npos) << text;
+  EXPECT_EQ(text.back(), '\n');
+  EXPECT_EQ(text.find("\n\n"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace drover::cli

@@ -1,0 +1,172 @@
+#include "cli/sinfo_view.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <ctime>
+
+#include "cli/sinfo.h"
+#include "reference_cluster.h"
+
+namespace drover::cli {
+namespace {
+
+using testing::goldenStdout;
+using testing::kCaptureTime;
+using testing::NodeBuilder;
+using testing::referenceNodes;
+using testing::referencePartitions;
+
+class SinfoViewTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    setenv("TZ", "UTC", 1);  // the goldens were captured with TZ=UTC
+    tzset();
+  }
+  std::string render(const std::vector<std::string>& args,
+                     const std::vector<v1::NodeInfo>& nodes = referenceNodes()) {
+    auto cmd = parseSinfoArgs(args);
+    EXPECT_TRUE(cmd.ok()) << cmd.error();
+    if (!cmd.ok()) return {};
+    auto text = renderSinfo(cmd->options, nodes, referencePartitions(), kCaptureTime);
+    EXPECT_TRUE(text.ok()) << text.error();
+    return text.ok() ? *text : std::string();
+  }
+};
+
+TEST_F(SinfoViewTest, DefaultViewMatchesGolden080) {
+  EXPECT_EQ(render({}), goldenStdout("080-sinfo-default.txt"));
+}
+
+TEST_F(SinfoViewTest, NodeLongMatchesGolden081IncludingDateLine) {
+  EXPECT_EQ(render({"-N", "-l"}), goldenStdout("081-sinfo-N-l.txt"));
+  EXPECT_EQ(render({"-Nl"}), goldenStdout("081-sinfo-N-l.txt"));
+}
+
+TEST_F(SinfoViewTest, FormatCodesMatchGolden082) {
+  EXPECT_EQ(render({"-N", "-o", "%N %P %c %m %G %T %C %O %e"}), goldenStdout("082-sinfo-o-gres.txt"));
+}
+
+TEST_F(SinfoViewTest, JsonMatchesGolden083) {
+  EXPECT_EQ(renderSinfoJson(referenceNodes()), goldenStdout("083-sinfo-json.txt"));
+}
+
+TEST_F(SinfoViewTest, NodeShortView) {
+  EXPECT_EQ(render({"-N"}),
+            "NODELIST   NODES PARTITION STATE \n"
+            "node01         1      gpu* mix   \n"
+            "node01         1     debug mix   \n"
+            "node02         1      gpu* alloc \n"
+            "node02         1     debug alloc \n"
+            "node03         1      gpu* alloc \n"
+            "node04         1      gpu* alloc \n");
+}
+
+TEST_F(SinfoViewTest, FiltersAndNoHeader) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string expected;
+  };
+  const std::string header = "PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST\n";
+  const std::vector<Case> cases = {
+      {{"-p", "debug"},
+       header + "debug        up      30:00      1    mix node01\n"
+                "debug        up      30:00      1  alloc node02\n"},
+      {{"--partition=nosuch"}, header},
+      {{"-t", "ALLOC"},
+       header + "gpu*         up 1-00:00:00      3  alloc node[02-04]\n"
+                "debug        up      30:00      1  alloc node02\n"},
+      {{"--states=mixed,idle"},
+       header + "gpu*         up 1-00:00:00      1    mix node01\n"
+                "debug        up      30:00      1    mix node01\n"},
+      {{"-n", "node[03-04]"}, header + "gpu*         up 1-00:00:00      2  alloc node[03-04]\n"},
+      {{"-h", "-p", "gpu"},
+       "gpu*         up 1-00:00:00      1    mix node01\n"
+       "gpu*         up 1-00:00:00      3  alloc node[02-04]\n"},
+      {{"-N", "-h", "-n", "node04"}, "node04         1      gpu* alloc \n"},
+      {{"-r", "-d"}, header},
+      {{"-o", "%R|%D|%.3c|%a|%l|%L|%g|%h|%s|%F|%A|%C"},
+       "PARTITION|NODES|CPU|AVAIL|TIMELIMIT|DEFAULTTIME|GROUPS|OVERSUBSCRIBE|JOB_SIZE|NODES(A/I/O/T)|NODES(A/I)|CPUS(A/I/O/T)\n"
+       "gpu|4| 16|up|1-00:00:00|1:00:00|all|NO|1-infinite|4/0/0/4|4/0|51/13/0/64\n"
+       "debug|2| 16|up|30:00|10:00|all|NO|1-infinite|2/0/0/2|2/0|19/13/0/32\n"},
+  };
+  for (const auto& c : cases) {
+    std::string joined;
+    for (const auto& a : c.args) joined += a + " ";
+    EXPECT_EQ(render(c.args), c.expected) << "sinfo " << joined;
+  }
+}
+
+TEST_F(SinfoViewTest, SummarizeAndLongPartitionViews) {
+  EXPECT_EQ(render({"-s"}),
+            "PARTITION AVAIL  TIMELIMIT   NODES(A/I/O/T)  NODELIST\n"
+            "gpu*         up 1-00:00:00          4/0/0/4  node[01-04]\n"
+            "debug        up      30:00          2/0/0/2  node[01-02]\n");
+  EXPECT_EQ(render({"-l", "-p", "gpu"}),
+            "Mon Nov 30 12:29:05 2026\n"
+            "PARTITION AVAIL  TIMELIMIT   JOB_SIZE ROOT OVERSUBS     GROUPS  NODES       STATE NODELIST\n"
+            "gpu*         up 1-00:00:00 1-infinite   no       NO        all      1       mixed node01\n"
+            "gpu*         up 1-00:00:00 1-infinite   no       NO        all      3   allocated node[02-04]\n");
+}
+
+TEST_F(SinfoViewTest, DrainedDownAndNotRespondingNodes) {
+  auto nodes = referenceNodes();
+  nodes[2] = NodeBuilder("node03").state(v1::NODE_IDLE).partitions({"gpu"}).drain("bad dimm").build();
+  nodes[3] = NodeBuilder("node04").state(v1::NODE_DOWN).partitions({"gpu"}).notResponding().build();
+  nodes[3].set_reason("Not responding");
+  EXPECT_EQ(render({"-p", "gpu"}, nodes),
+            "PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST\n"
+            "gpu*         up 1-00:00:00      1    mix node01\n"
+            "gpu*         up 1-00:00:00      1  alloc node02\n"
+            "gpu*         up 1-00:00:00      1  drain node03\n"
+            "gpu*         up 1-00:00:00      1  down* node04\n");
+  EXPECT_EQ(render({"-N", "-h", "-t", "drain,down", "-o", "%N %T %E %C"}, nodes),
+            "node03 drained bad dimm 0/0/16/16\n"
+            "node04 down* Not responding 0/0/16/16\n");
+  EXPECT_EQ(render({"-h", "-d", "-o", "%P %t %N"}, nodes), "gpu* down* node04\n");
+}
+
+TEST_F(SinfoViewTest, NodesWithDifferentSizesShowMinimumPlusUnlessExact) {
+  auto nodes = referenceNodes();
+  nodes[3].mutable_configured()->set_cpus(32);
+  EXPECT_EQ(render({"-h", "-p", "gpu", "-t", "alloc", "-o", "%c %D %N"}, nodes), "16+ 3 node[02-04]\n");
+  EXPECT_EQ(render({"-h", "-e", "-p", "gpu", "-t", "alloc", "-o", "%c %D %N"}, nodes),
+            "16 2 node[02-03]\n32 1 node04\n");
+}
+
+TEST_F(SinfoViewTest, EmptyPartitionShowsAsZeroNodes) {
+  auto parts = referencePartitions();
+  parts.push_back(testing::partition("spare", "", false, -1, -1, 1, 0));
+  SinfoOptions opts;
+  auto text = renderSinfo(opts, referenceNodes(), parts, kCaptureTime);
+  ASSERT_TRUE(text.ok());
+  EXPECT_NE(text->find("spare        up   infinite      0    n/a \n"), std::string::npos) << *text;
+}
+
+TEST_F(SinfoViewTest, BadFormatIsAnError) {
+  SinfoOptions opts;
+  opts.format = "%P %Q";
+  auto text = renderSinfo(opts, referenceNodes(), referencePartitions(), kCaptureTime);
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.error(), "Invalid node format specification: Q");
+}
+
+TEST(SinfoArgsTest, ParsesOptionsAndRejectsBadOnes) {
+  auto ok = parseSinfoArgs({"-Nel", "--partition=gpu,debug", "-t", "idle", "--json", "-V"});
+  ASSERT_TRUE(ok.ok()) << ok.error();
+  EXPECT_TRUE(ok->options.node_oriented);
+  EXPECT_TRUE(ok->options.exact);
+  EXPECT_TRUE(ok->options.long_format);
+  EXPECT_TRUE(ok->options.json);
+  EXPECT_TRUE(ok->version);
+  EXPECT_EQ(ok->options.partitions, (std::vector<std::string>{"gpu", "debug"}));
+  EXPECT_FALSE(parseSinfoArgs({"--bogus"}).ok());
+  EXPECT_FALSE(parseSinfoArgs({"-t", "sleepy"}).ok());
+  EXPECT_FALSE(parseSinfoArgs({"extra"}).ok());
+  auto nodes = parseSinfoArgs({"-n", "node[01-02],node04"});
+  ASSERT_TRUE(nodes.ok());
+  EXPECT_EQ(nodes->options.nodes, (std::vector<std::string>{"node01", "node02", "node04"}));
+}
+
+}  // namespace
+}  // namespace drover::cli
