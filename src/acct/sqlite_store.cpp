@@ -210,7 +210,8 @@ Result<std::unique_ptr<SqliteAccountingStore>> SqliteAccountingStore::open(
     }
     if (auto r = store->migrate(options.migrate_to); !r) return makeError(r.error());
   }
-  if (options.migrate_to >= 2) {
+  store->version_ = std::max(*version, options.migrate_to);
+  if (store->version_ >= 2) {
     if (auto span = store->maxSpan(); !span) return makeError(span.error());
   }
   return store;
@@ -296,9 +297,7 @@ Result<std::size_t> SqliteAccountingStore::apply(const AcctBatch& batch) {
   auto commit = prepared("COMMIT");
   auto job_stmt = prepared(kJobUpsert);
   auto step_stmt = prepared(kStepUpsert);
-  auto span_stmt = prepared(
-      "UPDATE meta SET value=max(value, ?) WHERE key='max_span'");
-  for (auto* r : {&begin, &commit, &job_stmt, &step_stmt, &span_stmt}) {
+  for (auto* r : {&begin, &commit, &job_stmt, &step_stmt}) {
     if (!*r) return makeError(r->error());
   }
   auto fail = [&](const std::string& what) -> Result<std::size_t> {
@@ -401,7 +400,9 @@ Result<std::size_t> SqliteAccountingStore::apply(const AcctBatch& batch) {
       return fail("writing step " + std::to_string(st.job_id) + "." + stepIdName(st.step_id));
     }
   }
-  if (span > max_span_) {
+  if (span > max_span_ && version_ >= 2) {
+    auto span_stmt = prepared("UPDATE meta SET value=max(value, ?) WHERE key='max_span'");
+    if (!span_stmt) return fail(span_stmt.error());
     Stmt& s = **span_stmt;
     s.bind(span);
     if (sqlite3_step(s.get()) != SQLITE_DONE) return fail("updating max_span");
@@ -520,11 +521,12 @@ std::string jobSql(const Sql& common, const std::vector<Sql>& windows) {
   std::string sql;
   for (const auto& w : windows) {
     if (!sql.empty()) sql += " UNION ";
-    sql += std::string("SELECT ") + kJobColumns + " FROM jobs WHERE " + common.where + " AND (" +
-           w.where + ")";
+    // Array remainder records sort after the tasks split from them, as Slurm prints them.
+    sql += std::string("SELECT ") + kJobColumns +
+           ", (array_job_id != 0 AND array_task_id IS NULL) AS rest FROM jobs WHERE " +
+           common.where + " AND (" + w.where + ")";
   }
-  // Array remainder records sort after the tasks split from them, as Slurm prints them.
-  return sql + " ORDER BY submit, (array_job_id != 0 AND array_task_id IS NULL), job_id";
+  return sql + " ORDER BY submit, rest, job_id";
 }
 
 bool ranOn(const std::string& node_list, const std::set<std::string>& nodes) {

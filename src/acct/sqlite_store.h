@@ -52,6 +52,7 @@ class SqliteAccountingStore final : public AccountingStore {
   sqlite3* db_;
   std::string path_;
   std::unordered_map<std::string, std::unique_ptr<Stmt>> stmts_;
+  int version_ = 0;
   std::int64_t max_span_ = 0;  // longest eligible-to-end of any finished job, see query()
 };
 
