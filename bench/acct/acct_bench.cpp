@@ -239,7 +239,9 @@ int main(int argc, char** argv) {
     f.window_end = kNow;
     rows.push_back(timeQuery(store, "busiest user, last day, with steps", f));
     f.uids = {typical};
-    rows.push_back(timeQuery(store, "typical user, last day, with steps", f));
+    f.window_start = kNow - 7 * kDay;
+    rows.push_back(timeQuery(store, "typical user, last week, with steps", f));
+    f.window_start = kNow - kDay;
     f.uids = {heavy};
     f.window_start = kNow - 7 * kDay;
     f.include_steps = false;

@@ -456,11 +456,12 @@ Sql commonFilter(const AcctFilter& f) {
     for (const auto& sel : f.jobs) {
       if (!terms.empty()) terms += " OR ";
       if (sel.array_task) {
-        terms += "(array_job_id = ? AND array_task_id = ?)";
+        terms += "(array_job_id = ? AND array_job_id != 0 AND array_task_id = ?)";
         q.args.emplace_back(static_cast<std::int64_t>(sel.job_id));
         q.args.emplace_back(static_cast<std::int64_t>(*sel.array_task));
       } else {
-        terms += "job_id = ? OR array_job_id = ?";
+        // The extra term lets SQLite use the partial index on array_job_id.
+        terms += "job_id = ? OR (array_job_id = ? AND array_job_id != 0)";
         q.args.emplace_back(static_cast<std::int64_t>(sel.job_id));
         q.args.emplace_back(static_cast<std::int64_t>(sel.job_id));
       }

@@ -175,6 +175,26 @@ TEST_F(StoreTest, Filters) {
   }
 }
 
+// sacct's common queries must never scan the whole jobs table.
+TEST_F(StoreTest, QueriesUseIndexes) {
+  std::vector<AcctFilter> filters(5);
+  filters[0].jobs = {*parseJobSelector("29")};
+  filters[1].jobs = {*parseJobSelector("29_1")};
+  filters[2].uids = {1001};
+  filters[2].window_start = kT0;
+  filters[2].window_end = kT0 + 86400;
+  filters[3].states = {JobState::kFailed};
+  filters[3].window_start = kT0;
+  filters[3].window_end = kT0 + 86400;
+  filters[4].window_start = kT0;
+  filters[4].window_end = kT0 + 3600;
+  for (std::size_t i = 0; i < filters.size(); ++i) {
+    auto plan = store_->explain(filters[i]);
+    ASSERT_TRUE(plan.ok()) << plan.error();
+    EXPECT_EQ(plan->find("SCAN jobs"), std::string::npos) << "filter " << i << ":\n" << *plan;
+  }
+}
+
 TEST_F(StoreTest, StepSelectorsAndNoSteps) {
   AcctFilter f;
   f.jobs = {*parseJobSelector("16.1"), *parseJobSelector("11.batch")};
