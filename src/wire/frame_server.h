@@ -1,0 +1,39 @@
+#pragma once
+// Server side of the frame transport. Runs on the caller's io_context (the controller's state
+// thread), so handlers touch state without posting. Each connection carries one or more
+// request/reply exchanges in order.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "drover/v1/frame.pb.h"
+
+namespace boost::asio {
+class io_context;
+}
+
+namespace drover::wire {
+
+using Responder = std::function<void(drover::v1::FrameReply)>;
+using FrameHandler = std::function<void(drover::v1::FrameRequest, Responder)>;
+
+class FrameServer {
+ public:
+  // Binds host:port (port 0 = any free port) and starts accepting. Throws on a bind failure:
+  // a daemon cannot run without its listening socket.
+  FrameServer(boost::asio::io_context& io, const std::string& host, std::uint16_t port,
+              FrameHandler handler);
+  ~FrameServer();
+  FrameServer(const FrameServer&) = delete;
+  FrameServer& operator=(const FrameServer&) = delete;
+
+  std::uint16_t port() const;
+  void stop();
+
+ private:
+  class Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace drover::wire
