@@ -79,7 +79,7 @@ class StepRun {
   }
 
  private:
-  bool isBatch() const { return req_.step().step_id() == -2; }
+  bool isBatch() const { return req_.step().step_id() == kBatchStepId; }
 
   bool spawnAll() {
     std::vector<std::string> argv;

@@ -16,6 +16,8 @@
 namespace drover::stepd {
 
 inline constexpr int kBatchShellOnlyFlag = 0x100;
+// Step ids on the wire, as include/drover/accounting.h numbers them.
+inline constexpr std::int64_t kBatchStepId = -5;
 
 struct StepOutcome {
   bool started = false;

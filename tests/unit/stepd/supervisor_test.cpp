@@ -39,7 +39,7 @@ class SupervisorTest : public ::testing::Test {
   drover::v1::LaunchStepRequest batch(const std::string& script) {
     drover::v1::LaunchStepRequest req;
     req.mutable_step()->set_job_id(7);
-    req.mutable_step()->set_step_id(-2);
+    req.mutable_step()->set_step_id(kBatchStepId);
     req.set_uid(getuid());
     req.set_gid(getgid());
     req.set_user("root");
