@@ -35,6 +35,7 @@ constexpr const char* kHelp =
     "  -o, --format=format        format specification\n"
     "  -p, --partition=PARTITION  report on specific partition\n"
     "  -r, --responding           report only responding nodes\n"
+    "  -R, --list-reasons         list reason nodes are down or drained\n"
     "  -s, --summarize            report state summary only\n"
     "  -t, --states=node_state    specify the what states of nodes to view\n"
     "  -v, --verbose              verbosity level\n"
@@ -110,7 +111,7 @@ Result<SinfoCommand> parseSinfoArgs(const std::vector<std::string>& args) {
       case 'i': return makeError("--iterate is not supported yet");
       case 'M': return makeError("--clusters is not supported: Drover runs one cluster");
       case 'O': return makeError("--Format (-O) is not supported yet; use --format (-o)");
-      case 'R': return makeError("--list-reasons (-R) is not supported yet; use -o \"%20E %9u %19H %N\" -t drain,down");
+      case 'R': o.list_reasons = true; break;
       case 'T': return makeError("--reservation (-T) is not supported yet");
       default: {
         const std::string bad = optopt != 0 ? std::string("-") + static_cast<char>(optopt)

@@ -325,6 +325,42 @@ std::vector<Record> nodeRecords(const SinfoOptions& opts, const std::vector<v1::
   return out;
 }
 
+// -R: down, drained and draining nodes (each once, whatever its partitions), grouped by the
+// values of the grouping fields (reason, user, time), in node-name order.
+std::vector<Record> reasonRecords(const SinfoOptions& opts, const Format& format,
+                                  const std::vector<v1::NodeInfo>& nodes) {
+  const std::set<std::string> node_filter(opts.nodes.begin(), opts.nodes.end());
+  std::vector<const v1::NodeInfo*> picked;
+  for (const auto& n : nodes) {
+    if ((n.drain() || n.state() == v1::NODE_DOWN) && nodeSelected(opts, n, node_filter)) picked.push_back(&n);
+  }
+  std::vector<std::string> names;
+  for (const auto* n : picked) names.push_back(n->name());
+  hostlist::sortHosts(names);
+  std::unordered_map<std::string, std::size_t> rank;
+  for (std::size_t i = 0; i < names.size(); ++i) rank.emplace(names[i], i);
+  std::stable_sort(picked.begin(), picked.end(),
+                   [&rank](const auto* a, const auto* b) { return rank[a->name()] < rank[b->name()]; });
+
+  std::vector<Record> out;
+  std::vector<std::string> keys;
+  for (const auto* n : picked) {
+    const Record single{nullptr, {n}};
+    std::string key;
+    for (const auto& item : format) {
+      if (item.is_field && groupsBy(item.field.code, opts.exact)) key += value(item.field.code, single) + '\x1f';
+    }
+    auto k = std::find(keys.begin(), keys.end(), key);
+    if (k == keys.end()) {
+      keys.push_back(key);
+      out.push_back(single);
+    } else {
+      out[static_cast<std::size_t>(k - keys.begin())].nodes.push_back(n);
+    }
+  }
+  return out;
+}
+
 std::string dateLine(std::int64_t now) {
   const std::time_t t = static_cast<std::time_t>(now);
   std::tm tm{};
@@ -337,6 +373,7 @@ std::string dateLine(std::int64_t now) {
 }  // namespace
 
 std::string builtinSinfoFormat(const SinfoOptions& opts) {
+  if (opts.list_reasons) return opts.long_format ? "%20E %12U %19H %6t %N" : "%20E %9u %19H %N";
   if (opts.summarize) return "%#P %.5a %.10l %.16F  %N";
   if (opts.node_oriented) {
     // Slurm documents "%#P" here but prints the column right-justified (golden 081).
@@ -360,8 +397,9 @@ Result<std::string> renderSinfo(const SinfoOptions& opts, const std::vector<v1::
     }
   }
 
-  const std::vector<Record> records = opts.node_oriented ? nodeRecords(opts, nodes, partitions)
-                                                          : partitionRecords(opts, format, nodes, partitions);
+  const std::vector<Record> records = opts.list_reasons    ? reasonRecords(opts, format, nodes)
+                                      : opts.node_oriented ? nodeRecords(opts, nodes, partitions)
+                                                           : partitionRecords(opts, format, nodes, partitions);
 
   // Compute `#` widths from the data (and at least kMinAutoWidth, as Slurm).
   for (auto& item : format) {

@@ -20,6 +20,7 @@ struct SinfoOptions {
   bool responding_only = false; // -r
   bool dead_only = false;       // -d
   bool json = false;            // --json
+  bool list_reasons = false;    // -R: down/drained nodes grouped by reason
   std::string format;           // -o; empty = the built-in format for the other flags
   std::vector<std::string> partitions;  // -p, empty = all
   std::vector<std::string> nodes;       // -n, expanded, empty = all
