@@ -20,6 +20,7 @@ CliResult<StepRequest> buildInteractive(Tool tool, const std::vector<std::string
   pc.tool = tool;
   if (auto err = applyInputEnvironment(pc, env, now)) return *err;
   if (auto err = replayCommandLine(pc, *cl, now)) return *err;
+  if (auto err = applyPlaneSize(pc, env)) return *err;
   if (tool == Tool::Srun && cl->positional.empty() && !cl->help && !cl->usage && !cl->version) {
     return CliError{"srun: fatal: No command given to execute.", kExitError};
   }

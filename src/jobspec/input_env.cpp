@@ -212,6 +212,8 @@ std::optional<CliError> applyInputEnvironment(ParsedCommand& pc, const EnvMap& e
     if ((row.tools & static_cast<unsigned>(pc.tool)) == 0) continue;
     auto it = env.find(std::string(row.variable));
     if (it == env.end()) continue;
+    // Inside an allocation SLURM_JOB_NAME is the batch job's name, not a step name (man srun).
+    if (row.variable == "SLURM_JOB_NAME" && env.count("SLURM_JOB_ID")) continue;
     const OptionDef* def = findOption(pc.tool, row.long_name);
     if (!def) continue;
     std::optional<std::string_view> arg;
@@ -228,6 +230,21 @@ std::optional<CliError> applyInputEnvironment(ParsedCommand& pc, const EnvMap& e
       return CliError{prefixLines(pc.tool, err->text), err->exit_code};
     }
     pc.spec.sources[std::string(def->long_name)] = OptionSource::Environment;
+  }
+  return std::nullopt;
+}
+
+std::optional<CliError> applyPlaneSize(ParsedCommand& pc, const EnvMap& env) {
+  // "--distribution=plane" without a size takes it from SLURM_DIST_PLANESIZE (srun).
+  auto& dist = pc.spec.distribution;
+  auto size = env.find("SLURM_DIST_PLANESIZE");
+  if (pc.tool == Tool::Srun && dist && dist->nodes == DistMode::Plane && dist->plane_size == 0 &&
+      size != env.end()) {
+    auto n = detail::parseUnsigned(size->second, UINT32_MAX);
+    if (!n || *n == 0) {
+      return CliError{"srun: error: Invalid SLURM_DIST_PLANESIZE value: " + size->second, kExitError};
+    }
+    dist->plane_size = static_cast<std::uint32_t>(*n);
   }
   return std::nullopt;
 }

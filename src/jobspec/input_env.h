@@ -29,4 +29,8 @@ std::span<const EnvOption> inputEnvTable();
 std::optional<CliError> applyInputEnvironment(ParsedCommand& pc, const EnvMap& env,
                                               std::int64_t now);
 
+// srun's "--distribution=plane" without "=N" takes the size from SLURM_DIST_PLANESIZE; call
+// after every source is applied.
+std::optional<CliError> applyPlaneSize(ParsedCommand& pc, const EnvMap& env);
+
 }  // namespace drover::jobspec

@@ -77,7 +77,9 @@ Result<Distribution> parseDistribution(std::string_view text) {
   auto levels = detail::split(body, ':');
   if (levels.size() > 3) return fail();
   std::string first = detail::toLower(levels[0]);
-  if (first.starts_with("plane")) {
+  if (first == "plane") {
+    d.nodes = DistMode::Plane;  // size from SLURM_DIST_PLANESIZE or the default
+  } else if (first.starts_with("plane")) {
     if (first.size() < 7 || first[5] != '=') return fail();
     auto n = detail::parseUnsigned(std::string_view(first).substr(6), UINT32_MAX);
     if (!n || *n == 0) return fail();

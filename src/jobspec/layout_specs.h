@@ -26,7 +26,7 @@ struct Distribution {
   DistMode nodes = DistMode::Unset;    // tasks over nodes
   DistMode sockets = DistMode::Unset;  // second level
   DistMode cores = DistMode::Unset;    // third level
-  std::uint32_t plane_size = 0;
+  std::uint32_t plane_size = 0;  // 0 with Plane: "plane" without "=N"
   std::optional<bool> pack;  // ",Pack" / ",NoPack"
   std::string text;
   bool operator==(const Distribution&) const = default;

@@ -173,6 +173,16 @@ TEST(StepRequest, InheritsTheAllocationFromSlurmVariables) {
   EXPECT_EQ(s.mpi, "pmi2");
   EXPECT_EQ(r->command, (std::vector<std::string>{"hostname"}));
 
+  auto named = buildStepRequest({"-m", "plane", "true"},
+                               {{"SLURM_JOB_NAME", "batchjob"}, {"SLURM_JOB_ID", "42"},
+                                {"SLURM_DIST_PLANESIZE", "4"}}, kNow);
+  ASSERT_TRUE(named.ok()) << named.error().text;
+  EXPECT_FALSE(named->spec.job_name.has_value());  // not the batch job's name inside it
+  EXPECT_EQ(named->spec.distribution->plane_size, 4u);
+  auto new_job = buildStepRequest({"true"}, {{"SLURM_JOB_NAME", "mine"}}, kNow);
+  ASSERT_TRUE(new_job.ok());
+  EXPECT_EQ(new_job->spec.job_name, "mine");
+
   auto none = buildStepRequest({"-n", "2"}, {}, kNow);
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.error().text, "srun: fatal: No command given to execute.");

@@ -212,7 +212,7 @@ TEST(Distribution, ParsesLevelsPlaneAndPack) {
   EXPECT_EQ(p->plane_size, 4u);
   EXPECT_TRUE(parseDistribution("*:cyclic").ok());
   EXPECT_TRUE(parseDistribution("arbitrary").ok());
-  for (std::string bad : {"foo", "plane", "plane=0", "block:arbitrary", "fcyclic", "a:b:c:d", "block,x"}) {
+  for (std::string bad : {"foo", "planex", "plane=0", "block:arbitrary", "fcyclic", "a:b:c:d", "block,x"}) {
     EXPECT_FALSE(parseDistribution(bad).ok()) << bad;
   }
 }
