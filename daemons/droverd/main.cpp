@@ -1,0 +1,62 @@
+// droverd: the node agent. Flags and wiring only; the work is in src/agent.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <string>
+
+#include "agent/agent.h"
+#include "common/log.h"
+#include "drover/config.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"droverd: the Drover node agent"};
+  std::string config_path = drover::config::defaultConfigPath();
+  bool foreground = false;
+  int verbose = 0;
+  std::string log_file;
+  drover::agent::AgentOptions opts;
+  std::uint64_t report_memory_mb = 0;
+  app.add_option("-f,--config", config_path, "cluster.conf to load");
+  app.add_option("-N,--node-name", opts.node_name, "this node's name in cluster.conf");
+  app.add_option("--port", opts.port, "port to serve on (default: the node's port in the config)");
+  app.add_flag("-D,--foreground", foreground, "stay in the foreground, log to stderr");
+  app.add_flag("-v,--verbose", verbose, "more logging (repeat for more)");
+  app.add_option("-L,--log-file", log_file, "log to this file");
+  app.add_flag("--fake-resources", opts.fake_resources,
+               "report the configured CPUs, memory and GPUs instead of the host's "
+               "(several agents on one host)");
+  app.add_option("--report-memory", report_memory_mb,
+                 "report this much memory in MB (testing a node that comes up short)");
+  CLI11_PARSE(app, argc, argv);
+  if (report_memory_mb != 0) opts.report_memory_mb = report_memory_mb;
+
+  auto cfg = drover::config::loadClusterConfig(config_path);
+  if (!cfg) {
+    std::cerr << "droverd: " << cfg.error() << "\n";
+    return 1;
+  }
+  if (!foreground && daemon(1, log_file.empty() ? 1 : 0) != 0) {
+    std::perror("droverd: daemon");
+    return 1;
+  }
+  const auto level = verbose >= 2   ? spdlog::level::trace
+                     : verbose == 1 ? spdlog::level::debug
+                                    : spdlog::level::info;
+  if (auto s = drover::log::setup(
+          level, log_file.empty() ? std::nullopt : std::optional<std::string>(log_file));
+      !s) {
+    std::cerr << "cannot open log file " << log_file << ": " << s.error() << "\n";
+    return 1;
+  }
+  // A daemon's log is read while it runs (and after a kill -9): write every line through.
+  for (const char* name : drover::log::kLoggerNames) {
+    drover::log::get(name)->flush_on(spdlog::level::trace);
+  }
+  auto agent = drover::agent::AgentDaemon::create(std::move(cfg).value(), std::move(opts));
+  if (!agent) {
+    std::cerr << "droverd: " << agent.error() << "\n";
+    return 1;
+  }
+  return (*agent)->run();
+}

@@ -1,0 +1,87 @@
+#include <unistd.h>
+
+#include "ctld/loop.h"
+#include "ctld/services.h"
+#include "drover/v1/agent_control.grpc.pb.h"
+#include "rpc/server_auth.h"
+
+namespace drover::ctld {
+namespace {
+
+Registration fromProto(const v1::RegisterRequest& req) {
+  Registration r;
+  r.node_name = req.node_name();
+  r.address = req.address();
+  r.port = static_cast<std::uint16_t>(req.port());
+  const auto& res = req.resources();
+  r.resources.cpus = res.cpus();
+  r.resources.sockets = res.sockets();
+  r.resources.cores_per_socket = res.cores_per_socket();
+  r.resources.threads_per_core = res.threads_per_core();
+  r.resources.real_memory_mb = res.real_memory_mb();
+  for (const auto& g : res.gpus()) r.resources.gpus.push_back({g.index(), g.type(), g.file()});
+  r.version = req.version();
+  r.os = req.os();
+  r.arch = req.arch();
+  r.hostname = req.hostname();
+  r.boot_time = req.boot_time();
+  r.start_time = req.start_time();
+  return r;
+}
+
+class AgentControlService final : public v1::AgentControl::Service {
+ public:
+  AgentControlService(boost::asio::io_context& io, CtldState& state, std::string munge_socket)
+      : io_(io), state_(state), munge_socket_(std::move(munge_socket)), own_uid_(getuid()) {}
+
+  grpc::Status Register(grpc::ServerContext* ctx, const v1::RegisterRequest* req,
+                        v1::RegisterReply* rep) override {
+    if (auto s = authorize(*ctx, *req); !s.ok()) return s;
+    Registration reg = fromProto(*req);
+    return runOnLoop(io_, [&] {
+      auto r = state_.registerAgent(reg);
+      if (!r) return grpc::Status(grpc::StatusCode::NOT_FOUND, r.error());
+      rep->set_heartbeat_interval_s(state_.config().timeouts.heartbeat_interval_s);
+      rep->set_cluster_name(state_.config().cluster_name);
+      return grpc::Status::OK;
+    });
+  }
+
+  grpc::Status Heartbeat(grpc::ServerContext* ctx, const v1::HeartbeatRequest* req,
+                         v1::HeartbeatReply* rep) override {
+    if (auto s = authorize(*ctx, *req); !s.ok()) return s;
+    return runOnLoop(io_, [&] {
+      rep->set_reregister(
+          !state_.heartbeat(req->node_name(), req->cpu_load(), req->free_memory_mb()));
+      return grpc::Status::OK;
+    });
+  }
+
+ private:
+  grpc::Status authorize(const grpc::ServerContext& ctx, const google::protobuf::Message& req) {
+    rpc::Caller caller;
+    if (auto s = rpc::authenticate(ctx, req, munge_socket_, &caller); !s.ok()) return s;
+    if (caller.uid != 0 && caller.uid != own_uid_) {
+      return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                          "AgentControl is for droverd only (root or uid " +
+                              std::to_string(own_uid_) + "); caller uid " +
+                              std::to_string(caller.uid));
+    }
+    return grpc::Status::OK;
+  }
+
+  boost::asio::io_context& io_;
+  CtldState& state_;
+  const std::string munge_socket_;
+  const unsigned own_uid_;
+};
+
+}  // namespace
+
+std::unique_ptr<grpc::Service> makeAgentControlService(boost::asio::io_context& io,
+                                                       CtldState& state,
+                                                       std::string munge_socket) {
+  return std::make_unique<AgentControlService>(io, state, std::move(munge_socket));
+}
+
+}  // namespace drover::ctld

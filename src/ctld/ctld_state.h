@@ -1,0 +1,63 @@
+#pragma once
+// Everything the controller knows, owned by its one io_context thread: the configuration, the
+// node registry and the state store. gRPC handlers never touch it directly; they post closures
+// that call these methods (see loop.h). No gRPC types here, only protobuf messages.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ctld/node_registry.h"
+#include "ctld/state_store.h"
+#include "drover/config.h"
+#include "drover/result.h"
+#include "drover/v1/controller.pb.h"
+
+namespace drover::ctld {
+
+class CtldState {
+ public:
+  // `store` may be null (tests without persistence).
+  CtldState(config::ClusterConfig cfg, const Clock& clock, StateStore* store,
+            std::string system_user);
+
+  // Fills the registry from the config and restores admin states from the store.
+  Status init();
+
+  const config::ClusterConfig& config() const { return cfg_; }
+  NodeRegistry& registry() { return registry_; }
+  std::int64_t startTime() const { return start_time_; }
+
+  // Reloads the configuration from `path` (empty = the file it was loaded from). On error the
+  // current configuration stays in force and the error (file:line:col) is returned.
+  Result<std::string> reconfigure(const std::string& path);
+  // Same, with an already parsed configuration.
+  Result<std::string> applyNewConfig(config::ClusterConfig cfg);
+
+  Status registerAgent(const Registration& reg);
+  bool heartbeat(const std::string& node, double cpu_load, std::uint64_t free_memory_mb);
+  void checkTimeouts();
+
+  // scontrol update nodename=EXPR state=STATE reason=REASON, by `user`.
+  Status updateNode(const std::string& nodes_expr, const std::string& state,
+                    const std::string& reason, const std::string& user);
+
+  Status fillNodes(const std::vector<std::string>& names, v1::GetNodesReply* reply) const;
+  Status fillPartitions(const std::vector<std::string>& names,
+                        v1::GetPartitionsReply* reply) const;
+
+ private:
+  void logChanges(const std::vector<StateChange>& changes);
+  void fillNode(const NodeRecord& n, v1::NodeInfo* out) const;
+
+  config::ClusterConfig cfg_;
+  const Clock& clock_;
+  StateStore* store_;
+  NodeRegistry registry_;
+  std::int64_t start_time_;
+};
+
+// Slurm's GRES string for a node's GPUs: "gpu:8", "gpu:h100:8", "" when none.
+std::string gresString(const std::string& type, std::uint32_t count);
+
+}  // namespace drover::ctld

@@ -1,0 +1,111 @@
+#include "ctld/server.h"
+
+#include <grpcpp/grpcpp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <csignal>
+#include <future>
+#include <thread>
+
+#include "common/log.h"
+#include "ctld/ctld_state.h"
+#include "ctld/services.h"
+#include "ctld/state_store.h"
+#include "rpc/method_recorder.h"
+
+namespace drover::ctld {
+
+struct CtldServer::Impl {
+  boost::asio::io_context io;
+  std::unique_ptr<StateStore> store;
+  std::unique_ptr<CtldState> state;
+  std::unique_ptr<grpc::Service> controller_service;
+  std::unique_ptr<grpc::Service> agent_service;
+  std::unique_ptr<grpc::Server> server;
+  boost::asio::steady_timer timer{io};
+  boost::asio::signal_set signals{io, SIGHUP, SIGTERM, SIGINT};
+  std::promise<int> stop;
+
+  void armTimer() {
+    const auto& t = state->config().timeouts;
+    // Check often enough to notice a silent node within ~20% of the timeout, at most every 5s.
+    const auto period = std::chrono::milliseconds(
+        std::clamp<std::int64_t>(static_cast<std::int64_t>(t.node_down_s) * 200, 200, 5000));
+    timer.expires_after(period);
+    timer.async_wait([this](const boost::system::error_code& ec) {
+      if (ec) return;
+      state->checkTimeouts();
+      armTimer();
+    });
+  }
+
+  void waitSignal() {
+    signals.async_wait([this](const boost::system::error_code& ec, int sig) {
+      if (ec) return;
+      if (sig == SIGHUP) {
+        drover::log::get("ctld")->info("SIGHUP: reloading {}", state->config().source_path);
+        (void)state->reconfigure("");
+        waitSignal();
+        return;
+      }
+      drover::log::get("ctld")->info("signal {}: shutting down", sig);
+      stop.set_value(0);
+    });
+  }
+};
+
+CtldServer::CtldServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+CtldServer::~CtldServer() = default;
+
+Result<std::unique_ptr<CtldServer>> CtldServer::create(config::ClusterConfig cfg,
+                                                       const Clock& clock) {
+  auto impl = std::make_unique<Impl>();
+  auto store = StateStore::open(cfg.controller.state_dir);
+  if (!store) return makeError(store.error());
+  impl->store = std::move(store).value();
+  const std::string target = cfg.controller.host + ":" + std::to_string(cfg.controller.port);
+  const std::string munge_socket = cfg.munge_socket;
+  impl->state = std::make_unique<CtldState>(std::move(cfg), clock, impl->store.get(),
+                                            userName(getuid()));
+  if (auto s = impl->state->init(); !s) return makeError(s.error());
+
+  impl->controller_service = makeControllerService(impl->io, *impl->state, munge_socket);
+  impl->agent_service = makeAgentControlService(impl->io, *impl->state, munge_socket);
+  grpc::ServerBuilder builder;
+  int bound_port = 0;
+  builder.AddListeningPort(target, grpc::InsecureServerCredentials(), &bound_port);
+  builder.RegisterService(impl->controller_service.get());
+  builder.RegisterService(impl->agent_service.get());
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> icpt;
+  icpt.push_back(rpc::methodRecorderFactory());
+  builder.experimental().SetInterceptorCreators(std::move(icpt));
+  impl->server = builder.BuildAndStart();
+  if (!impl->server || bound_port == 0) {
+    return makeError("cannot listen on " + target +
+                     " (address in use, or not an address of this host?)");
+  }
+  drover::log::get("ctld")->info("droverctld for cluster {} listening on {}, state in {}",
+                                impl->state->config().cluster_name, target,
+                                impl->store->path());
+  return std::unique_ptr<CtldServer>(new CtldServer(std::move(impl)));
+}
+
+int CtldServer::run() {
+  Impl& m = *impl_;
+  auto stopped = m.stop.get_future();
+  m.armTimer();
+  m.waitSignal();
+  std::thread loop([&m] { m.io.run(); });
+  const int code = stopped.get();
+  // Handlers in flight still need the loop to answer them, so stop gRPC first.
+  m.server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  m.io.stop();
+  loop.join();
+  return code;
+}
+
+}  // namespace drover::ctld

@@ -1,0 +1,26 @@
+#pragma once
+// The controller's two gRPC services. Each handler authenticates the MUNGE credential, then
+// runs its work on the io_context that owns CtldState (loop.h) and waits for the answer.
+#include <grpcpp/impl/service_type.h>
+
+#include <boost/asio/io_context.hpp>
+#include <memory>
+#include <string>
+
+#include "ctld/ctld_state.h"
+
+namespace drover::ctld {
+
+// Controller: what the CLIs call. Reads for every authenticated user; node updates and
+// reconfigure for root and configured operators.
+std::unique_ptr<grpc::Service> makeControllerService(boost::asio::io_context& io, CtldState& state,
+                                                     std::string munge_socket);
+
+// AgentControl: what droverd calls. Only root or the uid the controller runs as.
+std::unique_ptr<grpc::Service> makeAgentControlService(boost::asio::io_context& io,
+                                                       CtldState& state, std::string munge_socket);
+
+// The user name for a uid, or the number when it has none.
+std::string userName(unsigned uid);
+
+}  // namespace drover::ctld

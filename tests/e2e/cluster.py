@@ -1,0 +1,183 @@
+"""A whole Drover cluster for end-to-end tests: munged, droverctld and agents on loopback,
+started with scripts/local-cluster in a private run directory on ports no other test uses.
+CLIs are always run from <build>/bin by explicit path, never from PATH (Debian's Slurm
+installs the same names in /usr/bin)."""
+
+import os
+import random
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+LOCAL_CLUSTER = REPO / "scripts" / "local-cluster"
+
+# Slurm's reference cluster (6817-6834) and its MariaDB (13306) sit below this range.
+_PORT_LOW, _PORT_HIGH = 20000, 60000
+
+
+def build_dir():
+    d = Path(os.environ.get("DROVER_BUILD_DIR", REPO / "build")).resolve()
+    if not (d / "bin" / "droverctld").exists():
+        raise RuntimeError(f"{d}/bin/droverctld is missing; build first or set DROVER_BUILD_DIR")
+    return d
+
+
+def _ports_free(first, count):
+    socks = []
+    try:
+        for port in range(first, first + count):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            socks.append(s)
+            s.bind(("127.0.0.1", port))
+        return True
+    except OSError:
+        return False
+    finally:
+        for s in socks:
+            s.close()
+
+
+def pick_port_base(count):
+    """A run of `count` free ports. Random within a wide range, so parallel tests (ctest -j)
+    almost never try the same run, and checked by binding each."""
+    rng = random.Random(os.getpid() ^ time.monotonic_ns())
+    for _ in range(200):
+        base = rng.randrange(_PORT_LOW, _PORT_HIGH - count)
+        if _ports_free(base, count):
+            return base
+    raise RuntimeError("no free port range found")
+
+
+def wait_for(predicate, timeout, interval=0.2, what="condition"):
+    """Polls predicate() until it returns something truthy; fails after `timeout` seconds
+    with the last value seen."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = predicate()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}; last: {last!r}")
+
+
+class Cluster:
+    def __init__(self, nodes=3, gpus_per_node=8, heartbeat=1, node_down=4, spare_ports=4):
+        self.build = build_dir()
+        self.bin = self.build / "bin"
+        # Not under pytest's tmp_path: that is private to root, and one test runs a CLI as an
+        # unprivileged user, who must reach the config and the munge socket.
+        self.run_dir = Path(tempfile.mkdtemp(prefix="drover-e2e-"))
+        os.chmod(self.run_dir, 0o755)
+        self.nodes = nodes
+        self.gpus_per_node = gpus_per_node
+        self.heartbeat = heartbeat
+        self.node_down = node_down
+        self.port_base = pick_port_base(nodes + 1 + spare_ports)
+        self.conf = self.run_dir / "cluster.conf"
+        self._extra = []  # processes started by the test itself (second munged, ...)
+
+    # --- lifecycle -------------------------------------------------------------------------
+    def _lc(self, command, nodes=None, check=True):
+        args = [str(LOCAL_CLUSTER), command, "--run-dir", str(self.run_dir),
+                "--nodes", str(nodes or self.nodes), "--gpus-per-node", str(self.gpus_per_node),
+                "--build-dir", str(self.build), "--port-base", str(self.port_base),
+                "--heartbeat", str(self.heartbeat), "--node-down", str(self.node_down),
+                "--wait", "60"]
+        res = subprocess.run(args, capture_output=True, text=True, timeout=120)
+        if check and res.returncode != 0:
+            raise AssertionError(f"local-cluster {command} failed ({res.returncode}):\n"
+                                 f"{res.stdout}\n{res.stderr}\n{self.logs()}")
+        return res
+
+    def start(self, nodes=None):
+        if nodes:
+            self.nodes = nodes
+        return self._lc("start")
+
+    def render(self, nodes):
+        """The cluster.conf local-cluster would write for `nodes` nodes."""
+        return self._lc("render", nodes=nodes).stdout
+
+    def stop(self):
+        res = self._lc("stop", check=False)
+        for p in self._extra:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        return res
+
+    def status(self):
+        return self._lc("status", check=False)
+
+    def logs(self, tail=40):
+        out = []
+        log_dir = self.run_dir / "log"
+        if log_dir.is_dir():
+            for f in sorted(log_dir.iterdir()):
+                lines = f.read_text(errors="replace").splitlines()[-tail:]
+                out.append(f"==> {f} <==\n" + "\n".join(lines))
+        return "\n".join(out)
+
+    # --- processes -------------------------------------------------------------------------
+    def pid(self, name):
+        """pid of 'droverctld', 'munged' or an agent ('node2')."""
+        fname = name if name in ("droverctld", "munged") else f"droverd-{name}"
+        return int((self.run_dir / "pids" / f"{fname}.pid").read_text().strip())
+
+    def kill(self, name, sig=signal.SIGKILL):
+        pid = self.pid(name)
+        os.kill(pid, sig)
+        # local-cluster's children are not ours to reap; wait until the pid is gone/zombie
+        def gone():
+            try:
+                state = Path(f"/proc/{pid}/stat").read_text().split()[2]
+                return state == "Z"
+            except FileNotFoundError:
+                return True
+        wait_for(gone, 10, what=f"{name} (pid {pid}) to exit")
+
+    def spawn(self, args, **kw):
+        """A helper process owned by the test, killed at stop()."""
+        p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kw)
+        self._extra.append(p)
+        return p
+
+    # --- CLIs ------------------------------------------------------------------------------
+    def env(self, conf=None):
+        env = dict(os.environ)
+        env["DROVER_CONF"] = str(conf or self.conf)
+        env["PATH"] = f"{self.bin}:{env.get('PATH', '')}"
+        return env
+
+    def cli(self, name, *args, conf=None, user=None, timeout=30):
+        """Runs <build>/bin/<name> with DROVER_CONF set; returns CompletedProcess (text)."""
+        exe = self.bin / name
+        if not exe.exists():
+            raise AssertionError(f"{exe} is missing")
+        return subprocess.run([str(exe), *args], capture_output=True, text=True,
+                              env=self.env(conf), timeout=timeout, user=user,
+                              cwd=str(self.run_dir))
+
+    def sinfo(self, *args, **kw):
+        return self.cli("sinfo", *args, **kw)
+
+    def scontrol(self, *args, **kw):
+        return self.cli("scontrol", *args, **kw)
+
+    def node_state(self, node):
+        """sinfo's compact state of one node: 'idle', 'down*', 'drain', 'unk*' ..."""
+        r = self.sinfo("-h", "-N", "-n", node, "-o", "%t")
+        if r.returncode != 0:
+            return None
+        states = {line.strip() for line in r.stdout.splitlines() if line.strip()}
+        return states.pop() if len(states) == 1 else None
+
+    def wait_state(self, node, want, timeout):
+        wants = {want} if isinstance(want, str) else set(want)
+        return wait_for(lambda: self.node_state(node) in wants and self.node_state(node),
+                        timeout, what=f"{node} to be {want}")

@@ -1,0 +1,206 @@
+"""The foundation, end to end: a controller and three agents with their own munged and state
+directory; sinfo and scontrol output; a killed agent goes DOWN within the configured timeout
+and returns; admin node updates and their authorization; reconfigure adds a node; every
+authentication failure is refused. Tests run in file order on one module-scoped cluster."""
+
+import os
+import re
+import signal
+import subprocess
+import time
+
+from cluster import wait_for
+
+
+def test_sinfo_default_view(cluster):
+    r = cluster.sinfo()
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == [
+        "PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST",
+        "gpu*         up 1-00:00:00      3   idle node[1-3]",
+        "debug        up      30:00      2   idle node[1-2]",
+    ], r.stdout
+
+
+def test_sinfo_node_oriented(cluster):
+    r = cluster.sinfo("-h", "-N", "-o", "%N %t %c %G")
+    assert r.returncode == 0, r.stderr
+    lines = sorted(set(r.stdout.split("\n")) - {""})
+    assert lines == [f"node{i} idle 16 gpu:8" for i in (1, 2, 3)], r.stdout
+
+
+def test_scontrol_show_node(cluster):
+    r = cluster.scontrol("show", "node", "node1")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert out.startswith("NodeName=node1 "), out
+    for field in ("CPUTot=16", "Gres=gpu:8", "NodeAddr=127.0.0.1",
+                  f"Port={cluster.port_base + 1}", "RealMemory=65536", "Sockets=2",
+                  "CoresPerSocket=8", "ThreadsPerCore=1", "State=IDLE ",
+                  "Partitions=gpu,debug", "CfgTRES=cpu=16,mem=64G,billing=16,gres/gpu=8"):
+        assert field in out, f"{field!r} missing from:\n{out}"
+    every = cluster.scontrol("show", "nodes")
+    assert every.returncode == 0, every.stderr
+    assert re.findall(r"^NodeName=(\S+)", every.stdout, re.M) == ["node1", "node2", "node3"]
+
+
+def test_scontrol_ping_reports_controller(cluster):
+    r = cluster.scontrol("ping")
+    assert r.returncode == 0, r.stderr
+    assert "UP" in r.stdout, r.stdout
+
+
+def test_killed_agent_goes_down_within_timeout_and_returns(cluster):
+    cluster.kill("node2", signal.SIGKILL)
+    killed_at = time.monotonic()
+    cluster.wait_state("node2", "down*", timeout=cluster.node_down + 10)
+    elapsed = time.monotonic() - killed_at
+    # the last heartbeat was at most one interval before the kill; the check runs every
+    # node_down/5 s; allow a little for sinfo itself
+    assert elapsed <= cluster.node_down + 2, f"DOWN after {elapsed:.1f}s"
+    show = cluster.scontrol("show", "node", "node2").stdout
+    assert "Reason=Not responding" in show, show
+    # the others are untouched
+    assert cluster.node_state("node1") == "idle"
+    cluster.start()   # idempotent: starts only the missing agent
+    cluster.wait_state("node2", "idle", timeout=15)
+    assert "Reason=" not in cluster.scontrol("show", "node", "node2").stdout
+
+
+def test_start_is_idempotent(cluster):
+    pids = {n: cluster.pid(n) for n in ("droverctld", "munged", "node1", "node2", "node3")}
+    r = cluster.start()
+    assert "export DROVER_CONF=" in r.stdout and f"export PATH={cluster.bin}:" in r.stdout
+    assert {n: cluster.pid(n) for n in pids} == pids
+    st = cluster.status()
+    assert st.returncode == 0, st.stdout
+    assert st.stdout.count(": running (pid ") == 5, st.stdout
+
+
+def test_admin_drain_needs_reason_then_resume(cluster):
+    r = cluster.scontrol("update", "nodename=node3", "state=drain")
+    assert r.returncode != 0
+    assert "You must specify a reason when DOWNING or DRAINING a node. Request denied" in (
+        r.stdout + r.stderr)
+    r = cluster.scontrol("update", "nodename=node3", "state=drain", "reason=e2e maintenance")
+    assert r.returncode == 0, r.stderr
+    assert cluster.node_state("node3") == "drain"
+    show = cluster.scontrol("show", "node", "node3").stdout
+    assert "State=IDLE+DRAIN " in show, show
+    assert re.search(r"Reason=e2e maintenance \[root@\d{4}-\d\d-\d\dT", show), show
+    r = cluster.scontrol("update", "nodename=node3", "state=resume")
+    assert r.returncode == 0, r.stderr
+    assert cluster.node_state("node3") == "idle"
+
+
+def test_non_admin_cannot_update_but_can_read(cluster):
+    r = cluster.sinfo(user="nobody")
+    assert r.returncode == 0, r.stderr
+    r = cluster.scontrol("update", "nodename=node1", "state=drain", "reason=not mine",
+                         user="nobody")
+    assert r.returncode != 0
+    assert "Access/permission denied" in r.stderr, r.stderr
+    assert cluster.node_state("node1") == "idle"
+    r = cluster.scontrol("reconfigure", user="nobody")
+    assert r.returncode != 0
+    assert "Access/permission denied" in r.stderr, r.stderr
+
+
+def test_credential_from_another_munge_key_is_refused(cluster):
+    other = cluster.run_dir / "other-munge"
+    other.mkdir(mode=0o755)
+    key = other / "munge.key"
+    key.write_bytes(os.urandom(1024))
+    key.chmod(0o600)
+    sock = other / "munge.socket"
+    subprocess.run(["munged", f"--socket={sock}", f"--key-file={key}",
+                    f"--pid-file={other / 'munged.pid'}", f"--log-file={other / 'munged.log'}",
+                    f"--seed-file={other / 'munge.seed'}", "--force"], check=True)
+    try:
+        wait_for(sock.exists, 10, what="second munged")
+        conf2 = cluster.run_dir / "cluster-other-key.conf"
+        conf2.write_text(cluster.conf.read_text().replace(
+            f"munge_socket: {cluster.run_dir}/munge/munge.socket", f"munge_socket: {sock}"))
+        r = cluster.sinfo(conf=conf2)
+        assert r.returncode != 0
+        assert "Access/permission denied" in r.stderr, r.stderr
+        r = cluster.scontrol("update", "nodename=node1", "state=down", "reason=evil",
+                             conf=conf2)
+        assert r.returncode != 0
+        assert cluster.node_state("node1") == "idle"
+    finally:
+        pid = int((other / "munged.pid").read_text())
+        os.kill(pid, signal.SIGTERM)
+
+
+def rawcall(cluster, mode):
+    exe = cluster.build / "tests" / "drover-e2e-rawcall"
+    r = subprocess.run([str(exe), f"127.0.0.1:{cluster.port_base}", mode,
+                        str(cluster.run_dir / "munge" / "munge.socket")],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.splitlines()
+
+
+def test_missing_forged_replayed_and_rebound_credentials_are_refused(cluster):
+    (none,) = rawcall(cluster, "none")
+    assert none.startswith("PERMISSION_DENIED"), none
+    (forged,) = rawcall(cluster, "forged")
+    assert forged.startswith("PERMISSION_DENIED"), forged
+    first, again = rawcall(cluster, "replay")
+    assert first == "OK uid=0", first
+    assert again.startswith("PERMISSION_DENIED"), again
+    (rebound,) = rawcall(cluster, "rebind")
+    assert rebound.startswith("PERMISSION_DENIED"), rebound
+
+
+def test_reconfigure_adds_a_node(cluster):
+    original = cluster.conf.read_text()
+    cluster.conf.write_text(original + "bogus_key: 1\n")
+    r = cluster.scontrol("reconfigure")
+    assert r.returncode != 0
+    assert re.search(re.escape(str(cluster.conf)) + r":\d+:\d+", r.stderr), r.stderr
+    assert cluster.node_state("node1") == "idle"   # the old configuration stays in force
+
+    cluster.conf.write_text(cluster.render(nodes=4))
+    r = cluster.scontrol("reconfigure")
+    assert r.returncode == 0, r.stderr
+    assert cluster.node_state("node4") == "unk*"
+    cluster.start(nodes=4)
+    cluster.wait_state("node4", "idle", timeout=15)
+    assert cluster.node_state("node1") == "idle"
+    r = cluster.sinfo()
+    assert "gpu*         up 1-00:00:00      4   idle node[1-4]" in r.stdout, r.stdout
+
+
+def test_agent_reporting_less_memory_drains_its_node(cluster):
+    cluster.kill("node4", signal.SIGTERM)
+    agent = cluster.spawn([str(cluster.bin / "droverd"), "-D", "-f", str(cluster.conf),
+                           "--node-name", "node4", "--fake-resources", "--report-memory", "1000"])
+    try:
+        cluster.wait_state("node4", "drain", timeout=15)
+        show = cluster.scontrol("show", "node", "node4").stdout
+        assert "Reason=Low RealMemory (reported:1000 < 100.00% of configured:65536)" in show, show
+    finally:
+        agent.terminate()
+        agent.wait(10)
+
+
+def test_admin_state_survives_controller_restart(cluster):
+    r = cluster.scontrol("update", "nodename=node1", "state=drain", "reason=keep across restart")
+    assert r.returncode == 0, r.stderr
+    cluster.kill("droverctld", signal.SIGTERM)
+    cluster.start(nodes=4)   # node4's agent was replaced by the test above: start it again
+    show = cluster.scontrol("show", "node", "node1").stdout
+    assert "Reason=keep across restart" in show, show
+    assert cluster.node_state("node1") == "drain"
+    assert cluster.scontrol("update", "nodename=node1", "state=resume").returncode == 0
+
+
+def test_bad_config_refuses_to_start(cluster, tmp_path):
+    bad = tmp_path / "bad.conf"
+    bad.write_text("cluster_name: x\nnodes: 5\npartitions: []\n")
+    r = subprocess.run([str(cluster.bin / "droverctld"), "-D", "-f", str(bad)],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 1
+    assert re.search(re.escape(str(bad)) + r":\d+:\d+", r.stderr), r.stderr
