@@ -30,6 +30,7 @@ ClusterIndex::ClusterIndex(const std::vector<Node>& nodes,
     }
     int gpus = static_cast<int>(std::min<size_t>(node.gpuTypes.size(), 64));
     totals_.push_back(Capacity{node.cpus, node.memoryMb, gpus});
+    allGpus_.push_back(gpus >= 64 ? ~uint64_t{0} : (uint64_t{1} << gpus) - 1);
     maxGpus_ = std::max(maxGpus_, gpus);
     largestCpus_ = std::max(largestCpus_, node.cpus);
     if (node.weight != nodes[0].weight) uniformWeight_ = false;
@@ -56,6 +57,7 @@ bool ClusterIndex::inPartition(int node, int p) const {
 }
 
 uint64_t ClusterIndex::gpuMask(int node, const std::string& type) const {
+  if (type.empty()) return allGpus_[node];
   const auto& types = gpuTypes_[node];
   uint64_t mask = 0;
   for (size_t i = 0; i < types.size() && i < 64; ++i) {

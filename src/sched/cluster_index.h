@@ -39,6 +39,7 @@ class ClusterIndex {
   std::vector<std::vector<std::string>> features_;
   std::vector<std::vector<std::string>> gpuTypes_;
   std::vector<Capacity> totals_;
+  std::vector<uint64_t> allGpus_;
   int maxGpus_ = 0;
   int largestCpus_ = 1;
   bool uniformWeight_ = true;

@@ -92,7 +92,10 @@ class Pass {
 
   void prepare();
   void bucketUpdate(int node);
+  // Reasons from the job's own state and its partition's state; sets ctx.partition.
   Reason staticReason(const Job& job, JobCtx& ctx);
+  // Reasons from the request's shape against partition limits; fills the rest of ctx.
+  Reason shapeReason(const Job& job, JobCtx& ctx);
   Capacity needOn(const JobCtx& ctx, int node) const;
   bool eligible(const JobCtx& ctx, int node) const;
   bool fitsNow(const JobCtx& ctx, int node) const;
@@ -113,6 +116,8 @@ class Pass {
   std::vector<int> nodeBucket_;
   std::vector<int> seen_;  // scan stamp per node, so duplicate bucket entries count once
   int scan_ = 0;
+  std::string lastPartName_;
+  int lastPart_ = -1;
   int maxGpus_ = 0;
   std::unordered_map<std::string, Constraint> constraints_;
 };
@@ -124,7 +129,8 @@ void Pass::prepare() {
   for (int i = 0; i < n; ++i) freeGpuMask_[i] = index_.gpuMask(i, "");
   for (const RunningJob& r : snap_.running) {
     for (const NodeAllocation& a : r.allocation.nodes) {
-      int node = index_.node(a.node);
+      int node = a.nodeIndex;
+      if (node < 0 || node >= n || snap_.nodes[node].name != a.node) node = index_.node(a.node);
       if (node < 0) continue;
       profile_.addRunning(node, Capacity{a.cpus, a.memoryMb, static_cast<int>(a.gpus.size())},
                           r.expectedEnd);
@@ -245,6 +251,7 @@ bool Pass::tryStartNow(const JobCtx& ctx, Plan& plan) {
     Capacity need = needOn(ctx, node);
     NodeAllocation a;
     a.node = snap_.nodes[node].name;
+    a.nodeIndex = node;
     a.cpus = need.cpus;
     a.memoryMb = need.memoryMb;
     uint64_t free = freeGpuMask_[node];
@@ -312,13 +319,24 @@ Reason Pass::staticReason(const Job& job, JobCtx& ctx) {
   if (r.dependency == DependencyState::NeverSatisfied) return Reason::DependencyNeverSatisfied;
   if (r.dependency == DependencyState::Pending) return Reason::Dependency;
   if (r.beginTime > now_) return Reason::BeginTime;
-  int pidx = index_.partition(r.partition);
+  // Queues are mostly one or two partitions: remember the last lookup.
+  if (r.partition != lastPartName_) {
+    lastPartName_ = r.partition;
+    lastPart_ = index_.partition(r.partition);
+  }
+  int pidx = lastPart_;
   if (pidx < 0) return Reason::PartitionInactive;
   const Partition& part = snap_.partitions[pidx];
   if (part.state == PartitionState::Down) return Reason::PartitionDown;
   if (part.state == PartitionState::Inactive) return Reason::PartitionInactive;
-  if (!r.reservation.empty()) return Reason::Reservation;  // advance reservations: see reserve()
   ctx.partition = pidx;
+  return Reason::None;
+}
+
+Reason Pass::shapeReason(const Job& job, JobCtx& ctx) {
+  const JobRequest& r = job.request;
+  const Partition& part = snap_.partitions[ctx.partition];
+  if (!r.reservation.empty()) return Reason::Reservation;  // no such reservation active
   ctx.duration = r.timeLimitS > 0      ? r.timeLimitS
                  : part.defaultTimeS > 0 ? part.defaultTimeS
                  : part.maxTimeS > 0     ? part.maxTimeS
@@ -395,6 +413,11 @@ Plan Pass::run() {
     JobCtx ctx;
     ctx.job = &job;
     Reason why = staticReason(job, ctx);
+    // Under FCFS nothing behind a blocked job may start; its reason is Priority.
+    if (why == Reason::None && params_.policy == Policy::Fcfs && blocked[ctx.partition]) {
+      why = Reason::Priority;
+    }
+    if (why == Reason::None) why = shapeReason(job, ctx);
     if (why != Reason::None) {
       info.reason = why;
       plan.pending.push_back(std::move(info));

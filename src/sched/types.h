@@ -79,6 +79,9 @@ struct Job {
 
 struct NodeAllocation {
   std::string node;
+  // Position of the node in Snapshot::nodes, a hint that spares a name lookup per allocation
+  // on every pass; schedule() fills it in its starts and checks it against `node` when reading.
+  int nodeIndex = -1;
   int cpus = 0;
   int64_t memoryMb = 0;
   std::vector<int> gpus;  // GPU indices on that node

@@ -84,7 +84,12 @@ inline RunningJob running(JobId id, const std::string& node, int cpus, std::vect
   r.id = id;
   r.partition = "gpu";
   r.expectedEnd = end;
-  r.allocation.nodes.push_back(NodeAllocation{node, cpus, mem, std::move(gpus)});
+  NodeAllocation a;
+  a.node = node;
+  a.cpus = cpus;
+  a.memoryMb = mem;
+  a.gpus = std::move(gpus);
+  r.allocation.nodes.push_back(std::move(a));
   return r;
 }
 
