@@ -1,0 +1,172 @@
+// The CLI's client against real gRPC servers on loopback and a real munged: authenticated
+// calls, how each failure is classified and worded, and that a dead or stalled controller is
+// an error within the message timeout, never a hang.
+#include "cli/controller_client.h"
+
+#include <arpa/inet.h>
+#include <grpcpp/grpcpp.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <gtest/gtest.h>
+#include <memory>
+
+#include "drover/v1/controller.grpc.pb.h"
+#include "munged_process.h"
+#include "rpc/server_auth.h"
+
+namespace drover::cli {
+namespace {
+
+// A controller stand-in that authenticates like droverctld and answers from fixed data, so
+// each reply and failure kind the CLIs handle can be produced on demand.
+class FixedController final : public v1::Controller::Service {
+ public:
+  explicit FixedController(std::string munge_socket) : munge_socket_(std::move(munge_socket)) {}
+
+  grpc::Status Ping(grpc::ServerContext* ctx, const v1::PingRequest* req, v1::PingReply* rep) override {
+    rpc::Caller caller;
+    if (auto s = rpc::authenticate(*ctx, *req, munge_socket_, &caller); !s.ok()) return s;
+    rep->set_controller_host("ctl-host");
+    rep->set_caller_uid(caller.uid);
+    return grpc::Status::OK;
+  }
+  grpc::Status GetNodes(grpc::ServerContext* ctx, const v1::GetNodesRequest* req,
+                        v1::GetNodesReply* rep) override {
+    rpc::Caller caller;
+    if (auto s = rpc::authenticate(*ctx, *req, munge_socket_, &caller); !s.ok()) return s;
+    if (req->names_size() > 0) return grpc::Status(grpc::StatusCode::NOT_FOUND, "Node x not found");
+    rep->add_nodes()->set_name("node01");
+    return grpc::Status::OK;
+  }
+  grpc::Status UpdateNode(grpc::ServerContext* ctx, const v1::UpdateNodeRequest* req,
+                          v1::UpdateNodeReply*) override {
+    rpc::Caller caller;
+    if (auto s = rpc::authenticate(*ctx, *req, munge_socket_, &caller); !s.ok()) return s;
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "UpdateNode is for root and operators only");
+  }
+
+ private:
+  std::string munge_socket_;
+};
+
+class ControllerClientTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto munged = testing::MungedProcess::start();
+    if (!munged.ok()) GTEST_SKIP() << "no munged: " << munged.error();
+    munged_ = std::move(*munged);
+  }
+
+  ControllerClient clientFor(int port, int timeout_ms) {
+    ControllerAddress a;
+    a.host = "127.0.0.1";
+    a.target = "127.0.0.1:" + std::to_string(port);
+    a.munge_socket = munged_->socket();
+    a.timeout_ms = timeout_ms;
+    return ControllerClient(a);
+  }
+
+  std::unique_ptr<testing::MungedProcess> munged_;
+};
+
+// A listening socket that never accepts: the TCP handshake completes (backlog), nothing answers.
+struct StalledListener {
+  StalledListener() {
+    fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    ::listen(fd, 16);
+    socklen_t len = sizeof addr;
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+    port = ntohs(addr.sin_port);
+  }
+  ~StalledListener() { ::close(fd); }
+  int fd = -1;
+  int port = 0;
+};
+
+TEST_F(ControllerClientTest, AuthenticatedCallsAndFailureKinds) {
+  FixedController service(munged_->socket());
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&service);
+  auto server = builder.BuildAndStart();
+  ASSERT_NE(port, 0);
+
+  auto client = clientFor(port, 5000);
+  auto ping = client.ping();
+  ASSERT_TRUE(ping.ok()) << ping.error();
+  EXPECT_EQ(ping->controller_host(), "ctl-host");
+  EXPECT_EQ(ping->caller_uid(), static_cast<std::uint32_t>(::getuid()));
+  EXPECT_EQ(client.lastFailure(), FailureKind::kNone);
+
+  auto all = client.getNodes(v1::GetNodesRequest{});
+  ASSERT_TRUE(all.ok()) << all.error();
+  EXPECT_EQ(all->nodes_size(), 1);
+
+  v1::GetNodesRequest one;
+  one.add_names("x");
+  auto missing = client.getNodes(one);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(client.lastFailure(), FailureKind::kNotFound);
+  EXPECT_EQ(missing.error(), "Node x not found");
+
+  auto denied = client.updateNode(v1::UpdateNodeRequest{});
+  ASSERT_FALSE(denied.ok());
+  EXPECT_EQ(client.lastFailure(), FailureKind::kDenied);
+  EXPECT_NE(denied.error().find("root and operators only"), std::string::npos) << denied.error();
+
+  auto unimplemented = client.reconfigure(v1::ReconfigureRequest{});
+  ASSERT_FALSE(unimplemented.ok());
+  EXPECT_EQ(client.lastFailure(), FailureKind::kOther);
+  server->Shutdown();
+}
+
+TEST_F(ControllerClientTest, ControllerDownIsAClearErrorNotAHang) {
+  int port = 0;
+  {
+    StalledListener probe;  // take a free port, then release it: nothing listens there
+    port = probe.port;
+  }
+  auto client = clientFor(port, 3000);
+  const auto start = std::chrono::steady_clock::now();
+  auto reply = client.getNodes(v1::GetNodesRequest{});
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(reply.ok());
+  EXPECT_EQ(client.lastFailure(), FailureKind::kUnreachable);
+  EXPECT_NE(reply.error().find("Unable to contact"), std::string::npos) << reply.error();
+  EXPECT_NE(reply.error().find(std::to_string(port)), std::string::npos) << reply.error();
+  EXPECT_LT(elapsed, std::chrono::milliseconds(3000 + 1000));
+}
+
+TEST_F(ControllerClientTest, StalledControllerGivesUpAtTheMessageTimeout) {
+  StalledListener stalled;
+  auto client = clientFor(stalled.port, 300);
+  const auto start = std::chrono::steady_clock::now();
+  auto reply = client.ping();
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(reply.ok());
+  EXPECT_EQ(client.lastFailure(), FailureKind::kUnreachable);
+  EXPECT_LT(elapsed, std::chrono::milliseconds(300 + 2000));
+}
+
+TEST(ControllerClientNoMungeTest, MissingMungeSocketIsNamedInTheError) {
+  ControllerAddress a;
+  a.host = "127.0.0.1";
+  a.target = "127.0.0.1:1";
+  a.munge_socket = "/nonexistent/munge.socket";
+  a.timeout_ms = 1000;
+  ControllerClient client(a);
+  auto reply = client.ping();
+  ASSERT_FALSE(reply.ok());
+  EXPECT_NE(reply.error().find("/nonexistent/munge.socket"), std::string::npos) << reply.error();
+}
+
+}  // namespace
+}  // namespace drover::cli
