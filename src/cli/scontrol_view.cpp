@@ -70,7 +70,7 @@ std::string formatNodeRecord(const v1::NodeInfo& n, bool oneliner) {
                   " Sockets=" + std::to_string(c.sockets()) + " Boards=1");
   lines.push_back("State=" + stateScontrol(n) + " ThreadsPerCore=" + std::to_string(c.threads_per_core()) +
                   " TmpDisk=0 Weight=" + std::to_string(n.weight()) + " Owner=N/A MCS_label=N/A");
-  lines.push_back("Partitions=" + joinList(n.partitions(), "") + " ");
+  if (n.partitions_size() > 0) lines.push_back("Partitions=" + joinList(n.partitions(), "") + " ");
   lines.push_back("BootTime=" + formatIsoTime(n.boot_time()) +
                   " SlurmdStartTime=" + formatIsoTime(n.agent_start_time()));
   lines.push_back("LastBusyTime=" + formatIsoTime(n.last_busy_time()));

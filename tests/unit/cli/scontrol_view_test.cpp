@@ -71,6 +71,7 @@ TEST_F(ScontrolViewTest, UnregisteredNodeShowsUnknownValuesAsSlurm) {
   EXPECT_NE(text.find("BootTime=None SlurmdStartTime=None"), std::string::npos);
   EXPECT_NE(text.find("CfgTRES=cpu=4,mem=1000M,billing=4\n"), std::string::npos);
   EXPECT_EQ(text.find("OS="), std::string::npos);
+  EXPECT_EQ(text.find("Partitions="), std::string::npos);  // in no partition: no line, as Slurm
 }
 
 TEST_F(ScontrolViewTest, PartitionLimitsAndLists) {
