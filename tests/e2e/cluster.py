@@ -5,6 +5,7 @@ installs the same names in /usr/bin)."""
 
 import os
 import random
+import shutil
 import signal
 import socket
 import subprocess
@@ -103,12 +104,18 @@ class Cluster:
         """The cluster.conf local-cluster would write for `nodes` nodes."""
         return self._lc("render", nodes=nodes).stdout
 
-    def stop(self):
+    def stop(self, keep=None):
+        """Stops every process by its recorded pid, then removes the run directory unless
+        DROVER_E2E_KEEP is set (to read the logs after a failure)."""
         res = self._lc("stop", check=False)
         for p in self._extra:
             if p.poll() is None:
                 p.kill()
                 p.wait()
+        if keep is None:
+            keep = bool(os.environ.get("DROVER_E2E_KEEP"))
+        if not keep:
+            shutil.rmtree(self.run_dir, ignore_errors=True)
         return res
 
     def status(self):
@@ -141,9 +148,12 @@ class Cluster:
                 return True
         wait_for(gone, 10, what=f"{name} (pid {pid}) to exit")
 
-    def spawn(self, args, **kw):
-        """A helper process owned by the test, killed at stop()."""
-        p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kw)
+    def spawn(self, args, log_name, **kw):
+        """A helper process owned by the test, killed at stop(); output to log/<log_name>."""
+        (self.run_dir / "log").mkdir(exist_ok=True)
+        with open(self.run_dir / "log" / log_name, "ab") as out:
+            p = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT,
+                                 stdin=subprocess.DEVNULL, **kw)
         self._extra.append(p)
         return p
 
