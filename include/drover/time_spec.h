@@ -26,7 +26,8 @@ std::string formatDuration(std::int64_t seconds);     // scontrol: 01:00:00, 1-0
 std::string formatTimeLimit(std::int64_t seconds);     // sinfo:  1:00:00, 30:00, 1-00:00:00
 std::string formatElapsed(std::int64_t seconds);       // squeue TIME: 0:00, 1:02:03, 1-00:00:00
 
-// Memory sizes in MiB (Slurm's default unit): "4000" (MB), "4G", "512K", "1T", "2M".
+// Memory sizes in MiB (Slurm's default unit): "4000" (MB), "4G", "512K", "1T", "2M"; also "P"
+// and "E", which formatMemoryMb prints for very large totals.
 Result<std::uint64_t> parseMemoryMb(std::string_view text);
 // Slurm's printing: 65536 -> "64G", 12000 -> "12000M", 0 -> "0".
 std::string formatMemoryMb(std::uint64_t mb);

@@ -83,8 +83,8 @@ std::string formatClock(std::int64_t seconds, bool scontrol_style) {
 Error memoryError(std::string_view text, std::string_view why) {
   return makeError("Invalid memory specification '" + std::string(text) + "': " +
                    std::string(why) +
-                   " (accepted: a whole number of megabytes, optionally followed by K, M, G or "
-                   "T, such as 4000, 512K, 4G or 1T)");
+                   " (accepted: a whole number of megabytes, optionally followed by K, M, G, "
+                   "T, P or E, such as 4000, 512K, 4G or 1T)");
 }
 
 }  // namespace
@@ -181,7 +181,16 @@ Result<std::uint64_t> parseMemoryMb(std::string_view text) {
       break;
     case 't':
     case 'T':
-      multiplier = 1024 * 1024;
+      multiplier = 1024ULL * 1024;
+      break;
+    // Slurm reads only up to T, but prints P and E for cluster-wide totals; accept what we print.
+    case 'p':
+    case 'P':
+      multiplier = 1024ULL * 1024 * 1024;
+      break;
+    case 'e':
+    case 'E':
+      multiplier = 1024ULL * 1024 * 1024 * 1024;
       break;
     default:
       return memoryError(text, "unknown unit '" + std::string(1, text[pos]) + "'");

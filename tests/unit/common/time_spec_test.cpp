@@ -137,6 +137,7 @@ TEST(Memory, ParsesSizesInMiB) {
       {"4000", 4000}, {"0", 0},         {"4G", 4096},      {"4g", 4096},  {"512K", 1},
       {"1k", 1},      {"1025K", 2},     {"1024K", 1},      {"1T", 1048576}, {"2t", 2097152},
       {"2M", 2},      {"2m", 2},        {"64G", 65536},    {"0G", 0},
+      {"1P", 1073741824}, {"2e", 2199023255552}, {"1953125P", 2097152000000000},
   };
   for (const auto& c : cases) {
     auto got = parseMemoryMb(c.text);
@@ -150,7 +151,7 @@ TEST(Memory, RejectsGarbageNamingTheText) {
       {"", "empty"},          {"G", "missing number"},   {"-1", "missing number"},
       {"4GB", "unexpected 'GB'"}, {"4X", "unknown unit 'X'"}, {"1.5G", "unexpected '.5G'"},
       {" 4G", "missing number"},  {"99999999999999999999", "too large"},
-      {"9007199254740993", "too large"}, {"9999999999T", "too large"},
+      {"9007199254740993", "too large"}, {"9999999999T", "too large"}, {"9999E", "too large"},
   };
   for (const auto& c : cases) {
     auto got = parseMemoryMb(c.text);
@@ -169,14 +170,16 @@ TEST(Memory, FormatsAsSlurm) {
       {"64G", 65536},     {"12000M", 12000}, {"62.50G", 64000},    {"187.50G", 192000},
       {"256G", 262144},   {"4000M", 4000},   {"1G", 1024},          {"2G", 2048},
       {"999999999M", 999999999}, {"0", 0},   {"1.50G", 1536},       {"1.50T", 1572864},
-      {"1T", 1048576},    {"512M", 512},     {"1023M", 1023},       {"1025M", 1025},
+      {"1T", 1048576},    {"512M", 512},     {"1953125P", 2097152000000000},
+      {"1E", 1099511627776},     {"1023M", 1023},       {"1025M", 1025},
   };
   for (const auto& c : cases) EXPECT_EQ(formatMemoryMb(c.mb), c.text) << c.mb;
 }
 
 TEST(Memory, WholeUnitsParseBack) {
-  for (std::uint64_t mb : {1ULL, 1024ULL, 4000ULL, 65536ULL, 1048576ULL, 3ULL * 1048576}) {
-    auto back = parseMemoryMb(formatMemoryMb(mb));
+  for (std::uint64_t mb : {1ULL, 1024ULL, 4000ULL, 65536ULL, 1048576ULL, 3ULL * 1048576,
+                          2097152000000000ULL, 1ULL << 40}) {
+    auto back = parseMemoryMb(formatMemoryMb(mb));  // found by fuzz_time_spec for P
     ASSERT_TRUE(back.ok()) << formatMemoryMb(mb);
     EXPECT_EQ(*back, mb);
   }
