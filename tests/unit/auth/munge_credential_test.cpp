@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <thread>
 
 #include "auth/request_binding.h"
 #include "drover/v1/controller.pb.h"
@@ -123,6 +124,27 @@ TEST_F(MungeCredentialTest, EncodeWithoutMungedNamesTheSocket) {
   ASSERT_FALSE(credential.ok());
   EXPECT_NE(credential.error().find(socket), std::string::npos) << credential.error();
   EXPECT_NE(credential.error().find("munged"), std::string::npos) << credential.error();
+}
+
+// Contexts are per call, so threads encode and decode in parallel with no lock.
+TEST_F(MungeCredentialTest, ParallelEncodeDecodeFromManyThreads) {
+  constexpr int kThreads = 8;
+  constexpr int kRounds = 25;
+  std::vector<int> failures(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kRounds; ++i) {
+        const std::string payload = "thread " + std::to_string(t) + " call " + std::to_string(i);
+        auto credential = encodeCredential(payload, munged_->socket());
+        auto decoded = credential.ok() ? decodeCredential(*credential, munged_->socket())
+                                       : Result<DecodedCredential>(makeError(credential.error()));
+        if (!decoded.ok() || decoded->payload != payload) ++failures[t];
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(failures[t], 0) << "thread " << t;
 }
 
 // Not a pass/fail check: records what one encode and one decode cost here.
