@@ -5,15 +5,50 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <optional>
 #include <fstream>
 #include <sstream>
 #include <system_error>
+
+#include <yaml-cpp/eventhandler.h>
 
 #include "config/sections.h"
 #include "drover/config.h"
 
 namespace drover::config {
 namespace {
+
+// Finds where a second YAML document starts, without building nodes. YAML::LoadAll is not used:
+// yaml-cpp 0.7 loops forever on some invalid input there (jbeder/yaml-cpp#1040), so this pass
+// looks at no more than two documents.
+class SecondDocumentFinder : public YAML::EventHandler {
+ public:
+  std::optional<YAML::Mark> find(const std::string& text) {
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    for (int i = 0; i < 2 && parser.HandleNextDocument(*this); ++i) {
+    }
+    return second_;
+  }
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (++documents_ == 2) second_ = mark;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+
+ private:
+  int documents_ = 0;
+  std::optional<YAML::Mark> second_;
+};
 
 constexpr std::size_t kMaxFileBytes = 64u << 20;
 
@@ -111,16 +146,17 @@ Result<ClusterConfig> parseClusterConfig(std::string_view yaml_text, std::string
   try {
     detail::Context ctx(file, options.base_dir.empty() ? baseDirOf(file_name)
                                                        : std::filesystem::path(options.base_dir));
-    const std::vector<YAML::Node> docs = YAML::LoadAll(std::string(yaml_text));
-    if (docs.size() > 1) {
-      ctx.fail(docs[1].Mark(), "a second YAML document ('---'); cluster.conf holds exactly one");
-      return ctx.takeError();
+    const std::string text(yaml_text);
+    const YAML::Node root = YAML::Load(text);
+    if (root.IsMap()) {
+      if (auto second = SecondDocumentFinder().find(text)) {
+        ctx.fail(*second, "a second YAML document ('---'); cluster.conf holds exactly one");
+        return ctx.takeError();
+      }
     }
     ClusterConfig config;
     config.source_path = file;
-    if (!parseDocument(ctx, docs.empty() ? YAML::Node() : docs.front(), options, config)) {
-      return ctx.takeError();
-    }
+    if (!parseDocument(ctx, root, options, config)) return ctx.takeError();
     return config;
   } catch (const YAML::Exception& e) {
     const int line = e.mark.is_null() ? 1 : e.mark.line + 1;

@@ -303,7 +303,11 @@ TEST(ClusterConfig, InvalidFilesGiveLocatedErrors) {
        "t.conf:3:1: YAML syntax error: end of sequence flow not found"},
       {"bad indentation", "cluster_name: c\n nodes: x\n", "t.conf:2:7: YAML syntax error"},
       {"two documents", minimal() + "---\ncluster_name: d\n",
-       "t.conf:10:1: a second YAML document"},
+       "t.conf:9:1: a second YAML document"},
+      {"a bare comma (yaml-cpp 0.7's LoadAll loops forever on it)", ",\n",
+       "t.conf:1:1: the document: expected a mapping"},
+      {"syntax error in a second document", minimal() + "---\n[:\n",
+       "t.conf:11:1: YAML syntax error: end of sequence flow not found"},
       {"unknown top-level key with suggestion", "cluster_name: c\nnodez: []\n",
        "t.conf:2:1: unknown key 'nodez' in the document (did you mean 'nodes'?); accepted keys: "
        "cluster_name, controller, munge_socket, operators, timeouts, nodes, partitions, "
