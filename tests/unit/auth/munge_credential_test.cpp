@@ -72,6 +72,36 @@ TEST_F(MungeCredentialTest, CredentialIsBoundToMethodAndRequest) {
   EXPECT_EQ(decoded->payload, bindingPayload("/drover.v1.Controller/GetNodes", nodesRequest({"n1"})));
 }
 
+TEST_F(MungeCredentialTest, VerifyBoundCredentialChecksMethodAndRequest) {
+  struct Case {
+    std::string name;
+    std::string method;
+    v1::GetNodesRequest request;
+    std::string error;  // empty = accepted
+  };
+  const std::string kGetNodes = "/drover.v1.Controller/GetNodes";
+  const std::vector<Case> cases = {
+      {"same call", kGetNodes, nodesRequest({"n1"}), ""},
+      {"other request", kGetNodes, nodesRequest({"n2"}), "credential is bound to another request"},
+      {"other method", "/drover.v1.Controller/GetPartitions", nodesRequest({"n1"}),
+       "credential is bound to another method (/drover.v1.Controller/GetNodes, not "
+       "/drover.v1.Controller/GetPartitions)"},
+  };
+  for (const Case& c : cases) {
+    // A fresh credential per case: each one authenticates a single call.
+    auto credential = encodeCredential(bindingPayload(kGetNodes, nodesRequest({"n1"})), munged_->socket());
+    ASSERT_TRUE(credential.ok()) << credential.error();
+    auto verified = verifyBoundCredential(*credential, c.method, c.request, munged_->socket());
+    if (c.error.empty()) {
+      ASSERT_TRUE(verified.ok()) << c.name << ": " << verified.error();
+      EXPECT_EQ(verified->uid, ::getuid()) << c.name;
+    } else {
+      ASSERT_FALSE(verified.ok()) << c.name;
+      EXPECT_EQ(verified.error(), c.error) << c.name;
+    }
+  }
+}
+
 TEST_F(MungeCredentialTest, SecondDecodeOfSameCredentialIsReplay) {
   auto credential = encodeCredential("payload", munged_->socket());
   ASSERT_TRUE(credential.ok()) << credential.error();
