@@ -24,6 +24,9 @@ int main(int argc, char** argv) {
   app.add_option("--csv", csvPath, "write per-job records to this CSV file");
   auto* skip = app.add_flag("--skip-bad", skipBad, "skip bad trace lines, listing them on stderr");
   app.add_flag("--strict", strict, "stop at the first bad trace line (default)")->excludes(skip);
+  size_t firstJob = 0, maxJobs = 0;
+  app.add_option("--first-job", firstJob, "skip this many jobs of the trace (0-based window start)");
+  app.add_option("--max-jobs", maxJobs, "replay at most this many jobs (a window of the trace)");
   CLI11_PARSE(app, argc, argv);
 
   std::ifstream in(tracePath);
@@ -37,6 +40,12 @@ int main(int argc, char** argv) {
     return 1;
   }
   for (const auto& p : trace->problems) std::cerr << "drover-sim: skipped " << p << "\n";
+  if (firstJob > 0 || maxJobs > 0) {
+    auto& jobs = trace->jobs;
+    size_t from = std::min(firstJob, jobs.size());
+    size_t to = maxJobs > 0 ? std::min(jobs.size(), from + maxJobs) : jobs.size();
+    jobs = std::vector<sim::SwfJob>(jobs.begin() + from, jobs.begin() + to);
+  }
 
   sim::SimConfig config;
   int64_t maxProcs = trace->maxProcs;

@@ -34,6 +34,7 @@ struct Partition {
   int64_t defaultTimeS = 0;  // 0 = use maxTimeS, else the scheduler's default
   int maxNodes = 0;          // 0 = unlimited
   int priorityTier = 1;
+  int priorityJobFactor = 1;  // the partition factor of multifactor priority
   bool exclusive = false;  // OverSubscribe=EXCLUSIVE: every job gets whole nodes
   std::vector<std::string> allowedAccounts;  // empty = all
 };

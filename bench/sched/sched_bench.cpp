@@ -1,0 +1,186 @@
+// Times full scheduling passes on a synthetic AI cluster: 12,500 nodes x 8 GPUs, 10,000 running
+// jobs, 100,000 pending jobs of mixed sizes; then passes after one submission and after one
+// completion. Plain timed executable so the numbers and the command go into docs/performance.md.
+//   sched_bench [--nodes N] [--pending N] [--running N] [--policy easy|fcfs|conservative]
+#include <sys/resource.h>
+
+#include <ctime>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+
+#include "sched/cluster_index.h"
+#include "sched/scheduler.h"
+
+using namespace drover::sched;
+
+namespace {
+
+// CPU time of this thread: the machine is shared, so wall time would measure the neighbours.
+double cpuNow() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+double seconds(double start) { return cpuNow() - start; }
+
+long maxRssKb() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;
+}
+
+// Job shapes as GPUs per node and node count: many small jobs, whole-node jobs, some large.
+struct Shape {
+  int nodes, gpusPerNode;
+};
+Shape randomShape(std::mt19937& rng) {
+  int r = std::uniform_int_distribution<int>(0, 99)(rng);
+  if (r < 40) return {1, 1};
+  if (r < 60) return {1, 2};
+  if (r < 70) return {1, 4};
+  if (r < 90) return {1, 8};
+  return {std::uniform_int_distribution<int>(2, 16)(rng), 8};
+}
+
+Job makeJob(std::mt19937& rng, JobId id) {
+  Shape s = randomShape(rng);
+  Job j;
+  j.id = id;
+  j.request.partition = "gpu";
+  j.request.minNodes = s.nodes;
+  j.request.ntasks = s.nodes * s.gpusPerNode;
+  j.request.cpusPerTask = 8;
+  j.request.gpusPerTask = 1;
+  j.request.memPerGpuMb = 100000;
+  j.request.timeLimitS = 3600 * std::uniform_int_distribution<int>(1, 24)(rng);
+  j.request.submitTime = static_cast<int64_t>(id);
+  j.priority = std::uniform_int_distribution<int>(0, 100000)(rng);
+  return j;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int nodes = 12500, pending = 100000, runningJobs = 10000;
+  Policy policy = Policy::Easy;
+  const char* policyName = "easy";
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--nodes")) nodes = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--pending")) pending = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--running")) runningJobs = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--policy")) {
+      policyName = argv[i + 1];
+      policy = !std::strcmp(policyName, "fcfs")           ? Policy::Fcfs
+               : !std::strcmp(policyName, "conservative") ? Policy::Conservative
+                                                          : Policy::Easy;
+    }
+  }
+  std::mt19937 rng(42);
+  long rss0 = maxRssKb();
+  Snapshot snap;
+  Partition part;
+  part.name = "gpu";
+  snap.partitions.push_back(part);
+  for (int i = 0; i < nodes; ++i) {
+    Node n;
+    char name[32];
+    std::snprintf(name, sizeof name, "gpu%05d", i + 1);
+    n.name = name;
+    n.index = i;
+    n.cpus = 128;
+    n.memoryMb = 2000000;
+    n.gpuTypes.assign(8, "h100");
+    n.partitions = {"gpu"};
+    snap.nodes.push_back(std::move(n));
+  }
+  // Fill the cluster in hostlist order with running jobs of the same mix.
+  int node = 0, gpuUsed = 0;
+  const int64_t now = 1'000'000;
+  for (int r = 0; r < runningJobs && node < nodes; ++r) {
+    Shape s = randomShape(rng);
+    RunningJob job;
+    job.id = 10'000'000 + r;
+    job.partition = "gpu";
+    job.expectedEnd = now + 60 * std::uniform_int_distribution<int>(1, 24 * 60)(rng);
+    if (s.gpusPerNode < 8 && gpuUsed + s.gpusPerNode <= 8) {
+      NodeAllocation a;
+      a.node = snap.nodes[node].name;
+      a.cpus = 8 * s.gpusPerNode;
+      a.memoryMb = 100000 * s.gpusPerNode;
+      for (int g = 0; g < s.gpusPerNode; ++g) a.gpus.push_back(gpuUsed + g);
+      gpuUsed += s.gpusPerNode;
+      job.allocation.nodes.push_back(a);
+    } else {
+      if (gpuUsed > 0) {
+        ++node;
+        gpuUsed = 0;
+      }
+      if (node + s.nodes > nodes) break;
+      for (int k = 0; k < s.nodes; ++k, ++node) {
+        NodeAllocation a;
+        a.node = snap.nodes[node].name;
+        a.cpus = 64;
+        a.memoryMb = 800000;
+        a.gpus = {0, 1, 2, 3, 4, 5, 6, 7};
+        job.allocation.nodes.push_back(a);
+      }
+    }
+    if (gpuUsed == 8) {
+      ++node;
+      gpuUsed = 0;
+    }
+    snap.running.push_back(std::move(job));
+  }
+  for (int p = 0; p < pending; ++p) snap.pending.push_back(makeJob(rng, p + 1));
+  long rssSnapshot = maxRssKb();
+
+  SchedulerParams params;
+  params.policy = policy;
+  double t0 = cpuNow();
+  ClusterIndex index(snap.nodes, snap.partitions);
+  double indexS = seconds(t0);
+  long rssIndex = maxRssKb();
+
+  t0 = cpuNow();
+  Plan plan = schedule(index, snap, params, now);
+  double fullS = seconds(t0);
+  long rssPass = maxRssKb();
+  int reserved = 0;
+  for (const auto& p : plan.pending) reserved += p.expectedStart.has_value();
+
+  // The controller applies the plan: started jobs become running, then events arrive.
+  for (auto& st : plan.starts) {
+    snap.running.push_back(RunningJob{st.id, "gpu", std::move(st.allocation), st.endTime});
+  }
+  std::erase_if(snap.pending, [&](const Job& j) {
+    for (const auto& st : plan.starts)
+      if (st.id == j.id) return true;
+    return false;
+  });
+  snap.pending.push_back(makeJob(rng, pending + 1));
+  t0 = cpuNow();
+  Plan afterSubmit = schedule(index, snap, params, now + 1);
+  double submitS = seconds(t0);
+
+  snap.running.erase(snap.running.begin());
+  t0 = cpuNow();
+  Plan afterCompletion = schedule(index, snap, params, now + 2);
+  double completionS = seconds(t0);
+
+  std::printf("(times are CPU seconds of one thread)\n");
+  std::printf("policy %s: %d nodes x 8 GPUs, %zu running, %d pending\n", policyName, nodes,
+              snap.running.size() - plan.starts.size(), pending);
+  std::printf("  cluster index build      %8.3f s (once per node/partition change)\n", indexS);
+  std::printf("  full pass                %8.3f s  starts %zu, reservations %d, same-shape skips %d\n",
+              fullS, plan.starts.size(), reserved, plan.stats.skippedSameShape);
+  std::printf("  pass after one submit    %8.3f s  starts %zu\n", submitS, afterSubmit.starts.size());
+  std::printf("  pass after one completion%8.3f s  starts %zu\n", completionS,
+              afterCompletion.starts.size());
+  std::printf("  memory: snapshot %ld MB, index %ld MB, pass peak %ld MB (max RSS deltas)\n",
+              (rssSnapshot - rss0) / 1024, (rssIndex - rssSnapshot) / 1024,
+              (rssPass - rssIndex) / 1024);
+  return 0;
+}
