@@ -518,16 +518,22 @@ std::vector<Sql> windowClauses(const AcctFilter& f, std::int64_t max_span) {
   return out;
 }
 
-std::string jobSql(const Sql& common, const std::vector<Sql>& windows) {
+// Clauses of one window query can overlap only when several states are asked for in a window
+// (a job can have been PENDING and RUNNING in it); otherwise skip UNION's de-duplication.
+std::string jobSql(const Sql& common, const std::vector<Sql>& windows, bool may_overlap) {
   std::string sql;
   for (const auto& w : windows) {
-    if (!sql.empty()) sql += " UNION ";
+    if (!sql.empty()) sql += may_overlap ? " UNION " : " UNION ALL ";
     // Array remainder records sort after the tasks split from them, as Slurm prints them.
     sql += std::string("SELECT ") + kJobColumns +
            ", (array_job_id != 0 AND array_task_id IS NULL) AS rest FROM jobs WHERE " +
            common.where + " AND (" + w.where + ")";
   }
   return sql + " ORDER BY submit, rest, job_id";
+}
+
+bool mayOverlap(const AcctFilter& f) {
+  return (f.window_start || f.window_end) && f.states.size() > 1;
 }
 
 bool ranOn(const std::string& node_list, const std::set<std::string>& nodes) {
@@ -543,7 +549,7 @@ bool ranOn(const std::string& node_list, const std::set<std::string>& nodes) {
 Result<std::string> SqliteAccountingStore::explain(const AcctFilter& filter) {
   Sql common = commonFilter(filter);
   auto windows = windowClauses(filter, max_span_);
-  auto st = prepared("EXPLAIN QUERY PLAN " + jobSql(common, windows));
+  auto st = prepared("EXPLAIN QUERY PLAN " + jobSql(common, windows, mayOverlap(filter)));
   if (!st) return makeError(st.error());
   Stmt& s = **st;
   for (const auto& w : windows) {
@@ -559,7 +565,7 @@ Result<std::string> SqliteAccountingStore::explain(const AcctFilter& filter) {
 Result<std::vector<JobWithSteps>> SqliteAccountingStore::query(const AcctFilter& filter) {
   Sql common = commonFilter(filter);
   auto windows = windowClauses(filter, max_span_);
-  auto st = prepared(jobSql(common, windows));
+  auto st = prepared(jobSql(common, windows, mayOverlap(filter)));
   if (!st) return makeError(st.error());
   Stmt& s = **st;
   for (const auto& w : windows) {
