@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <variant>
 
 #include "acct/usage_json.h"
@@ -664,21 +665,38 @@ Result<std::vector<JobWithSteps>> SqliteAccountingStore::query(const AcctFilter&
   }
   const bool want_steps = filter.include_steps || !only_steps.empty();
   if (!want_steps) return out;
-  auto ss = prepared(std::string("SELECT ") + kStepColumns +
-                     " FROM steps WHERE job_id = ? ORDER BY step_id");
+  // Steps for many jobs per statement: a fixed-size IN list (padded with job id 0, which never
+  // exists) keeps one cached statement and avoids one round trip per job.
+  constexpr int kChunk = 128;
+  auto ss = prepared(std::string("SELECT ") + kStepColumns + " FROM steps WHERE job_id IN (" +
+                     placeholders(kChunk) + ") ORDER BY job_id, step_id");
   if (!ss) return makeError(ss.error());
   Stmt& q = **ss;
-  for (auto& jw : out) {
-    auto only = only_steps.find(jw.job.job_id);
-    if (!filter.include_steps && only == only_steps.end()) continue;
+  std::vector<std::size_t> wanted;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (filter.include_steps || only_steps.count(out[i].job.job_id)) wanted.push_back(i);
+  }
+  std::unordered_map<std::uint64_t, std::size_t> index_of;
+  for (std::size_t first = 0; first < wanted.size(); first += kChunk) {
     q.reset();
     q.idx = 0;
-    q.bind(static_cast<std::int64_t>(jw.job.job_id));
+    index_of.clear();
+    for (std::size_t k = 0; k < static_cast<std::size_t>(kChunk); ++k) {
+      if (first + k < wanted.size()) {
+        const JobRecord& job = out[wanted[first + k]].job;
+        index_of[job.job_id] = wanted[first + k];
+        q.bind(static_cast<std::int64_t>(job.job_id));
+      } else {
+        q.bind(std::int64_t{0});
+      }
+    }
     while ((rc = sqlite3_step(q.get())) == SQLITE_ROW) {
       StepRecord st;
       int c = 0;
       st.job_id = static_cast<std::uint64_t>(q.i64(c++));
       st.step_id = q.i64(c++);
+      JobWithSteps& jw = out[index_of.at(st.job_id)];
+      auto only = only_steps.find(st.job_id);
       if (only != only_steps.end() && only->second.count(st.step_id) == 0) continue;
       st.name = q.str(c++);
       st.state = static_cast<JobState>(q.i64(c++));
@@ -701,8 +719,11 @@ Result<std::vector<JobWithSteps>> SqliteAccountingStore::query(const AcctFilter&
       st.submit_line = q.str(c++);
       if (!q.isNull(c)) {
         auto usage = usageFromJson(q.str(c));
-        if (!usage) return makeError("step " + std::to_string(st.job_id) + "." +
-                                     stepIdName(st.step_id) + ": " + usage.error());
+        if (!usage) {
+          q.reset();
+          return makeError("step " + std::to_string(st.job_id) + "." + stepIdName(st.step_id) +
+                           ": " + usage.error());
+        }
         st.usage = std::move(*usage);
       }
       jw.steps.push_back(std::move(st));

@@ -326,11 +326,23 @@ TEST(StoreDurability, ReopenSeesCommittedBatches) {
   {
     auto s = openStore(path);
     AcctBatch b;
-    for (std::uint64_t id = 1; id <= 500; ++id) b.jobs.push_back(JobBuilder(id).ran("n1", 1, 1));
-    ASSERT_EQ(*s->apply(b), 500u);
+    for (std::uint64_t id = 1; id <= 500; ++id) {
+      b.jobs.push_back(JobBuilder(id).ran("n1", 1, 1));
+      b.steps.push_back(testing::step(b.jobs.back(), kBatchStep, "batch", 1));
+      if (id % 3 == 0) b.steps.push_back(testing::step(b.jobs.back(), 0, "s0", 1));
+    }
+    ASSERT_EQ(*s->apply(b), 500u + 500u + 166u);
   }
   auto s = openStore(path);
-  EXPECT_EQ(ids(s->query({})).size(), 500u);
+  auto got = s->query({});
+  ASSERT_TRUE(got.ok());
+  ASSERT_EQ(got->size(), 500u);
+  // Steps are fetched for many jobs per statement; each must land on its own job.
+  for (const auto& jw : *got) {
+    ASSERT_EQ(jw.steps.size(), jw.job.job_id % 3 == 0 ? 2u : 1u) << jw.job.job_id;
+    for (const auto& st : jw.steps) EXPECT_EQ(st.job_id, jw.job.job_id);
+    EXPECT_EQ(jw.steps[0].step_id, kBatchStep);
+  }
 }
 
 // WAL: a reader on its own connection never sees half a batch and never goes backwards.
