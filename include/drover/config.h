@@ -18,6 +18,12 @@ inline constexpr std::uint16_t kDefaultAgentPort = 7818;
 struct ControllerConfig {
   std::string host = "127.0.0.1";
   std::uint16_t port = 7817;
+  // The CLIs' frame transport (src/wire); 0 = port + 2 (port + 1 is the default agent port,
+  // as slurmd's 6818 beside slurmctld's 6817).
+  std::uint16_t cli_port = 0;
+  std::uint16_t cliPort() const {
+    return cli_port != 0 ? cli_port : static_cast<std::uint16_t>(port + 2);
+  }
   std::string state_dir = "/var/lib/drover";
 };
 

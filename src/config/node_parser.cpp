@@ -159,6 +159,7 @@ bool parseNodeGroups(Context& ctx, const YAML::Node& node, std::size_t max_nodes
   std::unordered_map<std::string, Placed> placed;
   std::unordered_map<std::string, std::string> endpoints;  // "address:port" -> node
   const std::string controller_endpoint = fmt::format("{}:{}", controller.host, controller.port);
+  const std::string cli_endpoint = fmt::format("{}:{}", controller.host, controller.cliPort());
 
   for (std::size_t g = 0; g < node.size(); ++g) {
     const YAML::Node group = node[g];
@@ -248,7 +249,7 @@ bool parseNodeGroups(Context& ctx, const YAML::Node& node, std::size_t max_nodes
       n.address = addresses.size() == 1 ? addresses[0] : addresses[i];
       n.port = static_cast<std::uint16_t>(port_first == port_last ? port_first : port_first + i);
       const std::string endpoint = fmt::format("{}:{}", n.address, n.port);
-      if (endpoint == controller_endpoint) {
+      if (endpoint == controller_endpoint || endpoint == cli_endpoint) {
         return ctx.fail(endpoint_at,
                         fmt::format("{}: node {} would listen on {}, the controller's address; "
                                     "give the agents other ports",

@@ -13,9 +13,13 @@ constexpr std::int64_t kMaxTimeoutS = 65535;
 
 bool parseController(Context& ctx, const YAML::Node& node, ControllerConfig& out) {
   MapReader m;
-  if (!m.open(ctx, node, "controller", {"host", "port", "state_dir"})) return false;
+  if (!m.open(ctx, node, "controller", {"host", "port", "cli_port", "state_dir"})) return false;
   if (auto* v = m.find("host"); v && !readString(ctx, *v, m.path("host"), out.host)) return false;
   if (auto* v = m.find("port"); v && !readInteger(ctx, *v, m.path("port"), 1, 65535, out.port)) {
+    return false;
+  }
+  if (auto* v = m.find("cli_port");
+      v && !readInteger(ctx, *v, m.path("cli_port"), 1, 65535, out.cli_port)) {
     return false;
   }
   if (auto* v = m.find("state_dir")) {
