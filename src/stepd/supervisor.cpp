@@ -15,10 +15,12 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "launch/job_env.h"
+#include "stepd/io_forwarder.h"
 #include "stepd/task_spawn.h"
 #include "stepd/usage_sampler.h"
 
@@ -26,6 +28,11 @@ namespace drover::stepd {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+// After the last task ended: how long output still held open by escaped processes is
+// forwarded, then how long srun gets to take the remaining frames.
+constexpr auto kDrainWait = std::chrono::seconds(2);
+constexpr auto kSendWait = std::chrono::seconds(30);
+constexpr int kStartFailureExitCode = 2;
 
 std::int64_t unixNow() {
   return std::chrono::duration_cast<std::chrono::seconds>(
@@ -36,7 +43,8 @@ std::int64_t unixNow() {
 sigset_t handledSignals() {
   sigset_t set;
   sigemptyset(&set);
-  for (int sig : {SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGRTMIN}) sigaddset(&set, sig);
+  // SIGPIPE is blocked so a task that closes its stdin is an EPIPE for the I/O forwarder.
+  for (int sig : {SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGRTMIN}) sigaddset(&set, sig);
   return set;
 }
 
@@ -95,6 +103,12 @@ class StepRun {
     std::vector<std::uint32_t> ranks;
     for (std::uint32_t i = 0; i < ntasks; ++i) ranks.push_back(req_.first_task() + i);
     launch::Environment base(req_.environment().begin(), req_.environment().end());
+    if (!req_.io_address().empty()) {
+      IoForwarder::Hello hello{req_.io_key(), req_.node_id(), opts_.node_name, ranks};
+      auto io = IoForwarder::connect(req_.io_address(), hello);
+      if (!io) return fail(io.error());
+      io_ = std::move(*io);
+    }
 
     for (std::uint32_t local = 0; local < ntasks; ++local) {
       launch::TaskContext task;
@@ -115,17 +129,32 @@ class StepRun {
       spec.append = req_.open_append();
       spec.process_group = pgid_;
       spec.env = launch::renderEnvironment(base, launch::taskVariables(task));
-      auto pid = spawnTask(spec);
-      if (!pid) {
-        killAll(SIGKILL);
-        reapAll();
-        return fail(pid.error());
+      if (io_) {
+        auto pipes = io_->openTask(task.global_rank);
+        if (!pipes) return failStart(ranks, pipes.error());
+        spec.stdin_fd = pipes->stdin_fd;
+        spec.stdout_fd = pipes->stdout_fd;
+        spec.stderr_fd = pipes->stderr_fd;
       }
+      auto pid = spawnTask(spec);
+      if (io_) io_->closeTaskEnds(task.global_rank);
+      if (!pid) return failStart(ranks, pid.error());
       if (pgid_ == 0) pgid_ = *pid;
       tasks_.push_back(*pid);
       running_.insert({*pid, true});
+      rank_of_[*pid] = task.global_rank;
     }
     return true;
+  }
+
+  // Tasks already started are killed; srun hears why on every task's stderr, then each
+  // task's exit (exit code 2, as a task whose exec failed).
+  bool failStart(const std::vector<std::uint32_t>& ranks, const std::string& why) {
+    killAll(SIGKILL);
+    reapAll();
+    if (io_) io_->failStart(ranks, "drover-stepd: error: " + why + "\n", kStartFailureExitCode);
+    io_.reset();
+    return fail(why);
   }
 
   bool fail(const std::string& why) {
@@ -170,8 +199,23 @@ class StepRun {
     auto next_sample = start + std::chrono::milliseconds(opts_.usage_sample_ms);
     UsageSampler sampler(pgid_);
 
-    while (!running_.empty()) {
+    std::vector<pollfd> fds;
+    while (!running_.empty() || (io_ && !io_->finished())) {
       const auto now = Clock::now();
+      if (io_ && running_.empty() && !drain_at_) {
+        // Whatever the tasks left in their group goes now, so their pipes reach EOF.
+        killAll(SIGKILL);
+        drain_at_ = now + kDrainWait;
+      }
+      if (drain_at_ && now >= *drain_at_) {
+        io_->abandonPipes();
+        if (now >= *drain_at_ + kSendWait) break;  // srun stopped reading: give up on it
+      }
+      if (io_ && io_->connectionLost() && !running_.empty() && !outcome_.cancelled) {
+        // Nobody reads the output any more: srun is gone, the step ends as if cancelled.
+        outcome_.cancelled = true;
+        terminate(/*timed_out=*/false);
+      }
       if (now >= next_sample) {
         sampler.sample();
         next_sample = now + std::chrono::milliseconds(opts_.usage_sample_ms);
@@ -189,15 +233,22 @@ class StepRun {
         kill_at_.reset();
       }
       auto deadline = next_sample;
-      for (const auto& t : {warn_at_, limit_at_, kill_at_})
+      for (const auto& t : {warn_at_, limit_at_, kill_at_, drain_at_})
         if (t) deadline = std::min(deadline, *t);
       auto wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
-      pollfd pfd{sfd, POLLIN, 0};
-      int ready = poll(&pfd, 1, static_cast<int>(std::clamp<std::int64_t>(wait_ms, 0, 1000)));
-      if (ready > 0) handleSignal(sfd);
+      fds.assign(1, pollfd{sfd, POLLIN, 0});
+      if (io_) io_->addPollFds(fds);
+      int ready = poll(fds.data(), fds.size(),
+                       static_cast<int>(std::clamp<std::int64_t>(wait_ms, 0, 1000)));
+      if (ready > 0 && fds[0].revents != 0) handleSignal(sfd);
+      if (ready > 0 && io_) {
+        io_->handlePoll(fds, 1);
+        for (int sig : io_->takeSignals()) deliver(sig, /*batch_shell_only=*/false);
+      }
       reapAll();
     }
     if (sfd >= 0) close(sfd);
+    io_.reset();  // EOF to srun after the last exit frame
     outcome_.max_rss_kb = sampler.maxRssKb();
     outcome_.ave_rss_kb = sampler.aveRssKb();
     // Whatever the tasks left behind in their group goes with them, as Slurm's proctrack.
@@ -224,11 +275,11 @@ class StepRun {
     pid_t pid;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
       if (running_.erase(pid) == 0) continue;
-      if (WIFEXITED(status)) {
-        outcome_.exit_code = std::max(outcome_.exit_code, WEXITSTATUS(status));
-      } else if (WIFSIGNALED(status)) {
-        outcome_.exit_signal = WTERMSIG(status);
-      }
+      const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+      const int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+      outcome_.exit_code = std::max(outcome_.exit_code, code);
+      if (sig != 0) outcome_.exit_signal = sig;
+      if (io_) io_->taskEnded(rank_of_[pid], code, sig);
     }
   }
 
@@ -251,8 +302,10 @@ class StepRun {
   pid_t pgid_ = 0;
   std::vector<pid_t> tasks_;
   std::map<pid_t, bool> running_;
+  std::map<pid_t, std::uint32_t> rank_of_;
+  std::unique_ptr<IoForwarder> io_;   // srun's I/O stream, for steps with an io_address
   bool terminating_ = false;
-  std::optional<Clock::time_point> warn_at_, limit_at_, kill_at_;
+  std::optional<Clock::time_point> warn_at_, limit_at_, kill_at_, drain_at_;
 };
 
 }  // namespace

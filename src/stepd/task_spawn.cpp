@@ -101,11 +101,13 @@ Result<pid_t> spawnTask(const TaskSpec& spec) {
     }
     // Output files are opened after dropping privileges, so they belong to the user and a
     // path the user may not write fails the job instead of writing as root.
-    int in = openFor(spec.stdin_path, O_RDONLY);
+    int in = spec.stdin_fd >= 0 ? spec.stdin_fd : openFor(spec.stdin_path, O_RDONLY);
     if (in < 0) childFail(report[1], "could not open input file", spec.stdin_path.c_str());
-    int out = openFor(spec.stdout_path, out_flags);
+    int out = spec.stdout_fd >= 0 ? spec.stdout_fd : openFor(spec.stdout_path, out_flags);
     if (out < 0) childFail(report[1], "could not open output file", spec.stdout_path.c_str());
-    int err = spec.stderr_path == spec.stdout_path ? out : openFor(spec.stderr_path, out_flags);
+    int err = spec.stderr_fd >= 0                        ? spec.stderr_fd
+              : spec.stderr_path == spec.stdout_path ? out
+                                                     : openFor(spec.stderr_path, out_flags);
     if (err < 0) childFail(report[1], "could not open error file", spec.stderr_path.c_str());
     if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
       childFail(report[1], "dup2", nullptr);

@@ -22,6 +22,11 @@ struct TaskSpec {
   std::string stdout_path = "/dev/null";
   std::string stderr_path = "/dev/null";
   bool append = false;                  // --open-mode=append
+  // When >= 0, these descriptors (pipes to the supervisor, for srun's I/O stream) are the
+  // task's stdin/stdout/stderr instead of the paths above. The caller keeps and closes them.
+  int stdin_fd = -1;
+  int stdout_fd = -1;
+  int stderr_fd = -1;
   pid_t process_group = 0;              // 0 = lead a new group (the step's first task)
 };
 

@@ -1,0 +1,132 @@
+#pragma once
+// The supervisor's end of srun's I/O stream (protocol: proto/drover/v1/step_io.proto).
+//
+// When a step has an io_address, each task's stdin, stdout and stderr are pipes owned by an
+// IoForwarder instead of files. The forwarder connects to srun, says hello with the key, and
+// is then driven by the supervisor's poll loop:
+//   - every read from a task's stdout/stderr pipe is sent at once as one output frame, so
+//     output is in order per task and never waits in the supervisor;
+//   - while the socket's send queue is above kSendQueueLimit the pipes are not polled, so a
+//     slow srun blocks the tasks' writes (back-pressure) instead of growing memory;
+//   - input frames are written to the tasks' stdin pipes (the socket is not read while a
+//     task's pending stdin is above kStdinQueueLimit), signal frames are handed to the
+//     supervisor;
+//   - a task's exit frame is sent once it was reaped AND its pipes reached EOF, i.e. after
+//     its last byte of output.
+// If srun goes away the forwarder reports connectionLost() and keeps draining the pipes
+// into nothing, so tasks never block on a dead reader.
+#include <poll.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "drover/result.h"
+#include "stepd/io_frames.h"
+
+namespace drover::stepd {
+
+// The task's ends of its three pipes, for TaskSpec.
+struct TaskPipeEnds {
+  int stdin_fd = -1;
+  int stdout_fd = -1;
+  int stderr_fd = -1;
+};
+
+class IoForwarder {
+ public:
+  static constexpr std::size_t kReadChunk = 64 * 1024;
+  static constexpr std::size_t kSendQueueLimit = 256 * 1024;
+  static constexpr std::size_t kStdinQueueLimit = 1024 * 1024;
+
+  struct Hello {
+    std::string key;
+    std::uint32_t node_id = 0;
+    std::string node_name;
+    std::vector<std::uint32_t> ranks;
+  };
+
+  // Connects to "host:port" (blocking, up to `timeout_ms`) and queues the hello frame.
+  static Result<std::unique_ptr<IoForwarder>> connect(const std::string& address,
+                                                      const Hello& hello, int timeout_ms = 10000);
+  ~IoForwarder();
+  IoForwarder(const IoForwarder&) = delete;
+  IoForwarder& operator=(const IoForwarder&) = delete;
+
+  // Creates the pipes of one task. The returned ends go to the child; call
+  // closeTaskEnds(rank) once it was spawned (or failed to).
+  Result<TaskPipeEnds> openTask(std::uint32_t rank);
+  void closeTaskEnds(std::uint32_t rank);
+
+  // The task was reaped; its exit frame follows its remaining output.
+  void taskEnded(std::uint32_t rank, int exit_code, int signal);
+
+  // Poll loop integration: append this forwarder's fds, then hand back the same vector with
+  // revents filled in (entries before `first` belong to the caller).
+  void addPollFds(std::vector<pollfd>& fds);
+  void handlePoll(const std::vector<pollfd>& fds, std::size_t first);
+
+  // Signals srun asked for since the last call.
+  std::vector<int> takeSignals();
+
+  // True once every task's exit frame was sent and the socket is flushed (or lost).
+  bool finished() const;
+  bool connectionLost() const { return lost_; }
+
+  // Gives up on output still held open (by processes that left the step's process group):
+  // closes the pipes, so the remaining exit frames go out.
+  void abandonPipes();
+
+  // The step could not start: sends `message` on every rank's stderr and an exit frame with
+  // `exit_code`, waiting (up to a few seconds) until srun has them.
+  void failStart(const std::vector<std::uint32_t>& ranks, const std::string& message,
+                 int exit_code);
+
+ private:
+  struct Pipe {
+    int fd = -1;
+    bool stderr_stream = false;
+  };
+  struct Task {
+    std::uint32_t rank = 0;
+    TaskPipeEnds child;
+    int stdin_fd = -1;            // our write end
+    std::string stdin_pending;
+    bool stdin_eof = false;       // close once stdin_pending is written
+    Pipe out, err;
+    bool ended = false;
+    bool exit_sent = false;
+    int exit_code = 0;
+    int signal = 0;
+  };
+  enum class Kind { kSocket, kStdout, kStderr, kStdin };
+  struct Slot {
+    Kind kind;
+    std::uint32_t rank;
+  };
+
+  explicit IoForwarder(int socket) : socket_(socket) {}
+  void readPipe(Task& task, Pipe& pipe);
+  void readSocket();
+  void handleFrame(const std::string& payload);
+  void writeStdin(Task& task);
+  void flushSocket();
+  void sendExitIfDone(Task& task);
+  void loseConnection();
+  void closeStdin(Task& task);
+
+  int socket_ = -1;
+  bool lost_ = false;
+  std::string send_queue_;
+  std::size_t sent_ = 0;          // bytes of send_queue_ already on the socket
+  std::map<std::uint32_t, Task> tasks_;
+  std::vector<int> signals_;
+  std::vector<Slot> slots_;       // what each fd added by addPollFds is
+  FrameReader reader_;
+};
+
+}  // namespace drover::stepd
