@@ -374,10 +374,8 @@ std::vector<Range> coalesce(const std::vector<Range>& sorted) {
       while (e < events.size() && events[e].first == at) depth += events[e++].second;
       if (depth == 0 || e == events.size()) continue;
       std::uint64_t until = events[e].first - 1;  // depth is constant on [at, until]
-      // Each host number v occurs `depth` times; a greedy push places copy c of v onto the
-      // range holding copy c of v - 1 when that range is the last one, which it is only for
-      // the last copy. Emit per number: copies 1..depth-1 as singles after the last range
-      // continued. The sequence below reproduces push order exactly.
+      // Pushing the `depth` copies of v in order: the first extends the last range when that
+      // ends at v - 1; the other copies cannot extend anything and start ranges of their own.
       for (std::uint64_t v = at;; ++v) {
         for (int c = 0; c < depth; ++c) {
           if (out.size() > group_start && c == 0 && out.back().hi + 1 == v) {
