@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <memory>
 #include <numeric>
 #include <set>
 #include <string>
@@ -49,6 +50,16 @@ struct JobCtx {
   const Constraint* constraint = nullptr;
   std::vector<int> required;
   std::vector<int> excluded;  // sorted
+  int reservation = -1;       // index into Pass::resv_ when the job runs in an advance reservation
+};
+
+// An advance reservation as a pass sees it: its nodes, and a profile of its own in which the
+// nodes are free only inside [start, end). The main profile holds the same nodes whole over
+// [start, end), so other work is kept out and reservation jobs never meet outside work.
+struct ReservationState {
+  const AdvanceReservation* res = nullptr;
+  std::vector<int> nodes;  // hostlist order
+  std::unique_ptr<AvailabilityProfile> profile;
 };
 
 // Prefer the smallest run of adjacent free GPUs that holds the request, so pairs and quads
@@ -102,6 +113,13 @@ class Pass {
   std::vector<int> chooseNodes(const JobCtx& ctx, std::vector<int> candidates) const;
   bool tryStartNow(const JobCtx& ctx, Plan& plan);
   bool reserve(const JobCtx& ctx, PendingInfo& info);
+  bool reserveOn(const JobCtx& ctx, PendingInfo& info, const std::vector<int>& nodes,
+                 AvailabilityProfile& profile);
+  void commitNow(const JobCtx& ctx, std::vector<int> chosen, AvailabilityProfile& profile,
+                 Plan& plan);
+  void prepareReservations();
+  bool tryStartInReservation(const JobCtx& ctx, Plan& plan);
+  std::vector<int> reservationNodes(const JobCtx& ctx) const;
   ShapeKey shapeKey(const JobCtx& ctx) const;
 
   const ClusterIndex& index_;
@@ -116,6 +134,7 @@ class Pass {
   std::vector<int> nodeBucket_;
   std::vector<int> seen_;  // scan stamp per node, so duplicate bucket entries count once
   int scan_ = 0;
+  std::vector<ReservationState> resv_;
   std::string lastPartName_;
   int lastPart_ = -1;
   int maxGpus_ = 0;
@@ -139,6 +158,7 @@ void Pass::prepare() {
       }
     }
   }
+  prepareReservations();
   buckets_.assign(maxGpus_ + 1, {});
   nodeBucket_.assign(n, -1);
   seen_.assign(n, 0);
@@ -242,6 +262,12 @@ bool Pass::tryStartNow(const JobCtx& ctx, Plan& plan) {
   }
   std::vector<int> chosen = chooseNodes(ctx, std::move(cands));
   if (chosen.empty()) return false;
+  commitNow(ctx, std::move(chosen), profile_, plan);
+  return true;
+}
+
+void Pass::commitNow(const JobCtx& ctx, std::vector<int> chosen, AvailabilityProfile& profile,
+                     Plan& plan) {
   Start start;
   start.id = ctx.job->id;
   start.endTime = ctx.duration >= kNever - now_ ? kNever : now_ + ctx.duration;
@@ -258,18 +284,20 @@ bool Pass::tryStartNow(const JobCtx& ctx, Plan& plan) {
     if (!ctx.demand.wholeNode) free &= index_.gpuMask(node, ctx.demand.gpuType);
     a.gpus = pickGpus(free, need.gpus);
     for (int g : a.gpus) freeGpuMask_[node] &= ~(uint64_t{1} << g);
-    profile_.claim(node, need, now_, start.endTime);
+    profile.claim(node, need, now_, start.endTime);
     bucketUpdate(node);
     start.allocation.nodes.push_back(std::move(a));
   }
   plan.starts.push_back(std::move(start));
-  return true;
 }
 
 // Finds the earliest time the job fits and claims it in the profile, so lower-priority work
 // cannot take it. Each node reports its own earliest fit; the k-th smallest is a lower bound on
 // the start, and nodes that cannot hold the job at that bound move on until k of them can.
 bool Pass::reserve(const JobCtx& ctx, PendingInfo& info) {
+  if (ctx.reservation >= 0) {
+    return reserveOn(ctx, info, reservationNodes(ctx), *resv_[ctx.reservation].profile);
+  }
   std::vector<int> nodes;
   if (!ctx.required.empty() && ctx.demand.nodes <= static_cast<int>(ctx.required.size())) {
     nodes = ctx.required;
@@ -278,11 +306,16 @@ bool Pass::reserve(const JobCtx& ctx, PendingInfo& info) {
       if (eligible(ctx, node)) nodes.push_back(node);
     }
   }
+  return reserveOn(ctx, info, nodes, profile_);
+}
+
+bool Pass::reserveOn(const JobCtx& ctx, PendingInfo& info, const std::vector<int>& nodes,
+                     AvailabilityProfile& profile) {
   const int k = ctx.demand.nodes;
   if (static_cast<int>(nodes.size()) < k) return false;
   std::vector<int64_t> fit(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) {
-    fit[i] = profile_.earliestFit(nodes[i], needOn(ctx, nodes[i]), now_, ctx.duration);
+    fit[i] = profile.earliestFit(nodes[i], needOn(ctx, nodes[i]), now_, ctx.duration);
   }
   std::vector<int64_t> scratch;
   while (true) {
@@ -293,10 +326,10 @@ bool Pass::reserve(const JobCtx& ctx, PendingInfo& info) {
     std::vector<int> ready;
     for (size_t i = 0; i < nodes.size(); ++i) {
       if (fit[i] > t) continue;
-      if (fit[i] == t || profile_.fits(nodes[i], needOn(ctx, nodes[i]), t, ctx.duration)) {
+      if (fit[i] == t || profile.fits(nodes[i], needOn(ctx, nodes[i]), t, ctx.duration)) {
         ready.push_back(nodes[i]);
       } else {
-        fit[i] = profile_.earliestFit(nodes[i], needOn(ctx, nodes[i]), t, ctx.duration);
+        fit[i] = profile.earliestFit(nodes[i], needOn(ctx, nodes[i]), t, ctx.duration);
       }
     }
     if (static_cast<int>(ready.size()) < k) continue;
@@ -304,12 +337,82 @@ bool Pass::reserve(const JobCtx& ctx, PendingInfo& info) {
     if (chosen.empty()) return false;
     int64_t end = ctx.duration >= kNever - t ? kNever : t + ctx.duration;
     for (int node : chosen) {
-      profile_.claim(node, needOn(ctx, node), t, end);
+      profile.claim(node, needOn(ctx, node), t, end);
       info.plannedNodes.push_back(snap_.nodes[node].name);
     }
     info.expectedStart = t;
     return true;
   }
+}
+
+void Pass::prepareReservations() {
+  const int n = index_.nodeCount();
+  std::vector<char> taken(n, 0);
+  for (const AdvanceReservation& res : snap_.reservations) {
+    if (res.end <= now_ || res.end <= res.start) continue;
+    ReservationState rs;
+    rs.res = &res;
+    if (!res.nodes.empty()) {
+      for (const std::string& name : res.nodes) {
+        int node = index_.node(name);
+        if (node >= 0 && !taken[node]) rs.nodes.push_back(node);
+      }
+    } else {
+      // A node-count reservation takes the first free-standing nodes in hostlist order; the
+      // controller pins names at creation so this stays stable between passes.
+      std::vector<int> order(n);
+      std::iota(order.begin(), order.end(), 0);
+      std::sort(order.begin(), order.end(),
+                [&](int a, int b) { return snap_.nodes[a].index < snap_.nodes[b].index; });
+      for (int node : order) {
+        if (static_cast<int>(rs.nodes.size()) >= res.nodeCount) break;
+        if (snap_.nodes[node].usable && !taken[node]) rs.nodes.push_back(node);
+      }
+    }
+    std::vector<char> mine(n, 0);
+    for (int node : rs.nodes) mine[node] = taken[node] = 1;
+    rs.profile = std::make_unique<AvailabilityProfile>(now_, index_.totals());
+    for (const RunningJob& r : snap_.running) {
+      for (const NodeAllocation& a : r.allocation.nodes) {
+        int node = a.nodeIndex;
+        if (node < 0 || node >= n || snap_.nodes[node].name != a.node) node = index_.node(a.node);
+        if (node < 0 || !mine[node]) continue;
+        rs.profile->addRunning(node, Capacity{a.cpus, a.memoryMb, static_cast<int>(a.gpus.size())},
+                               r.expectedEnd);
+      }
+    }
+    for (int node : rs.nodes) {
+      const Capacity& whole = index_.totals()[node];
+      profile_.claim(node, whole, std::max(res.start, now_), res.end);
+      if (res.start > now_) rs.profile->claim(node, whole, now_, res.start);
+      rs.profile->claim(node, whole, res.end, kNever);
+    }
+    resv_.push_back(std::move(rs));
+  }
+}
+
+std::vector<int> Pass::reservationNodes(const JobCtx& ctx) const {
+  std::vector<int> out;
+  for (int node : resv_[ctx.reservation].nodes) {
+    if (eligible(ctx, node)) out.push_back(node);
+  }
+  return out;
+}
+
+bool Pass::tryStartInReservation(const JobCtx& ctx, Plan& plan) {
+  AvailabilityProfile& profile = *resv_[ctx.reservation].profile;
+  std::vector<int> cands;
+  for (int node : reservationNodes(ctx)) {
+    if (!profile.fits(node, needOn(ctx, node), now_, ctx.duration)) continue;
+    uint64_t free = freeGpuMask_[node];
+    if (!ctx.demand.wholeNode) free &= index_.gpuMask(node, ctx.demand.gpuType);
+    if (std::popcount(free) < needOn(ctx, node).gpus) continue;
+    cands.push_back(node);
+  }
+  std::vector<int> chosen = chooseNodes(ctx, std::move(cands));
+  if (chosen.empty()) return false;
+  commitNow(ctx, std::move(chosen), profile, plan);
+  return true;
 }
 
 Reason Pass::staticReason(const Job& job, JobCtx& ctx) {
@@ -336,7 +439,20 @@ Reason Pass::staticReason(const Job& job, JobCtx& ctx) {
 Reason Pass::shapeReason(const Job& job, JobCtx& ctx) {
   const JobRequest& r = job.request;
   const Partition& part = snap_.partitions[ctx.partition];
-  if (!r.reservation.empty()) return Reason::Reservation;  // no such reservation active
+  if (!r.reservation.empty()) {
+    auto it = std::find_if(resv_.begin(), resv_.end(),
+                           [&](const ReservationState& rs) { return rs.res->name == r.reservation; });
+    if (it == resv_.end()) return Reason::Reservation;  // unknown or already over
+    const AdvanceReservation& res = *it->res;
+    auto listed = [](const std::vector<std::string>& list, const std::string& v) {
+      return std::find(list.begin(), list.end(), v) != list.end();
+    };
+    bool open = res.users.empty() && res.accounts.empty();
+    if (!open && !listed(res.users, r.user) && !listed(res.accounts, r.account)) {
+      return Reason::Reservation;
+    }
+    ctx.reservation = static_cast<int>(it - resv_.begin());
+  }
   ctx.duration = r.timeLimitS > 0      ? r.timeLimitS
                  : part.defaultTimeS > 0 ? part.defaultTimeS
                  : part.maxTimeS > 0     ? part.maxTimeS
@@ -424,6 +540,15 @@ Plan Pass::run() {
       continue;
     }
     const int p = ctx.partition;
+    if (ctx.reservation >= 0) {
+      // Inside its reservation a job competes only with the reservation's other jobs.
+      if (tryStartInReservation(ctx, plan)) continue;
+      const AdvanceReservation& res = *resv_[ctx.reservation].res;
+      info.reason = now_ < res.start ? Reason::Reservation : Reason::Resources;
+      reserve(ctx, info);
+      plan.pending.push_back(std::move(info));
+      continue;
+    }
     bool mayStart = !(params_.policy == Policy::Fcfs && blocked[p]);
     bool cacheable = ctx.required.empty() && ctx.excluded.empty();
     ShapeKey key{};
