@@ -1,0 +1,426 @@
+// What users and admins do to jobs: scancel, scontrol hold/release/requeue/suspend/top/update.
+#include <algorithm>
+#include <charconv>
+#include <csignal>
+
+#include "drover/hostlist.h"
+#include "drover/time_spec.h"
+#include "jobs/job_manager.h"
+#include "jobs/request.h"
+#include "jobspec/array_spec.h"
+#include "jobspec/dependency_spec.h"
+
+namespace drover::jobs {
+
+namespace {
+
+constexpr const char* kInvalidJobId = "Invalid job id specified";
+constexpr const char* kDenied = "Access/permission denied";
+constexpr const char* kAlreadyDone = "Job/step already completing or completed";
+constexpr const char* kNotPending = "Job is no longer pending execution";
+constexpr const char* kPending = "Job is pending execution";
+constexpr const char* kNotSuspended = "Job is not suspended";
+constexpr const char* kNotRunning = "Job is not running";
+
+std::optional<std::uint64_t> parseNumber(std::string_view s) {
+  std::uint64_t v = 0;
+  if (s.empty()) return std::nullopt;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+v1::CancelResult result(const std::string& id, const char* error = nullptr) {
+  v1::CancelResult r;
+  r.set_job_id(id);
+  r.set_ok(error == nullptr);
+  if (error) r.set_error(error);
+  return r;
+}
+
+std::string displayId(const Job& job) {
+  if (!job.isArrayTask()) return std::to_string(job.id());
+  return std::to_string(job.info.array_job_id()) + "_" + std::to_string(job.info.array_task_id());
+}
+
+}  // namespace
+
+Result<std::vector<JobId>> JobManager::resolveIds(const std::string& text) const {
+  std::string_view t = text;
+  std::size_t us = t.find('_');
+  auto id = parseNumber(t.substr(0, us));
+  if (!id) return makeError(kInvalidJobId);
+  if (us == std::string_view::npos) {
+    if (auto arr = arrays_.find(*id); arr != arrays_.end()) return arr->second;
+    if (jobs_.count(*id)) return std::vector<JobId>{*id};
+    return makeError(kInvalidJobId);
+  }
+  auto arr = arrays_.find(*id);
+  if (arr == arrays_.end()) return makeError(kInvalidJobId);
+  std::string_view tasks = t.substr(us + 1);
+  if (tasks == "*") return arr->second;
+  if (tasks.size() >= 2 && tasks.front() == '[' && tasks.back() == ']') {
+    tasks = tasks.substr(1, tasks.size() - 2);
+  }
+  auto spec = jobspec::parseArraySpec(tasks, 4'000'000'000u);
+  if (!spec) return makeError(kInvalidJobId);
+  std::vector<std::uint32_t> wanted = spec->taskIds();
+  std::vector<JobId> out;
+  for (JobId tid : arr->second) {
+    auto task = static_cast<std::uint32_t>(jobs_.at(tid).info.array_task_id());
+    if (std::binary_search(wanted.begin(), wanted.end(), task)) out.push_back(tid);
+  }
+  if (out.empty()) return makeError(kInvalidJobId);
+  return out;
+}
+
+std::vector<v1::CancelResult> JobManager::cancel(const Caller& caller,
+                                                 const v1::CancelJobsRequest& req) {
+  std::vector<v1::CancelResult> results;
+  // (job, id as the caller named it)
+  std::vector<std::pair<JobId, std::string>> targets;
+  bool filtered = !req.user().empty() || !req.name().empty() || req.states_size() > 0 ||
+                  !req.partition().empty() || !req.nodes().empty() || !req.account().empty();
+  std::vector<std::string> filter_nodes;
+  if (!req.nodes().empty()) {
+    auto hosts = hostlist::expand(req.nodes());
+    if (hosts) filter_nodes = *hosts;
+  }
+  auto matches = [&](const Job& job) {
+    const v1::JobInfo& i = job.info;
+    if (!req.user().empty() && i.user() != req.user() && std::to_string(i.uid()) != req.user())
+      return false;
+    if (!req.name().empty() && i.name() != req.name()) return false;
+    if (!req.partition().empty() && i.partition() != req.partition()) return false;
+    if (!req.account().empty() && i.account() != req.account()) return false;
+    if (req.states_size() > 0) {
+      bool any = false;
+      for (const auto& s : req.states()) any = any || parseState(s) == i.state();
+      if (!any) return false;
+    }
+    if (!filter_nodes.empty()) {
+      auto nodes = nodesOf(job);
+      bool any = false;
+      for (const auto& n : nodes)
+        any = any || std::find(filter_nodes.begin(), filter_nodes.end(), n) != filter_nodes.end();
+      if (!any) return false;
+    }
+    return true;
+  };
+  if (req.job_ids_size() == 0) {
+    for (const auto& [id, job] : jobs_) {
+      // Filters select live jobs only; and without -u a user's filters cover their own jobs.
+      if (!filtered || isFinal(job.state()) || !matches(job)) continue;
+      if (req.user().empty() && !isAdmin(caller) && job.info.uid() != caller.uid) continue;
+      targets.emplace_back(id, displayId(job));
+    }
+  }
+  for (const std::string& text : req.job_ids()) {
+    auto ids = resolveIds(text);
+    if (!ids) {
+      results.push_back(result(text, kInvalidJobId));
+      continue;
+    }
+    for (JobId id : *ids) {
+      if (!filtered || matches(jobs_.at(id))) {
+        targets.emplace_back(id, ids->size() == 1 ? text : displayId(jobs_.at(id)));
+      }
+    }
+  }
+
+  for (const auto& [id, shown] : targets) {
+    Job& job = jobs_.at(id);
+    if (!owns(caller, job)) {
+      results.push_back(result(shown, kDenied));
+      continue;
+    }
+    if (isFinal(job.state()) || job.pending_end == PendingEnd::kCancel) {
+      results.push_back(result(shown, kAlreadyDone));
+      continue;
+    }
+    if (req.signal() != 0 && req.signal() != SIGKILL) {
+      if (!holdsResources(job.state())) {
+        results.push_back(result(shown, kPending));
+        continue;
+      }
+      SignalAction a;
+      a.job_id = id;
+      a.nodes = req.batch_only() ? std::vector<std::string>{job.info.batch_host()} : nodesOf(job);
+      a.request.mutable_step()->set_job_id(id);
+      a.request.mutable_step()->set_step_id(acct::kBatchStep);
+      a.request.set_signal(req.signal());
+      a.request.set_batch_shell_only(req.batch_only());
+      signals_.push_back(std::move(a));
+      results.push_back(result(shown));
+      continue;
+    }
+    job.info.set_cancelled_by(std::to_string(caller.uid));
+    if (!holdsResources(job.state())) {
+      finish(job, v1::JOB_CANCELLED, 0, 0, nullptr);
+    } else {
+      job.pending_end = PendingEnd::kCancel;
+      stage(job);
+      SignalAction a;
+      a.job_id = id;
+      a.nodes = req.batch_only() ? std::vector<std::string>{job.info.batch_host()} : nodesOf(job);
+      a.request.mutable_step()->set_job_id(id);
+      a.request.mutable_step()->set_step_id(acct::kBatchStep);
+      a.request.set_signal(SIGKILL);
+      a.request.set_batch_shell_only(req.batch_only());
+      a.request.set_kill(true);
+      signals_.push_back(std::move(a));
+    }
+    results.push_back(result(shown));
+  }
+  return results;
+}
+
+std::vector<v1::CancelResult> JobManager::control(const Caller& caller,
+                                                  const v1::JobControlRequest& req) {
+  std::vector<v1::CancelResult> results;
+  const std::string& action = req.action();
+  const bool admin = isAdmin(caller);
+  for (const std::string& text : req.job_ids()) {
+    auto ids = resolveIds(text);
+    if (!ids) {
+      results.push_back(result(text, kInvalidJobId));
+      continue;
+    }
+    for (JobId id : *ids) {
+      Job& job = jobs_.at(id);
+      std::string shown = ids->size() == 1 ? text : displayId(job);
+      if (!owns(caller, job)) {
+        results.push_back(result(shown, kDenied));
+        continue;
+      }
+      const char* error = nullptr;
+      v1::JobState st = job.state();
+      if (action == "hold" || action == "uhold") {
+        if (st != v1::JOB_PENDING) {
+          error = isFinal(st) ? kAlreadyDone : kNotPending;
+        } else if (action == "hold" && admin) {
+          job.info.set_held_admin(true);
+        } else {
+          job.info.set_held_user(true);
+        }
+      } else if (action == "release") {
+        if (st != v1::JOB_PENDING) {
+          error = isFinal(st) ? kAlreadyDone : kNotPending;
+        } else if (job.info.held_admin() && !admin) {
+          error = kDenied;
+        } else {
+          job.info.set_held_admin(false);
+          job.info.set_held_user(false);
+        }
+      } else if (action == "requeue" || action == "requeuehold") {
+        bool hold = action == "requeuehold";
+        if (!job.info.batch()) {
+          error = "Operation not permitted for a non-batch job";
+        } else if (st == v1::JOB_PENDING) {
+          if (hold) job.info.set_held_user(true);
+          else error = kPending;
+        } else if (holdsResources(st)) {
+          job.pending_end = hold ? PendingEnd::kRequeueHold : PendingEnd::kRequeue;
+          SignalAction a;
+          a.job_id = id;
+          a.nodes = nodesOf(job);
+          a.request.mutable_step()->set_job_id(id);
+          a.request.mutable_step()->set_step_id(acct::kBatchStep);
+          a.request.set_signal(SIGKILL);
+          a.request.set_kill(true);
+          signals_.push_back(std::move(a));
+        } else {
+          requeue(job, hold);
+        }
+      } else if (action == "suspend" || action == "resume") {
+        bool suspend = action == "suspend";
+        if (!admin) {
+          error = kDenied;
+        } else if (suspend && st != v1::JOB_RUNNING) {
+          error = st == v1::JOB_PENDING ? kPending : isFinal(st) ? kAlreadyDone : kNotRunning;
+        } else if (!suspend && st != v1::JOB_SUSPENDED) {
+          error = isFinal(st) ? kAlreadyDone : kNotSuspended;
+        } else {
+          const std::int64_t now = clock_.now();
+          if (suspend) {
+            job.info.set_state(v1::JOB_SUSPENDED);
+            job.info.set_suspend_time(now);
+          } else {
+            // The time limit does not run while suspended.
+            job.info.set_end_time(job.info.end_time() + (now - job.info.suspend_time()));
+            job.info.set_state(v1::JOB_RUNNING);
+            job.info.set_suspend_time(now);
+          }
+          SignalAction a;
+          a.job_id = id;
+          a.nodes = nodesOf(job);
+          a.request.mutable_step()->set_job_id(id);
+          a.request.mutable_step()->set_step_id(acct::kBatchStep);
+          a.request.set_signal(suspend ? SIGSTOP : SIGCONT);
+          signals_.push_back(std::move(a));
+        }
+      } else if (action == "top") {
+        if (st != v1::JOB_PENDING) {
+          error = kNotPending;
+        } else {
+          // Ahead of the owner's other pending jobs: a nice just below the lowest of theirs.
+          int lowest = job.info.nice();
+          for (const auto& [oid, other] : jobs_) {
+            if (oid != id && other.state() == v1::JOB_PENDING && other.info.uid() == job.info.uid())
+              lowest = std::min(lowest, other.info.nice() - 1);
+          }
+          job.info.set_nice(lowest);
+        }
+      } else {
+        results.push_back(result(shown, "Invalid job control action"));
+        continue;
+      }
+      if (!error) {
+        rebuildRequest(job);
+        if (st == v1::JOB_PENDING && job.state() == v1::JOB_PENDING) {
+          job.info.set_reason(std::string(sched::reasonName(initialReason(job))));
+          refreshEligibility(job, clock_.now());
+        }
+        stage(job);
+        record(job);
+        changed();
+      }
+      results.push_back(result(shown, error));
+    }
+  }
+  return results;
+}
+
+Status JobManager::update(const Caller& caller, const v1::UpdateJobRequest& req) {
+  auto ids = resolveIds(req.job_id());
+  if (!ids) return makeError(kInvalidJobId);
+  const bool admin = isAdmin(caller);
+  for (JobId id : *ids) {
+    Job& job = jobs_.at(id);
+    if (!owns(caller, job)) return makeError(kDenied);
+    if (isFinal(job.state())) return makeError(kAlreadyDone);
+  }
+  // Check every field on every job first, so a refused update changes nothing.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (JobId id : *ids) {
+      Job& job = jobs_.at(id);
+      v1::JobInfo& i = job.info;
+      const bool pending = job.state() == v1::JOB_PENDING;
+      for (const auto& [raw_key, value] : req.fields()) {
+        std::string key = raw_key;
+        std::transform(key.begin(), key.end(), key.begin(), ::tolower);
+        const bool apply = pass == 1;
+        if (key == "timelimit") {
+          auto minutes = parseTimeLimitMinutes(value);
+          if (!minutes) return makeError("Invalid time limit specification");
+          const auto* part = config_.findPartition(i.partition());
+          bool longer = *minutes < 0 ? i.time_limit_min() >= 0
+                                     : i.time_limit_min() >= 0 && *minutes > i.time_limit_min();
+          if (longer && !admin) return makeError(kDenied);
+          if (!admin && part && part->max_time_min != config::kUnlimited &&
+              (*minutes < 0 || *minutes > part->max_time_min)) {
+            return makeError("Requested time limit is invalid (missing or exceeds some limit)");
+          }
+          if (apply) {
+            if (holdsResources(job.state())) {
+              i.set_end_time(*minutes < 0 ? i.start_time() + 365LL * 24 * 3600
+                                          : i.start_time() + *minutes * 60);
+            }
+            i.set_time_limit_min(*minutes);
+            i.mutable_spec()->set_time_limit_min(*minutes);
+          }
+        } else if (key == "partition") {
+          if (!pending) return makeError(kNotPending);
+          if (!config_.findPartition(value)) return makeError("Invalid partition name specified");
+          if (apply) {
+            i.set_partition(value);
+            i.mutable_spec()->set_partition(value);
+          }
+        } else if (key == "numnodes" || key == "minnodes") {
+          if (!pending) return makeError(kNotPending);
+          std::string lo = value.substr(0, value.find('-'));
+          auto n = parseNumber(lo);
+          if (!n || *n == 0) return makeError("Invalid node count specified");
+          if (apply) {
+            i.mutable_spec()->set_min_nodes(static_cast<std::uint32_t>(*n));
+            if (value.find('-') != std::string::npos) {
+              auto hi = parseNumber(std::string_view(value).substr(value.find('-') + 1));
+              i.mutable_spec()->set_max_nodes(hi ? static_cast<std::uint32_t>(*hi) : 0);
+            }
+            i.set_num_nodes(static_cast<std::uint32_t>(*n));
+          }
+        } else if (key == "dependency") {
+          if (!pending) return makeError(kNotPending);
+          std::optional<jobspec::DependencySpec> dep;
+          if (!value.empty()) {
+            auto parsed = jobspec::parseDependencySpec(value);
+            if (!parsed) return makeError("Job dependency problem");
+            dep = *parsed;
+          }
+          if (apply) {
+            job.dependency = dep;
+            i.set_dependency(dep ? jobspec::formatDependency(*dep) : "");
+            job.request.dependency =
+                dep ? sched::DependencyState::Pending : sched::DependencyState::Satisfied;
+            i.set_eligible_time(0);
+            if (dep) with_dependencies_.insert(id);
+          }
+        } else if (key == "nice") {
+          auto n = parseNumber(value[0] == '-' ? value.substr(1) : value);
+          if (!n) return makeError("Invalid nice value");
+          int nice = value[0] == '-' ? -static_cast<int>(*n) : static_cast<int>(*n);
+          if (nice < 0 && !admin) return makeError(kDenied);
+          if (apply) i.set_nice(nice);
+        } else if (key == "name" || key == "jobname") {
+          if (apply) {
+            i.set_name(value);
+            i.mutable_spec()->set_name(value);
+          }
+        } else if (key == "comment") {
+          if (apply) i.mutable_spec()->set_comment(value);
+        } else if (key == "account") {
+          if (!pending) return makeError(kNotPending);
+          if (!config_.accounts.empty()) {
+            auto it = std::find_if(config_.accounts.begin(), config_.accounts.end(),
+                                   [&](const config::AccountConfig& a) { return a.name == value; });
+            if (it == config_.accounts.end() ||
+                (!admin && std::find(it->users.begin(), it->users.end(), i.user()) == it->users.end()))
+              return makeError("Invalid account or account/partition combination specified");
+          }
+          if (apply) {
+            i.set_account(value);
+            i.mutable_spec()->set_account(value);
+          }
+        } else if (key == "qos") {
+          if (apply) i.set_qos(value);
+        } else if (key == "starttime" || key == "begintime") {
+          if (!pending) return makeError(kNotPending);
+          auto t = parseNumber(value);
+          if (!t) return makeError("Invalid time specification");
+          if (apply) {
+            i.mutable_spec()->set_begin_time(static_cast<std::int64_t>(*t));
+            i.set_eligible_time(0);
+          }
+        } else {
+          return makeError("Update of this parameter is not supported: " + raw_key);
+        }
+      }
+      if (pass == 1) {
+        rebuildRequest(job);
+        job.info.set_req_tres(reqTres(job.info, job.request));
+        if (pending) job.info.set_reason(std::string(sched::reasonName(initialReason(job))));
+      }
+    }
+  }
+  reevaluateDependencies();
+  for (JobId id : *ids) {
+    Job& job = jobs_.at(id);
+    refreshEligibility(job, clock_.now());
+    stage(job);
+    record(job);
+  }
+  changed();
+  return okStatus();
+}
+
+}  // namespace drover::jobs

@@ -1,0 +1,112 @@
+// --dependency evaluated against the job table. A target that is no longer known (purged after
+// MinJobAge) counts as satisfied, as its outcome can no longer hold anything back.
+#include <algorithm>
+
+#include "jobs/job_manager.h"
+
+namespace drover::jobs {
+
+namespace {
+
+using sched::DependencyState;
+using jobspec::DependencyType;
+
+DependencyState combine(const std::vector<DependencyState>& states, bool any) {
+  if (states.empty()) return DependencyState::Satisfied;
+  auto count = [&](DependencyState s) { return std::count(states.begin(), states.end(), s); };
+  if (any) {
+    if (count(DependencyState::Satisfied) > 0) return DependencyState::Satisfied;
+    if (count(DependencyState::NeverSatisfied) == static_cast<long>(states.size()))
+      return DependencyState::NeverSatisfied;
+    return DependencyState::Pending;
+  }
+  if (count(DependencyState::NeverSatisfied) > 0) return DependencyState::NeverSatisfied;
+  if (count(DependencyState::Satisfied) == static_cast<long>(states.size()))
+    return DependencyState::Satisfied;
+  return DependencyState::Pending;
+}
+
+DependencyState onTarget(const jobspec::DependencyItem& item, const Job& target,
+                         std::int64_t now) {
+  v1::JobState st = target.state();
+  switch (item.type) {
+    case DependencyType::After:
+      if (st == v1::JOB_PENDING || st == v1::JOB_REQUEUED) return DependencyState::Pending;
+      if (target.info.start_time() == 0) return DependencyState::Satisfied;  // cancelled unstarted
+      return target.info.start_time() + static_cast<std::int64_t>(item.delay_minutes) * 60 <= now
+                 ? DependencyState::Satisfied
+                 : DependencyState::Pending;
+    case DependencyType::AfterAny:
+      return isFinal(st) ? DependencyState::Satisfied : DependencyState::Pending;
+    case DependencyType::AfterOk:
+    case DependencyType::AfterCorr:
+      if (!isFinal(st)) return DependencyState::Pending;
+      return st == v1::JOB_COMPLETED ? DependencyState::Satisfied
+                                     : DependencyState::NeverSatisfied;
+    case DependencyType::AfterNotOk:
+      if (!isFinal(st)) return DependencyState::Pending;
+      return st == v1::JOB_COMPLETED ? DependencyState::NeverSatisfied
+                                     : DependencyState::Satisfied;
+    default:
+      return DependencyState::Satisfied;  // burst buffer / expand: nothing to wait for here
+  }
+}
+
+}  // namespace
+
+struct Internals {
+  static DependencyState evaluate(const JobManager& m, const Job& job, std::int64_t now) {
+    std::vector<DependencyState> per_item;
+    for (const auto& item : job.dependency->items) {
+      if (item.type == DependencyType::Singleton) {
+        bool waiting = false;
+        for (const auto& [id, other] : m.jobs_) {
+          if (id == job.id() || isFinal(other.state())) continue;
+          if (other.info.uid() != job.info.uid() || other.info.name() != job.info.name()) continue;
+          if (holdsResources(other.state()) || id < job.id()) {
+            waiting = true;
+            break;
+          }
+        }
+        per_item.push_back(waiting ? DependencyState::Pending : DependencyState::Satisfied);
+        continue;
+      }
+      std::vector<const Job*> targets;
+      if (auto arr = m.arrays_.find(item.job_id); arr != m.arrays_.end()) {
+        std::optional<std::uint32_t> task = item.task_id;
+        if (item.type == DependencyType::AfterCorr && job.isArrayTask() && !task) {
+          task = static_cast<std::uint32_t>(job.info.array_task_id());
+        }
+        for (JobId tid : arr->second) {
+          const Job& t = m.jobs_.at(tid);
+          if (!task || t.info.array_task_id() == static_cast<std::int64_t>(*task)) {
+            targets.push_back(&t);
+          }
+        }
+      } else if (auto it = m.jobs_.find(item.job_id); it != m.jobs_.end()) {
+        targets.push_back(&it->second);
+      }
+      std::vector<DependencyState> per_target;
+      for (const Job* t : targets) per_target.push_back(onTarget(item, *t, now));
+      per_item.push_back(combine(per_target, false));
+    }
+    return combine(per_item, job.dependency->any);
+  }
+};
+
+void JobManager::reevaluateDependencies() {
+  const std::int64_t now = clock_.now();
+  // Only job states feed the evaluation and none changes here, so one pass is enough.
+  for (JobId id : with_dependencies_) {
+    Job& job = jobs_.at(id);
+    if (job.state() != v1::JOB_PENDING || !job.dependency) continue;
+    DependencyState after = Internals::evaluate(*this, job, now);
+    if (after == job.request.dependency) continue;
+    job.request.dependency = after;
+    job.info.set_reason(std::string(sched::reasonName(initialReason(job))));
+    refreshEligibility(job, now);
+    changed();
+  }
+}
+
+}  // namespace drover::jobs

@@ -1,0 +1,51 @@
+#pragma once
+// One job (or one array task) as the controller's queue keeps it. Everything clients may see
+// and everything that must survive a restart lives in `info` (v1::JobInfo, which the store
+// persists as a blob); the script and the exported environment live only in the store.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "drover/v1/jobs.pb.h"
+#include "jobspec/dependency_spec.h"
+#include "sched/types.h"
+
+namespace drover::jobs {
+
+using JobId = std::uint64_t;
+
+// What a running job is waiting for once its batch step ends (persisted with the job).
+enum class PendingEnd : std::uint32_t {
+  kNone = 0,
+  kCancel = 1,        // scancel: CANCELLED when the step ends
+  kRequeue = 2,       // scontrol requeue: back to PENDING
+  kRequeueHold = 3,   // scontrol requeuehold: PENDING, held
+  kNodeFail = 4,      // the node died: NODE_FAIL (or requeue)
+};
+
+struct Job {
+  v1::JobInfo info;
+  PendingEnd pending_end = PendingEnd::kNone;
+  // Parsed info.dependency ("" = none); kept in step with the text.
+  std::optional<jobspec::DependencySpec> dependency;
+  // The request in the scheduler's terms, derived from info.spec with defaults applied;
+  // rebuilt on load and on update, so a pass does not re-parse hostlists.
+  sched::JobRequest request;
+
+  JobId id() const { return info.job_id(); }
+  v1::JobState state() const { return info.state(); }
+  bool isArrayTask() const { return info.array_job_id() != 0; }
+};
+
+// COMPLETED, CANCELLED, FAILED, TIMEOUT, NODE_FAIL, ... : the job can no longer change.
+bool isFinal(v1::JobState state);
+// PENDING and REQUEUED wait for the scheduler; RUNNING, SUSPENDED, COMPLETING hold nodes.
+bool holdsResources(v1::JobState state);
+// "PENDING", "CANCELLED", ... ; and the squeue short codes "PD", "CA".
+std::string_view stateName(v1::JobState state);
+std::string_view stateShortName(v1::JobState state);
+// Full names or short codes, any case; nullopt when unknown.
+std::optional<v1::JobState> parseState(std::string_view text);
+
+}  // namespace drover::jobs

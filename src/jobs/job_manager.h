@@ -1,0 +1,179 @@
+#pragma once
+// The controller's job queue: submission with Slurm's checks and defaults, array expansion,
+// dependencies, holds, the scheduling glue (snapshot in, plan applied), the lifecycle of a
+// job from PENDING to its final state, cancel/signal/control/update with owner and admin rules,
+// queries as squeue/scontrol ask them, and the accounting records of every change.
+//
+// No sockets, threads or clock reads: the daemon calls it from its one state thread, with an
+// injected Clock. Every change is staged in the JobStore; the daemon calls commit() before it
+// replies (durable before acknowledged), then drains takeAccounting() and takeSignals().
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "drover/accounting.h"
+#include "drover/config.h"
+#include "drover/result.h"
+#include "drover/v1/jobs.pb.h"
+#include "jobs/job.h"
+#include "jobs/job_store.h"
+#include "sched/scheduler.h"
+
+namespace drover::jobs {
+
+// Slurm's MinJobAge: finished jobs stay visible to squeue/scontrol this long.
+inline constexpr std::int64_t kMinJobAgeS = 300;
+
+// Who is asking, as authenticated by the daemon.
+struct Caller {
+  std::uint32_t uid = 0;
+  std::uint32_t gid = 0;
+  std::string user;
+  std::string group;
+};
+
+// A submission refused, in Slurm's words. The CLI prints each note as "sbatch: error: <note>",
+// then "sbatch: error: Batch job submission failed: <message>" (or, when
+// submission_failed_prefix is false, "sbatch: error: <message>" alone).
+struct SubmitFailure {
+  std::string message;              // "Invalid partition name specified"
+  std::vector<std::string> notes;   // "invalid partition specified: nosuch"
+  bool submission_failed_prefix = true;
+  std::string detail;               // what exactly was wrong (for logs and -v)
+};
+
+struct Submitted {
+  JobId job_id = 0;                 // the array job id for arrays
+  std::int64_t expected_start = 0;  // --test-only
+  std::string test_only_nodes;
+  std::vector<std::string> warnings;
+};
+
+struct SubmitResult {
+  std::optional<Submitted> ok;
+  SubmitFailure failure;
+  explicit operator bool() const { return ok.has_value(); }
+};
+
+// The daemon's view of a node for one pass.
+struct NodeView {
+  std::string name;
+  std::uint32_t cpus = 0;
+  std::uint64_t memory_mb = 0;
+  std::vector<std::string> gpu_types;  // one entry per GPU index ("" = untyped)
+  std::vector<std::string> features;
+  std::uint32_t weight = 1;
+  std::vector<std::string> partitions;
+  bool usable = true;  // up, responding and not drained
+};
+
+// Start the batch step of a job: send `request` to the agent of `node` (the batch host).
+struct Launch {
+  JobId job_id = 0;
+  std::string node;
+  v1::LaunchStepRequest request;
+};
+
+// Signal or kill a job's step: send `request` to the agent of every node in `nodes`.
+struct SignalAction {
+  JobId job_id = 0;
+  std::vector<std::string> nodes;
+  v1::SignalStepRequest request;
+};
+
+class JobManager {
+ public:
+  JobManager(const Clock& clock, const config::ClusterConfig& config, JobStore& store);
+
+  // After a restart: reload every unfinished job and the recently finished ones.
+  Status recover();
+
+  // Validates, applies defaults, creates the job (or every task of an array) and stages it.
+  // The daemon commits, then replies. --test-only creates nothing.
+  SubmitResult submit(const Caller& caller, const v1::JobSpec& spec);
+
+  // One transaction for everything staged since the last commit.
+  Status commit() { return store_.commit(); }
+
+  // Scheduling glue. buildSnapshot also computes priorities and array task limits; the daemon
+  // runs sched::schedule on it and hands the Plan back to applyPlan, which marks the started
+  // jobs RUNNING and returns their launches.
+  sched::Snapshot buildSnapshot(const std::vector<NodeView>& nodes);
+  sched::SchedulerParams schedulerParams() const;
+  std::vector<Launch> applyPlan(const sched::Plan& plan);
+
+  // A step supervisor's report. The batch step's FINISHED or FAILED_TO_START ends the job.
+  void stepEvent(const v1::StepEventRequest& event);
+  // The batch step could not be sent to its node (agent unreachable): the job fails.
+  void launchFailed(JobId id, const std::string& why);
+  // The node is gone: its running jobs end NODE_FAIL, or go back to PENDING when requeueable.
+  void nodeFailed(const std::string& node);
+
+  std::vector<v1::CancelResult> cancel(const Caller& caller, const v1::CancelJobsRequest& request);
+  // hold, release, uhold, requeue, requeuehold, suspend, resume, top.
+  std::vector<v1::CancelResult> control(const Caller& caller, const v1::JobControlRequest& request);
+  // scontrol update job: Error::message is Slurm's text ("Access/permission denied", ...).
+  Status update(const Caller& caller, const v1::UpdateJobRequest& request);
+
+  std::vector<v1::JobInfo> query(const v1::GetJobsRequest& request) const;
+  const Job* find(JobId id) const;
+
+  // Effects for the daemon to carry out.
+  acct::AcctBatch takeAccounting();
+  std::vector<SignalAction> takeSignals();
+  // True once since anything changed that a scheduling pass could act on.
+  bool takeScheduleRequest();
+  // Drops jobs finished more than MinJobAge ago from memory and the store.
+  void purgeFinished();
+
+  bool isAdmin(const Caller& caller) const;
+  std::size_t size() const { return jobs_.size(); }
+
+ private:
+  friend struct Internals;
+
+  Job* mutableJob(JobId id);
+  void stage(Job& job);
+  void record(const Job& job);
+  void recordBatchStep(const Job& job, const v1::StepEventRequest* event);
+  void changed() { schedule_requested_ = true; }
+  void reevaluateDependencies();
+  void refreshEligibility(Job& job, std::int64_t now);
+  void finish(Job& job, v1::JobState state, std::int32_t code, std::int32_t signal,
+              const v1::StepEventRequest* event);
+  void requeue(Job& job, bool hold);
+  void index(const Job& job);
+  void rebuildRequest(Job& job);
+  Result<std::vector<JobId>> resolveIds(const std::string& text) const;
+  bool owns(const Caller& caller, const Job& job) const;
+  Result<v1::LaunchStepRequest> launchRequest(const Job& job);
+
+  const Clock& clock_;
+  const config::ClusterConfig& config_;
+  JobStore& store_;
+  std::vector<sched::Node> config_nodes_;
+  std::vector<sched::Partition> partitions_;
+  std::vector<sched::Node> last_nodes_;
+  std::map<JobId, Job> jobs_;
+  std::map<JobId, std::vector<JobId>> arrays_;  // array job id -> task job ids (by task id)
+  std::set<JobId> with_dependencies_;
+  acct::AcctBatch accounting_;
+  std::vector<SignalAction> signals_;
+  bool schedule_requested_ = false;
+};
+
+// Why a pending job waits before the scheduler has looked at it (hold, dependency, begin time),
+// None when it only waits for the scheduler.
+sched::Reason initialReason(const Job& job);
+
+// The nodes of a job's allocation, in allocation order (the batch host first).
+std::vector<std::string> nodesOf(const Job& job);
+
+// Array task ids, compressed as Slurm prints them: {2,3,4,7} -> "2-4,7".
+std::string compressTaskIds(const std::vector<std::uint32_t>& ids);
+
+}  // namespace drover::jobs

@@ -1,0 +1,251 @@
+#include "jobs/job_store.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+
+namespace drover::jobs {
+
+namespace {
+
+constexpr int kSchemaVersion = 1;
+
+// Finalizes on scope exit, so every early return releases the statement.
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql) { rc_ = sqlite3_prepare_v2(db, sql, -1, &s_, nullptr); }
+  ~Stmt() { sqlite3_finalize(s_); }
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+  bool ok() const { return rc_ == SQLITE_OK; }
+  sqlite3_stmt* get() { return s_; }
+
+ private:
+  sqlite3_stmt* s_ = nullptr;
+  int rc_ = SQLITE_OK;
+};
+
+Error sqlError(sqlite3* db, const std::string& what) {
+  return makeError("job store: " + what + ": " + sqlite3_errmsg(db));
+}
+
+std::string serializeEnv(const std::map<std::string, std::string>& env) {
+  v1::JobSpec holder;
+  holder.mutable_environment()->insert(env.begin(), env.end());
+  return holder.SerializeAsString();
+}
+
+void bindBlob(sqlite3_stmt* s, int i, const std::string& bytes) {
+  sqlite3_bind_blob(s, i, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
+}
+
+std::string columnBlob(sqlite3_stmt* s, int i) {
+  const void* p = sqlite3_column_blob(s, i);
+  int n = sqlite3_column_bytes(s, i);
+  return p ? std::string(static_cast<const char*>(p), static_cast<std::size_t>(n)) : std::string();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<JobStore>> JobStore::open(const std::string& path) {
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    return makeError("job store: cannot open " + path + ": " + msg);
+  }
+  std::unique_ptr<JobStore> store(new JobStore(db));
+  sqlite3_busy_timeout(db, 5000);
+  for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL"}) {
+    if (auto st = store->exec(pragma); !st) return makeError(st.error() + " (" + path + ")");
+  }
+  if (auto st = store->migrate(); !st) return makeError(st.error() + " (" + path + ")");
+  Stmt q(db, "SELECT value FROM meta WHERE key = 'next_job_id'");
+  if (!q.ok()) return sqlError(db, "reading next job id");
+  if (sqlite3_step(q.get()) == SQLITE_ROW) {
+    store->next_id_ = static_cast<JobId>(sqlite3_column_int64(q.get(), 0));
+  }
+  // Never hand out an id at or below one already stored, whatever the counter says.
+  Stmt m(db, "SELECT MAX(id) FROM jobs");
+  if (m.ok() && sqlite3_step(m.get()) == SQLITE_ROW && sqlite3_column_type(m.get(), 0) != SQLITE_NULL) {
+    store->next_id_ = std::max<JobId>(store->next_id_,
+                                      static_cast<JobId>(sqlite3_column_int64(m.get(), 0)) + 1);
+  }
+  store->committed_next_id_ = store->next_id_;
+  return store;
+}
+
+JobStore::~JobStore() { sqlite3_close(db_); }
+
+Status JobStore::exec(const char* sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : "unknown error";
+    sqlite3_free(err);
+    return makeError(std::string("job store: ") + msg + " in: " + sql);
+  }
+  return okStatus();
+}
+
+Status JobStore::migrate() {
+  if (auto st = exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"); !st)
+    return st;
+  int version = 0;
+  {
+    Stmt q(db_, "SELECT MAX(version) FROM schema_version");
+    if (!q.ok()) return sqlError(db_, "reading schema version");
+    if (sqlite3_step(q.get()) == SQLITE_ROW) version = sqlite3_column_int(q.get(), 0);
+  }
+  if (version > kSchemaVersion) {
+    return makeError("job store: schema version " + std::to_string(version) +
+                     " is newer than this build understands (" + std::to_string(kSchemaVersion) +
+                     ")");
+  }
+  if (version < 1) {
+    if (auto st = exec(
+            "BEGIN;"
+            "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);"
+            "CREATE TABLE IF NOT EXISTS jobs ("
+            "  id INTEGER PRIMARY KEY, state INTEGER NOT NULL, end_time INTEGER NOT NULL,"
+            "  pending_end INTEGER NOT NULL, info BLOB NOT NULL, script BLOB, environment BLOB);"
+            "CREATE INDEX IF NOT EXISTS jobs_state ON jobs(state, end_time);"
+            "INSERT INTO schema_version(version) VALUES (1);"
+            "COMMIT;");
+        !st) {
+      exec("ROLLBACK");
+      return st;
+    }
+  }
+  return okStatus();
+}
+
+JobId JobStore::allocateIds(std::uint32_t count) {
+  JobId first = next_id_;
+  next_id_ += count;
+  return first;
+}
+
+void JobStore::stageInsert(const Job& job, JobPayload payload) {
+  Staged s{Staged::kInsert, job.id(), job.state(), job.info.end_time(),
+           static_cast<std::uint32_t>(job.pending_end), job.info.SerializeAsString(),
+           std::make_unique<JobPayload>(std::move(payload))};
+  staged_.push_back(std::move(s));
+}
+
+void JobStore::stageUpdate(const Job& job) {
+  staged_.push_back(Staged{Staged::kUpdate, job.id(), job.state(), job.info.end_time(),
+                           static_cast<std::uint32_t>(job.pending_end),
+                           job.info.SerializeAsString(), nullptr});
+}
+
+void JobStore::stageDelete(JobId id) {
+  staged_.push_back(Staged{Staged::kDelete, id, 0, 0, 0, {}, nullptr});
+}
+
+Status JobStore::commit() {
+  if (staged_.empty() && next_id_ == committed_next_id_) return okStatus();
+  if (auto st = exec("BEGIN IMMEDIATE"); !st) return st;
+  auto fail = [&](const std::string& what) -> Status {
+    Error e = sqlError(db_, what);
+    exec("ROLLBACK");
+    return e;
+  };
+  {
+    Stmt ins(db_,
+             "INSERT OR REPLACE INTO jobs(id, state, end_time, pending_end, info, script, environment)"
+             " VALUES (?, ?, ?, ?, ?, ?, ?)");
+    Stmt upd(db_, "UPDATE jobs SET state = ?2, end_time = ?3, pending_end = ?4, info = ?5 WHERE id = ?1");
+    Stmt del(db_, "DELETE FROM jobs WHERE id = ?");
+    Stmt meta(db_, "INSERT OR REPLACE INTO meta(key, value) VALUES ('next_job_id', ?)");
+    if (!ins.ok() || !upd.ok() || !del.ok() || !meta.ok()) return fail("preparing writes");
+    for (const Staged& s : staged_) {
+      sqlite3_stmt* st = nullptr;
+      if (s.kind == Staged::kDelete) {
+        st = del.get();
+        sqlite3_bind_int64(st, 1, static_cast<sqlite3_int64>(s.id));
+      } else {
+        st = s.kind == Staged::kInsert ? ins.get() : upd.get();
+        sqlite3_bind_int64(st, 1, static_cast<sqlite3_int64>(s.id));
+        sqlite3_bind_int(st, 2, s.state);
+        sqlite3_bind_int64(st, 3, s.end_time);
+        sqlite3_bind_int64(st, 4, s.pending_end);
+        bindBlob(st, 5, s.info);
+        if (s.kind == Staged::kInsert) {
+          bindBlob(st, 6, s.payload->script);
+          bindBlob(st, 7, serializeEnv(s.payload->environment));
+        }
+      }
+      if (sqlite3_step(st) != SQLITE_DONE) return fail("writing job " + std::to_string(s.id));
+      sqlite3_reset(st);
+      sqlite3_clear_bindings(st);
+    }
+    sqlite3_bind_int64(meta.get(), 1, static_cast<sqlite3_int64>(next_id_));
+    if (sqlite3_step(meta.get()) != SQLITE_DONE) return fail("writing next job id");
+  }
+  if (auto st = exec("COMMIT"); !st) {
+    exec("ROLLBACK");
+    return st;
+  }
+  staged_.clear();
+  committed_next_id_ = next_id_;
+  ++commits_;
+  return okStatus();
+}
+
+Result<LoadedJobs> JobStore::load(std::int64_t finished_since) {
+  LoadedJobs out;
+  out.next_job_id = next_id_;
+  Stmt q(db_, "SELECT id, info, pending_end, state, end_time FROM jobs ORDER BY id");
+  if (!q.ok()) return sqlError(db_, "loading jobs");
+  int rc;
+  while ((rc = sqlite3_step(q.get())) == SQLITE_ROW) {
+    auto state = static_cast<v1::JobState>(sqlite3_column_int(q.get(), 3));
+    if (isFinal(state) && sqlite3_column_int64(q.get(), 4) < finished_since) continue;
+    Job job;
+    std::string blob = columnBlob(q.get(), 1);
+    if (!job.info.ParseFromString(blob)) {
+      return makeError("job store: the record of job " +
+                       std::to_string(sqlite3_column_int64(q.get(), 0)) + " is corrupt");
+    }
+    job.pending_end = static_cast<PendingEnd>(sqlite3_column_int(q.get(), 2));
+    if (!job.info.dependency().empty()) {
+      auto dep = jobspec::parseDependencySpec(job.info.dependency());
+      if (dep) job.dependency = *dep;
+    }
+    out.jobs.push_back(std::move(job));
+  }
+  if (rc != SQLITE_DONE) return sqlError(db_, "loading jobs");
+  return out;
+}
+
+Result<JobPayload> JobStore::payload(JobId id) {
+  for (auto it = staged_.rbegin(); it != staged_.rend(); ++it) {
+    if (it->id == id && it->kind == Staged::kInsert) return *it->payload;
+  }
+  Stmt q(db_, "SELECT script, environment FROM jobs WHERE id = ?");
+  if (!q.ok()) return sqlError(db_, "reading script");
+  sqlite3_bind_int64(q.get(), 1, static_cast<sqlite3_int64>(id));
+  if (sqlite3_step(q.get()) != SQLITE_ROW) {
+    return makeError("job store: no stored script for job " + std::to_string(id));
+  }
+  JobPayload p;
+  p.script = columnBlob(q.get(), 0);
+  v1::JobSpec holder;
+  if (!holder.ParseFromString(columnBlob(q.get(), 1))) {
+    return makeError("job store: the environment of job " + std::to_string(id) + " is corrupt");
+  }
+  p.environment.insert(holder.environment().begin(), holder.environment().end());
+  return p;
+}
+
+Status JobStore::purgeFinished(std::int64_t before) {
+  std::string sql = "DELETE FROM jobs WHERE end_time < " + std::to_string(before) +
+                    " AND state NOT IN (" + std::to_string(v1::JOB_PENDING) + "," +
+                    std::to_string(v1::JOB_RUNNING) + "," + std::to_string(v1::JOB_SUSPENDED) +
+                    "," + std::to_string(v1::JOB_COMPLETING) + "," +
+                    std::to_string(v1::JOB_REQUEUED) + ")";
+  return exec(sql.c_str());
+}
+
+}  // namespace drover::jobs

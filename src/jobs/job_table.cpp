@@ -1,0 +1,300 @@
+// The job table's bookkeeping: indexes, staging, eligibility, accounting records, recovery.
+#include <algorithm>
+
+#include "jobs/job_manager.h"
+#include "jobs/request.h"
+
+namespace drover::jobs {
+
+namespace {
+
+acct::JobState toAcct(v1::JobState s) {
+  switch (s) {
+    case v1::JOB_PENDING: return acct::JobState::kPending;
+    case v1::JOB_RUNNING: return acct::JobState::kRunning;
+    case v1::JOB_SUSPENDED: return acct::JobState::kSuspended;
+    case v1::JOB_COMPLETING: return acct::JobState::kCompleting;
+    case v1::JOB_COMPLETED: return acct::JobState::kCompleted;
+    case v1::JOB_CANCELLED: return acct::JobState::kCancelled;
+    case v1::JOB_FAILED: return acct::JobState::kFailed;
+    case v1::JOB_TIMEOUT: return acct::JobState::kTimeout;
+    case v1::JOB_NODE_FAIL: return acct::JobState::kNodeFail;
+    case v1::JOB_PREEMPTED: return acct::JobState::kPreempted;
+    case v1::JOB_BOOT_FAIL: return acct::JobState::kBootFail;
+    case v1::JOB_DEADLINE: return acct::JobState::kDeadline;
+    case v1::JOB_OUT_OF_MEMORY: return acct::JobState::kOutOfMemory;
+    case v1::JOB_REQUEUED: return acct::JobState::kRequeued;
+    default: return acct::JobState::kPending;
+  }
+}
+
+std::vector<std::string> allocatedNodes(const v1::JobInfo& info) {
+  std::vector<std::string> out;
+  for (const auto& a : info.allocation()) out.push_back(a.node());
+  return out;
+}
+
+}  // namespace
+
+std::string compressTaskIds(const std::vector<std::uint32_t>& ids) {
+  std::string out;
+  for (std::size_t i = 0; i < ids.size();) {
+    std::size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += std::to_string(ids[i]);
+    if (j > i) out += '-' + std::to_string(ids[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+const Job* JobManager::find(JobId id) const {
+  auto it = jobs_.find(id);
+  return it == jobs_.end() ? nullptr : &it->second;
+}
+
+Job* JobManager::mutableJob(JobId id) {
+  auto it = jobs_.find(id);
+  return it == jobs_.end() ? nullptr : &it->second;
+}
+
+void JobManager::index(const Job& job) {
+  if (job.isArrayTask()) {
+    auto& tasks = arrays_[job.info.array_job_id()];
+    auto pos = std::lower_bound(tasks.begin(), tasks.end(), job.id());
+    if (pos == tasks.end() || *pos != job.id()) tasks.insert(pos, job.id());
+  }
+  if (job.dependency) with_dependencies_.insert(job.id());
+}
+
+void JobManager::rebuildRequest(Job& job) {
+  sched::DependencyState dep = job.request.dependency;
+  job.request = buildRequest(job.info);
+  job.request.dependency = job.dependency ? dep : sched::DependencyState::Satisfied;
+}
+
+void JobManager::stage(Job& job) { store_.stageUpdate(job); }
+
+void JobManager::refreshEligibility(Job& job, std::int64_t now) {
+  if (job.state() != v1::JOB_PENDING || job.info.eligible_time() != 0) return;
+  if (job.request.hold != sched::Hold::None) return;
+  if (job.request.dependency != sched::DependencyState::Satisfied) return;
+  if (job.request.beginTime > now) return;
+  job.info.set_eligible_time(now);
+  stage(job);
+  record(job);
+}
+
+void JobManager::record(const Job& job) {
+  const v1::JobInfo& i = job.info;
+  acct::JobRecord r;
+  r.job_id = i.job_id();
+  r.array_job_id = i.array_job_id();
+  if (job.isArrayTask()) r.array_task_id = static_cast<std::uint32_t>(i.array_task_id());
+  r.array_max_running = i.array_max_running();
+  r.name = i.name();
+  r.uid = i.uid();
+  r.user = i.user();
+  r.gid = i.gid();
+  r.group = i.group();
+  r.account = i.account();
+  r.partition = i.partition();
+  r.qos = i.qos();
+  r.cluster = config_.cluster_name;
+  r.reservation = i.spec().reservation();
+  r.submit = i.submit_time();
+  r.eligible = i.eligible_time();
+  r.start = holdsResources(i.state()) || isFinal(i.state()) ? i.start_time() : 0;
+  r.end = isFinal(i.state()) || i.state() == v1::JOB_REQUEUED ? i.end_time() : 0;
+  r.time_limit_min = i.time_limit_min() < 0 ? acct::kTimeLimitUnlimited : i.time_limit_min();
+  r.state = toAcct(i.state());
+  if (!i.cancelled_by().empty()) r.cancelled_by = static_cast<std::uint32_t>(std::stoul(i.cancelled_by()));
+  r.reason = i.reason() == "None" ? "" : i.reason();
+  r.exit = {static_cast<std::int32_t>(i.exit_code()), static_cast<std::int32_t>(i.exit_signal())};
+  r.nnodes = i.allocation_size() > 0 ? static_cast<std::uint32_t>(i.allocation_size()) : i.num_nodes();
+  r.node_list = i.nodes();
+  r.ncpus = i.num_cpus();
+  r.req_cpus = i.num_cpus();
+  r.req_nodes = i.num_nodes();
+  r.req_mem_mb = i.spec().mem_set() ? i.spec().mem_per_node_mb() : i.spec().mem_per_cpu_mb();
+  r.req_mem_per_cpu = !i.spec().mem_set() && i.spec().mem_per_cpu_mb() > 0;
+  r.req_tres = i.req_tres();
+  r.alloc_tres = i.alloc_tres();
+  r.work_dir = i.work_dir();
+  r.submit_line = i.spec().submit_line();
+  r.comment = i.spec().comment();
+  r.system_comment = i.state_reason_detail();
+  r.constraints = i.features();
+  r.restart_count = i.restart_count();
+  r.priority = static_cast<std::uint32_t>(std::max<std::int64_t>(0, i.priority()));
+  // A later record of the same job replaces an earlier one in the batch.
+  auto& jobs = accounting_.jobs;
+  auto same = std::find_if(jobs.begin(), jobs.end(),
+                           [&](const acct::JobRecord& o) { return o.job_id == r.job_id; });
+  if (same != jobs.end()) *same = std::move(r);
+  else jobs.push_back(std::move(r));
+}
+
+void JobManager::recordBatchStep(const Job& job, const v1::StepEventRequest* event) {
+  const v1::JobInfo& i = job.info;
+  acct::StepRecord s;
+  s.job_id = i.job_id();
+  s.step_id = acct::kBatchStep;
+  s.name = "batch";
+  s.start = i.start_time();
+  s.nnodes = 1;
+  s.ntasks = 1;
+  s.node_list = i.batch_host();
+  if (i.allocation_size() > 0) {
+    const auto& a = i.allocation(0);
+    s.ncpus = a.cpus();
+    s.alloc_tres = tresString(a.cpus(), static_cast<std::int64_t>(a.memory_mb()), 1,
+                              a.gpu_indices_size());
+  }
+  s.req_tres = s.alloc_tres;
+  s.layout = "Unknown";
+  if (!event) {
+    s.state = acct::JobState::kRunning;
+  } else {
+    s.end = event->end_time() > 0 ? event->end_time() : clock_.now();
+    if (event->start_time() > 0) s.start = event->start_time();
+    s.exit = {event->exit_code(), event->exit_signal()};
+    if (event->kind() == v1::StepEventRequest::FAILED_TO_START) {
+      s.state = acct::JobState::kFailed;
+      s.exit = {1, 0};
+    } else if (event->out_of_memory()) {
+      s.state = acct::JobState::kOutOfMemory;
+    } else if (event->exit_signal() != 0) {
+      s.state = acct::JobState::kCancelled;
+    } else if (event->exit_code() != 0) {
+      s.state = acct::JobState::kFailed;
+    } else {
+      s.state = acct::JobState::kCompleted;
+    }
+    s.usage.user_cpu_usec = static_cast<std::int64_t>(event->user_cpu_ms()) * 1000;
+    s.usage.system_cpu_usec = static_cast<std::int64_t>(event->system_cpu_ms()) * 1000;
+    if (event->max_rss_kb() > 0) {
+      s.usage.max_rss_kb = static_cast<std::int64_t>(event->max_rss_kb());
+      s.usage.max_rss_node = event->node();
+      s.usage.max_rss_task = 0;
+    }
+    if (event->ave_rss_kb() > 0) s.usage.ave_rss_kb = static_cast<std::int64_t>(event->ave_rss_kb());
+  }
+  auto& steps = accounting_.steps;
+  auto same = std::find_if(steps.begin(), steps.end(), [&](const acct::StepRecord& o) {
+    return o.job_id == s.job_id && o.step_id == s.step_id;
+  });
+  if (same != steps.end()) *same = std::move(s);
+  else steps.push_back(std::move(s));
+}
+
+acct::AcctBatch JobManager::takeAccounting() {
+  acct::AcctBatch out = std::move(accounting_);
+  accounting_ = {};
+  return out;
+}
+
+std::vector<SignalAction> JobManager::takeSignals() {
+  std::vector<SignalAction> out = std::move(signals_);
+  signals_.clear();
+  return out;
+}
+
+bool JobManager::takeScheduleRequest() {
+  bool was = schedule_requested_;
+  schedule_requested_ = false;
+  return was;
+}
+
+Status JobManager::recover() {
+  auto loaded = store_.load(clock_.now() - kMinJobAgeS);
+  if (!loaded) return makeError(loaded.error());
+  jobs_.clear();
+  arrays_.clear();
+  with_dependencies_.clear();
+  for (Job& job : loaded->jobs) {
+    job.request = buildRequest(job.info);
+    job.request.dependency =
+        job.dependency ? sched::DependencyState::Pending : sched::DependencyState::Satisfied;
+    auto it = jobs_.emplace(job.id(), std::move(job)).first;
+    index(it->second);
+  }
+  reevaluateDependencies();
+  changed();
+  return okStatus();
+}
+
+void JobManager::purgeFinished() {
+  const std::int64_t cutoff = clock_.now() - kMinJobAgeS;
+  for (auto it = jobs_.begin(); it != jobs_.end();) {
+    const Job& job = it->second;
+    if (!isFinal(job.state()) || job.info.end_time() >= cutoff) {
+      ++it;
+      continue;
+    }
+    if (job.isArrayTask()) {
+      auto arr = arrays_.find(job.info.array_job_id());
+      if (arr != arrays_.end()) {
+        std::erase(arr->second, job.id());
+        if (arr->second.empty()) arrays_.erase(arr);
+      }
+    }
+    with_dependencies_.erase(job.id());
+    store_.stageDelete(job.id());
+    it = jobs_.erase(it);
+  }
+}
+
+void JobManager::finish(Job& job, v1::JobState state, std::int32_t code, std::int32_t signal,
+                        const v1::StepEventRequest* event) {
+  const std::int64_t now = clock_.now();
+  bool ran = holdsResources(job.state());
+  job.info.set_state(state);
+  job.info.set_exit_code(static_cast<std::uint32_t>(code));
+  job.info.set_exit_signal(static_cast<std::uint32_t>(signal));
+  job.info.set_end_time(now);
+  if (!ran) job.info.set_start_time(now);  // Slurm shows StartTime=EndTime for never-run jobs
+  job.info.set_run_time_s(ran ? now - job.info.start_time() : 0);
+  job.pending_end = PendingEnd::kNone;
+  stage(job);
+  record(job);
+  if (event) recordBatchStep(job, event);
+  reevaluateDependencies();
+  changed();
+}
+
+void JobManager::requeue(Job& job, bool hold) {
+  const std::int64_t now = clock_.now();
+  // The run that ended is recorded as REQUEUED before the job waits again.
+  job.info.set_state(v1::JOB_REQUEUED);
+  job.info.set_end_time(now);
+  record(job);
+  job.info.set_state(v1::JOB_PENDING);
+  job.info.set_restart_count(job.info.restart_count() + 1);
+  job.info.set_start_time(0);
+  job.info.set_end_time(0);
+  job.info.set_eligible_time(0);
+  job.info.set_exit_code(0);
+  job.info.set_exit_signal(0);
+  job.info.clear_allocation();
+  job.info.set_nodes("");
+  job.info.set_batch_host("");
+  job.info.set_alloc_tres("");
+  job.info.set_cancelled_by("");
+  job.info.set_run_time_s(0);
+  if (hold) job.info.set_held_user(true);
+  job.pending_end = PendingEnd::kNone;
+  expandJobPaths(job.info, "");
+  rebuildRequest(job);
+  job.info.set_reason(std::string(sched::reasonName(initialReason(job))));
+  refreshEligibility(job, now);
+  stage(job);
+  record(job);
+  reevaluateDependencies();
+  changed();
+}
+
+std::vector<std::string> nodesOf(const Job& job) { return allocatedNodes(job.info); }
+
+}  // namespace drover::jobs

@@ -1,0 +1,86 @@
+// From RUNNING to a final state: step reports, launch failures and node failures.
+#include <csignal>
+
+#include "jobs/job_manager.h"
+
+namespace drover::jobs {
+
+void JobManager::stepEvent(const v1::StepEventRequest& event) {
+  Job* job = mutableJob(event.step().job_id());
+  if (!job || !holdsResources(job->state())) return;  // late or duplicate report
+  if (event.step().step_id() != acct::kBatchStep) return;  // numbered steps: srun's business
+  if (event.kind() == v1::StepEventRequest::STARTED) return;
+
+  if (event.kind() == v1::StepEventRequest::FAILED_TO_START) {
+    job->info.set_reason("JobLaunchFailure");
+    job->info.set_state_reason_detail(event.error());
+    finish(*job, v1::JOB_FAILED, 1, 0, &event);
+    return;
+  }
+  switch (job->pending_end) {
+    case PendingEnd::kCancel:
+      finish(*job, v1::JOB_CANCELLED, 0, 0, &event);
+      return;
+    case PendingEnd::kRequeue:
+    case PendingEnd::kRequeueHold:
+      recordBatchStep(*job, &event);
+      requeue(*job, job->pending_end == PendingEnd::kRequeueHold);
+      return;
+    case PendingEnd::kNodeFail:
+      finish(*job, v1::JOB_NODE_FAIL, 0, 0, &event);
+      return;
+    case PendingEnd::kNone:
+      break;
+  }
+  if (event.timed_out()) {
+    finish(*job, v1::JOB_TIMEOUT, 0, 0, &event);
+  } else if (event.out_of_memory()) {
+    finish(*job, v1::JOB_OUT_OF_MEMORY, event.exit_code(), event.exit_signal(), &event);
+  } else if (event.exit_signal() != 0 || event.exit_code() != 0) {
+    finish(*job, v1::JOB_FAILED, event.exit_code(), event.exit_signal(), &event);
+  } else {
+    finish(*job, v1::JOB_COMPLETED, 0, 0, &event);
+  }
+}
+
+void JobManager::launchFailed(JobId id, const std::string& why) {
+  Job* job = mutableJob(id);
+  if (!job || !holdsResources(job->state())) return;
+  job->info.set_reason("JobLaunchFailure");
+  job->info.set_state_reason_detail(why);
+  finish(*job, v1::JOB_FAILED, 1, 0, nullptr);
+}
+
+void JobManager::nodeFailed(const std::string& node) {
+  for (auto& [id, job] : jobs_) {
+    if (!holdsResources(job.state())) continue;
+    std::vector<std::string> nodes = nodesOf(job);
+    if (std::find(nodes.begin(), nodes.end(), node) == nodes.end()) continue;
+    // The rest of the allocation is told to stop; the dead node cannot report.
+    std::vector<std::string> others;
+    for (const auto& n : nodes)
+      if (n != node) others.push_back(n);
+    if (!others.empty()) {
+      SignalAction kill;
+      kill.job_id = id;
+      kill.nodes = others;
+      kill.request.mutable_step()->set_job_id(id);
+      kill.request.mutable_step()->set_step_id(acct::kBatchStep);
+      kill.request.set_signal(SIGKILL);
+      kill.request.set_kill(true);
+      signals_.push_back(std::move(kill));
+    }
+    job.info.set_state_reason_detail("node " + node + " failed");
+    if (job.info.requeue() && job.info.batch()) {
+      job.info.set_state(v1::JOB_NODE_FAIL);
+      job.info.set_end_time(clock_.now());
+      record(job);
+      requeue(job, false);
+    } else {
+      job.info.set_reason("NodeDown");
+      finish(job, v1::JOB_NODE_FAIL, 0, 0, nullptr);
+    }
+  }
+}
+
+}  // namespace drover::jobs

@@ -1,0 +1,88 @@
+// squeue / scontrol show job: the table as v1::JobInfo, filtered, with pending array tasks
+// folded into one row ("29_[2-9%2]") unless -r asks for one row per task.
+#include <algorithm>
+#include <set>
+
+#include "drover/hostlist.h"
+#include "jobs/job_manager.h"
+
+namespace drover::jobs {
+
+std::vector<v1::JobInfo> JobManager::query(const v1::GetJobsRequest& req) const {
+  const std::int64_t now = clock_.now();
+  std::set<JobId> wanted;
+  bool by_id = req.job_ids_size() > 0;
+  for (const std::string& text : req.job_ids()) {
+    auto ids = resolveIds(text);
+    if (ids) wanted.insert(ids->begin(), ids->end());
+  }
+  std::vector<std::string> nodes;
+  if (!req.nodes().empty()) {
+    auto hosts = hostlist::expand(req.nodes());
+    if (hosts) nodes = *hosts;
+  }
+  std::vector<v1::JobState> states;
+  for (const auto& s : req.states()) {
+    if (auto st = parseState(s)) states.push_back(*st);
+  }
+  bool all_states = std::any_of(req.states().begin(), req.states().end(),
+                                [](const std::string& s) { return s == "all" || s == "ALL"; });
+  auto in = [](const auto& list, const std::string& v) {
+    return list.empty() || std::find(list.begin(), list.end(), v) != list.end();
+  };
+
+  std::vector<v1::JobInfo> out;
+  // Pending tasks of each array, folded when -r is not given.
+  std::map<JobId, std::vector<const Job*>> folded;
+  for (const auto& [id, job] : jobs_) {
+    const v1::JobInfo& i = job.info;
+    if (by_id && !wanted.count(id)) continue;
+    bool final = isFinal(i.state());
+    if (!states.empty() && !all_states) {
+      if (std::find(states.begin(), states.end(), i.state()) == states.end()) continue;
+    } else if (final && !req.include_finished() && !all_states && !by_id) {
+      continue;
+    }
+    if (req.users_size() > 0 && !in(req.users(), i.user()) &&
+        !in(req.users(), std::to_string(i.uid())))
+      continue;
+    if (!in(req.partitions(), i.partition())) continue;
+    if (!in(req.names(), i.name())) continue;
+    if (!in(req.accounts(), i.account())) continue;
+    if (!nodes.empty()) {
+      bool any = false;
+      for (const auto& a : i.allocation())
+        any = any || std::find(nodes.begin(), nodes.end(), a.node()) != nodes.end();
+      if (!any) continue;
+    }
+    if (job.isArrayTask() && i.state() == v1::JOB_PENDING && !req.array_tasks_expanded()) {
+      folded[i.array_job_id()].push_back(&job);
+      continue;
+    }
+    v1::JobInfo copy = i;
+    if (holdsResources(i.state())) {
+      std::int64_t end = i.state() == v1::JOB_SUSPENDED ? i.suspend_time() : now;
+      copy.set_run_time_s(std::max<std::int64_t>(0, end - i.start_time()));
+    }
+    out.push_back(std::move(copy));
+  }
+  for (const auto& [array_id, tasks] : folded) {
+    if (tasks.size() == 1) {
+      out.push_back(tasks.front()->info);
+      continue;
+    }
+    std::vector<std::uint32_t> ids;
+    for (const Job* t : tasks) ids.push_back(static_cast<std::uint32_t>(t->info.array_task_id()));
+    std::sort(ids.begin(), ids.end());
+    v1::JobInfo row = tasks.front()->info;
+    row.set_job_id(array_id);
+    row.set_array_task_id(-1);
+    std::string pending = compressTaskIds(ids);
+    if (row.array_max_running() > 0) pending += "%" + std::to_string(row.array_max_running());
+    row.set_array_task_pending(pending);
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+}  // namespace drover::jobs

@@ -1,0 +1,40 @@
+#pragma once
+// Pure translations used by the job manager: cluster.conf into the scheduler's terms, a job's
+// resolved request into a sched::JobRequest, TRES strings and output path expansion.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "drover/config.h"
+#include "drover/v1/jobs.pb.h"
+#include "sched/types.h"
+
+namespace drover::jobs {
+
+std::vector<sched::Partition> schedPartitions(const config::ClusterConfig& config);
+// Every configured node, usable, with its partitions (validation ignores node state).
+std::vector<sched::Node> schedNodes(const config::ClusterConfig& config);
+
+// Tasks when -n was not given: one per node (or --ntasks-per-node per node), as Slurm.
+std::uint32_t effectiveTasks(const v1::JobSpec& spec);
+// The request of a job whose info (partition, account, time limit, ...) is resolved.
+sched::JobRequest buildRequest(const v1::JobInfo& info);
+
+// Memory the job asks for on each node, in MB (0 = none given).
+std::int64_t requestedMemPerNodeMb(const sched::JobRequest& r, int cpusPerNode, int gpusPerNode);
+// GPUs of the whole job as requested.
+std::int64_t requestedGpus(const sched::JobRequest& r, int nodes);
+
+// "billing=4,cpu=4,gres/gpu=4,mem=16000M,node=2" (sacct's order).
+std::string tresString(std::int64_t cpus, std::int64_t mem_mb, std::int64_t nodes,
+                       std::int64_t gpus);
+std::string reqTres(const v1::JobInfo& info, const sched::JobRequest& r);
+std::string allocTres(const v1::JobInfo& info);
+
+// An output/error/input path with the job's values substituted, made absolute against the
+// work dir. `node` is the batch host ("" before the job starts).
+std::string expandJobPath(const std::string& pattern, const v1::JobInfo& info,
+                          const std::string& node);
+void expandJobPaths(v1::JobInfo& info, const std::string& node);
+
+}  // namespace drover::jobs

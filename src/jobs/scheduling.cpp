@@ -1,0 +1,287 @@
+// The glue between the job table and the pure scheduler: a Snapshot out, a Plan back in.
+#include <algorithm>
+
+#include "drover/hostlist.h"
+#include "jobs/job_manager.h"
+#include "jobs/request.h"
+#include "jobspec/array_spec.h"
+#include "launch/job_env.h"
+#include "sched/priority.h"
+
+namespace drover::jobs {
+
+namespace {
+
+sched::Policy toPolicy(config::BackfillPolicy p) {
+  switch (p) {
+    case config::BackfillPolicy::kFcfs: return sched::Policy::Fcfs;
+    case config::BackfillPolicy::kConservative: return sched::Policy::Conservative;
+    case config::BackfillPolicy::kEasy: break;
+  }
+  return sched::Policy::Easy;
+}
+
+constexpr const char* kArrayTaskLimit = "JobArrayTaskLimit";
+
+// Tasks per node: --ntasks-per-node where given, else as many as the node's CPUs hold, with
+// what is left spread round-robin.
+std::vector<std::uint32_t> distributeTasks(const sched::JobRequest& r,
+                                           const std::vector<sched::NodeAllocation>& nodes) {
+  std::vector<std::uint32_t> tasks(nodes.size(), 0);
+  if (nodes.empty()) return tasks;
+  int left = r.ntasks;
+  for (std::size_t i = 0; i < nodes.size() && left > 0; ++i) {
+    int fit = r.ntasksPerNode > 0 ? r.ntasksPerNode : std::max(1, nodes[i].cpus / std::max(1, r.cpusPerTask));
+    int n = std::min(left, fit);
+    tasks[i] = static_cast<std::uint32_t>(n);
+    left -= n;
+  }
+  for (std::size_t i = 0; left > 0; i = (i + 1) % nodes.size(), --left) ++tasks[i];
+  return tasks;
+}
+
+}  // namespace
+
+sched::SchedulerParams JobManager::schedulerParams() const {
+  sched::SchedulerParams p;
+  p.policy = toPolicy(config_.scheduler.policy);
+  return p;
+}
+
+sched::Snapshot JobManager::buildSnapshot(const std::vector<NodeView>& nodes) {
+  const std::int64_t now = clock_.now();
+  reevaluateDependencies();
+  sched::Snapshot snap;
+  snap.partitions = partitions_;
+  if (nodes.empty() && !last_nodes_.empty()) {
+    snap.nodes = last_nodes_;
+  } else if (nodes.empty()) {
+    snap.nodes = config_nodes_;
+  } else {
+    int index = 0;
+    for (const NodeView& v : nodes) {
+      sched::Node n;
+      n.name = v.name;
+      n.index = index++;
+      n.cpus = static_cast<int>(v.cpus);
+      n.memoryMb = static_cast<std::int64_t>(v.memory_mb);
+      n.gpuTypes = v.gpu_types;
+      n.features = v.features;
+      n.weight = static_cast<int>(v.weight);
+      n.partitions = v.partitions;
+      n.usable = v.usable;
+      snap.nodes.push_back(std::move(n));
+    }
+    last_nodes_ = snap.nodes;
+  }
+
+  // Array throttles (%N): running tasks count against the limit; the lowest pending task ids
+  // fill what is left, the rest wait with JobArrayTaskLimit.
+  std::map<JobId, int> array_slots;
+  for (const auto& [array_id, tasks] : arrays_) {
+    const Job& first = jobs_.at(tasks.front());
+    std::uint32_t limit = first.info.array_max_running();
+    if (limit == 0) continue;
+    int running = 0;
+    for (JobId t : tasks) running += holdsResources(jobs_.at(t).state()) ? 1 : 0;
+    array_slots[array_id] = std::max(0, static_cast<int>(limit) - running);
+  }
+
+  for (auto& [id, job] : jobs_) {
+    if (holdsResources(job.state())) {
+      sched::RunningJob r;
+      r.id = id;
+      r.partition = job.info.partition();
+      for (const auto& a : job.info.allocation()) {
+        sched::NodeAllocation na;
+        na.node = a.node();
+        na.cpus = static_cast<int>(a.cpus());
+        na.memoryMb = static_cast<std::int64_t>(a.memory_mb());
+        na.gpus.assign(a.gpu_indices().begin(), a.gpu_indices().end());
+        r.allocation.nodes.push_back(std::move(na));
+      }
+      r.expectedEnd = job.info.end_time();
+      snap.running.push_back(std::move(r));
+      continue;
+    }
+    if (job.state() != v1::JOB_PENDING) continue;
+    refreshEligibility(job, now);
+    if (job.isArrayTask()) {
+      auto slot = array_slots.find(job.info.array_job_id());
+      if (slot != array_slots.end() && initialReason(job) == sched::Reason::None) {
+        if (slot->second == 0) {
+          job.info.set_reason(kArrayTaskLimit);
+          job.info.set_start_time(0);
+          continue;
+        }
+        --slot->second;
+      }
+    }
+    sched::Job sj;
+    sj.id = id;
+    sj.request = job.request;
+    snap.pending.push_back(std::move(sj));
+  }
+
+  const auto& w = config_.scheduler.priority;
+  sched::MultifactorPriority priority({static_cast<double>(w.age), 0.0,
+                                       static_cast<double>(w.job_size),
+                                       static_cast<double>(w.partition),
+                                       static_cast<double>(w.qos)});
+  sched::PriorityContext ctx;
+  ctx.now = now;
+  ctx.maxAgeS = w.max_age_s;
+  std::int64_t cpus = 0;
+  for (const auto& n : snap.nodes) cpus += n.cpus;
+  ctx.clusterCpus = std::max<std::int64_t>(1, cpus);
+  for (const auto& p : snap.partitions) {
+    ctx.maxPartitionJobFactor = std::max(ctx.maxPartitionJobFactor, p.priorityJobFactor);
+  }
+  priority.apply(snap, ctx);
+  for (const auto& sj : snap.pending) {
+    jobs_.at(sj.id).info.set_priority(static_cast<std::int64_t>(sj.priority));
+  }
+  return snap;
+}
+
+std::vector<Launch> JobManager::applyPlan(const sched::Plan& plan) {
+  const std::int64_t now = clock_.now();
+  std::vector<Launch> launches;
+  for (const sched::Start& start : plan.starts) {
+    Job* job = mutableJob(start.id);
+    // A plan made on an older snapshot may name a job that was cancelled meanwhile.
+    if (!job || job->state() != v1::JOB_PENDING || start.allocation.nodes.empty()) continue;
+    v1::JobInfo& i = job->info;
+    std::vector<std::uint32_t> tasks = distributeTasks(job->request, start.allocation.nodes);
+    i.clear_allocation();
+    std::vector<std::string> names;
+    std::uint32_t cpus = 0;
+    for (std::size_t k = 0; k < start.allocation.nodes.size(); ++k) {
+      const auto& a = start.allocation.nodes[k];
+      v1::NodeAllocation* na = i.add_allocation();
+      na->set_node(a.node);
+      na->set_cpus(static_cast<std::uint32_t>(a.cpus));
+      na->set_memory_mb(static_cast<std::uint64_t>(a.memoryMb));
+      for (int g : a.gpus) na->add_gpu_indices(static_cast<std::uint32_t>(g));
+      na->set_tasks(tasks[k]);
+      names.push_back(a.node);
+      cpus += static_cast<std::uint32_t>(a.cpus);
+    }
+    i.set_state(v1::JOB_RUNNING);
+    i.set_reason("None");
+    i.set_start_time(now);
+    i.set_end_time(i.time_limit_min() < 0 ? start.endTime : now + i.time_limit_min() * 60);
+    i.set_nodes(hostlist::compress(names));
+    i.set_num_nodes(static_cast<std::uint32_t>(names.size()));
+    i.set_num_cpus(cpus);
+    i.set_batch_host(names.front());
+    i.set_alloc_tres(allocTres(i));
+    if (i.eligible_time() == 0) i.set_eligible_time(now);
+    expandJobPaths(i, names.front());
+
+    auto request = launchRequest(*job);
+    if (!request) {
+      i.set_reason("JobLaunchFailure");
+      i.set_state_reason_detail(request.error());
+      finish(*job, v1::JOB_FAILED, 1, 0, nullptr);
+      continue;
+    }
+    stage(*job);
+    record(*job);
+    recordBatchStep(*job, nullptr);
+    launches.push_back(Launch{job->id(), names.front(), std::move(*request)});
+  }
+  for (const sched::PendingInfo& p : plan.pending) {
+    Job* job = mutableJob(p.id);
+    if (!job || job->state() != v1::JOB_PENDING) continue;
+    job->info.set_reason(std::string(sched::reasonName(p.reason)));
+    job->info.set_start_time(p.expectedStart.value_or(0));
+  }
+  if (!plan.starts.empty()) reevaluateDependencies();
+  return launches;
+}
+
+Result<v1::LaunchStepRequest> JobManager::launchRequest(const Job& job) {
+  auto payload = store_.payload(job.id());
+  if (!payload) return makeError(payload.error());
+  const v1::JobInfo& i = job.info;
+  const v1::JobSpec& s = i.spec();
+
+  launch::JobEnvContext ctx;
+  ctx.job_id = i.job_id();
+  ctx.job_name = i.name();
+  ctx.account = i.account();
+  ctx.partition = i.partition();
+  ctx.qos = i.qos();
+  ctx.reservation = s.reservation();
+  ctx.user = i.user();
+  ctx.uid = i.uid();
+  ctx.gid = i.gid();
+  ctx.cluster_name = config_.cluster_name;
+  ctx.conf_path = config_.source_path;
+  ctx.controller_host = config_.controller.host;
+  ctx.controller_port = config_.controller.port;
+  ctx.submit_dir = i.work_dir();
+  ctx.submit_host = s.submit_host();
+  for (const auto& a : i.allocation()) {
+    ctx.nodes.push_back(a.node());
+    ctx.cpus_per_node.push_back(a.cpus());
+    ctx.tasks_per_node.push_back(a.tasks());
+  }
+  ctx.node_index = 0;
+  if (i.allocation_size() > 0) {
+    ctx.gpu_indices.assign(i.allocation(0).gpu_indices().begin(),
+                           i.allocation(0).gpu_indices().end());
+  }
+  if (s.ntasks() > 0) ctx.ntasks = s.ntasks();
+  if (s.cpus_per_task() > 0) ctx.cpus_per_task = s.cpus_per_task();
+  if (s.ntasks_per_node() > 0) ctx.ntasks_per_node = s.ntasks_per_node();
+  if (s.mem_set()) ctx.mem_per_node_mb = s.mem_per_node_mb();
+  else if (s.mem_per_cpu_mb() > 0) ctx.mem_per_cpu_mb = s.mem_per_cpu_mb();
+  if (job.isArrayTask()) {
+    launch::ArrayContext a;
+    a.array_job_id = i.array_job_id();
+    a.task_id = static_cast<std::uint32_t>(i.array_task_id());
+    auto spec = jobspec::parseArraySpec(s.array());
+    if (spec) {
+      auto ids = spec->taskIds();
+      a.task_count = static_cast<std::uint32_t>(ids.size());
+      a.task_min = ids.empty() ? 0 : ids.front();
+      a.task_max = ids.empty() ? 0 : ids.back();
+      a.task_step = spec->ranges.size() == 1 ? spec->ranges.front().step : 1;
+    }
+    ctx.array = a;
+  }
+  ctx.restart_count = i.restart_count();
+  ctx.dependency = i.dependency();
+
+  v1::LaunchStepRequest r;
+  r.mutable_step()->set_job_id(i.job_id());
+  r.mutable_step()->set_step_id(acct::kBatchStep);
+  r.set_uid(i.uid());
+  r.set_gid(i.gid());
+  r.set_user(i.user());
+  r.set_work_dir(i.work_dir());
+  // The user's exported environment (what --export selected), then Slurm's variables over it.
+  launch::Environment env = payload->environment;
+  for (auto& [k, v] : launch::batchJobVariables(ctx)) env[k] = v;
+  r.mutable_environment()->insert(env.begin(), env.end());
+  r.set_script(payload->script);
+  r.set_std_out(i.std_out());
+  r.set_std_err(i.std_err());
+  r.set_std_in(i.std_in());
+  r.set_open_append(s.open_append());
+  r.set_time_limit_s(i.time_limit_min() < 0 ? 0 : i.time_limit_min() * 60);
+  r.set_kill_wait_s(config_.timeouts.kill_wait_s);
+  r.set_signal_number(s.signal_number());
+  r.set_signal_seconds(s.signal_seconds());
+  r.set_signal_batch_only(s.signal_batch_only());
+  if (i.allocation_size() > 0) *r.mutable_allocation() = i.allocation(0);
+  r.set_node_id(0);
+  r.set_first_task(0);
+  r.set_num_tasks(i.allocation_size() > 0 ? i.allocation(0).tasks() : 1);
+  r.set_controller(config_.controller.host + ":" + std::to_string(config_.controller.port));
+  return r;
+}
+
+}  // namespace drover::jobs

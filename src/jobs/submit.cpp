@@ -1,0 +1,297 @@
+// Submission: Slurm's checks and defaults, array expansion, staging.
+#include <algorithm>
+
+#include "jobs/job_manager.h"
+#include "jobs/request.h"
+#include "jobspec/array_spec.h"
+#include "jobspec/dependency_spec.h"
+#include "drover/hostlist.h"
+
+namespace drover::jobs {
+
+namespace {
+
+SubmitResult refuse(std::string message, std::string detail = {},
+                    std::vector<std::string> notes = {}, bool prefixed = true) {
+  SubmitResult r;
+  r.failure.message = std::move(message);
+  r.failure.detail = std::move(detail);
+  r.failure.notes = std::move(notes);
+  r.failure.submission_failed_prefix = prefixed;
+  return r;
+}
+
+std::vector<std::string> splitComma(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    if (comma > start) out.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+// The first account of the tree that lists the user, as Slurm's default account.
+std::string defaultAccount(const config::ClusterConfig& config, const std::string& user) {
+  for (const auto& a : config.accounts) {
+    if (contains(a.users, user)) return a.name;
+  }
+  return "";
+}
+
+}  // namespace
+
+sched::Reason initialReason(const Job& job) {
+  const sched::JobRequest& r = job.request;
+  if (r.hold == sched::Hold::Admin) return sched::Reason::JobHeldAdmin;
+  if (r.hold == sched::Hold::User) return sched::Reason::JobHeldUser;
+  if (r.dependency == sched::DependencyState::NeverSatisfied)
+    return sched::Reason::DependencyNeverSatisfied;
+  if (r.dependency == sched::DependencyState::Pending) return sched::Reason::Dependency;
+  if (r.beginTime > r.submitTime) return sched::Reason::BeginTime;
+  return sched::Reason::None;
+}
+
+JobManager::JobManager(const Clock& clock, const config::ClusterConfig& config, JobStore& store)
+    : clock_(clock),
+      config_(config),
+      store_(store),
+      config_nodes_(schedNodes(config)),
+      partitions_(schedPartitions(config)) {}
+
+bool JobManager::isAdmin(const Caller& caller) const {
+  return caller.uid == 0 || contains(config_.operators, caller.user);
+}
+
+bool JobManager::owns(const Caller& caller, const Job& job) const {
+  return isAdmin(caller) || caller.uid == job.info.uid();
+}
+
+SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitted) {
+  const std::int64_t now = clock_.now();
+  v1::JobSpec spec = submitted;
+
+  // Partition: the first of a comma list that exists, else the default.
+  const config::PartitionConfig* part = nullptr;
+  if (spec.partition().empty()) {
+    part = config_.defaultPartition();
+    if (!part) return refuse("No partition specified or system default partition");
+  } else {
+    for (const std::string& name : splitComma(spec.partition())) {
+      if ((part = config_.findPartition(name))) break;
+    }
+    if (!part) {
+      return refuse("Invalid partition name specified", "no partition " + spec.partition(),
+                    {"invalid partition specified: " + spec.partition()});
+    }
+  }
+
+  // Account: the user's default from the account tree; a named one must exist and list the
+  // user (root and operators may charge any account).
+  std::string account = spec.account();
+  if (account.empty()) {
+    account = defaultAccount(config_, caller.user);
+  } else if (!config_.accounts.empty()) {
+    auto it = std::find_if(config_.accounts.begin(), config_.accounts.end(),
+                           [&](const config::AccountConfig& a) { return a.name == account; });
+    if (it == config_.accounts.end() || (!isAdmin(caller) && !contains(it->users, caller.user))) {
+      return refuse("Invalid account or account/partition combination specified",
+                    "user " + caller.user + " may not use account " + account);
+    }
+  }
+
+  for (const auto& g : spec.gres()) {
+    if (g.name() != "gpu") {
+      return refuse("Invalid generic resource (gres) specification",
+                    "no generic resource named " + g.name() + " (gpu is configured)", {}, false);
+    }
+    if (g.count() == 0) {
+      return refuse("Requested node configuration is not available", "gres count must be >= 1");
+    }
+  }
+
+  // Time limit: the partition's default (else its maximum); over the maximum is refused.
+  std::int64_t limit = spec.time_limit_min();
+  if (limit == 0) {
+    limit = part->default_time_min != config::kUnlimited ? part->default_time_min
+                                                          : part->max_time_min;
+  } else if (part->max_time_min != config::kUnlimited &&
+             (limit < 0 || limit > part->max_time_min)) {
+    return refuse("Requested time limit is invalid (missing or exceeds some limit)",
+                  "partition " + part->name + " allows at most " +
+                      std::to_string(part->max_time_min) + " minutes");
+  }
+
+  if (spec.qos().empty()) spec.set_qos("normal");
+  if (!spec.mem_set() && spec.mem_per_cpu_mb() == 0 && spec.mem_per_gpu_mb() == 0 &&
+      config_.scheduler.default_mem_per_cpu_mb > 0) {
+    spec.set_mem_per_cpu_mb(config_.scheduler.default_mem_per_cpu_mb);
+  }
+
+  // Dependencies refer to jobs this controller has given ids to.
+  std::optional<jobspec::DependencySpec> dependency;
+  if (!spec.dependency().empty()) {
+    auto dep = jobspec::parseDependencySpec(spec.dependency());
+    if (!dep) return refuse("Job dependency problem", dep.error());
+    for (const auto& item : dep->items) {
+      if (item.type != jobspec::DependencyType::Singleton && item.job_id >= store_.nextJobId()) {
+        return refuse("Job dependency problem", "no job " + std::to_string(item.job_id));
+      }
+    }
+    dependency = *dep;
+  }
+
+  std::vector<std::uint32_t> task_ids;
+  std::uint32_t max_running = 0;
+  if (!spec.array().empty()) {
+    auto array = jobspec::parseArraySpec(spec.array());
+    if (!array) return refuse("Invalid job array specification", array.error());
+    task_ids = array->taskIds();
+    if (task_ids.empty()) return refuse("Invalid job array specification", "no task ids");
+    max_running = array->max_running.value_or(0);
+  }
+
+  // The record every task starts from.
+  v1::JobInfo base;
+  std::string script = spec.script();
+  std::map<std::string, std::string> env(spec.environment().begin(), spec.environment().end());
+  spec.clear_script();
+  spec.clear_environment();
+  base.set_name(spec.name().empty() ? "sbatch" : spec.name());
+  base.set_uid(caller.uid);
+  base.set_gid(caller.gid);
+  base.set_user(caller.user);
+  base.set_group(caller.group);
+  base.set_account(account);
+  base.set_partition(part->name);
+  base.set_qos(spec.qos());
+  base.set_state(v1::JOB_PENDING);
+  base.set_nice(spec.nice());
+  base.set_submit_time(now);
+  base.set_time_limit_min(limit);
+  base.set_batch(spec.batch());
+  base.set_requeue(spec.requeue_set() ? spec.requeue() : true);
+  base.set_held_user(spec.hold());
+  base.set_work_dir(spec.work_dir());
+  base.set_features(spec.constraint());
+  base.set_req_nodes(spec.nodelist());
+  base.set_exc_nodes(spec.exclude());
+  base.set_array_max_running(max_running);
+  if (dependency) base.set_dependency(jobspec::formatDependency(*dependency));
+  *base.mutable_spec() = spec;
+  base.set_array_task_id(-1);
+
+  sched::JobRequest request = buildRequest(base);
+  base.set_num_nodes(static_cast<std::uint32_t>(std::max(1, request.minNodes)));
+  base.set_num_tasks(static_cast<std::uint32_t>(request.ntasks));
+  base.set_num_cpus(static_cast<std::uint32_t>(request.ntasks * request.cpusPerTask));
+  base.set_req_tres(reqTres(base, request));
+
+  // Limits Slurm checks against the partition before placement.
+  std::int64_t part_cpus = 0;
+  std::int64_t largest_mem = 0;
+  int part_nodes = 0;
+  for (const auto& n : config_nodes_) {
+    if (!contains(n.partitions, part->name)) continue;
+    part_cpus += n.cpus;
+    largest_mem = std::max(largest_mem, n.memoryMb);
+    ++part_nodes;
+  }
+  if (request.minNodes > part_nodes ||
+      (part->max_nodes != config::kUnlimited && request.minNodes > part->max_nodes)) {
+    return refuse("Node count specification invalid",
+                  std::to_string(request.minNodes) + " nodes asked, partition " + part->name +
+                      " has " + std::to_string(part_nodes));
+  }
+  if (static_cast<std::int64_t>(request.ntasks) * request.cpusPerTask > part_cpus) {
+    return refuse("More processors requested than permitted",
+                  std::to_string(request.ntasks * request.cpusPerTask) +
+                      " CPUs asked, partition " + part->name + " has " +
+                      std::to_string(part_cpus));
+  }
+  {
+    int nodes = std::max(1, request.minNodes);
+    int cpus_per_node = (request.ntasks * request.cpusPerTask + nodes - 1) / nodes;
+    int gpus_per_node = static_cast<int>((requestedGpus(request, nodes) + nodes - 1) / nodes);
+    std::int64_t mem = requestedMemPerNodeMb(request, cpus_per_node, gpus_per_node);
+    if (mem > largest_mem) {
+      return refuse("Requested node configuration is not available",
+                    std::to_string(mem) + " MB per node asked, the largest node has " +
+                        std::to_string(largest_mem),
+                    {"Memory specification can not be satisfied"});
+    }
+  }
+  sched::Validation v = sched::validateRequest(request, config_nodes_, partitions_);
+  if (!v.ok()) {
+    std::string text = v.message.substr(0, v.message.find(": "));
+    std::string detail = v.message.size() > text.size() + 2 ? v.message.substr(text.size() + 2) : "";
+    return refuse(text, detail, {}, v.code != sched::RejectCode::InvalidGres);
+  }
+
+  if (spec.test_only()) {
+    sched::Snapshot snap = buildSnapshot({});
+    sched::Job probe;
+    probe.id = store_.nextJobId();
+    probe.request = request;
+    snap.pending.push_back(probe);
+    sched::Plan plan = sched::schedule(snap, schedulerParams(), now);
+    Submitted out;
+    out.job_id = probe.id;
+    for (const auto& s : plan.starts) {
+      if (s.id != probe.id) continue;
+      out.expected_start = now;
+      std::vector<std::string> names;
+      for (const auto& a : s.allocation.nodes) names.push_back(a.node);
+      out.test_only_nodes = hostlist::compress(names);
+    }
+    for (const auto& p : plan.pending) {
+      if (p.id != probe.id) continue;
+      out.expected_start = p.expectedStart.value_or(0);
+      out.test_only_nodes = hostlist::compress(p.plannedNodes);
+    }
+    SubmitResult r;
+    r.ok = out;
+    return r;
+  }
+
+  const std::uint32_t count = task_ids.empty() ? 1 : static_cast<std::uint32_t>(task_ids.size());
+  const JobId first = store_.allocateIds(count);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    Job job;
+    job.info = base;
+    job.info.set_job_id(first + i);
+    if (!task_ids.empty()) {
+      job.info.set_array_job_id(first);
+      job.info.set_array_task_id(task_ids[i]);
+    }
+    expandJobPaths(job.info, "");
+    job.dependency = dependency;
+    job.request = request;
+    job.request.dependency =
+        dependency ? sched::DependencyState::Pending : sched::DependencyState::Satisfied;
+    auto it = jobs_.emplace(job.id(), std::move(job)).first;
+    index(it->second);
+  }
+  reevaluateDependencies();
+  for (std::uint32_t i = 0; i < count; ++i) {
+    Job& job = jobs_.at(first + i);
+    refreshEligibility(job, now);
+    job.info.set_reason(std::string(sched::reasonName(initialReason(job))));
+    store_.stageInsert(job, JobPayload{script, env});
+    record(job);
+  }
+  changed();
+  Submitted out;
+  out.job_id = first;
+  SubmitResult r;
+  r.ok = out;
+  return r;
+}
+
+}  // namespace drover::jobs

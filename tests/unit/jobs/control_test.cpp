@@ -1,0 +1,224 @@
+// scancel and scontrol's job commands with the owner/admin rules and Slurm's error texts
+// (goldens 020/021 invalid id, 066 permission denied, 103 already done).
+#include <csignal>
+
+#include "jobs_fixture.h"
+
+namespace drover::jobs::testing {
+namespace {
+
+v1::CancelJobsRequest cancelIds(std::vector<std::string> ids) {
+  v1::CancelJobsRequest r;
+  for (auto& id : ids) r.add_job_ids(id);
+  return r;
+}
+
+v1::JobControlRequest act(const std::string& action, const std::string& id) {
+  v1::JobControlRequest r;
+  r.set_action(action);
+  r.add_job_ids(id);
+  return r;
+}
+
+TEST_F(JobsTest, CancelRulesAndTexts) {
+  JobId pending = submit(SpecBuilder().hold());
+  JobId running = submit(SpecBuilder());
+  pass();
+  ASSERT_EQ(job(running).state(), v1::JOB_RUNNING);
+  std::string p = std::to_string(pending), r = std::to_string(running);
+
+  struct Case {
+    std::string name;
+    Caller who;
+    std::string id;
+    bool ok;
+    std::string error;
+  };
+  std::vector<Case> cases = {
+      {"020 nonexistent", alice(), "999999", false, "Invalid job id specified"},
+      {"garbage id", alice(), "12abc", false, "Invalid job id specified"},
+      {"066 other user", bob(), p, false, "Access/permission denied"},
+      {"owner cancels pending", alice(), p, true, ""},
+      {"103 already done", alice(), p, false, "Job/step already completing or completed"},
+      {"root cancels running", root(), r, true, ""},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto results = manager_->cancel(c.who, cancelIds({c.id}));
+    ASSERT_EQ(results.size(), 1u);
+    EXPECT_EQ(results[0].job_id(), c.id);
+    EXPECT_EQ(results[0].ok(), c.ok);
+    EXPECT_EQ(results[0].error(), c.error);
+  }
+  EXPECT_EQ(job(pending).state(), v1::JOB_CANCELLED);
+  EXPECT_EQ(job(pending).cancelled_by(), "1001");
+  // A running job is killed first and is CANCELLED when its step ends.
+  EXPECT_EQ(job(running).state(), v1::JOB_RUNNING);
+  auto kills = manager_->takeSignals();
+  ASSERT_EQ(kills.size(), 1u);
+  EXPECT_EQ(kills[0].job_id, running);
+  EXPECT_TRUE(kills[0].request.kill());
+  EXPECT_EQ(kills[0].nodes, std::vector<std::string>{job(running).batch_host()});
+  finishBatch(running, 0, SIGTERM);
+  EXPECT_EQ(job(running).state(), v1::JOB_CANCELLED);
+  EXPECT_EQ(job(running).exit_signal(), 0u);  // golden 115: the job shows 0:0
+  EXPECT_EQ(job(running).cancelled_by(), "0");
+}
+
+TEST_F(JobsTest, CancelArrayFormsAndFilters) {
+  JobId arr = submit(SpecBuilder().name("arr").array("0-5").hold());
+  std::string a = std::to_string(arr);
+  auto one = manager_->cancel(alice(), cancelIds({a + "_4"}));
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_TRUE(one[0].ok());
+  EXPECT_EQ(job(arr + 4).state(), v1::JOB_CANCELLED);
+  auto range = manager_->cancel(alice(), cancelIds({a + "_[1-2]"}));
+  ASSERT_EQ(range.size(), 2u);
+  EXPECT_EQ(range[0].job_id(), a + "_1");
+  EXPECT_EQ(job(arr + 1).state(), v1::JOB_CANCELLED);
+  EXPECT_EQ(job(arr + 3).state(), v1::JOB_PENDING);
+  EXPECT_FALSE(manager_->cancel(alice(), cancelIds({a + "_77"}))[0].ok());
+
+  JobId other = submit(SpecBuilder().name("keep"));
+  v1::CancelJobsRequest by_name;
+  by_name.set_name("arr");
+  auto named = manager_->cancel(alice(), by_name);
+  EXPECT_EQ(named.size(), 3u);  // tasks 0, 3, 5 still live
+  EXPECT_EQ(job(arr + 5).state(), v1::JOB_CANCELLED);
+  EXPECT_EQ(job(other).state(), v1::JOB_PENDING);
+
+  v1::CancelJobsRequest bobs;
+  bobs.set_user("alice");
+  auto denied = manager_->cancel(bob(), bobs);
+  ASSERT_EQ(denied.size(), 1u);
+  EXPECT_EQ(denied[0].error(), "Access/permission denied");
+}
+
+TEST_F(JobsTest, SignalActionsForRunningJobs) {
+  JobId id = submit(SpecBuilder().nodes(2));
+  pass();
+  v1::CancelJobsRequest r = cancelIds({std::to_string(id)});
+  r.set_signal(SIGUSR1);
+  r.set_batch_only(true);
+  auto res = manager_->cancel(alice(), r);
+  ASSERT_TRUE(res[0].ok());
+  auto sigs = manager_->takeSignals();
+  ASSERT_EQ(sigs.size(), 1u);
+  EXPECT_EQ(sigs[0].request.signal(), SIGUSR1);
+  EXPECT_TRUE(sigs[0].request.batch_shell_only());
+  EXPECT_FALSE(sigs[0].request.kill());
+  EXPECT_EQ(sigs[0].nodes.size(), 1u);
+  EXPECT_EQ(job(id).state(), v1::JOB_RUNNING);
+  r.set_batch_only(false);
+  r.set_full(true);
+  manager_->cancel(alice(), r);
+  EXPECT_EQ(manager_->takeSignals()[0].nodes.size(), 2u);
+}
+
+TEST_F(JobsTest, HoldReleaseRules) {
+  JobId id = submit(SpecBuilder());
+  std::string s = std::to_string(id);
+  EXPECT_TRUE(manager_->control(alice(), act("hold", s))[0].ok());
+  EXPECT_EQ(job(id).reason(), "JobHeldUser");
+  EXPECT_TRUE(manager_->control(alice(), act("release", s))[0].ok());
+  EXPECT_EQ(job(id).reason(), "None");
+  EXPECT_TRUE(manager_->control(root(), act("hold", s))[0].ok());
+  EXPECT_EQ(job(id).reason(), "JobHeldAdmin");
+  auto denied = manager_->control(alice(), act("release", s));
+  EXPECT_EQ(denied[0].error(), "Access/permission denied");
+  EXPECT_EQ(manager_->control(bob(), act("uhold", s))[0].error(), "Access/permission denied");
+  EXPECT_TRUE(manager_->control(root(), act("release", s))[0].ok());
+  pass();
+  EXPECT_EQ(job(id).state(), v1::JOB_RUNNING);
+  EXPECT_EQ(manager_->control(alice(), act("hold", s))[0].error(),
+            "Job is no longer pending execution");
+  EXPECT_EQ(manager_->control(alice(), act("bogus", s))[0].error(), "Invalid job control action");
+}
+
+TEST_F(JobsTest, RequeueSuspendResumeTop) {
+  JobId id = submit(SpecBuilder().time(10));
+  std::string s = std::to_string(id);
+  pass();
+  std::int64_t end = job(id).end_time();
+  // suspend/resume are for admins; the limit does not run while suspended.
+  EXPECT_EQ(manager_->control(alice(), act("suspend", s))[0].error(), "Access/permission denied");
+  EXPECT_TRUE(manager_->control(root(), act("suspend", s))[0].ok());
+  EXPECT_EQ(job(id).state(), v1::JOB_SUSPENDED);
+  EXPECT_EQ(manager_->takeSignals()[0].request.signal(), SIGSTOP);
+  clock_.advanceSeconds(100);
+  EXPECT_TRUE(manager_->control(root(), act("resume", s))[0].ok());
+  EXPECT_EQ(job(id).end_time(), end + 100);
+  EXPECT_EQ(manager_->takeSignals()[0].request.signal(), SIGCONT);
+
+  EXPECT_TRUE(manager_->control(alice(), act("requeuehold", s))[0].ok());
+  ASSERT_EQ(manager_->takeSignals().size(), 1u);
+  finishBatch(id, 0, SIGKILL);
+  EXPECT_EQ(job(id).state(), v1::JOB_PENDING);
+  EXPECT_EQ(job(id).reason(), "JobHeldUser");
+  EXPECT_EQ(job(id).restart_count(), 1u);
+  EXPECT_EQ(manager_->control(alice(), act("requeue", s))[0].error(), "Job is pending execution");
+
+  JobId a = submit(SpecBuilder().hold());
+  JobId b = submit(SpecBuilder().hold());
+  EXPECT_TRUE(manager_->control(alice(), act("top", std::to_string(b)))[0].ok());
+  EXPECT_LT(job(b).nice(), job(a).nice());
+}
+
+TEST_F(JobsTest, UpdateRulesAndTexts) {
+  JobId id = submit(SpecBuilder().time(30).hold());
+  std::string s = std::to_string(id);
+  auto upd = [&](const Caller& who, const std::string& key, const std::string& value) {
+    v1::UpdateJobRequest r;
+    r.set_job_id(s);
+    (*r.mutable_fields())[key] = value;
+    return manager_->update(who, r);
+  };
+  struct Case {
+    std::string name;
+    Caller who;
+    std::string key, value;
+    std::string error;  // "" = accepted
+  };
+  std::vector<Case> cases = {
+      {"shorter limit", alice(), "TimeLimit", "20", ""},
+      {"longer limit needs admin", alice(), "TimeLimit", "40", "Access/permission denied"},
+      {"admin longer limit", root(), "TimeLimit", "50", ""},
+      {"over partition for user", alice(), "TimeLimit", "UNLIMITED", "Access/permission denied"},
+      {"other user", bob(), "Name", "x", "Access/permission denied"},
+      {"rename", alice(), "Name", "renamed", ""},
+      {"negative nice", alice(), "Nice", "-5", "Access/permission denied"},
+      {"positive nice", alice(), "Nice", "5", ""},
+      {"bad partition", alice(), "Partition", "nosuch", "Invalid partition name specified"},
+      {"partition", alice(), "Partition", "debug", ""},
+      {"numnodes", alice(), "NumNodes", "2", ""},
+      {"unknown account", alice(), "Account", "nosuch",
+       "Invalid account or account/partition combination specified"},
+      {"dependency", alice(), "Dependency", "afterany:" + s, ""},
+      {"unsupported", alice(), "Shoesize", "4", "Update of this parameter is not supported: Shoesize"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Status st = upd(c.who, c.key, c.value);
+    EXPECT_EQ(st.ok(), c.error.empty());
+    if (!st.ok()) {
+      EXPECT_EQ(st.error(), c.error);
+    }
+  }
+  EXPECT_EQ(job(id).time_limit_min(), 50);
+  EXPECT_EQ(job(id).name(), "renamed");
+  EXPECT_EQ(job(id).nice(), 5);
+  EXPECT_EQ(job(id).partition(), "debug");
+  EXPECT_EQ(job(id).num_nodes(), 2u);
+  EXPECT_EQ(job(id).dependency(), "afterany:" + s);
+  v1::UpdateJobRequest missing;
+  missing.set_job_id("424242");
+  (*missing.mutable_fields())["Name"] = "x";
+  EXPECT_EQ(manager_->update(alice(), missing).error(), "Invalid job id specified");
+  // Durable like everything else, once the daemon commits.
+  ASSERT_TRUE(manager_->commit().ok());
+  reopen();
+  EXPECT_EQ(job(id).name(), "renamed");
+}
+
+}  // namespace
+}  // namespace drover::jobs::testing

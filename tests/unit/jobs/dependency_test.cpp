@@ -1,0 +1,144 @@
+// Every dependency type against each outcome of its target, OR/AND combinations, arrays,
+// singleton and +time.
+#include "jobs_fixture.h"
+
+namespace drover::jobs::testing {
+namespace {
+
+enum class Outcome { Pending, Running, Completed, Failed, CancelledPending };
+
+struct DepCase {
+  std::string type;
+  Outcome outcome;
+  std::string reason;  // of the dependent job afterwards ("None" = satisfied)
+};
+
+TEST_F(JobsTest, DependencyTypesAgainstTargetOutcomes) {
+  std::vector<DepCase> cases = {
+      {"after", Outcome::Pending, "Dependency"},
+      {"after", Outcome::Running, "None"},
+      {"after", Outcome::CancelledPending, "None"},
+      {"afterany", Outcome::Running, "Dependency"},
+      {"afterany", Outcome::Completed, "None"},
+      {"afterany", Outcome::Failed, "None"},
+      {"afterok", Outcome::Running, "Dependency"},
+      {"afterok", Outcome::Completed, "None"},
+      {"afterok", Outcome::Failed, "DependencyNeverSatisfied"},
+      {"afterok", Outcome::CancelledPending, "DependencyNeverSatisfied"},
+      {"afternotok", Outcome::Completed, "DependencyNeverSatisfied"},
+      {"afternotok", Outcome::Failed, "None"},
+      {"afternotok", Outcome::CancelledPending, "None"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.type + " case " + std::to_string(static_cast<int>(c.outcome)));
+    // The target waits on a hold so it starts only when the case says so.
+    JobId target = submit(SpecBuilder().name("target").hold());
+    JobId dep = submit(SpecBuilder().name("dep").dependency(c.type + ":" + std::to_string(target)));
+    EXPECT_EQ(job(dep).reason(), "Dependency");
+    auto release = [&] {
+      v1::JobControlRequest r;
+      r.set_action("release");
+      r.add_job_ids(std::to_string(target));
+      manager_->control(alice(), r);
+      auto launches = pass();
+      ASSERT_EQ(job(target).state(), v1::JOB_RUNNING);
+    };
+    switch (c.outcome) {
+      case Outcome::Pending: break;
+      case Outcome::Running: release(); break;
+      case Outcome::Completed: release(); finishBatch(target, 0); break;
+      case Outcome::Failed: release(); finishBatch(target, 3); break;
+      case Outcome::CancelledPending: {
+        v1::CancelJobsRequest r;
+        r.add_job_ids(std::to_string(target));
+        manager_->cancel(alice(), r);
+        break;
+      }
+    }
+    manager_->buildSnapshot({});
+    EXPECT_EQ(job(dep).reason(), c.reason);
+    // Clean up so the next case has the cluster to itself.
+    v1::CancelJobsRequest all;
+    all.set_user("alice");
+    manager_->cancel(root(), all);
+    for (const auto& a : manager_->takeSignals()) finishBatch(a.job_id, 0, 9);
+    ASSERT_TRUE(manager_->commit().ok());
+  }
+}
+
+TEST_F(JobsTest, OrAndCombinations) {
+  JobId ok = submit(SpecBuilder().name("ok"));
+  JobId bad = submit(SpecBuilder().name("bad"));
+  pass();
+  finishBatch(ok, 0);
+  finishBatch(bad, 1);
+  std::string o = std::to_string(ok), b = std::to_string(bad);
+  JobId either = submit(SpecBuilder().dependency("afterok:" + b + "?afterok:" + o));
+  JobId both = submit(SpecBuilder().dependency("afterok:" + o + ",afterok:" + b));
+  JobId both_ok = submit(SpecBuilder().dependency("afterok:" + o + ",afternotok:" + b));
+  JobId neither = submit(SpecBuilder().dependency("afternotok:" + o + "?afterok:" + b));
+  EXPECT_EQ(job(either).reason(), "None");
+  EXPECT_EQ(job(both).reason(), "DependencyNeverSatisfied");
+  EXPECT_EQ(job(both_ok).reason(), "None");
+  EXPECT_EQ(job(neither).reason(), "DependencyNeverSatisfied");
+  // Never satisfied stays pending (Slurm's default), and never starts.
+  pass();
+  EXPECT_EQ(job(both).state(), v1::JOB_PENDING);
+  EXPECT_EQ(job(both).reason(), "DependencyNeverSatisfied");
+}
+
+TEST_F(JobsTest, AfterWithDelayWaitsAfterTheStart) {
+  JobId t = submit(SpecBuilder());
+  pass();
+  JobId dep = submit(SpecBuilder().dependency("after:" + std::to_string(t) + "+5"));
+  manager_->buildSnapshot({});
+  EXPECT_EQ(job(dep).reason(), "Dependency");
+  clock_.advanceSeconds(5 * 60);
+  pass();
+  EXPECT_EQ(job(dep).state(), v1::JOB_RUNNING);
+}
+
+TEST_F(JobsTest, SingletonWaitsForEarlierJobsOfSameNameAndUser) {
+  JobId a = submit(SpecBuilder().name("single").dependency("singleton"));
+  JobId b = submit(SpecBuilder().name("single").dependency("singleton"));
+  JobId other_user = submit(SpecBuilder().name("single").dependency("singleton"), bob());
+  pass();
+  EXPECT_EQ(job(a).state(), v1::JOB_RUNNING);
+  EXPECT_EQ(job(b).state(), v1::JOB_PENDING);
+  EXPECT_EQ(job(b).reason(), "Dependency");
+  EXPECT_EQ(job(other_user).state(), v1::JOB_RUNNING);
+  finishBatch(a, 0);
+  pass();
+  EXPECT_EQ(job(b).state(), v1::JOB_RUNNING);
+}
+
+TEST_F(JobsTest, ArrayDependenciesWholeTaskAndCorresponding) {
+  JobId arr = submit(SpecBuilder().array("0-1"));
+  JobId on_all = submit(SpecBuilder().dependency("afterok:" + std::to_string(arr)));
+  JobId on_task = submit(SpecBuilder().dependency("afterok:" + std::to_string(arr) + "_1"));
+  JobId corr = submit(SpecBuilder().array("0-1").dependency("aftercorr:" + std::to_string(arr)));
+  pass();
+  finishBatch(arr + 1, 0);  // task 1 done
+  manager_->buildSnapshot({});
+  EXPECT_EQ(job(on_all).reason(), "Dependency");
+  EXPECT_EQ(job(on_task).reason(), "None");
+  EXPECT_EQ(job(corr).reason(), "Dependency");      // task 0 waits on task 0
+  EXPECT_EQ(job(corr + 1).reason(), "None");        // task 1 follows task 1
+  finishBatch(arr, 2);
+  manager_->buildSnapshot({});
+  EXPECT_EQ(job(on_all).reason(), "DependencyNeverSatisfied");
+  EXPECT_EQ(job(corr).reason(), "DependencyNeverSatisfied");
+}
+
+TEST_F(JobsTest, DependencyIsReevaluatedAfterRestart) {
+  JobId t = submit(SpecBuilder());
+  JobId dep = submit(SpecBuilder().dependency("afterok:" + std::to_string(t)));
+  pass();
+  finishBatch(t, 0);
+  reopen();
+  EXPECT_EQ(job(dep).reason(), "None");
+  EXPECT_EQ(job(dep).dependency(), "afterok:" + std::to_string(t));
+}
+
+}  // namespace
+}  // namespace drover::jobs::testing

@@ -1,0 +1,136 @@
+// Submission: each refusal with the exact text Slurm prints (goldens 007-017, 065), defaults,
+// arrays and --test-only.
+#include "jobs_fixture.h"
+
+namespace drover::jobs::testing {
+namespace {
+
+struct RefusalCase {
+  std::string name;
+  v1::JobSpec spec;
+  std::string message;  // after "Batch job submission failed: "
+  std::vector<std::string> notes;
+  bool prefixed = true;
+};
+
+TEST_F(JobsTest, RefusalsUseSlurmsTexts) {
+  std::vector<RefusalCase> cases = {
+      {"007 unknown partition", SpecBuilder().partition("nosuch"),
+       "Invalid partition name specified", {"invalid partition specified: nosuch"}},
+      {"009 unknown gres", SpecBuilder().gres("fpga", 1),
+       "Invalid generic resource (gres) specification", {}, false},
+      {"010 too many gpus", SpecBuilder().gres("gpu", 99),
+       "Requested node configuration is not available", {}},
+      {"013 too many nodes", SpecBuilder().nodes(10), "Node count specification invalid", {}},
+      {"015 too many tasks", SpecBuilder().ntasks(1000),
+       "More processors requested than permitted", {}},
+      {"016 memory too large", SpecBuilder().mem(999999999),
+       "Requested node configuration is not available",
+       {"Memory specification can not be satisfied"}},
+      {"017 unknown account", SpecBuilder().account("nosuchacct"),
+       "Invalid account or account/partition combination specified", {}},
+      {"account of another user", SpecBuilder().account("ops"),
+       "Invalid account or account/partition combination specified", {}},
+      {"065 over partition time", SpecBuilder().partition("debug").time(120),
+       "Requested time limit is invalid (missing or exceeds some limit)", {}},
+      {"bad array", SpecBuilder().array("5-1"), "Invalid job array specification", {}},
+      {"dependency on unknown job", SpecBuilder().dependency("afterok:99999"),
+       "Job dependency problem", {}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    SubmitResult r = manager_->submit(alice(), c.spec);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.failure.message, c.message) << r.failure.detail;
+    EXPECT_EQ(r.failure.notes, c.notes);
+    EXPECT_EQ(r.failure.submission_failed_prefix, c.prefixed);
+  }
+  EXPECT_EQ(manager_->size(), 0u);  // no partial job left behind
+  EXPECT_EQ(store_->stagedCount(), 0u);
+}
+
+TEST_F(JobsTest, DefaultsFromPartitionAccountTreeAndConfig) {
+  JobId id = submit(SpecBuilder());
+  const auto& j = job(id);
+  EXPECT_EQ(j.partition(), "gpu");
+  EXPECT_EQ(j.account(), "research");
+  EXPECT_EQ(j.qos(), "normal");
+  EXPECT_EQ(j.time_limit_min(), 60);  // no default_time: the partition's maximum
+  EXPECT_EQ(j.spec().mem_per_cpu_mb(), 4000u);
+  EXPECT_EQ(j.num_nodes(), 1u);
+  EXPECT_EQ(j.num_cpus(), 1u);
+  EXPECT_TRUE(j.requeue());
+  EXPECT_EQ(j.std_out(), "/home/alice/slurm-" + std::to_string(id) + ".out");
+  EXPECT_EQ(j.std_err(), j.std_out());
+  EXPECT_EQ(j.std_in(), "/dev/null");
+  EXPECT_EQ(j.req_tres(), "billing=1,cpu=1,mem=4000M,node=1");
+  EXPECT_EQ(j.eligible_time(), clock_.now());
+  EXPECT_EQ(j.reason(), "None");
+  // Accounting sees the submission.
+  auto batch = manager_->takeAccounting();
+  ASSERT_FALSE(batch.jobs.empty());
+  EXPECT_EQ(batch.jobs.back().job_id, id);
+  EXPECT_EQ(batch.jobs.back().state, acct::JobState::kPending);
+  EXPECT_EQ(batch.jobs.back().work_dir, "/home/alice");
+}
+
+TEST_F(JobsTest, PartitionListTakesFirstKnownAndDefaultTime) {
+  config_.partitions[0].default_time_min = 10;
+  reopen();
+  JobId id = submit(SpecBuilder().partition("nosuch,gpu"));
+  EXPECT_EQ(job(id).partition(), "gpu");
+  EXPECT_EQ(job(id).time_limit_min(), 10);
+}
+
+TEST_F(JobsTest, AdminMayChargeAnyAccount) {
+  JobId id = submit(SpecBuilder().account("ops"), root());
+  EXPECT_EQ(job(id).account(), "ops");
+}
+
+TEST_F(JobsTest, ArrayAllocatesIdsUpFrontAndFoldsPendingTasks) {
+  JobId first = submit(SpecBuilder().name("arr").array("0-9%2").output("out-%A_%a.txt"));
+  EXPECT_EQ(manager_->size(), 10u);
+  const auto& t3 = job(first + 3);
+  EXPECT_EQ(t3.array_job_id(), first);
+  EXPECT_EQ(t3.array_task_id(), 3);
+  EXPECT_EQ(t3.std_out(), "/home/alice/out-" + std::to_string(first) + "_3.txt");
+
+  auto launches = pass();
+  ASSERT_EQ(launches.size(), 2u);  // %2
+  EXPECT_EQ(job(first + 2).reason(), "JobArrayTaskLimit");
+
+  v1::GetJobsRequest q;
+  q.add_job_ids(std::to_string(first));
+  auto rows = manager_->query(q);
+  ASSERT_EQ(rows.size(), 3u);  // two running tasks + the folded remainder
+  const auto& folded = rows.back();
+  EXPECT_EQ(folded.job_id(), first);
+  EXPECT_EQ(folded.array_task_pending(), "2-9%2");
+  q.set_array_tasks_expanded(true);
+  EXPECT_EQ(manager_->query(q).size(), 10u);
+
+  // A finished task frees a slot for the next.
+  finishBatch(launches[0].job_id, 0);
+  auto next = pass();
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_EQ(job(next[0].job_id).array_task_id(), 2);
+  auto env = next[0].request.environment();
+  EXPECT_EQ(env.at("SLURM_ARRAY_JOB_ID"), std::to_string(first));
+  EXPECT_EQ(env.at("SLURM_ARRAY_TASK_ID"), "2");
+  EXPECT_EQ(env.at("SLURM_ARRAY_TASK_COUNT"), "10");
+}
+
+TEST_F(JobsTest, TestOnlyReportsStartWithoutCreatingAJob) {
+  JobId big = submit(SpecBuilder().nodes(4).ntasks(16).time(30));
+  ASSERT_EQ(pass().size(), 1u);
+  SubmitResult r = manager_->submit(alice(), SpecBuilder().nodes(4).testOnly());
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r.ok->expected_start, job(big).end_time());
+  EXPECT_EQ(manager_->size(), 1u);
+  SubmitResult now = manager_->submit(alice(), SpecBuilder().partition("debug").testOnly());
+  ASSERT_TRUE(now);
+  EXPECT_EQ(manager_->size(), 1u);
+}
+
+}  // namespace
+}  // namespace drover::jobs::testing
