@@ -76,6 +76,7 @@ class IoForwarder {
   // True once every task's exit frame was sent and the socket is flushed (or lost).
   bool finished() const;
   bool connectionLost() const { return lost_; }
+  std::size_t queuedBytes() const { return send_queue_.size() - sent_; }  // not yet sent
 
   // Gives up on output still held open (by processes that left the step's process group):
   // closes the pipes, so the remaining exit frames go out.
