@@ -1,26 +1,43 @@
 #include "cli/controller_client.h"
 
-#include <grpcpp/grpcpp.h>
+#include <charconv>
 
 #include "drover/config.h"
-#include "drover/v1/controller.grpc.pb.h"
-#include "rpc/client.h"
+#include "wire/frame_client.h"
 
 namespace drover::cli {
 namespace {
 
-FailureKind kindOf(grpc::StatusCode code) {
+// wire::CallError codes are gRPC's numbering.
+FailureKind kindOf(int code) {
   switch (code) {
-    case grpc::StatusCode::OK: return FailureKind::kNone;
-    case grpc::StatusCode::UNAVAILABLE:
-    case grpc::StatusCode::DEADLINE_EXCEEDED: return FailureKind::kUnreachable;
-    case grpc::StatusCode::PERMISSION_DENIED:
-    case grpc::StatusCode::UNAUTHENTICATED: return FailureKind::kDenied;
-    case grpc::StatusCode::NOT_FOUND: return FailureKind::kNotFound;
-    case grpc::StatusCode::INVALID_ARGUMENT:
-    case grpc::StatusCode::FAILED_PRECONDITION: return FailureKind::kInvalid;
+    case 0: return FailureKind::kNone;
+    case 14:  // UNAVAILABLE
+    case 4: return FailureKind::kUnreachable;  // DEADLINE_EXCEEDED
+    case 7:   // PERMISSION_DENIED
+    case 16: return FailureKind::kDenied;  // UNAUTHENTICATED
+    case 5: return FailureKind::kNotFound;
+    case 3:   // INVALID_ARGUMENT
+    case 9: return FailureKind::kInvalid;  // FAILED_PRECONDITION
     default: return FailureKind::kOther;
   }
+}
+
+std::uint16_t portOf(const ControllerAddress& address) {
+  if (address.port != 0) return address.port;
+  const auto colon = address.target.rfind(':');
+  unsigned value = 0;
+  if (colon != std::string::npos) {
+    const char* begin = address.target.data() + colon + 1;
+    std::from_chars(begin, address.target.data() + address.target.size(), value);
+  }
+  return static_cast<std::uint16_t>(value);
+}
+
+std::string hostOf(const ControllerAddress& address) {
+  const auto colon = address.target.rfind(':');
+  if (colon != std::string::npos && colon > 0) return address.target.substr(0, colon);
+  return address.host;
 }
 
 }  // namespace
@@ -31,7 +48,8 @@ Result<ControllerClient> ControllerClient::fromConfig() {
   if (!cfg.ok()) return makeError(cfg.error());
   ControllerAddress address;
   address.host = cfg->controller.host;
-  address.target = cfg->controller.host + ":" + std::to_string(cfg->controller.port);
+  address.port = cfg->controller.cliPort();
+  address.target = cfg->controller.host + ":" + std::to_string(address.port);
   address.munge_socket = cfg->munge_socket;
   address.timeout_ms = static_cast<int>(cfg->timeouts.message_s) * 1000;
   return ControllerClient(std::move(address));
@@ -39,50 +57,60 @@ Result<ControllerClient> ControllerClient::fromConfig() {
 
 ControllerClient::ControllerClient(ControllerAddress address) : address_(std::move(address)) {}
 
-template <typename Reply, typename Request, typename Method>
-Result<Reply> ControllerClient::call(const char* name, const Request& request, Method method) {
-  rpc::ClientOptions opts;
-  opts.target = address_.target;
+template <typename Reply, typename Request>
+Result<Reply> ControllerClient::call(const char* name, const Request& request) {
+  wire::ClientOptions opts;
+  opts.host = hostOf(address_);
+  opts.port = portOf(address_);
   opts.munge_socket = address_.munge_socket;
   opts.timeout_ms = address_.timeout_ms;
-  if (!channel_) channel_ = rpc::makeChannel(opts.target);
-  grpc::ClientContext ctx;
-  auto prepared = rpc::prepareCall(ctx, std::string("/drover.v1.Controller/") + name, request, opts);
-  if (!prepared.ok()) {
-    last_failure_ = FailureKind::kDenied;
-    return makeError(prepared.error());
-  }
-  auto stub = v1::Controller::NewStub(channel_);
   Reply reply;
-  const grpc::Status status = ((*stub).*method)(&ctx, request, &reply);
-  last_failure_ = kindOf(status.error_code());
-  if (!status.ok()) {
+  wire::CallError error;
+  if (!wire::call(opts, std::string("/drover.v1.Controller/") + name, request, &reply, &error)) {
+    last_failure_ = kindOf(error.code);
+    if (last_failure_ == FailureKind::kNone) last_failure_ = FailureKind::kOther;
     if (last_failure_ == FailureKind::kNotFound || last_failure_ == FailureKind::kInvalid) {
-      return makeError(status.error_message());
+      return makeError(error.message);
     }
-    return makeError(rpc::describeFailure(status, opts));
+    return makeError(wire::describe(error, opts));
   }
+  last_failure_ = FailureKind::kNone;
   return reply;
 }
 
 Result<v1::PingReply> ControllerClient::ping() {
-  return call<v1::PingReply>("Ping", v1::PingRequest{}, &v1::Controller::Stub::Ping);
+  return call<v1::PingReply>("Ping", v1::PingRequest{});
 }
-
 Result<v1::GetNodesReply> ControllerClient::getNodes(const v1::GetNodesRequest& request) {
-  return call<v1::GetNodesReply>("GetNodes", request, &v1::Controller::Stub::GetNodes);
+  return call<v1::GetNodesReply>("GetNodes", request);
 }
-
 Result<v1::GetPartitionsReply> ControllerClient::getPartitions(const v1::GetPartitionsRequest& request) {
-  return call<v1::GetPartitionsReply>("GetPartitions", request, &v1::Controller::Stub::GetPartitions);
+  return call<v1::GetPartitionsReply>("GetPartitions", request);
 }
-
 Result<v1::UpdateNodeReply> ControllerClient::updateNode(const v1::UpdateNodeRequest& request) {
-  return call<v1::UpdateNodeReply>("UpdateNode", request, &v1::Controller::Stub::UpdateNode);
+  return call<v1::UpdateNodeReply>("UpdateNode", request);
 }
-
 Result<v1::ReconfigureReply> ControllerClient::reconfigure(const v1::ReconfigureRequest& request) {
-  return call<v1::ReconfigureReply>("Reconfigure", request, &v1::Controller::Stub::Reconfigure);
+  return call<v1::ReconfigureReply>("Reconfigure", request);
+}
+Result<v1::SubmitJobReply> ControllerClient::submitJob(const v1::SubmitJobRequest& request) {
+  return call<v1::SubmitJobReply>("SubmitJob", request);
+}
+Result<v1::GetJobsReply> ControllerClient::getJobs(const v1::GetJobsRequest& request) {
+  return call<v1::GetJobsReply>("GetJobs", request);
+}
+Result<v1::CancelJobsReply> ControllerClient::cancelJobs(const v1::CancelJobsRequest& request) {
+  return call<v1::CancelJobsReply>("CancelJobs", request);
+}
+Result<v1::JobControlReply> ControllerClient::jobControl(const v1::JobControlRequest& request) {
+  return call<v1::JobControlReply>("JobControl", request);
+}
+Result<v1::UpdateJobReply> ControllerClient::updateJob(const v1::UpdateJobRequest& request) {
+  return call<v1::UpdateJobReply>("UpdateJob", request);
+}
+Result<v1::QueryAccountingReply> ControllerClient::queryAccounting(
+    const v1::QueryAccountingRequest& request) {
+  return call<v1::QueryAccountingReply>("QueryAccounting", request);
 }
 
 }  // namespace drover::cli

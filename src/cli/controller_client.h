@@ -1,25 +1,23 @@
 #pragma once
 // The CLIs' path to droverctld: reads cluster.conf ($DROVER_CONF or the installed default) for
 // the controller's address, the MUNGE socket and the message timeout, and makes one
-// authenticated call per RPC. Every call gives up after the message timeout, so a controller
-// that is down is a clear error, never a hang. gRPC stays out of this header.
-#include <memory>
+// authenticated call per RPC over the frame transport (src/wire), so no CLI loads gRPC
+// (PLATFORM.md: start-up cost). Every call gives up after the message timeout, so a controller
+// that is down is a clear error, never a hang.
+#include <cstdint>
 #include <string>
 
 #include "drover/result.h"
 #include "drover/v1/controller.pb.h"
 
-namespace grpc {
-class Channel;
-}
-
 namespace drover::cli {
 
 struct ControllerAddress {
   std::string host;          // as configured, for messages ("Droverctld(primary) at HOST")
-  std::string target;        // host:port
+  std::string target;        // host:port (the port is taken from here when `port` is 0)
   std::string munge_socket;  // "" = libmunge default
   int timeout_ms = 10000;
+  std::uint16_t port = 0;    // the controller's CLI (frame) port
 };
 
 // Why a call failed, so commands can word errors as Slurm does for each case.
@@ -37,16 +35,22 @@ class ControllerClient {
   Result<v1::UpdateNodeReply> updateNode(const v1::UpdateNodeRequest& request);
   Result<v1::ReconfigureReply> reconfigure(const v1::ReconfigureRequest& request);
 
+  Result<v1::SubmitJobReply> submitJob(const v1::SubmitJobRequest& request);
+  Result<v1::GetJobsReply> getJobs(const v1::GetJobsRequest& request);
+  Result<v1::CancelJobsReply> cancelJobs(const v1::CancelJobsRequest& request);
+  Result<v1::JobControlReply> jobControl(const v1::JobControlRequest& request);
+  Result<v1::UpdateJobReply> updateJob(const v1::UpdateJobRequest& request);
+  Result<v1::QueryAccountingReply> queryAccounting(const v1::QueryAccountingRequest& request);
+
   const ControllerAddress& address() const { return address_; }
   // The kind of the last failure (kNone after a success).
   FailureKind lastFailure() const { return last_failure_; }
 
  private:
-  template <typename Reply, typename Request, typename Method>
-  Result<Reply> call(const char* name, const Request& request, Method method);
+  template <typename Reply, typename Request>
+  Result<Reply> call(const char* name, const Request& request);
 
   ControllerAddress address_;
-  std::shared_ptr<grpc::Channel> channel_;  // made on first call
   FailureKind last_failure_ = FailureKind::kNone;
 };
 

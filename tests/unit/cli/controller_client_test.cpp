@@ -1,55 +1,75 @@
-// The CLI's client against real gRPC servers on loopback and a real munged: authenticated
-// calls, how each failure is classified and worded, and that a dead or stalled controller is
-// an error within the message timeout, never a hang.
+// The CLI's client against a real frame-transport server on loopback and a real munged:
+// authenticated calls, how each failure is classified and worded, and that a dead or stalled
+// controller is an error within the message timeout, never a hang.
 #include "cli/controller_client.h"
 
 #include <arpa/inet.h>
-#include <grpcpp/grpcpp.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <boost/asio.hpp>
 #include <chrono>
 #include <gtest/gtest.h>
 #include <memory>
+#include <optional>
+#include <thread>
 
-#include "drover/v1/controller.grpc.pb.h"
 #include "munged_process.h"
-#include "rpc/server_auth.h"
+#include "wire/frame_server.h"
+#include "wire/method_table.h"
 
 namespace drover::cli {
 namespace {
 
-// A controller stand-in that authenticates like droverctld and answers from fixed data, so
-// each reply and failure kind the CLIs handle can be produced on demand.
-class FixedController final : public v1::Controller::Service {
+// A controller stand-in that authenticates like droverctld (wire::MethodTable) and answers from
+// fixed data, so each reply and failure kind the CLIs handle can be produced on demand.
+class FixedController {
  public:
-  explicit FixedController(std::string munge_socket) : munge_socket_(std::move(munge_socket)) {}
-
-  grpc::Status Ping(grpc::ServerContext* ctx, const v1::PingRequest* req, v1::PingReply* rep) override {
-    rpc::Caller caller;
-    if (auto s = rpc::authenticate(*ctx, *req, munge_socket_, &caller); !s.ok()) return s;
-    rep->set_controller_host("ctl-host");
-    rep->set_caller_uid(caller.uid);
-    return grpc::Status::OK;
+  explicit FixedController(const std::string& munge_socket) : table_(munge_socket) {
+    using wire::Outcome;
+    table_.add<v1::PingRequest, v1::PingReply>(
+        "/drover.v1.Controller/Ping",
+        [](const rpc::Caller& caller, const v1::PingRequest&, wire::Reply_<v1::PingReply> done) {
+          v1::PingReply rep;
+          rep.set_controller_host("ctl-host");
+          rep.set_caller_uid(caller.uid);
+          done(Outcome::ok(), rep);
+        });
+    table_.add<v1::GetNodesRequest, v1::GetNodesReply>(
+        "/drover.v1.Controller/GetNodes",
+        [](const rpc::Caller&, const v1::GetNodesRequest& req, wire::Reply_<v1::GetNodesReply> done) {
+          v1::GetNodesReply rep;
+          if (req.names_size() > 0) return done(Outcome{5, "Node x not found"}, rep);
+          rep.add_nodes()->set_name("node01");
+          done(Outcome::ok(), rep);
+        });
+    table_.add<v1::UpdateNodeRequest, v1::UpdateNodeReply>(
+        "/drover.v1.Controller/UpdateNode",
+        [](const rpc::Caller&, const v1::UpdateNodeRequest&, wire::Reply_<v1::UpdateNodeReply> done) {
+          done(Outcome{7, "UpdateNode is for root and operators only"}, v1::UpdateNodeReply{});
+        });
+    server_ = std::make_unique<wire::FrameServer>(
+        io_, "127.0.0.1", 0, [this](v1::FrameRequest f, wire::Responder r) {
+          table_.dispatch(std::move(f), std::move(r));
+        });
+    work_.emplace(io_.get_executor());
+    thread_ = std::thread([this] { io_.run(); });
   }
-  grpc::Status GetNodes(grpc::ServerContext* ctx, const v1::GetNodesRequest* req,
-                        v1::GetNodesReply* rep) override {
-    rpc::Caller caller;
-    if (auto s = rpc::authenticate(*ctx, *req, munge_socket_, &caller); !s.ok()) return s;
-    if (req->names_size() > 0) return grpc::Status(grpc::StatusCode::NOT_FOUND, "Node x not found");
-    rep->add_nodes()->set_name("node01");
-    return grpc::Status::OK;
+  ~FixedController() {
+    boost::asio::post(io_, [this] { server_->stop(); });
+    work_.reset();
+    io_.stop();
+    thread_.join();
   }
-  grpc::Status UpdateNode(grpc::ServerContext* ctx, const v1::UpdateNodeRequest* req,
-                          v1::UpdateNodeReply*) override {
-    rpc::Caller caller;
-    if (auto s = rpc::authenticate(*ctx, *req, munge_socket_, &caller); !s.ok()) return s;
-    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "UpdateNode is for root and operators only");
-  }
+  int port() const { return server_->port(); }
 
  private:
-  std::string munge_socket_;
+  boost::asio::io_context io_;
+  wire::MethodTable table_;
+  std::unique_ptr<wire::FrameServer> server_;
+  std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_;
+  std::thread thread_;
 };
 
 class ControllerClientTest : public ::testing::Test {
@@ -92,11 +112,7 @@ struct StalledListener {
 
 TEST_F(ControllerClientTest, AuthenticatedCallsAndFailureKinds) {
   FixedController service(munged_->socket());
-  grpc::ServerBuilder builder;
-  int port = 0;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-  builder.RegisterService(&service);
-  auto server = builder.BuildAndStart();
+  const int port = service.port();
   ASSERT_NE(port, 0);
 
   auto client = clientFor(port, 5000);
@@ -125,7 +141,6 @@ TEST_F(ControllerClientTest, AuthenticatedCallsAndFailureKinds) {
   auto unimplemented = client.reconfigure(v1::ReconfigureRequest{});
   ASSERT_FALSE(unimplemented.ok());
   EXPECT_EQ(client.lastFailure(), FailureKind::kOther);
-  server->Shutdown();
 }
 
 TEST_F(ControllerClientTest, ControllerDownIsAClearErrorNotAHang) {
