@@ -10,7 +10,7 @@ namespace {
 TEST_F(JobsTest, SnapshotPlanRoundTripStartsJobsWithAllocationsAndEnvironment) {
   JobId id = submit(SpecBuilder().name("train").nodes(2).ntasks(4).gres("gpu", 2).time(30)
                         .output("%x-%j-%N.out").signal(SIGUSR1, 90));
-  JobId waits = submit(SpecBuilder().nodes(4).ntasks(16));
+  JobId waits = submit(SpecBuilder().nodes(4).ntasks(16).nice(100000));  // behind `train`
   clock_.advanceSeconds(1);
   auto launches = pass();
   ASSERT_EQ(launches.size(), 1u);
@@ -44,7 +44,6 @@ TEST_F(JobsTest, SnapshotPlanRoundTripStartsJobsWithAllocationsAndEnvironment) {
   EXPECT_EQ(env.at("SLURM_JOB_NAME"), "train");
   EXPECT_EQ(env.at("SLURM_JOB_NODELIST"), "node[01-02]");
   EXPECT_EQ(env.at("SLURM_NTASKS"), "4");
-  EXPECT_EQ(env.at("SLURM_RESTART_COUNT"), "0");
   EXPECT_EQ(env.at("SLURM_CLUSTER_NAME"), "testcluster");
 
   // The waiting job learns why and when.
