@@ -1,5 +1,14 @@
 #pragma once
-// srun's end of a step's I/O stream (protocol: proto/drover/v1/step_io.proto).
+// srun's end of a step's I/O stream.
+//
+// Protocol (proto/drover/v1/step_io.proto; frames of src/wire/frame_codec.h: 4-byte
+// big-endian length + one serialized message). One TCP connection per node, opened by that
+// node's supervisor to LaunchStepRequest.io_address:
+//   stepd -> srun  StepIoFromStepd: hello{io_key, node_id, node_name, ranks} first, then
+//                  output{rank, STDOUT|STDERR, bytes} as tasks write, exit{rank, exit_code,
+//                  signal} per task after its last output, then EOF.
+//   srun -> stepd  StepIoToStepd: input{ranks (empty = all on the node), bytes, eof} and
+//                  signal{signal} (delivered to every task of the node).
 //
 // srun creates one StepIoServer per step before asking the controller for the step:
 //
