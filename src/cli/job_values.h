@@ -1,0 +1,54 @@
+#pragma once
+// Values derived from JobInfo that squeue, scontrol and sbatch print the same way: state names
+// and short codes, job id text (29_0, 29_[2-9%2]), Slurm's duration styles, TRES reordering.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "drover/v1/jobs.pb.h"
+
+namespace drover::cli {
+
+std::string_view jobStateName(v1::JobState state);       // "PENDING"
+std::string_view jobStateShortName(v1::JobState state);  // "PD"
+// Full names or short codes, any case; "all" is handled by callers.
+std::optional<v1::JobState> parseJobStateName(std::string_view text);
+bool isActiveState(v1::JobState state);  // pending, running, suspended, completing
+
+// "28", "29_0", "29_[2-9%2]" (pending remainder of an array).
+std::string jobIdText(const v1::JobInfo& job);
+// Array task id column: "N/A", "0", "2-9%2".
+std::string arrayTaskText(const v1::JobInfo& job);
+// True when the text names this job: "28", "29" (any of the array), "29_0", "36" (task's own id).
+bool jobMatchesId(const v1::JobInfo& job, std::string_view id);
+
+// squeue's TIME style: 0:00, 9:39, 1:00:00, 1-00:00:00.
+std::string formatSqueueDuration(std::int64_t seconds);
+// squeue's TIME_LIMIT: minutes, "UNLIMITED" for -1, "N/A"? never (0 = partition default shown as is).
+std::string formatSqueueLimit(std::int64_t minutes);
+// scontrol's HH:MM:SS / D-HH:MM:SS.
+std::string formatScontrolDuration(std::int64_t seconds);
+std::string formatScontrolLimit(std::int64_t minutes);  // 00:10:00, UNLIMITED
+
+// Seconds the job has run (now - start for a running job, else run_time_s).
+std::int64_t jobRunTime(const v1::JobInfo& job, std::int64_t now);
+
+// "gres:gpu:8" from the request (--gres / --gpus-per-node), "" when none.
+std::string tresPerNode(const v1::JobInfo& job);
+// Memory a job asks for: {"4000M", per_cpu=true}; {"0", false} when none.
+struct MinMemory {
+  std::string text;
+  bool per_cpu = false;
+};
+MinMemory minMemory(const v1::JobInfo& job);
+
+// A TRES string in any order ("billing=4,cpu=4,gres/gpu=4,mem=16000M,node=2") in scontrol's
+// order (cpu, mem, node, billing, gres/...) with memory in Slurm's units (187.50G).
+std::string scontrolTres(std::string_view tres);
+
+// Expands an array task expression "2-9%2", "1,3,5-7:2" into ids (the %N limit is dropped).
+std::vector<std::uint32_t> expandArrayTasks(std::string_view text);
+
+}  // namespace drover::cli

@@ -1,0 +1,222 @@
+#include "cli/squeue.h"
+
+#include <getopt.h>
+
+#include <cstdlib>
+#include <ctime>
+#include <iostream>
+
+#include "cli/cli_common.h"
+#include "cli/controller_client.h"
+#include "drover/hostlist.h"
+
+namespace drover::cli {
+namespace {
+
+constexpr const char* kProg = "squeue";
+
+enum LongOnly { kOptHelp = 1000, kOptUsage, kOptJson, kOptStart, kOptLocal, kOptFederation, kOptHide, kOptNoConvert, kOptMe };
+
+constexpr const char* kUsage =
+    "Usage: squeue [-A account] [--clusters names] [-i seconds] [--job jobid]\n"
+    "              [-n name] [-o format] [-p partitions] [--qos qos]\n"
+    "              [--reservation reservation] [--sort fields] [--start]\n"
+    "              [--step step_id] [-t states] [-u user_name] [--usage]\n"
+    "              [-L licenses] [-w nodes] [--federation] [--local] [--sibling]\n"
+    "              [--expand-patterns] [--json] [-ahjlrsv]\n";
+
+constexpr const char* kHelp =
+    "Usage: squeue [OPTIONS]\n"
+    "  -A, --account=account(s)        comma separated list of accounts\n"
+    "                                  to view, default is all accounts\n"
+    "  -a, --all                       display jobs in hidden partitions\n"
+    "  -h, --noheader                  no headers on output\n"
+    "  -j, --job=job(s)                comma separated list of jobs IDs\n"
+    "                                  to view, default is all\n"
+    "      --json                      Produce JSON output\n"
+    "  -l, --long                      long report\n"
+    "      --me                        equivalent to --user=<my username>\n"
+    "  -n, --name=job_name(s)          comma separated list of job names to view\n"
+    "  -o, --format=format             format specification\n"
+    "  -O, --Format=format             format specification\n"
+    "  -p, --partition=partition(s)    comma separated list of partitions\n"
+    "                                  to view, default is all partitions\n"
+    "  -r, --array                     display one job array element per line\n"
+    "  -S, --sort=fields               comma separated list of fields to sort on\n"
+    "      --start                     print expected start times of pending jobs\n"
+    "  -t, --states=states             comma separated list of states to view,\n"
+    "                                  default is pending and running,\n"
+    "                                  '--states=all' reports all states\n"
+    "  -u, --user=user_name(s)         comma separated list of users to view\n"
+    "  -w, --nodelist=hostlist         list of nodes to view, default is\n"
+    "                                  all nodes\n"
+    "  -v, --verbose                   verbosity level\n"
+    "  -V, --version                   output version information and exit\n"
+    "\nHelp options:\n"
+    "  --help                          show this help message\n"
+    "  --usage                         display a brief summary of squeue options\n";
+
+std::vector<std::string> append(std::vector<std::string> to, const std::vector<std::string>& more) {
+  to.insert(to.end(), more.begin(), more.end());
+  return to;
+}
+
+}  // namespace
+
+Result<SqueueCommand> parseSqueueArgs(const std::vector<std::string>& args) {
+  static const option kLong[] = {
+      {"account", required_argument, nullptr, 'A'}, {"all", no_argument, nullptr, 'a'},
+      {"noheader", no_argument, nullptr, 'h'},      {"iterate", required_argument, nullptr, 'i'},
+      {"jobs", optional_argument, nullptr, 'j'},    {"job", optional_argument, nullptr, 'j'},
+      {"long", no_argument, nullptr, 'l'},          {"cluster", required_argument, nullptr, 'M'},
+      {"clusters", required_argument, nullptr, 'M'}, {"name", required_argument, nullptr, 'n'},
+      {"format", required_argument, nullptr, 'o'},  {"Format", required_argument, nullptr, 'O'},
+      {"partition", required_argument, nullptr, 'p'}, {"qos", required_argument, nullptr, 'q'},
+      {"array", no_argument, nullptr, 'r'},         {"steps", optional_argument, nullptr, 's'},
+      {"sort", required_argument, nullptr, 'S'},    {"states", required_argument, nullptr, 't'},
+      {"state", required_argument, nullptr, 't'},   {"user", required_argument, nullptr, 'u'},
+      {"users", required_argument, nullptr, 'u'},   {"verbose", no_argument, nullptr, 'v'},
+      {"version", no_argument, nullptr, 'V'},       {"nodelist", required_argument, nullptr, 'w'},
+      {"help", no_argument, nullptr, kOptHelp},     {"usage", no_argument, nullptr, kOptUsage},
+      {"json", no_argument, nullptr, kOptJson},     {"start", no_argument, nullptr, kOptStart},
+      {"local", no_argument, nullptr, kOptLocal},   {"federation", no_argument, nullptr, kOptFederation},
+      {"hide", no_argument, nullptr, kOptHide},     {"noconvert", no_argument, nullptr, kOptNoConvert},
+      {"me", no_argument, nullptr, kOptMe},
+      {nullptr, 0, nullptr, 0},
+  };
+  std::vector<std::string> storage;
+  storage.emplace_back(kProg);
+  for (const auto& a : args) storage.push_back(a);
+  std::vector<char*> argv;
+  for (auto& s : storage) argv.push_back(s.data());
+  argv.push_back(nullptr);
+
+  SqueueCommand cmd;
+  SqueueOptions& o = cmd.options;
+  opterr = 0;
+  optind = 0;
+  int c;
+  while ((c = getopt_long(static_cast<int>(storage.size()), argv.data(), "+A:ahi:j::lM:n:o:O:p:q:rs::S:t:u:vVw:",
+                          kLong, nullptr)) != -1) {
+    switch (c) {
+      case 'a': case 'v': case kOptLocal: case kOptFederation: case kOptHide: case kOptNoConvert:
+        break;
+      case 'A': o.accounts = append(o.accounts, splitCommas(optarg)); break;
+      case 'h': o.no_header = true; break;
+      case 'j':
+        if (optarg) o.job_ids = append(o.job_ids, splitCommas(optarg));
+        else if (optind < static_cast<int>(storage.size()) && argv[static_cast<std::size_t>(optind)][0] != '-')
+          o.job_ids = append(o.job_ids, splitCommas(argv[static_cast<std::size_t>(optind++)]));
+        break;
+      case 'l': o.long_format = true; break;
+      case 'n': o.names = append(o.names, splitCommas(optarg)); break;
+      case 'o': o.format = optarg; break;
+      case 'O': o.format_long = optarg; break;
+      case 'p': o.partitions = append(o.partitions, splitCommas(optarg)); break;
+      case 'q': break;
+      case 'r': o.expand_arrays = true; break;
+      case 's': return makeError("--steps (-s) is not supported yet");
+      case 'S': o.sort = optarg; break;
+      case 't': o.states = append(o.states, splitCommas(optarg)); break;
+      case 'u': o.users = append(o.users, splitCommas(optarg)); break;
+      case kOptMe: {
+        const char* user = std::getenv("USER");
+        if (user) o.users.emplace_back(user);
+        break;
+      }
+      case 'w': {
+        auto hosts = hostlist::expand(optarg);
+        if (!hosts.ok()) return makeError("Invalid node name specified: " + hosts.error());
+        o.nodes = append(o.nodes, *hosts);
+        break;
+      }
+      case kOptJson: o.json = true; break;
+      case kOptStart: o.start = true; break;
+      case 'V': cmd.version = true; break;
+      case kOptHelp: cmd.help = true; break;
+      case kOptUsage: cmd.usage = true; break;
+      case 'i': return makeError("--iterate is not supported yet");
+      case 'M': return makeError("--clusters is not supported: Drover runs one cluster");
+      default: {
+        const std::string bad = optopt != 0 ? std::string("-") + static_cast<char>(optopt)
+                                            : std::string(argv[static_cast<std::size_t>(optind) - 1]);
+        return makeError("unrecognized option '" + bad + "'\nTry \"squeue --help\" for more information");
+      }
+    }
+  }
+  // A bare job id list, as Slurm accepts after options ("squeue 12,13" is not Slurm; ignore).
+  if (optind < static_cast<int>(storage.size())) {
+    return makeError(std::string("Unknown argument: ") + argv[static_cast<std::size_t>(optind)] +
+                     "\nTry \"squeue --help\" for more information");
+  }
+  return cmd;
+}
+
+int runSqueue(int argc, char** argv) {
+  std::vector<std::string> args;
+  if (const char* f = std::getenv("SQUEUE_FORMAT"); f && *f) args.push_back(std::string("--format=") + f);
+  if (const char* f = std::getenv("SQUEUE_FORMAT2"); f && *f) args.push_back(std::string("--Format=") + f);
+  if (const char* s = std::getenv("SQUEUE_SORT"); s && *s) args.push_back(std::string("--sort=") + s);
+  if (const char* p = std::getenv("SQUEUE_PARTITION"); p && *p) args.push_back(std::string("--partition=") + p);
+  if (const char* u = std::getenv("SQUEUE_USERS"); u && *u) args.push_back(std::string("--user=") + u);
+  if (const char* a = std::getenv("SQUEUE_ACCOUNT"); a && *a) args.push_back(std::string("--account=") + a);
+  if (const char* s = std::getenv("SQUEUE_STATES"); s && *s) args.push_back(std::string("--states=") + s);
+  for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+  auto parsed = parseSqueueArgs(args);
+  if (!parsed.ok()) {
+    printError(kProg, parsed.error());
+    return 1;
+  }
+  const SqueueCommand& cmd = *parsed;
+  if (cmd.version) {
+    std::cout << kVersionLine << "\n";
+    return 0;
+  }
+  if (cmd.help || cmd.usage) {
+    std::cout << (cmd.help ? kHelp : kUsage);
+    return 0;
+  }
+  auto client = ControllerClient::fromConfig();
+  if (!client.ok()) {
+    printError(kProg, client.error());
+    return 1;
+  }
+  const SqueueOptions& o = cmd.options;
+  v1::GetJobsRequest request;
+  for (const auto& id : o.job_ids) request.add_job_ids(id);
+  for (const auto& u : o.users) request.add_users(u);
+  for (const auto& p : o.partitions) request.add_partitions(p);
+  for (const auto& n : o.names) request.add_names(n);
+  for (const auto& a : o.accounts) request.add_accounts(a);
+  for (const auto& s : o.states) request.add_states(s);
+  request.set_array_tasks_expanded(o.expand_arrays);
+  request.set_include_finished(!o.states.empty() || !o.job_ids.empty());
+  auto reply = client->getJobs(request);
+  if (!reply.ok()) {
+    if (client->lastFailure() == FailureKind::kNotFound || client->lastFailure() == FailureKind::kInvalid) {
+      std::cerr << "slurm_load_jobs error: " << reply.error() << "\n";
+    } else {
+      printError(kProg, reply.error());
+    }
+    return 1;
+  }
+  std::vector<v1::JobInfo> jobs(reply->jobs().begin(), reply->jobs().end());
+  const std::int64_t now = reply->time() != 0 ? reply->time() : static_cast<std::int64_t>(std::time(nullptr));
+  if (!o.job_ids.empty()) {
+    auto selected = selectSqueueJobs(o, jobs);
+    if (selected.ok() && selected->empty() && o.job_ids.size() == 1) {
+      std::cerr << "slurm_load_jobs error: Invalid job id specified\n";
+      return 1;
+    }
+  }
+  auto text = renderSqueue(o, std::move(jobs), now);
+  if (!text.ok()) {
+    printError(kProg, text.error());
+    return 1;
+  }
+  std::cout << *text;
+  std::cout.flush();
+  return 0;
+}
+
+}  // namespace drover::cli

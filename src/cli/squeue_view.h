@@ -1,0 +1,34 @@
+#pragma once
+// squeue's output, pure: jobs in, text out (default, -o, -O, -l, --start, -r, -h, -S, --json),
+// as Slurm 22.05 prints them (slurm-reference/golden 068-079).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "drover/result.h"
+#include "drover/v1/jobs.pb.h"
+
+namespace drover::cli {
+
+struct SqueueOptions {
+  std::string format;        // -o; empty = default (or -l / --start)
+  std::string format_long;   // -O
+  bool no_header = false;    // -h
+  bool long_format = false;  // -l
+  bool start = false;        // --start
+  bool expand_arrays = false;  // -r
+  bool json = false;
+  std::string sort;          // -S
+  // Filters (applied here too, so results hold whatever the controller returned).
+  std::vector<std::string> job_ids, users, partitions, names, accounts, states;
+  std::vector<std::string> nodes;  // expanded host names
+};
+
+Result<std::string> renderSqueue(const SqueueOptions& options, std::vector<v1::JobInfo> jobs,
+                                 std::int64_t now);
+
+// The jobs squeue would show (filters, -r expansion, sort), exposed for tests.
+Result<std::vector<v1::JobInfo>> selectSqueueJobs(const SqueueOptions& options,
+                                                  std::vector<v1::JobInfo> jobs);
+
+}  // namespace drover::cli

@@ -1,0 +1,115 @@
+// squeue's views against Slurm's captured outputs (golden 068-079), byte for byte, from the
+// reference cluster's jobs (job_fixture.h) and the capture time of each golden.
+#include "cli/squeue_view.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "cli/squeue.h"
+#include "job_fixture.h"
+#include "reference_cluster.h"
+
+namespace drover::cli {
+namespace {
+
+using testing::goldenNow;
+using testing::goldenStdout;
+using testing::referenceJobs;
+
+class SqueueViewTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    setenv("TZ", "UTC", 1);
+    tzset();
+  }
+  std::string render(const std::vector<std::string>& args, const std::string& golden,
+                     std::vector<v1::JobInfo> jobs = referenceJobs(), std::int64_t skew = 0) {
+    auto cmd = parseSqueueArgs(args);
+    EXPECT_TRUE(cmd.ok()) << cmd.error();
+    if (!cmd.ok()) return "";
+    auto text = renderSqueue(cmd->options, std::move(jobs), goldenNow(golden) + skew);
+    EXPECT_TRUE(text.ok()) << text.error();
+    return text.ok() ? *text : "";
+  }
+  void expectGolden(const std::vector<std::string>& args, const std::string& golden) {
+    EXPECT_EQ(render(args, golden), goldenStdout(golden)) << golden;
+  }
+};
+
+TEST_F(SqueueViewTest, DefaultViewMatchesGolden068) { expectGolden({}, "068-squeue-default.txt"); }
+
+TEST_F(SqueueViewTest, FormatCodesMatchGolden070And071) {
+  expectGolden({"-o", "%.18i %.9P %.8j %.8u %.2t %.10M %.10l %.6D %.4C %.8m %b %.10Q %R"},
+               "070-squeue-o-format.txt");
+  expectGolden({"-o", "%i|%A|%F|%K|%j|%u|%a|%P|%T|%t|%r|%S|%V|%e|%L|%N|%D|%c|%C|%Z|%o"},
+               "071-squeue-o-format2.txt");
+}
+
+TEST_F(SqueueViewTest, LongFieldsMatchGolden072) {
+  // This capture's date line is one second after the moment squeue read the jobs.
+  EXPECT_EQ(render({"-O", "JobID,Partition,Name,UserName,State,TimeUsed,TimeLimit,NumNodes,NumCPUs,tres-per-node,Reason"},
+                   "072-squeue-O-format.txt", referenceJobs(), -1),
+            goldenStdout("072-squeue-O-format.txt"));
+}
+
+TEST_F(SqueueViewTest, NoHeaderAndStateFilterMatchGolden074) {
+  expectGolden({"-h", "-t", "PD"}, "074-squeue-h-t-PD.txt");
+}
+
+TEST_F(SqueueViewTest, ArrayExpansionMatchesGolden075) { expectGolden({"-r"}, "075-squeue-r.txt"); }
+
+TEST_F(SqueueViewTest, UserFilterMatchesGolden076) { expectGolden({"-u", "alice"}, "076-squeue-u.txt"); }
+
+TEST_F(SqueueViewTest, LongViewWithDateLineMatchesGolden077) { expectGolden({"-l"}, "077-squeue-l.txt"); }
+
+TEST_F(SqueueViewTest, StartViewMatchesGolden078) { expectGolden({"--start"}, "078-squeue-start.txt"); }
+
+TEST_F(SqueueViewTest, ArrayJobIdSelectsRemainderAndTasksGolden079) {
+  // Slurm's controller listed task 1 before task 0 for this query; the sort keeps that order.
+  auto all = referenceJobs();
+  std::vector<v1::JobInfo> jobs = {all[3], all[9], all[8]};
+  EXPECT_EQ(render({"-j", "29"}, "079-squeue-array-job.txt", jobs),
+            goldenStdout("079-squeue-array-job.txt"));
+  // And the id filter picks the same three out of every job.
+  auto cmd = parseSqueueArgs({"-j", "29"});
+  ASSERT_TRUE(cmd.ok());
+  auto selected = selectSqueueJobs(cmd->options, referenceJobs());
+  ASSERT_TRUE(selected.ok());
+  EXPECT_EQ(selected->size(), 3u);
+}
+
+TEST_F(SqueueViewTest, JsonHasMetaAndOneEntryPerJob) {
+  auto text = render({"--json"}, "073-squeue-json.txt");
+  EXPECT_NE(text.find("\"release\": \"22.05.8\""), std::string::npos) << text.substr(0, 400);
+  std::size_t count = 0;
+  for (auto p = text.find("\"job_id\""); p != std::string::npos; p = text.find("\"job_id\"", p + 1)) ++count;
+  EXPECT_EQ(count, referenceJobs().size());
+}
+
+TEST_F(SqueueViewTest, BadOptionsAreErrors) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message_part;
+  };
+  const std::vector<Case> cases = {
+      {{"--bogus"}, "unrecognized option"},
+      {{"-O", "NoSuchField"}, "Invalid job format specification"},
+      {{"-t", "NOSTATE"}, "Invalid job state specified"},
+  };
+  for (const auto& c : cases) {
+    auto cmd = parseSqueueArgs(c.args);
+    std::string error;
+    if (!cmd.ok()) {
+      error = cmd.error();
+    } else {
+      auto text = renderSqueue(cmd->options, referenceJobs(), 0);
+      ASSERT_FALSE(text.ok()) << c.args[0];
+      error = text.error();
+    }
+    EXPECT_NE(error.find(c.message_part), std::string::npos) << error;
+  }
+}
+
+}  // namespace
+}  // namespace drover::cli
