@@ -183,6 +183,7 @@ void CtldState::fillNode(const NodeRecord& n, v1::NodeInfo* out) const {
   out->set_boot_time(n.boot_time);
   out->set_agent_start_time(n.agent_start_time);
   out->set_last_heartbeat(n.last_heartbeat);
+  out->set_last_busy_time(n.last_busy_time);
   out->set_version(n.version);
   out->set_os(n.os);
   out->set_arch(n.arch);

@@ -182,6 +182,7 @@ Result<std::vector<StateChange>> NodeRegistry::registerAgent(const Registration&
     if (n.base == BaseState::kUnknown || (n.base == BaseState::kDown && !n.admin_down)) {
       n.base = BaseState::kIdle;
       if (n.reason == kNotResponding) clearReason(n);
+      if (n.last_busy_time == 0) n.last_busy_time = n.last_heartbeat;
     }
     std::string shortfall = shortfallReason(n.config, reg.resources);
     if (!shortfall.empty() && (!n.drain || n.system_drain)) {

@@ -73,6 +73,7 @@ struct NodeRecord {
   std::int64_t agent_start_time = 0;
   std::int64_t last_heartbeat = 0;  // unix seconds, 0 = never
   std::int64_t added_time = 0;      // when it entered the table (or was resumed)
+  std::int64_t last_busy_time = 0;  // last time it had work; set when it first comes up idle
   double cpu_load = 0;
   std::uint64_t free_memory_mb = 0;
 };

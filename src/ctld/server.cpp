@@ -13,9 +13,12 @@
 
 #include "common/log.h"
 #include "ctld/ctld_state.h"
+#include "ctld/frame_methods.h"
 #include "ctld/services.h"
 #include "ctld/state_store.h"
 #include "rpc/method_recorder.h"
+#include "wire/frame_server.h"
+#include "wire/method_table.h"
 
 namespace drover::ctld {
 
@@ -26,6 +29,8 @@ struct CtldServer::Impl {
   std::unique_ptr<grpc::Service> controller_service;
   std::unique_ptr<grpc::Service> agent_service;
   std::unique_ptr<grpc::Server> server;
+  std::unique_ptr<wire::MethodTable> frame_methods;
+  std::unique_ptr<wire::FrameServer> frame_server;   // the CLIs' transport, on the loop
   boost::asio::steady_timer timer{io};
   boost::asio::signal_set signals{io, SIGHUP, SIGTERM, SIGINT};
   std::promise<int> stop;
@@ -88,9 +93,22 @@ Result<std::unique_ptr<CtldServer>> CtldServer::create(config::ClusterConfig cfg
     return makeError("cannot listen on " + target +
                      " (address in use, or not an address of this host?)");
   }
-  drover::log::get("ctld")->info("droverctld for cluster {} listening on {}, state in {}",
-                                impl->state->config().cluster_name, target,
-                                impl->store->path());
+  const auto& ctl = impl->state->config().controller;
+  impl->frame_methods = std::make_unique<wire::MethodTable>(munge_socket);
+  addFrameMethods(*impl->frame_methods, *impl->state);
+  try {
+    impl->frame_server = std::make_unique<wire::FrameServer>(
+        impl->io, ctl.host, ctl.cliPort(),
+        [table = impl->frame_methods.get()](v1::FrameRequest req, wire::Responder respond) {
+          table->dispatch(std::move(req), std::move(respond));
+        });
+  } catch (const std::exception& e) {
+    return makeError("cannot listen on " + ctl.host + ":" + std::to_string(ctl.cliPort()) +
+                     " (controller.cli_port): " + e.what());
+  }
+  drover::log::get("ctld")->info(
+      "droverctld for cluster {} listening on {} (gRPC) and {}:{} (CLIs), state in {}",
+      impl->state->config().cluster_name, target, ctl.host, ctl.cliPort(), impl->store->path());
   return std::unique_ptr<CtldServer>(new CtldServer(std::move(impl)));
 }
 

@@ -78,7 +78,7 @@ class Cluster:
         self.gpus_per_node = gpus_per_node
         self.heartbeat = heartbeat
         self.node_down = node_down
-        self.port_base = pick_port_base(nodes + 1 + spare_ports)
+        self.port_base = pick_port_base(nodes + 2 + spare_ports)  # ctld gRPC + CLI ports
         self.conf = self.run_dir / "cluster.conf"
         self._extra = []  # processes started by the test itself (second munged, ...)
 

@@ -35,7 +35,7 @@ def test_scontrol_show_node(cluster):
     out = r.stdout
     assert out.startswith("NodeName=node1 "), out
     for field in ("CPUTot=16", "Gres=gpu:8", "NodeAddr=127.0.0.1",
-                  f"Port={cluster.port_base + 1}", "RealMemory=65536", "Sockets=2",
+                  f"Port={cluster.port_base + 2}", "RealMemory=65536", "Sockets=2",
                   "CoresPerSocket=8", "ThreadsPerCore=1", "State=IDLE ",
                   "Partitions=gpu,debug", "CfgTRES=cpu=16,mem=64G,billing=16,gres/gpu=8"):
         assert field in out, f"{field!r} missing from:\n{out}"

@@ -18,7 +18,7 @@ std::string clusterYaml(int nodes) {
          "nodes:\n"
          "  - names: node[1-" + std::to_string(nodes) + "]\n"
          "    address: 127.0.0.1\n"
-         "    port: 29818-" + std::to_string(29817 + nodes) + "\n"
+         "    port: 29830-" + std::to_string(29829 + nodes) + "\n"
          "    cpus: 16\n"
          "    sockets: 2\n"
          "    real_memory: 64G\n"

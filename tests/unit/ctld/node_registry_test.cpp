@@ -70,6 +70,7 @@ TEST_F(NodeRegistryTest, RegistrationMakesNodeIdle) {
   EXPECT_EQ(node("node1").base, BaseState::kIdle);
   EXPECT_FALSE(node("node1").not_responding);
   EXPECT_FALSE(node("node1").drain);
+  EXPECT_EQ(node("node1").last_busy_time, clock_.now());
 }
 
 TEST_F(NodeRegistryTest, UnconfiguredNodeCannotRegister) {
