@@ -6,12 +6,15 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include "cli/cli_common.h"
 #include "cli/controller_client.h"
+#include "cli/job_show.h"
+#include "cli/job_values.h"
 #include "cli/scontrol_view.h"
 #include "drover/hostlist.h"
 
@@ -37,9 +40,19 @@ constexpr const char* kHelp =
     "     ping                     print status of the drover controller.\n"
     "     reconfigure              re-read cluster.conf in the controller.\n"
     "     show <ENTITY> [<ID>]     display state of identified entity, default is all records.\n"
-    "                              <ENTITY> is node, partition, hostnames, hostlist or\n"
+    "                              <ENTITY> is job, node, partition, hostnames, hostlist or\n"
     "                              hostlistsorted.\n"
-    "     update <SPECIFICATIONS>  update node state: NodeName=<name> State=<state> Reason=<text>\n"
+    "     update <SPECIFICATIONS>  update job (JobId=<id> TimeLimit= Partition= NumNodes=\n"
+    "                              Dependency= Nice= ...) or node state (NodeName=<name>\n"
+    "                              State=<state> Reason=<text>).\n"
+    "     hold <job_list>          prevent a pending job from being started (admin hold).\n"
+    "     uhold <job_list>         place a user hold on a pending job.\n"
+    "     release <job_list>       permit a held job to be started.\n"
+    "     requeue <job_list>       requeue a batch job.\n"
+    "     requeuehold <job_list>   requeue a batch job and hold it.\n"
+    "     suspend <job_list>       suspend a running job (SIGSTOP).\n"
+    "     resume <job_list>        resume a suspended job (SIGCONT).\n"
+    "     top <job_list>           put a job at the top of its user's queue.\n"
     "     version                  display tool version number.\n";
 
 std::string lower(std::string s) {
@@ -56,6 +69,7 @@ bool abbrev(const std::string& word, std::string_view full, std::size_t min = 1)
 struct Globals {
   bool oneliner = false;
   bool quiet = false;
+  bool details = false;
 };
 
 Result<std::vector<std::string>> readHostFile(const std::string& path) {
@@ -142,6 +156,117 @@ int showPartitions(ControllerClient& client, const std::string& id, const Global
 
 Result<ControllerClient> connect() { return ControllerClient::fromConfig(); }
 
+int showJobs(const std::string& id, const Globals& g) {
+  auto client = connect();
+  if (!client.ok()) {
+    printError(kProg, client.error());
+    return 1;
+  }
+  v1::GetJobsRequest req;
+  if (!id.empty()) req.add_job_ids(id);
+  req.set_include_finished(true);
+  req.set_array_tasks_expanded(false);
+  auto reply = client->getJobs(req);
+  if (!reply.ok()) {
+    if (client->lastFailure() == FailureKind::kNotFound || client->lastFailure() == FailureKind::kInvalid) {
+      if (!g.quiet) std::cerr << "slurm_load_jobs error: Invalid job id specified\n";
+      return 1;
+    }
+    printError(kProg, reply.error());
+    return 1;
+  }
+  const std::int64_t now = reply->time() != 0 ? reply->time() : static_cast<std::int64_t>(std::time(nullptr));
+  std::string out;
+  std::size_t shown = 0;
+  for (const auto& job : reply->jobs()) {
+    if (!id.empty() && !jobMatchesId(job, id)) continue;
+    out += formatJobRecord(job, now, g.oneliner, g.details);
+    ++shown;
+  }
+  if (shown == 0) {
+    if (id.empty()) {
+      std::cout << "No jobs in the system\n";
+      return 0;
+    }
+    if (!g.quiet) std::cerr << "slurm_load_jobs error: Invalid job id specified\n";
+    return 1;
+  }
+  std::cout << out;
+  return 0;
+}
+
+// hold, uhold, release, requeue, requeuehold, suspend, resume, top: one JobControl call.
+int cmdJobControl(const std::string& action, const std::vector<std::string>& words) {
+  std::vector<std::string> ids;
+  for (std::size_t i = 1; i < words.size(); ++i) {
+    std::string w = words[i];
+    if (auto eq = w.find('='); eq != std::string::npos && lower(w.substr(0, eq)) == "jobid") w = w.substr(eq + 1);
+    for (auto& id : splitCommas(w)) ids.push_back(id);
+  }
+  if (ids.empty()) {
+    printError(kProg, "too few arguments for keyword:" + action);
+    return 1;
+  }
+  auto client = connect();
+  if (!client.ok()) {
+    printError(kProg, client.error());
+    return 1;
+  }
+  v1::JobControlRequest req;
+  req.set_action(action);
+  for (const auto& id : ids) req.add_job_ids(id);
+  auto reply = client->jobControl(req);
+  const std::string api = (action == "hold" || action == "uhold" || action == "release") ? "slurm_update"
+                          : action == "suspend"                                           ? "slurm_suspend"
+                          : action == "resume"                                            ? "slurm_resume"
+                          : action == "top"                                               ? "slurm_top_job"
+                                                                                          : "slurm_requeue";
+  if (!reply.ok()) {
+    std::cerr << api << " error: " << reply.error() << "\n";
+    return 1;
+  }
+  int rc = 0;
+  for (const auto& r : reply->results()) {
+    if (r.ok()) continue;
+    rc = 1;
+    if (ids.size() > 1) std::cerr << api << " error on job " << r.job_id() << ": " << r.error() << "\n";
+    else std::cerr << api << " error: " << r.error() << "\n";
+  }
+  return rc;
+}
+
+int cmdUpdateJob(const std::vector<std::string>& specs) {
+  v1::UpdateJobRequest req;
+  for (const auto& w : specs) {
+    const auto eq = w.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      std::cerr << "Invalid input: " << w << "\nRequest aborted\n";
+      return 1;
+    }
+    const std::string key = w.substr(0, eq);
+    if (lower(key) == "jobid") {
+      req.set_job_id(w.substr(eq + 1));
+      continue;
+    }
+    (*req.mutable_fields())[key] = w.substr(eq + 1);
+  }
+  if (req.fields().empty()) {
+    std::cerr << "No changes specified\n";
+    return 1;
+  }
+  auto client = connect();
+  if (!client.ok()) {
+    printError(kProg, client.error());
+    return 1;
+  }
+  auto reply = client->updateJob(req);
+  if (!reply.ok()) {
+    std::cerr << "slurm_update error: " << reply.error() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
 int cmdShow(const std::vector<std::string>& words, const Globals& g) {
   if (words.size() < 2) {
     printError(kProg, "too few arguments for keyword:show");
@@ -171,10 +296,11 @@ int cmdShow(const std::vector<std::string>& words, const Globals& g) {
     std::cout << *text;
     return 0;
   }
+  if (abbrev(entity, "jobs", 1) || lower(entity) == "jobid") return showJobs(id, g);
   const bool is_node = abbrev(entity, "nodes", 1);
   const bool is_part = abbrev(entity, "partitions", 1) || abbrev(entity, "partitionname", 1);
   if (!is_node && !is_part) {
-    printError(kProg, "invalid entity:" + entity + " for keyword:show (supported: node, partition, "
+    printError(kProg, "invalid entity:" + entity + " for keyword:show (supported: job, node, partition, "
                       "hostnames, hostlist, hostlistsorted)");
     return 1;
   }
@@ -191,6 +317,9 @@ int cmdUpdate(const std::vector<std::string>& words) {
   if (specs.empty()) {
     printError(kProg, "too few arguments for keyword:update");
     return 1;
+  }
+  for (const auto& w : specs) {
+    if (lower(w.substr(0, w.find('='))) == "jobid") return cmdUpdateJob(specs);
   }
   auto req = parseUpdateNode(specs);
   if (!req.ok()) {
@@ -254,6 +383,9 @@ int dispatch(const std::vector<std::string>& words, const Globals& g) {
   if (abbrev(verb, "update", 1)) return cmdUpdate(words);
   if (abbrev(verb, "reconfigure", 3)) return cmdReconfigure();
   if (abbrev(verb, "ping", 2)) return cmdPing();
+  for (const char* action : {"hold", "uhold", "release", "requeue", "requeuehold", "suspend", "resume", "top"}) {
+    if (lower(verb) == action) return cmdJobControl(action, words);
+  }
   if (abbrev(verb, "version", 2)) {
     std::cout << kVersionLine << "\n";
     return 0;
@@ -262,7 +394,9 @@ int dispatch(const std::vector<std::string>& words, const Globals& g) {
     std::cout << kHelp;
     return 0;
   }
-  printError(kProg, "invalid keyword: " + verb + " (supported: show, update, reconfigure, ping, version, help)");
+  printError(kProg, "invalid keyword: " + verb +
+                        " (supported: show, update, hold, uhold, release, requeue, requeuehold, suspend, "
+                        "resume, top, reconfigure, ping, version, help)");
   return 1;
 }
 
@@ -344,7 +478,8 @@ int runScontrol(int argc, char** argv) {
   int c;
   while ((c = getopt_long(argc, argv, "adhoQvVFM:u:", kLong, nullptr)) != -1) {
     switch (c) {
-      case 'a': case 'd': case 'v': case 'F': case kOptLocal: case kOptFederation: case kOptHide:
+      case 'd': g.details = true; break;
+      case 'a': case 'v': case 'F': case kOptLocal: case kOptFederation: case kOptHide:
       case kOptSibling:
         break;  // accepted; no effect with a single cluster and no hidden partitions
       case 'o': g.oneliner = true; break;

@@ -1,0 +1,138 @@
+#include "cli/job_show.h"
+
+#include <string>
+#include <vector>
+
+#include "cli/job_values.h"
+#include "cli/node_values.h"
+#include "drover/hostlist.h"
+
+namespace drover::cli {
+namespace {
+
+std::string orNull(const std::string& s) { return s.empty() ? "(null)" : s; }
+std::string timeOr(std::int64_t t, const char* none) { return t > 0 ? formatIsoTime(t, none) : none; }
+
+std::string cpuIds(std::uint32_t cpus) {
+  if (cpus == 0) return "";
+  return cpus == 1 ? "0" : "0-" + std::to_string(cpus - 1);
+}
+
+std::string gpuIdx(const v1::NodeAllocation& a) {
+  // The indices as a range list: "0-7", "0,2".
+  std::string out;
+  std::size_t i = 0;
+  const auto& g = a.gpu_indices();
+  while (i < static_cast<std::size_t>(g.size())) {
+    std::size_t j = i;
+    while (j + 1 < static_cast<std::size_t>(g.size()) && g[static_cast<int>(j + 1)] == g[static_cast<int>(j)] + 1) ++j;
+    if (!out.empty()) out += ",";
+    out += std::to_string(g[static_cast<int>(i)]);
+    if (j > i) out += "-" + std::to_string(g[static_cast<int>(j)]);
+    i = j + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string formatJobRecord(const v1::JobInfo& j, std::int64_t now, bool oneliner, bool details) {
+  const bool pending = j.state() == v1::JOB_PENDING;
+  const bool started = j.start_time() > 0 && !pending;
+  std::vector<std::string> lines;
+  std::string first = "JobId=" + std::to_string(j.job_id());
+  if (j.array_job_id() != 0) {
+    first += " ArrayJobId=" + std::to_string(j.array_job_id()) + " ArrayTaskId=" + arrayTaskText(j);
+    if (j.array_max_running() > 0) first += " ArrayTaskThrottle=" + std::to_string(j.array_max_running());
+  }
+  first += " JobName=" + j.name();
+  lines.push_back(first);
+  lines.push_back("UserId=" + j.user() + "(" + std::to_string(j.uid()) + ") GroupId=" + j.group() + "(" +
+                  std::to_string(j.gid()) + ") MCS_label=N/A");
+  lines.push_back("Priority=" + std::to_string(j.priority()) + " Nice=" + std::to_string(j.nice()) +
+                  " Account=" + orNull(j.account()) + " QOS=" + (j.qos().empty() ? "normal" : j.qos()));
+  lines.push_back("JobState=" + std::string(jobStateName(j.state())) +
+                  " Reason=" + (j.reason().empty() ? "None" : j.reason()) +
+                  " Dependency=" + orNull(j.dependency()));
+  const std::string exit_code = std::to_string(j.exit_code()) + ":" + std::to_string(j.exit_signal());
+  lines.push_back(std::string("Requeue=") + (j.requeue() ? "1" : "0") + " Restarts=" +
+                  std::to_string(j.restart_count()) + " BatchFlag=" + (j.batch() ? "1" : "0") +
+                  " Reboot=0 ExitCode=" + exit_code);
+  if (details) lines.push_back("DerivedExitCode=0:0");
+  const std::int64_t run = pending ? 0 : jobRunTime(j, now);
+  lines.push_back("RunTime=" + formatScontrolDuration(run) + " TimeLimit=" +
+                  formatScontrolLimit(j.time_limit_min()) + " TimeMin=" +
+                  (j.spec().time_min_min() > 0 ? formatScontrolLimit(j.spec().time_min_min()) : "N/A"));
+  lines.push_back("SubmitTime=" + timeOr(j.submit_time(), "Unknown") +
+                  " EligibleTime=" + timeOr(j.eligible_time(), "Unknown"));
+  lines.push_back("AccrueTime=" + timeOr(j.eligible_time(), "Unknown"));
+  lines.push_back("StartTime=" + timeOr(j.start_time(), "Unknown") + " EndTime=" +
+                  timeOr(j.end_time(), "Unknown") + " Deadline=N/A");
+  // Drover has no separate scheduler-evaluation stamp: the start (or submit) time stands in.
+  const std::int64_t sched_eval = j.start_time() > 0 && started ? j.start_time() : j.submit_time();
+  lines.push_back("SuspendTime=" + timeOr(j.suspend_time(), "None") +
+                  " SecsPreSuspend=0 LastSchedEval=" + timeOr(sched_eval, "Unknown") + " Scheduler=Main");
+  lines.push_back("Partition=" + j.partition() + " AllocNode:Sid=" +
+                  (j.spec().submit_host().empty() ? std::string("(null)") : j.spec().submit_host()) + ":*");
+  lines.push_back("ReqNodeList=" + orNull(j.req_nodes()) + " ExcNodeList=" + orNull(j.exc_nodes()));
+  std::string nodelist = "NodeList=" + (pending ? std::string() : j.nodes());
+  if ((pending || j.nodes().empty()) && !j.sched_nodes().empty()) nodelist += " SchedNodeList=" + j.sched_nodes();
+  lines.push_back(nodelist);
+  if (!j.batch_host().empty() && started) lines.push_back("BatchHost=" + j.batch_host());
+  std::string num_nodes = std::to_string(j.num_nodes());
+  if (pending && j.spec().max_nodes() > 0)
+    num_nodes = std::to_string(std::max(j.num_nodes(), j.spec().min_nodes())) + "-" + std::to_string(j.spec().max_nodes());
+  const bool never_ran = !pending && j.start_time() > 0 && j.start_time() == j.end_time() && j.nodes().empty();
+  lines.push_back("NumNodes=" + num_nodes + " NumCPUs=" + std::to_string(j.num_cpus()) +
+                  " NumTasks=" + (never_ran ? std::string("N/A") : std::to_string(j.num_tasks())) +
+                  " CPUs/Task=" + std::to_string(std::max(1u, j.spec().cpus_per_task())) +
+                  " ReqB:S:C:T=0:0:*:*");
+  const std::string& tres = started && !j.alloc_tres().empty() ? j.alloc_tres() : j.req_tres();
+  lines.push_back("TRES=" + scontrolTres(tres));
+  lines.push_back("Socks/Node=* NtasksPerN:B:S:C=" + std::to_string(j.spec().ntasks_per_node()) +
+                  ":0:*:* CoreSpec=*");
+  if (details) {
+    // -d: the allocation per node ("JOB_GRES=gpu:24" then one line per node).
+    std::uint32_t gpus = 0;
+    for (const auto& a : j.allocation()) gpus += static_cast<std::uint32_t>(a.gpu_indices_size());
+    if (!j.allocation().empty()) {
+      lines.push_back("JOB_GRES=" + (gpus > 0 ? "gpu:" + std::to_string(gpus) : std::string("(null)")));
+      // Nodes with the same share are listed once, as a host list (Slurm groups them too).
+      std::vector<std::pair<std::string, std::vector<std::string>>> groups;
+      for (const auto& a : j.allocation()) {
+        std::string share = " CPU_IDs=" + cpuIds(a.cpus()) + " Mem=" + std::to_string(a.memory_mb()) + " GRES=";
+        if (a.gpu_indices_size() > 0)
+          share += "gpu:" + std::to_string(a.gpu_indices_size()) + "(IDX:" + gpuIdx(a) + ")";
+        if (!groups.empty() && groups.back().first == share) groups.back().second.push_back(a.node());
+        else groups.push_back({share, {a.node()}});
+      }
+      for (const auto& [share, nodes] : groups) lines.push_back("  Nodes=" + hostlist::compress(nodes) + share);
+    }
+  }
+  const MinMemory mem = minMemory(j);
+  lines.push_back("MinCPUsNode=" + std::to_string(std::max(1u, j.spec().cpus_per_task())) +
+                  (mem.per_cpu ? " MinMemoryCPU=" : " MinMemoryNode=") + mem.text + " MinTmpDiskNode=0");
+  lines.push_back("Features=" + orNull(j.features()) + " DelayBoot=00:00:00");
+  lines.push_back(std::string("OverSubscribe=") + (j.spec().exclusive() ? "NO" : "OK") +
+                  " Contiguous=0 Licenses=(null) Network=(null)");
+  lines.push_back("Command=" + orNull(j.command()));
+  lines.push_back("WorkDir=" + j.work_dir());
+  if (!j.spec().comment().empty()) lines.push_back("Comment=" + j.spec().comment());
+  lines.push_back("StdErr=" + j.std_err());
+  lines.push_back("StdIn=" + (j.std_in().empty() ? std::string("/dev/null") : j.std_in()));
+  lines.push_back("StdOut=" + j.std_out());
+  lines.push_back("Power=");
+  const std::string per_node = tresPerNode(j);
+  if (!per_node.empty()) lines.push_back("TresPerNode=" + per_node);
+
+  std::string out;
+  if (oneliner) {
+    for (std::size_t i = 0; i < lines.size(); ++i) out += (i ? " " : "") + lines[i];
+    return out + " \n";
+  }
+  out = lines.front() + "\n";
+  for (std::size_t i = 1; i < lines.size(); ++i) out += "   " + lines[i] + "\n";
+  return out + "   \n\n";
+}
+
+}  // namespace drover::cli

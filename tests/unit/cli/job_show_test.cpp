@@ -1,0 +1,110 @@
+// `scontrol show job` records against Slurm's captured outputs (golden 086-092, 106, 108), byte
+// for byte except LastSchedEval/Scheduler and AllocNode:Sid, which Drover does not track the
+// same way (masked on both sides).
+#include "cli/job_show.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <regex>
+
+#include "job_fixture.h"
+#include "reference_cluster.h"
+
+namespace drover::cli {
+namespace {
+
+using testing::at;
+using testing::goldenNow;
+using testing::goldenStdout;
+using testing::JobBuilder;
+using testing::referenceJobs;
+
+std::string mask(const std::string& text) {
+  static const std::regex sched("LastSchedEval=\\S+ Scheduler=\\S+");
+  static const std::regex sid("AllocNode:Sid=\\S+");
+  return std::regex_replace(std::regex_replace(text, sched, "LastSchedEval=* Scheduler=*"), sid,
+                            "AllocNode:Sid=*");
+}
+
+v1::JobInfo byId(std::uint64_t id) {
+  for (const auto& j : referenceJobs())
+    if (j.job_id() == id) return j;
+  return {};
+}
+
+class JobShowTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    setenv("TZ", "UTC", 1);
+    tzset();
+  }
+  void expectGolden(const v1::JobInfo& job, const std::string& golden, bool oneliner = false,
+                    bool details = false) {
+    EXPECT_EQ(mask(formatJobRecord(job, goldenNow(golden), oneliner, details)), mask(goldenStdout(golden)))
+        << golden;
+  }
+};
+
+TEST_F(JobShowTest, RunningJobGolden086) { expectGolden(byId(28), "086-scontrol-show-job-running.txt"); }
+
+TEST_F(JobShowTest, PendingJobWithPlannedNodesGolden087) {
+  expectGolden(byId(33), "087-scontrol-show-job-pending.txt");
+}
+
+TEST_F(JobShowTest, DependentJobGolden088) { expectGolden(byId(30), "088-scontrol-show-job-dependency.txt"); }
+
+TEST_F(JobShowTest, ArrayTaskGolden089) { expectGolden(byId(36), "089-scontrol-show-job-array-task.txt"); }
+
+TEST_F(JobShowTest, DetailsListEachNodesShareGolden090) {
+  auto job = byId(28);
+  for (const char* node : {"node02", "node03", "node04"}) {
+    auto* a = job.add_allocation();
+    a->set_node(node);
+    a->set_cpus(16);
+    a->set_memory_mb(64000);
+    for (unsigned i = 0; i < 8; ++i) a->add_gpu_indices(i);
+  }
+  expectGolden(job, "090-scontrol-show-job-d-running.txt", false, true);
+}
+
+TEST_F(JobShowTest, OneLinerGolden091) { expectGolden(byId(32), "091-scontrol-show-job-oneliner.txt", true); }
+
+TEST_F(JobShowTest, CompletedJobWithDirectivesGolden092) {
+  auto job = JobBuilder(11, "direct").state(v1::JOB_COMPLETED).running("node[01-02]", "node01")
+                 .times(at(12, 28, 35), at(12, 28, 37), at(12, 28, 38)).priority(10412).limit(5)
+                 .size(2, 8, 4).tres("", "billing=8,cpu=8,gres/gpu=4,mem=2048M,node=2").gpusPerNode(2)
+                 .build();
+  job.set_state(v1::JOB_COMPLETED);
+  job.set_run_time_s(1);
+  job.mutable_spec()->set_cpus_per_task(2);
+  job.mutable_spec()->set_mem_per_cpu_mb(0);
+  job.mutable_spec()->set_mem_per_node_mb(1024);
+  job.set_command("/home/alice/golden-run/directives.sh");
+  job.set_std_out("/home/alice/golden-run/out-11-direct-11-4294967294.txt");
+  job.set_std_err("/home/alice/golden-run/err-11-direct-11-4294967294.txt");
+  expectGolden(job, "092-scontrol-show-job-completed.txt");
+}
+
+TEST_F(JobShowTest, CancelledBeforeStartGolden106) {
+  auto job = byId(33);
+  job.set_state(v1::JOB_CANCELLED);
+  job.set_start_time(at(12, 29, 5));
+  job.set_end_time(at(12, 29, 5));
+  expectGolden(job, "106-scontrol-show-job-cancelled.txt");
+}
+
+TEST_F(JobShowTest, TimedOutJobGolden108) {
+  auto job = byId(4);
+  job.set_state(v1::JOB_TIMEOUT);
+  job.set_reason("TimeLimit");
+  job.set_exit_signal(15);
+  job.set_end_time(at(12, 30, 4));
+  job.set_run_time_s(84);
+  job.set_req_tres("billing=1,cpu=1,mem=4000M,node=1");
+  job.set_alloc_tres("billing=1,cpu=1,mem=4000M,node=1");
+  expectGolden(job, "108-scontrol-show-job-timeout.txt");
+}
+
+}  // namespace
+}  // namespace drover::cli
