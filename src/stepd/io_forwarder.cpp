@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -145,6 +146,7 @@ void IoForwarder::taskEnded(std::uint32_t rank, int exit_code, int signal) {
   task.signal = signal;
   closeStdin(task);
   sendExitIfDone(task);
+  ackStdin();
 }
 
 void IoForwarder::addPollFds(std::vector<pollfd>& fds) {
@@ -154,11 +156,8 @@ void IoForwarder::addPollFds(std::vector<pollfd>& fds) {
     slots_.push_back(Slot{kind, rank});
   };
   if (!lost_) {
-    bool stdin_full = false;
-    for (const auto& [rank, task] : tasks_)
-      stdin_full = stdin_full || task.stdin_pending.size() >= kStdinQueueLimit;
-    short events = static_cast<short>((stdin_full ? 0 : POLLIN) |
-                                      (send_queue_.size() > sent_ ? POLLOUT : 0));
+    // Always read: srun bounds the input in flight (stdin_ack), and signals must get through.
+    short events = static_cast<short>(POLLIN | (send_queue_.size() > sent_ ? POLLOUT : 0));
     add(socket_, events, Kind::kSocket, 0);
   }
   const bool may_read = lost_ || send_queue_.size() - sent_ < kSendQueueLimit;
@@ -191,6 +190,21 @@ void IoForwarder::handlePoll(const std::vector<pollfd>& fds, std::size_t first) 
     }
   }
   slots_.clear();
+  ackStdin();
+}
+
+void IoForwarder::ackStdin() {
+  std::size_t most_pending = 0;
+  for (const auto& [rank, task] : tasks_)
+    most_pending = std::max(most_pending, task.stdin_pending.size());
+  const std::uint64_t delivered = stdin_received_ - most_pending;
+  if (lost_ || delivered == stdin_acked_) return;
+  if (delivered - stdin_acked_ < kReadChunk && most_pending > 0) return;  // batch acks
+  stdin_acked_ = delivered;
+  drover::v1::StepIoFromStepd frame;
+  frame.mutable_stdin_ack()->set_delivered(delivered);
+  appendFrame(frame, send_queue_);
+  flushSocket();
 }
 
 std::vector<int> IoForwarder::takeSignals() { return std::exchange(signals_, {}); }
@@ -285,6 +299,7 @@ void IoForwarder::handleFrame(const std::string& payload) {
   }
   if (!frame.has_input()) return;
   const auto& input = frame.input();
+  stdin_received_ += input.data().size();
   auto apply = [&](Task& task) {
     if (task.stdin_eof) return;
     task.stdin_pending += input.data();

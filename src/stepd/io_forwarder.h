@@ -8,9 +8,9 @@
 //     output is in order per task and never waits in the supervisor;
 //   - while the socket's send queue is above kSendQueueLimit the pipes are not polled, so a
 //     slow srun blocks the tasks' writes (back-pressure) instead of growing memory;
-//   - input frames are written to the tasks' stdin pipes (the socket is not read while a
-//     task's pending stdin is above kStdinQueueLimit), signal frames are handed to the
-//     supervisor;
+//   - input frames are written to the tasks' stdin pipes and acknowledged (stdin_ack) once
+//     written, so srun can bound the input in flight; the socket is always read, so signal
+//     frames reach the supervisor even while a task ignores its stdin;
 //   - a task's exit frame is sent once it was reaped AND its pipes reached EOF, i.e. after
 //     its last byte of output.
 // If srun goes away the forwarder reports connectionLost() and keeps draining the pipes
@@ -41,7 +41,6 @@ class IoForwarder {
  public:
   static constexpr std::size_t kReadChunk = 64 * 1024;
   static constexpr std::size_t kSendQueueLimit = 256 * 1024;
-  static constexpr std::size_t kStdinQueueLimit = 1024 * 1024;
 
   struct Hello {
     std::string key;
@@ -119,6 +118,7 @@ class IoForwarder {
   void sendExitIfDone(Task& task);
   void loseConnection();
   void closeStdin(Task& task);
+  void ackStdin();
 
   int socket_ = -1;
   bool lost_ = false;
@@ -126,6 +126,8 @@ class IoForwarder {
   std::size_t sent_ = 0;          // bytes of send_queue_ already on the socket
   std::map<std::uint32_t, Task> tasks_;
   std::vector<int> signals_;
+  std::uint64_t stdin_received_ = 0;   // input data bytes from srun
+  std::uint64_t stdin_acked_ = 0;
   std::vector<Slot> slots_;       // what each fd added by addPollFds is
   FrameReader reader_;
 };

@@ -25,6 +25,8 @@ struct StepIoServer::Conn {
   stepd::FrameReader reader;
   std::string queue;                  // frames to the supervisor
   std::size_t sent = 0;
+  std::uint64_t stdin_sent = 0;       // input data bytes sent, and acknowledged by the node
+  std::uint64_t stdin_acked = 0;
   std::size_t pending() const { return queue.size() - sent; }
 };
 
@@ -206,7 +208,9 @@ bool StepIoServer::stdinWanted() const {
   // Only read what can be sent now: every node it goes to is connected and keeping up.
   for (const auto& [rank, task] : tasks_) {
     if (task.ended || (opts_.stdin_mode == StdinMode::kTaskZero && rank != 0)) continue;
-    if (task.conn == nullptr || task.conn->pending() >= kSendQueueLimit) return false;
+    if (task.conn == nullptr || task.conn->pending() >= kSendQueueLimit ||
+        task.conn->stdin_sent - task.conn->stdin_acked >= kStdinWindow)
+      return false;
   }
   return true;
 }
@@ -299,6 +303,7 @@ void StepIoServer::sendInput(Conn& conn, const std::vector<std::uint32_t>& ranks
   for (auto rank : ranks) input->add_ranks(rank);
   input->set_data(data);
   input->set_eof(eof);
+  conn.stdin_sent += data.size();
   stepd::appendFrame(frame, conn.queue);
   flushConn(conn);
 }
@@ -361,6 +366,8 @@ bool StepIoServer::handleFrame(Conn& conn, const std::string& payload) {
     const auto& out = frame.output();
     if (!owned(out.rank())) return false;
     output(out.rank(), out.stream() == drover::v1::StepIoOutput::STDERR ? 1 : 0, out.data());
+  } else if (frame.has_stdin_ack()) {
+    conn.stdin_acked = std::max<std::uint64_t>(conn.stdin_acked, frame.stdin_ack().delivered());
   } else if (frame.has_exit()) {
     const auto& exit = frame.exit();
     if (!owned(exit.rank())) return false;

@@ -30,8 +30,8 @@
 //   default    whole lines per task, no prefix (Slurm's line-buffered default);
 //   unbuffered bytes as they come (Slurm's -u).
 // A task's incomplete last line is written when the task ends. stdin_fd is read (only once
-// the node(s) it goes to are connected, and only while they keep up) and sent to task 0 or
-// to every task; the tasks that get no stdin see EOF at once.
+// the node(s) it goes to are connected, and only while less than kStdinWindow bytes are
+// unacknowledged) and sent to task 0 or to every task; tasks that get no stdin see EOF at once.
 //
 // Threads: run()/runOnce()/addPollFds()/handlePoll() and the accessors belong to one thread;
 // forwardSignal() and stop() may be called from any thread or a signal handler.
@@ -78,6 +78,7 @@ struct StepIoOptions {
 class StepIoServer {
  public:
   static constexpr std::size_t kSendQueueLimit = 1024 * 1024;
+  static constexpr std::uint64_t kStdinWindow = 1024 * 1024;  // unacknowledged input per node
   static constexpr std::size_t kMaxPartialLine = 64 * 1024;
 
   static Result<std::unique_ptr<StepIoServer>> listen(StepIoOptions options);

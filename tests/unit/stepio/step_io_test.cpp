@@ -225,6 +225,41 @@ TEST_F(StepIoTest, StdinGoesToAllTasksWithInputAll) {
   for (std::uint32_t rank = 0; rank < 3; ++rank) EXPECT_EQ(tasks[rank], "shared\n");
 }
 
+TEST_F(StepIoTest, LargeStdinFlowsThroughTheAcknowledgedWindow) {
+  // 5 MB is several windows: it only completes if the node acknowledges what tasks took.
+  std::ofstream(dir_ / "input") << std::string(5 << 20, 'z');
+  int in = open((dir_ / "input").c_str(), O_RDONLY | O_CLOEXEC);
+  auto req = step(2, "wc -c");
+  StepIoOptions options;
+  options.label = true;
+  options.stdin_fd = in;
+  options.stdin_mode = StdinMode::kAllTasks;
+  auto done = run(req, options);
+  close(in);
+  auto tasks = byTask(done.out);
+  EXPECT_EQ(tasks[0], "5242880\n");
+  EXPECT_EQ(tasks[1], "5242880\n");
+}
+
+TEST_F(StepIoTest, SignalsPassInputThatATaskIgnores) {
+  // Endless stdin to a task that never reads it must not hold up the signal frame.
+  int in = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+  auto req = step(1, "trap 'exit 5' USR1; echo ready; while :; do sleep 0.05; done");
+  StepIoOptions options;
+  options.stdin_fd = in;
+  bool sent = false;
+  const fs::path out_path = dir_ / "srun.out";
+  auto done = run(req, options, "", [&](StepIoServer& server, const Finished&) {
+    if (!sent && readFile(out_path) == "ready\n") {
+      server.forwardSignal(SIGUSR1);
+      sent = true;
+    }
+  });
+  close(in);
+  ASSERT_EQ(done.ends.size(), 1u);
+  EXPECT_EQ(done.ends[0].exit_code, 5);
+}
+
 TEST_F(StepIoTest, ExitCodesPerTaskAndForSrun) {
   // As golden 055: exit $SLURM_PROCID; task 2 is killed instead (golden 056).
   auto req = step(3, "if [ $SLURM_PROCID = 2 ]; then kill -9 $$; fi; exit $SLURM_PROCID");
