@@ -1,0 +1,215 @@
+#include "cli/scancel.h"
+
+#include <getopt.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "cli/cli_common.h"
+#include "cli/controller_client.h"
+#include "cli/job_values.h"
+#include "jobspec/signal_spec.h"
+
+namespace drover::cli {
+namespace {
+
+constexpr const char* kProg = "scancel";
+
+// Slurm's error numbers: scancel exits with the last one's low byte (ESLURM_ACCESS_DENIED 2002
+// -> 210, as golden 066).
+constexpr int kExitAccessDenied = 2002 & 0xff;
+
+enum LongOnly { kOptHelp = 1000, kOptUsage, kOptMe, kOptHurry, kOptFederation, kOptSibling };
+
+constexpr const char* kUsage =
+    "Usage: scancel [-A account] [--batch] [--full] [--interactive] [-n job_name]\n"
+    "               [-p partition] [-Q] [-q qos] [-R reservation] [-s signal | integer]\n"
+    "               [-t PENDING | RUNNING | SUSPENDED] [--usage] [-u user_name]\n"
+    "               [--hurry] [-V] [-v] [-w hosts...] [--wckey=wckey]\n"
+    "               [job_id[_array_id][.step_id]]\n";
+
+constexpr const char* kHelp =
+    "Usage: scancel [OPTIONS] [job_id[_array_id][.step_id]]\n"
+    "  -A, --account=account           act only on jobs charging this account\n"
+    "  -b, --batch                     signal batch shell for specified job\n"
+    "  -f, --full                      signal batch shell and all steps for specified job\n"
+    "  -H, --hurry                     avoid burst buffer stage out\n"
+    "  -i, --interactive               require response from user for each job\n"
+    "      --me                        equivalent to --user=<my username>\n"
+    "  -n, --name=job_name             act only on jobs with this name\n"
+    "  -p, --partition=partition       act only on jobs in this partition\n"
+    "  -Q, --quiet                     disable warnings\n"
+    "  -s, --signal=name | integer     signal to send to job, default is SIGKILL\n"
+    "  -t, --state=states              act only on jobs in this state.  Valid job\n"
+    "                                  states are PENDING, RUNNING and SUSPENDED\n"
+    "  -u, --user=user_name            act only on jobs of this user\n"
+    "  -V, --version                   output version information and exit\n"
+    "  -v, --verbose                   verbosity level\n"
+    "  -w, --nodelist                  act only on jobs on these nodes\n"
+    "\nHelp options:\n"
+    "  --help                          show this help message\n"
+    "  --usage                         display brief usage message\n";
+
+bool silentUnlessVerbose(const std::string& error) {
+  return error == "Invalid job id specified" || error == "Job/step already completing or completed";
+}
+
+}  // namespace
+
+Result<ScancelCommand> parseScancelArgs(const std::vector<std::string>& args) {
+  static const option kLong[] = {
+      {"account", required_argument, nullptr, 'A'}, {"batch", no_argument, nullptr, 'b'},
+      {"full", no_argument, nullptr, 'f'},          {"hurry", no_argument, nullptr, 'H'},
+      {"interactive", no_argument, nullptr, 'i'},   {"cluster", required_argument, nullptr, 'M'},
+      {"clusters", required_argument, nullptr, 'M'}, {"name", required_argument, nullptr, 'n'},
+      {"jobname", required_argument, nullptr, 'n'}, {"partition", required_argument, nullptr, 'p'},
+      {"qos", required_argument, nullptr, 'q'},     {"quiet", no_argument, nullptr, 'Q'},
+      {"reservation", required_argument, nullptr, 'R'}, {"signal", required_argument, nullptr, 's'},
+      {"state", required_argument, nullptr, 't'},   {"user", required_argument, nullptr, 'u'},
+      {"verbose", no_argument, nullptr, 'v'},       {"version", no_argument, nullptr, 'V'},
+      {"nodelist", required_argument, nullptr, 'w'}, {"wckey", required_argument, nullptr, 'W'},
+      {"help", no_argument, nullptr, kOptHelp},     {"usage", no_argument, nullptr, kOptUsage},
+      {"me", no_argument, nullptr, kOptMe},         {"federation", no_argument, nullptr, kOptFederation},
+      {"sibling", required_argument, nullptr, kOptSibling},
+      {nullptr, 0, nullptr, 0},
+  };
+  std::vector<std::string> storage;
+  storage.emplace_back(kProg);
+  for (const auto& a : args) storage.push_back(a);
+  std::vector<char*> argv;
+  for (auto& s : storage) argv.push_back(s.data());
+  argv.push_back(nullptr);
+
+  ScancelCommand cmd;
+  auto& r = cmd.request;
+  opterr = 0;
+  optind = 0;
+  int c;
+  while ((c = getopt_long(static_cast<int>(storage.size()), argv.data(), "A:bfHiM:n:p:q:QR:s:t:u:vVw:W:",
+                          kLong, nullptr)) != -1) {
+    switch (c) {
+      case 'A': r.set_account(optarg); break;
+      case 'b': r.set_batch_only(true); break;
+      case 'f': r.set_full(true); break;
+      case 'H': case 'q': case 'R': case 'W': case kOptFederation: case kOptSibling: break;
+      case 'i': cmd.interactive = true; break;
+      case 'M': return makeError("--clusters is not supported: Drover runs one cluster");
+      case 'n': r.set_name(optarg); break;
+      case 'p': r.set_partition(optarg); break;
+      case 'Q': cmd.quiet = true; break;
+      case 's': {
+        auto sig = jobspec::signalFromName(optarg);
+        if (!sig) return makeError(std::string("Invalid job signal: ") + optarg);
+        r.set_signal(*sig);
+        break;
+      }
+      case 't':
+        for (const auto& s : splitCommas(optarg)) {
+          auto st = parseJobStateName(s);
+          if (!st || (*st != v1::JOB_PENDING && *st != v1::JOB_RUNNING && *st != v1::JOB_SUSPENDED))
+            return makeError("Invalid job state specified: " + s + "\nValid job states are PENDING, RUNNING and SUSPENDED");
+          r.add_states(std::string(jobStateName(*st)));
+        }
+        break;
+      case 'u': r.set_user(optarg); break;
+      case kOptMe:
+        if (const char* u = std::getenv("USER")) r.set_user(u);
+        break;
+      case 'v': cmd.verbose = true; break;
+      case 'V': cmd.version = true; break;
+      case 'w': r.set_nodes(optarg); break;
+      case kOptHelp: cmd.help = true; break;
+      case kOptUsage: cmd.usage = true; break;
+      default: {
+        const std::string bad = optopt != 0 ? std::string("-") + static_cast<char>(optopt)
+                                            : std::string(argv[static_cast<std::size_t>(optind) - 1]);
+        return makeError("unrecognized option '" + bad + "'\nTry \"scancel --help\" for more information");
+      }
+    }
+  }
+  for (int i = optind; i < static_cast<int>(storage.size()); ++i) {
+    for (const auto& id : splitCommas(storage[static_cast<std::size_t>(i)])) {
+      // 123, 123_4, 123_[1-3], 123.0, 123_4.0
+      const auto bad = id.find_first_not_of("0123456789_[]-,.%");
+      if (id.empty() || !std::isdigit(static_cast<unsigned char>(id[0])) || bad != std::string::npos)
+        return makeError("Invalid job id " + id);
+      r.add_job_ids(id);
+    }
+  }
+  if (!cmd.help && !cmd.usage && !cmd.version && r.job_ids_size() == 0 && r.user().empty() &&
+      r.name().empty() && r.states_size() == 0 && r.partition().empty() && r.nodes().empty() &&
+      r.account().empty()) {
+    return makeError("No job identification provided");
+  }
+  return cmd;
+}
+
+ScancelReport reportScancel(const ScancelCommand& command, const v1::CancelJobsReply& reply) {
+  ScancelReport report;
+  const int sig = command.request.signal();
+  for (const auto& r : reply.results()) {
+    if (command.verbose) {
+      if (sig != 0) {
+        report.stderr_text += "scancel: Signal " + std::to_string(sig) + " to job " + r.job_id() + "\n";
+      } else {
+        report.stderr_text += "scancel: Terminating job " + r.job_id() + "\n";
+      }
+    }
+    if (r.ok()) continue;
+    if (silentUnlessVerbose(r.error()) && !command.verbose) continue;
+    if (command.quiet && silentUnlessVerbose(r.error())) continue;
+    report.stderr_text += std::string("scancel: error: ") + (sig != 0 ? "Signal job error" : "Kill job error") +
+                          " on job id " + r.job_id() + ": " + r.error() + "\n";
+    if (!silentUnlessVerbose(r.error())) {
+      report.exit_code = r.error() == "Access/permission denied" ? kExitAccessDenied : 1;
+    }
+  }
+  return report;
+}
+
+int runScancel(int argc, char** argv) {
+  std::vector<std::string> args;
+  // SCANCEL_* input variables, under the command line.
+  if (const char* a = std::getenv("SCANCEL_ACCOUNT"); a && *a) args.push_back(std::string("--account=") + a);
+  if (const char* b = std::getenv("SCANCEL_BATCH"); b && *b) args.emplace_back("--batch");
+  if (const char* f = std::getenv("SCANCEL_FULL"); f && *f) args.emplace_back("--full");
+  if (const char* n = std::getenv("SCANCEL_NAME"); n && *n) args.push_back(std::string("--name=") + n);
+  if (const char* p = std::getenv("SCANCEL_PARTITION"); p && *p) args.push_back(std::string("--partition=") + p);
+  if (const char* s = std::getenv("SCANCEL_STATE"); s && *s) args.push_back(std::string("--state=") + s);
+  if (const char* u = std::getenv("SCANCEL_USER"); u && *u) args.push_back(std::string("--user=") + u);
+  if (const char* v = std::getenv("SCANCEL_VERBOSE"); v && *v) args.emplace_back("--verbose");
+  for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+  auto parsed = parseScancelArgs(args);
+  if (!parsed.ok()) {
+    printError(kProg, parsed.error());
+    return 1;
+  }
+  const ScancelCommand& cmd = *parsed;
+  if (cmd.version) {
+    std::cout << kVersionLine << "\n";
+    return 0;
+  }
+  if (cmd.help || cmd.usage) {
+    std::cout << (cmd.help ? kHelp : kUsage);
+    return 0;
+  }
+  if (cmd.interactive) {
+    printError(kProg, "--interactive is not supported");
+    return 1;
+  }
+  auto client = ControllerClient::fromConfig();
+  if (!client.ok()) {
+    printError(kProg, client.error());
+    return 1;
+  }
+  auto reply = client->cancelJobs(cmd.request);
+  if (!reply.ok()) {
+    printError(kProg, reply.error());
+    return 1;
+  }
+  auto report = reportScancel(cmd, *reply);
+  std::cerr << report.stderr_text;
+  return report.exit_code;
+}
+
+}  // namespace drover::cli

@@ -1,0 +1,110 @@
+// scancel's options and its reporting of the controller's per-job results against Slurm's
+// captured stderr and exit codes (golden 020-021, 066, 100-104).
+#include "cli/scancel.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace drover::cli {
+namespace {
+
+// The stderr section of a golden and its recorded exit code.
+struct Captured {
+  std::string err;
+  int exit_code = -1;
+};
+Captured golden(const std::string& file) {
+  std::ifstream in(std::string(DROVER_CLI_GOLDEN_DIR) + "/" + file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  Captured c;
+  const auto e = text.find("# [stderr]\n");
+  if (e != std::string::npos) c.err = text.substr(e + 11);
+  const auto x = text.find(" exit=");
+  if (x != std::string::npos) c.exit_code = std::stoi(text.substr(x + 6));
+  return c;
+}
+
+v1::CancelJobsReply reply(const std::string& id, bool ok, const std::string& error = "") {
+  v1::CancelJobsReply r;
+  auto* res = r.add_results();
+  res->set_job_id(id);
+  res->set_ok(ok);
+  res->set_error(error);
+  return r;
+}
+
+struct Case {
+  std::string golden;
+  std::vector<std::string> args;
+  v1::CancelJobsReply reply;
+};
+
+TEST(ScancelTest, ReportsMatchGoldens) {
+  const std::vector<Case> cases = {
+      {"020-err-scancel-nonexistent.txt", {"999999"}, reply("999999", false, "Invalid job id specified")},
+      {"021-err-scancel-nonexistent-v.txt", {"-v", "999999"}, reply("999999", false, "Invalid job id specified")},
+      {"066-err-scancel-other-user.txt", {"28"}, reply("28", false, "Access/permission denied")},
+      {"100-scancel-pending.txt", {"33"}, reply("33", true)},
+      {"101-scancel-running.txt", {"28"}, reply("28", true)},
+      {"102-scancel-array-task.txt", {"29_5"}, reply("29_5", true)},
+      {"103-scancel-already-done.txt", {"5"}, reply("5", false, "Job/step already completing or completed")},
+      {"104-scancel-v.txt", {"-v", "32"}, reply("32", true)},
+  };
+  for (const auto& c : cases) {
+    auto cmd = parseScancelArgs(c.args);
+    ASSERT_TRUE(cmd.ok()) << c.golden << ": " << cmd.error();
+    ASSERT_EQ(cmd->request.job_ids_size(), 1) << c.golden;
+    EXPECT_EQ(cmd->request.job_ids(0), c.args.back());
+    auto report = reportScancel(*cmd, c.reply);
+    const auto want = golden(c.golden);
+    EXPECT_EQ(report.stderr_text, want.err) << c.golden;
+    // The goldens that echo "exit=$?" recorded the shell's status, scancel's own is in stdout.
+    if (c.golden.rfind("10", 0) != 0) EXPECT_EQ(report.exit_code, want.exit_code) << c.golden;
+    else EXPECT_EQ(report.exit_code, 0) << c.golden;
+  }
+}
+
+TEST(ScancelTest, FiltersSignalsAndErrors) {
+  auto cmd = parseScancelArgs({"-u", "alice", "-n", "job", "-t", "PD,r", "-p", "gpu", "-w", "node01",
+                               "--signal=USR1", "--batch", "12_[1-3]", "13.0"});
+  ASSERT_TRUE(cmd.ok()) << cmd.error();
+  const auto& r = cmd->request;
+  EXPECT_EQ(r.user(), "alice");
+  EXPECT_EQ(r.name(), "job");
+  ASSERT_EQ(r.states_size(), 2);
+  EXPECT_EQ(r.states(0), "PENDING");
+  EXPECT_EQ(r.states(1), "RUNNING");
+  EXPECT_EQ(r.partition(), "gpu");
+  EXPECT_EQ(r.nodes(), "node01");
+  EXPECT_EQ(r.signal(), 10);
+  EXPECT_TRUE(r.batch_only());
+  ASSERT_EQ(r.job_ids_size(), 2);
+  EXPECT_EQ(r.job_ids(0), "12_[1-3]");
+
+  struct Bad {
+    std::vector<std::string> args;
+    std::string part;
+  };
+  for (const auto& b : std::vector<Bad>{{{}, "No job identification provided"},
+                                        {{"abc"}, "Invalid job id abc"},
+                                        {{"-s", "NOPE", "1"}, "Invalid job signal"},
+                                        {{"-t", "COMPLETED"}, "Invalid job state specified"},
+                                        {{"--bogus", "1"}, "unrecognized option"}}) {
+    auto bad = parseScancelArgs(b.args);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.error().find(b.part), std::string::npos) << bad.error();
+  }
+}
+
+TEST(ScancelTest, VerboseSignalWording) {
+  auto cmd = parseScancelArgs({"-v", "-s", "TERM", "7"});
+  ASSERT_TRUE(cmd.ok());
+  EXPECT_EQ(reportScancel(*cmd, reply("7", true)).stderr_text, "scancel: Signal 15 to job 7\n");
+}
+
+}  // namespace
+}  // namespace drover::cli
