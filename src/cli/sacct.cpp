@@ -1,0 +1,254 @@
+#include "cli/sacct.h"
+
+#include <getopt.h>
+#include <pwd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <ctime>
+#include <iostream>
+
+#include "cli/acct_wire.h"
+#include "cli/cli_common.h"
+#include "cli/controller_client.h"
+#include "drover/hostlist.h"
+#include "jobspec/begin_time.h"
+
+namespace drover::cli {
+namespace {
+
+constexpr const char* kProg = "sacct";
+
+enum LongOnly { kOptHelp = 1000, kOptUsage, kOptJson, kOptName, kOptNoConvert, kOptLocal, kOptFederation };
+
+constexpr const char* kHelp =
+    "sacct [<OPTION>]\n"
+    "    Valid <OPTION> values are:\n"
+    "     -a, --allusers:    Display jobs for all users.\n"
+    "     -A, --accounts:    Use this comma separated list of accounts.\n"
+    "     -b, --brief:       Equivalent to '--format=jobid,state,exitcode'.\n"
+    "     -D, --duplicates:  If Slurm job ids are reset, show all jobs with the id.\n"
+    "     -e, --helpformat:  Print a list of fields that can be specified with '--format'.\n"
+    "     -E, --endtime:     Select jobs eligible before this time.\n"
+    "     -j, --jobs:        Display information about this job or comma-separated list of jobs.\n"
+    "     --json:            Produce JSON output.\n"
+    "     -l, --long:        Equivalent to specifying a long list of fields.\n"
+    "     --name:            Display jobs that have any of these name(s).\n"
+    "     -n, --noheader:    No header will be added to the beginning of output.\n"
+    "     -N, --nodelist:    Display jobs that ran on any of these nodes.\n"
+    "     -o, --format:      Comma separated list of fields (use '--helpformat' for a list).\n"
+    "     -p, --parsable:    Output will be '|' delimited with a '|' at the end.\n"
+    "     -P, --parsable2:   Output will be '|' delimited without a '|' at the end.\n"
+    "     -r, --partition:   Comma separated list of partitions to select jobs from.\n"
+    "     -s, --state:       Select jobs based on their state during the time period given.\n"
+    "     -S, --starttime:   Select jobs eligible after this time (default: midnight today).\n"
+    "     -u, --uid/--user:  Use this comma separated list of uids or user names.\n"
+    "     -X, --allocations: Only show statistics relevant to the job allocation itself.\n"
+    "     -V, --version:     Print the version.\n"
+    "     -h, --help:        Print this description.\n";
+
+std::int64_t midnight(std::int64_t now) {
+  std::time_t t = static_cast<std::time_t>(now);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+  tm.tm_isdst = -1;
+  return static_cast<std::int64_t>(std::mktime(&tm));
+}
+
+Result<std::int64_t> parseWindowTime(const std::string& text, std::int64_t now) {
+  auto t = jobspec::parseBeginTime(text, now);
+  if (!t.ok()) return makeError("Invalid time specification (" + text + "): " + t.error());
+  // --begin moves a past time of day to tomorrow; a window start means today.
+  if (*t >= midnight(now) + 86400 && text.find_first_of("-/") == std::string::npos &&
+      text.rfind("now", 0) != 0 && text != "tomorrow")
+    return *t - 86400;
+  return *t;
+}
+
+}  // namespace
+
+Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::int64_t now,
+                                    std::uint32_t uid, const std::string& user) {
+  static const option kLong[] = {
+      {"allusers", no_argument, nullptr, 'a'},   {"accounts", required_argument, nullptr, 'A'},
+      {"brief", no_argument, nullptr, 'b'},      {"duplicates", no_argument, nullptr, 'D'},
+      {"helpformat", no_argument, nullptr, 'e'}, {"endtime", required_argument, nullptr, 'E'},
+      {"help", no_argument, nullptr, 'h'},       {"jobs", required_argument, nullptr, 'j'},
+      {"long", no_argument, nullptr, 'l'},       {"cluster", required_argument, nullptr, 'M'},
+      {"clusters", required_argument, nullptr, 'M'}, {"noheader", no_argument, nullptr, 'n'},
+      {"nodelist", required_argument, nullptr, 'N'}, {"format", required_argument, nullptr, 'o'},
+      {"parsable", no_argument, nullptr, 'p'},   {"parsable2", no_argument, nullptr, 'P'},
+      {"partition", required_argument, nullptr, 'r'}, {"state", required_argument, nullptr, 's'},
+      {"starttime", required_argument, nullptr, 'S'}, {"uid", required_argument, nullptr, 'u'},
+      {"user", required_argument, nullptr, 'u'}, {"verbose", no_argument, nullptr, 'v'},
+      {"version", no_argument, nullptr, 'V'},    {"allocations", no_argument, nullptr, 'X'},
+      {"usage", no_argument, nullptr, kOptUsage}, {"json", no_argument, nullptr, kOptJson},
+      {"name", required_argument, nullptr, kOptName}, {"noconvert", no_argument, nullptr, kOptNoConvert},
+      {"local", no_argument, nullptr, kOptLocal}, {"federation", no_argument, nullptr, kOptFederation},
+      {nullptr, 0, nullptr, 0},
+  };
+  std::vector<std::string> storage;
+  storage.emplace_back(kProg);
+  for (const auto& a : args) storage.push_back(a);
+  std::vector<char*> argv;
+  for (auto& s : storage) argv.push_back(s.data());
+  argv.push_back(nullptr);
+
+  SacctCommand cmd;
+  auto& f = cmd.filter;
+  std::string format;
+  bool brief = false, long_format = false, have_start = false, have_users = false;
+  opterr = 0;
+  optind = 0;
+  int c;
+  while ((c = getopt_long(static_cast<int>(storage.size()), argv.data(), "aA:bDeE:hj:lM:nN:o:pPr:s:S:u:vVX",
+                          kLong, nullptr)) != -1) {
+    switch (c) {
+      case 'a': cmd.all_users = true; break;
+      case 'A': for (auto& a : splitCommas(optarg)) f.accounts.push_back(a); break;
+      case 'b': brief = true; break;
+      case 'D': case 'v': case kOptNoConvert: case kOptLocal: case kOptFederation: break;
+      case 'e': cmd.helpformat = true; break;
+      case 'E': {
+        auto t = parseWindowTime(optarg, now);
+        if (!t.ok()) return makeError(t.error());
+        f.window_end = *t;
+        break;
+      }
+      case 'h': cmd.help = true; break;
+      case 'j':
+        for (const auto& id : splitCommas(optarg)) {
+          auto sel = acct::parseJobSelector(id);
+          if (!sel.ok()) return makeError("Invalid job id: " + id + " (" + sel.error() + ")");
+          f.jobs.push_back(*sel);
+        }
+        break;
+      case 'l': long_format = true; break;
+      case 'M': return makeError("--clusters is not supported: Drover runs one cluster");
+      case 'n': cmd.render.header = false; break;
+      case 'N': {
+        auto hosts = hostlist::expand(optarg);
+        if (!hosts.ok()) return makeError("Invalid node list " + std::string(optarg) + ": " + hosts.error());
+        for (auto& h : *hosts) f.nodes.push_back(h);
+        break;
+      }
+      case 'o': format += (format.empty() ? "" : ",") + std::string(optarg); break;
+      case 'p': cmd.render.parsable = acct::report::Parsable::kTrailing; break;
+      case 'P': cmd.render.parsable = acct::report::Parsable::kNoTrailing; break;
+      case 'r': for (auto& p : splitCommas(optarg)) f.partitions.push_back(p); break;
+      case 's':
+        for (const auto& s : splitCommas(optarg)) {
+          auto st = acct::parseJobState(s);
+          if (!st) return makeError("Invalid state: " + s);
+          f.states.push_back(*st);
+        }
+        break;
+      case 'S': {
+        auto t = parseWindowTime(optarg, now);
+        if (!t.ok()) return makeError(t.error());
+        f.window_start = *t;
+        have_start = true;
+        break;
+      }
+      case 'u':
+        have_users = true;
+        for (const auto& u : splitCommas(optarg)) {
+          if (!u.empty() && std::all_of(u.begin(), u.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); }))
+            f.uids.push_back(static_cast<std::uint32_t>(std::stoul(u)));
+          else
+            f.users.push_back(u);
+        }
+        break;
+      case 'V': cmd.version = true; break;
+      case 'X': f.include_steps = false; break;
+      case kOptUsage: cmd.usage = true; break;
+      case kOptJson: cmd.json = true; break;
+      case kOptName: for (auto& n : splitCommas(optarg)) f.names.push_back(n); break;
+      default: {
+        const std::string bad = optopt != 0 ? std::string("-") + static_cast<char>(optopt)
+                                            : std::string(argv[static_cast<std::size_t>(optind) - 1]);
+        return makeError("unrecognized option '" + bad + "'\nTry \"sacct --help\" for more information");
+      }
+    }
+  }
+  if (optind < static_cast<int>(storage.size()))
+    return makeError(std::string("Unknown argument: ") + argv[static_cast<std::size_t>(optind)]);
+  // Slurm's defaults: the window starts at midnight today unless jobs or states were named
+  // (then: no start bound for -j, "now" for -s), and a user sees their own jobs unless -a/-u.
+  if (!have_start) {
+    if (!f.states.empty() && f.jobs.empty()) f.window_start = now;
+    else if (f.jobs.empty()) f.window_start = midnight(now);
+  }
+  if (!f.states.empty() && !f.window_end && !have_start) f.window_end = now;
+  if (!have_users && !cmd.all_users && uid != 0) {
+    f.uids.push_back(uid);
+    (void)user;
+  }
+  if (!format.empty()) {
+    auto cols = acct::report::parseFormat(format);
+    if (!cols.ok()) return makeError(cols.error());
+    cmd.columns = std::move(*cols);
+  } else if (brief) {
+    cmd.columns = acct::report::briefColumns();
+  } else if (long_format) {
+    cmd.columns = acct::report::longColumns();
+  } else {
+    cmd.columns = acct::report::defaultColumns();
+  }
+  cmd.render.now = now;
+  return cmd;
+}
+
+int runSacct(int argc, char** argv) {
+  std::vector<std::string> args;
+  if (const char* f = std::getenv("SACCT_FORMAT"); f && *f) args.push_back(std::string("--format=") + f);
+  for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+  const std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
+  const std::uint32_t uid = static_cast<std::uint32_t>(getuid());
+  std::string user;
+  if (const passwd* pw = getpwuid(uid)) user = pw->pw_name;
+  auto parsed = parseSacctArgs(args, now, uid, user);
+  if (!parsed.ok()) {
+    printError(kProg, parsed.error());
+    return 1;
+  }
+  const SacctCommand& cmd = *parsed;
+  if (cmd.version) {
+    std::cout << kVersionLine << "\n";
+    return 0;
+  }
+  if (cmd.help || cmd.usage) {
+    std::cout << kHelp;
+    return 0;
+  }
+  if (cmd.helpformat) {
+    std::cout << acct::report::renderHelpFormat();
+    return 0;
+  }
+  auto client = ControllerClient::fromConfig();
+  if (!client.ok()) {
+    printError(kProg, client.error());
+    return 1;
+  }
+  v1::QueryAccountingRequest request = toWire(cmd.filter);
+  request.set_all_users(cmd.all_users);
+  auto reply = client->queryAccounting(request);
+  if (!reply.ok()) {
+    printError(kProg, reply.error());
+    return 1;
+  }
+  std::vector<acct::JobWithSteps> jobs;
+  jobs.reserve(static_cast<std::size_t>(reply->jobs_size()));
+  for (const auto& j : reply->jobs()) jobs.push_back(fromWire(j));
+  if (cmd.json) {
+    std::cout << acct::report::renderSacctJson(jobs, now);
+  } else {
+    std::cout << acct::report::renderSacct(jobs, cmd.columns, cmd.render);
+  }
+  std::cout.flush();
+  return 0;
+}
+
+}  // namespace drover::cli

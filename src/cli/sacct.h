@@ -1,0 +1,33 @@
+#pragma once
+// The sacct command: options into an acct::AcctFilter (with Slurm's defaults), the query over
+// the controller (QueryAccounting), and output from src/acct/report. Parsing is pure, for tests.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "acct/report/sacct_format.h"
+#include "drover/accounting.h"
+#include "drover/result.h"
+
+namespace drover::cli {
+
+struct SacctCommand {
+  acct::AcctFilter filter;
+  bool all_users = false;  // -a
+  std::vector<acct::report::Column> columns;
+  acct::report::RenderOptions render;
+  bool json = false;
+  bool helpformat = false;
+  bool help = false;
+  bool usage = false;
+  bool version = false;
+};
+
+// `now` fixes "today" for the -S default; `uid`/`user` are the caller (non-root users see their
+// own jobs unless -a or -u).
+Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::int64_t now,
+                                    std::uint32_t uid, const std::string& user);
+
+int runSacct(int argc, char** argv);
+
+}  // namespace drover::cli

@@ -1,0 +1,3 @@
+#include "cli/sacct.h"
+
+int main(int argc, char** argv) { return drover::cli::runSacct(argc, argv); }

@@ -1,0 +1,136 @@
+// sacct's options into the accounting filter (with Slurm's defaults), and the accounting records
+// across the wire (accounting.proto) field for field, both ways.
+#include "cli/sacct.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "cli/acct_wire.h"
+
+namespace drover::cli {
+namespace {
+
+constexpr std::int64_t kNow = 1796041745;       // 2026-11-30T12:29:05Z
+constexpr std::int64_t kMidnight = 1795996800;  // 2026-11-30T00:00:00Z
+
+class SacctTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    setenv("TZ", "UTC", 1);
+    tzset();
+  }
+  SacctCommand parse(const std::vector<std::string>& args, std::uint32_t uid = 1001) {
+    auto cmd = parseSacctArgs(args, kNow, uid, "alice");
+    EXPECT_TRUE(cmd.ok()) << cmd.error();
+    return cmd.ok() ? *cmd : SacctCommand{};
+  }
+};
+
+TEST_F(SacctTest, DefaultsAreTodayAndOwnJobs) {
+  auto cmd = parse({});
+  EXPECT_EQ(cmd.filter.window_start, kMidnight);
+  EXPECT_FALSE(cmd.filter.window_end.has_value());
+  EXPECT_EQ(cmd.filter.uids, std::vector<std::uint32_t>{1001});
+  EXPECT_TRUE(cmd.filter.include_steps);
+  ASSERT_EQ(cmd.columns.size(), 7u);
+  EXPECT_EQ(cmd.columns[0].field->name, "JobID");
+  // Root sees everyone; -a and -u lift the own-jobs default.
+  EXPECT_TRUE(parse({}, 0).filter.uids.empty());
+  EXPECT_TRUE(parse({"-a"}).filter.uids.empty());
+  auto users = parse({"-u", "bob,1003"});
+  EXPECT_EQ(users.filter.users, std::vector<std::string>{"bob"});
+  EXPECT_EQ(users.filter.uids, std::vector<std::uint32_t>{1003});
+}
+
+TEST_F(SacctTest, JobsStatesWindowsAndOutputModes) {
+  auto jobs = parse({"-j", "16,29_3,12.batch", "-X", "--parsable2", "-n",
+                     "--format=JobIdRaw,State,ExitCode"});
+  ASSERT_EQ(jobs.filter.jobs.size(), 3u);
+  EXPECT_EQ(jobs.filter.jobs[1].job_id, 29u);
+  EXPECT_EQ(jobs.filter.jobs[1].array_task, 3u);
+  EXPECT_EQ(jobs.filter.jobs[2].step_id, acct::kBatchStep);
+  EXPECT_FALSE(jobs.filter.window_start.has_value());  // -j: no default window
+  EXPECT_FALSE(jobs.filter.include_steps);
+  EXPECT_EQ(jobs.render.parsable, acct::report::Parsable::kNoTrailing);
+  EXPECT_FALSE(jobs.render.header);
+  ASSERT_EQ(jobs.columns.size(), 3u);
+  EXPECT_EQ(jobs.columns[0].field->name, "JobIDRaw");
+
+  auto states = parse({"-s", "CD,failed", "-S", "2026-11-30T10:00", "-E", "now", "--name", "a,b",
+                       "-N", "node[01-02]", "-r", "gpu", "-A", "research", "-p"});
+  EXPECT_EQ(states.filter.states, (std::vector<acct::JobState>{acct::JobState::kCompleted, acct::JobState::kFailed}));
+  EXPECT_EQ(states.filter.window_start, kMidnight + 10 * 3600);
+  EXPECT_EQ(states.filter.window_end, kNow);
+  EXPECT_EQ(states.filter.names, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(states.filter.nodes, (std::vector<std::string>{"node01", "node02"}));
+  EXPECT_EQ(states.filter.partitions, std::vector<std::string>{"gpu"});
+  EXPECT_EQ(states.filter.accounts, std::vector<std::string>{"research"});
+  EXPECT_EQ(states.render.parsable, acct::report::Parsable::kTrailing);
+  // A time of day is today's, even when it is later than now.
+  EXPECT_EQ(parse({"-S", "13:00"}).filter.window_start, kMidnight + 13 * 3600);
+  EXPECT_EQ(parse({"-S", "08:00"}).filter.window_start, kMidnight + 8 * 3600);
+
+  EXPECT_EQ(parse({"-b"}).columns.size(), 3u);
+  EXPECT_GT(parse({"-l"}).columns.size(), 7u);
+}
+
+TEST_F(SacctTest, BadInputIsAnError) {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"-s", "NOSTATE"}, {"-j", "abc"}, {"-o", "NoSuchField"}, {"-S", "garbage"}, {"--bogus"}}) {
+    EXPECT_FALSE(parseSacctArgs(args, kNow, 1001, "alice").ok()) << args[0];
+  }
+}
+
+TEST_F(SacctTest, RecordsSurviveTheWireBothWays) {
+  acct::JobWithSteps j;
+  j.job.job_id = 36;
+  j.job.array_job_id = 29;
+  j.job.array_task_id = 0;
+  j.job.name = "arr";
+  j.job.uid = 1001;
+  j.job.user = "alice";
+  j.job.account = "research";
+  j.job.submit = kNow - 10;
+  j.job.start = kNow - 5;
+  j.job.end = kNow;
+  j.job.time_limit_min = 5;
+  j.job.state = acct::JobState::kTimeout;
+  j.job.cancelled_by = 0;
+  j.job.exit = {0, 15};
+  j.job.node_list = "node01";
+  j.job.req_tres = "billing=1,cpu=1,mem=4000M,node=1";
+  j.job.flags = {"CLEAR_SCHEDULING"};
+  acct::StepRecord s;
+  s.job_id = 36;
+  s.step_id = acct::kBatchStep;
+  s.name = "batch";
+  s.state = acct::JobState::kCancelled;
+  s.exit = {0, 15};
+  s.usage.user_cpu_usec = 1500;
+  s.usage.max_rss_kb = 732;
+  s.usage.max_disk_read_mb = 0.5;
+  s.usage.tres_usage_in_max = "cpu=00:00:00,mem=732K";
+  s.req_cpu_freq_min = 0;
+  j.steps.push_back(s);
+  j.show_job = false;
+  const auto back = fromWire(toWire(j));
+  EXPECT_EQ(back.job, j.job);
+  ASSERT_EQ(back.steps.size(), 1u);
+  EXPECT_EQ(back.steps[0], s);
+  EXPECT_FALSE(back.show_job);
+  // Unsampled values stay unset (sacct prints them blank, not 0).
+  EXPECT_FALSE(back.steps[0].usage.ave_rss_kb.has_value());
+
+  auto cmd = parse({"-j", "29_0.batch", "-s", "TO", "-N", "node01"});
+  const auto filter = fromWire(toWire(cmd.filter));
+  EXPECT_EQ(filter.jobs, cmd.filter.jobs);
+  EXPECT_EQ(filter.states, cmd.filter.states);
+  EXPECT_EQ(filter.nodes, cmd.filter.nodes);
+  EXPECT_EQ(filter.window_start, cmd.filter.window_start);
+  EXPECT_EQ(filter.window_end, cmd.filter.window_end);
+  EXPECT_EQ(filter.uids, cmd.filter.uids);
+}
+
+}  // namespace
+}  // namespace drover::cli
