@@ -1,0 +1,150 @@
+"""Batch jobs through the real CLIs, end to end: sbatch (plain, --parsable, refusals, --wait,
+arrays, hold), squeue (default view, filters, -r), scontrol (show job, hold/release, update),
+scancel (pending, array task, unknown id) and sacct, against a controller and three agents on
+loopback. The whole module is skipped while the controller does not serve SubmitJob yet
+(the job RPCs land separately from the CLIs)."""
+
+import re
+import time
+
+import pytest
+
+from cluster import wait_for
+
+
+def _unsupported(r, method):
+    return r.returncode != 0 and f"unknown method /drover.v1.Controller/{method}" in r.stderr
+
+
+@pytest.fixture(scope="module")
+def jobs(cluster):
+    r = cluster.cli("sbatch", "--parsable", "-J", "probe", "--wrap=true")
+    if _unsupported(r, "SubmitJob"):
+        pytest.skip("the controller does not serve SubmitJob yet")
+    assert r.returncode == 0, r.stderr
+    return cluster
+
+
+def submit(cluster, *args):
+    r = cluster.cli("sbatch", "--parsable", *args)
+    assert r.returncode == 0, r.stderr
+    assert re.fullmatch(r"\d+(;\S+)?\n", r.stdout), r.stdout
+    return int(r.stdout.split(";")[0])
+
+
+def job_field(cluster, job_id, key):
+    r = cluster.scontrol("show", "job", str(job_id))
+    if r.returncode != 0:
+        return None
+    m = re.search(rf"(?:^|\s){re.escape(key)}=(\S*)", r.stdout)
+    return m.group(1) if m else None
+
+
+def wait_job_state(cluster, job_id, states, timeout=30):
+    states = {states} if isinstance(states, str) else set(states)
+    return wait_for(lambda: job_field(cluster, job_id, "JobState") in states
+                    and job_field(cluster, job_id, "JobState"),
+                    timeout, what=f"job {job_id} to reach {states}")
+
+
+def test_sbatch_plain_and_parsable(jobs):
+    r = jobs.cli("sbatch", "--wrap=echo hello")
+    assert r.returncode == 0, r.stderr
+    assert re.fullmatch(r"Submitted batch job \d+\n", r.stdout), r.stdout
+    job_id = int(r.stdout.split()[-1])
+    assert job_field(jobs, job_id, "JobId") == str(job_id)
+    assert job_field(jobs, job_id, "JobName") == "wrap"
+    wait_job_state(jobs, job_id, "COMPLETED")
+
+
+def test_sbatch_refusals_exit_nonzero_with_slurms_text(jobs):
+    r = jobs.cli("sbatch", "-p", "nosuch", "--wrap=true")
+    assert r.returncode == 1
+    assert "sbatch: error: Batch job submission failed: Invalid partition name specified" in r.stderr, r.stderr
+    r = jobs.cli("sbatch", "--bogus-option", "--wrap=true")
+    assert r.returncode != 0
+    assert "sbatch:" in r.stderr
+    r = jobs.cli("sbatch", "-t", "garbage", "--wrap=true")
+    assert r.returncode != 0
+    assert "Invalid time limit specification" in r.stderr, r.stderr
+
+
+def test_sbatch_wait_returns_the_jobs_exit_code(jobs):
+    r = jobs.cli("sbatch", "--wait", "--wrap=exit 3", timeout=60)
+    assert r.returncode == 3, (r.stdout, r.stderr)
+    assert r.stdout.startswith("Submitted batch job "), r.stdout
+
+
+def test_held_job_in_squeue_then_released(jobs):
+    job_id = submit(jobs, "-H", "-J", "held", "--wrap=true")
+    r = jobs.cli("squeue", "-h", "-j", str(job_id), "-o", "%i %j %t %r")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == [str(job_id), "held", "PD", "JobHeldUser"], r.stdout
+    r = jobs.scontrol("release", str(job_id))
+    assert r.returncode == 0, r.stderr
+    wait_job_state(jobs, job_id, "COMPLETED")
+
+
+def test_squeue_default_header_and_filters(jobs):
+    job_id = submit(jobs, "-H", "-J", "sqtest", "-t", "5", "--wrap=true")
+    r = jobs.cli("squeue")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)"
+    assert any(line.split()[0] == str(job_id) for line in lines[1:]), r.stdout
+    r = jobs.cli("squeue", "-h", "-n", "sqtest", "-o", "%j %l")
+    assert r.stdout.split() == ["sqtest", "5:00"], r.stdout
+    r = jobs.cli("squeue", "-h", "-t", "R", "-n", "sqtest")
+    assert r.stdout == "", r.stdout
+    r = jobs.cli("squeue", "-j", "999999")
+    assert r.returncode == 1
+    assert "Invalid job id specified" in r.stderr
+    jobs.cli("scancel", str(job_id))
+
+
+def test_scontrol_update_job(jobs):
+    job_id = submit(jobs, "-H", "-J", "upd", "-t", "5", "--wrap=true")
+    r = jobs.scontrol("update", f"JobId={job_id}", "TimeLimit=7")
+    assert r.returncode == 0, r.stderr
+    assert job_field(jobs, job_id, "TimeLimit") == "00:07:00"
+    r = jobs.scontrol("show", "job", "-o", str(job_id))
+    assert r.returncode == 0 and r.stdout.count("\n") == 1, r.stdout
+    jobs.cli("scancel", str(job_id))
+
+
+def test_scancel_pending_and_unknown(jobs):
+    job_id = submit(jobs, "-H", "--wrap=true")
+    r = jobs.cli("scancel", str(job_id))
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    wait_job_state(jobs, job_id, "CANCELLED")
+    # An unknown id is silent and exits 0, as Slurm; -v says why.
+    r = jobs.cli("scancel", "999999")
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    r = jobs.cli("scancel", "-v", "999999")
+    assert "scancel: error: Kill job error on job id 999999: Invalid job id specified" in r.stderr, r.stderr
+
+
+def test_array_with_throttle_shows_compressed_and_expanded(jobs):
+    job_id = submit(jobs, "-H", "--array=0-5%2", "-J", "arr", "--wrap=true")
+    r = jobs.cli("squeue", "-h", "-j", str(job_id), "-o", "%i")
+    assert r.stdout.split() == [f"{job_id}_[0-5%2]"], r.stdout
+    r = jobs.cli("squeue", "-h", "-r", "-j", str(job_id), "-o", "%i")
+    assert r.stdout.split() == [f"{job_id}_{t}" for t in range(6)], r.stdout
+    r = jobs.cli("scancel", f"{job_id}_3")
+    assert r.returncode == 0, r.stderr
+    jobs.cli("scancel", str(job_id))
+
+
+def test_sacct_lists_a_finished_job(jobs):
+    job_id = submit(jobs, "-J", "acctjob", "--wrap=exit 2")
+    wait_job_state(jobs, job_id, {"FAILED", "COMPLETED"})
+    r = jobs.cli("sacct", "-j", str(job_id), "-X", "-P", "-n", "-o", "JobID,JobName,State,ExitCode")
+    if _unsupported(r, "QueryAccounting"):
+        pytest.skip("the controller does not serve QueryAccounting yet")
+    assert r.returncode == 0, r.stderr
+
+    def row():
+        out = jobs.cli("sacct", "-j", str(job_id), "-X", "-P", "-n", "-o", "JobID,JobName,State,ExitCode")
+        return out.stdout.strip() == f"{job_id}|acctjob|FAILED|2:0" and out.stdout
+
+    wait_for(row, 15, what="sacct to show the failed job")
