@@ -9,9 +9,9 @@
 #include <ctime>
 #include <iostream>
 
-#include "cli/acct_wire.h"
 #include "cli/cli_common.h"
 #include "cli/controller_client.h"
+#include "ctld/acct_wire.h"
 #include "drover/hostlist.h"
 #include "jobspec/begin_time.h"
 
@@ -232,7 +232,7 @@ int runSacct(int argc, char** argv) {
     printError(kProg, client.error());
     return 1;
   }
-  v1::QueryAccountingRequest request = toWire(cmd.filter);
+  v1::QueryAccountingRequest request = ctld::toWire(cmd.filter);
   request.set_all_users(cmd.all_users);
   auto reply = client->queryAccounting(request);
   if (!reply.ok()) {
@@ -241,7 +241,7 @@ int runSacct(int argc, char** argv) {
   }
   std::vector<acct::JobWithSteps> jobs;
   jobs.reserve(static_cast<std::size_t>(reply->jobs_size()));
-  for (const auto& j : reply->jobs()) jobs.push_back(fromWire(j));
+  for (const auto& j : reply->jobs()) jobs.push_back(ctld::fromWire(j));
   if (cmd.json) {
     std::cout << acct::report::renderSacctJson(jobs, now);
   } else {

@@ -4,12 +4,20 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstdlib>
 
-#include "cli/acct_wire.h"
+#include "acct/sqlite_store.h"
+#include "ctld/accounting_query.h"
+#include "ctld/acct_wire.h"
 
 namespace drover::cli {
 namespace {
+
+using ctld::fromWire;
+using ctld::toWire;
 
 constexpr std::int64_t kNow = 1796041745;       // 2026-11-30T12:29:05Z
 constexpr std::int64_t kMidnight = 1795996800;  // 2026-11-30T00:00:00Z
@@ -130,6 +138,47 @@ TEST_F(SacctTest, RecordsSurviveTheWireBothWays) {
   EXPECT_EQ(filter.window_start, cmd.filter.window_start);
   EXPECT_EQ(filter.window_end, cmd.filter.window_end);
   EXPECT_EQ(filter.uids, cmd.filter.uids);
+}
+
+// The controller's handler over a real SQLite accounting file: the caller's rights narrow the
+// filter, and what comes back converts to the same records sacct formats.
+TEST_F(SacctTest, ControllerHandlerAnswersFromARealStore) {
+  const std::string path = ::testing::TempDir() + "/sacct_handler_" + std::to_string(::getpid()) + ".db";
+  std::remove(path.c_str());
+  auto store = acct::SqliteAccountingStore::open(path);
+  ASSERT_TRUE(store.ok()) << store.error();
+  acct::AcctBatch batch;
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    acct::JobRecord j;
+    j.job_id = 100 + i;
+    j.name = "job" + std::to_string(i);
+    j.uid = i == 2 ? 1002 : 1001;
+    j.user = i == 2 ? "bob" : "alice";
+    j.submit = j.eligible = kNow - 100;
+    j.start = kNow - 50;
+    j.end = kNow - 10;
+    j.state = acct::JobState::kCompleted;
+    batch.jobs.push_back(j);
+  }
+  ASSERT_TRUE((*store)->apply(batch).ok());
+
+  v1::QueryAccountingRequest own = toWire(parse({"-X", "-S", "midnight"}, 1001).filter);
+  own.clear_uids();  // as if sacct had not added the default: the controller must
+  auto reply = ctld::queryAccounting(**store, rpc::Caller{1001, 1001}, own, "drover");
+  ASSERT_TRUE(reply.ok()) << reply.error();
+  EXPECT_EQ(reply->cluster_name(), "drover");
+  ASSERT_EQ(reply->jobs_size(), 2);
+  EXPECT_EQ(fromWire(reply->jobs(0)).job.user, "alice");
+
+  v1::QueryAccountingRequest all = own;
+  all.set_all_users(true);
+  auto everyone = ctld::queryAccounting(**store, rpc::Caller{1001, 1001}, all, "drover");
+  ASSERT_TRUE(everyone.ok());
+  EXPECT_EQ(everyone->jobs_size(), 3);
+  auto root = ctld::queryAccounting(**store, rpc::Caller{0, 0}, own, "drover");
+  ASSERT_TRUE(root.ok());
+  EXPECT_EQ(root->jobs_size(), 3);
+  std::remove(path.c_str());
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 #include "drover/accounting.h"
 #include "drover/v1/accounting.pb.h"
 
-namespace drover::cli {
+namespace drover::ctld {
 
 v1::AcctJobRecord toWire(const acct::JobRecord& job);
 v1::AcctStepRecord toWire(const acct::StepRecord& step);
@@ -19,4 +19,4 @@ acct::StepRecord fromWire(const v1::AcctStepRecord& step);
 acct::JobWithSteps fromWire(const v1::AcctJobWithSteps& job);
 acct::AcctFilter fromWire(const v1::QueryAccountingRequest& request);
 
-}  // namespace drover::cli
+}  // namespace drover::ctld

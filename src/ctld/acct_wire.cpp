@@ -1,6 +1,6 @@
-#include "cli/acct_wire.h"
+#include "ctld/acct_wire.h"
 
-namespace drover::cli {
+namespace drover::ctld {
 namespace {
 
 v1::AcctExit exitToWire(const acct::ExitStatus& e) {
@@ -314,4 +314,4 @@ acct::AcctFilter fromWire(const v1::QueryAccountingRequest& w) {
   return f;
 }
 
-}  // namespace drover::cli
+}  // namespace drover::ctld
