@@ -66,7 +66,7 @@ def test_sbatch_refusals_exit_nonzero_with_slurms_text(jobs):
     assert "sbatch:" in r.stderr
     r = jobs.cli("sbatch", "-t", "garbage", "--wrap=true")
     assert r.returncode != 0
-    assert "Invalid time limit specification" in r.stderr, r.stderr
+    assert "sbatch: error: Invalid --time specification" in r.stderr, r.stderr
 
 
 def test_sbatch_wait_returns_the_jobs_exit_code(jobs):
