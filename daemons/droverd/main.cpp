@@ -28,6 +28,11 @@ int main(int argc, char** argv) {
                "(several agents on one host)");
   app.add_option("--report-memory", report_memory_mb,
                  "report this much memory in MB (testing a node that comes up short)");
+  app.add_option("--spool-dir", opts.spool_dir,
+                 "where step records, supervisor logs and batch scripts live (default: "
+                 "<controller.state_dir>/../spool/<node name>, one per node)");
+  app.add_option("--stepd", opts.stepd_path,
+                 "the step supervisor to run (default: drover-stepd next to droverd)");
   CLI11_PARSE(app, argc, argv);
   if (report_memory_mb != 0) opts.report_memory_mb = report_memory_mb;
 

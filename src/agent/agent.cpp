@@ -17,6 +17,8 @@
 #include <thread>
 
 #include "agent/resources.h"
+#include "agent/step_spawn.h"
+#include "agent/step_table.h"
 #include "common/log.h"
 #include "drover/v1/agent.grpc.pb.h"
 #include "drover/v1/agent_control.grpc.pb.h"
@@ -55,10 +57,17 @@ std::int64_t unixNow() {
       .count();
 }
 
+// How long a handler waits for the io thread (it only spawns or signals a process).
+constexpr auto kLoopWait = std::chrono::seconds(30);
+
 class AgentService final : public v1::Agent::Service {
  public:
-  AgentService(std::string node_name, std::string munge_socket)
-      : node_name_(std::move(node_name)), munge_socket_(std::move(munge_socket)) {}
+  AgentService(std::string node_name, std::string munge_socket, boost::asio::io_context& io,
+               StepTable& steps)
+      : node_name_(std::move(node_name)),
+        munge_socket_(std::move(munge_socket)),
+        io_(io),
+        steps_(steps) {}
 
   grpc::Status Ping(grpc::ServerContext* ctx, const v1::AgentPingRequest* req,
                     v1::AgentPingReply* rep) override {
@@ -68,10 +77,94 @@ class AgentService final : public v1::Agent::Service {
     return grpc::Status::OK;
   }
 
+  grpc::Status LaunchStep(grpc::ServerContext* ctx, const v1::LaunchStepRequest* req,
+                          v1::LaunchStepReply* rep) override {
+    if (auto s = authenticateController(*ctx, *req); !s.ok()) return s;
+    auto pid = onLoop([&]() -> Result<pid_t> { return steps_.launch(*req); });
+    if (!pid) return *pid.error_status;
+    const Result<pid_t>& launched = *pid.value;
+    if (!launched) return grpc::Status(grpc::StatusCode::INTERNAL, launched.error());
+    rep->set_supervisor_pid(*launched);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status SignalStep(grpc::ServerContext* ctx, const v1::SignalStepRequest* req,
+                          v1::SignalStepReply*) override {
+    if (auto s = authenticateController(*ctx, *req); !s.ok()) return s;
+    if (!req->kill() && (req->signal() <= 0 || req->signal() > 0xff)) {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          "signal " + std::to_string(req->signal()) +
+                              " is not a signal number (1-255), and kill is not set");
+    }
+    std::string error;
+    auto outcome = onLoop([&] {
+      return steps_.signal(StepKey{req->step().job_id(), req->step().step_id()}, req->signal(),
+                           req->batch_shell_only(), req->kill(), &error);
+    });
+    if (!outcome) return *outcome.error_status;
+    switch (*outcome.value) {
+      case SignalOutcome::kSent: return grpc::Status::OK;
+      case SignalOutcome::kNotFound: return grpc::Status(grpc::StatusCode::NOT_FOUND, error);
+      case SignalOutcome::kFailed: break;
+    }
+    return grpc::Status(grpc::StatusCode::INTERNAL, error);
+  }
+
  private:
+  // Only the controller launches and signals steps: root, or the user droverd runs as (the
+  // controller of a cluster run by one unprivileged user, as in tests).
+  grpc::Status authenticateController(const grpc::ServerContext& ctx,
+                                      const google::protobuf::Message& req) {
+    rpc::Caller caller;
+    if (auto s = rpc::authenticate(ctx, req, munge_socket_, &caller); !s.ok()) return s;
+    if (caller.uid != 0 && caller.uid != ::getuid()) {
+      return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                          "uid " + std::to_string(caller.uid) +
+                              " may not launch or signal steps on node " + node_name_ +
+                              " (only the controller: uid 0 or " + std::to_string(::getuid()) +
+                              ")");
+    }
+    return grpc::Status::OK;
+  }
+
+  template <typename T>
+  struct LoopResult {
+    std::optional<T> value;
+    std::optional<grpc::Status> error_status;
+    explicit operator bool() const { return value.has_value(); }
+  };
+
+  // Runs fn on the io thread, which owns the step table, and waits for its result.
+  template <typename Fn>
+  auto onLoop(Fn fn) -> LoopResult<decltype(fn())> {
+    using T = decltype(fn());
+    auto done = std::make_shared<std::promise<T>>();
+    auto result = done->get_future();
+    boost::asio::post(io_, [done, fn]() mutable { done->set_value(fn()); });
+    LoopResult<T> out;
+    if (result.wait_for(kLoopWait) != std::future_status::ready) {
+      out.error_status = grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                                      "node " + node_name_ + "'s agent is busy or stopping");
+      return out;
+    }
+    out.value.emplace(result.get());
+    return out;
+  }
+
   const std::string node_name_;
   const std::string munge_socket_;
+  boost::asio::io_context& io_;
+  StepTable& steps_;
 };
+
+void addSteps(const StepTable& table,
+              google::protobuf::RepeatedPtrField<v1::StepId>* out) {
+  for (const auto& key : table.running()) {
+    auto* id = out->Add();
+    id->set_job_id(key.job_id);
+    id->set_step_id(key.step_id);
+  }
+}
 
 }  // namespace
 
@@ -83,14 +176,17 @@ struct AgentDaemon::Impl {
   std::int64_t start_time = unixNow();
   rpc::ClientOptions client_opts;
   std::unique_ptr<v1::AgentControl::Stub> stub;
+  std::unique_ptr<StepTable> steps;
   std::unique_ptr<AgentService> service;
   std::unique_ptr<grpc::Server> server;
 
   boost::asio::io_context io;
+  boost::asio::signal_set child_signals{io, SIGCHLD};
   boost::asio::steady_timer register_timer{io};
   boost::asio::steady_timer heartbeat_timer{io};
   boost::asio::signal_set signals{io, SIGTERM, SIGINT, SIGHUP};
   std::promise<int> stop;
+  bool stopping = false;
   std::chrono::milliseconds backoff{200};
   std::uint32_t heartbeat_interval_s = 10;
   bool registered = false;
@@ -125,6 +221,8 @@ struct AgentDaemon::Impl {
     }
     req.set_boot_time(bootTime());
     req.set_start_time(start_time);
+    steps->reap();
+    addSteps(*steps, req.mutable_running_steps());
     return req;
   }
 
@@ -167,6 +265,8 @@ struct AgentDaemon::Impl {
     req.set_cpu_load(parseLoadavg(readFile("/proc/loadavg")));
     auto avail = parseMeminfoMb(readFile("/proc/meminfo"), "MemAvailable");
     req.set_free_memory_mb(avail ? *avail : 0);
+    steps->reap();
+    addSteps(*steps, req.mutable_running_steps());
     v1::HeartbeatReply rep;
     grpc::ClientContext ctx;
     auto prepared = rpc::prepareCall(ctx, "/drover.v1.AgentControl/Heartbeat", req, client_opts);
@@ -194,8 +294,23 @@ struct AgentDaemon::Impl {
         waitSignal();
         return;
       }
-      log().info("signal {}: shutting down", sig);
-      stop.set_value(0);
+      log().info("signal {}: shutting down (running steps keep running)", sig);
+      finish(0);
+    });
+  }
+
+  void finish(int code) {
+    if (stopping) return;
+    stopping = true;
+    stop.set_value(code);
+  }
+
+  // Reaps the supervisors this agent started as they end, so none stays a zombie.
+  void waitChildren() {
+    child_signals.async_wait([this](const boost::system::error_code& ec, int) {
+      if (ec) return;
+      steps->reap();
+      waitChildren();
     });
   }
 };
@@ -227,25 +342,43 @@ Result<std::unique_ptr<AgentDaemon>> AgentDaemon::create(config::ClusterConfig c
   impl->client_opts.timeout_ms = static_cast<int>(cfg.timeouts.message_s) * 1000;
   impl->heartbeat_interval_s = cfg.timeouts.heartbeat_interval_s;
   impl->stub = v1::AgentControl::NewStub(rpc::makeChannel(impl->client_opts.target));
-  impl->service = std::make_unique<AgentService>(node->name, cfg.munge_socket);
+  StepTableOptions step_opts;
+  step_opts.spool_dir = !opts.spool_dir.empty()
+                            ? opts.spool_dir
+                            : defaultSpoolDir(cfg.controller.state_dir, node->name);
+  step_opts.stepd_path = !opts.stepd_path.empty() ? opts.stepd_path
+                                                  : ownExecutableDir() + "/drover-stepd";
+  step_opts.node_name = node->name;
+  step_opts.munge_socket = cfg.munge_socket;
+  step_opts.controller = impl->client_opts.target;
+  impl->steps = std::make_unique<StepTable>(std::move(step_opts));
+  if (auto started = impl->steps->start(); !started) return makeError(started.error());
+  impl->service = std::make_unique<AgentService>(node->name, cfg.munge_socket, impl->io,
+                                                 *impl->steps);
 
   const std::string listen =
       (node->address.empty() ? std::string("0.0.0.0") : node->address) + ":" +
       std::to_string(impl->port);
   grpc::ServerBuilder builder;
   int bound = 0;
-  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &bound);
+  const std::string listen_at = opts.any_free_port
+                                    ? (node->address.empty() ? std::string("0.0.0.0")
+                                                             : node->address) + ":0"
+                                    : listen;
+  builder.AddListeningPort(listen_at, grpc::InsecureServerCredentials(), &bound);
   builder.RegisterService(impl->service.get());
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> icpt;
   icpt.push_back(rpc::methodRecorderFactory());
   builder.experimental().SetInterceptorCreators(std::move(icpt));
   impl->server = builder.BuildAndStart();
   if (!impl->server || bound == 0) {
-    return makeError("cannot listen on " + listen + " (address in use?)");
+    return makeError("cannot listen on " + listen_at + " (address in use?)");
   }
+  impl->port = static_cast<std::uint16_t>(bound);
   impl->opts = std::move(opts);
   impl->cfg = std::move(cfg);
-  drover::log::get("agent")->info("droverd for node {} listening on {}", impl->node.name, listen);
+  drover::log::get("agent")->info("droverd for node {} listening on port {}, spool {}",
+                                  impl->node.name, impl->port, impl->steps->spoolDir());
   return std::unique_ptr<AgentDaemon>(new AgentDaemon(std::move(impl)));
 }
 
@@ -253,6 +386,7 @@ int AgentDaemon::run() {
   Impl& m = *impl_;
   auto stopped = m.stop.get_future();
   m.waitSignal();
+  m.waitChildren();
   boost::asio::post(m.io, [&m] { m.tryRegister(); });
   std::thread loop([&m] { m.io.run(); });
   const int code = stopped.get();
@@ -261,5 +395,13 @@ int AgentDaemon::run() {
   loop.join();
   return code;
 }
+
+void AgentDaemon::requestStop() {
+  boost::asio::post(impl_->io, [m = impl_.get()] { m->finish(0); });
+}
+
+std::uint16_t AgentDaemon::port() const { return impl_->port; }
+
+const std::string& AgentDaemon::spoolDir() const { return impl_->steps->spoolDir(); }
 
 }  // namespace drover::agent

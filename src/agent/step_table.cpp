@@ -1,0 +1,150 @@
+#include "agent/step_table.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "agent/step_spawn.h"
+#include "common/log.h"
+
+namespace drover::agent {
+namespace {
+
+namespace fs = std::filesystem;
+
+spdlog::logger& log() { return *drover::log::get("agent"); }
+
+StepKey keyOf(const v1::StepId& id) { return StepKey{id.job_id(), id.step_id()}; }
+
+}  // namespace
+
+std::string defaultSpoolDir(const std::string& state_dir, const std::string& node_name) {
+  fs::path state = fs::path(state_dir).lexically_normal();
+  if (state.filename().empty()) state = state.parent_path();   // "a/state/" -> "a/state"
+  return (state.parent_path() / "spool" / node_name).string();
+}
+
+StepTable::StepTable(StepTableOptions opts) : opts_(std::move(opts)) {}
+
+Status StepTable::start() {
+  std::error_code ec;
+  fs::create_directories(fs::path(opts_.spool_dir) / "steps", ec);
+  if (ec) {
+    return makeError("cannot create spool dir " + opts_.spool_dir + ": " + ec.message() +
+                     " (give a writable one with --spool-dir)");
+  }
+  // Users' batch scripts live in per-job dirs below it (owned by them), so others may traverse.
+  ::chmod(opts_.spool_dir.c_str(), 0755);
+  for (const auto& record : loadRunningSteps(opts_.spool_dir)) {
+    log().info("[J{}.{}] supervisor pid {} still runs; supervising it again", record.key.job_id,
+               record.key.step_id, record.pid);
+    steps_[record.key] = record;
+  }
+  return okStatus();
+}
+
+Result<pid_t> StepTable::launch(const v1::LaunchStepRequest& request) {
+  const StepKey key = keyOf(request.step());
+  if (key.job_id == 0) return makeError("launch request names no job (step.job_id = 0)");
+  if (auto it = steps_.find(key); it != steps_.end() && isRunningSupervisor(it->second)) {
+    return it->second.pid;
+  }
+  SpawnSpec spec;
+  spec.program = opts_.stepd_path;
+  spec.args = {"--spool", opts_.spool_dir, "--node", opts_.node_name};
+  if (!opts_.munge_socket.empty()) {
+    spec.args.insert(spec.args.end(), {"--munge-socket", opts_.munge_socket});
+  }
+  if (request.controller().empty() && !opts_.controller.empty()) {
+    spec.args.insert(spec.args.end(), {"--controller", opts_.controller});
+  }
+  if (!request.SerializeToString(&spec.stdin_bytes)) {
+    return makeError("cannot serialize the launch request");
+  }
+  spec.log_path = stepLogPath(opts_.spool_dir, key);
+  auto pid = spawnSupervisor(spec);
+  if (!pid) return pid;
+  children_.insert(*pid);
+  StepRecord record{key, *pid, processStartTicks(*pid).value_or(0)};
+  steps_[key] = record;
+  if (auto written = writeStepRecord(opts_.spool_dir, record); !written) {
+    // The step runs; only a restarted agent would not find it again. Say so, do not fail it.
+    log().error("[J{}.{}] {}", key.job_id, key.step_id, written.error());
+  }
+  log().info("[J{}.{}] started supervisor pid {} (uid {})", key.job_id, key.step_id, *pid,
+             request.uid());
+  return *pid;
+}
+
+SignalOutcome StepTable::signal(const StepKey& key, int signal, bool batch_shell_only, bool kill,
+                                std::string* error) {
+  auto it = steps_.find(key);
+  if (it == steps_.end() || !isRunningSupervisor(it->second)) {
+    if (it != steps_.end()) forget(key);
+    *error = "step " + std::to_string(key.job_id) + "." + std::to_string(key.step_id) +
+             " does not run on node " + opts_.node_name;
+    return SignalOutcome::kNotFound;
+  }
+  const pid_t pid = it->second.pid;
+  int rc = 0;
+  if (kill) {
+    rc = ::kill(pid, SIGTERM);
+  } else {
+    sigval value{};
+    value.sival_int = signal | (batch_shell_only ? kBatchShellOnlyFlag : 0);
+    rc = ::sigqueue(pid, SIGRTMIN, value);
+  }
+  if (rc != 0) {
+    *error = "cannot signal supervisor pid " + std::to_string(pid) + ": " + std::strerror(errno);
+    return errno == ESRCH ? SignalOutcome::kNotFound : SignalOutcome::kFailed;
+  }
+  log().info("[J{}.{}] {} sent to supervisor pid {}", key.job_id, key.step_id,
+             kill ? std::string("cancel") : "signal " + std::to_string(signal), pid);
+  return SignalOutcome::kSent;
+}
+
+void StepTable::reap() {
+  for (auto it = children_.begin(); it != children_.end();) {
+    int status = 0;
+    const pid_t r = ::waitpid(*it, &status, WNOHANG);
+    if (r == 0 || (r < 0 && errno == EINTR)) {
+      ++it;
+      continue;
+    }
+    it = children_.erase(it);   // reaped, or not ours to wait for (ECHILD)
+  }
+  std::vector<StepKey> ended;
+  for (const auto& [key, record] : steps_) {
+    if (!isRunningSupervisor(record)) ended.push_back(key);
+  }
+  for (const auto& key : ended) forget(key);
+}
+
+void StepTable::forget(const StepKey& key) {
+  auto it = steps_.find(key);
+  if (it == steps_.end()) return;
+  log().info("[J{}.{}] supervisor pid {} ended", key.job_id, key.step_id, it->second.pid);
+  steps_.erase(it);
+  removeStepRecord(opts_.spool_dir, key);
+  std::error_code ec;
+  const std::string log_path = stepLogPath(opts_.spool_dir, key);
+  if (fs::exists(log_path, ec) && fs::file_size(log_path, ec) == 0) fs::remove(log_path, ec);
+}
+
+std::vector<StepKey> StepTable::running() const {
+  std::vector<StepKey> keys;
+  for (const auto& [key, record] : steps_) keys.push_back(key);
+  return keys;
+}
+
+std::optional<pid_t> StepTable::pidOf(const StepKey& key) const {
+  auto it = steps_.find(key);
+  if (it == steps_.end()) return std::nullopt;
+  return it->second.pid;
+}
+
+}  // namespace drover::agent

@@ -1,0 +1,66 @@
+#pragma once
+// The steps this agent supervises: launching drover-stepd, signalling it, reaping it, and
+// finding the ones still running after an agent restart. Used on the agent's io thread only
+// (it has no lock); the gRPC handlers post onto that thread.
+#include <sys/types.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "agent/step_records.h"
+#include "drover/result.h"
+#include "drover/v1/jobs.pb.h"
+
+namespace drover::agent {
+
+struct StepTableOptions {
+  std::string spool_dir;         // see step_records.h for the layout
+  std::string stepd_path;        // drover-stepd
+  std::string node_name;
+  std::string munge_socket;      // "" = libmunge's default
+  std::string controller;        // host:port, for requests that name none
+};
+
+// Signal values the supervisor understands (src/stepd/supervisor.h): SIGRTMIN carrying the
+// signal, with this bit when only the batch shell gets it.
+inline constexpr int kBatchShellOnlyFlag = 0x100;
+
+enum class SignalOutcome { kSent, kNotFound, kFailed };
+
+class StepTable {
+ public:
+  explicit StepTable(StepTableOptions opts);
+
+  // Creates the spool dir and takes over the records of supervisors that still run.
+  Status start();
+
+  // Starts drover-stepd for the request; the same step again returns the running one's pid
+  // (the controller may retry a launch whose reply it lost).
+  Result<pid_t> launch(const v1::LaunchStepRequest& request);
+
+  // `kill`: SIGTERM to the supervisor (cancel). Otherwise sigqueue(SIGRTMIN, signal | flag).
+  SignalOutcome signal(const StepKey& key, int signal, bool batch_shell_only, bool kill,
+                       std::string* error);
+
+  // Reaps ended children (after SIGCHLD) and forgets every step whose supervisor is gone.
+  void reap();
+
+  std::vector<StepKey> running() const;
+  std::optional<pid_t> pidOf(const StepKey& key) const;
+  const std::string& spoolDir() const { return opts_.spool_dir; }
+
+ private:
+  void forget(const StepKey& key);
+
+  StepTableOptions opts_;
+  std::map<StepKey, StepRecord> steps_;
+  std::set<pid_t> children_;     // started by this process, so waitpid is ours to call
+};
+
+// <state_dir>/../spool/<node>: beside the controller's state, one dir per node, so several
+// agents on one host never share one.
+std::string defaultSpoolDir(const std::string& state_dir, const std::string& node_name);
+
+}  // namespace drover::agent
