@@ -1,0 +1,352 @@
+// The agent's step launch end to end, with real processes: a real droverd service in this
+// process, a real munged, the real drover-stepd, and a fake controller that is a real gRPC
+// server recording what agents and supervisors tell it.
+#include <gtest/gtest.h>
+#include <grpcpp/grpcpp.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "agent/agent.h"
+#include "agent/step_records.h"
+#include "drover/config.h"
+#include "drover/v1/agent.grpc.pb.h"
+#include "drover/v1/agent_control.grpc.pb.h"
+#include "munged_process.h"
+#include "rpc/client.h"
+
+namespace drover::agent {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+constexpr std::int64_t kBatch = -5;
+constexpr auto kPatience = 20s;
+
+// Records every call; tests wait on it for what they expect.
+class FakeController final : public v1::AgentControl::Service {
+ public:
+  grpc::Status Register(grpc::ServerContext*, const v1::RegisterRequest* req,
+                        v1::RegisterReply* rep) override {
+    std::lock_guard lock(mu_);
+    registrations_.push_back(*req);
+    rep->set_heartbeat_interval_s(1);
+    rep->set_cluster_name("test");
+    changed_.notify_all();
+    return grpc::Status::OK;
+  }
+  grpc::Status Heartbeat(grpc::ServerContext*, const v1::HeartbeatRequest* req,
+                         v1::HeartbeatReply*) override {
+    std::lock_guard lock(mu_);
+    heartbeats_.push_back(*req);
+    changed_.notify_all();
+    return grpc::Status::OK;
+  }
+  grpc::Status StepEvent(grpc::ServerContext*, const v1::StepEventRequest* req,
+                         v1::StepEventReply*) override {
+    std::lock_guard lock(mu_);
+    events_.push_back(*req);
+    changed_.notify_all();
+    return grpc::Status::OK;
+  }
+
+  // The event for the job's step, once it arrives.
+  std::optional<v1::StepEventRequest> awaitEvent(std::uint64_t job_id) {
+    std::unique_lock lock(mu_);
+    std::optional<v1::StepEventRequest> found;
+    changed_.wait_for(lock, kPatience, [&] {
+      for (const auto& e : events_) {
+        if (e.step().job_id() == job_id) found = e;
+      }
+      return found.has_value();
+    });
+    return found;
+  }
+
+  // The registration (after `after` earlier ones) once it arrives.
+  std::optional<v1::RegisterRequest> awaitRegistration(std::size_t after) {
+    std::unique_lock lock(mu_);
+    if (!changed_.wait_for(lock, kPatience, [&] { return registrations_.size() > after; })) {
+      return std::nullopt;
+    }
+    return registrations_[after];
+  }
+
+  std::size_t registrationCount() {
+    std::lock_guard lock(mu_);
+    return registrations_.size();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable changed_;
+  std::vector<v1::RegisterRequest> registrations_;
+  std::vector<v1::HeartbeatRequest> heartbeats_;
+  std::vector<v1::StepEventRequest> events_;
+};
+
+// Files appear as scripts run; there is nothing to wait on but the file system.
+bool waitUntil(const std::function<bool()>& condition) {
+  const auto give_up = std::chrono::steady_clock::now() + kPatience;
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() > give_up) return false;
+    std::this_thread::sleep_for(10ms);
+  }
+  return true;
+}
+
+std::string readFile(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class StepLaunchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("drover-agent-test-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    auto munged = testing::MungedProcess::start();
+    ASSERT_TRUE(munged.ok()) << munged.error();
+    munged_ = std::move(*munged);
+
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+    builder.RegisterService(&controller_);
+    controller_server_ = builder.BuildAndStart();
+    ASSERT_TRUE(controller_server_ && port > 0);
+    controller_port_ = static_cast<std::uint16_t>(port);
+    startAgent();
+  }
+
+  void TearDown() override {
+    stopAgent();
+    if (controller_server_) controller_server_->Shutdown(std::chrono::system_clock::now());
+    munged_.reset();
+    fs::remove_all(dir_);
+  }
+
+  config::ClusterConfig clusterConfig() {
+    config::ClusterConfig cfg;
+    cfg.source_path = "test";
+    cfg.cluster_name = "test";
+    cfg.controller.host = "127.0.0.1";
+    cfg.controller.port = controller_port_;
+    cfg.controller.state_dir = (dir_ / "state").string();
+    cfg.munge_socket = munged_->socket();
+    cfg.timeouts.heartbeat_interval_s = 1;
+    cfg.timeouts.message_s = 5;
+    config::NodeConfig node;
+    node.name = "n1";
+    node.address = "127.0.0.1";
+    node.cpus = 1;
+    node.real_memory_mb = 1024;
+    cfg.nodes.push_back(node);
+    return cfg;
+  }
+
+  void startAgent() {
+    AgentOptions opts;
+    opts.node_name = "n1";
+    opts.any_free_port = true;
+    opts.fake_resources = true;
+    opts.stepd_path = DROVER_STEPD_PATH;
+    auto agent = AgentDaemon::create(clusterConfig(), opts);
+    ASSERT_TRUE(agent.ok()) << agent.error();
+    agent_ = std::move(*agent);
+    agent_thread_ = std::thread([a = agent_.get()] { a->run(); });
+    client_.target = "127.0.0.1:" + std::to_string(agent_->port());
+    client_.munge_socket = munged_->socket();
+    client_.timeout_ms = 10000;
+    stub_ = v1::Agent::NewStub(rpc::makeChannel(client_.target));
+  }
+
+  void stopAgent() {
+    if (!agent_) return;
+    agent_->requestStop();
+    agent_thread_.join();
+    agent_.reset();
+  }
+
+  v1::LaunchStepRequest batch(std::uint64_t job_id, const std::string& script) {
+    v1::LaunchStepRequest req;
+    req.mutable_step()->set_job_id(job_id);
+    req.mutable_step()->set_step_id(kBatch);
+    req.set_uid(getuid());
+    req.set_gid(getgid());
+    req.set_user("root");
+    req.set_script(script);
+    req.set_work_dir(dir_.string());
+    req.set_std_out((dir_ / ("out" + std::to_string(job_id))).string());
+    req.set_kill_wait_s(1);
+    req.set_num_tasks(1);
+    req.set_controller("127.0.0.1:" + std::to_string(controller_port_));
+    (*req.mutable_environment())["PATH"] = "/usr/bin:/bin";
+    return req;
+  }
+
+  grpc::Status launch(const v1::LaunchStepRequest& req, v1::LaunchStepReply* rep) {
+    grpc::ClientContext ctx;
+    auto prepared = rpc::prepareCall(ctx, "/drover.v1.Agent/LaunchStep", req, client_);
+    if (!prepared) return grpc::Status(grpc::StatusCode::INTERNAL, prepared.error());
+    return stub_->LaunchStep(&ctx, req, rep);
+  }
+
+  grpc::Status signal(std::uint64_t job_id, int sig, bool kill) {
+    v1::SignalStepRequest req;
+    req.mutable_step()->set_job_id(job_id);
+    req.mutable_step()->set_step_id(kBatch);
+    req.set_signal(sig);
+    req.set_kill(kill);
+    grpc::ClientContext ctx;
+    auto prepared = rpc::prepareCall(ctx, "/drover.v1.Agent/SignalStep", req, client_);
+    if (!prepared) return grpc::Status(grpc::StatusCode::INTERNAL, prepared.error());
+    v1::SignalStepReply rep;
+    return stub_->SignalStep(&ctx, req, &rep);
+  }
+
+  // Launches a script that marks itself ready, then runs until signalled.
+  pid_t launchWaitingStep(std::uint64_t job_id, const std::string& traps = "") {
+    const fs::path ready = dir_ / ("ready" + std::to_string(job_id));
+    v1::LaunchStepReply rep;
+    auto st = launch(batch(job_id, "#!/bin/sh\n" + traps + "touch " + ready.string() +
+                                       "\nwhile :; do sleep 0.05; done\n"),
+                     &rep);
+    EXPECT_TRUE(st.ok()) << st.error_message();
+    EXPECT_TRUE(waitUntil([&] { return fs::exists(ready); })) << "the script never started";
+    return rep.supervisor_pid();
+  }
+
+  fs::path dir_;
+  std::unique_ptr<testing::MungedProcess> munged_;
+  FakeController controller_;
+  std::unique_ptr<grpc::Server> controller_server_;
+  std::uint16_t controller_port_ = 0;
+  std::unique_ptr<AgentDaemon> agent_;
+  std::thread agent_thread_;
+  rpc::ClientOptions client_;
+  std::unique_ptr<v1::Agent::Stub> stub_;
+};
+
+bool processGone(pid_t pid) { return ::kill(pid, 0) != 0 && errno == ESRCH; }
+
+TEST_F(StepLaunchTest, BatchStepRunsReportsItsExitAndIsReaped) {
+  v1::LaunchStepReply rep;
+  auto st = launch(batch(11, "#!/bin/sh\necho hi > " + (dir_ / "wrote").string() + "\nexit 3\n"),
+                   &rep);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  EXPECT_GT(rep.supervisor_pid(), 0);
+
+  auto event = controller_.awaitEvent(11);
+  ASSERT_TRUE(event.has_value()) << "no StepEvent from the supervisor";
+  EXPECT_EQ(event->kind(), v1::StepEventRequest::FINISHED);
+  EXPECT_EQ(event->exit_code(), 3);
+  EXPECT_EQ(event->node(), "n1");
+  EXPECT_EQ(readFile(dir_ / "wrote"), "hi\n");
+  // The agent waits for its child (no zombie stays) and drops the step's record.
+  EXPECT_TRUE(waitUntil([&] { return processGone(rep.supervisor_pid()); }));
+  EXPECT_TRUE(waitUntil([&] {
+    return !fs::exists(stepRecordPath(agent_->spoolDir(), StepKey{11, kBatch}));
+  }));
+}
+
+TEST_F(StepLaunchTest, DefaultSpoolDirIsBesideTheStateDirPerNode) {
+  EXPECT_EQ(fs::path(agent_->spoolDir()), dir_ / "spool" / "n1");
+}
+
+TEST_F(StepLaunchTest, SignalReachesTheScriptAndKillCancels) {
+  const fs::path got = dir_ / "got-usr1";
+  const pid_t pid =
+      launchWaitingStep(12, "trap 'echo usr1 > " + got.string() + "' USR1\n");
+  EXPECT_TRUE(fs::exists(stepRecordPath(agent_->spoolDir(), StepKey{12, kBatch})));
+
+  auto st = signal(12, SIGUSR1, false);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  EXPECT_TRUE(waitUntil([&] { return fs::exists(got); })) << "SIGUSR1 never reached the script";
+
+  st = signal(12, 0, true);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  auto event = controller_.awaitEvent(12);
+  ASSERT_TRUE(event.has_value());
+  EXPECT_EQ(event->kind(), v1::StepEventRequest::FINISHED);
+  EXPECT_TRUE(waitUntil([&] { return processGone(pid); }));
+}
+
+TEST_F(StepLaunchTest, UnknownStepIsNotFound) {
+  auto st = signal(99, SIGUSR1, false);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::NOT_FOUND) << st.error_message();
+  st = signal(99, 0, true);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::NOT_FOUND) << st.error_message();
+}
+
+TEST_F(StepLaunchTest, SignalOutOfRangeIsRefused) {
+  auto st = signal(99, 0, false);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << st.error_message();
+}
+
+TEST_F(StepLaunchTest, UnopenableOutputFileIsReportedAsFailedToStart) {
+  auto req = batch(13, "#!/bin/sh\ntrue\n");
+  req.set_std_out((dir_ / "no-such-dir" / "out").string());
+  v1::LaunchStepReply rep;
+  auto st = launch(req, &rep);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  auto event = controller_.awaitEvent(13);
+  ASSERT_TRUE(event.has_value());
+  EXPECT_EQ(event->kind(), v1::StepEventRequest::FAILED_TO_START);
+  EXPECT_NE(event->error().find("could not open output file"), std::string::npos)
+      << event->error();
+}
+
+TEST_F(StepLaunchTest, RelaunchOfARunningStepReturnsTheSameSupervisor) {
+  const pid_t pid = launchWaitingStep(14);
+  v1::LaunchStepReply again;
+  auto st = launch(batch(14, "#!/bin/sh\nexit 0\n"), &again);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  EXPECT_EQ(again.supervisor_pid(), pid);
+  ASSERT_TRUE(signal(14, 0, true).ok());
+  ASSERT_TRUE(controller_.awaitEvent(14).has_value());
+}
+
+TEST_F(StepLaunchTest, AgentRestartKeepsTheStepRunningAndFindsItAgain) {
+  const pid_t pid = launchWaitingStep(15);
+  ASSERT_TRUE(controller_.awaitRegistration(0).has_value());
+
+  stopAgent();
+  const StepRecord record{StepKey{15, kBatch}, pid, processStartTicks(pid).value_or(0)};
+  EXPECT_TRUE(isRunningSupervisor(record)) << "stopping the agent ended the step";
+
+  const std::size_t before = controller_.registrationCount();
+  startAgent();
+  auto registration = controller_.awaitRegistration(before);
+  ASSERT_TRUE(registration.has_value());
+  ASSERT_EQ(registration->running_steps_size(), 1);
+  EXPECT_EQ(registration->running_steps(0).job_id(), 15u);
+  EXPECT_EQ(registration->running_steps(0).step_id(), kBatch);
+
+  // The new agent supervises it: it can cancel it.
+  auto st = signal(15, 0, true);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  auto event = controller_.awaitEvent(15);
+  ASSERT_TRUE(event.has_value());
+  EXPECT_EQ(event->kind(), v1::StepEventRequest::FINISHED);
+  // Only this test process (its parent here; init in a real restart) can reap it.
+  EXPECT_EQ(::waitpid(pid, nullptr, 0), pid);
+}
+
+}  // namespace
+}  // namespace drover::agent
