@@ -2,6 +2,7 @@
 // jobs, 100,000 pending jobs of mixed sizes; then passes after one submission and after one
 // completion. Plain timed executable so the numbers and the command go into docs/performance.md.
 //   sched_bench [--nodes N] [--pending N] [--running N] [--policy easy|fcfs|conservative]
+//               [--horizon SECONDS]
 #include <sys/resource.h>
 
 #include <ctime>
@@ -65,12 +66,14 @@ Job makeJob(std::mt19937& rng, JobId id) {
 
 int main(int argc, char** argv) {
   int nodes = 12500, pending = 100000, runningJobs = 10000;
+  int64_t horizon = 0;
   Policy policy = Policy::Easy;
   const char* policyName = "easy";
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--nodes")) nodes = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--pending")) pending = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--running")) runningJobs = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--horizon")) horizon = std::atoll(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--policy")) {
       policyName = argv[i + 1];
       policy = !std::strcmp(policyName, "fcfs")           ? Policy::Fcfs
@@ -139,6 +142,7 @@ int main(int argc, char** argv) {
 
   SchedulerParams params;
   params.policy = policy;
+  params.reserveHorizonS = horizon;
   double t0 = cpuNow();
   ClusterIndex index(snap.nodes, snap.partitions);
   double indexS = seconds(t0);

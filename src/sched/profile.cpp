@@ -15,7 +15,7 @@ Capacity componentMin(const Capacity& a, const Capacity& b) {
 AvailabilityProfile::AvailabilityProfile(int64_t now, const std::vector<Capacity>& total)
     : now_(now) {
   lines_.reserve(total.size());
-  for (const Capacity& c : total) lines_.push_back(Line{c, c, -1});
+  for (const Capacity& c : total) lines_.push_back(Line{c, c, -1, 0});
   arena_.reserve(total.size() * 2);
 }
 
@@ -41,12 +41,14 @@ void AvailabilityProfile::addChange(int node, int64_t time, const Capacity& delt
 
 void AvailabilityProfile::addRunning(int node, const Capacity& held, int64_t end) {
   lines_[node].freeNow -= held;
+  ++lines_[node].version;
   // A job past its expected end still holds its resources; assume it ends right after now.
   addChange(node, std::max(end, now_ + 1), held);
 }
 
 void AvailabilityProfile::claim(int node, const Capacity& held, int64_t start, int64_t end) {
   if (end <= start) return;
+  ++lines_[node].version;
   if (start <= now_) {
     lines_[node].freeNow -= held;
   } else {
@@ -79,13 +81,24 @@ int64_t AvailabilityProfile::earliestFit(int node, const Capacity& need, int64_t
                                          int64_t duration) const {
   const Line& line = lines_[node];
   if (!line.total.covers(need)) return kNever;
-  // Candidate starts: `after` itself and every later change; resources only rise at changes.
-  if (fits(node, need, after, duration)) return after;
-  for (int c = line.head; c >= 0; c = arena_[c].next) {
-    if (arena_[c].time <= after) continue;
-    if (fits(node, need, arena_[c].time, duration)) return arena_[c].time;
+  // One sweep over the node's changes: a candidate start is `after` or a later change at which
+  // the need becomes free; it wins once the free run reaches a change `duration` past it.
+  // Resources only rise at changes, so no other start can be earlier.
+  Capacity value = line.freeNow;
+  int c = line.head;
+  for (; c >= 0 && arena_[c].time <= after; c = arena_[c].next) value += arena_[c].delta;
+  int64_t candidate = value.covers(need) ? after : -1;
+  for (; c >= 0; c = arena_[c].next) {
+    const int64_t t = arena_[c].time;
+    if (candidate >= 0 && t - candidate >= duration) return candidate;
+    value += arena_[c].delta;
+    if (!value.covers(need)) {
+      candidate = -1;
+    } else if (candidate < 0) {
+      candidate = t;
+    }
   }
-  return kNever;
+  return candidate >= 0 ? candidate : kNever;
 }
 
 }  // namespace drover::sched

@@ -55,6 +55,9 @@ class AvailabilityProfile {
   bool fits(int node, const Capacity& need, int64_t start, int64_t duration) const;
   // Earliest start >= after at which `need` stays free for `duration`; kNever if none.
   int64_t earliestFit(int node, const Capacity& need, int64_t after, int64_t duration) const;
+  // Counts addRunning/claim calls on the node, so indexes over the profile (FitIndex) can tell
+  // which of their entries are stale.
+  uint32_t version(int node) const { return lines_[node].version; }
 
  private:
   struct Change {
@@ -66,6 +69,7 @@ class AvailabilityProfile {
     Capacity total;
     Capacity freeNow;
     int head = -1;
+    uint32_t version = 0;
   };
   void addChange(int node, int64_t time, const Capacity& delta);
 

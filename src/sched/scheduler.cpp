@@ -4,6 +4,7 @@
 #include <bit>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -11,6 +12,8 @@
 #include "sched/cluster_index.h"
 #include "sched/constraint.h"
 #include "sched/demand.h"
+#include "sched/fit_index.h"
+#include "sched/pass_memo.h"
 #include "sched/profile.h"
 
 namespace drover::sched {
@@ -97,9 +100,15 @@ class Pass {
   Pass(const ClusterIndex& index, const Snapshot& s, const SchedulerParams& p, int64_t now)
       : index_(index), snap_(s), params_(p), now_(now), profile_(now, index.totals()) {}
 
-  Plan run();
+  Plan run(PassMemo* memo = nullptr);
+  // The submission shortcut of pass_memo.h; the pass object is used only for its checks.
+  std::optional<PendingInfo> judge(const PassMemo& memo, const Job& job, bool& skipped);
 
  private:
+  OwnedShape owned(const ShapeKey& k) const {
+    return OwnedShape{k.partition, k.nodes, k.cpus, k.gpus, k.memoryMb, k.wholeNode,
+                      *k.gpuType, *k.constraint};
+  }
 
   void prepare();
   void bucketUpdate(int node);
@@ -121,6 +130,14 @@ class Pass {
   bool tryStartInReservation(const JobCtx& ctx, Plan& plan);
   std::vector<int> reservationNodes(const JobCtx& ctx) const;
   ShapeKey shapeKey(const JobCtx& ctx) const;
+  FitIndex& fitIndex(const JobCtx& ctx, const std::vector<int>& eligibleNodes);
+  // The shape without its node count: what a FitIndex depends on.
+  ShapeKey fitKey(const JobCtx& ctx) const {
+    ShapeKey k = shapeKey(ctx);
+    k.nodes = 0;
+    return k;
+  }
+  bool reserveIndexed(const JobCtx& ctx, PendingInfo& info, FitIndex& fi);
 
   const ClusterIndex& index_;
   const Snapshot& snap_;
@@ -139,6 +156,10 @@ class Pass {
   int lastPart_ = -1;
   int maxGpus_ = 0;
   std::unordered_map<std::string, Constraint> constraints_;
+  // Reservation search indexes per request shape, one per probe duration class.
+  std::unordered_map<ShapeKey, std::vector<std::pair<int64_t, std::unique_ptr<FitIndex>>>,
+                     ShapeHash>
+      fitIndexes_;
 };
 
 void Pass::prepare() {
@@ -301,12 +322,55 @@ bool Pass::reserve(const JobCtx& ctx, PendingInfo& info) {
   std::vector<int> nodes;
   if (!ctx.required.empty() && ctx.demand.nodes <= static_cast<int>(ctx.required.size())) {
     nodes = ctx.required;
-  } else {
+    return reserveOn(ctx, info, nodes, profile_);
+  }
+  const bool indexed = params_.indexedReserveSearch && ctx.required.empty() && ctx.excluded.empty();
+  if (indexed) {
+    auto it = fitIndexes_.find(fitKey(ctx));
+    if (it != fitIndexes_.end()) return reserveIndexed(ctx, info, fitIndex(ctx, {}));
+  }
+  for (int node : index_.partitionNodes(ctx.partition)) {
+    if (eligible(ctx, node)) nodes.push_back(node);
+  }
+  if (indexed) return reserveIndexed(ctx, info, fitIndex(ctx, nodes));
+  return reserveOn(ctx, info, nodes, profile_);
+}
+
+FitIndex& Pass::fitIndex(const JobCtx& ctx, const std::vector<int>& eligibleNodes) {
+  auto& perProbe = fitIndexes_[fitKey(ctx)];
+  const int64_t probe = FitIndex::probeFor(ctx.duration);
+  for (auto& [p, fi] : perProbe) {
+    if (p == probe) {
+      return *fi;
+    }
+  }
+  // Every index of a shape covers the same eligible nodes: copy them from a sibling if the
+  // caller did not list them.
+  std::vector<int> nodes = eligibleNodes;
+  if (nodes.empty() && !perProbe.empty()) {
     for (int node : index_.partitionNodes(ctx.partition)) {
       if (eligible(ctx, node)) nodes.push_back(node);
     }
   }
-  return reserveOn(ctx, info, nodes, profile_);
+  perProbe.emplace_back(probe, std::make_unique<FitIndex>(profile_, nodes, ctx.demand.perNode,
+                                                          ctx.demand.wholeNode, probe));
+  return *perProbe.back().second;
+}
+
+bool Pass::reserveIndexed(const JobCtx& ctx, PendingInfo& info, FitIndex& fi) {
+  std::vector<int> ready;
+  const int64_t latest = params_.reserveHorizonS > 0 ? now_ + params_.reserveHorizonS : kNever;
+  int64_t t = fi.earliestStart(profile_, ctx.demand.nodes, ctx.duration, ready, latest);
+  if (t == kNever) return false;
+  std::vector<int> chosen = chooseNodes(ctx, std::move(ready));
+  if (chosen.empty()) return false;
+  int64_t end = ctx.duration >= kNever - t ? kNever : t + ctx.duration;
+  for (int node : chosen) {
+    profile_.claim(node, needOn(ctx, node), t, end);
+    info.plannedNodes.push_back(snap_.nodes[node].name);
+  }
+  info.expectedStart = t;
+  return true;
 }
 
 bool Pass::reserveOn(const JobCtx& ctx, PendingInfo& info, const std::vector<int>& nodes,
@@ -323,6 +387,7 @@ bool Pass::reserveOn(const JobCtx& ctx, PendingInfo& info, const std::vector<int
     std::nth_element(scratch.begin(), scratch.begin() + (k - 1), scratch.end());
     int64_t t = scratch[k - 1];
     if (t == kNever) return false;
+    if (params_.reserveHorizonS > 0 && t > now_ + params_.reserveHorizonS) return false;
     std::vector<int> ready;
     for (size_t i = 0; i < nodes.size(); ++i) {
       if (fit[i] > t) continue;
@@ -485,12 +550,13 @@ Reason Pass::shapeReason(const Job& job, JobCtx& ctx) {
 
 ShapeKey Pass::shapeKey(const JobCtx& ctx) const {
   const Demand& d = ctx.demand;
-  return ShapeKey{ctx.partition,       d.nodes,     d.perNode.cpus,
-                  d.perNode.gpus,      d.perNode.memoryMb, d.wholeNode,
-                  &ctx.demand.gpuType, &ctx.job->request.constraint};
+  // Pointers into the job (which outlives the pass), never into the short-lived ctx.
+  return ShapeKey{ctx.partition,  d.nodes,     d.perNode.cpus,
+                  d.perNode.gpus, d.perNode.memoryMb, d.wholeNode,
+                  &ctx.job->request.gpuType, &ctx.job->request.constraint};
 }
 
-Plan Pass::run() {
+Plan Pass::run(PassMemo* memo) {
   prepare();
   Plan plan;
   const auto& pending = snap_.pending;
@@ -520,6 +586,25 @@ Plan Pass::run() {
   // Shapes that could not start now in this pass, with the shortest duration that failed:
   // free capacity only shrinks during a pass, so an equal or longer job fails too.
   std::unordered_map<ShapeKey, int64_t, ShapeHash> failedShapes;
+  if (memo) {
+    *memo = PassMemo{};
+    memo->now = now_;
+    memo->firstBlocked.assign(snap_.partitions.size(), std::nullopt);
+    memo->depthReached.assign(snap_.partitions.size(), std::nullopt);
+    int64_t& b = memo->nextBoundary;
+    for (const RunningJob& r : snap_.running) b = std::min(b, r.expectedEnd);
+    for (const Job& j : pending) {
+      if (j.request.beginTime > now_) b = std::min(b, j.request.beginTime);
+    }
+    for (const AdvanceReservation& res : snap_.reservations) {
+      if (res.start > now_) b = std::min(b, res.start);
+      if (res.end > now_) b = std::min(b, res.end);
+    }
+  }
+  auto rank = [&](int idx) {
+    const Job& j = pending[idx];
+    return RankKey{-tier[idx], -j.priority, j.request.submitTime, j.id};
+  };
 
   for (int idx : order) {
     const Job& job = pending[idx];
@@ -565,17 +650,72 @@ Plan Pass::run() {
       if (cacheable) {
         auto [it, fresh] = failedShapes.emplace(key, ctx.duration);
         if (!fresh) it->second = std::min(it->second, ctx.duration);
+        if (memo) {
+          auto& list = memo->failures[owned(key)];
+          if (list.empty() || ctx.duration < list.back().second) {
+            list.emplace_back(rank(idx), ctx.duration);
+          }
+        }
       }
     }
     info.reason = blocked[p] ? Reason::Priority : Reason::Resources;
     if (reservationsMade[p] < depth && reserve(ctx, info)) {
       ++reservationsMade[p];
       ++plan.stats.reservationsMade;
+      if (memo && reservationsMade[p] >= depth) memo->depthReached[p] = rank(idx);
     }
+    if (memo && !blocked[p]) memo->firstBlocked[p] = rank(idx);
     blocked[p] = 1;
     plan.pending.push_back(std::move(info));
   }
+  if (memo) {
+    memo->hadStarts = !plan.starts.empty();
+    for (const PendingInfo& info : plan.pending) {
+      if (info.expectedStart) memo->nextBoundary = std::min(memo->nextBoundary, *info.expectedStart);
+    }
+  }
   return plan;
+}
+
+std::optional<PendingInfo> Pass::judge(const PassMemo& memo, const Job& job, bool& skipped) {
+  skipped = false;
+  if (memo.hadStarts || now_ < memo.now || now_ >= memo.nextBoundary) return std::nullopt;
+  PendingInfo info;
+  info.id = job.id;
+  JobCtx ctx;
+  ctx.job = &job;
+  Reason why = staticReason(job, ctx);
+  if (why != Reason::None) {
+    info.reason = why;
+    return info;
+  }
+  const int p = ctx.partition;
+  const RankKey me = rankOf(index_, snap_, job);
+  const bool blockedAhead = memo.firstBlocked[p] && *memo.firstBlocked[p] < me;
+  if (params_.policy == Policy::Fcfs && blockedAhead) {
+    info.reason = Reason::Priority;
+    return info;
+  }
+  // shapeReason looks up advance reservations, which a fresh pass object has not prepared.
+  if (!job.request.reservation.empty()) return std::nullopt;
+  why = shapeReason(job, ctx);
+  if (why != Reason::None) {
+    info.reason = why;
+    return info;
+  }
+  // Only a job that changes nothing for anyone else: it is not the first blocked job of its
+  // partition, takes no reservation, and a job of its shape failed ahead of it.
+  if (!blockedAhead || !memo.depthReached[p] || !(*memo.depthReached[p] < me)) return std::nullopt;
+  if (!ctx.required.empty() || !ctx.excluded.empty()) return std::nullopt;
+  auto it = memo.failures.find(owned(shapeKey(ctx)));
+  if (it == memo.failures.end()) return std::nullopt;
+  const auto& list = it->second;
+  auto after = std::lower_bound(list.begin(), list.end(), me,
+                                [](const auto& e, const RankKey& k) { return e.first < k; });
+  if (after == list.begin() || std::prev(after)->second > ctx.duration) return std::nullopt;
+  skipped = true;
+  info.reason = Reason::Priority;
+  return info;
 }
 
 }  // namespace
@@ -588,6 +728,24 @@ Plan schedule(const Snapshot& snapshot, const SchedulerParams& params, int64_t n
 Plan schedule(const ClusterIndex& index, const Snapshot& snapshot, const SchedulerParams& params,
               int64_t now) {
   return Pass(index, snapshot, params, now).run();
+}
+
+Plan scheduleWithMemo(const ClusterIndex& index, const Snapshot& snapshot,
+                      const SchedulerParams& params, int64_t now, PassMemo& memo) {
+  return Pass(index, snapshot, params, now).run(&memo);
+}
+
+std::optional<PendingInfo> judgeSubmission(const ClusterIndex& index, const Snapshot& snapshot,
+                                           const SchedulerParams& params, int64_t now,
+                                           const PassMemo& memo, const Job& job,
+                                           bool& skippedSameShape) {
+  return Pass(index, snapshot, params, now).judge(memo, job, skippedSameShape);
+}
+
+RankKey rankOf(const ClusterIndex& index, const Snapshot& snapshot, const Job& job) {
+  int p = index.partition(job.request.partition);
+  int tier = p < 0 ? 0 : snapshot.partitions[p].priorityTier;
+  return RankKey{-tier, -job.priority, job.request.submitTime, job.id};
 }
 
 }  // namespace drover::sched

@@ -126,6 +126,13 @@ struct SchedulerParams {
   // conservative unbounded).
   int reservationDepth = -1;
   int64_t defaultTimeLimitS = 365LL * 24 * 3600;  // when neither job nor partition sets one
+  // Find reservation starts through per-shape FitIndexes (sched/fit_index.h) instead of asking
+  // every eligible node; both give the same plan. Off only in tests that check exactly that.
+  bool indexedReserveSearch = true;
+  // Reservations are made only for starts within this many seconds of now (0 = no limit), as
+  // Slurm's bf_window: a job that cannot start sooner gets no reservation and no expected
+  // start. Bounds the work per blocked job on long conservative queues.
+  int64_t reserveHorizonS = 0;
 };
 
 struct Start {
@@ -139,6 +146,9 @@ struct PendingInfo {
   Reason reason = Reason::None;
   std::optional<int64_t> expectedStart;  // set for jobs holding a reservation in the profile
   std::vector<std::string> plannedNodes;  // nodes reserved for it, when expectedStart is set
+  // A non-binding estimate for jobs without a reservation (squeue --start), from a second,
+  // bounded pass that reserves nothing in the real profile (SchedulerParams::estimateDepth).
+  std::optional<int64_t> estimatedStart;
 };
 
 struct PlanStats {

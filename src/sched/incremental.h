@@ -1,0 +1,64 @@
+#pragma once
+// A scheduler that lives between passes, for drivers that feed it events (the simulator, and the
+// controller when it moves off the one-shot schedule()). It owns the cluster state as a Snapshot,
+// keeps the ClusterIndex across passes (rebuilt only when a node or partition changes), and
+// remembers what its last full pass learnt (pass_memo.h): after a submission that cannot change
+// anyone else's outcome, a pass costs one placement check for the new job and an insertion into
+// the last plan, not a walk of the whole queue. Anything else (a completion, a start, a node
+// change, time crossing a boundary the last plan depends on) runs a full pass. Either way the
+// plan equals schedule(snapshot(), params, now); tests/unit/sched/incremental_test.cpp checks
+// that on random event sequences.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "sched/cluster_index.h"
+#include "sched/pass_memo.h"
+#include "sched/types.h"
+
+namespace drover::sched {
+
+class Scheduler {
+ public:
+  Scheduler(std::vector<Node> nodes, std::vector<Partition> partitions, SchedulerParams params);
+
+  void onJobSubmitted(Job job);
+  // A pending job left the queue (cancelled) or a running job ended: either way it is gone.
+  void onJobEnded(JobId id);
+  // The driver started a job (normally one of the last plan's starts).
+  void onJobStarted(RunningJob job);
+  // Replaces the node of the same name (state, features, partitions); unknown names are added.
+  void onNodeChanged(Node node);
+  void setPartitions(std::vector<Partition> partitions);
+  void setReservations(std::vector<AdvanceReservation> reservations);
+  // Any other change to a pending job (priority, hold, dependency): replace it by id.
+  void onJobUpdated(Job job);
+
+  // One pass at `now`. Starts in the returned plan are not applied: the driver reports them back
+  // with onJobStarted (or onJobEnded when a launch fails).
+  const Plan& pass(int64_t now);
+
+  const Snapshot& snapshot() const { return snap_; }
+  struct Counters {
+    int fullPasses = 0;
+    int incrementalPasses = 0;
+  };
+  const Counters& counters() const { return counters_; }
+
+ private:
+  void invalidate() { memoValid_ = false; }
+  const ClusterIndex& index();
+
+  Snapshot snap_;
+  SchedulerParams params_;
+  std::unique_ptr<ClusterIndex> index_;
+  PassMemo memo_;
+  bool memoValid_ = false;
+  Plan plan_;
+  std::vector<RankKey> planRanks_;  // rank of each plan_.pending entry, for insertions
+  std::vector<size_t> submittedSince_;  // pending positions added since the memo's pass
+  Counters counters_;
+};
+
+}  // namespace drover::sched

@@ -1,0 +1,141 @@
+// The stateful Scheduler must give exactly the plan of a full schedule() over the same state, on
+// random event sequences (submissions, starts, completions, cancels, node changes, time), and
+// must actually take its shortcut on some of them. Also: the indexed reservation search gives
+// the same plans as asking every node.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "builders.h"
+#include "sched/incremental.h"
+#include "sched/scheduler.h"
+
+namespace drover::sched {
+namespace {
+using namespace testing;
+
+Job randomJob(std::mt19937& rng, JobId id, int64_t now) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  JobBuilder b(id);
+  b.nodes(pick(1, 3) == 3 ? pick(2, 3) : 1);
+  if (pick(0, 5) == 0) {
+    b.exclusive();
+  } else {
+    b.gpusPerNode(1 << pick(0, 3));
+    b.tasks(1).cpusPerTask(pick(1, 2));
+  }
+  b.time(100 * pick(1, 6));
+  b.priority(pick(0, 50));  // few values: ties fall to submit time and id
+  b.submit(now);
+  int special = pick(0, 30);
+  if (special == 0) b.hold(Hold::User);
+  if (special == 1) b.begin(now + 50 * pick(1, 4));
+  if (special == 2) b.time(100000);  // over the partition limit below
+  if (special == 3) b.exclude({"gpu001"});
+  return b;
+}
+
+void expectSamePlan(const Plan& got, const Plan& want) {
+  ASSERT_EQ(got.starts.size(), want.starts.size());
+  for (size_t i = 0; i < got.starts.size(); ++i) {
+    EXPECT_EQ(got.starts[i].id, want.starts[i].id);
+    EXPECT_EQ(got.starts[i].endTime, want.starts[i].endTime);
+    ASSERT_EQ(got.starts[i].allocation.nodes.size(), want.starts[i].allocation.nodes.size());
+    for (size_t k = 0; k < got.starts[i].allocation.nodes.size(); ++k) {
+      EXPECT_EQ(got.starts[i].allocation.nodes[k].node, want.starts[i].allocation.nodes[k].node);
+      EXPECT_EQ(got.starts[i].allocation.nodes[k].gpus, want.starts[i].allocation.nodes[k].gpus);
+    }
+  }
+  ASSERT_EQ(got.pending.size(), want.pending.size());
+  for (size_t i = 0; i < got.pending.size(); ++i) {
+    EXPECT_EQ(got.pending[i].id, want.pending[i].id) << "at " << i;
+    EXPECT_EQ(got.pending[i].reason, want.pending[i].reason) << "job " << want.pending[i].id;
+    EXPECT_EQ(got.pending[i].expectedStart, want.pending[i].expectedStart);
+    EXPECT_EQ(got.pending[i].estimatedStart, want.pending[i].estimatedStart);
+    EXPECT_EQ(got.pending[i].plannedNodes, want.pending[i].plannedNodes);
+  }
+  EXPECT_EQ(got.stats.jobsConsidered, want.stats.jobsConsidered);
+  EXPECT_EQ(got.stats.skippedSameShape, want.stats.skippedSameShape);
+  EXPECT_EQ(got.stats.reservationsMade, want.stats.reservationsMade);
+}
+
+TEST(Incremental, EqualsFullPassOnRandomEventSequences) {
+  int shortcuts = 0;
+  for (Policy policy : {Policy::Easy, Policy::Fcfs, Policy::Conservative}) {
+    for (int seed = 0; seed < 60; ++seed) {
+      std::mt19937 rng(seed);
+      auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+      SchedulerParams params;
+      params.policy = policy;
+      Partition part = partition();
+      part.maxTimeS = 5000;
+      std::vector<Node> nodes = gpuNodes(pick(3, 6));
+      Scheduler sched(nodes, {part}, params);
+      int64_t now = 0;
+      JobId next = 1;
+      for (int step = 0; step < 80; ++step) {
+        int event = pick(0, 9);
+        if (event <= 5) {
+          for (int n = pick(1, 3); n > 0; --n) sched.onJobSubmitted(randomJob(rng, next++, now));
+        } else if (event == 6 && !sched.snapshot().running.empty()) {
+          const auto& run = sched.snapshot().running;
+          sched.onJobEnded(run[pick(0, static_cast<int>(run.size()) - 1)].id);
+        } else if (event == 7 && !sched.snapshot().pending.empty()) {
+          const auto& pend = sched.snapshot().pending;
+          sched.onJobEnded(pend[pick(0, static_cast<int>(pend.size()) - 1)].id);
+        } else if (event == 8 && pick(0, 4) == 0) {
+          Node n = nodes[pick(0, static_cast<int>(nodes.size()) - 1)];
+          n.usable = pick(0, 1) == 0;
+          sched.onNodeChanged(n);
+        } else {
+          now += pick(0, 120);
+        }
+        Snapshot copy = sched.snapshot();
+        Plan want = schedule(copy, params, now);
+        const Plan& got = sched.pass(now);
+        SCOPED_TRACE("policy " + std::to_string(static_cast<int>(policy)) + " seed " +
+                     std::to_string(seed) + " step " + std::to_string(step));
+        expectSamePlan(got, want);
+        if (::testing::Test::HasFailure()) return;
+        std::vector<Start> starts = got.starts;
+        for (Start& st : starts) {
+          sched.onJobStarted(RunningJob{st.id, "gpu", std::move(st.allocation), st.endTime});
+        }
+      }
+      shortcuts += sched.counters().incrementalPasses;
+    }
+  }
+  EXPECT_GT(shortcuts, 100) << "the shortcut should be taken on some passes";
+}
+
+TEST(Incremental, IndexedReservationSearchEqualsAskingEveryNode) {
+  for (Policy policy : {Policy::Easy, Policy::Conservative}) {
+    for (int seed = 0; seed < 150; ++seed) {
+      std::mt19937 rng(seed);
+      auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+      Snapshot s;
+      s.nodes = gpuNodes(pick(3, 10));
+      s.partitions = {partition()};
+      JobId next = 1000;
+      for (const Node& n : s.nodes) {
+        int busy = pick(0, 8);
+        if (busy == 0) continue;
+        std::vector<int> g(busy);
+        for (int i = 0; i < busy; ++i) g[i] = i;
+        s.running.push_back(running(next++, n.name, busy, g, 37 * pick(1, 60)));
+      }
+      for (int j = 1, jobs = pick(5, 40); j <= jobs; ++j) s.pending.push_back(randomJob(rng, j, 0));
+      SchedulerParams indexed;
+      indexed.policy = policy;
+      if (seed % 3 == 0) indexed.reserveHorizonS = 700;
+      SchedulerParams exhaustive = indexed;
+      exhaustive.indexedReserveSearch = false;
+      SCOPED_TRACE("seed " + std::to_string(seed));
+      expectSamePlan(schedule(s, indexed, 0), schedule(s, exhaustive, 0));
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace drover::sched
