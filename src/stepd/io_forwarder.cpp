@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 
 #include "drover/v1/step_io.pb.h"
@@ -95,13 +96,18 @@ IoForwarder::~IoForwarder() {
     closeFd(task.err.fd);
   }
   if (socket_ < 0) return;
-  // Half-close, then wait briefly for srun to close its side: closing with unread input
-  // would reset the connection and could cost srun the last frames.
+  // Half-close, then wait (a bounded time) for srun to close its side, which it does once it
+  // has read everything: closing with unread input would reset the connection and could
+  // cost srun the last frames.
   shutdown(socket_, SHUT_WR);
   char sink[4096];
-  for (int i = 0; i < 64; ++i) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          give_up - std::chrono::steady_clock::now())
+                          .count();
     pollfd pfd{socket_, POLLIN, 0};
-    if (poll(&pfd, 1, 100) <= 0) break;
+    if (left <= 0 || poll(&pfd, 1, static_cast<int>(left)) <= 0) break;
     if (read(socket_, sink, sizeof sink) <= 0) break;
   }
   close(socket_);

@@ -97,8 +97,8 @@ class StepIoTest : public ::testing::Test {
       finished = true;
     });
     // After the step ended, its frames are all in our socket already: a few more rounds.
-    for (int extra = 0; !srv.done() && extra < 20;) {
-      srv.runOnce(finished ? 10 : 100);
+    for (int extra = 0; !srv.done() && extra < 10;) {
+      srv.runOnce(finished ? 20 : 100);
       if (each_round) each_round(srv, result);
       if (finished) ++extra;
     }
