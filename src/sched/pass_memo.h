@@ -37,6 +37,10 @@ struct PassMemo {
   int64_t nextBoundary = kNever;
   std::vector<std::optional<RankKey>> firstBlocked;  // per partition
   std::vector<std::optional<RankKey>> depthReached;  // the job that used the last reservation
+  // Start estimates (SchedulerParams::estimateDepth): whether all were handed out, and the
+  // last job that got one.
+  bool estimatesFull = false;
+  std::optional<RankKey> lastEstimated;
   // Per shape, failures to start now in rank order, kept only when shorter than every earlier
   // one: the shortest failed duration ahead of any rank is the last entry before it.
   std::map<OwnedShape, std::vector<std::pair<RankKey, int64_t>>> failures;

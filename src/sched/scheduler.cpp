@@ -130,14 +130,20 @@ class Pass {
   bool tryStartInReservation(const JobCtx& ctx, Plan& plan);
   std::vector<int> reservationNodes(const JobCtx& ctx) const;
   ShapeKey shapeKey(const JobCtx& ctx) const;
-  FitIndex& fitIndex(const JobCtx& ctx, const std::vector<int>& eligibleNodes);
+  using FitIndexes =
+      std::unordered_map<ShapeKey, std::vector<std::pair<int64_t, std::unique_ptr<FitIndex>>>,
+                         ShapeHash>;
+  FitIndex& fitIndex(const JobCtx& ctx, const AvailabilityProfile& profile, FitIndexes& map);
+  void estimateStarts(std::vector<std::pair<JobCtx, size_t>>& jobs, Plan& plan);
   // The shape without its node count: what a FitIndex depends on.
   ShapeKey fitKey(const JobCtx& ctx) const {
     ShapeKey k = shapeKey(ctx);
     k.nodes = 0;
     return k;
   }
-  bool reserveIndexed(const JobCtx& ctx, PendingInfo& info, FitIndex& fi);
+  // Claims the earliest start found through `fi` on `profile`; returns it, or kNever.
+  int64_t reserveIndexed(const JobCtx& ctx, PendingInfo& info, FitIndex& fi,
+                         AvailabilityProfile& profile);
 
   const ClusterIndex& index_;
   const Snapshot& snap_;
@@ -157,9 +163,7 @@ class Pass {
   int maxGpus_ = 0;
   std::unordered_map<std::string, Constraint> constraints_;
   // Reservation search indexes per request shape, one per probe duration class.
-  std::unordered_map<ShapeKey, std::vector<std::pair<int64_t, std::unique_ptr<FitIndex>>>,
-                     ShapeHash>
-      fitIndexes_;
+  FitIndexes fitIndexes_;
 };
 
 void Pass::prepare() {
@@ -324,53 +328,60 @@ bool Pass::reserve(const JobCtx& ctx, PendingInfo& info) {
     nodes = ctx.required;
     return reserveOn(ctx, info, nodes, profile_);
   }
-  const bool indexed = params_.indexedReserveSearch && ctx.required.empty() && ctx.excluded.empty();
-  if (indexed) {
-    auto it = fitIndexes_.find(fitKey(ctx));
-    if (it != fitIndexes_.end()) return reserveIndexed(ctx, info, fitIndex(ctx, {}));
+  if (params_.indexedReserveSearch && ctx.required.empty() && ctx.excluded.empty()) {
+    int64_t t = reserveIndexed(ctx, info, fitIndex(ctx, profile_, fitIndexes_), profile_);
+    if (t == kNever) return false;
+    info.expectedStart = t;
+    return true;
   }
   for (int node : index_.partitionNodes(ctx.partition)) {
     if (eligible(ctx, node)) nodes.push_back(node);
   }
-  if (indexed) return reserveIndexed(ctx, info, fitIndex(ctx, nodes));
   return reserveOn(ctx, info, nodes, profile_);
 }
 
-FitIndex& Pass::fitIndex(const JobCtx& ctx, const std::vector<int>& eligibleNodes) {
-  auto& perProbe = fitIndexes_[fitKey(ctx)];
+FitIndex& Pass::fitIndex(const JobCtx& ctx, const AvailabilityProfile& profile, FitIndexes& map) {
+  auto& perProbe = map[fitKey(ctx)];
   const int64_t probe = FitIndex::probeFor(ctx.duration);
   for (auto& [p, fi] : perProbe) {
-    if (p == probe) {
-      return *fi;
-    }
+    if (p == probe) return *fi;
   }
-  // Every index of a shape covers the same eligible nodes: copy them from a sibling if the
-  // caller did not list them.
-  std::vector<int> nodes = eligibleNodes;
-  if (nodes.empty() && !perProbe.empty()) {
-    for (int node : index_.partitionNodes(ctx.partition)) {
-      if (eligible(ctx, node)) nodes.push_back(node);
-    }
+  std::vector<int> nodes;
+  for (int node : index_.partitionNodes(ctx.partition)) {
+    if (eligible(ctx, node)) nodes.push_back(node);
   }
-  perProbe.emplace_back(probe, std::make_unique<FitIndex>(profile_, nodes, ctx.demand.perNode,
+  perProbe.emplace_back(probe, std::make_unique<FitIndex>(profile, nodes, ctx.demand.perNode,
                                                           ctx.demand.wholeNode, probe));
   return *perProbe.back().second;
 }
 
-bool Pass::reserveIndexed(const JobCtx& ctx, PendingInfo& info, FitIndex& fi) {
+int64_t Pass::reserveIndexed(const JobCtx& ctx, PendingInfo& info, FitIndex& fi,
+                             AvailabilityProfile& profile) {
   std::vector<int> ready;
   const int64_t latest = params_.reserveHorizonS > 0 ? now_ + params_.reserveHorizonS : kNever;
-  int64_t t = fi.earliestStart(profile_, ctx.demand.nodes, ctx.duration, ready, latest);
-  if (t == kNever) return false;
+  int64_t t = fi.earliestStart(profile, ctx.demand.nodes, ctx.duration, ready, latest);
+  if (t == kNever) return kNever;
   std::vector<int> chosen = chooseNodes(ctx, std::move(ready));
-  if (chosen.empty()) return false;
+  if (chosen.empty()) return kNever;
   int64_t end = ctx.duration >= kNever - t ? kNever : t + ctx.duration;
   for (int node : chosen) {
-    profile_.claim(node, needOn(ctx, node), t, end);
-    info.plannedNodes.push_back(snap_.nodes[node].name);
+    profile.claim(node, needOn(ctx, node), t, end);
+    if (&profile == &profile_) info.plannedNodes.push_back(snap_.nodes[node].name);
   }
-  info.expectedStart = t;
-  return true;
+  return t;
+}
+
+// Start estimates for blocked jobs without a reservation: the same search as conservative
+// backfill, in priority order, on a copy of the profile, so no estimate constrains the plan.
+void Pass::estimateStarts(std::vector<std::pair<JobCtx, size_t>>& jobs, Plan& plan) {
+  if (jobs.empty()) return;
+  AvailabilityProfile scratch = profile_;
+  FitIndexes indexes;
+  PendingInfo unused;
+  for (auto& [ctx, pos] : jobs) {
+    int64_t t = reserveIndexed(ctx, unused, fitIndex(ctx, scratch, indexes), scratch);
+    if (t != kNever) plan.pending[pos].estimatedStart = t;
+  }
 }
 
 bool Pass::reserveOn(const JobCtx& ctx, PendingInfo& info, const std::vector<int>& nodes,
@@ -601,6 +612,10 @@ Plan Pass::run(PassMemo* memo) {
       if (res.end > now_) b = std::min(b, res.end);
     }
   }
+  // Blocked jobs to estimate a start for afterwards, with their place in plan.pending.
+  std::vector<std::pair<JobCtx, size_t>> estimates;
+  const int estimateDepth =
+      params_.indexedReserveSearch ? std::max(0, params_.estimateDepth) : 0;
   auto rank = [&](int idx) {
     const Job& j = pending[idx];
     return RankKey{-tier[idx], -j.priority, j.request.submitTime, j.id};
@@ -666,12 +681,21 @@ Plan Pass::run(PassMemo* memo) {
     }
     if (memo && !blocked[p]) memo->firstBlocked[p] = rank(idx);
     blocked[p] = 1;
+    if (!info.expectedStart && cacheable && static_cast<int>(estimates.size()) < estimateDepth) {
+      if (memo) memo->lastEstimated = rank(idx);
+      estimates.emplace_back(std::move(ctx), plan.pending.size());
+    }
     plan.pending.push_back(std::move(info));
   }
+  estimateStarts(estimates, plan);
   if (memo) {
     memo->hadStarts = !plan.starts.empty();
+    memo->estimatesFull = static_cast<int>(estimates.size()) >= estimateDepth;
     for (const PendingInfo& info : plan.pending) {
       if (info.expectedStart) memo->nextBoundary = std::min(memo->nextBoundary, *info.expectedStart);
+      if (info.estimatedStart) {
+        memo->nextBoundary = std::min(memo->nextBoundary, *info.estimatedStart);
+      }
     }
   }
   return plan;
@@ -707,6 +731,10 @@ std::optional<PendingInfo> Pass::judge(const PassMemo& memo, const Job& job, boo
   // partition, takes no reservation, and a job of its shape failed ahead of it.
   if (!blockedAhead || !memo.depthReached[p] || !(*memo.depthReached[p] < me)) return std::nullopt;
   if (!ctx.required.empty() || !ctx.excluded.empty()) return std::nullopt;
+  // It would take or shift a start estimate unless every estimate went to jobs ahead of it.
+  if (!memo.estimatesFull || (memo.lastEstimated && !(*memo.lastEstimated < me))) {
+    return std::nullopt;
+  }
   auto it = memo.failures.find(owned(shapeKey(ctx)));
   if (it == memo.failures.end()) return std::nullopt;
   const auto& list = it->second;

@@ -133,6 +133,10 @@ struct SchedulerParams {
   // Slurm's bf_window: a job that cannot start sooner gets no reservation and no expected
   // start. Bounds the work per blocked job on long conservative queues.
   int64_t reserveHorizonS = 0;
+  // How many blocked jobs without a reservation get PendingInfo::estimatedStart, in priority
+  // order (0 = none). Costs about what conservative backfill costs for that many jobs; the
+  // estimates never constrain backfill.
+  int estimateDepth = 1000;
 };
 
 struct Start {

@@ -124,3 +124,44 @@ TEST(Backfill, PartitionTierOrdersBeforePriority) {
 
 }  // namespace
 }  // namespace drover::sched
+
+namespace drover::sched {
+namespace {
+using namespace testing;
+
+// Under EASY only the top job holds a reservation; the others get non-binding estimates in
+// priority order (each after the ones ahead of it), and a job that can start still starts.
+TEST(Backfill, EstimatesForJobsWithoutReservation) {
+  struct Case {
+    std::string name;
+    int estimateDepth;
+    std::vector<std::pair<JobId, std::optional<int64_t>>> wantEstimate;
+  };
+  std::vector<Case> cases = {
+      {"all", 1000, {{1, std::nullopt}, {2, 1500}, {3, 2000}}},
+      {"first only", 1, {{1, std::nullopt}, {2, 1500}, {3, std::nullopt}}},
+      {"none", 0, {{1, std::nullopt}, {2, std::nullopt}, {3, std::nullopt}}},
+  };
+  for (const Case& c : cases) {
+    Snapshot s;
+    s.nodes = gpuNodes(1);
+    s.partitions = {partition()};
+    s.running.push_back(running(100, "gpu001", 64, {0, 1, 2, 3, 4, 5, 6, 7}, 1000));
+    s.pending.push_back(JobBuilder(1).gpusPerNode(8).time(500).priority(30));
+    s.pending.push_back(JobBuilder(2).gpusPerNode(8).time(500).priority(20));
+    s.pending.push_back(JobBuilder(3).gpusPerNode(1).time(100).priority(10));
+    SchedulerParams params;
+    params.estimateDepth = c.estimateDepth;
+    Plan plan = schedule(s, params, 0);
+    EXPECT_EQ(pendingOf(plan, 1)->expectedStart, 1000) << c.name;
+    for (auto [id, want] : c.wantEstimate) {
+      EXPECT_EQ(pendingOf(plan, id)->estimatedStart, want) << c.name << " job " << id;
+      if (id != 1) {
+        EXPECT_FALSE(pendingOf(plan, id)->expectedStart) << c.name;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace drover::sched

@@ -128,6 +128,7 @@ TEST(Incremental, IndexedReservationSearchEqualsAskingEveryNode) {
       SchedulerParams indexed;
       indexed.policy = policy;
       if (seed % 3 == 0) indexed.reserveHorizonS = 700;
+      indexed.estimateDepth = 0;  // estimates come only from the indexed search
       SchedulerParams exhaustive = indexed;
       exhaustive.indexedReserveSearch = false;
       SCOPED_TRACE("seed " + std::to_string(seed));
