@@ -1,5 +1,9 @@
 #include <unistd.h>
 
+#include <boost/asio/post.hpp>
+#include <future>
+#include <memory>
+
 #include "ctld/loop.h"
 #include "ctld/services.h"
 #include "drover/v1/agent_control.grpc.pb.h"
@@ -31,8 +35,10 @@ Registration fromProto(const v1::RegisterRequest& req) {
 
 class AgentControlService final : public v1::AgentControl::Service {
  public:
-  AgentControlService(boost::asio::io_context& io, CtldState& state, std::string munge_socket)
-      : io_(io), state_(state), munge_socket_(std::move(munge_socket)), own_uid_(getuid()) {}
+  AgentControlService(boost::asio::io_context& io, CtldState& state, JobService* jobs,
+                      std::string munge_socket)
+      : io_(io), state_(state), jobs_(jobs), munge_socket_(std::move(munge_socket)),
+        own_uid_(getuid()) {}
 
   grpc::Status Register(grpc::ServerContext* ctx, const v1::RegisterRequest* req,
                         v1::RegisterReply* rep) override {
@@ -57,6 +63,23 @@ class AgentControlService final : public v1::AgentControl::Service {
     });
   }
 
+  // Acknowledged only once the job table holds the step's end (the supervisor retries until
+  // then).
+  grpc::Status StepEvent(grpc::ServerContext* ctx, const v1::StepEventRequest* req,
+                         v1::StepEventReply*) override {
+    if (auto s = authorize(*ctx, *req); !s.ok()) return s;
+    if (jobs_ == nullptr) return grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "no job table");
+    auto answered = std::make_shared<std::promise<grpc::Status>>();
+    auto result = answered->get_future();
+    boost::asio::post(io_, [this, req, answered] {
+      jobs_->stepEvent(*req, [answered](Status s) {
+        answered->set_value(s ? grpc::Status::OK
+                              : grpc::Status(grpc::StatusCode::UNAVAILABLE, s.error()));
+      });
+    });
+    return result.get();
+  }
+
  private:
   grpc::Status authorize(const grpc::ServerContext& ctx, const google::protobuf::Message& req) {
     rpc::Caller caller;
@@ -72,6 +95,7 @@ class AgentControlService final : public v1::AgentControl::Service {
 
   boost::asio::io_context& io_;
   CtldState& state_;
+  JobService* jobs_;
   const std::string munge_socket_;
   const unsigned own_uid_;
 };
@@ -79,9 +103,9 @@ class AgentControlService final : public v1::AgentControl::Service {
 }  // namespace
 
 std::unique_ptr<grpc::Service> makeAgentControlService(boost::asio::io_context& io,
-                                                       CtldState& state,
+                                                       CtldState& state, JobService* jobs,
                                                        std::string munge_socket) {
-  return std::make_unique<AgentControlService>(io, state, std::move(munge_socket));
+  return std::make_unique<AgentControlService>(io, state, jobs, std::move(munge_socket));
 }
 
 }  // namespace drover::ctld

@@ -1,9 +1,12 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <boost/asio/post.hpp>
+#include <future>
+#include <memory>
 #include <vector>
 
-#include "ctld/loop.h"
+#include "ctld/handlers.h"
 #include "ctld/services.h"
 #include "drover/v1/controller.grpc.pb.h"
 #include "rpc/server_auth.h"
@@ -22,91 +25,67 @@ std::string userName(unsigned uid) {
 
 namespace {
 
-grpc::Status toGrpc(const Status& s, grpc::StatusCode code = grpc::StatusCode::INVALID_ARGUMENT) {
-  return s ? grpc::Status::OK : grpc::Status(code, s.error());
-}
-
-grpc::Status denied(const rpc::Caller& caller, const char* what) {
-  return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
-                      std::string(what) + " is for root and operators only; user " +
-                          userName(caller.uid) + " (uid " + std::to_string(caller.uid) +
-                          ") is neither");
-}
-
+// Runs `handler` on the state thread and waits until it calls `done` (after a commit for
+// writes), so the gRPC service shares every line of logic with the frame transport.
 class ControllerService final : public v1::Controller::Service {
  public:
-  ControllerService(boost::asio::io_context& io, CtldState& state, std::string munge_socket)
-      : io_(io), state_(state), munge_socket_(std::move(munge_socket)) {}
+  ControllerService(boost::asio::io_context& io, const ControllerHandlers& handlers,
+                    std::string munge_socket)
+      : io_(io), h_(handlers), munge_socket_(std::move(munge_socket)) {}
 
-  grpc::Status Ping(grpc::ServerContext* ctx, const v1::PingRequest* req,
-                    v1::PingReply* rep) override {
-    rpc::Caller caller;
-    if (auto s = rpc::authenticate(*ctx, *req, munge_socket_, &caller); !s.ok()) return s;
-    return runOnLoop(io_, [&] {
-      rep->set_cluster_name(state_.config().cluster_name);
-      rep->set_controller_host(state_.config().controller.host);
-      rep->set_start_time(state_.startTime());
-      rep->set_caller_uid(caller.uid);
-      rep->set_caller_gid(caller.gid);
-      return grpc::Status::OK;
-    });
+#define DROVER_SERVE(Method, field)                                                  \
+  grpc::Status Method(grpc::ServerContext* ctx, const v1::Method##Request* req,      \
+                      v1::Method##Reply* rep) override {                              \
+    return serve(*ctx, *req, rep, h_.field);                                         \
   }
-
-  grpc::Status GetNodes(grpc::ServerContext* ctx, const v1::GetNodesRequest* req,
-                        v1::GetNodesReply* rep) override {
-    rpc::Caller caller;
-    if (auto s = rpc::authenticate(*ctx, *req, munge_socket_, &caller); !s.ok()) return s;
-    std::vector<std::string> names(req->names().begin(), req->names().end());
-    return runOnLoop(io_, [&] {
-      return toGrpc(state_.fillNodes(names, rep), grpc::StatusCode::NOT_FOUND);
-    });
-  }
-
-  grpc::Status GetPartitions(grpc::ServerContext* ctx, const v1::GetPartitionsRequest* req,
-                             v1::GetPartitionsReply* rep) override {
-    rpc::Caller caller;
-    if (auto s = rpc::authenticate(*ctx, *req, munge_socket_, &caller); !s.ok()) return s;
-    std::vector<std::string> names(req->names().begin(), req->names().end());
-    return runOnLoop(io_, [&] {
-      return toGrpc(state_.fillPartitions(names, rep), grpc::StatusCode::NOT_FOUND);
-    });
-  }
-
-  grpc::Status UpdateNode(grpc::ServerContext* ctx, const v1::UpdateNodeRequest* req,
-                          v1::UpdateNodeReply*) override {
-    rpc::Caller caller;
-    if (auto s = rpc::authenticate(*ctx, *req, munge_socket_, &caller); !s.ok()) return s;
-    const std::string user = userName(caller.uid);
-    return runOnLoop(io_, [&] {
-      if (!rpc::isAdmin(caller, state_.config().operators)) return denied(caller, "UpdateNode");
-      return toGrpc(state_.updateNode(req->nodes(), req->state(), req->reason(), user));
-    });
-  }
-
-  grpc::Status Reconfigure(grpc::ServerContext* ctx, const v1::ReconfigureRequest* req,
-                           v1::ReconfigureReply* rep) override {
-    rpc::Caller caller;
-    if (auto s = rpc::authenticate(*ctx, *req, munge_socket_, &caller); !s.ok()) return s;
-    return runOnLoop(io_, [&] {
-      if (!rpc::isAdmin(caller, state_.config().operators)) return denied(caller, "Reconfigure");
-      auto r = state_.reconfigure("");
-      if (!r) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, r.error());
-      rep->set_summary(*r);
-      return grpc::Status::OK;
-    });
-  }
+  DROVER_SERVE(Ping, ping)
+  DROVER_SERVE(GetNodes, get_nodes)
+  DROVER_SERVE(GetPartitions, get_partitions)
+  DROVER_SERVE(UpdateNode, update_node)
+  DROVER_SERVE(Reconfigure, reconfigure)
+  DROVER_SERVE(SubmitJob, submit_job)
+  DROVER_SERVE(GetJobs, get_jobs)
+  DROVER_SERVE(CancelJobs, cancel_jobs)
+  DROVER_SERVE(JobControl, job_control)
+  DROVER_SERVE(UpdateJob, update_job)
+  DROVER_SERVE(QueryAccounting, query_accounting)
+#undef DROVER_SERVE
 
  private:
+  template <typename Request, typename Reply>
+  grpc::Status serve(grpc::ServerContext& ctx, const Request& req, Reply* rep,
+                     const Handler<Request, Reply>& handler) {
+    rpc::Caller caller;
+    if (auto s = rpc::authenticate(ctx, req, munge_socket_, &caller); !s.ok()) return s;
+    if (!handler) return grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "not served");
+    auto answered = std::make_shared<std::promise<grpc::Status>>();
+    auto result = answered->get_future();
+    // caller, req and rep live on this stack until the future is ready.
+    boost::asio::post(io_, [&, answered] {
+      handler(caller, req, [answered, rep](wire::Outcome outcome, const Reply& reply) {
+        if (outcome.code == 0) {
+          *rep = reply;
+          answered->set_value(grpc::Status::OK);
+        } else {
+          answered->set_value(grpc::Status(static_cast<grpc::StatusCode>(outcome.code),
+                                           outcome.message));
+        }
+      });
+    });
+    return result.get();
+  }
+
   boost::asio::io_context& io_;
-  CtldState& state_;
+  const ControllerHandlers& h_;
   const std::string munge_socket_;
 };
 
 }  // namespace
 
-std::unique_ptr<grpc::Service> makeControllerService(boost::asio::io_context& io, CtldState& state,
+std::unique_ptr<grpc::Service> makeControllerService(boost::asio::io_context& io,
+                                                     const ControllerHandlers& handlers,
                                                      std::string munge_socket) {
-  return std::make_unique<ControllerService>(io, state, std::move(munge_socket));
+  return std::make_unique<ControllerService>(io, handlers, std::move(munge_socket));
 }
 
 }  // namespace drover::ctld

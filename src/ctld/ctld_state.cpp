@@ -1,5 +1,6 @@
 #include "ctld/ctld_state.h"
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 
@@ -86,6 +87,9 @@ void CtldState::logChanges(const std::vector<StateChange>& changes) {
       if (!saved) log->error("cannot persist state of node {}: {}", c.node, saved.error());
     }
   }
+  if (on_change_) {
+    for (const auto& c : changes) on_change_(c);
+  }
 }
 
 Result<std::string> CtldState::reconfigure(const std::string& path) {
@@ -157,12 +161,28 @@ Status CtldState::updateNode(const std::string& nodes_expr, const std::string& s
   return okStatus();
 }
 
-void CtldState::fillNode(const NodeRecord& n, v1::NodeInfo* out) const {
+std::map<std::string, NodeUsage> CtldState::usage() const {
+  return usage_source_ ? usage_source_() : std::map<std::string, NodeUsage>{};
+}
+
+void CtldState::fillNode(const NodeRecord& n, const NodeUsage* usage, v1::NodeInfo* out) const {
   const auto& c = n.config;
   out->set_name(c.name);
   out->set_address(n.address);
   out->set_port(n.port);
-  out->set_state(toProto(n.base));
+  BaseState base = n.base;
+  if (usage != nullptr && usage->cpus > 0 && (base == BaseState::kIdle || base == BaseState::kMixed ||
+                                              base == BaseState::kAllocated)) {
+    const bool full = usage->cpus >= c.cpus ||
+                      (c.real_memory_mb > 0 && usage->memory_mb >= c.real_memory_mb);
+    base = full ? BaseState::kAllocated : BaseState::kMixed;
+  }
+  out->set_state(toProto(base));
+  if (usage != nullptr) {
+    out->set_alloc_cpus(usage->cpus);
+    out->set_alloc_memory_mb(usage->memory_mb);
+    out->set_alloc_gpus(usage->gpus);
+  }
   out->set_drain(n.drain);
   out->set_not_responding(n.not_responding);
   out->set_reason(n.reason);
@@ -197,14 +217,39 @@ void CtldState::fillNode(const NodeRecord& n, v1::NodeInfo* out) const {
     if (!n.reported->gpus.empty()) type = n.reported->gpus.front().type;
   }
   out->set_gres(gresString(type, gpus));
-  out->set_gres_used(type.empty() ? (gpus ? "gpu:0" : "") : (gpus ? "gpu:" + type + ":0" : ""));
+  if (gpus == 0) {
+    out->set_gres_used("");
+  } else if (usage == nullptr || usage->gpu_indices.empty()) {
+    out->set_gres_used(type.empty() ? "gpu:0" : "gpu:" + type + ":0");
+  } else {
+    std::vector<std::uint32_t> idx = usage->gpu_indices;
+    std::sort(idx.begin(), idx.end());
+    std::string ranges;
+    for (std::size_t i = 0; i < idx.size();) {
+      std::size_t j = i;
+      while (j + 1 < idx.size() && idx[j + 1] == idx[j] + 1) ++j;
+      if (!ranges.empty()) ranges += ",";
+      ranges += std::to_string(idx[i]);
+      if (j > i) ranges += "-" + std::to_string(idx[j]);
+      i = j + 1;
+    }
+    out->set_gres_used((type.empty() ? "gpu:" : "gpu:" + type + ":") +
+                       std::to_string(idx.size()) + "(IDX:" + ranges + ")");
+  }
 }
 
 Status CtldState::fillNodes(const std::vector<std::string>& names,
                             v1::GetNodesReply* reply) const {
   reply->set_time(clock_.now());
+  const auto used = usage();
+  auto usageOf = [&used](const std::string& name) -> const NodeUsage* {
+    auto it = used.find(name);
+    return it == used.end() ? nullptr : &it->second;
+  };
   if (names.empty()) {
-    for (const auto& name : registry_.order()) fillNode(*registry_.find(name), reply->add_nodes());
+    for (const auto& name : registry_.order()) {
+      fillNode(*registry_.find(name), usageOf(name), reply->add_nodes());
+    }
     return okStatus();
   }
   for (const auto& expr : names) {
@@ -213,7 +258,7 @@ Status CtldState::fillNodes(const std::vector<std::string>& names,
     for (const auto& name : *expanded) {
       const NodeRecord* n = registry_.find(name);
       if (n == nullptr) return makeError("Node " + name + " not found");
-      fillNode(*n, reply->add_nodes());
+      fillNode(*n, usageOf(name), reply->add_nodes());
     }
   }
   return okStatus();

@@ -3,6 +3,8 @@
 // node registry and the state store. gRPC handlers never touch it directly; they post closures
 // that call these methods (see loop.h). No gRPC types here, only protobuf messages.
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,6 +16,14 @@
 #include "drover/v1/controller.pb.h"
 
 namespace drover::ctld {
+
+// What a node's running jobs hold, for GetNodes.
+struct NodeUsage {
+  std::uint32_t cpus = 0;
+  std::uint64_t memory_mb = 0;
+  std::uint32_t gpus = 0;
+  std::vector<std::uint32_t> gpu_indices;
+};
 
 class CtldState {
  public:
@@ -27,6 +37,7 @@ class CtldState {
   const config::ClusterConfig& config() const { return cfg_; }
   NodeRegistry& registry() { return registry_; }
   std::int64_t startTime() const { return start_time_; }
+  std::int64_t now() const { return clock_.now(); }
 
   // Reloads the configuration from `path` (empty = the file it was loaded from). On error the
   // current configuration stays in force and the error (file:line:col) is returned.
@@ -38,6 +49,16 @@ class CtldState {
   bool heartbeat(const std::string& node, double cpu_load, std::uint64_t free_memory_mb);
   void checkTimeouts();
 
+  // Told of every node state change after it is logged (the job side fails the jobs of a node
+  // that went down and asks for a scheduling pass).
+  void setChangeListener(std::function<void(const StateChange&)> listener) {
+    on_change_ = std::move(listener);
+  }
+  // What the running jobs hold per node, for GetNodes (alloc CPUs/memory/GPUs, ALLOCATED/MIXED).
+  void setUsageSource(std::function<std::map<std::string, NodeUsage>()> source) {
+    usage_source_ = std::move(source);
+  }
+
   // scontrol update nodename=EXPR state=STATE reason=REASON, by `user`.
   Status updateNode(const std::string& nodes_expr, const std::string& state,
                     const std::string& reason, const std::string& user);
@@ -48,13 +69,16 @@ class CtldState {
 
  private:
   void logChanges(const std::vector<StateChange>& changes);
-  void fillNode(const NodeRecord& n, v1::NodeInfo* out) const;
+  void fillNode(const NodeRecord& n, const NodeUsage* usage, v1::NodeInfo* out) const;
+  std::map<std::string, NodeUsage> usage() const;
 
   config::ClusterConfig cfg_;
   const Clock& clock_;
   StateStore* store_;
   NodeRegistry registry_;
   std::int64_t start_time_;
+  std::function<void(const StateChange&)> on_change_;
+  std::function<std::map<std::string, NodeUsage>()> usage_source_;
 };
 
 // Slurm's GRES string for a node's GPUs: "gpu:8", "gpu:h100:8", "" when none.

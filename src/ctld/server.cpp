@@ -14,6 +14,8 @@
 #include "common/log.h"
 #include "ctld/ctld_state.h"
 #include "ctld/frame_methods.h"
+#include "ctld/handlers.h"
+#include "ctld/job_service.h"
 #include "ctld/services.h"
 #include "ctld/state_store.h"
 #include "rpc/method_recorder.h"
@@ -26,6 +28,8 @@ struct CtldServer::Impl {
   boost::asio::io_context io;
   std::unique_ptr<StateStore> store;
   std::unique_ptr<CtldState> state;
+  std::unique_ptr<JobService> jobs;
+  ControllerHandlers handlers;
   std::unique_ptr<grpc::Service> controller_service;
   std::unique_ptr<grpc::Service> agent_service;
   std::unique_ptr<grpc::Server> server;
@@ -53,7 +57,7 @@ struct CtldServer::Impl {
       if (ec) return;
       if (sig == SIGHUP) {
         drover::log::get("ctld")->info("SIGHUP: reloading {}", state->config().source_path);
-        (void)state->reconfigure("");
+        if (state->reconfigure("")) jobs->requestPass();
         waitSignal();
         return;
       }
@@ -77,9 +81,17 @@ Result<std::unique_ptr<CtldServer>> CtldServer::create(config::ClusterConfig cfg
   impl->state = std::make_unique<CtldState>(std::move(cfg), clock, impl->store.get(),
                                             userName(getuid()));
   if (auto s = impl->state->init(); !s) return makeError(s.error());
+  auto jobs = JobService::create(impl->io, *impl->state, clock);
+  if (!jobs) return makeError(jobs.error());
+  impl->jobs = std::move(jobs).value();
+  impl->state->setChangeListener(
+      [js = impl->jobs.get()](const StateChange& change) { js->nodeChanged(change); });
+  impl->state->setUsageSource([js = impl->jobs.get()] { return js->usage(); });
+  impl->handlers = makeControllerHandlers(*impl->state, impl->jobs.get());
 
-  impl->controller_service = makeControllerService(impl->io, *impl->state, munge_socket);
-  impl->agent_service = makeAgentControlService(impl->io, *impl->state, munge_socket);
+  impl->controller_service = makeControllerService(impl->io, impl->handlers, munge_socket);
+  impl->agent_service =
+      makeAgentControlService(impl->io, *impl->state, impl->jobs.get(), munge_socket);
   grpc::ServerBuilder builder;
   int bound_port = 0;
   builder.AddListeningPort(target, grpc::InsecureServerCredentials(), &bound_port);
@@ -95,7 +107,7 @@ Result<std::unique_ptr<CtldServer>> CtldServer::create(config::ClusterConfig cfg
   }
   const auto& ctl = impl->state->config().controller;
   impl->frame_methods = std::make_unique<wire::MethodTable>(munge_socket);
-  addFrameMethods(*impl->frame_methods, *impl->state);
+  addFrameMethods(*impl->frame_methods, impl->handlers);
   try {
     impl->frame_server = std::make_unique<wire::FrameServer>(
         impl->io, ctl.host, ctl.cliPort(),
@@ -123,6 +135,7 @@ int CtldServer::run() {
   m.server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   m.io.stop();
   loop.join();
+  m.jobs->shutdown();
   return code;
 }
 

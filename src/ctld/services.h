@@ -8,17 +8,23 @@
 #include <string>
 
 #include "ctld/ctld_state.h"
+#include "ctld/handlers.h"
+#include "ctld/job_service.h"
 
 namespace drover::ctld {
 
 // Controller: what the CLIs call. Reads for every authenticated user; node updates and
 // reconfigure for root and configured operators.
-std::unique_ptr<grpc::Service> makeControllerService(boost::asio::io_context& io, CtldState& state,
+// The handlers (handlers.h) must outlive the service.
+std::unique_ptr<grpc::Service> makeControllerService(boost::asio::io_context& io,
+                                                     const ControllerHandlers& handlers,
                                                      std::string munge_socket);
 
-// AgentControl: what droverd calls. Only root or the uid the controller runs as.
+// AgentControl: what droverd and drover-stepd call. Only root or the uid the controller runs
+// as. `jobs` may be null (no StepEvent then).
 std::unique_ptr<grpc::Service> makeAgentControlService(boost::asio::io_context& io,
-                                                       CtldState& state, std::string munge_socket);
+                                                       CtldState& state, JobService* jobs,
+                                                       std::string munge_socket);
 
 // The user name for a uid, or the number when it has none.
 std::string userName(unsigned uid);

@@ -1,0 +1,130 @@
+#include "ctld/handlers.h"
+
+#include "ctld/services.h"
+#include "rpc/server_auth.h"
+
+namespace drover::ctld {
+namespace {
+
+wire::Outcome fail(int code, std::string message) { return wire::Outcome{code, std::move(message)}; }
+
+wire::Outcome deniedOutcome(const rpc::Caller& caller, const char* what) {
+  return fail(kPermissionDenied, std::string(what) + " is for root and operators only; user " +
+                                     userName(caller.uid) + " (uid " +
+                                     std::to_string(caller.uid) + ") is neither");
+}
+
+wire::Outcome outcomeOf(const Status& s, int code) {
+  return s ? wire::Outcome::ok() : fail(code, s.error());
+}
+
+template <typename Reply>
+bool noJobs(JobService* jobs, const wire::Reply_<Reply>& done) {
+  if (jobs != nullptr) return false;
+  done(fail(kInternal, "this controller runs without a job table"), Reply{});
+  return true;
+}
+
+}  // namespace
+
+ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs) {
+  ControllerHandlers h;
+  h.ping = [&state](const rpc::Caller& caller, const v1::PingRequest&,
+                    wire::Reply_<v1::PingReply> done) {
+    v1::PingReply rep;
+    rep.set_cluster_name(state.config().cluster_name);
+    rep.set_controller_host(state.config().controller.host);
+    rep.set_start_time(state.startTime());
+    rep.set_caller_uid(caller.uid);
+    rep.set_caller_gid(caller.gid);
+    done(wire::Outcome::ok(), rep);
+  };
+  h.get_nodes = [&state](const rpc::Caller&, const v1::GetNodesRequest& req,
+                         wire::Reply_<v1::GetNodesReply> done) {
+    v1::GetNodesReply rep;
+    auto s = state.fillNodes({req.names().begin(), req.names().end()}, &rep);
+    done(outcomeOf(s, kNotFound), rep);
+  };
+  h.get_partitions = [&state](const rpc::Caller&, const v1::GetPartitionsRequest& req,
+                              wire::Reply_<v1::GetPartitionsReply> done) {
+    v1::GetPartitionsReply rep;
+    auto s = state.fillPartitions({req.names().begin(), req.names().end()}, &rep);
+    done(outcomeOf(s, kNotFound), rep);
+  };
+  h.update_node = [&state](const rpc::Caller& caller, const v1::UpdateNodeRequest& req,
+                           wire::Reply_<v1::UpdateNodeReply> done) {
+    v1::UpdateNodeReply rep;
+    if (!rpc::isAdmin(caller, state.config().operators)) {
+      done(deniedOutcome(caller, "UpdateNode"), rep);
+      return;
+    }
+    auto s = state.updateNode(req.nodes(), req.state(), req.reason(), userName(caller.uid));
+    done(outcomeOf(s, kInvalidArgument), rep);
+  };
+  h.reconfigure = [&state, jobs](const rpc::Caller& caller, const v1::ReconfigureRequest&,
+                                 wire::Reply_<v1::ReconfigureReply> done) {
+    v1::ReconfigureReply rep;
+    if (!rpc::isAdmin(caller, state.config().operators)) {
+      done(deniedOutcome(caller, "Reconfigure"), rep);
+      return;
+    }
+    auto r = state.reconfigure("");
+    if (!r) {
+      done(fail(kInvalidArgument, r.error()), rep);
+      return;
+    }
+    if (jobs != nullptr) jobs->requestPass();
+    rep.set_summary(*r);
+    done(wire::Outcome::ok(), rep);
+  };
+  h.submit_job = [jobs](const rpc::Caller& caller, const v1::SubmitJobRequest& req,
+                        wire::Reply_<v1::SubmitJobReply> done) {
+    if (noJobs(jobs, done)) return;
+    jobs->submit(caller, req.spec(), [done](Result<v1::SubmitJobReply> r) {
+      if (!r) {
+        done(fail(kInvalidArgument, r.error()), v1::SubmitJobReply{});
+        return;
+      }
+      done(wire::Outcome::ok(), *r);
+    });
+  };
+  h.get_jobs = [&state, jobs](const rpc::Caller&, const v1::GetJobsRequest& req,
+                              wire::Reply_<v1::GetJobsReply> done) {
+    if (noJobs(jobs, done)) return;
+    v1::GetJobsReply rep;
+    rep.set_time(state.now());
+    for (auto& j : jobs->query(req)) *rep.add_jobs() = std::move(j);
+    done(wire::Outcome::ok(), rep);
+  };
+  h.cancel_jobs = [jobs](const rpc::Caller& caller, const v1::CancelJobsRequest& req,
+                         wire::Reply_<v1::CancelJobsReply> done) {
+    if (noJobs(jobs, done)) return;
+    jobs->cancel(caller, req, [done](v1::CancelJobsReply rep) { done(wire::Outcome::ok(), rep); });
+  };
+  h.job_control = [jobs](const rpc::Caller& caller, const v1::JobControlRequest& req,
+                         wire::Reply_<v1::JobControlReply> done) {
+    if (noJobs(jobs, done)) return;
+    jobs->control(caller, req, [done](v1::JobControlReply rep) { done(wire::Outcome::ok(), rep); });
+  };
+  h.update_job = [jobs](const rpc::Caller& caller, const v1::UpdateJobRequest& req,
+                        wire::Reply_<v1::UpdateJobReply> done) {
+    if (noJobs(jobs, done)) return;
+    jobs->update(caller, req, [done](Status s) {
+      done(outcomeOf(s, kInvalidArgument), v1::UpdateJobReply{});
+    });
+  };
+  h.query_accounting = [jobs](const rpc::Caller& caller, const v1::QueryAccountingRequest& req,
+                              wire::Reply_<v1::QueryAccountingReply> done) {
+    if (noJobs(jobs, done)) return;
+    jobs->queryAccounting(caller, req, [done](Result<v1::QueryAccountingReply> r) {
+      if (!r) {
+        done(fail(kInternal, r.error()), v1::QueryAccountingReply{});
+        return;
+      }
+      done(wire::Outcome::ok(), *r);
+    });
+  };
+  return h;
+}
+
+}  // namespace drover::ctld

@@ -1,0 +1,59 @@
+#pragma once
+// The Controller RPCs, one handler each, written once and served by both transports: the
+// frame transport (frame_methods.h, already on the state thread) and the gRPC service
+// (services.h, which posts the call to the state thread and waits for `done`). A handler runs
+// on the state thread and calls `done` exactly once, now or after a commit (group commit).
+#include <functional>
+
+#include "ctld/ctld_state.h"
+#include "ctld/job_service.h"
+#include "drover/v1/accounting.pb.h"
+#include "drover/v1/controller.pb.h"
+#include "rpc/caller.h"
+#include "wire/method_table.h"
+
+namespace drover::ctld {
+
+template <typename Request, typename Reply>
+using Handler = std::function<void(const rpc::Caller&, const Request&, wire::Reply_<Reply>)>;
+
+// gRPC status codes used in Outcome.
+inline constexpr int kInvalidArgument = 3;
+inline constexpr int kNotFound = 5;
+inline constexpr int kPermissionDenied = 7;
+inline constexpr int kInternal = 13;
+
+struct ControllerHandlers {
+  Handler<v1::PingRequest, v1::PingReply> ping;
+  Handler<v1::GetNodesRequest, v1::GetNodesReply> get_nodes;
+  Handler<v1::GetPartitionsRequest, v1::GetPartitionsReply> get_partitions;
+  Handler<v1::UpdateNodeRequest, v1::UpdateNodeReply> update_node;
+  Handler<v1::ReconfigureRequest, v1::ReconfigureReply> reconfigure;
+  Handler<v1::SubmitJobRequest, v1::SubmitJobReply> submit_job;
+  Handler<v1::GetJobsRequest, v1::GetJobsReply> get_jobs;
+  Handler<v1::CancelJobsRequest, v1::CancelJobsReply> cancel_jobs;
+  Handler<v1::JobControlRequest, v1::JobControlReply> job_control;
+  Handler<v1::UpdateJobRequest, v1::UpdateJobReply> update_job;
+  Handler<v1::QueryAccountingRequest, v1::QueryAccountingReply> query_accounting;
+};
+
+// `jobs` may be null (node-only tests): the job RPCs then answer UNAVAILABLE-like errors.
+ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs);
+
+// Calls `fn(method_name, handler)` for every row, so a transport registers them all.
+template <typename Fn>
+void forEachHandler(const ControllerHandlers& h, Fn&& fn) {
+  fn("Ping", h.ping);
+  fn("GetNodes", h.get_nodes);
+  fn("GetPartitions", h.get_partitions);
+  fn("UpdateNode", h.update_node);
+  fn("Reconfigure", h.reconfigure);
+  fn("SubmitJob", h.submit_job);
+  fn("GetJobs", h.get_jobs);
+  fn("CancelJobs", h.cancel_jobs);
+  fn("JobControl", h.job_control);
+  fn("UpdateJob", h.update_job);
+  fn("QueryAccounting", h.query_accounting);
+}
+
+}  // namespace drover::ctld

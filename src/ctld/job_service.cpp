@@ -1,0 +1,348 @@
+#include "ctld/job_service.h"
+
+#include <grp.h>
+#include <grpcpp/grpcpp.h>
+
+#include <boost/asio/post.hpp>
+
+#include "common/log.h"
+#include "ctld/accounting_query.h"
+#include "ctld/services.h"
+#include "drover/v1/agent.grpc.pb.h"
+#include "rpc/client.h"
+#include "sched/scheduler.h"
+
+namespace drover::ctld {
+namespace {
+
+std::string groupName(unsigned gid) {
+  struct group gr {};
+  struct group* found = nullptr;
+  std::vector<char> buf(16384);
+  if (getgrgid_r(gid, &gr, buf.data(), buf.size(), &found) == 0 && found != nullptr) {
+    return found->gr_name;
+  }
+  return std::to_string(gid);
+}
+
+// Finished jobs are dropped from memory at most this often (they stay in accounting).
+constexpr std::int64_t kPurgeEveryS = 30;
+
+}  // namespace
+
+std::string submitFailureMessage(const jobs::SubmitFailure& failure) {
+  std::string out;
+  for (const auto& note : failure.notes) out += note + "\n";
+  return out + failure.message;
+}
+
+std::vector<jobs::NodeView> nodeViews(const config::ClusterConfig& cfg, const NodeRegistry& reg) {
+  std::vector<jobs::NodeView> views;
+  for (const auto& name : reg.order()) {
+    const NodeRecord* n = reg.find(name);
+    if (n == nullptr) continue;
+    jobs::NodeView v;
+    v.name = name;
+    v.cpus = n->config.cpus;
+    v.memory_mb = n->config.real_memory_mb;
+    std::uint32_t gpus = n->config.gpus.count;
+    std::string type = n->config.gpus.type;
+    if (gpus == 0 && n->config.gpus.autodetect_nvidia && n->reported) {
+      for (const auto& g : n->reported->gpus) v.gpu_types.push_back(g.type);
+    } else {
+      v.gpu_types.assign(gpus, type);
+    }
+    v.features = n->config.features;
+    v.weight = n->config.weight;
+    for (const auto& p : cfg.partitions) {
+      for (const auto& pn : p.nodes) {
+        if (pn == name) {
+          v.partitions.push_back(p.name);
+          break;
+        }
+      }
+    }
+    v.usable = n->registered && !n->not_responding && !n->drain && n->base != BaseState::kDown &&
+               n->base != BaseState::kUnknown;
+    views.push_back(std::move(v));
+  }
+  return views;
+}
+
+std::map<std::string, NodeUsage> usageOf(const std::vector<v1::JobInfo>& running) {
+  std::map<std::string, NodeUsage> out;
+  for (const auto& job : running) {
+    if (!jobs::holdsResources(job.state())) continue;
+    for (const auto& a : job.allocation()) {
+      NodeUsage& u = out[a.node()];
+      u.cpus += a.cpus();
+      u.memory_mb += a.memory_mb();
+      u.gpus += static_cast<std::uint32_t>(a.gpu_indices_size());
+      u.gpu_indices.insert(u.gpu_indices.end(), a.gpu_indices().begin(), a.gpu_indices().end());
+    }
+  }
+  return out;
+}
+
+JobService::JobService(boost::asio::io_context& io, CtldState& state, const Clock& clock)
+    : io_(io),
+      state_(state),
+      clock_(clock),
+      pass_timer_(io),
+      pool_(std::make_unique<boost::asio::thread_pool>(8)) {}
+
+JobService::~JobService() { shutdown(); }
+
+void JobService::shutdown() {
+  if (pool_) {
+    pool_->join();
+    pool_.reset();
+  }
+}
+
+Result<std::unique_ptr<JobService>> JobService::create(boost::asio::io_context& io,
+                                                        CtldState& state, const Clock& clock) {
+  std::unique_ptr<JobService> js(new JobService(io, state, clock));
+  const std::string dir = state.config().controller.state_dir;
+  auto store = jobs::JobStore::open(dir + "/jobs.db");
+  if (!store) return makeError("job table " + dir + "/jobs.db: " + store.error());
+  js->store_ = std::move(store).value();
+  js->accounting_path_ = dir + "/accounting.db";
+  auto acct = acct::SqliteAccountingStore::open(js->accounting_path_);
+  if (!acct) return makeError("accounting store " + js->accounting_path_ + ": " + acct.error());
+  js->accounting_ = std::move(acct).value();
+  js->manager_ = std::make_unique<jobs::JobManager>(clock, state.config(), *js->store_);
+  if (auto s = js->manager_->recover(); !s) return makeError("recovering jobs: " + s.error());
+  if (auto s = js->manager_->commit(); !s) return makeError("recovering jobs: " + s.error());
+  auto batch = js->manager_->takeAccounting();
+  if (!batch.jobs.empty() || !batch.steps.empty()) (void)js->accounting_->apply(batch);
+  drover::log::get("ctld")->info("job table {}/jobs.db: {} jobs recovered", dir,
+                                 js->manager_->size());
+  js->requestPass();
+  return js;
+}
+
+jobs::Caller JobService::jobCaller(const rpc::Caller& caller) const {
+  return jobs::Caller{caller.uid, caller.gid, userName(caller.uid), groupName(caller.gid)};
+}
+
+void JobService::afterCommit(Done after) {
+  waiting_commit_.push_back(std::move(after));
+  if (flush_posted_) return;
+  flush_posted_ = true;
+  boost::asio::post(io_, [this] { flush(); });
+}
+
+void JobService::flush() {
+  flush_posted_ = false;
+  auto waiting = std::move(waiting_commit_);
+  waiting_commit_.clear();
+  Status committed = manager_->commit();
+  if (!committed) {
+    drover::log::get("ctld")->error("job table commit failed: {}", committed.error());
+  } else {
+    auto batch = manager_->takeAccounting();
+    if (!batch.jobs.empty() || !batch.steps.empty()) {
+      auto applied = accounting_->apply(batch);
+      if (!applied) drover::log::get("ctld")->error("accounting write failed: {}", applied.error());
+    }
+  }
+  for (auto& done : waiting) {
+    if (done) done(committed);
+  }
+  sendSignals();
+  if (manager_->takeScheduleRequest()) requestPass();
+}
+
+void JobService::requestPass() {
+  if (pass_armed_) return;
+  pass_armed_ = true;
+  pass_timer_.expires_after(std::chrono::milliseconds(state_.config().scheduler.coalesce_ms));
+  pass_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;
+    runPass();
+  });
+}
+
+void JobService::runPass() {
+  pass_armed_ = false;
+  const std::int64_t now = clock_.now();
+  if (now - last_purge_ >= kPurgeEveryS) {
+    last_purge_ = now;
+    manager_->purgeFinished();
+  }
+  auto snapshot = manager_->buildSnapshot(nodeViews(state_.config(), state_.registry()));
+  auto plan = sched::schedule(snapshot, manager_->schedulerParams(), now);
+  auto launches = manager_->applyPlan(plan);
+  (void)manager_->takeScheduleRequest();  // the pass itself is not a new reason for a pass
+  // Launch only what the job table holds as RUNNING on disk.
+  afterCommit([this, launches = std::move(launches)](Status s) mutable {
+    if (s) sendLaunches(std::move(launches));
+  });
+}
+
+std::shared_ptr<grpc::Channel> JobService::channelFor(const std::string& node) {
+  const NodeRecord* n = state_.registry().find(node);
+  if (n == nullptr || n->address.empty() || n->port == 0) return nullptr;
+  const std::string target = n->address + ":" + std::to_string(n->port);
+  auto& slot = channels_[node];
+  if (slot.first != target || !slot.second) slot = {target, rpc::makeChannel(target)};
+  return slot.second;
+}
+
+void JobService::sendLaunches(std::vector<jobs::Launch> launches) {
+  rpc::ClientOptions base;
+  base.munge_socket = state_.config().munge_socket;
+  base.timeout_ms = static_cast<int>(state_.config().timeouts.message_s) * 1000;
+  for (auto& launch : launches) {
+    auto channel = channelFor(launch.node);
+    if (!channel) {
+      manager_->launchFailed(launch.job_id, "node " + launch.node + " has no agent address");
+      afterCommit({});
+      continue;
+    }
+    drover::log::get("ctld")->info("job {} starting on {}", launch.job_id, launch.node);
+    boost::asio::post(*pool_, [this, channel, base, launch = std::move(launch)]() {
+      grpc::ClientContext ctx;
+      v1::LaunchStepReply reply;
+      std::string why;
+      auto prepared = rpc::prepareCall(ctx, "/drover.v1.Agent/LaunchStep", launch.request, base);
+      if (!prepared) {
+        why = prepared.error();
+      } else {
+        auto stub = v1::Agent::NewStub(channel);
+        grpc::Status st = stub->LaunchStep(&ctx, launch.request, &reply);
+        if (!st.ok()) why = st.error_message().empty() ? "agent unreachable" : st.error_message();
+      }
+      if (why.empty()) return;
+      boost::asio::post(io_, [this, id = launch.job_id, node = launch.node, why] {
+        drover::log::get("ctld")->warn("job {}: launch on {} failed: {}", id, node, why);
+        manager_->launchFailed(id, "launch on " + node + " failed: " + why);
+        afterCommit({});
+      });
+    });
+  }
+}
+
+void JobService::sendSignals() {
+  auto signals = manager_->takeSignals();
+  if (signals.empty()) return;
+  rpc::ClientOptions base;
+  base.munge_socket = state_.config().munge_socket;
+  base.timeout_ms = static_cast<int>(state_.config().timeouts.message_s) * 1000;
+  for (auto& action : signals) {
+    for (const auto& node : action.nodes) {
+      auto channel = channelFor(node);
+      if (!channel) continue;
+      boost::asio::post(*pool_, [channel, base, node, request = action.request]() {
+        grpc::ClientContext ctx;
+        v1::SignalStepReply reply;
+        auto prepared = rpc::prepareCall(ctx, "/drover.v1.Agent/SignalStep", request, base);
+        if (!prepared) return;
+        grpc::Status st = v1::Agent::NewStub(channel)->SignalStep(&ctx, request, &reply);
+        if (!st.ok()) {
+          drover::log::get("ctld")->warn("signal to job {} on {} failed: {}",
+                                         request.step().job_id(), node, st.error_message());
+        }
+      });
+    }
+  }
+}
+
+void JobService::submit(const rpc::Caller& caller, const v1::JobSpec& spec,
+                        std::function<void(Result<v1::SubmitJobReply>)> done) {
+  auto result = manager_->submit(jobCaller(caller), spec);
+  if (!result) {
+    drover::log::get("ctld")->info("submission by uid {} refused: {} {}", caller.uid,
+                                   result.failure.message, result.failure.detail);
+    done(makeError(submitFailureMessage(result.failure)));
+    return;
+  }
+  v1::SubmitJobReply reply;
+  reply.set_job_id(result.ok->job_id);
+  reply.set_cluster_name(state_.config().cluster_name);
+  reply.set_expected_start(result.ok->expected_start);
+  reply.set_test_only_nodes(result.ok->test_only_nodes);
+  for (const auto& w : result.ok->warnings) reply.add_warnings(w);
+  if (spec.test_only()) {
+    done(reply);
+    return;
+  }
+  afterCommit([done = std::move(done), reply = std::move(reply)](Status s) {
+    if (!s) {
+      done(makeError("Batch job submission failed: the job table could not be written (" +
+                     s.error() + ")"));
+      return;
+    }
+    done(reply);
+  });
+}
+
+std::vector<v1::JobInfo> JobService::query(const v1::GetJobsRequest& request) const {
+  return manager_->query(request);
+}
+
+void JobService::cancel(const rpc::Caller& caller, const v1::CancelJobsRequest& request,
+                        std::function<void(v1::CancelJobsReply)> done) {
+  v1::CancelJobsReply reply;
+  for (auto& r : manager_->cancel(jobCaller(caller), request)) *reply.add_results() = std::move(r);
+  afterCommit([done = std::move(done), reply = std::move(reply)](Status) { done(reply); });
+}
+
+void JobService::control(const rpc::Caller& caller, const v1::JobControlRequest& request,
+                         std::function<void(v1::JobControlReply)> done) {
+  v1::JobControlReply reply;
+  for (auto& r : manager_->control(jobCaller(caller), request)) *reply.add_results() = std::move(r);
+  afterCommit([done = std::move(done), reply = std::move(reply)](Status) { done(reply); });
+}
+
+void JobService::update(const rpc::Caller& caller, const v1::UpdateJobRequest& request,
+                        Done done) {
+  Status s = manager_->update(jobCaller(caller), request);
+  if (!s) {
+    done(s);
+    return;
+  }
+  afterCommit(std::move(done));
+}
+
+void JobService::stepEvent(const v1::StepEventRequest& event, Done done) {
+  drover::log::get("ctld")->info("job {} step {} on {}: kind {} exit {}:{}", event.step().job_id(),
+                                 event.step().step_id(), event.node(), static_cast<int>(event.kind()),
+                                 event.exit_code(), event.exit_signal());
+  manager_->stepEvent(event);
+  afterCommit(std::move(done));
+}
+
+void JobService::queryAccounting(const rpc::Caller& caller,
+                                 const v1::QueryAccountingRequest& request,
+                                 std::function<void(Result<v1::QueryAccountingReply>)> done) {
+  boost::asio::post(*pool_, [this, caller, request, done = std::move(done),
+                             cluster = state_.config().cluster_name]() mutable {
+    Result<v1::QueryAccountingReply> result = makeError("accounting store unavailable");
+    auto reader = acct::SqliteAccountingStore::open(accounting_path_);
+    if (!reader) {
+      result = makeError("accounting store " + accounting_path_ + ": " + reader.error());
+    } else {
+      result = ctld::queryAccounting(**reader, caller, request, cluster);
+    }
+    boost::asio::post(io_, [done = std::move(done), result = std::move(result)]() mutable {
+      done(std::move(result));
+    });
+  });
+}
+
+void JobService::nodeChanged(const StateChange& change) {
+  if (change.to.rfind("DOWN", 0) == 0 && change.from.rfind("DOWN", 0) != 0) {
+    manager_->nodeFailed(change.node);
+    afterCommit({});
+  }
+  requestPass();
+}
+
+std::map<std::string, NodeUsage> JobService::usage() const {
+  v1::GetJobsRequest all;
+  return usageOf(manager_->query(all));
+}
+
+}  // namespace drover::ctld

@@ -1,0 +1,106 @@
+#pragma once
+// The controller's job side, owned by the state thread: the JobManager with its durable job
+// table, the accounting store, group commit, the coalesced scheduling pass and the RPCs to the
+// agents (LaunchStep, SignalStep). Everything here runs on the io_context thread; agent RPCs
+// run on a small pool and post their outcome back.
+//
+// Group commit (DESIGN decision 4): a submission is staged and its reply queued; one commit
+// runs for everything queued when the loop next gets to it, then every queued reply is sent.
+// Scheduling (decision 2): any change requests a pass, which runs coalesce_ms after the first
+// request.
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "acct/sqlite_store.h"
+#include "ctld/ctld_state.h"
+#include "drover/result.h"
+#include "drover/v1/controller.pb.h"
+#include "jobs/job_manager.h"
+#include "jobs/job_store.h"
+#include "rpc/caller.h"
+
+namespace grpc {
+class Channel;
+}
+
+namespace drover::ctld {
+
+// "Batch job submission failed" as one message: the notes, one a line, then the message.
+std::string submitFailureMessage(const jobs::SubmitFailure& failure);
+
+// The scheduler's view of the registry's nodes: usable = up, responding and not drained.
+std::vector<jobs::NodeView> nodeViews(const config::ClusterConfig& cfg, const NodeRegistry& reg);
+
+// Sums the allocations of jobs that hold resources, per node.
+std::map<std::string, NodeUsage> usageOf(const std::vector<v1::JobInfo>& running);
+
+class JobService {
+ public:
+  // Opens <state_dir>/jobs.db and <state_dir>/accounting.db and recovers the job table.
+  static Result<std::unique_ptr<JobService>> create(boost::asio::io_context& io, CtldState& state,
+                                                    const Clock& clock);
+  ~JobService();
+
+  using Done = std::function<void(Status)>;
+
+  // Stages the job; `done` runs after the commit that made it durable (or at once on refusal).
+  void submit(const rpc::Caller& caller, const v1::JobSpec& spec,
+              std::function<void(Result<v1::SubmitJobReply>)> done);
+  std::vector<v1::JobInfo> query(const v1::GetJobsRequest& request) const;
+  void cancel(const rpc::Caller& caller, const v1::CancelJobsRequest& request,
+              std::function<void(v1::CancelJobsReply)> done);
+  void control(const rpc::Caller& caller, const v1::JobControlRequest& request,
+               std::function<void(v1::JobControlReply)> done);
+  void update(const rpc::Caller& caller, const v1::UpdateJobRequest& request, Done done);
+  // A step supervisor's report; acknowledged after it is durable.
+  void stepEvent(const v1::StepEventRequest& event, Done done);
+  // sacct: read on the pool from a reader of its own, answered on the loop.
+  void queryAccounting(const rpc::Caller& caller, const v1::QueryAccountingRequest& request,
+                       std::function<void(Result<v1::QueryAccountingReply>)> done);
+
+  // The registry reported a change (node up, down, drained, reconfigured...).
+  void nodeChanged(const StateChange& change);
+  // Anything that may let a job start.
+  void requestPass();
+
+  std::map<std::string, NodeUsage> usage() const;
+  jobs::JobManager& manager() { return *manager_; }
+
+  // Stops the agent RPC pool (before the loop goes away).
+  void shutdown();
+
+ private:
+  JobService(boost::asio::io_context& io, CtldState& state, const Clock& clock);
+
+  jobs::Caller jobCaller(const rpc::Caller& caller) const;
+  // Queues `after` to run once the next commit succeeded (or failed: it gets the error).
+  void afterCommit(Done after);
+  void flush();
+  void runPass();
+  void sendLaunches(std::vector<jobs::Launch> launches);
+  void sendSignals();
+  std::shared_ptr<grpc::Channel> channelFor(const std::string& node);
+
+  boost::asio::io_context& io_;
+  CtldState& state_;
+  const Clock& clock_;
+  std::string accounting_path_;
+  std::unique_ptr<jobs::JobStore> store_;
+  std::unique_ptr<acct::SqliteAccountingStore> accounting_;
+  std::unique_ptr<jobs::JobManager> manager_;
+  std::vector<Done> waiting_commit_;
+  bool flush_posted_ = false;
+  boost::asio::steady_timer pass_timer_;
+  bool pass_armed_ = false;
+  std::int64_t last_purge_ = 0;
+  std::map<std::string, std::pair<std::string, std::shared_ptr<grpc::Channel>>> channels_;
+  std::unique_ptr<boost::asio::thread_pool> pool_;
+};
+
+}  // namespace drover::ctld
