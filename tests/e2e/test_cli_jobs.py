@@ -148,3 +148,54 @@ def test_sacct_lists_a_finished_job(jobs):
         return out.stdout.strip() == f"{job_id}|acctjob|FAILED|2:0" and out.stdout
 
     wait_for(row, 15, what="sacct to show the failed job")
+
+
+def test_scontrol_hold_uhold_release_and_suspend_resume(jobs):
+    job_id = submit(jobs, "-H", "-J", "ctl", "--wrap=true")
+    assert job_field(jobs, job_id, "Reason") == "JobHeldUser"
+    r = jobs.scontrol("hold", str(job_id))  # root: an admin hold
+    assert r.returncode == 0, r.stderr
+    assert job_field(jobs, job_id, "Reason") == "JobHeldAdmin"
+    r = jobs.scontrol("release", str(job_id))
+    assert r.returncode == 0, r.stderr
+    wait_job_state(jobs, job_id, "COMPLETED")
+
+    running = submit(jobs, "-J", "susp", "--wrap=sleep 30")
+    wait_job_state(jobs, running, "RUNNING")
+    r = jobs.scontrol("suspend", str(running))
+    assert r.returncode == 0, r.stderr
+    wait_job_state(jobs, running, "SUSPENDED")
+    r = jobs.cli("squeue", "-h", "-j", str(running), "-o", "%t")
+    assert r.stdout.strip() == "S", r.stdout
+    r = jobs.scontrol("resume", str(running))
+    assert r.returncode == 0, r.stderr
+    wait_job_state(jobs, running, "RUNNING")
+    jobs.cli("scancel", str(running))
+    wait_job_state(jobs, running, "CANCELLED")
+
+    r = jobs.scontrol("hold", "999999")
+    assert r.returncode == 1
+    assert "Invalid job id specified" in r.stderr, r.stderr
+
+
+def test_scontrol_show_job_unknown_and_squeue_name_user_filters(jobs):
+    r = jobs.scontrol("show", "job", "999999")
+    assert r.returncode == 1
+    assert r.stderr == "slurm_load_jobs error: Invalid job id specified\n", r.stderr
+    job_id = submit(jobs, "-H", "-J", "filt", "-p", "debug", "--wrap=true")
+    r = jobs.cli("squeue", "-h", "-p", "debug", "-u", "root", "-o", "%i %P %u")
+    assert f"{job_id} debug root" in r.stdout.splitlines(), r.stdout
+    r = jobs.cli("squeue", "-h", "-p", "gpu", "-n", "filt")
+    assert r.stdout == "", r.stdout
+    jobs.cli("scancel", str(job_id))
+
+
+def test_sbatch_output_pattern_and_script_file(jobs):
+    script = jobs.run_dir / "job.sh"
+    script.write_text("#!/bin/sh\n#SBATCH -J fromscript\n#SBATCH -o out-%x-%j.txt\necho hi from $SLURM_JOB_ID\n")
+    job_id = submit(jobs, str(script))
+    assert job_field(jobs, job_id, "JobName") == "fromscript"
+    wait_job_state(jobs, job_id, "COMPLETED")
+    out = jobs.run_dir / f"out-fromscript-{job_id}.txt"
+    wait_for(lambda: out.exists() and out.read_text() == f"hi from {job_id}\n", 10,
+             what=f"{out} to hold the job's output")
