@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -204,7 +205,15 @@ int runSbatch(int argc, char** argv) {
   }
   for (const auto& w : reply->warnings()) std::cerr << "sbatch: " << w << "\n";
   if (request->spec.test_only) {
-    std::cerr << formatTestOnly(*reply);
+    // A controller that does not fill these gets the request's own figures.
+    v1::SubmitJobReply shown = *reply;
+    const auto& spec = submit.spec();
+    if (shown.test_only_cpus() == 0) {
+      const std::uint32_t tasks = spec.ntasks() > 0 ? spec.ntasks() : std::max(1u, spec.min_nodes());
+      shown.set_test_only_cpus(tasks * std::max(1u, spec.cpus_per_task()));
+    }
+    if (shown.test_only_partition().empty()) shown.set_test_only_partition(spec.partition());
+    std::cerr << formatTestOnly(shown);
     return 0;
   }
   const bool with_cluster = request->spec.accepted_only.count("clusters") != 0 ||
