@@ -208,8 +208,10 @@ class StepRun {
         drain_at_ = now + kDrainWait;
       }
       if (drain_at_ && now >= *drain_at_) {
+        if (pipes_abandoned_) break;  // srun stopped reading: give up on it
         io_->abandonPipes();
-        if (now >= *drain_at_ + kSendWait) break;  // srun stopped reading: give up on it
+        pipes_abandoned_ = true;
+        drain_at_ = now + kSendWait;
       }
       if (io_ && io_->connectionLost() && !running_.empty() && !outcome_.cancelled) {
         // Nobody reads the output any more: srun is gone, the step ends as if cancelled.
@@ -305,6 +307,7 @@ class StepRun {
   std::map<pid_t, std::uint32_t> rank_of_;
   std::unique_ptr<IoForwarder> io_;   // srun's I/O stream, for steps with an io_address
   bool terminating_ = false;
+  bool pipes_abandoned_ = false;
   std::optional<Clock::time_point> warn_at_, limit_at_, kill_at_, drain_at_;
 };
 
