@@ -80,7 +80,8 @@ class AgentService final : public v1::Agent::Service {
   grpc::Status LaunchStep(grpc::ServerContext* ctx, const v1::LaunchStepRequest* req,
                           v1::LaunchStepReply* rep) override {
     if (auto s = authenticateController(*ctx, *req); !s.ok()) return s;
-    auto pid = onLoop([&]() -> Result<pid_t> { return steps_.launch(*req); });
+    // The closure owns its copy: after a timeout the handler returns before it runs.
+    auto pid = onLoop([this, request = *req]() -> Result<pid_t> { return steps_.launch(request); });
     if (!pid) return *pid.error_status;
     const Result<pid_t>& launched = *pid.value;
     if (!launched) return grpc::Status(grpc::StatusCode::INTERNAL, launched.error());
@@ -96,13 +97,16 @@ class AgentService final : public v1::Agent::Service {
                           "signal " + std::to_string(req->signal()) +
                               " is not a signal number (1-255), and kill is not set");
     }
-    std::string error;
-    auto outcome = onLoop([&] {
-      return steps_.signal(StepKey{req->step().job_id(), req->step().step_id()}, req->signal(),
-                           req->batch_shell_only(), req->kill(), &error);
+    auto outcome = onLoop([this, request = *req] {
+      std::string error;
+      const SignalOutcome sent =
+          steps_.signal(StepKey{request.step().job_id(), request.step().step_id()},
+                        request.signal(), request.batch_shell_only(), request.kill(), &error);
+      return std::make_pair(sent, error);
     });
     if (!outcome) return *outcome.error_status;
-    switch (*outcome.value) {
+    const auto& [sent, error] = *outcome.value;
+    switch (sent) {
       case SignalOutcome::kSent: return grpc::Status::OK;
       case SignalOutcome::kNotFound: return grpc::Status(grpc::StatusCode::NOT_FOUND, error);
       case SignalOutcome::kFailed: break;
@@ -118,11 +122,12 @@ class AgentService final : public v1::Agent::Service {
     rpc::Caller caller;
     if (auto s = rpc::authenticate(ctx, req, munge_socket_, &caller); !s.ok()) return s;
     if (caller.uid != 0 && caller.uid != ::getuid()) {
+      const std::string allowed =
+          ::getuid() == 0 ? "uid 0" : "uid 0 or " + std::to_string(::getuid());
       return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
                           "uid " + std::to_string(caller.uid) +
                               " may not launch or signal steps on node " + node_name_ +
-                              " (only the controller: uid 0 or " + std::to_string(::getuid()) +
-                              ")");
+                              " (only the controller may: " + allowed + ")");
     }
     return grpc::Status::OK;
   }

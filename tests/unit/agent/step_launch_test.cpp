@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
@@ -80,6 +81,25 @@ class FakeController final : public v1::AgentControl::Service {
       return std::nullopt;
     }
     return registrations_[after];
+  }
+
+  // A heartbeat (after the first `after` ones) that reports exactly these jobs as running.
+  bool awaitHeartbeatWithJobs(const std::vector<std::uint64_t>& jobs, std::size_t after = 0) {
+    std::unique_lock lock(mu_);
+    return changed_.wait_for(lock, kPatience, [&] {
+      for (std::size_t i = after; i < heartbeats_.size(); ++i) {
+        const auto& h = heartbeats_[i];
+        std::vector<std::uint64_t> seen;
+        for (const auto& id : h.running_steps()) seen.push_back(id.job_id());
+        if (seen == jobs) return true;
+      }
+      return false;
+    });
+  }
+
+  std::size_t heartbeatCount() {
+    std::lock_guard lock(mu_);
+    return heartbeats_.size();
   }
 
   std::size_t registrationCount() {
@@ -265,6 +285,26 @@ TEST_F(StepLaunchTest, BatchStepRunsReportsItsExitAndIsReaped) {
   }));
 }
 
+TEST_F(StepLaunchTest, RequestWithoutControllerReportsToTheAgentsController) {
+  auto req = batch(16, "#!/bin/sh\nexit 5\n");
+  req.clear_controller();
+  v1::LaunchStepReply rep;
+  auto st = launch(req, &rep);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  auto event = controller_.awaitEvent(16);
+  ASSERT_TRUE(event.has_value());
+  EXPECT_EQ(event->exit_code(), 5);
+}
+
+TEST_F(StepLaunchTest, HeartbeatsReportRunningSteps) {
+  launchWaitingStep(17);
+  EXPECT_TRUE(controller_.awaitHeartbeatWithJobs({17}));
+  ASSERT_TRUE(signal(17, 0, true).ok());
+  ASSERT_TRUE(controller_.awaitEvent(17).has_value());
+  // The supervisor ends just after its report; a later heartbeat no longer lists it.
+  EXPECT_TRUE(controller_.awaitHeartbeatWithJobs({}, controller_.heartbeatCount()));
+}
+
 TEST_F(StepLaunchTest, DefaultSpoolDirIsBesideTheStateDirPerNode) {
   EXPECT_EQ(fs::path(agent_->spoolDir()), dir_ / "spool" / "n1");
 }
@@ -292,6 +332,17 @@ TEST_F(StepLaunchTest, UnknownStepIsNotFound) {
   EXPECT_EQ(st.error_code(), grpc::StatusCode::NOT_FOUND) << st.error_message();
   st = signal(99, 0, true);
   EXPECT_EQ(st.error_code(), grpc::StatusCode::NOT_FOUND) << st.error_message();
+}
+
+TEST_F(StepLaunchTest, OnlyTheControllersUserMayLaunch) {
+  // An ordinary user (nobody) with a valid credential is refused, and nothing starts.
+  const std::string command = std::string("setpriv --reuid=65534 --regid=65534 --clear-groups ") +
+                              DROVER_AGENT_TEST_CLIENT + " " + client_.target + " " +
+                              munged_->socket();
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), static_cast<int>(grpc::StatusCode::PERMISSION_DENIED));
+  EXPECT_FALSE(fs::exists(stepRecordPath(agent_->spoolDir(), StepKey{98, kBatch})));
 }
 
 TEST_F(StepLaunchTest, SignalOutOfRangeIsRefused) {
