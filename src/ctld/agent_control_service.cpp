@@ -44,9 +44,11 @@ class AgentControlService final : public v1::AgentControl::Service {
                         v1::RegisterReply* rep) override {
     if (auto s = authorize(*ctx, *req); !s.ok()) return s;
     Registration reg = fromProto(*req);
+    std::vector<v1::StepId> running(req->running_steps().begin(), req->running_steps().end());
     return runOnLoop(io_, [&] {
       auto r = state_.registerAgent(reg);
       if (!r) return grpc::Status(grpc::StatusCode::NOT_FOUND, r.error());
+      if (jobs_ != nullptr) jobs_->reconcile(reg.node_name, running);
       rep->set_heartbeat_interval_s(state_.config().timeouts.heartbeat_interval_s);
       rep->set_cluster_name(state_.config().cluster_name);
       return grpc::Status::OK;

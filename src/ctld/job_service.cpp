@@ -4,6 +4,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <boost/asio/post.hpp>
+#include <set>
 
 #include "common/log.h"
 #include "ctld/accounting_query.h"
@@ -27,6 +28,8 @@ std::string groupName(unsigned gid) {
 
 // Finished jobs are dropped from memory at most this often (they stay in accounting).
 constexpr std::int64_t kPurgeEveryS = 30;
+// A job started this recently may still have its LaunchStep in flight.
+constexpr std::int64_t kLaunchGraceS = 3;
 
 }  // namespace
 
@@ -338,6 +341,38 @@ void JobService::nodeChanged(const StateChange& change) {
     afterCommit({});
   }
   requestPass();
+}
+
+void JobService::reconcile(const std::string& node, const std::vector<v1::StepId>& running) {
+  std::set<jobs::JobId> listed;
+  for (const auto& step : running) listed.insert(step.job_id());
+  v1::GetJobsRequest on_node;
+  on_node.set_nodes(node);
+  const std::int64_t settled = clock_.now() - kLaunchGraceS;
+  std::vector<jobs::JobId> lost;
+  std::size_t held = 0;
+  for (const auto& job : manager_->query(on_node)) {
+    if (job.state() != v1::JOB_RUNNING || job.allocation_size() == 0 ||
+        job.allocation(0).node() != node) {
+      continue;
+    }
+    ++held;
+    if (job.start_time() > settled || listed.count(job.job_id()) != 0) continue;
+    lost.push_back(job.job_id());
+  }
+  if (lost.empty()) return;
+  auto log = drover::log::get("ctld");
+  if (lost.size() == held) {
+    log->warn("node {} re-registered without any of its {} running jobs: node failure", node,
+              held);
+    manager_->nodeFailed(node);
+  } else {
+    for (jobs::JobId id : lost) {
+      log->warn("job {}: node {} re-registered without its batch step", id, node);
+      manager_->launchFailed(id, "batch step vanished from node " + node);
+    }
+  }
+  afterCommit({});
 }
 
 std::map<std::string, NodeUsage> JobService::usage() const {

@@ -66,6 +66,11 @@ class JobService {
 
   // The registry reported a change (node up, down, drained, reconfigured...).
   void nodeChanged(const StateChange& change);
+  // An agent (re)registered listing the steps it runs: a job this controller holds as running
+  // with its batch step on `node` that the agent does not run is lost. When the node lost all
+  // of them (rebooted) that is a node failure (requeue or NODE_FAIL per the job); single
+  // vanished jobs fail. Jobs started in the last few seconds are skipped (launch in flight).
+  void reconcile(const std::string& node, const std::vector<v1::StepId>& running);
   // Anything that may let a job start.
   void requestPass();
 

@@ -1,0 +1,115 @@
+"""Batch jobs through the controller, end to end: a job runs on an agent as the user who
+submitted it and writes its output file, ends COMPLETED 0:0 or FAILED with its exit code, a
+running job is cancelled (its node freed), and every job id acknowledged before a kill -9 of
+the controller is still known after the restart (durable before acknowledged)."""
+
+import os
+import re
+import threading
+from pathlib import Path
+
+from cluster import wait_for
+
+
+def submit(cluster, *args, user=None):
+    r = cluster.cli("sbatch", "--parsable", *args, user=user)
+    assert r.returncode == 0, r.stderr
+    assert re.fullmatch(r"\d+(;\S+)?\n", r.stdout), r.stdout
+    return int(r.stdout.split(";")[0])
+
+
+def job_fields(cluster, job_id):
+    r = cluster.scontrol("show", "job", "-o", str(job_id))
+    if r.returncode != 0:
+        return {}
+    return dict(m.groups() for m in re.finditer(r"(?:^|\s)(\w+)=(\S*)", r.stdout))
+
+
+def wait_final(cluster, job_id, timeout=30):
+    final = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY"}
+    return wait_for(lambda: (f := job_fields(cluster, job_id)).get("JobState") in final and f,
+                    timeout, what=f"job {job_id} to end")
+
+
+def shared_dir(cluster, name):
+    d = Path(cluster.run_dir) / name
+    d.mkdir(exist_ok=True)
+    os.chmod(d, 0o1777)
+    return d
+
+
+def test_job_runs_as_submitter_and_completes(cluster):
+    out_dir = shared_dir(cluster, "out-user")
+    out = out_dir / "whoami.out"
+    job_id = submit(cluster, "-J", "whoami", "-o", str(out), "-D", str(out_dir),
+                    "--wrap=id -un; echo done", user="nobody")
+    f = wait_final(cluster, job_id)
+    assert f["JobState"] == "COMPLETED", f
+    assert f["ExitCode"] == "0:0", f
+    assert f["UserId"].startswith("nobody("), f
+    assert out.read_text().split() == ["nobody", "done"]
+    assert out.stat().st_uid == 65534
+
+
+def test_failing_job_ends_failed_with_its_exit_code(cluster):
+    out_dir = shared_dir(cluster, "out-fail")
+    job_id = submit(cluster, "-o", str(out_dir / "%j.out"), "--wrap=echo before; exit 7")
+    f = wait_final(cluster, job_id)
+    assert f["JobState"] == "FAILED", f
+    assert f["ExitCode"] == "7:0", f
+    assert (out_dir / f"{job_id}.out").read_text() == "before\n"
+
+
+def test_cancel_running_job_frees_its_node(cluster):
+    out_dir = shared_dir(cluster, "out-cancel")
+    job_id = submit(cluster, "-o", str(out_dir / "%j.out"), "--exclusive",
+                    "--wrap=echo started; sleep 300")
+    wait_for(lambda: job_fields(cluster, job_id).get("JobState") == "RUNNING", 30,
+             what=f"job {job_id} to run")
+    node = job_fields(cluster, job_id)["NodeList"]
+    wait_for(lambda: cluster.node_state(node) == "alloc", 10, what=f"{node} to show alloc")
+    wait_for(lambda: (out_dir / f"{job_id}.out").exists()
+             and (out_dir / f"{job_id}.out").read_text() == "started\n", 15,
+             what="the job's output")
+    r = cluster.cli("scancel", str(job_id))
+    assert r.returncode == 0, r.stderr
+    f = wait_final(cluster, job_id)
+    assert f["JobState"] == "CANCELLED", f
+    wait_for(lambda: cluster.node_state(node) == "idle", 15, what=f"{node} to be idle again")
+
+
+def test_acknowledged_jobs_survive_kill_9_of_the_controller(cluster):
+    acknowledged = []
+    lock = threading.Lock()
+
+    def burst(n):
+        for _ in range(n):
+            r = cluster.cli("sbatch", "--parsable", "-J", "burst", "-t", "1",
+                            "--wrap=sleep 1")
+            if r.returncode == 0:
+                with lock:
+                    acknowledged.append(int(r.stdout.split(";")[0]))
+
+    threads = [threading.Thread(target=burst, args=(10,)) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(acknowledged) == 40
+    assert len(set(acknowledged)) == 40
+    cluster.kill("droverctld")
+    cluster.start()
+
+    def known():
+        r = cluster.scontrol("show", "job", "-o")
+        if r.returncode != 0:
+            return None
+        return {int(m) for m in re.findall(r"(?:^|\s)JobId=(\d+)", r.stdout)}
+
+    seen = wait_for(known, 30, what="the restarted controller to answer")
+    missing = sorted(set(acknowledged) - seen)
+    assert not missing, f"acknowledged but lost after kill -9: {missing}"
+    # They run to the end after the restart.
+    for job_id in acknowledged[-3:]:
+        f = wait_final(cluster, job_id, timeout=60)
+        assert f["JobState"] == "COMPLETED", f
