@@ -2,9 +2,10 @@
 // jobs, 100,000 pending jobs of mixed sizes; then passes after one submission and after one
 // completion. Plain timed executable so the numbers and the command go into docs/performance.md.
 //   sched_bench [--nodes N] [--pending N] [--running N] [--policy easy|fcfs|conservative]
-//               [--horizon SECONDS]
+//               [--horizon SECONDS] [--estimates N]
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <ctime>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include <string>
 
 #include "sched/cluster_index.h"
+#include "sched/incremental.h"
 #include "sched/scheduler.h"
 
 using namespace drover::sched;
@@ -67,6 +69,7 @@ Job makeJob(std::mt19937& rng, JobId id) {
 int main(int argc, char** argv) {
   int nodes = 12500, pending = 100000, runningJobs = 10000;
   int64_t horizon = 0;
+  int estimates = SchedulerParams{}.estimateDepth;
   Policy policy = Policy::Easy;
   const char* policyName = "easy";
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -74,6 +77,7 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--pending")) pending = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--running")) runningJobs = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--horizon")) horizon = std::atoll(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--estimates")) estimates = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--policy")) {
       policyName = argv[i + 1];
       policy = !std::strcmp(policyName, "fcfs")           ? Policy::Fcfs
@@ -143,6 +147,8 @@ int main(int argc, char** argv) {
   SchedulerParams params;
   params.policy = policy;
   params.reserveHorizonS = horizon;
+  params.estimateDepth = estimates;
+
   double t0 = cpuNow();
   ClusterIndex index(snap.nodes, snap.partitions);
   double indexS = seconds(t0);
@@ -152,8 +158,54 @@ int main(int argc, char** argv) {
   Plan plan = schedule(index, snap, params, now);
   double fullS = seconds(t0);
   long rssPass = maxRssKb();
-  int reserved = 0;
-  for (const auto& p : plan.pending) reserved += p.expectedStart.has_value();
+  // The stateful Scheduler gets the same state (a copy, made after the memory figures above).
+  Scheduler sched(snap.nodes, snap.partitions, params);
+  sched.onJobsStarted(snap.running);
+  for (const Job& j : snap.pending) sched.onJobSubmitted(j);
+  int reserved = 0, estimated = 0;
+  for (const auto& p : plan.pending) {
+    reserved += p.expectedStart.has_value();
+    estimated += p.estimatedStart.has_value();
+  }
+  // The same events through the stateful Scheduler: its first pass is a full one; then the
+  // starts are applied, one job is submitted (a full pass, since the state moved), another is
+  // submitted (the shortcut, when the previous pass started nothing), one running job ends.
+  std::mt19937 rngSched = rng;
+  t0 = cpuNow();
+  const Plan& first = sched.pass(now);
+  double schedFullS = seconds(t0);
+  size_t firstStarts = first.starts.size();
+  {
+    std::vector<RunningJob> started;
+    for (const Start& st : first.starts) started.push_back(RunningJob{st.id, "gpu", st.allocation, st.endTime});
+    sched.onJobsStarted(std::move(started));
+  }
+  sched.onJobSubmitted(makeJob(rngSched, pending + 1));
+  t0 = cpuNow();
+  size_t secondStarts = sched.pass(now + 1).starts.size();
+  double schedSecondS = seconds(t0);
+  double schedSubmitS = 0;
+  size_t submitStarts = 0;
+  const int submitRounds = 100;
+  double shortcutS = 0, shortcutMax = 0;
+  int shortcuts = 0;
+  for (int k = 0; k < submitRounds; ++k) {
+    sched.onJobSubmitted(makeJob(rngSched, pending + 2 + k));
+    int before = sched.counters().incrementalPasses;
+    t0 = cpuNow();
+    submitStarts += sched.pass(now + 2).starts.size();
+    double took = seconds(t0);
+    schedSubmitS += took;
+    if (sched.counters().incrementalPasses > before) {
+      ++shortcuts;
+      shortcutS += took;
+      shortcutMax = std::max(shortcutMax, took);
+    }
+  }
+  sched.onJobEnded(sched.snapshot().running.front().id);
+  t0 = cpuNow();
+  size_t completionStarts = sched.pass(now + 3).starts.size();
+  double schedCompletionS = seconds(t0);
 
   // The controller applies the plan: started jobs become running, then events arrive.
   for (auto& st : plan.starts) {
@@ -183,6 +235,18 @@ int main(int argc, char** argv) {
   std::printf("  pass after one submit    %8.3f s  starts %zu\n", submitS, afterSubmit.starts.size());
   std::printf("  pass after one completion%8.3f s  starts %zu\n", completionS,
               afterCompletion.starts.size());
+  std::printf("  full pass estimates       %d jobs got an estimated start (--estimates)\n", estimated);
+  std::printf("stateful Scheduler (%d full passes, %d shortcut passes):\n",
+              sched.counters().fullPasses, sched.counters().incrementalPasses);
+  std::printf("  first pass (full)        %8.3f s  starts %zu\n", schedFullS, firstStarts);
+  std::printf("  after starts + 1 submit  %8.3f s  starts %zu (full: the state moved)\n",
+              schedSecondS, secondStarts);
+  std::printf("  per further submission   %8.6f s  starts %zu (mean of %d)\n",
+              schedSubmitS / submitRounds, submitStarts, submitRounds);
+  std::printf("    of which shortcuts     %8.6f s  mean, %8.6f s max (%d of %d submissions)\n",
+              shortcuts ? shortcutS / shortcuts : 0.0, shortcutMax, shortcuts, submitRounds);
+  std::printf("  after one completion     %8.3f s  starts %zu (full)\n", schedCompletionS,
+              completionStarts);
   std::printf("  memory: snapshot %ld MB, index %ld MB, pass peak %ld MB (max RSS deltas)\n",
               (rssSnapshot - rss0) / 1024, (rssIndex - rssSnapshot) / 1024,
               (rssPass - rssIndex) / 1024);

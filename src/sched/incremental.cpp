@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "sched/scheduler.h"
@@ -40,6 +41,15 @@ void Scheduler::onJobStarted(RunningJob job) {
   JobId id = job.id;
   std::erase_if(snap_.pending, [id](const Job& j) { return j.id == id; });
   snap_.running.push_back(std::move(job));
+  invalidate();
+  submittedSince_.clear();
+}
+
+void Scheduler::onJobsStarted(std::vector<RunningJob> jobs) {
+  std::unordered_set<JobId> ids;
+  for (const RunningJob& r : jobs) ids.insert(r.id);
+  std::erase_if(snap_.pending, [&](const Job& j) { return ids.count(j.id) > 0; });
+  for (RunningJob& r : jobs) snap_.running.push_back(std::move(r));
   invalidate();
   submittedSince_.clear();
 }

@@ -28,6 +28,8 @@ class Scheduler {
   void onJobEnded(JobId id);
   // The driver started a job (normally one of the last plan's starts).
   void onJobStarted(RunningJob job);
+  // Many at once (a plan's starts): one walk of the queue instead of one per job.
+  void onJobsStarted(std::vector<RunningJob> jobs);
   // Replaces the node of the same name (state, features, partitions); unknown names are added.
   void onNodeChanged(Node node);
   void setPartitions(std::vector<Partition> partitions);

@@ -164,6 +164,7 @@ class Pass {
   std::unordered_map<std::string, Constraint> constraints_;
   // Reservation search indexes per request shape, one per probe duration class.
   FitIndexes fitIndexes_;
+  std::unordered_map<ShapeKey, int, ShapeHash> exhaustiveSearches_;
 };
 
 void Pass::prepare() {
@@ -328,7 +329,11 @@ bool Pass::reserve(const JobCtx& ctx, PendingInfo& info) {
     nodes = ctx.required;
     return reserveOn(ctx, info, nodes, profile_);
   }
-  if (params_.indexedReserveSearch && ctx.required.empty() && ctx.excluded.empty()) {
+  // An index costs about one search over every node to build, so the first search of a shape
+  // in a pass (often the only one, under EASY) asks every node; later ones use the index.
+  const bool indexable = params_.indexedReserveSearch && ctx.required.empty() &&
+                         ctx.excluded.empty() && exhaustiveSearches_[fitKey(ctx)]++ > 0;
+  if (indexable) {
     int64_t t = reserveIndexed(ctx, info, fitIndex(ctx, profile_, fitIndexes_), profile_);
     if (t == kNever) return false;
     info.expectedStart = t;

@@ -68,6 +68,9 @@ Result<SimResult> simulate(const SwfTrace& trace, const SimConfig& config) {
     snap.nodes.push_back(std::move(n));
   }
   sched::ClusterIndex index(snap.nodes, snap.partitions);
+  // Start estimates (squeue --start) never change decisions, and a replay does not show them.
+  sched::SchedulerParams params = config.params;
+  params.estimateDepth = 0;
 
   std::vector<const SwfJob*> arrivals;
   for (const SwfJob& j : trace.jobs) {
@@ -125,7 +128,7 @@ Result<SimResult> simulate(const SwfTrace& trace, const SimConfig& config) {
       ++next;
     }
     if (snap.pending.empty()) continue;
-    sched::Plan plan = sched::schedule(index, snap, config.params, now);
+    sched::Plan plan = sched::schedule(index, snap, params, now);
     ++result.metrics.passes;
     if (plan.starts.empty()) continue;
     for (sched::Start& st : plan.starts) {
