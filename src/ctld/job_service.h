@@ -76,6 +76,8 @@ class JobService {
 
   std::map<std::string, NodeUsage> usage() const;
   jobs::JobManager& manager() { return *manager_; }
+  // Transactions the job table has committed (group commit: one per burst).
+  std::int64_t commits() const { return store_->commits(); }
 
   // Stops the agent RPC pool (before the loop goes away).
   void shutdown();

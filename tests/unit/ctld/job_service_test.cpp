@@ -1,0 +1,164 @@
+// The controller's job glue: submission failure text, the scheduler's node views, per-node
+// usage, and JobService on a real io_context with real SQLite files (group commit, replies only
+// after the commit, recovery after a restart, a pass starting what fits).
+#include "ctld/job_service.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "common/clock.h"
+
+namespace drover::ctld {
+namespace {
+
+TEST(SubmitFailureMessage, NotesThenMessage) {
+  struct Case {
+    jobs::SubmitFailure failure;
+    std::string want;
+  };
+  std::vector<Case> cases = {
+      {{"Invalid partition name specified", {}, true, ""}, "Invalid partition name specified"},
+      {{"Invalid partition name specified", {"invalid partition specified: x"}, true, ""},
+       "invalid partition specified: x\nInvalid partition name specified"},
+      {{"m", {"a", "b"}, true, ""}, "a\nb\nm"},
+  };
+  for (const auto& c : cases) EXPECT_EQ(submitFailureMessage(c.failure), c.want);
+}
+
+v1::JobInfo runningJob(std::uint64_t id, v1::JobState state,
+                       std::vector<std::tuple<std::string, std::uint32_t, std::uint64_t,
+                                              std::vector<std::uint32_t>>> allocs) {
+  v1::JobInfo j;
+  j.set_job_id(id);
+  j.set_state(state);
+  for (auto& [node, cpus, mem, gpus] : allocs) {
+    auto* a = j.add_allocation();
+    a->set_node(node);
+    a->set_cpus(cpus);
+    a->set_memory_mb(mem);
+    for (auto g : gpus) a->add_gpu_indices(g);
+  }
+  return j;
+}
+
+TEST(UsageOf, SumsJobsHoldingResourcesPerNode) {
+  auto used = usageOf({
+      runningJob(1, v1::JOB_RUNNING, {{"node1", 4, 1000, {0, 1}}, {"node2", 2, 500, {}}}),
+      runningJob(2, v1::JOB_RUNNING, {{"node1", 8, 2000, {5}}}),
+      runningJob(3, v1::JOB_PENDING, {{"node3", 16, 1, {}}}),
+      runningJob(4, v1::JOB_COMPLETED, {{"node1", 16, 1, {}}}),
+  });
+  ASSERT_EQ(used.size(), 2u);
+  EXPECT_EQ(used["node1"].cpus, 12u);
+  EXPECT_EQ(used["node1"].memory_mb, 3000u);
+  EXPECT_EQ(used["node1"].gpus, 3u);
+  EXPECT_EQ(used["node1"].gpu_indices, (std::vector<std::uint32_t>{0, 1, 5}));
+  EXPECT_EQ(used["node2"].cpus, 2u);
+}
+
+std::string clusterYaml() {
+  return "cluster_name: unit\n"
+         "controller: {host: 127.0.0.1, port: 29817, state_dir: state}\n"
+         "timeouts: {heartbeat_interval: 1, node_down: 5}\n"
+         "nodes:\n"
+         "  - names: node[1-2]\n"
+         "    address: 127.0.0.1\n"
+         "    port: 29830-29831\n"
+         "    cpus: 16\n"
+         "    real_memory: 64G\n"
+         "    gpus: {type: h100, count: 8}\n"
+         "partitions:\n"
+         "  - {name: gpu, nodes: ALL, default: true, max_time: 1-00:00:00}\n";
+}
+
+v1::JobSpec batchSpec() {
+  v1::JobSpec s;
+  s.set_script("#!/bin/sh\ntrue\n");
+  s.set_work_dir("/tmp");
+  s.set_batch(true);
+  s.set_export_mode("ALL");
+  (*s.mutable_environment())["PATH"] = "/usr/bin:/bin";
+  return s;
+}
+
+class JobServiceTest : public ::testing::Test {
+ protected:
+  JobServiceTest() {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("drover-ctld-jobs-" + std::to_string(std::random_device{}()));
+    std::filesystem::create_directories(dir_);
+    conf_ = (dir_ / "cluster.conf").string();
+    std::ofstream(conf_) << clusterYaml();
+  }
+  ~JobServiceTest() override { std::filesystem::remove_all(dir_); }
+
+  void start() {
+    jobs_.reset();
+    state_.reset();
+    auto cfg = config::loadClusterConfig(conf_);
+    ASSERT_TRUE(cfg) << cfg.error();
+    std::filesystem::create_directories(cfg->controller.state_dir);
+    state_ = std::make_unique<CtldState>(std::move(cfg).value(), clock_, nullptr, "root");
+    ASSERT_TRUE(state_->init());
+    auto js = JobService::create(io_, *state_, clock_);
+    ASSERT_TRUE(js) << js.error();
+    jobs_ = std::move(js).value();
+  }
+
+  std::filesystem::path dir_;
+  std::string conf_;
+  FakeClock clock_;
+  boost::asio::io_context io_;
+  std::unique_ptr<CtldState> state_;
+  std::unique_ptr<JobService> jobs_;
+};
+
+TEST_F(JobServiceTest, BurstIsOneCommitAndRepliesWaitForIt) {
+  start();
+  const auto before = jobs_->commits();
+  std::vector<std::uint64_t> ids;
+  rpc::Caller root;
+  for (int i = 0; i < 5; ++i) {
+    jobs_->submit(root, batchSpec(), [&ids](Result<v1::SubmitJobReply> r) {
+      ASSERT_TRUE(r) << r.error();
+      ids.push_back(r->job_id());
+    });
+  }
+  EXPECT_TRUE(ids.empty()) << "replied before the commit";
+  io_.poll();
+  EXPECT_EQ(ids, (std::vector<std::uint64_t>{1, 2, 3, 4, 5}));
+  EXPECT_EQ(jobs_->commits(), before + 1);
+}
+
+TEST_F(JobServiceTest, RefusalAnswersAtOnceWithNotes) {
+  start();
+  auto spec = batchSpec();
+  spec.set_partition("nosuch");
+  std::string error;
+  jobs_->submit(rpc::Caller{}, spec, [&](Result<v1::SubmitJobReply> r) {
+    ASSERT_FALSE(r);
+    error = r.error();
+  });
+  EXPECT_EQ(error, "invalid partition specified: nosuch\nInvalid partition name specified");
+}
+
+TEST_F(JobServiceTest, AcknowledgedJobsComeBackAfterRestart) {
+  start();
+  int acked = 0;
+  for (int i = 0; i < 3; ++i) {
+    jobs_->submit(rpc::Caller{}, batchSpec(), [&](Result<v1::SubmitJobReply> r) {
+      ASSERT_TRUE(r) << r.error();
+      ++acked;
+    });
+  }
+  io_.poll();
+  ASSERT_EQ(acked, 3);
+  start();
+  EXPECT_EQ(jobs_->query(v1::GetJobsRequest{}).size(), 3u);
+}
+
+}  // namespace
+}  // namespace drover::ctld
