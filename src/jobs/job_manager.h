@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "common/clock.h"
@@ -162,6 +163,7 @@ class JobManager {
   std::map<JobId, std::vector<JobId>> arrays_;  // array job id -> task job ids (by task id)
   std::set<JobId> with_dependencies_;
   acct::AcctBatch accounting_;
+  std::unordered_map<JobId, std::size_t> accounting_index_;  // job id -> its record in the batch
   std::vector<SignalAction> signals_;
   bool schedule_requested_ = false;
 };

@@ -129,11 +129,9 @@ void JobManager::record(const Job& job) {
   r.restart_count = i.restart_count();
   r.priority = static_cast<std::uint32_t>(std::max<std::int64_t>(0, i.priority()));
   // A later record of the same job replaces an earlier one in the batch.
-  auto& jobs = accounting_.jobs;
-  auto same = std::find_if(jobs.begin(), jobs.end(),
-                           [&](const acct::JobRecord& o) { return o.job_id == r.job_id; });
-  if (same != jobs.end()) *same = std::move(r);
-  else jobs.push_back(std::move(r));
+  auto [slot, fresh] = accounting_index_.try_emplace(r.job_id, accounting_.jobs.size());
+  if (fresh) accounting_.jobs.push_back(std::move(r));
+  else accounting_.jobs[slot->second] = std::move(r);
 }
 
 void JobManager::recordBatchStep(const Job& job, const v1::StepEventRequest* event) {
@@ -192,6 +190,7 @@ void JobManager::recordBatchStep(const Job& job, const v1::StepEventRequest* eve
 acct::AcctBatch JobManager::takeAccounting() {
   acct::AcctBatch out = std::move(accounting_);
   accounting_ = {};
+  accounting_index_.clear();
   return out;
 }
 
