@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <regex>
 
 #include "job_fixture.h"
 #include "reference_cluster.h"
@@ -20,11 +19,18 @@ using testing::goldenStdout;
 using testing::JobBuilder;
 using testing::referenceJobs;
 
+// Replaces the value of each `key=` token (up to the next space or newline) with "*".
+std::string maskValue(std::string text, const std::string& key) {
+  for (auto pos = text.find(key); pos != std::string::npos; pos = text.find(key, pos + 1)) {
+    const auto start = pos + key.size();
+    const auto end = text.find_first_of(" \n", start);
+    text.replace(start, (end == std::string::npos ? text.size() : end) - start, "*");
+  }
+  return text;
+}
+
 std::string mask(const std::string& text) {
-  static const std::regex sched("LastSchedEval=\\S+ Scheduler=\\S+");
-  static const std::regex sid("AllocNode:Sid=\\S+");
-  return std::regex_replace(std::regex_replace(text, sched, "LastSchedEval=* Scheduler=*"), sid,
-                            "AllocNode:Sid=*");
+  return maskValue(maskValue(maskValue(text, "LastSchedEval="), "Scheduler="), "AllocNode:Sid=");
 }
 
 v1::JobInfo byId(std::uint64_t id) {
