@@ -30,6 +30,7 @@ std::string groupName(unsigned gid) {
 constexpr std::int64_t kPurgeEveryS = 30;
 // A job started this recently may still have its LaunchStep in flight.
 constexpr std::int64_t kLaunchGraceS = 3;
+constexpr int kPeriodicPassS = 10;
 
 }  // namespace
 
@@ -92,6 +93,7 @@ JobService::JobService(boost::asio::io_context& io, CtldState& state, const Cloc
       state_(state),
       clock_(clock),
       pass_timer_(io),
+      periodic_timer_(io),
       pool_(std::make_unique<boost::asio::thread_pool>(8)) {}
 
 JobService::~JobService() { shutdown(); }
@@ -122,6 +124,7 @@ Result<std::unique_ptr<JobService>> JobService::create(boost::asio::io_context& 
   drover::log::get("ctld")->info("job table {}/jobs.db: {} jobs recovered", dir,
                                  js->manager_->size());
   js->requestPass();
+  js->armPeriodic();
   return js;
 }
 
@@ -164,6 +167,15 @@ void JobService::requestPass() {
   pass_timer_.async_wait([this](const boost::system::error_code& ec) {
     if (ec) return;
     runPass();
+  });
+}
+
+void JobService::armPeriodic() {
+  periodic_timer_.expires_after(std::chrono::seconds(kPeriodicPassS));
+  periodic_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;
+    requestPass();
+    armPeriodic();
   });
 }
 

@@ -104,6 +104,9 @@ class JobService {
   std::vector<Done> waiting_commit_;
   bool flush_posted_ = false;
   boost::asio::steady_timer pass_timer_;
+  // A pass at least this often: begin times arrive and array throttles free up without an event.
+  boost::asio::steady_timer periodic_timer_;
+  void armPeriodic();
   bool pass_armed_ = false;
   std::int64_t last_purge_ = 0;
   std::map<std::string, std::pair<std::string, std::shared_ptr<grpc::Channel>>> channels_;

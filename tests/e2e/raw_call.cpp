@@ -2,6 +2,11 @@
 // Controller.Ping with no credential, a forged one, a replayed one, or one bound to another
 // request, and prints one line per call: "OK uid=N" or "<GRPC_CODE> <message>".
 //   drover-e2e-rawcall HOST:PORT none|forged|replay|rebind [MUNGE_SOCKET]
+// It also reaches the job RPCs over gRPC (the CLIs use the frame transport), authenticated
+// properly, printing "OK <job id>", "OK <state> <exit>:<signal>" or "<GRPC_CODE> <message>":
+//   drover-e2e-rawcall HOST:PORT submit MUNGE_SOCKET WORK_DIR SCRIPT
+//   drover-e2e-rawcall HOST:PORT job MUNGE_SOCKET JOB_ID
+//   drover-e2e-rawcall HOST:PORT cancel MUNGE_SOCKET JOB_ID
 #include <grpcpp/grpcpp.h>
 
 #include <iostream>
@@ -9,6 +14,7 @@
 
 #include "auth/request_binding.h"
 #include "drover/v1/controller.grpc.pb.h"
+#include "drover/v1/jobs.pb.h"
 #include "rpc/client.h"
 #include "rpc/metadata_keys.h"
 
@@ -39,6 +45,82 @@ void ping(drover::v1::Controller::Stub& stub, const std::string* credential) {
   } else {
     std::cout << codeName(st.error_code()) << " " << st.error_message() << "\n";
   }
+}
+
+template <typename Request, typename Reply, typename Call>
+bool authedCall(const std::string& target, const std::string& socket, const std::string& method,
+                const Request& req, Reply* rep, Call call) {
+  grpc::ClientContext ctx;
+  drover::rpc::ClientOptions opts{target, socket, 10000};
+  auto prepared = drover::rpc::prepareCall(ctx, "/drover.v1.Controller/" + method, req, opts);
+  if (!prepared) {
+    std::cout << "OTHER " << prepared.error() << "\n";
+    return false;
+  }
+  grpc::Status st = call(ctx, req, rep);
+  if (!st.ok()) {
+    std::cout << codeName(st.error_code()) << " " << st.error_message() << "\n";
+    return false;
+  }
+  return true;
+}
+
+int jobCall(drover::v1::Controller::Stub& stub, const std::string& target, const std::string& mode,
+            const std::string& socket, const std::string& arg1, const std::string& arg2) {
+  using namespace drover::v1;
+  if (mode == "submit") {
+    SubmitJobRequest req;
+    auto* spec = req.mutable_spec();
+    spec->set_batch(true);
+    spec->set_work_dir(arg1);
+    spec->set_script("#!/bin/sh\n" + arg2 + "\n");
+    spec->set_name("rawcall");
+    spec->set_export_mode("NONE");
+    SubmitJobReply rep;
+    if (!authedCall(target, socket, "SubmitJob", req, &rep,
+                    [&](grpc::ClientContext& c, const SubmitJobRequest& r, SubmitJobReply* o) {
+                      return stub.SubmitJob(&c, r, o);
+                    })) {
+      return 1;
+    }
+    std::cout << "OK " << rep.job_id() << "\n";
+    return 0;
+  }
+  if (mode == "job") {
+    GetJobsRequest req;
+    req.add_job_ids(arg1);
+    req.set_include_finished(true);
+    GetJobsReply rep;
+    if (!authedCall(target, socket, "GetJobs", req, &rep,
+                    [&](grpc::ClientContext& c, const GetJobsRequest& r, GetJobsReply* o) {
+                      return stub.GetJobs(&c, r, o);
+                    })) {
+      return 1;
+    }
+    if (rep.jobs_size() != 1) {
+      std::cout << "NOT_FOUND " << rep.jobs_size() << " jobs\n";
+      return 1;
+    }
+    const auto& j = rep.jobs(0);
+    std::cout << "OK " << JobState_Name(j.state()) << " " << j.exit_code() << ":"
+              << j.exit_signal() << "\n";
+    return 0;
+  }
+  if (mode == "cancel") {
+    CancelJobsRequest req;
+    req.add_job_ids(arg1);
+    CancelJobsReply rep;
+    if (!authedCall(target, socket, "CancelJobs", req, &rep,
+                    [&](grpc::ClientContext& c, const CancelJobsRequest& r, CancelJobsReply* o) {
+                      return stub.CancelJobs(&c, r, o);
+                    })) {
+      return 1;
+    }
+    std::cout << "OK " << rep.results_size() << "\n";
+    return 0;
+  }
+  std::cerr << "unknown mode " << mode << "\n";
+  return 2;
 }
 
 }  // namespace
@@ -73,6 +155,12 @@ int main(int argc, char** argv) {
     }
     ping(*stub, &*cred);
     if (mode == "replay") ping(*stub, &*cred);
+  } else if (mode == "submit" || mode == "job" || mode == "cancel") {
+    if (argc < 5) {
+      std::cerr << "usage: drover-e2e-rawcall HOST:PORT submit|job|cancel MUNGE_SOCKET ARG...\n";
+      return 2;
+    }
+    return jobCall(*stub, target, mode, socket, argv[4], argc > 5 ? argv[5] : "");
   } else {
     std::cerr << "unknown mode " << mode << "\n";
     return 2;

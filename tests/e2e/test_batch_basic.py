@@ -4,6 +4,7 @@ running job is cancelled (its node freed), and every job id acknowledged before 
 the controller is still known after the restart (durable before acknowledged)."""
 
 import os
+import subprocess
 import re
 import threading
 from pathlib import Path
@@ -113,3 +114,29 @@ def test_acknowledged_jobs_survive_kill_9_of_the_controller(cluster):
     for job_id in acknowledged[-3:]:
         f = wait_final(cluster, job_id, timeout=60)
         assert f["JobState"] == "COMPLETED", f
+
+
+def rawcall(cluster, mode, *args):
+    """The job RPCs over gRPC (the CLIs use the frame transport): same handlers, same answers."""
+    exe = cluster.build / "tests" / "drover-e2e-rawcall"
+    r = subprocess.run([str(exe), f"127.0.0.1:{cluster.port_base}", mode,
+                        str(cluster.run_dir / "munge" / "munge.socket"), *args],
+                       capture_output=True, text=True, timeout=30)
+    return r.stdout.strip()
+
+
+def test_job_rpcs_over_grpc(cluster):
+    out_dir = shared_dir(cluster, "out-grpc")
+    ok, job_id = rawcall(cluster, "submit", str(out_dir), "echo via-grpc > grpc.out; exit 3").split()
+    assert ok == "OK", job_id
+    wait_for(lambda: rawcall(cluster, "job", job_id) == "OK JOB_FAILED 3:0", 30,
+             what="the gRPC-submitted job to fail with 3")
+    assert (out_dir / "grpc.out").read_text() == "via-grpc\n"
+    # The frame transport sees the same job.
+    assert job_fields(cluster, int(job_id))["ExitCode"] == "3:0"
+    ok, job_id = rawcall(cluster, "submit", str(out_dir), "sleep 300").split()
+    wait_for(lambda: rawcall(cluster, "job", job_id) == "OK JOB_RUNNING 0:0", 30,
+             what="the gRPC-submitted sleeper to run")
+    assert rawcall(cluster, "cancel", job_id).startswith("OK")
+    wait_for(lambda: rawcall(cluster, "job", job_id).startswith("OK JOB_CANCELLED"), 30,
+             what="the sleeper to be cancelled")
