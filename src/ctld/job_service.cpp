@@ -3,7 +3,9 @@
 #include <grp.h>
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
 #include <boost/asio/post.hpp>
+#include <csignal>
 #include <set>
 
 #include "common/log.h"
@@ -241,7 +243,10 @@ void JobService::sendLaunches(std::vector<jobs::Launch> launches) {
 
 void JobService::sendSignals() {
   auto signals = manager_->takeSignals();
-  if (signals.empty()) return;
+  if (!signals.empty()) sendSignalActions(std::move(signals));
+}
+
+void JobService::sendSignalActions(std::vector<jobs::SignalAction> signals) {
   rpc::ClientOptions base;
   base.munge_socket = state_.config().munge_socket;
   base.timeout_ms = static_cast<int>(state_.config().timeouts.message_s) * 1000;
@@ -325,6 +330,18 @@ void JobService::stepEvent(const v1::StepEventRequest& event, Done done) {
   drover::log::get("ctld")->info("job {} step {} on {}: kind {} exit {}:{}", event.step().job_id(),
                                  event.step().step_id(), event.node(), static_cast<int>(event.kind()),
                                  event.exit_code(), event.exit_signal());
+  // A supervisor left over from an earlier run of a requeued job must not end the new run.
+  const jobs::Job* job = manager_->find(event.step().job_id());
+  if (job != nullptr && !event.node().empty() && jobs::holdsResources(job->state())) {
+    const auto nodes = jobs::nodesOf(*job);
+    if (!nodes.empty() && nodes.front() != event.node() &&
+        event.step().step_id() == acct::kBatchStep) {
+      drover::log::get("ctld")->warn("job {}: ignoring a batch step report from {} (runs on {})",
+                                     event.step().job_id(), event.node(), nodes.front());
+      done(okStatus());
+      return;
+    }
+  }
   manager_->stepEvent(event);
   afterCommit(std::move(done));
 }
@@ -371,6 +388,28 @@ void JobService::reconcile(const std::string& node, const std::vector<v1::StepId
     ++held;
     if (job.start_time() > settled || listed.count(job.job_id()) != 0) continue;
     lost.push_back(job.job_id());
+  }
+  // Steps the agent runs that this controller does not hold there (a job that ended, was
+  // cancelled or requeued elsewhere while the node was away) are killed.
+  std::vector<jobs::SignalAction> strays;
+  for (const auto& step : running) {
+    const jobs::Job* job = manager_->find(step.job_id());
+    if (job != nullptr && jobs::holdsResources(job->state())) {
+      const auto nodes = jobs::nodesOf(*job);
+      if (std::find(nodes.begin(), nodes.end(), node) != nodes.end()) continue;
+    }
+    jobs::SignalAction kill;
+    kill.job_id = step.job_id();
+    kill.nodes = {node};
+    *kill.request.mutable_step() = step;
+    kill.request.set_signal(SIGKILL);
+    kill.request.set_kill(true);
+    strays.push_back(std::move(kill));
+  }
+  if (!strays.empty()) {
+    drover::log::get("ctld")->warn("node {} runs {} step(s) of jobs not running there: killing",
+                                   node, strays.size());
+    sendSignalActions(std::move(strays));
   }
   if (lost.empty()) return;
   auto log = drover::log::get("ctld");

@@ -92,6 +92,7 @@ class JobService {
   void runPass();
   void sendLaunches(std::vector<jobs::Launch> launches);
   void sendSignals();
+  void sendSignalActions(std::vector<jobs::SignalAction> signals);
   std::shared_ptr<grpc::Channel> channelFor(const std::string& node);
 
   boost::asio::io_context& io_;

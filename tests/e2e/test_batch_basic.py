@@ -140,3 +140,22 @@ def test_job_rpcs_over_grpc(cluster):
     assert rawcall(cluster, "cancel", job_id).startswith("OK")
     wait_for(lambda: rawcall(cluster, "job", job_id).startswith("OK JOB_CANCELLED"), 30,
              what="the sleeper to be cancelled")
+
+
+def test_node_failure_requeues_the_job_elsewhere(cluster):
+    out_dir = shared_dir(cluster, "out-nodefail")
+    job_id = submit(cluster, "-o", str(out_dir / "%j.out"), "--open-mode=append",
+                    "--wrap=echo run on $SLURMD_NODENAME; sleep 6")
+    wait_for(lambda: job_fields(cluster, job_id).get("JobState") == "RUNNING", 30,
+             what=f"job {job_id} to run")
+    first = job_fields(cluster, job_id)["NodeList"]
+    cluster.kill(first)
+    try:
+        wait_for(lambda: (f := job_fields(cluster, job_id)).get("JobState") == "RUNNING"
+                 and f.get("NodeList") != first, 30, what=f"job {job_id} to run off {first}")
+        f = wait_final(cluster, job_id, timeout=40)
+        assert f["JobState"] == "COMPLETED", f
+        assert f["Restarts"] == "1", f
+    finally:
+        cluster.start()
+    wait_for(lambda: cluster.node_state(first) == "idle", 30, what=f"{first} back idle")
