@@ -195,7 +195,11 @@ std::vector<Launch> JobManager::applyPlan(const sched::Plan& plan) {
     Job* job = mutableJob(p.id);
     if (!job || job->state() != v1::JOB_PENDING) continue;
     job->info.set_reason(std::string(sched::reasonName(p.reason)));
-    job->info.set_start_time(p.expectedStart.value_or(0));
+    // squeue --start: a reservation's start, else the scheduler's non-binding estimate; a job
+    // held back by --begin expects to start no earlier than that time (as Slurm shows it).
+    std::int64_t start = p.expectedStart ? *p.expectedStart : p.estimatedStart.value_or(0);
+    if (p.reason == sched::Reason::BeginTime) start = std::max(start, job->request.beginTime);
+    job->info.set_start_time(start);
   }
   if (!plan.starts.empty()) reevaluateDependencies();
   return launches;

@@ -7,6 +7,22 @@
 namespace drover::jobs::testing {
 namespace {
 
+TEST_F(JobsTest, PendingJobsWithoutReservationCarryStartEstimatesAndBeginTimes) {
+  JobId running = submit(SpecBuilder().nodes(4).ntasks(16).time(30));
+  JobId top = submit(SpecBuilder().nodes(4).ntasks(16).time(10));     // holds the reservation
+  JobId behind = submit(SpecBuilder().nodes(4).ntasks(16).time(10));  // only an estimate
+  const std::int64_t begin = clock_.now() + 3600;
+  JobId later = submit(SpecBuilder().begin(begin));
+  clock_.advanceSeconds(1);
+  pass();
+  ASSERT_EQ(job(running).state(), v1::JOB_RUNNING);
+  EXPECT_EQ(job(top).start_time(), job(running).end_time());
+  EXPECT_EQ(job(behind).reason(), "Priority");
+  EXPECT_EQ(job(behind).start_time(), job(top).start_time() + 10 * 60);
+  EXPECT_EQ(job(later).reason(), "BeginTime");
+  EXPECT_EQ(job(later).start_time(), begin);
+}
+
 TEST_F(JobsTest, SnapshotPlanRoundTripStartsJobsWithAllocationsAndEnvironment) {
   JobId id = submit(SpecBuilder().name("train").nodes(2).ntasks(4).gres("gpu", 2).time(30)
                         .output("%x-%j-%N.out").signal(SIGUSR1, 90));
