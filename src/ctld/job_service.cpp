@@ -96,6 +96,7 @@ JobService::JobService(boost::asio::io_context& io, CtldState& state, const Cloc
       clock_(clock),
       pass_timer_(io),
       periodic_timer_(io),
+      begin_timer_(io),
       pool_(std::make_unique<boost::asio::thread_pool>(8)) {}
 
 JobService::~JobService() { shutdown(); }
@@ -181,6 +182,22 @@ void JobService::armPeriodic() {
   });
 }
 
+void JobService::armBeginTimer(const sched::Snapshot& snapshot, std::int64_t now) {
+  std::int64_t next = 0;
+  for (const auto& job : snapshot.pending) {
+    const std::int64_t begin = job.request.beginTime;
+    if (begin > now && (next == 0 || begin < next)) next = begin;
+  }
+  if (next == 0 || next == begin_armed_for_) return;
+  begin_armed_for_ = next;
+  begin_timer_.expires_after(std::chrono::seconds(next - now));
+  begin_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;
+    begin_armed_for_ = 0;
+    requestPass();
+  });
+}
+
 void JobService::runPass() {
   pass_armed_ = false;
   const std::int64_t now = clock_.now();
@@ -190,6 +207,7 @@ void JobService::runPass() {
   }
   auto snapshot = manager_->buildSnapshot(nodeViews(state_.config(), state_.registry()));
   auto plan = sched::schedule(snapshot, manager_->schedulerParams(), now);
+  armBeginTimer(snapshot, now);
   auto launches = manager_->applyPlan(plan);
   (void)manager_->takeScheduleRequest();  // the pass itself is not a new reason for a pass
   // Launch only what the job table holds as RUNNING on disk.

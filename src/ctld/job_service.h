@@ -107,7 +107,12 @@ class JobService {
   boost::asio::steady_timer pass_timer_;
   // A pass at least this often: begin times arrive and array throttles free up without an event.
   boost::asio::steady_timer periodic_timer_;
+  // Fires at the earliest future --begin time, so such a job starts on time, not at the next
+  // periodic pass.
+  boost::asio::steady_timer begin_timer_;
+  std::int64_t begin_armed_for_ = 0;
   void armPeriodic();
+  void armBeginTimer(const sched::Snapshot& snapshot, std::int64_t now);
   bool pass_armed_ = false;
   std::int64_t last_purge_ = 0;
   std::map<std::string, std::pair<std::string, std::shared_ptr<grpc::Channel>>> channels_;
