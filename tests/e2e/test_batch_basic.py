@@ -61,6 +61,20 @@ def test_failing_job_ends_failed_with_its_exit_code(cluster):
     assert (out_dir / f"{job_id}.out").read_text() == "before\n"
 
 
+def test_reconfigure_leaves_running_jobs_untouched(cluster):
+    out_dir = shared_dir(cluster, "out-reconf")
+    out = out_dir / "reconf.out"
+    job_id = submit(cluster, "-o", str(out), "--wrap=echo started; sleep 3; echo finished")
+    wait_for(lambda: job_fields(cluster, job_id).get("JobState") == "RUNNING", 30,
+             what=f"job {job_id} to run")
+    r = cluster.scontrol("reconfigure")
+    assert r.returncode == 0, r.stderr
+    assert job_fields(cluster, job_id).get("JobState") == "RUNNING"
+    f = wait_final(cluster, job_id)
+    assert f["JobState"] == "COMPLETED", f
+    assert out.read_text() == "started\nfinished\n"
+
+
 def test_cancel_running_job_frees_its_node(cluster):
     out_dir = shared_dir(cluster, "out-cancel")
     job_id = submit(cluster, "-o", str(out_dir / "%j.out"), "--exclusive",
