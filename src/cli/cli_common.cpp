@@ -1,5 +1,7 @@
 #include "cli/cli_common.h"
 
+#include <cstdlib>
+
 #include <cstdio>
 #include <string>
 
@@ -21,6 +23,18 @@ std::vector<std::string> splitCommas(std::string_view text) {
     pos = end + 1;
   }
   return out;
+}
+
+std::vector<std::string> argsWithEnvironment(int argc, char** argv,
+                                             std::initializer_list<EnvOption> table) {
+  std::vector<std::string> args;
+  for (const EnvOption& e : table) {
+    const char* value = std::getenv(e.variable);
+    if (value == nullptr || *value == '\0') continue;
+    args.push_back(e.takes_value ? std::string(e.option) + "=" + value : std::string(e.option));
+  }
+  for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+  return args;
 }
 
 }  // namespace drover::cli

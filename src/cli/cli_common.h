@@ -1,5 +1,7 @@
 #pragma once
 // What every Drover CLI shares: the version line and Slurm-style error reporting.
+#include <initializer_list>
+#include <iostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,5 +16,31 @@ void printError(std::string_view prog, std::string_view message);
 
 // Splits "a,b,c" (empty items dropped).
 std::vector<std::string> splitCommas(std::string_view text);
+
+// An input environment variable standing for an option, as Slurm's commands read them:
+// SQUEUE_FORMAT=x -> "--format=x"; a flag variable (SCANCEL_BATCH) -> "--batch" when set.
+struct EnvOption {
+  const char* variable;
+  const char* option;
+  bool takes_value = true;
+};
+
+// The options the environment gives, then argv[1..], so the command line wins.
+std::vector<std::string> argsWithEnvironment(int argc, char** argv,
+                                             std::initializer_list<EnvOption> table);
+
+// --version, --help and --usage: prints what was asked and returns true (the command is done).
+template <typename Command>
+bool printedInfo(const Command& cmd, std::string_view help, std::string_view usage) {
+  if (cmd.version) {
+    std::cout << kVersionLine << "\n";
+    return true;
+  }
+  if (cmd.help || cmd.usage) {
+    std::cout << (cmd.help ? help : usage);
+    return true;
+  }
+  return false;
+}
 
 }  // namespace drover::cli

@@ -202,9 +202,7 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
 }
 
 int runSacct(int argc, char** argv) {
-  std::vector<std::string> args;
-  if (const char* f = std::getenv("SACCT_FORMAT"); f && *f) args.push_back(std::string("--format=") + f);
-  for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+  const auto args = argsWithEnvironment(argc, argv, {{"SACCT_FORMAT", "--format"}});
   const std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
   const std::uint32_t uid = static_cast<std::uint32_t>(getuid());
   std::string user;
@@ -215,14 +213,7 @@ int runSacct(int argc, char** argv) {
     return 1;
   }
   const SacctCommand& cmd = *parsed;
-  if (cmd.version) {
-    std::cout << kVersionLine << "\n";
-    return 0;
-  }
-  if (cmd.help || cmd.usage) {
-    std::cout << kHelp;
-    return 0;
-  }
+  if (printedInfo(cmd, kHelp, kHelp)) return 0;
   if (cmd.helpformat) {
     std::cout << acct::report::renderHelpFormat();
     return 0;

@@ -168,31 +168,22 @@ ScancelReport reportScancel(const ScancelCommand& command, const v1::CancelJobsR
 }
 
 int runScancel(int argc, char** argv) {
-  std::vector<std::string> args;
-  // SCANCEL_* input variables, under the command line.
-  if (const char* a = std::getenv("SCANCEL_ACCOUNT"); a && *a) args.push_back(std::string("--account=") + a);
-  if (const char* b = std::getenv("SCANCEL_BATCH"); b && *b) args.emplace_back("--batch");
-  if (const char* f = std::getenv("SCANCEL_FULL"); f && *f) args.emplace_back("--full");
-  if (const char* n = std::getenv("SCANCEL_NAME"); n && *n) args.push_back(std::string("--name=") + n);
-  if (const char* p = std::getenv("SCANCEL_PARTITION"); p && *p) args.push_back(std::string("--partition=") + p);
-  if (const char* s = std::getenv("SCANCEL_STATE"); s && *s) args.push_back(std::string("--state=") + s);
-  if (const char* u = std::getenv("SCANCEL_USER"); u && *u) args.push_back(std::string("--user=") + u);
-  if (const char* v = std::getenv("SCANCEL_VERBOSE"); v && *v) args.emplace_back("--verbose");
-  for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+  const auto args = argsWithEnvironment(argc, argv,
+                                        {{"SCANCEL_ACCOUNT", "--account"},
+                                         {"SCANCEL_BATCH", "--batch", false},
+                                         {"SCANCEL_FULL", "--full", false},
+                                         {"SCANCEL_NAME", "--name"},
+                                         {"SCANCEL_PARTITION", "--partition"},
+                                         {"SCANCEL_STATE", "--state"},
+                                         {"SCANCEL_USER", "--user"},
+                                         {"SCANCEL_VERBOSE", "--verbose", false}});
   auto parsed = parseScancelArgs(args);
   if (!parsed.ok()) {
     printError(kProg, parsed.error());
     return 1;
   }
   const ScancelCommand& cmd = *parsed;
-  if (cmd.version) {
-    std::cout << kVersionLine << "\n";
-    return 0;
-  }
-  if (cmd.help || cmd.usage) {
-    std::cout << (cmd.help ? kHelp : kUsage);
-    return 0;
-  }
+  if (printedInfo(cmd, kHelp, kUsage)) return 0;
   if (cmd.interactive) {
     printError(kProg, "--interactive is not supported");
     return 1;

@@ -128,25 +128,15 @@ Result<SinfoCommand> parseSinfoArgs(const std::vector<std::string>& args) {
 }
 
 int runSinfo(int argc, char** argv) {
-  std::vector<std::string> args;
-  // Environment first so that options override it, as Slurm.
-  if (const char* f = std::getenv("SINFO_FORMAT"); f && *f) args.push_back(std::string("--format=") + f);
-  if (const char* p = std::getenv("SINFO_PARTITION"); p && *p) args.push_back(std::string("--partition=") + p);
-  for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+  const auto args = argsWithEnvironment(
+      argc, argv, {{"SINFO_FORMAT", "--format"}, {"SINFO_PARTITION", "--partition"}});
   auto parsed = parseSinfoArgs(args);
   if (!parsed.ok()) {
     printError(kProg, parsed.error());
     return 1;
   }
   const SinfoCommand& cmd = *parsed;
-  if (cmd.version) {
-    std::cout << kVersionLine << "\n";
-    return 0;
-  }
-  if (cmd.help || cmd.usage) {
-    std::cout << (cmd.help ? kHelp : kUsage);
-    return 0;
-  }
+  if (printedInfo(cmd, kHelp, kUsage)) return 0;
 
   auto client = ControllerClient::fromConfig();
   if (!client.ok()) {

@@ -153,29 +153,21 @@ Result<SqueueCommand> parseSqueueArgs(const std::vector<std::string>& args) {
 }
 
 int runSqueue(int argc, char** argv) {
-  std::vector<std::string> args;
-  if (const char* f = std::getenv("SQUEUE_FORMAT"); f && *f) args.push_back(std::string("--format=") + f);
-  if (const char* f = std::getenv("SQUEUE_FORMAT2"); f && *f) args.push_back(std::string("--Format=") + f);
-  if (const char* s = std::getenv("SQUEUE_SORT"); s && *s) args.push_back(std::string("--sort=") + s);
-  if (const char* p = std::getenv("SQUEUE_PARTITION"); p && *p) args.push_back(std::string("--partition=") + p);
-  if (const char* u = std::getenv("SQUEUE_USERS"); u && *u) args.push_back(std::string("--user=") + u);
-  if (const char* a = std::getenv("SQUEUE_ACCOUNT"); a && *a) args.push_back(std::string("--account=") + a);
-  if (const char* s = std::getenv("SQUEUE_STATES"); s && *s) args.push_back(std::string("--states=") + s);
-  for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+  const auto args = argsWithEnvironment(argc, argv,
+                                        {{"SQUEUE_FORMAT", "--format"},
+                                         {"SQUEUE_FORMAT2", "--Format"},
+                                         {"SQUEUE_SORT", "--sort"},
+                                         {"SQUEUE_PARTITION", "--partition"},
+                                         {"SQUEUE_USERS", "--user"},
+                                         {"SQUEUE_ACCOUNT", "--account"},
+                                         {"SQUEUE_STATES", "--states"}});
   auto parsed = parseSqueueArgs(args);
   if (!parsed.ok()) {
     printError(kProg, parsed.error());
     return 1;
   }
   const SqueueCommand& cmd = *parsed;
-  if (cmd.version) {
-    std::cout << kVersionLine << "\n";
-    return 0;
-  }
-  if (cmd.help || cmd.usage) {
-    std::cout << (cmd.help ? kHelp : kUsage);
-    return 0;
-  }
+  if (printedInfo(cmd, kHelp, kUsage)) return 0;
   auto client = ControllerClient::fromConfig();
   if (!client.ok()) {
     printError(kProg, client.error());
