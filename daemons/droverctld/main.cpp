@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/clock.h"
+#include "common/daemon_start.h"
 #include "common/log.h"
 #include "ctld/server.h"
 #include "drover/config.h"
@@ -27,22 +28,9 @@ int main(int argc, char** argv) {
     std::cerr << "droverctld: " << cfg.error() << "\n";
     return 1;
   }
-  if (!foreground && daemon(1, log_file.empty() ? 1 : 0) != 0) {
-    std::perror("droverctld: daemon");
+  if (auto started = drover::startDaemon("droverctld", foreground, verbose, log_file); !started) {
+    std::cerr << started.error() << "\n";
     return 1;
-  }
-  const auto level = verbose >= 2   ? spdlog::level::trace
-                     : verbose == 1 ? spdlog::level::debug
-                                    : spdlog::level::info;
-  if (auto s = drover::log::setup(
-          level, log_file.empty() ? std::nullopt : std::optional<std::string>(log_file));
-      !s) {
-    std::cerr << "cannot open log file " << log_file << ": " << s.error() << "\n";
-    return 1;
-  }
-  // A daemon's log is read while it runs (and after a kill -9): write every line through.
-  for (const char* name : drover::log::kLoggerNames) {
-    drover::log::get(name)->flush_on(spdlog::level::trace);
   }
   drover::SystemClock clock;
   auto server = drover::ctld::CtldServer::create(std::move(cfg).value(), clock);
