@@ -13,36 +13,6 @@
 namespace drover::cli {
 namespace {
 
-struct StateRow {
-  v1::JobState state;
-  std::string_view name;
-  std::string_view code;
-};
-
-constexpr std::array<StateRow, 14> kStates{{
-    {v1::JOB_PENDING, "PENDING", "PD"},
-    {v1::JOB_RUNNING, "RUNNING", "R"},
-    {v1::JOB_SUSPENDED, "SUSPENDED", "S"},
-    {v1::JOB_COMPLETING, "COMPLETING", "CG"},
-    {v1::JOB_COMPLETED, "COMPLETED", "CD"},
-    {v1::JOB_CANCELLED, "CANCELLED", "CA"},
-    {v1::JOB_FAILED, "FAILED", "F"},
-    {v1::JOB_TIMEOUT, "TIMEOUT", "TO"},
-    {v1::JOB_NODE_FAIL, "NODE_FAIL", "NF"},
-    {v1::JOB_PREEMPTED, "PREEMPTED", "PR"},
-    {v1::JOB_BOOT_FAIL, "BOOT_FAIL", "BF"},
-    {v1::JOB_DEADLINE, "DEADLINE", "DL"},
-    {v1::JOB_OUT_OF_MEMORY, "OUT_OF_MEMORY", "OOM"},
-    {v1::JOB_REQUEUED, "REQUEUED", "RQ"},
-}};
-
-bool equalsNoCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
 std::string gresText(const v1::GresRequest& g) {
   std::string out = "gres:" + (g.name().empty() ? std::string("gpu") : g.name());
   if (!g.type().empty()) out += ":" + g.type();
@@ -73,24 +43,6 @@ std::optional<std::uint64_t> parseMemMb(std::string_view text) {
 }
 
 }  // namespace
-
-std::string_view jobStateName(v1::JobState state) {
-  for (const auto& r : kStates)
-    if (r.state == state) return r.name;
-  return "UNKNOWN";
-}
-
-std::string_view jobStateShortName(v1::JobState state) {
-  for (const auto& r : kStates)
-    if (r.state == state) return r.code;
-  return "?";
-}
-
-std::optional<v1::JobState> parseJobStateName(std::string_view text) {
-  for (const auto& r : kStates)
-    if (equalsNoCase(text, r.name) || equalsNoCase(text, r.code)) return r.state;
-  return std::nullopt;
-}
 
 bool isActiveState(v1::JobState state) {
   return state == v1::JOB_PENDING || state == v1::JOB_RUNNING || state == v1::JOB_SUSPENDED ||

@@ -1,6 +1,5 @@
 #pragma once
-// Values derived from JobInfo that squeue, scontrol and sbatch print the same way: state names
-// and short codes, job id text (29_0, 29_[2-9%2]), Slurm's duration styles, TRES reordering.
+// Values derived from JobInfo that squeue, scontrol and sbatch print the same way: job id text (29_0, 29_[2-9%2]), Slurm's duration styles, TRES reordering.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -8,13 +7,10 @@
 #include <vector>
 
 #include "drover/v1/jobs.pb.h"
+#include "jobstate/job_state.h"  // state names and codes
 
 namespace drover::cli {
 
-std::string_view jobStateName(v1::JobState state);       // "PENDING"
-std::string_view jobStateShortName(v1::JobState state);  // "PD"
-// Full names or short codes, any case; "all" is handled by callers.
-std::optional<v1::JobState> parseJobStateName(std::string_view text);
 bool isActiveState(v1::JobState state);  // pending, running, suspended, completing
 
 // "28", "29_0", "29_[2-9%2]" (pending remainder of an array).

@@ -95,7 +95,7 @@ std::vector<v1::CancelResult> JobManager::cancel(const Caller& caller,
     if (!req.account().empty() && i.account() != req.account()) return false;
     if (req.states_size() > 0) {
       bool any = false;
-      for (const auto& s : req.states()) any = any || parseState(s) == i.state();
+      for (const auto& s : req.states()) any = any || parseJobStateName(s) == i.state();
       if (!any) return false;
     }
     if (!filter_nodes.empty()) {

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "drover/v1/jobs.pb.h"
+#include "jobstate/job_state.h"
 #include "jobspec/dependency_spec.h"
 #include "sched/types.h"
 
@@ -42,10 +43,5 @@ struct Job {
 bool isFinal(v1::JobState state);
 // PENDING and REQUEUED wait for the scheduler; RUNNING, SUSPENDED, COMPLETING hold nodes.
 bool holdsResources(v1::JobState state);
-// "PENDING", "CANCELLED", ... ; and the squeue short codes "PD", "CA".
-std::string_view stateName(v1::JobState state);
-std::string_view stateShortName(v1::JobState state);
-// Full names or short codes, any case; nullopt when unknown.
-std::optional<v1::JobState> parseState(std::string_view text);
 
 }  // namespace drover::jobs

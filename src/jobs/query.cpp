@@ -23,7 +23,7 @@ std::vector<v1::JobInfo> JobManager::query(const v1::GetJobsRequest& req) const 
   }
   std::vector<v1::JobState> states;
   for (const auto& s : req.states()) {
-    if (auto st = parseState(s)) states.push_back(*st);
+    if (auto st = parseJobStateName(s)) states.push_back(*st);
   }
   bool all_states = std::any_of(req.states().begin(), req.states().end(),
                                 [](const std::string& s) { return s == "all" || s == "ALL"; });
