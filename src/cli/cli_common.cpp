@@ -1,5 +1,7 @@
 #include "cli/cli_common.h"
 
+#include <getopt.h>
+
 #include <cstdlib>
 
 #include <cstdio>
@@ -35,6 +37,21 @@ std::vector<std::string> argsWithEnvironment(int argc, char** argv,
   }
   for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
   return args;
+}
+
+GetoptArgs::GetoptArgs(std::string_view prog, const std::vector<std::string>& args) {
+  storage_.reserve(args.size() + 1);
+  storage_.emplace_back(prog);
+  storage_.insert(storage_.end(), args.begin(), args.end());
+  for (auto& s : storage_) pointers_.push_back(s.data());
+  pointers_.push_back(nullptr);
+}
+
+std::string unrecognizedOption(std::string_view prog, std::string_view consumed) {
+  const std::string bad =
+      optopt != 0 ? std::string("-") + static_cast<char>(optopt) : std::string(consumed);
+  return "unrecognized option '" + bad + "'\nTry \"" + std::string(prog) +
+         " --help\" for more information";
 }
 
 }  // namespace drover::cli

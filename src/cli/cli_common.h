@@ -29,6 +29,26 @@ struct EnvOption {
 std::vector<std::string> argsWithEnvironment(int argc, char** argv,
                                              std::initializer_list<EnvOption> table);
 
+// getopt_long wants mutable char* strings; this owns them. Index 0 is the program name.
+class GetoptArgs {
+ public:
+  GetoptArgs(std::string_view prog, const std::vector<std::string>& args);
+  GetoptArgs(const GetoptArgs&) = delete;
+  GetoptArgs& operator=(const GetoptArgs&) = delete;
+  int argc() const { return static_cast<int>(storage_.size()); }
+  char** argv() { return pointers_.data(); }
+  const std::string& operator[](int i) const { return storage_[static_cast<std::size_t>(i)]; }
+
+ private:
+  std::vector<std::string> storage_;
+  std::vector<char*> pointers_;
+};
+
+// What a command prints for the option getopt_long just rejected, as Slurm's commands do:
+// "unrecognized option '--bad'\nTry \"squeue --help\" for more information". `consumed` is
+// argv[optind - 1], the word getopt_long took (a rejected short option is in optopt instead).
+std::string unrecognizedOption(std::string_view prog, std::string_view consumed);
+
 // --version, --help and --usage: prints what was asked and returns true (the command is done).
 template <typename Command>
 bool printedInfo(const Command& cmd, std::string_view help, std::string_view usage) {

@@ -89,12 +89,7 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
       {"local", no_argument, nullptr, kOptLocal}, {"federation", no_argument, nullptr, kOptFederation},
       {nullptr, 0, nullptr, 0},
   };
-  std::vector<std::string> storage;
-  storage.emplace_back(kProg);
-  for (const auto& a : args) storage.push_back(a);
-  std::vector<char*> argv;
-  for (auto& s : storage) argv.push_back(s.data());
-  argv.push_back(nullptr);
+  GetoptArgs argv(kProg, args);
 
   SacctCommand cmd;
   auto& f = cmd.filter;
@@ -103,7 +98,7 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
   opterr = 0;
   optind = 0;
   int c;
-  while ((c = getopt_long(static_cast<int>(storage.size()), argv.data(), "aA:bDeE:hj:lM:nN:o:pPr:s:S:u:vVX",
+  while ((c = getopt_long(argv.argc(), argv.argv(), "aA:bDeE:hj:lM:nN:o:pPr:s:S:u:vVX",
                           kLong, nullptr)) != -1) {
     switch (c) {
       case 'a': cmd.all_users = true; break;
@@ -166,15 +161,11 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
       case kOptUsage: cmd.usage = true; break;
       case kOptJson: cmd.json = true; break;
       case kOptName: for (auto& n : splitCommas(optarg)) f.names.push_back(n); break;
-      default: {
-        const std::string bad = optopt != 0 ? std::string("-") + static_cast<char>(optopt)
-                                            : std::string(argv[static_cast<std::size_t>(optind) - 1]);
-        return makeError("unrecognized option '" + bad + "'\nTry \"sacct --help\" for more information");
-      }
+      default: return makeError(unrecognizedOption(kProg, argv[optind - 1]));
     }
   }
-  if (optind < static_cast<int>(storage.size()))
-    return makeError(std::string("Unknown argument: ") + argv[static_cast<std::size_t>(optind)]);
+  if (optind < argv.argc())
+    return makeError(std::string("Unknown argument: ") + argv[optind]);
   // Slurm's defaults: the window starts at midnight today unless jobs or states were named
   // (then: no start bound for -j, "now" for -s), and a user sees their own jobs unless -a/-u.
   if (!have_start) {

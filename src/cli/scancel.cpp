@@ -73,19 +73,14 @@ Result<ScancelCommand> parseScancelArgs(const std::vector<std::string>& args) {
       {"sibling", required_argument, nullptr, kOptSibling},
       {nullptr, 0, nullptr, 0},
   };
-  std::vector<std::string> storage;
-  storage.emplace_back(kProg);
-  for (const auto& a : args) storage.push_back(a);
-  std::vector<char*> argv;
-  for (auto& s : storage) argv.push_back(s.data());
-  argv.push_back(nullptr);
+  GetoptArgs argv(kProg, args);
 
   ScancelCommand cmd;
   auto& r = cmd.request;
   opterr = 0;
   optind = 0;
   int c;
-  while ((c = getopt_long(static_cast<int>(storage.size()), argv.data(), "A:bfHiM:n:p:q:QR:s:t:u:vVw:W:",
+  while ((c = getopt_long(argv.argc(), argv.argv(), "A:bfHiM:n:p:q:QR:s:t:u:vVw:W:",
                           kLong, nullptr)) != -1) {
     switch (c) {
       case 'A': r.set_account(optarg); break;
@@ -120,15 +115,11 @@ Result<ScancelCommand> parseScancelArgs(const std::vector<std::string>& args) {
       case 'w': r.set_nodes(optarg); break;
       case kOptHelp: cmd.help = true; break;
       case kOptUsage: cmd.usage = true; break;
-      default: {
-        const std::string bad = optopt != 0 ? std::string("-") + static_cast<char>(optopt)
-                                            : std::string(argv[static_cast<std::size_t>(optind) - 1]);
-        return makeError("unrecognized option '" + bad + "'\nTry \"scancel --help\" for more information");
-      }
+      default: return makeError(unrecognizedOption(kProg, argv[optind - 1]));
     }
   }
-  for (int i = optind; i < static_cast<int>(storage.size()); ++i) {
-    for (const auto& id : splitCommas(storage[static_cast<std::size_t>(i)])) {
+  for (int i = optind; i < argv.argc(); ++i) {
+    for (const auto& id : splitCommas(argv[i])) {
       // 123, 123_4, 123_[1-3], 123.0, 123_4.0
       const auto bad = id.find_first_not_of("0123456789_[]-,.%");
       if (id.empty() || !std::isdigit(static_cast<unsigned char>(id[0])) || bad != std::string::npos)

@@ -496,11 +496,9 @@ int runScontrol(int argc, char** argv) {
       case 'u':
         printError(kProg, "--uid is not supported: the controller takes identity from MUNGE");
         return 1;
-      default: {
-        const std::string bad = optopt != 0 ? std::string("-") + static_cast<char>(optopt) : argv[optind - 1];
-        printError(kProg, "unrecognized option '" + bad + "'\nTry \"scontrol --help\" for more information");
+      default:
+        printError(kProg, unrecognizedOption(kProg, argv[optind - 1]));
         return 1;
-      }
     }
   }
   std::vector<std::string> words(argv + optind, argv + argc);

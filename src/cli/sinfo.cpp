@@ -64,20 +64,14 @@ Result<SinfoCommand> parseSinfoArgs(const std::vector<std::string>& args) {
       {"hide", no_argument, nullptr, kOptHide},   {"noconvert", no_argument, nullptr, kOptNoConvert},
       {nullptr, 0, nullptr, 0},
   };
-  std::vector<std::string> storage;
-  storage.reserve(args.size() + 1);
-  storage.emplace_back(kProg);
-  for (const auto& a : args) storage.push_back(a);
-  std::vector<char*> argv;
-  for (auto& s : storage) argv.push_back(s.data());
-  argv.push_back(nullptr);
+  GetoptArgs argv(kProg, args);
 
   SinfoCommand cmd;
   SinfoOptions& o = cmd.options;
   opterr = 0;
   optind = 0;  // re-initialise getopt: parse may run more than once in a process (tests)
   int c;
-  while ((c = getopt_long(static_cast<int>(storage.size()), argv.data(), "+adehi:lM:n:No:O:p:rRsS:t:TvV",
+  while ((c = getopt_long(argv.argc(), argv.argv(), "+adehi:lM:n:No:O:p:rRsS:t:TvV",
                           kLong, nullptr)) != -1) {
     switch (c) {
       case 'a': case 'v': case kOptLocal: case kOptFederation: case kOptHide: case kOptNoConvert:
@@ -113,15 +107,11 @@ Result<SinfoCommand> parseSinfoArgs(const std::vector<std::string>& args) {
       case 'O': return makeError("--Format (-O) is not supported yet; use --format (-o)");
       case 'R': o.list_reasons = true; break;
       case 'T': return makeError("--reservation (-T) is not supported yet");
-      default: {
-        const std::string bad = optopt != 0 ? std::string("-") + static_cast<char>(optopt)
-                                            : std::string(argv[static_cast<std::size_t>(optind) - 1]);
-        return makeError("unrecognized option '" + bad + "'\nTry \"sinfo --help\" for more information");
-      }
+      default: return makeError(unrecognizedOption(kProg, argv[optind - 1]));
     }
   }
-  if (optind < static_cast<int>(storage.size())) {
-    return makeError(std::string("Unknown argument: ") + argv[static_cast<std::size_t>(optind)] +
+  if (optind < argv.argc()) {
+    return makeError(std::string("Unknown argument: ") + argv[optind] +
                      "\nTry \"sinfo --help\" for more information");
   }
   return cmd;

@@ -84,19 +84,14 @@ Result<SqueueCommand> parseSqueueArgs(const std::vector<std::string>& args) {
       {"me", no_argument, nullptr, kOptMe},
       {nullptr, 0, nullptr, 0},
   };
-  std::vector<std::string> storage;
-  storage.emplace_back(kProg);
-  for (const auto& a : args) storage.push_back(a);
-  std::vector<char*> argv;
-  for (auto& s : storage) argv.push_back(s.data());
-  argv.push_back(nullptr);
+  GetoptArgs argv(kProg, args);
 
   SqueueCommand cmd;
   SqueueOptions& o = cmd.options;
   opterr = 0;
   optind = 0;
   int c;
-  while ((c = getopt_long(static_cast<int>(storage.size()), argv.data(), "+A:ahi:j::lM:n:o:O:p:q:rs::S:t:u:vVw:",
+  while ((c = getopt_long(argv.argc(), argv.argv(), "+A:ahi:j::lM:n:o:O:p:q:rs::S:t:u:vVw:",
                           kLong, nullptr)) != -1) {
     switch (c) {
       case 'a': case 'v': case kOptLocal: case kOptFederation: case kOptHide: case kOptNoConvert:
@@ -105,8 +100,8 @@ Result<SqueueCommand> parseSqueueArgs(const std::vector<std::string>& args) {
       case 'h': o.no_header = true; break;
       case 'j':
         if (optarg) o.job_ids = append(o.job_ids, splitCommas(optarg));
-        else if (optind < static_cast<int>(storage.size()) && argv[static_cast<std::size_t>(optind)][0] != '-')
-          o.job_ids = append(o.job_ids, splitCommas(argv[static_cast<std::size_t>(optind++)]));
+        else if (optind < argv.argc() && argv[optind][0] != '-')
+          o.job_ids = append(o.job_ids, splitCommas(argv[optind++]));
         break;
       case 'l': o.long_format = true; break;
       case 'n': o.names = append(o.names, splitCommas(optarg)); break;
@@ -137,16 +132,12 @@ Result<SqueueCommand> parseSqueueArgs(const std::vector<std::string>& args) {
       case kOptUsage: cmd.usage = true; break;
       case 'i': return makeError("--iterate is not supported yet");
       case 'M': return makeError("--clusters is not supported: Drover runs one cluster");
-      default: {
-        const std::string bad = optopt != 0 ? std::string("-") + static_cast<char>(optopt)
-                                            : std::string(argv[static_cast<std::size_t>(optind) - 1]);
-        return makeError("unrecognized option '" + bad + "'\nTry \"squeue --help\" for more information");
-      }
+      default: return makeError(unrecognizedOption(kProg, argv[optind - 1]));
     }
   }
   // A bare job id list, as Slurm accepts after options ("squeue 12,13" is not Slurm; ignore).
-  if (optind < static_cast<int>(storage.size())) {
-    return makeError(std::string("Unknown argument: ") + argv[static_cast<std::size_t>(optind)] +
+  if (optind < argv.argc()) {
+    return makeError(std::string("Unknown argument: ") + argv[optind] +
                      "\nTry \"squeue --help\" for more information");
   }
   return cmd;
