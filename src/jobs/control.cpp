@@ -158,8 +158,12 @@ std::vector<v1::CancelResult> JobManager::cancel(const Caller& caller,
     if (!holdsResources(job.state())) {
       finish(job, v1::JOB_CANCELLED, 0, 0, nullptr);
     } else {
+      // Slurm marks the job CANCELLED at once and COMPLETING while its processes are killed;
+      // the end (and so the elapsed time) is now, not when the step reports.
       job.pending_end = PendingEnd::kCancel;
+      job.info.set_end_time(clock_.now());
       stage(job);
+      record(job);
       SignalAction a;
       a.job_id = id;
       a.nodes = req.batch_only() ? std::vector<std::string>{job.info.batch_host()} : nodesOf(job);

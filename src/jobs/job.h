@@ -43,5 +43,10 @@ struct Job {
 bool isFinal(v1::JobState state);
 // PENDING and REQUEUED wait for the scheduler; RUNNING, SUSPENDED, COMPLETING hold nodes.
 bool holdsResources(v1::JobState state);
+// Cancelled while running: Slurm already shows it CANCELLED (squeue: COMPLETING, CG) while its
+// processes are being killed; it keeps its nodes until the step reports.
+inline bool cancelling(const Job& job) {
+  return job.pending_end == PendingEnd::kCancel && holdsResources(job.state());
+}
 
 }  // namespace drover::jobs

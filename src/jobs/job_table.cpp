@@ -109,6 +109,10 @@ void JobManager::record(const Job& job) {
   r.end = isFinal(i.state()) || i.state() == v1::JOB_REQUEUED ? i.end_time() : 0;
   r.time_limit_min = i.time_limit_min() < 0 ? acct::kTimeLimitUnlimited : i.time_limit_min();
   r.state = toAcct(i.state());
+  if (cancelling(job)) {
+    r.state = acct::JobState::kCancelled;
+    r.end = i.end_time();
+  }
   if (!i.cancelled_by().empty()) r.cancelled_by = static_cast<std::uint32_t>(std::stoul(i.cancelled_by()));
   r.reason = i.reason() == "None" ? "" : i.reason();
   r.exit = {static_cast<std::int32_t>(i.exit_code()), static_cast<std::int32_t>(i.exit_signal())};
@@ -249,12 +253,14 @@ void JobManager::finish(Job& job, v1::JobState state, std::int32_t code, std::in
                         const v1::StepEventRequest* event) {
   const std::int64_t now = clock_.now();
   bool ran = holdsResources(job.state());
+  // A cancelled job ended when scancel said so, not when its step reported.
+  const std::int64_t end = cancelling(job) && job.info.end_time() <= now ? job.info.end_time() : now;
   job.info.set_state(state);
   job.info.set_exit_code(static_cast<std::uint32_t>(code));
   job.info.set_exit_signal(static_cast<std::uint32_t>(signal));
-  job.info.set_end_time(now);
+  job.info.set_end_time(end);
   if (!ran) job.info.set_start_time(now);  // Slurm shows StartTime=EndTime for never-run jobs
-  job.info.set_run_time_s(ran ? now - job.info.start_time() : 0);
+  job.info.set_run_time_s(ran ? std::max<std::int64_t>(0, end - job.info.start_time()) : 0);
   job.pending_end = PendingEnd::kNone;
   stage(job);
   record(job);

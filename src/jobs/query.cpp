@@ -39,7 +39,13 @@ std::vector<v1::JobInfo> JobManager::query(const v1::GetJobsRequest& req) const 
     if (by_id && !wanted.count(id)) continue;
     bool final = isFinal(i.state());
     if (!states.empty() && !all_states) {
-      if (std::find(states.begin(), states.end(), i.state()) == states.end()) continue;
+      // A job being cancelled is CANCELLED with the COMPLETING flag: -t matches either.
+      auto listed = [&](v1::JobState s) {
+        return std::find(states.begin(), states.end(), s) != states.end();
+      };
+      bool match = cancelling(job) ? listed(v1::JOB_COMPLETING) || listed(v1::JOB_CANCELLED)
+                                   : listed(i.state());
+      if (!match) continue;
     } else if (final && !req.include_finished() && !all_states && !by_id) {
       continue;
     }
@@ -60,7 +66,10 @@ std::vector<v1::JobInfo> JobManager::query(const v1::GetJobsRequest& req) const 
       continue;
     }
     v1::JobInfo copy = i;
-    if (holdsResources(i.state())) {
+    if (cancelling(job)) {
+      copy.set_state(v1::JOB_COMPLETING);
+      copy.set_run_time_s(std::max<std::int64_t>(0, i.end_time() - i.start_time()));
+    } else if (holdsResources(i.state())) {
       std::int64_t end = i.state() == v1::JOB_SUSPENDED ? i.suspend_time() : now;
       copy.set_run_time_s(std::max<std::int64_t>(0, end - i.start_time()));
     }

