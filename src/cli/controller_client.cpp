@@ -113,4 +113,16 @@ Result<v1::QueryAccountingReply> ControllerClient::queryAccounting(
   return call<v1::QueryAccountingReply>("QueryAccounting", request);
 }
 
+Result<v1::CreateStepReply> ControllerClient::createStep(const v1::CreateStepRequest& request) {
+  return call<v1::CreateStepReply>("CreateStep", request);
+}
+Result<v1::AwaitAllocationReply> ControllerClient::awaitAllocation(
+    const v1::AwaitAllocationRequest& request) {
+  return call<v1::AwaitAllocationReply>("AwaitAllocation", request);
+}
+Result<v1::CompleteAllocationReply> ControllerClient::completeAllocation(
+    const v1::CompleteAllocationRequest& request) {
+  return call<v1::CompleteAllocationReply>("CompleteAllocation", request);
+}
+
 }  // namespace drover::cli

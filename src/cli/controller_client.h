@@ -41,6 +41,11 @@ class ControllerClient {
   Result<v1::JobControlReply> jobControl(const v1::JobControlRequest& request);
   Result<v1::UpdateJobReply> updateJob(const v1::UpdateJobRequest& request);
   Result<v1::QueryAccountingReply> queryAccounting(const v1::QueryAccountingRequest& request);
+  // srun and salloc: steps and interactive allocations.
+  Result<v1::CreateStepReply> createStep(const v1::CreateStepRequest& request);
+  Result<v1::AwaitAllocationReply> awaitAllocation(const v1::AwaitAllocationRequest& request);
+  Result<v1::CompleteAllocationReply> completeAllocation(
+      const v1::CompleteAllocationRequest& request);
 
   const ControllerAddress& address() const { return address_; }
   // The kind of the last failure (kNone after a success).

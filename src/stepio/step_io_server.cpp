@@ -194,6 +194,25 @@ void StepIoServer::stop() {
   (void)!write(wake_[1], &byte, 1);
 }
 
+void StepIoServer::setNumTasks(std::uint32_t num_tasks) {
+  opts_.num_tasks = num_tasks == 0 ? 1 : num_tasks;
+  tasks_.clear();
+  ended_ = 0;
+  for (std::uint32_t rank = 0; rank < opts_.num_tasks; ++rank) tasks_[rank];
+}
+
+void StepIoServer::markLost(const std::vector<std::uint32_t>& ranks, const std::string& node_name) {
+  for (auto rank : ranks) {
+    auto it = tasks_.find(rank);
+    if (it == tasks_.end() || it->second.ended) continue;
+    TaskEnd end;
+    end.rank = rank;
+    end.node_name = node_name;
+    end.lost = true;
+    endTask(rank, end);
+  }
+}
+
 bool StepIoServer::done() const { return stopped_ || ended_ == tasks_.size(); }
 
 std::vector<TaskEnd> StepIoServer::taskEnds() const {

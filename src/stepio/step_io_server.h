@@ -98,6 +98,12 @@ class StepIoServer {
   void addPollFds(std::vector<pollfd>& fds);
   void handlePoll(const std::vector<pollfd>& fds, std::size_t first);
 
+  // srun listens before the controller has laid the step out: the real task count, set
+  // before the first run()/runOnce() (connections wait in the backlog until then).
+  void setNumTasks(std::uint32_t num_tasks);
+  // Tasks whose node will never connect (its launch failed) end as lost.
+  void markLost(const std::vector<std::uint32_t>& ranks, const std::string& node_name);
+
   void forwardSignal(int sig);                 // to every connected node's tasks
   void stop();                                 // run() returns soon
 

@@ -1,0 +1,208 @@
+#include "cli/salloc.h"
+
+#include <limits.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cli/cli_common.h"
+#include "cli/controller_client.h"
+#include "cli/salloc_env.h"
+#include "cli/srun_allocation.h"
+#include "cli/srun_signals.h"
+#include "cli/srun_step.h"
+#include "drover/config.h"
+#include "jobspec/build_spec.h"
+#include "jobspec/command_line.h"
+
+extern char** environ;
+
+namespace drover::cli {
+namespace {
+
+constexpr const char* kProg = "salloc";
+
+constexpr const char* kHelp =
+    "Usage: salloc [OPTIONS(0)...] [ : [OPTIONS(N)...]] [command(0) [args(0)...]]\n"
+    "\n"
+    "Options are Slurm's (see `man salloc`); Drover's support for each is listed in\n"
+    "docs/cli-compatibility.md. Common ones:\n"
+    "  -A, --account=name          charge job to specified account\n"
+    "  -c, --cpus-per-task=ncpus   number of cpus required per task\n"
+    "      --gres=list             required generic resources\n"
+    "  -I, --immediate[=secs]      exit if resources not available in \"secs\"\n"
+    "  -J, --job-name=jobname      name of job\n"
+    "  -n, --ntasks=ntasks         number of tasks to run\n"
+    "  -N, --nodes=N               number of nodes on which to run (N = min[-max])\n"
+    "  -p, --partition=partition   partition requested\n"
+    "  -t, --time=minutes          time limit\n"
+    "\n"
+    "Help options:\n"
+    "  -h, --help                  show this help message\n"
+    "      --usage                 display brief usage message\n";
+
+constexpr const char* kUsage =
+    "Usage: salloc [-N numnodes|[min nodes]-[max nodes]] [-n num-processors]\n"
+    "              [-c ncpus] [-p partition] [-t minutes] [-J jobname]\n"
+    "              [--gres=list] [executable [args...]]\n";
+
+// How often salloc asks whether its job still runs while the command runs.
+constexpr auto kJobCheck = std::chrono::seconds(2);
+
+std::map<std::string, std::string> currentEnvironment() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string item(*e);
+    const auto eq = item.find('=');
+    if (eq == std::string::npos) continue;
+    env.emplace(item.substr(0, eq), item.substr(eq + 1));
+  }
+  return env;
+}
+
+std::string userShell(const std::map<std::string, std::string>& env) {
+  if (auto it = env.find("SHELL"); it != env.end() && !it->second.empty()) return it->second;
+  if (const passwd* pw = getpwuid(getuid()); pw && pw->pw_shell && *pw->pw_shell) return pw->pw_shell;
+  return "/bin/sh";
+}
+
+// Forks the command with `env`; the child restores the signal mask and dispositions salloc
+// changed. Returns the child's pid, or -1.
+pid_t startCommand(const std::vector<std::string>& command, const std::map<std::string, std::string>& env,
+                   const sigset_t& mask) {
+  std::vector<std::string> env_storage;
+  for (const auto& [k, v] : env) env_storage.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (auto& e : env_storage) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> arg_storage(command);
+  std::vector<char*> argvp;
+  for (auto& a : arg_storage) argvp.push_back(a.data());
+  argvp.push_back(nullptr);
+  const std::string not_found = "salloc: error: _fork_command: Unable to find command \"" + command.front() + "\"\n";
+  const pid_t pid = fork();
+  if (pid != 0) return pid;
+  signal(SIGPIPE, SIG_DFL);
+  sigprocmask(SIG_SETMASK, &mask, nullptr);
+  execvpe(argvp[0], argvp.data(), envp.data());
+  (void)!write(2, not_found.data(), not_found.size());
+  _exit(127);
+}
+
+bool jobStillRuns(ControllerClient& client, std::uint64_t job_id) {
+  v1::GetJobsRequest query;
+  query.add_job_ids(std::to_string(job_id));
+  query.set_include_finished(true);
+  auto jobs = client.getJobs(query);
+  if (!jobs.ok()) return true;  // unknown: keep going
+  for (const auto& j : jobs->jobs())
+    if (j.state() == v1::JOB_RUNNING || j.state() == v1::JOB_SUSPENDED) return true;
+  return false;
+}
+
+}  // namespace
+
+int runSalloc(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  const std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
+  auto env = currentEnvironment();
+  {
+    auto cl = jobspec::parseCommandLine(jobspec::Tool::Salloc, args, now);
+    if (!cl) {
+      std::cerr << cl.error().text << "\n";
+      return cl.error().exit_code;
+    }
+    if (printedInfo(*cl, kHelp, kUsage)) return 0;
+  }
+  auto request = jobspec::buildAllocRequest(args, env, now);
+  if (!request) {
+    std::cerr << request.error().text << "\n";
+    return request.error().exit_code;
+  }
+  std::vector<std::string> command = request->command;
+  if (command.empty()) command.push_back(userShell(env));
+
+  StepContext context;
+  context.environment = env;
+  char cwd[PATH_MAX];
+  if (getcwd(cwd, sizeof cwd)) context.cwd = cwd;
+  char host[HOST_NAME_MAX + 1] = {};
+  if (gethostname(host, sizeof host) == 0) context.host = host;
+  context.submit_line = "salloc";
+  for (const auto& a : args) context.submit_line += " " + a;
+
+  auto client = ControllerClient::fromConfig();
+  if (!client.ok()) {
+    printError(kProg, client.error());
+    return 1;
+  }
+  SignalWatch signals(/*with_child=*/true);
+
+  AllocationRequest alloc;
+  alloc.prog = kProg;
+  jobspec::StepRequest named = *request;
+  named.command = command;
+  alloc.spec = toAllocationSpec(named, context, "salloc");
+  alloc.immediate_seconds = request->spec.immediate_seconds;
+  alloc.quiet = request->spec.quiet;
+  auto got = acquireAllocation(*client, alloc, signals);
+  if (!got.allocation) return got.exit_code;
+  const v1::JobInfo& job = got.allocation->job;
+  const std::uint64_t job_id = job.job_id();
+
+  SallocContext sc;
+  sc.cluster_name = got.allocation->cluster_name;
+  sc.controller_host = client->address().host;
+  sc.controller_port = client->address().port;
+  if (auto it = env.find("DROVER_CONF"); it != env.end()) sc.conf_path = it->second;
+  else sc.conf_path = config::defaultConfigPath();
+  sc.submit_dir = context.cwd;
+  sc.submit_host = context.host;
+  auto child_env = env;
+  for (const auto& [k, v] : sallocVariables(job, sc)) child_env[k] = v;
+
+  const pid_t child = startCommand(command, child_env, signals.previousMask());
+  if (child < 0) {
+    printError(kProg, std::string("fork: ") + strerror(errno));
+    std::cerr << "salloc: Relinquishing job allocation " << job_id << "\n";
+    releaseAllocation(*client, kProg, job_id, 1, 0);
+    return 1;
+  }
+
+  int status = 0;
+  bool revoked = false;
+  auto next_check = std::chrono::steady_clock::now() + kJobCheck;
+  for (;;) {
+    const pid_t done = waitpid(child, &status, WNOHANG);
+    if (done == child) break;
+    const auto sig = signals.wait(500);
+    if (sig && *sig != SIGCHLD && *sig != SIGINT) kill(child, *sig);
+    if (!revoked && std::chrono::steady_clock::now() >= next_check) {
+      next_check = std::chrono::steady_clock::now() + kJobCheck;
+      if (!jobStillRuns(*client, job_id)) {
+        revoked = true;
+        std::cerr << "salloc: Job allocation " << job_id << " has been revoked.\n";
+        kill(child, SIGHUP);
+      }
+    }
+  }
+  int exit_code = 0;
+  int exit_signal = 0;
+  if (WIFEXITED(status)) exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) exit_signal = WTERMSIG(status);
+  if (!request->spec.quiet) std::cerr << "salloc: Relinquishing job allocation " << job_id << "\n";
+  if (!revoked) releaseAllocation(*client, kProg, job_id, exit_code, exit_signal);
+  return exit_signal != 0 ? 128 + exit_signal : exit_code;
+}
+
+}  // namespace drover::cli

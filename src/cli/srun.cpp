@@ -1,0 +1,140 @@
+#include "cli/srun.h"
+
+#include <limits.h>
+#include <unistd.h>
+
+#include <ctime>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cli/cli_common.h"
+#include "cli/controller_client.h"
+#include "cli/srun_allocation.h"
+#include "cli/srun_run.h"
+#include "cli/srun_signals.h"
+#include "cli/srun_step.h"
+#include "jobspec/build_spec.h"
+#include "jobspec/command_line.h"
+
+extern char** environ;
+
+namespace drover::cli {
+namespace {
+
+constexpr const char* kProg = "srun";
+
+constexpr const char* kHelp =
+    "Usage: srun [OPTIONS(0)... [executable(0) [args(0)...]]] [ : [OPTIONS(N)...]] executable(N) [args(N)...]\n"
+    "\n"
+    "Options are Slurm's (see `man srun`); Drover's support for each is listed in\n"
+    "docs/cli-compatibility.md. Common ones:\n"
+    "  -c, --cpus-per-task=ncpus   number of cpus required per task\n"
+    "  -D, --chdir=path            change remote current working directory\n"
+    "  -e, --error=err             location of stderr redirection\n"
+    "      --export=env_vars|NONE  environment variables passed to launcher\n"
+    "      --gres=list             required generic resources\n"
+    "  -i, --input=in              location of stdin redirection\n"
+    "  -I, --immediate[=secs]      exit if resources not available in \"secs\"\n"
+    "      --jobid=id              run under already allocated job\n"
+    "  -J, --job-name=jobname      name of job\n"
+    "  -K, --kill-on-bad-exit      kill the job if any task terminates with a\n"
+    "                              non-zero exit code\n"
+    "  -l, --label                 prepend task number to lines of stdout/err\n"
+    "  -m, --distribution=type     distribution method for processes to nodes\n"
+    "  -n, --ntasks=ntasks         number of tasks to run\n"
+    "  -N, --nodes=N               number of nodes on which to run (N = min[-max])\n"
+    "  -o, --output=out            location of stdout redirection\n"
+    "  -p, --partition=partition   partition requested\n"
+    "  -t, --time=minutes          time limit\n"
+    "  -u, --unbuffered            do not line-buffer stdout/err\n"
+    "  -W, --wait=sec              seconds to wait after first task exits\n"
+    "                              before killing job\n"
+    "  -w, --nodelist=hosts...     request a specific list of hosts\n"
+    "\n"
+    "Help options:\n"
+    "  -h, --help                  show this help message\n"
+    "      --usage                 display brief usage message\n";
+
+constexpr const char* kUsage =
+    "Usage: srun [-N nnodes] [-n ntasks] [-c ncpus] [-p partition] [-t minutes]\n"
+    "            [-J jobname] [-o out] [-e err] [-i in] [-D path] [-l] [-u]\n"
+    "            [--jobid=id] [--gres=list] [--export[=names]] executable [args...]\n";
+
+std::map<std::string, std::string> currentEnvironment() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string item(*e);
+    const auto eq = item.find('=');
+    if (eq == std::string::npos) continue;
+    env.emplace(item.substr(0, eq), item.substr(eq + 1));
+  }
+  return env;
+}
+
+std::string shellQuote(const std::string& arg) {
+  if (!arg.empty() && arg.find_first_of(" \t\n'\"\\$`;&|<>()*?[]{}!#~") == std::string::npos) return arg;
+  std::string out = "'";
+  for (char c : arg) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  return out + "'";
+}
+
+}  // namespace
+
+int runSrun(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  const std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
+  auto env = currentEnvironment();
+  {
+    auto cl = jobspec::parseCommandLine(jobspec::Tool::Srun, args, now);
+    if (!cl) {
+      std::cerr << cl.error().text << "\n";
+      return cl.error().exit_code;
+    }
+    if (printedInfo(*cl, kHelp, kUsage)) return 0;
+  }
+  auto request = jobspec::buildStepRequest(args, env, now);
+  if (!request) {
+    std::cerr << request.error().text << "\n";
+    return request.error().exit_code;
+  }
+
+  StepContext context;
+  context.environment = env;
+  char cwd[PATH_MAX];
+  if (getcwd(cwd, sizeof cwd)) context.cwd = cwd;
+  char host[HOST_NAME_MAX + 1] = {};
+  if (gethostname(host, sizeof host) == 0) context.host = host;
+  context.submit_line = "srun";
+  for (const auto& a : args) context.submit_line += " " + shellQuote(a);
+
+  auto client = ControllerClient::fromConfig();
+  if (!client.ok()) {
+    printError(kProg, client.error());
+    return 1;
+  }
+  SignalWatch signals;
+
+  if (auto job_id = allocationJobId(request->spec)) {
+    return runStep(*client, request->spec, toStepSpec(*request, context, *job_id, true), signals);
+  }
+
+  AllocationRequest alloc;
+  alloc.prog = kProg;
+  alloc.spec = toAllocationSpec(*request, context, "srun");
+  alloc.immediate_seconds = request->spec.immediate_seconds;
+  alloc.quiet = request->spec.quiet;
+  auto got = acquireAllocation(*client, alloc, signals);
+  if (!got.allocation) return got.exit_code;
+  const std::uint64_t job_id = got.allocation->job.job_id();
+  const int status = runStep(*client, request->spec, toStepSpec(*request, context, job_id, false), signals);
+  const auto end = allocationEndOf(status);
+  releaseAllocation(*client, kProg, job_id, end.exit_code, end.signal);
+  return status;
+}
+
+}  // namespace drover::cli

@@ -1,0 +1,108 @@
+#include "cli/srun_allocation.h"
+
+#include <chrono>
+#include <iostream>
+
+#include "cli/cli_common.h"
+#include "cli/srun_step.h"
+
+namespace drover::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool finalState(v1::JobState state) {
+  return state != v1::JOB_PENDING && state != v1::JOB_RUNNING && state != v1::JOB_SUSPENDED &&
+         state != v1::JOB_REQUEUED;
+}
+
+}  // namespace
+
+void cancelQuietly(ControllerClient& client, const std::string& id, int signal) {
+  v1::CancelJobsRequest cancel;
+  cancel.add_job_ids(id);
+  cancel.set_signal(signal);
+  (void)client.cancelJobs(cancel);
+}
+
+void releaseAllocation(ControllerClient& client, std::string_view prog, std::uint64_t job_id,
+                       int exit_code, int exit_signal) {
+  v1::CompleteAllocationRequest done;
+  done.set_job_id(job_id);
+  done.set_exit_code(exit_code);
+  done.set_exit_signal(exit_signal);
+  if (auto r = client.completeAllocation(done); !r.ok()) {
+    printError(prog, "Unable to release job allocation " + std::to_string(job_id) + ": " + r.error());
+  }
+}
+
+AllocationResult acquireAllocation(ControllerClient& client, const AllocationRequest& request,
+                                   SignalWatch& signals) {
+  const std::string& prog = request.prog;
+  const bool salloc = prog == "salloc";
+  v1::SubmitJobRequest submit;
+  *submit.mutable_spec() = request.spec;
+  auto submitted = client.submitJob(submit);
+  if (!submitted.ok()) {
+    const auto kind = client.lastFailure();
+    if (kind == FailureKind::kInvalid || kind == FailureKind::kNotFound || kind == FailureKind::kOther) {
+      std::cerr << formatAllocFailure(prog, submitted.error());
+    } else {
+      printError(prog, submitted.error());
+    }
+    return {};
+  }
+  for (const auto& w : submitted->warnings()) std::cerr << prog << ": " << w << "\n";
+  const std::uint64_t job_id = submitted->job_id();
+  const std::string id = std::to_string(job_id);
+
+  std::optional<Clock::time_point> give_up;
+  if (request.immediate_seconds) {
+    give_up = Clock::now() + std::chrono::seconds(std::max<std::uint32_t>(1, *request.immediate_seconds));
+  }
+  bool waited = false;
+  // The first wait is short, so "queued" is printed only for a job that does not start at once.
+  std::uint32_t wait_ms = 300;
+  for (;;) {
+    if (auto sig = signals.take(); sig && (*sig == SIGINT || *sig == SIGTERM || *sig == SIGHUP || *sig == SIGQUIT)) {
+      cancelQuietly(client, id);
+      std::cerr << prog << ": Job allocation " << id << " has been revoked.\n";
+      return {};
+    }
+    v1::AwaitAllocationRequest await;
+    await.set_job_id(job_id);
+    await.set_timeout_ms(wait_ms);
+    auto reply = client.awaitAllocation(await);
+    if (!reply.ok()) {
+      if (client.lastFailure() == FailureKind::kUnreachable) continue;  // controller restarting
+      printError(prog, reply.error());
+      cancelQuietly(client, id);
+      return {};
+    }
+    const v1::JobInfo& job = reply->job();
+    if (job.state() == v1::JOB_RUNNING) {
+      if (waited && !request.quiet) std::cerr << prog << ": job " << id << " has been allocated resources\n";
+      if (salloc && !request.quiet) std::cerr << "salloc: Granted job allocation " << id << "\n";
+      return {Allocation{job, submitted->cluster_name()}, 0};
+    }
+    if (finalState(job.state())) {
+      std::cerr << prog << ": error: Job allocation " << id << " has been revoked.\n";
+      return {};
+    }
+    if (give_up && Clock::now() >= *give_up) {
+      cancelQuietly(client, id);
+      std::cerr << prog << ": error: Unable to allocate resources: Connection timed out\n";
+      return {};
+    }
+    if (!waited) {
+      waited = true;
+      if (!request.quiet) {
+        if (salloc) std::cerr << "salloc: Pending job allocation " << id << "\n";
+        std::cerr << prog << ": job " << id << " queued and waiting for resources\n";
+      }
+      wait_ms = 1000;
+    }
+  }
+}
+
+}  // namespace drover::cli

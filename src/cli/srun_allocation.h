@@ -1,0 +1,49 @@
+#pragma once
+// Getting an interactive allocation for srun (outside a job) and salloc: SubmitJob with
+// batch = false, then AwaitAllocation until it runs, with Slurm's messages:
+//   srun:   "srun: job 7 queued and waiting for resources" / "srun: job 7 has been allocated
+//           resources" (only when it had to wait)
+//   salloc: "salloc: Pending job allocation 7", the same two lines, then always
+//           "salloc: Granted job allocation 7"
+// -I/--immediate[=secs] gives up after secs (1 when none is given), cancels the job and
+// prints "<prog>: error: Unable to allocate resources: Connection timed out" as Slurm.
+// SIGINT/SIGTERM/SIGHUP while waiting cancel the request.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "cli/controller_client.h"
+#include "cli/srun_signals.h"
+#include "drover/v1/jobs.pb.h"
+
+namespace drover::cli {
+
+struct AllocationRequest {
+  std::string prog;                               // "srun" or "salloc"
+  v1::JobSpec spec;
+  std::optional<std::uint32_t> immediate_seconds;
+  bool quiet = false;
+};
+
+struct Allocation {
+  v1::JobInfo job;            // RUNNING, with its allocation
+  std::string cluster_name;
+};
+
+// The allocation, or the exit status to end with (messages already printed).
+struct AllocationResult {
+  std::optional<Allocation> allocation;
+  int exit_code = 1;
+};
+
+AllocationResult acquireAllocation(ControllerClient& client, const AllocationRequest& request,
+                                   SignalWatch& signals);
+
+// Cancels the whole job or one step ("7" or "7.0"); errors ignored (best effort at exit).
+void cancelQuietly(ControllerClient& client, const std::string& id, int signal = 0);
+
+// CompleteAllocation; a failure is printed, not fatal.
+void releaseAllocation(ControllerClient& client, std::string_view prog, std::uint64_t job_id,
+                       int exit_code, int exit_signal);
+
+}  // namespace drover::cli

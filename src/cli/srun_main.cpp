@@ -1,0 +1,3 @@
+#include "cli/srun.h"
+
+int main(int argc, char** argv) { return drover::cli::runSrun(argc, argv); }

@@ -1,0 +1,269 @@
+#include "cli/srun_run.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/cli_common.h"
+#include "cli/srun_allocation.h"
+#include "cli/srun_step.h"
+#include "stepio/step_io_server.h"
+
+namespace drover::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How long srun waits for every node to connect before it asks whether the job still runs.
+constexpr auto kConnectCheck = std::chrono::seconds(10);
+// After it killed the step: how long it waits for the tasks' exits before giving up.
+constexpr auto kAbortWait = std::chrono::seconds(30);
+
+bool activeState(v1::JobState s) {
+  return s == v1::JOB_PENDING || s == v1::JOB_RUNNING || s == v1::JOB_SUSPENDED ||
+         s == v1::JOB_COMPLETING;
+}
+
+class StepRun {
+ public:
+  StepRun(ControllerClient& client, const jobspec::JobSpec& options, SignalWatch& signals)
+      : client_(client), options_(options), signals_(signals) {}
+
+  int run(v1::StepSpec spec) {
+    const StdinPlan plan = stdinPlan(options_);
+    stepio::StepIoOptions io;
+    io.num_tasks = std::max<std::uint32_t>(1, spec.ntasks());
+    io.label = options_.label;
+    io.unbuffered = options_.unbuffered;
+    io.stdin_mode = plan.mode;
+    io.advertise_host = localAddressToward(client_.address().host, client_.address().port);
+    io.on_task_end = [this](const stepio::TaskEnd& end) { taskEnded(end); };
+    auto server = stepio::StepIoServer::listen(io);
+    if (!server.ok()) {
+      printError("srun", server.error());
+      return 1;
+    }
+    server_ = std::move(*server);
+    spec.set_io_address(server_->address());
+    spec.set_io_key(server_->key());
+    job_id_ = spec.job_id();
+
+    v1::CreateStepRequest create;
+    *create.mutable_spec() = spec;
+    auto reply = client_.createStep(create);
+    if (!reply.ok()) {
+      std::cerr << formatStepFailure(job_id_, reply.error());
+      return 1;
+    }
+    step_ = std::to_string(reply->job_id() ? reply->job_id() : job_id_) + "." +
+            std::to_string(reply->step_id());
+    if (options_.verbose > 0) {
+      std::cerr << "srun: launching StepId=" << step_ << " on host(s) " << reply->nodelist()
+                << "\n";
+    }
+    std::uint32_t ntasks = reply->ntasks();
+    if (ntasks == 0)
+      for (const auto& n : reply->nodes()) ntasks += static_cast<std::uint32_t>(n.ranks_size());
+    server_->setNumTasks(ntasks);
+    total_tasks_ = std::max<std::uint32_t>(1, ntasks);
+    expected_nodes_ = static_cast<std::size_t>(reply->nodes_size());
+    if (reply->launch_errors_size() > 0) launchFailed(*reply);
+    return loop();
+  }
+
+ private:
+  void taskEnded(const stepio::TaskEnd& end) {
+    const std::string line = stepio::taskEndMessage(end);
+    if (!line.empty()) std::cerr << line << "\n";
+    if (end.signal != 0 && !aborting_) signalled_ = true;
+    if (!first_end_) first_end_ = Clock::now();
+    if (options_.kill_on_bad_exit && (end.exit_code != 0 || end.signal != 0 || end.lost)) bad_exit_ = true;
+  }
+
+  void launchFailed(const v1::CreateStepReply& reply) {
+    for (const auto& e : reply.launch_errors()) {
+      const auto colon = e.find(':');
+      const std::string node = colon == std::string::npos ? e : e.substr(0, colon);
+      std::cerr << "srun: error: Task launch for StepId=" << step_ << " failed on node " << e << "\n";
+      for (const auto& n : reply.nodes()) {
+        if (n.node() != node) continue;
+        server_->markLost(std::vector<std::uint32_t>(n.ranks().begin(), n.ranks().end()), n.node());
+        --expected_nodes_;
+      }
+    }
+    std::cerr << "srun: error: Application launch failed\n";
+    abort();
+  }
+
+  void abort() {
+    if (aborting_) return;
+    aborting_ = true;
+    abort_deadline_ = Clock::now() + kAbortWait;
+    server_->forwardSignal(SIGCONT);
+    server_->forwardSignal(SIGKILL);
+    cancelQuietly(client_, step_);
+  }
+
+  std::vector<std::uint32_t> runningRanks() const {
+    std::vector<std::uint32_t> running;
+    std::vector<bool> ended;
+    for (const auto& e : server_->taskEnds()) {
+      if (ended.size() <= e.rank) ended.resize(e.rank + 1, false);
+      ended[e.rank] = true;
+    }
+    for (std::uint32_t r = 0; r < ntasksSeen(); ++r)
+      if (r >= ended.size() || !ended[r]) running.push_back(r);
+    return running;
+  }
+
+  std::uint32_t ntasksSeen() const {
+    std::uint32_t n = 0;
+    for (const auto& e : server_->taskEnds()) n = std::max(n, e.rank + 1);
+    return std::max(n, total_tasks_);
+  }
+
+  void onSignal(int sig) {
+    if (sig == SIGINT) {
+      const auto now = Clock::now();
+      if (aborting_) {
+        ++interrupts_after_abort_;
+        std::cerr << "srun: interrupt (abort already in progress)\n";
+        return;
+      }
+      if (options_.quit_on_interrupt || (last_interrupt_ && now - *last_interrupt_ < std::chrono::seconds(1))) {
+        std::cerr << "srun: forcing job termination\n";
+        std::cerr << "srun: Job step aborted: Waiting up to " << kAbortWait.count()
+                  << " seconds for job step to finish.\n";
+        abort();
+        return;
+      }
+      last_interrupt_ = now;
+      std::cerr << "srun: interrupt (one more within 1 sec to abort)\n";
+      const auto running = runningRanks();
+      if (!running.empty()) {
+        std::cerr << "srun: StepId=" << step_ << (running.size() == 1 ? " task " : " tasks ")
+                  << compressRanks(running) << ": running\n";
+      }
+      server_->forwardSignal(SIGINT);
+      return;
+    }
+    server_->forwardSignal(sig);
+  }
+
+  // The job ended under srun (scancel of the job, time limit) before every node connected.
+  bool jobGone() {
+    v1::GetJobsRequest query;
+    query.add_job_ids(std::to_string(job_id_));
+    query.set_include_finished(true);
+    auto jobs = client_.getJobs(query);
+    if (!jobs.ok()) return false;
+    for (const auto& j : jobs->jobs())
+      if (activeState(j.state())) return false;
+    return true;
+  }
+
+  int loop() {
+    std::vector<pollfd> fds;
+    auto next_check = Clock::now() + kConnectCheck;
+    std::optional<Clock::time_point> wait_deadline;
+    while (!server_->done()) {
+      const auto now = Clock::now();
+      if (bad_exit_ && !aborting_) {
+        std::cerr << "srun: error: Terminating StepId=" << step_ << "\n";
+        abort();
+      }
+      if (options_.wait_seconds && *options_.wait_seconds > 0 && first_end_ && !wait_deadline) {
+        wait_deadline = *first_end_ + std::chrono::seconds(*options_.wait_seconds);
+      }
+      if (wait_deadline && now >= *wait_deadline && !aborting_) {
+        std::cerr << "srun: error: First task exited " << *options_.wait_seconds << "s ago\n";
+        const auto running = runningRanks();
+        if (!running.empty()) {
+          std::cerr << "srun: error: StepId=" << step_ << (running.size() == 1 ? " task " : " tasks ")
+                    << compressRanks(running) << ": running\n";
+        }
+        std::cerr << "srun: error: Terminating StepId=" << step_ << "\n";
+        abort();
+      }
+      if (aborting_ && (now >= abort_deadline_ || interrupts_after_abort_ > 0)) break;
+      if (now >= next_check) {
+        next_check = now + std::chrono::seconds(5);
+        if (server_->connectedNodes() < expected_nodes_ && jobGone()) {
+          std::cerr << "srun: error: StepId=" << step_ << ": the job ended before every node started its tasks\n";
+          break;
+        }
+      }
+      fds.assign(1, pollfd{signals_.fd(), POLLIN, 0});
+      server_->addPollFds(fds);
+      const int ready = poll(fds.data(), fds.size(), 500);
+      if (ready > 0 && fds[0].revents != 0)
+        while (auto sig = signals_.take()) onSignal(*sig);
+      if (ready > 0) server_->handlePoll(fds, 1);
+    }
+    auto ends = server_->taskEnds();
+    if (signalled_ && !aborting_) std::cerr << "srun: Force Terminated StepId=" << step_ << "\n";
+    if (ends.size() < total_tasks_) return std::max(1, stepio::srunExitCode(ends));
+    return stepio::srunExitCode(ends);
+  }
+
+  ControllerClient& client_;
+  const jobspec::JobSpec& options_;
+  SignalWatch& signals_;
+  std::unique_ptr<stepio::StepIoServer> server_;
+  std::uint64_t job_id_ = 0;
+  std::string step_;
+  std::size_t expected_nodes_ = 0;
+  std::uint32_t total_tasks_ = 0;
+  bool aborting_ = false;
+  bool signalled_ = false;
+  bool bad_exit_ = false;
+  int interrupts_after_abort_ = 0;
+  Clock::time_point abort_deadline_{};
+  std::optional<Clock::time_point> last_interrupt_;
+  std::optional<Clock::time_point> first_end_;
+};
+
+}  // namespace
+
+std::string localAddressToward(const std::string& host, std::uint16_t port) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(host.c_str(), std::to_string(port ? port : 9).c_str(), &hints, &found) != 0)
+    return "";
+  std::string out;
+  for (addrinfo* ai = found; ai != nullptr && out.empty(); ai = ai->ai_next) {
+    const int fd = socket(ai->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) continue;
+    sockaddr_storage local{};
+    socklen_t len = sizeof local;
+    if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
+        getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) == 0) {
+      char text[INET6_ADDRSTRLEN] = {};
+      const void* addr = local.ss_family == AF_INET6
+                             ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&local)->sin6_addr)
+                             : static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&local)->sin_addr);
+      if (inet_ntop(local.ss_family, addr, text, sizeof text)) out = text;
+    }
+    close(fd);
+  }
+  freeaddrinfo(found);
+  return out;
+}
+
+int runStep(ControllerClient& client, const jobspec::JobSpec& options, v1::StepSpec spec,
+            SignalWatch& signals) {
+  StepRun run(client, options, signals);
+  return run.run(std::move(spec));
+}
+
+}  // namespace drover::cli

@@ -1,0 +1,30 @@
+#pragma once
+// One srun step inside a running job: listen for the step's I/O (src/stepio), CreateStep, then
+// stream output, stdin and signals until every task has exited, as Slurm's srun:
+//   first SIGINT   "srun: interrupt (one more within 1 sec to abort)", the running tasks
+//                  listed, SIGINT forwarded to every task
+//   second SIGINT  within 1 s (or the first with --quit-on-interrupt): "srun: forcing job
+//                  termination", the step is killed (SIGKILL over the I/O stream and
+//                  CancelJobs "JOB.STEP"); a third ends srun at once
+//   SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT  forwarded to every task
+// and a line per task that did not exit 0 ("srun: error: node1: task 1: Exited with exit
+// code 3"). -K ends the step at the first non-zero exit; -W N ends it N s after the first.
+#include <cstdint>
+
+#include "cli/controller_client.h"
+#include "cli/srun_signals.h"
+#include "drover/v1/jobs.pb.h"
+#include "jobspec/job_spec.h"
+
+namespace drover::cli {
+
+// Returns srun's exit status (the highest task exit code, 128+signal for a signalled task;
+// 1 when the step could not be created).
+int runStep(ControllerClient& client, const jobspec::JobSpec& options, v1::StepSpec spec,
+            SignalWatch& signals);
+
+// The address of this host that reaches the controller (the step's nodes reach srun there);
+// empty when unknown.
+std::string localAddressToward(const std::string& host, std::uint16_t port);
+
+}  // namespace drover::cli

@@ -1,0 +1,183 @@
+#include "cli/srun_step.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "cli/job_spec_wire.h"
+
+namespace drover::cli {
+namespace {
+
+void setGres(v1::GresRequest* out, const jobspec::GpuCount& count) {
+  out->set_name("gpu");
+  if (count.type) out->set_type(*count.type);
+  out->set_count(static_cast<std::uint32_t>(count.count));
+}
+
+std::string baseName(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string workDir(const jobspec::JobSpec& s, const std::string& cwd) {
+  if (!s.chdir) return cwd;
+  if (!s.chdir->empty() && (*s.chdir)[0] == '/') return *s.chdir;
+  return cwd + "/" + *s.chdir;
+}
+
+bool allDigits(const std::string& text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::vector<std::string> nonEmptyLines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> allocationJobId(const jobspec::JobSpec& spec) {
+  if (spec.jobid) return *spec.jobid;
+  return std::nullopt;
+}
+
+std::string stepName(const jobspec::StepRequest& request, bool inside_allocation) {
+  const auto& s = request.spec;
+  if (s.job_name) {
+    auto it = s.sources.find("job-name");
+    const bool from_env = it != s.sources.end() && it->second == jobspec::OptionSource::Environment;
+    if (!(inside_allocation && from_env)) return *s.job_name;
+  }
+  return request.command.empty() ? std::string() : baseName(request.command.front());
+}
+
+v1::StepSpec toStepSpec(const jobspec::StepRequest& request, const StepContext& context,
+                        std::uint64_t job_id, bool inside_allocation) {
+  const jobspec::JobSpec& s = request.spec;
+  v1::StepSpec w;
+  w.set_job_id(job_id);
+  w.set_name(stepName(request, inside_allocation));
+  if (s.nodes) {
+    w.set_min_nodes(s.nodes->min);
+    w.set_max_nodes(s.nodes->max);
+  }
+  if (s.ntasks) w.set_ntasks(*s.ntasks);
+  if (s.ntasks_per_node) w.set_ntasks_per_node(*s.ntasks_per_node);
+  if (s.cpus_per_task) w.set_cpus_per_task(*s.cpus_per_task);
+  if (s.distribution) w.set_distribution(s.distribution->text);
+  if (s.nodelist) w.set_nodelist(*s.nodelist);
+  if (s.exclude) w.set_exclude(*s.exclude);
+  w.set_exclusive(s.exclusive.has_value());
+  w.set_overlap(s.overlap);
+  for (const auto& g : s.gres) {
+    auto* out = w.add_gres();
+    out->set_name(g.name);
+    if (g.type) out->set_type(*g.type);
+    out->set_count(static_cast<std::uint32_t>(g.count));
+  }
+  if (s.gpus) setGres(w.mutable_gpus(), *s.gpus);
+  if (s.gpus_per_node) setGres(w.mutable_gpus_per_node(), *s.gpus_per_node);
+  if (s.gpus_per_task) setGres(w.mutable_gpus_per_task(), *s.gpus_per_task);
+  if (s.mem_mb) w.set_mem_per_node_mb(*s.mem_mb);
+  if (s.time_limit_minutes) w.set_time_limit_min(*s.time_limit_minutes);
+  for (const auto& a : request.command) w.add_argv(a);
+  for (const auto& [k, v] : exportedEnvironment(s, context.environment)) (*w.mutable_environment())[k] = v;
+  w.set_work_dir(workDir(s, context.cwd));
+  if (s.output) w.set_std_out(*s.output);
+  if (s.error) w.set_std_err(*s.error);
+  if (auto plan = stdinPlan(s); plan.file_pattern) w.set_std_in(*plan.file_pattern);
+  w.set_kill_on_bad_exit(s.kill_on_bad_exit);
+  w.set_submit_line(context.submit_line);
+  if (s.cpu_bind) w.set_cpu_bind(*s.cpu_bind);
+  if (s.mpi) w.set_mpi(*s.mpi);
+  w.set_open_append(s.open_mode && *s.open_mode == jobspec::OpenMode::Append);
+  return w;
+}
+
+v1::JobSpec toAllocationSpec(const jobspec::StepRequest& request, const StepContext& context,
+                             const std::string& default_name) {
+  jobspec::BatchRequest batch;
+  batch.spec = request.spec;
+  // srun's per-task I/O patterns belong to the step, not to the allocation.
+  batch.spec.output.reset();
+  batch.spec.error.reset();
+  batch.spec.input.reset();
+  SubmitContext submit;
+  submit.environment = context.environment;
+  submit.cwd = context.cwd;
+  submit.host = context.host;
+  submit.submit_line = context.submit_line;
+  v1::JobSpec w = toWireSpec(batch, submit);
+  w.set_batch(false);
+  w.clear_script();
+  if (!request.spec.job_name) {
+    w.set_name(request.command.empty() ? default_name : baseName(request.command.front()));
+  }
+  return w;
+}
+
+StdinPlan stdinPlan(const jobspec::JobSpec& spec) {
+  StdinPlan plan;
+  if (!spec.input) return plan;
+  const std::string& in = *spec.input;
+  if (in == "all") {
+    plan.mode = stepio::StdinMode::kAllTasks;
+  } else if (in == "none") {
+    plan.mode = stepio::StdinMode::kNone;
+  } else if (allDigits(in)) {
+    plan.mode = in.find_first_not_of('0') == std::string::npos ? stepio::StdinMode::kTaskZero
+                                                               : stepio::StdinMode::kNone;
+  } else {
+    plan.mode = stepio::StdinMode::kNone;
+    plan.file_pattern = in;
+  }
+  return plan;
+}
+
+std::string compressRanks(std::vector<std::uint32_t> ranks) {
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  std::string out;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (!out.empty()) out += ",";
+    out += std::to_string(ranks[i]);
+    if (j > i) out += "-" + std::to_string(ranks[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+std::string formatAllocFailure(std::string_view prog, const std::string& controller_message) {
+  static const std::string kBatchPrefix = "Batch job submission failed: ";
+  static const std::string kPrefix = "Unable to allocate resources: ";
+  auto lines = nonEmptyLines(controller_message);
+  if (lines.empty()) lines.push_back("Unexpected failure");
+  std::string& last = lines.back();
+  if (last.rfind(kBatchPrefix, 0) == 0) last = last.substr(kBatchPrefix.size());
+  if (last.rfind(kPrefix, 0) != 0) last = kPrefix + last;
+  std::string out;
+  for (const auto& l : lines) out += std::string(prog) + ": error: " + l + "\n";
+  return out;
+}
+
+std::string formatStepFailure(std::uint64_t job_id, const std::string& controller_message) {
+  auto lines = nonEmptyLines(controller_message);
+  if (lines.empty()) lines.push_back("Unexpected failure");
+  std::string out;
+  for (std::size_t i = 0; i + 1 < lines.size(); ++i) out += "srun: error: " + lines[i] + "\n";
+  return out + "srun: error: Unable to create step for job " + std::to_string(job_id) + ": " +
+         lines.back() + "\n";
+}
+
+AllocationEnd allocationEndOf(int status) {
+  if (status > 128) return {0, status - 128};
+  return {status, 0};
+}
+
+}  // namespace drover::cli

@@ -1,0 +1,69 @@
+#pragma once
+// srun's pure pieces: its parsed request (src/jobspec) as the controller's StepSpec and as the
+// JobSpec of an allocation of its own, where its stdin goes, and Slurm's wording of srun's and
+// salloc's errors. No I/O here, so all of it is unit-tested.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "drover/v1/jobs.pb.h"
+#include "jobspec/build_spec.h"
+#include "stepio/step_io_server.h"
+
+namespace drover::cli {
+
+struct StepContext {
+  std::map<std::string, std::string> environment;  // srun's whole environment
+  std::string cwd;
+  std::string host;
+  std::string submit_line;  // "srun -N2 hostname"
+};
+
+// The job srun runs its step in: --jobid, else SLURM_JOB_ID (the input environment maps it
+// to --jobid); none = srun gets an allocation first.
+std::optional<std::uint64_t> allocationJobId(const jobspec::JobSpec& spec);
+
+// The step's name: -J from the command line (SLURM_JOB_NAME is ignored inside an
+// allocation, as Slurm), else the command's base name.
+std::string stepName(const jobspec::StepRequest& request, bool inside_allocation);
+
+v1::StepSpec toStepSpec(const jobspec::StepRequest& request, const StepContext& context,
+                        std::uint64_t job_id, bool inside_allocation);
+
+// The interactive allocation (SubmitJob with batch = false) srun or salloc asks for: the job
+// options of the request, named after the command (`default_name` when there is none).
+v1::JobSpec toAllocationSpec(const jobspec::StepRequest& request, const StepContext& context,
+                             const std::string& default_name);
+
+// -i/--input: "all" -> every task, "none" -> no task, "0" -> task 0 (the default); another task
+// number is not supported (no task gets stdin); anything else is a per-task file pattern
+// that goes into StepSpec.std_in, and srun sends nothing.
+struct StdinPlan {
+  stepio::StdinMode mode = stepio::StdinMode::kTaskZero;
+  std::optional<std::string> file_pattern;
+};
+StdinPlan stdinPlan(const jobspec::JobSpec& spec);
+
+// "0-3,5,7-8" for Slurm's task lists in messages.
+std::string compressRanks(std::vector<std::uint32_t> ranks);
+
+// A refused allocation, as srun/salloc print it (golden 008, 014, 015):
+//   "srun: error: invalid partition specified: nosuch\n"
+//   "srun: error: Unable to allocate resources: Invalid partition name specified\n"
+std::string formatAllocFailure(std::string_view prog, const std::string& controller_message);
+
+// "srun: error: Unable to create step for job 7: <why>\n"
+std::string formatStepFailure(std::uint64_t job_id, const std::string& controller_message);
+
+// srun's exit status for a step (stepio::srunExitCode), and the job's exit code and signal
+// for CompleteAllocation: a status above 128 is a signal.
+struct AllocationEnd {
+  int exit_code = 0;
+  int signal = 0;
+};
+AllocationEnd allocationEndOf(int status);
+
+}  // namespace drover::cli
