@@ -15,6 +15,7 @@
 #include "cli/controller_client.h"
 #include "cli/job_show.h"
 #include "cli/job_values.h"
+#include "cli/scontrol_reservation.h"
 #include "cli/scontrol_view.h"
 #include "drover/hostlist.h"
 
@@ -378,6 +379,7 @@ int cmdPing() {
 }
 
 int dispatch(const std::vector<std::string>& words, const Globals& g) {
+  if (isReservationCommand(words)) return runReservationCommand(words, g.oneliner);
   const std::string& verb = words.front();
   if (abbrev(verb, "show", 3)) return cmdShow(words, g);
   if (abbrev(verb, "update", 1)) return cmdUpdate(words);

@@ -49,6 +49,10 @@ class ControllerService final : public v1::Controller::Service {
   DROVER_SERVE(JobControl, job_control)
   DROVER_SERVE(UpdateJob, update_job)
   DROVER_SERVE(QueryAccounting, query_accounting)
+  DROVER_SERVE(CreateReservation, create_reservation)
+  DROVER_SERVE(UpdateReservation, update_reservation)
+  DROVER_SERVE(DeleteReservation, delete_reservation)
+  DROVER_SERVE(GetReservations, get_reservations)
 #undef DROVER_SERVE
 
  private:

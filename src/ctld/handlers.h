@@ -35,6 +35,11 @@ struct ControllerHandlers {
   Handler<v1::JobControlRequest, v1::JobControlReply> job_control;
   Handler<v1::UpdateJobRequest, v1::UpdateJobReply> update_job;
   Handler<v1::QueryAccountingRequest, v1::QueryAccountingReply> query_accounting;
+  // Filled by ReservationService::install (reservation_service.h); unset = not served.
+  Handler<v1::CreateReservationRequest, v1::CreateReservationReply> create_reservation;
+  Handler<v1::UpdateReservationRequest, v1::UpdateReservationReply> update_reservation;
+  Handler<v1::DeleteReservationRequest, v1::DeleteReservationReply> delete_reservation;
+  Handler<v1::GetReservationsRequest, v1::GetReservationsReply> get_reservations;
 };
 
 // `jobs` may be null (node-only tests): the job RPCs then answer UNAVAILABLE-like errors.
@@ -54,6 +59,10 @@ void forEachHandler(const ControllerHandlers& h, Fn&& fn) {
   fn("JobControl", h.job_control);
   fn("UpdateJob", h.update_job);
   fn("QueryAccounting", h.query_accounting);
+  fn("CreateReservation", h.create_reservation);
+  fn("UpdateReservation", h.update_reservation);
+  fn("DeleteReservation", h.delete_reservation);
+  fn("GetReservations", h.get_reservations);
 }
 
 }  // namespace drover::ctld

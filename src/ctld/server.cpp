@@ -16,6 +16,7 @@
 #include "ctld/frame_methods.h"
 #include "ctld/handlers.h"
 #include "ctld/job_service.h"
+#include "ctld/reservation_service.h"
 #include "ctld/services.h"
 #include "ctld/state_store.h"
 #include "rpc/method_recorder.h"
@@ -29,6 +30,7 @@ struct CtldServer::Impl {
   std::unique_ptr<StateStore> store;
   std::unique_ptr<CtldState> state;
   std::unique_ptr<JobService> jobs;
+  std::unique_ptr<ReservationService> reservations;
   ControllerHandlers handlers;
   std::unique_ptr<grpc::Service> controller_service;
   std::unique_ptr<grpc::Service> agent_service;
@@ -88,6 +90,10 @@ Result<std::unique_ptr<CtldServer>> CtldServer::create(config::ClusterConfig cfg
       [js = impl->jobs.get()](const StateChange& change) { js->nodeChanged(change); });
   impl->state->setUsageSource([js = impl->jobs.get()] { return js->usage(); });
   impl->handlers = makeControllerHandlers(*impl->state, impl->jobs.get());
+  auto reservations = ReservationService::create(*impl->state, *impl->jobs, *impl->store);
+  if (!reservations) return makeError(reservations.error());
+  impl->reservations = std::move(reservations).value();
+  impl->reservations->install(impl->handlers);
 
   impl->controller_service = makeControllerService(impl->io, impl->handlers, munge_socket);
   impl->agent_service =

@@ -22,6 +22,7 @@
 #include "drover/v1/jobs.pb.h"
 #include "jobs/job.h"
 #include "jobs/job_store.h"
+#include "jobs/reservations.h"
 #include "sched/scheduler.h"
 
 namespace drover::jobs {
@@ -132,6 +133,9 @@ class JobManager {
   void purgeFinished();
 
   bool isAdmin(const Caller& caller) const;
+  // Advance reservations: the controller's reservation RPCs change them; submissions and
+  // scheduling passes read them.
+  ReservationBook& reservations() { return reservations_; }
   std::size_t size() const { return jobs_.size(); }
 
  private:
@@ -166,6 +170,7 @@ class JobManager {
   std::unordered_map<JobId, std::size_t> accounting_index_;  // job id -> its record in the batch
   std::vector<SignalAction> signals_;
   bool schedule_requested_ = false;
+  ReservationBook reservations_{config_};
 };
 
 // Why a pending job waits before the scheduler has looked at it (hold, dependency, begin time),

@@ -53,6 +53,7 @@ sched::Snapshot JobManager::buildSnapshot(const std::vector<NodeView>& nodes) {
   reevaluateDependencies();
   sched::Snapshot snap;
   snap.partitions = partitions_;
+  snap.reservations = reservations_.forSnapshot(now);
   if (nodes.empty() && !last_nodes_.empty()) {
     snap.nodes = last_nodes_;
   } else if (nodes.empty()) {
@@ -195,6 +196,7 @@ std::vector<Launch> JobManager::applyPlan(const sched::Plan& plan) {
     Job* job = mutableJob(p.id);
     if (!job || job->state() != v1::JOB_PENDING) continue;
     job->info.set_reason(std::string(sched::reasonName(p.reason)));
+    if (auto r = reservations_.pendingReason(job->request, p.reason, now)) job->info.set_reason(*r);
     // squeue --start: a reservation's start, else the scheduler's non-binding estimate; a job
     // held back by --begin expects to start no earlier than that time (as Slurm shows it).
     std::int64_t start = p.expectedStart ? *p.expectedStart : p.estimatedStart.value_or(0);

@@ -106,6 +106,12 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
     }
   }
 
+  if (!spec.reservation().empty()) {
+    if (auto why = reservations_.checkAccess(spec.reservation(), caller.user, account, now)) {
+      return refuse(*why, "reservation " + spec.reservation() + " for user " + caller.user);
+    }
+  }
+
   for (const auto& g : spec.gres()) {
     if (g.name() != "gpu") {
       return refuse("Invalid generic resource (gres) specification",
