@@ -124,6 +124,7 @@ ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs) {
       done(wire::Outcome::ok(), *r);
     });
   };
+  addStepHandlers(h, jobs);  // handlers_steps.cpp
   return h;
 }
 

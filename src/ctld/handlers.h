@@ -22,6 +22,7 @@ inline constexpr int kInvalidArgument = 3;
 inline constexpr int kNotFound = 5;
 inline constexpr int kPermissionDenied = 7;
 inline constexpr int kInternal = 13;
+inline constexpr int kUnavailable = 14;
 
 struct ControllerHandlers {
   Handler<v1::PingRequest, v1::PingReply> ping;
@@ -35,6 +36,10 @@ struct ControllerHandlers {
   Handler<v1::JobControlRequest, v1::JobControlReply> job_control;
   Handler<v1::UpdateJobRequest, v1::UpdateJobReply> update_job;
   Handler<v1::QueryAccountingRequest, v1::QueryAccountingReply> query_accounting;
+  // srun/salloc: steps and interactive allocations (handlers_steps.cpp).
+  Handler<v1::CreateStepRequest, v1::CreateStepReply> create_step;
+  Handler<v1::AwaitAllocationRequest, v1::AwaitAllocationReply> await_allocation;
+  Handler<v1::CompleteAllocationRequest, v1::CompleteAllocationReply> complete_allocation;
   // Filled by ReservationService::install (reservation_service.h); unset = not served.
   Handler<v1::CreateReservationRequest, v1::CreateReservationReply> create_reservation;
   Handler<v1::UpdateReservationRequest, v1::UpdateReservationReply> update_reservation;
@@ -44,6 +49,8 @@ struct ControllerHandlers {
 
 // `jobs` may be null (node-only tests): the job RPCs then answer UNAVAILABLE-like errors.
 ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs);
+// CreateStep, AwaitAllocation, CompleteAllocation (handlers_steps.cpp).
+void addStepHandlers(ControllerHandlers& h, JobService* jobs);
 
 // Calls `fn(method_name, handler)` for every row, so a transport registers them all.
 template <typename Fn>
@@ -59,6 +66,9 @@ void forEachHandler(const ControllerHandlers& h, Fn&& fn) {
   fn("JobControl", h.job_control);
   fn("UpdateJob", h.update_job);
   fn("QueryAccounting", h.query_accounting);
+  fn("CreateStep", h.create_step);
+  fn("AwaitAllocation", h.await_allocation);
+  fn("CompleteAllocation", h.complete_allocation);
   fn("CreateReservation", h.create_reservation);
   fn("UpdateReservation", h.update_reservation);
   fn("DeleteReservation", h.delete_reservation);

@@ -144,6 +144,8 @@ void JobService::afterCommit(Done after) {
 
 void JobService::flush() {
   flush_posted_ = false;
+  // Interactive allocations past their limit end in this same commit (job_service_steps.cpp).
+  armAllocationTimer(manager_->enforceAllocationLimits());
   auto waiting = std::move(waiting_commit_);
   waiting_commit_.clear();
   Status committed = manager_->commit();
@@ -160,6 +162,7 @@ void JobService::flush() {
     if (done) done(committed);
   }
   sendSignals();
+  if (committed) answerWaiters();  // job_service_steps.cpp
   if (manager_->takeScheduleRequest()) requestPass();
 }
 
@@ -399,7 +402,8 @@ void JobService::reconcile(const std::string& node, const std::vector<v1::StepId
   std::vector<jobs::JobId> lost;
   std::size_t held = 0;
   for (const auto& job : manager_->query(on_node)) {
-    if (job.state() != v1::JOB_RUNNING || job.allocation_size() == 0 ||
+    // An interactive allocation has no batch step on any node.
+    if (job.state() != v1::JOB_RUNNING || job.allocation_size() == 0 || !job.batch() ||
         job.allocation(0).node() != node) {
       continue;
     }

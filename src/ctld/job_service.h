@@ -74,6 +74,17 @@ class JobService {
   // Anything that may let a job start.
   void requestPass();
 
+  // srun/salloc (job_service_steps.cpp). CreateStep: creates the step, commits, sends
+  // LaunchStep to all its nodes in parallel, replies once every node answered (failures in
+  // launch_errors). AwaitAllocation: answers when the job runs or ended, else after
+  // timeout_ms with the job still pending. CompleteAllocation: ends an interactive allocation.
+  void createStep(const rpc::Caller& caller, const v1::CreateStepRequest& request,
+                  std::function<void(Result<v1::CreateStepReply>)> done);
+  void awaitAllocation(const rpc::Caller& caller, const v1::AwaitAllocationRequest& request,
+                       std::function<void(Result<v1::AwaitAllocationReply>)> done);
+  void completeAllocation(const rpc::Caller& caller,
+                          const v1::CompleteAllocationRequest& request, Done done);
+
   std::map<std::string, NodeUsage> usage() const;
   jobs::JobManager& manager() { return *manager_; }
   // Transactions the job table has committed (group commit: one per burst).
@@ -117,6 +128,22 @@ class JobService {
   std::int64_t last_purge_ = 0;
   std::map<std::string, std::pair<std::string, std::shared_ptr<grpc::Channel>>> channels_;
   std::unique_ptr<boost::asio::thread_pool> pool_;
+
+  // srun/salloc (job_service_steps.cpp).
+  struct AllocationWaiter {
+    jobs::JobId job_id = 0;
+    std::function<void(Result<v1::AwaitAllocationReply>)> done;
+    std::unique_ptr<boost::asio::steady_timer> timer;
+  };
+  Result<v1::AwaitAllocationReply> allocationReply(jobs::JobId id) const;
+  void answerWaiters();
+  void armAllocationTimer(std::int64_t next_end);
+  void launchStep(jobs::JobManager::CreatedStep created,
+                  std::function<void(Result<v1::CreateStepReply>)> done);
+  std::map<std::uint64_t, AllocationWaiter> waiters_;  // by token
+  std::uint64_t next_waiter_ = 1;
+  std::unique_ptr<boost::asio::steady_timer> allocation_timer_;
+  std::int64_t allocation_timer_for_ = 0;
 };
 
 }  // namespace drover::ctld

@@ -116,6 +116,10 @@ std::vector<v1::CancelResult> JobManager::cancel(const Caller& caller,
     }
   }
   for (const std::string& text : req.job_ids()) {
+    if (text.find('.') != std::string::npos) {
+      results.push_back(cancelStep(caller, text, req.signal()));  // steps.cpp
+      continue;
+    }
     auto ids = resolveIds(text);
     if (!ids) {
       results.push_back(result(text, kInvalidJobId));
@@ -151,10 +155,17 @@ std::vector<v1::CancelResult> JobManager::cancel(const Caller& caller,
       a.request.set_signal(req.signal());
       a.request.set_batch_shell_only(req.batch_only());
       signals_.push_back(std::move(a));
+      if (!req.batch_only()) signalSteps(job, req.signal());  // steps.cpp
       results.push_back(result(shown));
       continue;
     }
     job.info.set_cancelled_by(std::to_string(caller.uid));
+    if (!job.info.batch() && holdsResources(job.state())) {
+      // An interactive allocation has no batch step to wait for: it ends now, its steps killed.
+      finish(job, v1::JOB_CANCELLED, 0, 0, nullptr);
+      results.push_back(result(shown));
+      continue;
+    }
     if (!holdsResources(job.state())) {
       finish(job, v1::JOB_CANCELLED, 0, 0, nullptr);
     } else {

@@ -132,6 +132,27 @@ class JobManager {
   // Drops jobs finished more than MinJobAge ago from memory and the store.
   void purgeFinished();
 
+  // Job steps (srun) and interactive allocations (steps.cpp).
+  // A step inside a running job: laid out on the job's resources, staged with the job, and its
+  // LaunchStep requests (one per node) returned for the daemon to send after the commit.
+  // Errors are Slurm's texts ("Invalid job id specified", "Access/permission denied",
+  // "Job/step already completing or completed", layout errors of step_layout.h).
+  struct CreatedStep {
+    v1::CreateStepReply reply;
+    std::vector<Launch> launches;
+  };
+  // `addresses`: node name -> address its agent registered with (MASTER_ADDR).
+  Result<CreatedStep> createStep(const Caller& caller, const v1::StepSpec& spec,
+                                 const std::map<std::string, std::string>& addresses);
+  // LaunchStep could not reach `node`: the step counts that node as failed to start.
+  void stepLaunchFailed(JobId id, std::int64_t step_id, const std::string& node,
+                        const std::string& why);
+  // salloc/srun released their allocation: COMPLETED, or FAILED with the exit code; a pending
+  // one is CANCELLED. Running steps are killed.
+  Status completeAllocation(const Caller& caller, const v1::CompleteAllocationRequest& request);
+  // Interactive allocations past their time limit end TIMEOUT (no supervisor enforces it).
+  // Returns the earliest end time of the allocations still running (0 = none).
+  std::int64_t enforceAllocationLimits();
   bool isAdmin(const Caller& caller) const;
   // Advance reservations: the controller's reservation RPCs change them; submissions and
   // scheduling passes read them.
@@ -156,6 +177,13 @@ class JobManager {
   Result<std::vector<JobId>> resolveIds(const std::string& text) const;
   bool owns(const Caller& caller, const Job& job) const;
   Result<v1::LaunchStepRequest> launchRequest(const Job& job);
+  // steps.cpp
+  void numberedStepEvent(Job& job, const v1::StepEventRequest& event);
+  void endSteps(Job& job);
+  void signalSteps(const Job& job, int signal);
+  v1::CancelResult cancelStep(const Caller& caller, const std::string& text, int signal);
+  void finishStep(Job& job, int index);
+  void recordStep(const Job& job, const v1::JobStep& step, bool final);
 
   const Clock& clock_;
   const config::ClusterConfig& config_;

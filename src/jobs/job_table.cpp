@@ -262,6 +262,7 @@ void JobManager::finish(Job& job, v1::JobState state, std::int32_t code, std::in
   if (!ran) job.info.set_start_time(now);  // Slurm shows StartTime=EndTime for never-run jobs
   job.info.set_run_time_s(ran ? std::max<std::int64_t>(0, end - job.info.start_time()) : 0);
   job.pending_end = PendingEnd::kNone;
+  endSteps(job);  // steps.cpp: still-running steps are killed, recorded CANCELLED
   stage(job);
   record(job);
   if (event) recordBatchStep(job, event);
@@ -271,6 +272,7 @@ void JobManager::finish(Job& job, v1::JobState state, std::int32_t code, std::in
 
 void JobManager::requeue(Job& job, bool hold) {
   const std::int64_t now = clock_.now();
+  endSteps(job);  // steps.cpp
   // The run that ended is recorded as REQUEUED before the job waits again.
   job.info.set_state(v1::JOB_REQUEUED);
   job.info.set_end_time(now);

@@ -8,7 +8,11 @@ namespace drover::jobs {
 void JobManager::stepEvent(const v1::StepEventRequest& event) {
   Job* job = mutableJob(event.step().job_id());
   if (!job || !holdsResources(job->state())) return;  // late or duplicate report
-  if (event.step().step_id() != acct::kBatchStep) return;  // numbered steps: srun's business
+  if (event.step().step_id() >= 0) {
+    numberedStepEvent(*job, event);  // steps.cpp
+    return;
+  }
+  if (event.step().step_id() != acct::kBatchStep) return;
   if (event.kind() == v1::StepEventRequest::STARTED) return;
 
   if (event.kind() == v1::StepEventRequest::FAILED_TO_START) {

@@ -180,6 +180,12 @@ std::vector<Launch> JobManager::applyPlan(const sched::Plan& plan) {
     if (i.eligible_time() == 0) i.set_eligible_time(now);
     expandJobPaths(i, names.front());
 
+    if (!i.batch()) {
+      // An interactive allocation (srun/salloc): nothing to launch; it runs until released.
+      stage(*job);
+      record(*job);
+      continue;
+    }
     auto request = launchRequest(*job);
     if (!request) {
       i.set_reason("JobLaunchFailure");

@@ -107,6 +107,11 @@ Environment taskVariables(const TaskContext& task) {
   env["SLURMD_NODENAME"] = task.node_name;
   env["SLURM_GTIDS"] = joinIndices(task.node_global_ranks);
   env["SLURM_TASK_PID"] = std::to_string(task.pid);
+  if (task.pytorch) {
+    env["RANK"] = std::to_string(task.global_rank);
+    env["LOCAL_RANK"] = std::to_string(task.local_rank);
+    env["GROUP_RANK"] = std::to_string(task.node_id);
+  }
   return env;
 }
 

@@ -71,6 +71,9 @@ struct TaskContext {
   std::string node_name;              // SLURMD_NODENAME
   std::vector<std::uint32_t> node_global_ranks;   // SLURM_GTIDS
   int pid = 0;                        // SLURM_TASK_PID
+  // Numbered steps that export PyTorch's variables: RANK (= global rank), LOCAL_RANK
+  // (= local rank) and GROUP_RANK (= node id).
+  bool pytorch = false;
 };
 Environment taskVariables(const TaskContext& task);
 

@@ -17,8 +17,10 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <vector>
 
+#include "jobspec/filename_pattern.h"
 #include "launch/job_env.h"
 #include "stepd/io_forwarder.h"
 #include "stepd/task_spawn.h"
@@ -99,9 +101,13 @@ class StepRun {
     for (const auto& arg : req_.argv()) argv.push_back(arg);
     if (argv.empty()) return fail("no command given for the step");
 
-    const std::uint32_t ntasks = std::max<std::uint32_t>(1, req_.num_tasks());
-    std::vector<std::uint32_t> ranks;
-    for (std::uint32_t i = 0; i < ntasks; ++i) ranks.push_back(req_.first_task() + i);
+    // Numbered steps name their ranks (cyclic and plane layouts are not contiguous).
+    std::vector<std::uint32_t> ranks(req_.task_ranks().begin(), req_.task_ranks().end());
+    if (ranks.empty()) {
+      const std::uint32_t count = std::max<std::uint32_t>(1, req_.num_tasks());
+      for (std::uint32_t i = 0; i < count; ++i) ranks.push_back(req_.first_task() + i);
+    }
+    const auto ntasks = static_cast<std::uint32_t>(ranks.size());
     launch::Environment base(req_.environment().begin(), req_.environment().end());
     if (!req_.io_address().empty()) {
       IoForwarder::Hello hello{req_.io_key(), req_.node_id(), opts_.node_name, ranks};
@@ -112,21 +118,25 @@ class StepRun {
 
     for (std::uint32_t local = 0; local < ntasks; ++local) {
       launch::TaskContext task;
-      task.global_rank = req_.first_task() + local;
+      task.global_rank = ranks[local];
       task.local_rank = local;
       task.node_id = req_.node_id();
       task.node_name = opts_.node_name;
       task.node_global_ranks = ranks;
+      task.pytorch = req_.pytorch_env();
       TaskSpec spec;
       spec.argv = argv;
       spec.uid = req_.uid();
       spec.gid = req_.gid();
       spec.user = req_.user();
       spec.work_dir = req_.work_dir();
-      if (!req_.std_in().empty()) spec.stdin_path = req_.std_in();
-      if (!req_.std_out().empty()) spec.stdout_path = req_.std_out();
-      spec.stderr_path = req_.std_err().empty() ? spec.stdout_path : req_.std_err();
-      spec.append = req_.open_append();
+      if (!req_.std_in().empty()) spec.stdin_path = taskPath(req_.std_in(), task.global_rank);
+      if (!req_.std_out().empty()) spec.stdout_path = taskPath(req_.std_out(), task.global_rank);
+      spec.stderr_path = req_.std_err().empty() ? spec.stdout_path
+                                                : taskPath(req_.std_err(), task.global_rank);
+      // Tasks sharing one file (a pattern without %t) append after the first opened it, so
+      // they do not overwrite each other from offset 0.
+      spec.append = req_.open_append() || !opened_.insert(spec.stdout_path).second;
       spec.process_group = pgid_;
       spec.env = launch::renderEnvironment(base, launch::taskVariables(task));
       if (io_) {
@@ -145,6 +155,28 @@ class StepRun {
       rank_of_[*pid] = task.global_rank;
     }
     return true;
+  }
+
+  // A numbered step's file pattern for one task (%t %n %N %j %s %u %x %A %a %%); the batch
+  // step's paths arrive expanded.
+  std::string taskPath(const std::string& pattern, std::uint32_t rank) const {
+    if (isBatch()) return pattern;
+    jobspec::PatternContext ctx;
+    ctx.job_id = static_cast<std::uint32_t>(req_.step().job_id());
+    ctx.user = req_.user();
+    ctx.node = opts_.node_name;
+    ctx.node_index = req_.node_id();
+    ctx.step_id = static_cast<std::uint32_t>(req_.step().step_id());
+    ctx.task_id = rank;
+    const auto& env = req_.environment();
+    if (auto it = env.find("SLURM_JOB_NAME"); it != env.end()) ctx.job_name = it->second;
+    auto array_job = env.find("SLURM_ARRAY_JOB_ID");
+    auto array_task = env.find("SLURM_ARRAY_TASK_ID");
+    if (array_job != env.end() && array_task != env.end()) {
+      ctx.array_job_id = static_cast<std::uint32_t>(std::stoul(array_job->second));
+      ctx.array_task_id = static_cast<std::uint32_t>(std::stoul(array_task->second));
+    }
+    return jobspec::expandFilenamePattern(pattern, ctx);
   }
 
   // Tasks already started are killed; srun hears why on every task's stderr, then each
@@ -305,6 +337,7 @@ class StepRun {
   std::vector<pid_t> tasks_;
   std::map<pid_t, bool> running_;
   std::map<pid_t, std::uint32_t> rank_of_;
+  std::set<std::string> opened_;  // output files a task of this step already opened
   std::unique_ptr<IoForwarder> io_;   // srun's I/O stream, for steps with an io_address
   bool terminating_ = false;
   bool pipes_abandoned_ = false;

@@ -1,0 +1,180 @@
+// JobService's srun/salloc side: step creation with a parallel LaunchStep fan-out, waiting for
+// an interactive allocation without blocking the state thread, releasing it, and the timer
+// that ends allocations at their time limit (no supervisor runs for them).
+#include <grpcpp/grpcpp.h>
+
+#include <boost/asio/post.hpp>
+#include <chrono>
+
+#include "common/log.h"
+#include "ctld/job_service.h"
+#include "drover/v1/agent.grpc.pb.h"
+#include "rpc/client.h"
+
+namespace drover::ctld {
+
+void JobService::createStep(const rpc::Caller& caller, const v1::CreateStepRequest& request,
+                            std::function<void(Result<v1::CreateStepReply>)> done) {
+  std::map<std::string, std::string> addresses;
+  if (const jobs::Job* job = manager_->find(request.spec().job_id())) {
+    for (const auto& node : jobs::nodesOf(*job)) {
+      if (const NodeRecord* n = state_.registry().find(node)) addresses[node] = n->address;
+    }
+  }
+  auto created = manager_->createStep(jobCaller(caller), request.spec(), addresses);
+  if (!created) {
+    drover::log::get("ctld")->info("job {}: step refused for uid {}: {}", request.spec().job_id(),
+                                   caller.uid, created.error());
+    done(makeError(created.error()));
+    return;
+  }
+  // Launch only a step the job table holds on disk.
+  afterCommit([this, created = std::move(*created), done = std::move(done)](Status s) mutable {
+    if (!s) {
+      done(makeError("the job table could not be written (" + s.error() + ")"));
+      return;
+    }
+    launchStep(std::move(created), std::move(done));
+  });
+}
+
+void JobService::launchStep(jobs::JobManager::CreatedStep created,
+                            std::function<void(Result<v1::CreateStepReply>)> done) {
+  struct FanOut {
+    v1::CreateStepReply reply;
+    std::size_t left = 0;
+    std::function<void(Result<v1::CreateStepReply>)> done;
+  };
+  auto fan = std::make_shared<FanOut>();
+  fan->reply = std::move(created.reply);
+  fan->left = created.launches.size();
+  fan->done = std::move(done);
+  const jobs::JobId job_id = fan->reply.job_id();
+  const std::int64_t step_id = fan->reply.step_id();
+  drover::log::get("ctld")->info("job {} step {}: launching {} task(s) on {}", job_id, step_id,
+                                 fan->reply.ntasks(), fan->reply.nodelist());
+  // Runs on the state thread once per node; the last one replies after the failures committed.
+  auto settle = [this, fan, job_id, step_id](const std::string& node, const std::string& why) {
+    if (!why.empty()) {
+      drover::log::get("ctld")->warn("job {} step {}: launch on {} failed: {}", job_id, step_id,
+                                     node, why);
+      fan->reply.add_launch_errors(node + ": " + why);
+      manager_->stepLaunchFailed(job_id, step_id, node, why);
+    }
+    if (--fan->left > 0) return;
+    afterCommit([fan](Status) { fan->done(fan->reply); });
+  };
+  rpc::ClientOptions base;
+  base.munge_socket = state_.config().munge_socket;
+  base.timeout_ms = static_cast<int>(state_.config().timeouts.message_s) * 1000;
+  for (auto& launch : created.launches) {
+    auto channel = channelFor(launch.node);
+    if (!channel) {
+      settle(launch.node, "node has no agent address");
+      continue;
+    }
+    // In parallel on the agent RPC pool: a step on many nodes costs about one round trip.
+    boost::asio::post(*pool_, [this, channel, base, settle, launch = std::move(launch)]() {
+      grpc::ClientContext ctx;
+      v1::LaunchStepReply reply;
+      std::string why;
+      auto prepared = rpc::prepareCall(ctx, "/drover.v1.Agent/LaunchStep", launch.request, base);
+      if (!prepared) {
+        why = prepared.error();
+      } else {
+        grpc::Status st = v1::Agent::NewStub(channel)->LaunchStep(&ctx, launch.request, &reply);
+        if (!st.ok()) why = st.error_message().empty() ? "agent unreachable" : st.error_message();
+      }
+      boost::asio::post(io_, [settle, node = launch.node, why] { settle(node, why); });
+    });
+  }
+}
+
+Result<v1::AwaitAllocationReply> JobService::allocationReply(jobs::JobId id) const {
+  v1::GetJobsRequest q;
+  q.add_job_ids(std::to_string(id));
+  q.set_include_finished(true);
+  auto found = manager_->query(q);
+  for (auto& job : found) {
+    if (job.job_id() != id) continue;
+    v1::AwaitAllocationReply reply;
+    *reply.mutable_job() = std::move(job);
+    return reply;
+  }
+  return makeError("Invalid job id specified");
+}
+
+void JobService::awaitAllocation(const rpc::Caller&, const v1::AwaitAllocationRequest& request,
+                                 std::function<void(Result<v1::AwaitAllocationReply>)> done) {
+  const jobs::Job* job = manager_->find(request.job_id());
+  if (job == nullptr) {
+    done(makeError("Invalid job id specified"));
+    return;
+  }
+  const bool waiting = job->state() == v1::JOB_PENDING || job->state() == v1::JOB_REQUEUED;
+  if (!waiting || request.timeout_ms() == 0) {
+    done(allocationReply(job->id()));
+    return;
+  }
+  const std::uint64_t token = next_waiter_++;
+  AllocationWaiter w;
+  w.job_id = job->id();
+  w.done = std::move(done);
+  w.timer = std::make_unique<boost::asio::steady_timer>(io_);
+  w.timer->expires_after(std::chrono::milliseconds(request.timeout_ms()));
+  w.timer->async_wait([this, token](const boost::system::error_code& ec) {
+    if (ec) return;
+    auto it = waiters_.find(token);
+    if (it == waiters_.end()) return;
+    auto answer = std::move(it->second.done);
+    const jobs::JobId id = it->second.job_id;
+    waiters_.erase(it);
+    answer(allocationReply(id));
+  });
+  waiters_.emplace(token, std::move(w));
+}
+
+void JobService::answerWaiters() {
+  if (waiters_.empty()) return;
+  std::vector<std::pair<jobs::JobId, std::function<void(Result<v1::AwaitAllocationReply>)>>> ready;
+  for (auto it = waiters_.begin(); it != waiters_.end();) {
+    const jobs::Job* job = manager_->find(it->second.job_id);
+    const bool waiting =
+        job != nullptr && (job->state() == v1::JOB_PENDING || job->state() == v1::JOB_REQUEUED);
+    if (waiting) {
+      ++it;
+      continue;
+    }
+    ready.emplace_back(it->second.job_id, std::move(it->second.done));
+    it = waiters_.erase(it);  // the timer goes with it (its wait ends as cancelled)
+  }
+  for (auto& [id, answer] : ready) answer(allocationReply(id));
+}
+
+void JobService::completeAllocation(const rpc::Caller& caller,
+                                    const v1::CompleteAllocationRequest& request, Done done) {
+  Status s = manager_->completeAllocation(jobCaller(caller), request);
+  if (!s) {
+    done(s);
+    return;
+  }
+  drover::log::get("ctld")->info("job {}: allocation released by uid {} (exit {}:{})",
+                                 request.job_id(), caller.uid, request.exit_code(),
+                                 request.exit_signal());
+  afterCommit(std::move(done));
+}
+
+void JobService::armAllocationTimer(std::int64_t next_end) {
+  if (next_end == 0 || next_end == allocation_timer_for_) return;
+  if (!allocation_timer_) allocation_timer_ = std::make_unique<boost::asio::steady_timer>(io_);
+  allocation_timer_for_ = next_end;
+  const std::int64_t wait_ms = std::max<std::int64_t>(0, next_end * 1000 - clock_.nowMs());
+  allocation_timer_->expires_after(std::chrono::milliseconds(wait_ms));
+  allocation_timer_->async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;
+    allocation_timer_for_ = 0;
+    afterCommit({});  // the flush ends what is due and re-arms for the next
+  });
+}
+
+}  // namespace drover::ctld

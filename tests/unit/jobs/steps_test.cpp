@@ -1,0 +1,385 @@
+// Job steps and interactive allocations in the JobManager: step ids, the LaunchStep requests
+// and their environment, step ends from the supervisors' reports and their accounting, steps
+// killed with their job, scancel JOB.STEP, restarts, and the life of an srun/salloc allocation.
+#include <csignal>
+
+#include "jobs/step_layout.h"
+#include "jobs_fixture.h"
+#include "launch/step_env.h"
+
+namespace drover::jobs::testing {
+namespace {
+
+v1::StepSpec stepSpec(JobId job) {
+  v1::StepSpec s;
+  s.set_job_id(job);
+  s.add_argv("/usr/bin/python3");
+  s.add_argv("train.py");
+  (*s.mutable_environment())["PATH"] = "/usr/bin:/bin";
+  (*s.mutable_environment())["SLURM_PROCID"] = "7";  // from a surrounding step: dropped
+  return s;
+}
+
+class StepsTest : public JobsTest {
+ protected:
+  // A running batch job on 2 nodes with 2 tasks each.
+  JobId runningJob(const Caller& who = alice(), std::uint32_t gpus = 0) {
+    SpecBuilder b;
+    b.nodes(2).ntasks(4).time(30);
+    if (gpus > 0) b.gres("gpu", gpus);
+    JobId id = submit(b, who);
+    clock_.advanceSeconds(1);
+    pass();
+    EXPECT_EQ(job(id).state(), v1::JOB_RUNNING);
+    return id;
+  }
+
+  JobManager::CreatedStep create(const v1::StepSpec& spec, const Caller& who = alice()) {
+    auto r = manager_->createStep(who, spec, addresses_);
+    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error());
+    EXPECT_TRUE(manager_->commit().ok());
+    return r.ok() ? std::move(*r) : JobManager::CreatedStep{};
+  }
+
+  void report(JobId id, std::int64_t step, const std::string& node, int code, int sig = 0,
+              v1::StepEventRequest::Kind kind = v1::StepEventRequest::FINISHED) {
+    v1::StepEventRequest e;
+    e.mutable_step()->set_job_id(id);
+    e.mutable_step()->set_step_id(step);
+    e.set_node(node);
+    e.set_kind(kind);
+    e.set_exit_code(code);
+    e.set_exit_signal(sig);
+    e.set_user_cpu_ms(100);
+    e.set_max_rss_kb(node == "node02" ? 4096 : 1024);
+    manager_->stepEvent(e);
+    EXPECT_TRUE(manager_->commit().ok());
+  }
+
+  const acct::StepRecord* stepRecord(const acct::AcctBatch& b, JobId id, std::int64_t step) {
+    for (const auto& s : b.steps)
+      if (s.job_id == id && s.step_id == step) return &s;
+    return nullptr;
+  }
+
+  std::map<std::string, std::string> addresses_{{"node01", "10.0.0.1"}, {"node02", "10.0.0.2"}};
+};
+
+TEST_F(StepsTest, CreateStepLaysOutTasksAndBuildsEachNodesLaunch) {
+  JobId id = runningJob(alice(), 2);
+  (void)manager_->takeAccounting();
+  auto spec = stepSpec(id);
+  spec.set_distribution("cyclic");
+  spec.set_std_out("out.%t");
+  auto created = create(spec);
+  const auto& reply = created.reply;
+  EXPECT_EQ(reply.job_id(), id);
+  EXPECT_EQ(reply.step_id(), 0);
+  EXPECT_EQ(reply.ntasks(), 4u);
+  EXPECT_EQ(reply.nodelist(), "node[01-02]");
+  ASSERT_EQ(reply.nodes_size(), 2);
+  ASSERT_EQ(created.launches.size(), 2u);
+
+  const auto& second = created.launches[1];
+  EXPECT_EQ(second.node, "node02");
+  const v1::LaunchStepRequest& r = second.request;
+  EXPECT_EQ(r.step().step_id(), 0);
+  EXPECT_EQ(r.node_id(), 1u);
+  EXPECT_EQ(std::vector<std::uint32_t>(r.task_ranks().begin(), r.task_ranks().end()),
+            (std::vector<std::uint32_t>{1, 3}));
+  EXPECT_EQ(r.num_tasks(), 2u);
+  EXPECT_EQ(r.step_num_tasks(), 4u);
+  EXPECT_TRUE(r.pytorch_env());
+  EXPECT_EQ(r.argv_size(), 2);
+  EXPECT_EQ(r.uid(), 1001u);
+  EXPECT_EQ(r.std_out(), "/home/alice/out.%t");  // %t is the supervisor's, per task
+  EXPECT_EQ(r.time_limit_s(), 30 * 60 - 0);     // what is left of the job's 30 minutes
+  const auto& env = r.environment();
+  EXPECT_EQ(env.at("PATH"), "/usr/bin:/bin");
+  EXPECT_EQ(env.count("SLURM_PROCID"), 0u);
+  EXPECT_EQ(env.at("SLURM_JOB_ID"), std::to_string(id));
+  EXPECT_EQ(env.at("SLURM_STEP_ID"), "0");
+  EXPECT_EQ(env.at("SLURM_STEPID"), "0");
+  EXPECT_EQ(env.at("SLURM_STEP_NODELIST"), "node[01-02]");
+  EXPECT_EQ(env.at("SLURM_STEP_NUM_NODES"), "2");
+  EXPECT_EQ(env.at("SLURM_STEP_NUM_TASKS"), "4");
+  EXPECT_EQ(env.at("SLURM_STEP_TASKS_PER_NODE"), "2(x2)");
+  EXPECT_EQ(env.at("SLURM_NTASKS"), "4");
+  EXPECT_EQ(env.at("SLURM_DISTRIBUTION"), "cyclic");
+  // Without a GPU request the step has the job's GPUs on the node.
+  EXPECT_EQ(r.allocation().gpu_indices_size(), 2);
+  EXPECT_EQ(env.at("SLURM_GPUS_ON_NODE"), "2");
+  EXPECT_EQ(env.at("CUDA_VISIBLE_DEVICES"), "0,1");
+  EXPECT_EQ(env.at("SLURM_STEP_GPUS"), "0,1");
+  EXPECT_EQ(env.at("MASTER_ADDR"), "10.0.0.1");
+  EXPECT_EQ(env.at("MASTER_PORT"), std::to_string(launch::masterPort(id, 0)));
+  EXPECT_EQ(env.at("WORLD_SIZE"), "4");
+  EXPECT_EQ(env.at("LOCAL_WORLD_SIZE"), "2");
+  EXPECT_EQ(env.count("ENVIRONMENT"), 0u);
+
+  // The step is running in accounting and in the job; the next one is step 1.
+  auto batch = manager_->takeAccounting();
+  const acct::StepRecord* rec = stepRecord(batch, id, 0);
+  ASSERT_NE(rec, nullptr);
+  EXPECT_EQ(rec->state, acct::JobState::kRunning);
+  EXPECT_EQ(rec->name, "python3");
+  EXPECT_EQ(rec->ntasks, 4u);
+  EXPECT_EQ(rec->layout, "Cyclic");
+  EXPECT_EQ(job(id).steps_size(), 1);
+  EXPECT_EQ(create(stepSpec(id)).reply.step_id(), 1);
+}
+
+TEST_F(StepsTest, StepEndsWhenEveryNodeReportedWithTheHighestExitCode) {
+  JobId id = runningJob();
+  create(stepSpec(id));
+  report(id, 0, "node01", 0);
+  EXPECT_EQ(job(id).steps_size(), 1);  // node02 has not reported
+  report(id, 0, "node01", 0);          // a duplicate changes nothing
+  (void)manager_->takeAccounting();
+  report(id, 0, "node02", 3);
+  EXPECT_EQ(job(id).steps_size(), 0);
+  EXPECT_EQ(job(id).state(), v1::JOB_RUNNING);  // a step's end is not the job's
+  auto batch = manager_->takeAccounting();
+  const acct::StepRecord* rec = stepRecord(batch, id, 0);
+  ASSERT_NE(rec, nullptr);
+  EXPECT_EQ(rec->state, acct::JobState::kFailed);
+  EXPECT_EQ(rec->exit.code, 3);
+  EXPECT_EQ(rec->usage.user_cpu_usec, 200'000);
+  EXPECT_EQ(rec->usage.max_rss_kb, 4096);
+  EXPECT_EQ(rec->usage.max_rss_node, "node02");
+  EXPECT_EQ(rec->node_list, "node[01-02]");
+
+  create(stepSpec(id));
+  report(id, 1, "node01", 0);
+  report(id, 1, "node02", 0);
+  batch = manager_->takeAccounting();
+  ASSERT_NE(stepRecord(batch, id, 1), nullptr);
+  EXPECT_EQ(stepRecord(batch, id, 1)->state, acct::JobState::kCompleted);
+}
+
+TEST_F(StepsTest, LaunchFailureCountsAsFailedToStart) {
+  JobId id = runningJob();
+  auto spec = stepSpec(id);
+  spec.set_min_nodes(1);
+  create(spec);
+  (void)manager_->takeAccounting();
+  manager_->stepLaunchFailed(id, 0, "node01", "agent unreachable");
+  ASSERT_TRUE(manager_->commit().ok());
+  auto batch = manager_->takeAccounting();
+  ASSERT_NE(stepRecord(batch, id, 0), nullptr);
+  EXPECT_EQ(stepRecord(batch, id, 0)->state, acct::JobState::kFailed);
+  EXPECT_EQ(job(id).steps_size(), 0);
+}
+
+TEST_F(StepsTest, RunningStepsAreKilledAndCancelledWhenTheJobEnds) {
+  JobId id = runningJob();
+  create(stepSpec(id));
+  (void)manager_->takeSignals();
+  (void)manager_->takeAccounting();
+  finishBatch(id, 0);
+  EXPECT_EQ(job(id).state(), v1::JOB_COMPLETED);
+  EXPECT_EQ(job(id).steps_size(), 0);
+  auto signals = manager_->takeSignals();
+  ASSERT_EQ(signals.size(), 1u);
+  EXPECT_EQ(signals[0].request.step().step_id(), 0);
+  EXPECT_TRUE(signals[0].request.kill());
+  EXPECT_EQ(signals[0].nodes, (std::vector<std::string>{"node01", "node02"}));
+  auto batch = manager_->takeAccounting();
+  ASSERT_NE(stepRecord(batch, id, 0), nullptr);
+  EXPECT_EQ(stepRecord(batch, id, 0)->state, acct::JobState::kCancelled);
+  // A late report of the killed step changes nothing.
+  report(id, 0, "node01", 0, SIGKILL);
+  EXPECT_EQ(job(id).state(), v1::JOB_COMPLETED);
+}
+
+TEST_F(StepsTest, ScancelOfOneStepKillsOnlyThatStep) {
+  JobId id = runningJob();
+  create(stepSpec(id));
+  create(stepSpec(id));
+  (void)manager_->takeSignals();
+  v1::CancelJobsRequest req;
+  req.add_job_ids(std::to_string(id) + ".1");
+  auto results = manager_->cancel(alice(), req);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_TRUE(results[0].ok()) << results[0].error();
+  ASSERT_TRUE(manager_->commit().ok());
+  auto signals = manager_->takeSignals();
+  ASSERT_EQ(signals.size(), 1u);
+  EXPECT_EQ(signals[0].request.step().step_id(), 1);
+  EXPECT_TRUE(signals[0].request.kill());
+  EXPECT_EQ(job(id).state(), v1::JOB_RUNNING);
+  (void)manager_->takeAccounting();
+  report(id, 1, "node01", 0, SIGKILL);
+  report(id, 1, "node02", 0, SIGKILL);
+  auto batch = manager_->takeAccounting();
+  ASSERT_NE(stepRecord(batch, id, 1), nullptr);
+  EXPECT_EQ(stepRecord(batch, id, 1)->state, acct::JobState::kCancelled);
+  EXPECT_EQ(job(id).steps_size(), 1);  // step 0 runs on
+
+  struct Bad { std::string id; Caller who; std::string error; };
+  for (const Bad& b : std::vector<Bad>{{std::to_string(id) + ".1", alice(), "Job/step already completing or completed"},
+                                       {std::to_string(id) + ".9", alice(), "Invalid job id specified"},
+                                       {std::to_string(id) + ".x", alice(), "Invalid job id specified"},
+                                       {"99999.0", alice(), "Invalid job id specified"},
+                                       {std::to_string(id) + ".0", bob(), "Access/permission denied"}}) {
+    v1::CancelJobsRequest r;
+    r.add_job_ids(b.id);
+    auto res = manager_->cancel(b.who, r);
+    ASSERT_EQ(res.size(), 1u);
+    EXPECT_FALSE(res[0].ok()) << b.id;
+    EXPECT_EQ(res[0].error(), b.error) << b.id;
+  }
+}
+
+TEST_F(StepsTest, RefusalsInSlurmsWords) {
+  JobId id = runningJob();
+  JobId theirs = runningJob(bob());
+  struct Bad { std::string name; v1::StepSpec spec; Caller who; std::string error; };
+  auto too_big = stepSpec(id);
+  too_big.set_ntasks(100);
+  auto other = stepSpec(id + 100);
+  std::vector<Bad> bad = {
+      {"not_owner", stepSpec(id), bob(), "Access/permission denied"},
+      {"no_job", other, alice(), "Invalid job id specified"},
+      {"too_big", too_big, alice(), kStepTooManyProcessors},
+  };
+  for (const auto& b : bad) {
+    auto r = manager_->createStep(b.who, b.spec, addresses_);
+    ASSERT_FALSE(r.ok()) << b.name;
+    EXPECT_EQ(r.error(), b.error) << b.name;
+  }
+  JobId pending = submit(SpecBuilder().nodes(4).ntasks(16));
+  auto r = manager_->createStep(alice(), stepSpec(pending), addresses_);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error(), "Job is pending execution");
+  finishBatch(id, 0);
+  r = manager_->createStep(alice(), stepSpec(id), addresses_);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error(), "Job/step already completing or completed");
+  // Root may create steps in anyone's job; the step numbering is per job.
+  auto created = manager_->createStep(root(), stepSpec(theirs), addresses_);
+  ASSERT_TRUE(created.ok()) << created.error();
+  EXPECT_EQ(created->reply.step_id(), 0);
+}
+
+TEST_F(StepsTest, ARestartedControllerContinuesNumberingAndKnowsRunningSteps) {
+  JobId id = runningJob();
+  create(stepSpec(id));
+  create(stepSpec(id));
+  report(id, 0, "node01", 0);
+  report(id, 0, "node02", 0);
+  reopen();
+  EXPECT_EQ(job(id).steps_size(), 1);
+  EXPECT_EQ(job(id).steps(0).step_id(), 1);
+  EXPECT_EQ(create(stepSpec(id)).reply.step_id(), 2);
+  (void)manager_->takeAccounting();
+  report(id, 1, "node01", 0);
+  report(id, 1, "node02", 0);
+  auto batch = manager_->takeAccounting();
+  ASSERT_NE(stepRecord(batch, id, 1), nullptr);
+  EXPECT_EQ(stepRecord(batch, id, 1)->state, acct::JobState::kCompleted);
+}
+
+TEST_F(StepsTest, NoPytorchEnvLeavesThoseVariablesOut) {
+  JobId id = runningJob();
+  auto spec = stepSpec(id);
+  spec.set_no_pytorch_env(true);
+  auto created = create(spec);
+  ASSERT_FALSE(created.launches.empty());
+  const auto& r = created.launches[0].request;
+  EXPECT_FALSE(r.pytorch_env());
+  EXPECT_EQ(r.environment().count("MASTER_ADDR"), 0u);
+  EXPECT_EQ(r.environment().count("WORLD_SIZE"), 0u);
+}
+
+// --- Interactive allocations (srun/salloc outside a job) ---
+
+v1::JobSpec allocationSpec(std::int64_t minutes) {
+  v1::JobSpec s = SpecBuilder().nodes(1).time(minutes).spec();
+  s.clear_script();
+  s.set_batch(false);
+  s.set_name("bash");
+  return s;
+}
+
+TEST_F(StepsTest, AllocationRunsWithoutLaunchUntilReleased) {
+  JobId id = submit(allocationSpec(10));
+  clock_.advanceSeconds(1);
+  auto launches = pass();
+  EXPECT_TRUE(launches.empty());
+  EXPECT_EQ(job(id).state(), v1::JOB_RUNNING);
+  EXPECT_FALSE(job(id).batch());
+  auto created = create(stepSpec(id));
+  EXPECT_EQ(created.launches.size(), 1u);
+  (void)manager_->takeSignals();
+
+  v1::CompleteAllocationRequest done;
+  done.set_job_id(id);
+  EXPECT_FALSE(manager_->completeAllocation(bob(), done).ok());
+  ASSERT_TRUE(manager_->completeAllocation(alice(), done).ok());
+  ASSERT_TRUE(manager_->commit().ok());
+  EXPECT_EQ(job(id).state(), v1::JOB_COMPLETED);
+  EXPECT_EQ(manager_->takeSignals().size(), 1u);  // the running step is killed
+  auto again = manager_->completeAllocation(alice(), done);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.error(), "Job/step already completing or completed");
+}
+
+TEST_F(StepsTest, AllocationEndsFailedWithTheExitCodeOrCancelled) {
+  JobId failed = submit(allocationSpec(10));
+  JobId cancelled = submit(allocationSpec(10));
+  clock_.advanceSeconds(1);
+  pass();
+  v1::CompleteAllocationRequest done;
+  done.set_job_id(failed);
+  done.set_exit_code(2);
+  ASSERT_TRUE(manager_->completeAllocation(alice(), done).ok());
+  EXPECT_EQ(job(failed).state(), v1::JOB_FAILED);
+  EXPECT_EQ(job(failed).exit_code(), 2u);
+
+  v1::CancelJobsRequest cancel;
+  cancel.add_job_ids(std::to_string(cancelled));
+  auto results = manager_->cancel(alice(), cancel);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_TRUE(results[0].ok());
+  EXPECT_EQ(job(cancelled).state(), v1::JOB_CANCELLED);  // no batch step to wait for
+
+  // A batch job is not released this way.
+  JobId batch = submit(SpecBuilder());
+  done.set_job_id(batch);
+  EXPECT_FALSE(manager_->completeAllocation(alice(), done).ok());
+}
+
+TEST_F(StepsTest, AllocationTimesOutAtItsLimit) {
+  JobId id = submit(allocationSpec(2));
+  JobId longer = submit(allocationSpec(5));
+  clock_.advanceSeconds(1);
+  pass();
+  const std::int64_t end = job(id).end_time();
+  EXPECT_EQ(manager_->enforceAllocationLimits(), end);
+  clock_.setSeconds(end - 1);
+  EXPECT_EQ(manager_->enforceAllocationLimits(), end);
+  EXPECT_EQ(job(id).state(), v1::JOB_RUNNING);
+  clock_.setSeconds(end);
+  EXPECT_EQ(manager_->enforceAllocationLimits(), job(longer).end_time());
+  ASSERT_TRUE(manager_->commit().ok());
+  EXPECT_EQ(job(id).state(), v1::JOB_TIMEOUT);
+  EXPECT_EQ(job(longer).state(), v1::JOB_RUNNING);
+}
+
+TEST_F(StepsTest, PendingAllocationReleasedIsCancelled) {
+  JobId blocker = submit(SpecBuilder().nodes(4).ntasks(16).time(30));
+  clock_.advanceSeconds(1);
+  pass();
+  ASSERT_EQ(job(blocker).state(), v1::JOB_RUNNING);
+  JobId id = submit(allocationSpec(10));
+  pass();
+  ASSERT_EQ(job(id).state(), v1::JOB_PENDING);
+  v1::CompleteAllocationRequest done;
+  done.set_job_id(id);
+  ASSERT_TRUE(manager_->completeAllocation(alice(), done).ok());
+  EXPECT_EQ(job(id).state(), v1::JOB_CANCELLED);
+}
+
+}  // namespace
+}  // namespace drover::jobs::testing
