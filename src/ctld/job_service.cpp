@@ -12,6 +12,7 @@
 #include "ctld/accounting_query.h"
 #include "ctld/services.h"
 #include "drover/v1/agent.grpc.pb.h"
+#include "jobs/usage_store.h"
 #include "rpc/client.h"
 #include "sched/scheduler.h"
 
@@ -120,6 +121,12 @@ Result<std::unique_ptr<JobService>> JobService::create(boost::asio::io_context& 
   if (!acct) return makeError("accounting store " + js->accounting_path_ + ": " + acct.error());
   js->accounting_ = std::move(acct).value();
   js->manager_ = std::make_unique<jobs::JobManager>(clock, state.config(), *js->store_);
+  // Fair-share usage survives restarts in <state_dir>/usage.db.
+  auto usage = jobs::UsageStore::open(dir + "/usage.db");
+  if (!usage) return makeError("fair-share usage " + dir + "/usage.db: " + usage.error());
+  if (auto s = js->manager_->attachUsageStore(std::move(usage).value()); !s) {
+    return makeError("fair-share usage " + dir + "/usage.db: " + s.error());
+  }
   if (auto s = js->manager_->recover(); !s) return makeError("recovering jobs: " + s.error());
   if (auto s = js->manager_->commit(); !s) return makeError("recovering jobs: " + s.error());
   auto batch = js->manager_->takeAccounting();
@@ -208,10 +215,10 @@ void JobService::runPass() {
     last_purge_ = now;
     manager_->purgeFinished();
   }
-  auto snapshot = manager_->buildSnapshot(nodeViews(state_.config(), state_.registry()));
-  auto plan = sched::schedule(snapshot, manager_->schedulerParams(), now);
-  armBeginTimer(snapshot, now);
-  auto launches = manager_->applyPlan(plan);
+  // The maintained scheduler hears only what changed since the last pass (a submission is an
+  // incremental pass); JobManager rebuilds it after recovery and every priority calc period.
+  auto launches = manager_->schedulePass(nodeViews(state_.config(), state_.registry()));
+  armBeginTimer(manager_->maintainedScheduler()->snapshot(), now);
   (void)manager_->takeScheduleRequest();  // the pass itself is not a new reason for a pass
   // Launch only what the job table holds as RUNNING on disk.
   afterCommit([this, launches = std::move(launches)](Status s) mutable {

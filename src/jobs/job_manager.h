@@ -23,6 +23,8 @@
 #include "jobs/job.h"
 #include "jobs/job_store.h"
 #include "jobs/reservations.h"
+#include "drover/v1/priority.pb.h"
+#include "sched/incremental.h"
 #include "sched/scheduler.h"
 
 namespace drover::jobs {
@@ -74,6 +76,13 @@ struct NodeView {
 };
 
 // Start the batch step of a job: send `request` to the agent of `node` (the batch host).
+class UsageStore;
+struct SchedulingState;
+// Frees the scheduling state where its type is complete (scheduling_state.h).
+struct SchedulingStateDeleter {
+  void operator()(SchedulingState* state) const;
+};
+
 struct Launch {
   JobId job_id = 0;
   std::string node;
@@ -99,7 +108,8 @@ class JobManager {
   SubmitResult submit(const Caller& caller, const v1::JobSpec& spec);
 
   // One transaction for everything staged since the last commit.
-  Status commit() { return store_.commit(); }
+  // Fair-share usage changed since the last commit is written right after the job table.
+  Status commit();
 
   // Scheduling glue. buildSnapshot also computes priorities and array task limits; the daemon
   // runs sched::schedule on it and hands the Plan back to applyPlan, which marks the started
@@ -107,6 +117,31 @@ class JobManager {
   sched::Snapshot buildSnapshot(const std::vector<NodeView>& nodes);
   sched::SchedulerParams schedulerParams() const;
   std::vector<Launch> applyPlan(const sched::Plan& plan);
+
+  // The controller's path (incremental_pass.cpp): a maintained sched::Scheduler fed with what
+  // changed since the last pass (jobs staged, submitted, dependencies, array throttles, nodes,
+  // partitions), so a submission costs an incremental pass, not a snapshot rebuild. Priorities
+  // are computed when a job enters the queue or changes, and for all pending jobs every
+  // priority calc period (which rebuilds the scheduler, as recovery does).
+  std::vector<Launch> schedulePass(const std::vector<NodeView>& nodes);
+  // schedulePass in two halves, for tests that compare the plan with a full schedule():
+  // bring the scheduler up to date and run its pass; then apply that plan.
+  const sched::Plan& planPass(const std::vector<NodeView>& nodes);
+  std::vector<Launch> applyPass(const sched::Plan& plan);
+  // The next pass rebuilds the scheduler from the job table (reconfigure, tests).
+  void resetScheduler();
+  // Null before the first schedulePass.
+  const sched::Scheduler* maintainedScheduler() const;
+  // The snapshot a full rebuild would hand the scheduler now, with the priorities jobs hold
+  // (no recomputation): what the maintained scheduler must be equivalent to.
+  sched::Snapshot tableSnapshot(const std::vector<NodeView>& nodes);
+
+  // Fair share (fair_share.h): the durable usage store, opened by the daemon; usage it holds is
+  // loaded into the ledger.
+  Status attachUsageStore(std::unique_ptr<UsageStore> store);
+  // sprio and sshare.
+  v1::GetPrioritiesReply priorities(const v1::GetPrioritiesRequest& request);
+  v1::GetSharesReply shares(const Caller& caller, const v1::GetSharesRequest& request);
 
   // A step supervisor's report. The batch step's FINISHED or FAILED_TO_START ends the job.
   void stepEvent(const v1::StepEventRequest& event);
@@ -167,6 +202,14 @@ class JobManager {
   void record(const Job& job);
   void recordBatchStep(const Job& job, const v1::StepEventRequest* event);
   void changed() { schedule_requested_ = true; }
+  // Every staged change passes here, so the maintained scheduler hears of it (stage()).
+  void touch(JobId id) { touched_.push_back(id); }
+  SchedulingState& schedState();
+  void assignPriorities(sched::Snapshot& snap, std::int64_t now);
+  void rebuildScheduler(const std::vector<NodeView>& nodes, std::int64_t now);
+  void syncScheduler(std::int64_t now);
+  std::vector<JobId> touched_;
+  std::unique_ptr<SchedulingState, SchedulingStateDeleter> scheduling_;
   void reevaluateDependencies();
   void refreshEligibility(Job& job, std::int64_t now);
   void finish(Job& job, v1::JobState state, std::int32_t code, std::int32_t signal,

@@ -74,7 +74,10 @@ void JobManager::rebuildRequest(Job& job) {
   job.request.dependency = job.dependency ? dep : sched::DependencyState::Satisfied;
 }
 
-void JobManager::stage(Job& job) { store_.stageUpdate(job); }
+void JobManager::stage(Job& job) {
+  store_.stageUpdate(job);
+  touch(job.id());
+}
 
 void JobManager::refreshEligibility(Job& job, std::int64_t now) {
   if (job.state() != v1::JOB_PENDING || job.info.eligible_time() != 0) return;

@@ -6,7 +6,6 @@
 #include "jobs/request.h"
 #include "jobspec/array_spec.h"
 #include "launch/job_env.h"
-#include "sched/priority.h"
 
 namespace drover::jobs {
 
@@ -124,24 +123,7 @@ sched::Snapshot JobManager::buildSnapshot(const std::vector<NodeView>& nodes) {
     snap.pending.push_back(std::move(sj));
   }
 
-  const auto& w = config_.scheduler.priority;
-  sched::MultifactorPriority priority({static_cast<double>(w.age), 0.0,
-                                       static_cast<double>(w.job_size),
-                                       static_cast<double>(w.partition),
-                                       static_cast<double>(w.qos)});
-  sched::PriorityContext ctx;
-  ctx.now = now;
-  ctx.maxAgeS = w.max_age_s;
-  std::int64_t cpus = 0;
-  for (const auto& n : snap.nodes) cpus += n.cpus;
-  ctx.clusterCpus = std::max<std::int64_t>(1, cpus);
-  for (const auto& p : snap.partitions) {
-    ctx.maxPartitionJobFactor = std::max(ctx.maxPartitionJobFactor, p.priorityJobFactor);
-  }
-  priority.apply(snap, ctx);
-  for (const auto& sj : snap.pending) {
-    jobs_.at(sj.id).info.set_priority(static_cast<std::int64_t>(sj.priority));
-  }
+  assignPriorities(snap, now);
   return snap;
 }
 

@@ -1,0 +1,358 @@
+// The controller's scheduling path: the maintained sched::Scheduler and how the job table's
+// changes reach it. A full rebuild (first pass, after recovery, after resetScheduler, every
+// priority calc period) hands it buildSnapshot(); in between, each pass replays only what
+// changed: jobs staged since the last pass (stage() records them), new submissions (ids above
+// the watermark), dependency states that moved, array throttles of touched arrays, nodes and
+// partitions that differ. tests/unit/jobs/incremental_pass_test.cpp checks that the plan equals
+// schedule() on a fresh tableSnapshot() after random event sequences.
+#include <algorithm>
+#include <map>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "jobs/job_manager.h"
+#include "jobs/request.h"
+#include "jobs/scheduling_state.h"
+
+namespace drover::jobs {
+
+void SchedulingStateDeleter::operator()(SchedulingState* state) const { delete state; }
+
+namespace {
+
+constexpr const char* kArrayTaskLimit = "JobArrayTaskLimit";
+
+bool sameNode(const sched::Node& a, const sched::Node& b) {
+  return a.name == b.name && a.index == b.index && a.cpus == b.cpus && a.memoryMb == b.memoryMb &&
+         a.gpuTypes == b.gpuTypes && a.features == b.features && a.weight == b.weight &&
+         a.partitions == b.partitions && a.usable == b.usable;
+}
+
+bool samePartition(const sched::Partition& a, const sched::Partition& b) {
+  return a.name == b.name && a.state == b.state && a.maxTimeS == b.maxTimeS &&
+         a.defaultTimeS == b.defaultTimeS && a.maxNodes == b.maxNodes &&
+         a.priorityTier == b.priorityTier && a.priorityJobFactor == b.priorityJobFactor &&
+         a.exclusive == b.exclusive && a.allowedAccounts == b.allowedAccounts;
+}
+
+bool samePartitions(const std::vector<sched::Partition>& a,
+                    const std::vector<sched::Partition>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), samePartition);
+}
+
+bool sameReservations(const std::vector<sched::AdvanceReservation>& a,
+                      const std::vector<sched::AdvanceReservation>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& x, const auto& y) {
+    return x.name == y.name && x.nodes == y.nodes && x.nodeCount == y.nodeCount &&
+           x.users == y.users && x.accounts == y.accounts && x.start == y.start && x.end == y.end;
+  });
+}
+
+sched::RunningJob runningOf(const Job& job) {
+  sched::RunningJob r;
+  r.id = job.id();
+  r.partition = job.info.partition();
+  for (const auto& a : job.info.allocation()) {
+    sched::NodeAllocation na;
+    na.node = a.node();
+    na.cpus = static_cast<int>(a.cpus());
+    na.memoryMb = static_cast<std::int64_t>(a.memory_mb());
+    na.gpus.assign(a.gpu_indices().begin(), a.gpu_indices().end());
+    r.allocation.nodes.push_back(std::move(na));
+  }
+  r.expectedEnd = job.info.end_time();
+  return r;
+}
+
+HeldJob heldRunning(const Job& job) {
+  HeldJob h;
+  h.running = true;
+  h.start = job.info.start_time();
+  h.cpus = job.info.num_cpus();
+  h.who = {fairShareAccount(job.info.account()), job.info.user()};
+  return h;
+}
+
+}  // namespace
+
+SchedulingState& JobManager::schedState() {
+  if (!scheduling_) {
+    scheduling_.reset(new SchedulingState());
+    scheduling_->ledger.setHalfLife(config_.scheduler.priority.decay_half_life_s);
+  }
+  return *scheduling_;
+}
+
+const sched::Scheduler* JobManager::maintainedScheduler() const {
+  return scheduling_ ? scheduling_->scheduler.get() : nullptr;
+}
+
+void JobManager::resetScheduler() {
+  if (scheduling_) scheduling_->scheduler.reset();
+}
+
+sched::Snapshot JobManager::tableSnapshot(const std::vector<NodeView>& nodes) {
+  SchedulingState& st = schedState();
+  st.keep_priorities = true;
+  sched::Snapshot snap = buildSnapshot(nodes);
+  st.keep_priorities = false;
+  return snap;
+}
+
+void JobManager::rebuildScheduler(const std::vector<NodeView>& nodes, std::int64_t now) {
+  SchedulingState& st = schedState();
+  st.scheduler.reset();  // buildSnapshot computes every priority again when none is held
+  sched::Snapshot snap = buildSnapshot(nodes);
+  st.last_recalc = now;
+  st.scheduler = std::make_unique<sched::Scheduler>(snap.nodes, snap.partitions, schedulerParams());
+  st.scheduler->setReservations(snap.reservations);
+  st.reservations = snap.reservations;
+  // Usage of runs the old scheduler held that end now is charged by the sync that sees them
+  // end; a rebuild only forgets pending jobs (charging what ran of the rest first).
+  for (auto it = st.held.begin(); it != st.held.end();) {
+    const Job* job = find(it->first);
+    if (it->second.running && (!job || !holdsResources(job->state()) ||
+                               job->info.start_time() != it->second.start)) {
+      std::int64_t end = job && isFinal(job->state()) && job->info.end_time() > 0
+                             ? job->info.end_time()
+                             : now;
+      st.ledger.charge(it->second.who,
+                       static_cast<double>(it->second.cpus) *
+                           static_cast<double>(std::max<std::int64_t>(0, end - it->second.start)),
+                       end);
+    }
+    it = st.held.erase(it);
+  }
+  st.throttled.clear();
+  st.not_eligible.clear();
+  std::set<JobId> in_snapshot;
+  for (const sched::Job& j : snap.pending) {
+    in_snapshot.insert(j.id);
+    HeldJob h;
+    h.dependency = j.request.dependency;
+    st.held[j.id] = h;
+    const Job& job = jobs_.at(j.id);
+    if (job.info.eligible_time() == 0) st.not_eligible.insert(j.id);
+    st.scheduler->onJobSubmitted(j);
+  }
+  for (const sched::RunningJob& r : snap.running) st.held[r.id] = heldRunning(jobs_.at(r.id));
+  st.scheduler->onJobsStarted(std::move(snap.running));
+  for (const auto& [id, job] : jobs_) {
+    if (job.state() == v1::JOB_PENDING && !in_snapshot.count(id)) st.throttled.insert(id);
+  }
+  st.watermark = jobs_.empty() ? 0 : jobs_.rbegin()->first;
+  touched_.clear();
+}
+
+void JobManager::syncScheduler(std::int64_t now) {
+  SchedulingState& st = schedState();
+  sched::Scheduler& s = *st.scheduler;
+
+  // Jobs waiting for a begin time (or a hold or dependency) get their eligible time here, as
+  // buildSnapshot does for every pending job.
+  for (auto it = st.not_eligible.begin(); it != st.not_eligible.end();) {
+    Job* job = mutableJob(*it);
+    if (!job || job->state() != v1::JOB_PENDING || job->info.eligible_time() != 0) {
+      it = st.not_eligible.erase(it);
+      continue;
+    }
+    refreshEligibility(*job, now);
+    ++it;
+  }
+
+  std::set<JobId> ids(touched_.begin(), touched_.end());
+  touched_.clear();
+  for (auto it = jobs_.upper_bound(st.watermark); it != jobs_.end(); ++it) ids.insert(it->first);
+  if (!jobs_.empty()) st.watermark = std::max(st.watermark, jobs_.rbegin()->first);
+  for (JobId id : with_dependencies_) {
+    auto h = st.held.find(id);
+    const Job& job = jobs_.at(id);
+    if (h != st.held.end() && !h->second.running && job.state() == v1::JOB_PENDING &&
+        h->second.dependency != job.request.dependency) {
+      ids.insert(id);
+    }
+  }
+
+  // Array throttles (%N) of the arrays whose tasks changed, as buildSnapshot computes them.
+  std::set<JobId> arrays;
+  for (JobId id : ids) {
+    const Job* job = find(id);
+    if (job && job->isArrayTask() && job->info.array_max_running() > 0) {
+      arrays.insert(job->info.array_job_id());
+    }
+  }
+  for (JobId array_id : arrays) {
+    auto tasks = arrays_.find(array_id);
+    if (tasks == arrays_.end()) continue;
+    const std::uint32_t limit = jobs_.at(tasks->second.front()).info.array_max_running();
+    int running = 0;
+    for (JobId t : tasks->second) running += holdsResources(jobs_.at(t).state()) ? 1 : 0;
+    int slots = std::max(0, static_cast<int>(limit) - running);
+    for (JobId t : tasks->second) {
+      const Job& task = jobs_.at(t);
+      ids.insert(t);
+      st.throttled.erase(t);
+      if (task.state() != v1::JOB_PENDING || initialReason(task) != sched::Reason::None) continue;
+      if (slots == 0) {
+        st.throttled.insert(t);
+      } else {
+        --slots;
+      }
+    }
+  }
+
+  std::optional<ShareTable> shares;
+  std::optional<PriorityCalculator> calc;
+  std::int64_t cluster_cpus = 0;
+  for (const auto& n : s.snapshot().nodes) cluster_cpus += n.cpus;
+  auto priorityOf = [&](JobId id, const sched::JobRequest& request) {
+    if (!shares) {
+      std::map<Association, double> usage = st.ledger.decayedAt(now);
+      for (const auto& [hid, h] : st.held) {
+        if (h.running) usage[h.who] += static_cast<double>(h.cpus) * std::max<std::int64_t>(0, now - h.start);
+      }
+      shares.emplace(config_, usage);
+      calc.emplace(config_, partitions_, cluster_cpus, *shares);
+    }
+    PriorityFactors f = calc->compute(request, now);
+    st.factors[id] = f;
+    return f.priority;
+  };
+
+  std::vector<sched::RunningJob> started;
+  for (JobId id : ids) {
+    Job* job = mutableJob(id);
+    enum class Want { kAbsent, kPending, kRunning } want = Want::kAbsent;
+    if (job && holdsResources(job->state())) {
+      want = Want::kRunning;
+    } else if (job && job->state() == v1::JOB_PENDING) {
+      want = st.throttled.count(id) ? Want::kAbsent : Want::kPending;
+      if (want == Want::kAbsent) {
+        job->info.set_reason(kArrayTaskLimit);
+        job->info.set_start_time(0);
+      }
+    }
+    auto h = st.held.find(id);
+    if (h != st.held.end() && h->second.running) {
+      if (want == Want::kRunning && job->info.start_time() == h->second.start) continue;
+      // The run ended (or was requeued and started again): charge it, then forget it.
+      std::int64_t end = job && isFinal(job->state()) && job->info.end_time() > 0
+                             ? job->info.end_time()
+                             : now;
+      st.ledger.charge(h->second.who,
+                       static_cast<double>(h->second.cpus) *
+                           static_cast<double>(std::max<std::int64_t>(0, end - h->second.start)),
+                       end);
+      s.onJobEnded(id);
+      st.held.erase(h);
+      h = st.held.end();
+    }
+    if (want == Want::kRunning) {
+      if (h != st.held.end()) st.held.erase(h);
+      st.held[id] = heldRunning(*job);
+      st.factors.erase(id);
+      started.push_back(runningOf(*job));
+      continue;
+    }
+    if (want == Want::kAbsent) {
+      if (h != st.held.end()) {
+        s.onJobEnded(id);
+        st.held.erase(h);
+      }
+      st.factors.erase(id);
+      continue;
+    }
+    // Pending: (re)computed priority, then new to the scheduler or an update.
+    sched::Job sj;
+    sj.id = id;
+    sj.request = job->request;
+    job->info.set_priority(priorityOf(id, job->request));
+    sj.priority = static_cast<double>(job->info.priority());
+    if (job->info.eligible_time() == 0) st.not_eligible.insert(id);
+    HeldJob held;
+    held.dependency = job->request.dependency;
+    if (h == st.held.end()) {
+      st.held[id] = held;
+      s.onJobSubmitted(std::move(sj));
+    } else {
+      h->second = held;
+      s.onJobUpdated(std::move(sj));
+    }
+  }
+  if (!started.empty()) s.onJobsStarted(std::move(started));
+}
+
+std::vector<Launch> JobManager::schedulePass(const std::vector<NodeView>& nodes) {
+  return applyPass(planPass(nodes));
+}
+
+std::vector<Launch> JobManager::applyPass(const sched::Plan& plan) {
+  std::vector<Launch> launches = applyPlan(plan);
+  // The starts (and launch failures) applyPlan staged reach the scheduler now, in one batch.
+  syncScheduler(clock_.now());
+  return launches;
+}
+
+const sched::Plan& JobManager::planPass(const std::vector<NodeView>& views) {
+  const std::int64_t now = clock_.now();
+  SchedulingState& st = schedState();
+  st.ledger.setHalfLife(config_.scheduler.priority.decay_half_life_s);
+  reevaluateDependencies();
+
+  std::vector<sched::Node> nodes;
+  if (views.empty()) {
+    nodes = last_nodes_.empty() ? config_nodes_ : last_nodes_;
+  } else {
+    int index = 0;
+    for (const NodeView& v : views) {
+      sched::Node n;
+      n.name = v.name;
+      n.index = index++;
+      n.cpus = static_cast<int>(v.cpus);
+      n.memoryMb = static_cast<std::int64_t>(v.memory_mb);
+      n.gpuTypes = v.gpu_types;
+      n.features = v.features;
+      n.weight = static_cast<int>(v.weight);
+      n.partitions = v.partitions;
+      n.usable = v.usable;
+      nodes.push_back(std::move(n));
+    }
+  }
+  std::vector<sched::Partition> parts = schedPartitions(config_);
+  if (!samePartitions(parts, partitions_)) {
+    partitions_ = parts;  // reconfigured: submissions are checked against the new ones too
+    if (st.scheduler) st.scheduler->setPartitions(parts);
+  }
+  if (st.scheduler) {
+    const auto& held_nodes = st.scheduler->snapshot().nodes;
+    bool same_names = held_nodes.size() == nodes.size();
+    for (std::size_t i = 0; same_names && i < nodes.size(); ++i) {
+      same_names = held_nodes[i].name == nodes[i].name;
+    }
+    if (!same_names) {
+      st.scheduler.reset();
+    } else {
+      for (std::size_t i = 0; i < nodes.size(); ++i) {
+        if (!sameNode(held_nodes[i], nodes[i])) st.scheduler->onNodeChanged(nodes[i]);
+      }
+    }
+  }
+  if (!views.empty()) last_nodes_ = nodes;
+  if (st.scheduler) {
+    auto reservations = reservations_.forSnapshot(now);
+    if (!sameReservations(reservations, st.reservations)) {
+      st.scheduler->setReservations(reservations);
+      st.reservations = std::move(reservations);
+    }
+  }
+
+  if (!st.scheduler || now - st.last_recalc >= kPriorityCalcPeriodS) {
+    rebuildScheduler(views, now);
+  } else {
+    syncScheduler(now);
+  }
+  return st.scheduler->pass(now);
+}
+
+}  // namespace drover::jobs

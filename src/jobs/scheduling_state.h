@@ -1,0 +1,50 @@
+#pragma once
+// What JobManager keeps between scheduling passes for the incremental path
+// (incremental_pass.cpp): the maintained sched::Scheduler, a record of what it holds for each
+// job (so a change can be told from a no-op and usage charged when a run ends), the fair-share
+// ledger and each pending job's priority factors (sprio shows those).
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "jobs/fair_share.h"
+#include "jobs/job.h"
+#include "jobs/job_priority.h"
+#include "jobs/usage_store.h"
+#include "sched/incremental.h"
+
+namespace drover::jobs {
+
+// Slurm's PriorityCalcPeriod (5 minutes): how often every pending job's priority is computed
+// again (age grows, usage decays); between, a job's priority is the one it got when it entered
+// the queue or last changed.
+inline constexpr std::int64_t kPriorityCalcPeriodS = 300;
+
+struct HeldJob {
+  bool running = false;
+  std::int64_t start = 0;   // running: when this run started
+  std::uint32_t cpus = 0;   // running: CPUs allocated
+  Association who;          // running: charged for the run
+  sched::DependencyState dependency = sched::DependencyState::Satisfied;  // pending
+};
+
+struct SchedulingState {
+  std::unique_ptr<sched::Scheduler> scheduler;
+  std::unordered_map<JobId, HeldJob> held;
+  JobId watermark = 0;                // highest job id the scheduler has heard of
+  std::set<JobId> not_eligible;       // pending jobs without an eligible time yet
+  std::set<JobId> throttled;          // array tasks kept out by the array's %N limit
+  std::int64_t last_recalc = 0;       // when every priority was last computed
+  bool keep_priorities = false;       // tableSnapshot: use the priorities jobs hold
+  std::vector<sched::AdvanceReservation> reservations;  // as the scheduler holds them
+
+  UsageLedger ledger;
+  std::unique_ptr<UsageStore> usage_store;
+  std::unordered_map<JobId, PriorityFactors> factors;
+};
+
+}  // namespace drover::jobs
