@@ -311,6 +311,8 @@ void JobService::submit(const rpc::Caller& caller, const v1::JobSpec& spec,
   reply.set_cluster_name(state_.config().cluster_name);
   reply.set_expected_start(result.ok->expected_start);
   reply.set_test_only_nodes(result.ok->test_only_nodes);
+  reply.set_test_only_cpus(result.ok->test_only_cpus);
+  reply.set_test_only_partition(result.ok->test_only_partition);
   for (const auto& w : result.ok->warnings) reply.add_warnings(w);
   if (spec.test_only()) {
     done(reply);
@@ -410,7 +412,9 @@ void JobService::reconcile(const std::string& node, const std::vector<v1::StepId
   std::size_t held = 0;
   for (const auto& job : manager_->query(on_node)) {
     // An interactive allocation has no batch step on any node.
-    if (job.state() != v1::JOB_RUNNING || job.allocation_size() == 0 || !job.batch() ||
+    // COMPLETING: cancelled, its step not yet reported (jobs::cancelling).
+    if ((job.state() != v1::JOB_RUNNING && job.state() != v1::JOB_COMPLETING) ||
+        job.allocation_size() == 0 || !job.batch() ||
         job.allocation(0).node() != node) {
       continue;
     }
@@ -449,7 +453,7 @@ void JobService::reconcile(const std::string& node, const std::vector<v1::StepId
   } else {
     for (jobs::JobId id : lost) {
       log->warn("job {}: node {} re-registered without its batch step", id, node);
-      manager_->launchFailed(id, "batch step vanished from node " + node);
+      manager_->jobLost(id, "batch step vanished from node " + node);
     }
   }
   afterCommit({});

@@ -54,6 +54,8 @@ struct Submitted {
   JobId job_id = 0;                 // the array job id for arrays
   std::int64_t expected_start = 0;  // --test-only
   std::string test_only_nodes;
+  std::uint32_t test_only_cpus = 0;  // --test-only: "using N processors"
+  std::string test_only_partition;   // --test-only: "in partition P"
   std::vector<std::string> warnings;
 };
 
@@ -149,6 +151,10 @@ class JobManager {
   void launchFailed(JobId id, const std::string& why);
   // The node is gone: its running jobs end NODE_FAIL, or go back to PENDING when requeueable.
   void nodeFailed(const std::string& node);
+  // The job's node lost it (its agent re-registered without the batch step): as Slurm, back to
+  // PENDING when it may be requeued (batch and --requeue, the default), else NODE_FAIL. The rest
+  // of its allocation is told to stop; `reason` is kept as the job's reason detail.
+  void jobLost(JobId id, const std::string& reason);
 
   std::vector<v1::CancelResult> cancel(const Caller& caller, const v1::CancelJobsRequest& request);
   // hold, release, uhold, requeue, requeuehold, suspend, resume, top.
@@ -215,6 +221,8 @@ class JobManager {
   void finish(Job& job, v1::JobState state, std::int32_t code, std::int32_t signal,
               const v1::StepEventRequest* event);
   void requeue(Job& job, bool hold);
+  // nodeFailed and jobLost: stop the job on `kill_nodes`, then requeue it or end it NODE_FAIL.
+  void lose(Job& job, const std::vector<std::string>& kill_nodes, const std::string& detail);
   void index(const Job& job);
   void rebuildRequest(Job& job);
   Result<std::vector<JobId>> resolveIds(const std::string& text) const;

@@ -64,26 +64,42 @@ void JobManager::nodeFailed(const std::string& node) {
     std::vector<std::string> others;
     for (const auto& n : nodes)
       if (n != node) others.push_back(n);
-    if (!others.empty()) {
-      SignalAction kill;
-      kill.job_id = id;
-      kill.nodes = others;
-      kill.request.mutable_step()->set_job_id(id);
-      kill.request.mutable_step()->set_step_id(acct::kBatchStep);
-      kill.request.set_signal(SIGKILL);
-      kill.request.set_kill(true);
-      signals_.push_back(std::move(kill));
-    }
-    job.info.set_state_reason_detail("node " + node + " failed");
-    if (job.info.requeue() && job.info.batch()) {
-      job.info.set_state(v1::JOB_NODE_FAIL);
-      job.info.set_end_time(clock_.now());
-      record(job);
-      requeue(job, false);
-    } else {
-      job.info.set_reason("NodeDown");
-      finish(job, v1::JOB_NODE_FAIL, 0, 0, nullptr);
-    }
+    lose(job, others, "node " + node + " failed");
+  }
+}
+
+void JobManager::jobLost(JobId id, const std::string& reason) {
+  Job* job = mutableJob(id);
+  if (!job || !holdsResources(job->state())) return;
+  // Its batch host no longer runs it; any other node of the allocation may still run steps.
+  lose(*job, nodesOf(*job), reason);
+}
+
+void JobManager::lose(Job& job, const std::vector<std::string>& kill_nodes,
+                      const std::string& detail) {
+  const JobId id = job.id();
+  if (!kill_nodes.empty()) {
+    SignalAction kill;
+    kill.job_id = id;
+    kill.nodes = kill_nodes;
+    kill.request.mutable_step()->set_job_id(id);
+    kill.request.mutable_step()->set_step_id(acct::kBatchStep);
+    kill.request.set_signal(SIGKILL);
+    kill.request.set_kill(true);
+    signals_.push_back(std::move(kill));
+  }
+  job.info.set_state_reason_detail(detail);
+  // A job being cancelled ends CANCELLED: the user asked for that, not the node.
+  if (cancelling(job)) {
+    finish(job, v1::JOB_CANCELLED, 0, 0, nullptr);
+  } else if (job.info.requeue() && job.info.batch()) {
+    job.info.set_state(v1::JOB_NODE_FAIL);
+    job.info.set_end_time(clock_.now());
+    record(job);
+    requeue(job, false);
+  } else {
+    job.info.set_reason("NodeDown");
+    finish(job, v1::JOB_NODE_FAIL, 0, 0, nullptr);
   }
 }
 

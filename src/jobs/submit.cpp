@@ -249,12 +249,20 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
     sched::Plan plan = sched::schedule(snap, schedulerParams(), now);
     Submitted out;
     out.job_id = probe.id;
+    out.test_only_partition = part->name;
+    out.test_only_cpus = base.num_cpus();
     for (const auto& s : plan.starts) {
       if (s.id != probe.id) continue;
       out.expected_start = now;
       std::vector<std::string> names;
-      for (const auto& a : s.allocation.nodes) names.push_back(a.node);
+      int cpus = 0;
+      for (const auto& a : s.allocation.nodes) {
+        names.push_back(a.node);
+        cpus += a.cpus;
+      }
       out.test_only_nodes = hostlist::compress(names);
+      // What the allocation would hold (whole nodes for --exclusive), as Slurm counts it.
+      if (cpus > 0) out.test_only_cpus = static_cast<std::uint32_t>(cpus);
     }
     for (const auto& p : plan.pending) {
       if (p.id != probe.id) continue;

@@ -99,5 +99,89 @@ TEST_F(JobsTest, CancellingSurvivesARestart) {
   EXPECT_EQ(row->state(), v1::JOB_COMPLETING);
 }
 
+TEST_F(JobsTest, TestOnlyNamesTheProcessorsAndPartition) {
+  struct Case {
+    std::string name;
+    SpecBuilder spec;
+    std::uint32_t cpus;
+    std::string partition;
+    std::string nodes;
+  };
+  std::vector<Case> cases = {
+      {"default partition, one cpu", SpecBuilder(), 1, "gpu", "node01"},
+      {"tasks x cpus per task", SpecBuilder().nodes(2).ntasks(4).cpusPerTask(2), 8, "gpu",
+       "node[01-02]"},
+      {"named partition", SpecBuilder().partition("debug").ntasks(3), 3, "debug", "node01"},
+  };
+  for (const auto& c : cases) {
+    SubmitResult r = manager_->submit(alice(), c.spec.spec().test_only() ? c.spec : SpecBuilder(c.spec).testOnly());
+    ASSERT_TRUE(r) << c.name;
+    EXPECT_EQ(r.ok->test_only_cpus, c.cpus) << c.name;
+    EXPECT_EQ(r.ok->test_only_partition, c.partition) << c.name;
+    EXPECT_EQ(r.ok->test_only_nodes, c.nodes) << c.name;
+    EXPECT_EQ(r.ok->expected_start, clock_.now()) << c.name;
+  }
+  EXPECT_EQ(manager_->size(), 0u);
+}
+
+TEST_F(JobsTest, JobLostByItsNodeIsRequeuedWhenRequeueableElseNodeFail) {
+  struct Case {
+    std::string name;
+    SpecBuilder spec;
+    v1::JobState state;
+    std::string reason;
+    std::uint32_t restarts;
+  };
+  std::vector<Case> cases = {
+      {"--requeue (the default): back to PENDING", SpecBuilder().nodes(2), v1::JOB_PENDING, "None",
+       1},
+      {"--no-requeue: NODE_FAIL", SpecBuilder().nodes(2).noRequeue(), v1::JOB_NODE_FAIL,
+       "NodeDown", 0},
+  };
+  for (const auto& c : cases) {
+    JobId id = submit(c.spec);
+    pass();
+    ASSERT_EQ(job(id).state(), v1::JOB_RUNNING) << c.name;
+    manager_->takeSignals();
+    manager_->takeAccounting();
+    manager_->jobLost(id, "batch step vanished from node " + job(id).batch_host());
+    ASSERT_TRUE(manager_->commit().ok());
+    EXPECT_EQ(job(id).state(), c.state) << c.name;
+    EXPECT_EQ(job(id).reason(), c.reason) << c.name;
+    EXPECT_EQ(job(id).restart_count(), c.restarts) << c.name;
+    EXPECT_EQ(job(id).state_reason_detail().rfind("batch step vanished from node ", 0), 0u)
+        << c.name;
+    // The whole allocation is told to stop.
+    auto sigs = manager_->takeSignals();
+    ASSERT_EQ(sigs.size(), 1u) << c.name;
+    EXPECT_TRUE(sigs[0].request.kill());
+    EXPECT_EQ(sigs[0].nodes.size(), 2u);
+    // Accounting keeps the lost run as NODE_FAIL (or REQUEUED, then PENDING again).
+    auto acct = manager_->takeAccounting();
+    const acct::JobRecord* rec = recordOf(acct, id);
+    ASSERT_NE(rec, nullptr);
+    EXPECT_EQ(rec->state, c.state == v1::JOB_PENDING ? acct::JobState::kPending
+                                                     : acct::JobState::kNodeFail);
+    // Finished or pending again, the job no longer holds its nodes: a second report is ignored.
+    manager_->jobLost(id, "again");
+    EXPECT_EQ(job(id).restart_count(), c.restarts);
+    if (c.state == v1::JOB_PENDING) {
+      v1::CancelJobsRequest r = cancelIds({std::to_string(id)});
+      manager_->cancel(alice(), r);
+      ASSERT_TRUE(manager_->commit().ok());
+    }
+  }
+}
+
+TEST_F(JobsTest, JobLostWhileBeingCancelledEndsCancelled) {
+  JobId id = submit(SpecBuilder());
+  pass();
+  manager_->cancel(alice(), cancelIds({std::to_string(id)}));
+  manager_->jobLost(id, "batch step vanished from node node01");
+  ASSERT_TRUE(manager_->commit().ok());
+  EXPECT_EQ(job(id).state(), v1::JOB_CANCELLED);
+  EXPECT_EQ(job(id).restart_count(), 0u);
+}
+
 }  // namespace
 }  // namespace drover::jobs::testing
