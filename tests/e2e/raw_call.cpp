@@ -7,16 +7,27 @@
 //   drover-e2e-rawcall HOST:PORT submit MUNGE_SOCKET WORK_DIR SCRIPT
 //   drover-e2e-rawcall HOST:PORT job MUNGE_SOCKET JOB_ID
 //   drover-e2e-rawcall HOST:PORT cancel MUNGE_SOCKET JOB_ID
+// Any Controller RPC over the frame transport (the CLIs' port), the request in protobuf text
+// format on stdin; prints "OK" and the reply in text format, or "<code> <message>":
+//   drover-e2e-rawcall HOST:CLI_PORT frame MUNGE_SOCKET METHOD < request.txt
 #include <grpcpp/grpcpp.h>
 
 #include <iostream>
 #include <string>
+
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/dynamic_message.h>
+#include <google/protobuf/text_format.h>
+
+#include <iterator>
+#include <memory>
 
 #include "auth/request_binding.h"
 #include "drover/v1/controller.grpc.pb.h"
 #include "drover/v1/jobs.pb.h"
 #include "rpc/client.h"
 #include "rpc/metadata_keys.h"
+#include "wire/frame_client.h"
 
 namespace {
 
@@ -123,6 +134,39 @@ int jobCall(drover::v1::Controller::Stub& stub, const std::string& target, const
   return 2;
 }
 
+int frameCall(const std::string& target, const std::string& socket, const std::string& method) {
+  namespace pb = google::protobuf;
+  const pb::MethodDescriptor* m =
+      pb::DescriptorPool::generated_pool()->FindMethodByName("drover.v1.Controller." + method);
+  if (m == nullptr) {
+    std::cerr << "no method drover.v1.Controller." << method << "\n";
+    return 2;
+  }
+  auto* factory = pb::MessageFactory::generated_factory();
+  std::unique_ptr<pb::Message> req(factory->GetPrototype(m->input_type())->New());
+  std::unique_ptr<pb::Message> rep(factory->GetPrototype(m->output_type())->New());
+  std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+  if (!pb::TextFormat::ParseFromString(text, req.get())) {
+    std::cerr << "cannot parse the request as " << m->input_type()->full_name() << "\n";
+    return 2;
+  }
+  drover::wire::ClientOptions opts;
+  auto colon = target.rfind(':');
+  opts.host = target.substr(0, colon);
+  opts.port = static_cast<std::uint16_t>(std::stoi(target.substr(colon + 1)));
+  opts.munge_socket = socket;
+  opts.timeout_ms = 60000;
+  drover::wire::CallError error;
+  if (!drover::wire::call(opts, "/drover.v1.Controller/" + method, *req, rep.get(), &error)) {
+    std::cout << error.code << " " << error.message << "\n";
+    return 1;
+  }
+  std::string out;
+  pb::TextFormat::PrintToString(*rep, &out);
+  std::cout << "OK\n" << out;
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -155,6 +199,12 @@ int main(int argc, char** argv) {
     }
     ping(*stub, &*cred);
     if (mode == "replay") ping(*stub, &*cred);
+  } else if (mode == "frame") {
+    if (argc < 5) {
+      std::cerr << "usage: drover-e2e-rawcall HOST:CLI_PORT frame MUNGE_SOCKET METHOD\n";
+      return 2;
+    }
+    return frameCall(target, socket, argv[4]);
   } else if (mode == "submit" || mode == "job" || mode == "cancel") {
     if (argc < 5) {
       std::cerr << "usage: drover-e2e-rawcall HOST:PORT submit|job|cancel MUNGE_SOCKET ARG...\n";
