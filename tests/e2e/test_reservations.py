@@ -1,0 +1,162 @@
+"""Advance reservations end to end (2 agents): root creates a reservation on node1 for alice for
+the next hour; bob's job that fits only there stays pending while alice's job with
+--reservation runs there and bob's job without it runs on node2; show/update/delete with
+Slurm's messages; a MAINT reservation gives "ReqNodeNotAvail, Reserved for maintenance"; the
+reservation survives a controller kill -9; after the delete bob's job starts. Every wait polls."""
+
+import pwd
+import re
+import subprocess
+
+import pytest
+
+from cluster import Cluster, wait_for
+
+USERS = ("alice", "bob")
+
+
+@pytest.fixture(scope="module")
+def cluster(request):
+    for user in USERS:
+        try:
+            pwd.getpwnam(user)
+        except KeyError:
+            subprocess.run(["useradd", "-M", "-s", "/bin/sh", user], check=True)
+    c = Cluster(nodes=2, gpus_per_node=4, heartbeat=1, node_down=4)
+    failed_before = request.session.testsfailed
+    try:
+        c.start()
+        yield c
+    finally:
+        failed = request.session.testsfailed > failed_before
+        if failed:
+            print(f"\n[e2e] run directory kept: {c.run_dir}\n{c.logs()}")
+        c.stop(keep=True if failed else None)
+
+
+def sbatch(cluster, *args, user=None):
+    # Output to /dev/null: alice's and bob's jobs may not write into the root-owned run dir.
+    return cluster.cli("sbatch", "--parsable", "-o", "/dev/null", *args, user=user)
+
+
+def submit(cluster, *args, user=None):
+    r = sbatch(cluster, *args, user=user)
+    assert r.returncode == 0, r.stderr
+    return int(r.stdout.split(";")[0])
+
+
+def job(cluster, job_id):
+    """(state code, node list, reason) from squeue, None once the job is gone."""
+    r = cluster.cli("squeue", "-h", "-j", str(job_id), "-o", "%t|%N|%r")
+    if r.returncode != 0 or not r.stdout.strip():
+        return None
+    return tuple(r.stdout.strip().split("|"))
+
+
+def wait_job(cluster, job_id, state, reason=None, timeout=20):
+    def ok():
+        j = job(cluster, job_id)
+        return j if j and j[0] == state and (reason is None or j[2] == reason) else None
+    return wait_for(ok, timeout, what=f"job {job_id} {state} {reason or ''}")
+
+
+def show(cluster, *name):
+    return cluster.scontrol("show", "reservation", *name)
+
+
+def record(cluster, name):
+    r = show(cluster, name)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return dict(re.findall(r"(\w+)=(\S*)", r.stdout))
+
+
+def test_reservation_lifecycle(cluster):
+    c = cluster
+    r = show(c)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "No reservations in the system\n"
+
+    # Only root and operators create reservations.
+    r = c.scontrol("create", "reservation", "ReservationName=lab", "StartTime=now", "Duration=60",
+                   "Nodes=node1", "Users=alice", user="bob")
+    assert r.returncode == 1
+    assert r.stderr.startswith("Error creating the reservation: Access/permission denied"), r.stderr
+    r = c.scontrol("create", "reservation", "ReservationName=lab", "StartTime=now", "Duration=60",
+                   "Nodes=node9", "Users=alice")
+    assert r.returncode == 1
+    assert r.stderr.startswith("Error creating the reservation: Invalid node name specified")
+    r = c.scontrol("create", "reservation", "ReservationName=lab", "StartTime=now", "Duration=60",
+                   "Nodes=node1", "Users=alice")
+    assert (r.returncode, r.stdout) == (0, "Reservation created: lab\n"), r.stderr
+    r = c.scontrol("create", "reservation", "ReservationName=other", "StartTime=now+10minutes",
+                   "Duration=60", "Nodes=node1", "Users=bob")
+    assert r.returncode == 1
+    assert "Requested reservation overlaps with another reservation" in r.stderr
+
+    f = record(c, "lab")
+    assert f["ReservationName"] == "lab"
+    assert f["Duration"] == "01:00:00"
+    assert (f["Nodes"], f["NodeCnt"], f["Users"], f["State"]) == ("node1", "1", "alice", "ACTIVE")
+    assert f["Flags"] == "SPEC_NODES"
+    assert r"MaxStartDelay=(null)" in show(c, "lab").stdout
+    r = show(c, "nosuch")
+    assert r.returncode == 1 and r.stdout == "Reservation nosuch not found\n"
+
+    # Submissions into it: only its users; unknown names are invalid.
+    r = sbatch(c, "-t", "5", "--reservation=lab", "--wrap=sleep 1", user="bob")
+    assert r.returncode == 1
+    assert r.stderr.strip() == "sbatch: error: Batch job submission failed: " \
+                               "Access denied to requested reservation", r.stderr
+    r = sbatch(c, "-t", "5", "--reservation=nosuch", "--wrap=sleep 1", user="alice")
+    assert r.returncode == 1
+    assert "Requested reservation is invalid" in r.stderr
+
+    # bob's job that fits only on node1 waits; alice's runs there; bob's other job on node2.
+    blocked = submit(c, "-t", "5", "-w", "node1", "--wrap=sleep 300", user="bob")
+    inside = submit(c, "-t", "5", "--reservation=lab", "--wrap=sleep 300", user="alice")
+    outside = submit(c, "-t", "5", "--wrap=sleep 300", user="bob")
+    assert wait_job(c, inside, "R")[1] == "node1"
+    assert wait_job(c, outside, "R")[1] == "node2"
+    wait_job(c, blocked, "PD", "Resources")
+
+    # Update: add bob; the record shows it.
+    r = c.scontrol("update", "ReservationName=lab", "Users+=bob")
+    assert (r.returncode, r.stdout) == (0, "Reservation updated.\n"), r.stderr
+    assert record(c, "lab")["Users"] == "alice,bob"
+    r = c.scontrol("update", "ReservationName=nosuch", "Duration=30")
+    assert r.returncode == 1
+    assert r.stderr.startswith("Error updating the reservation: Requested reservation is invalid")
+
+    # A maintenance reservation on node2: bob's job that needs node2 for 5 minutes waits with
+    # Slurm's maintenance reason (node2 is busy with bob's job, so IGNORE_JOBS).
+    r = c.scontrol("create", "res", "ReservationName=maint", "StartTime=now", "Duration=30",
+                   "Nodes=node2", "Users=root", "Flags=MAINT,IGNORE_JOBS")
+    assert r.returncode == 0, r.stderr
+    assert record(c, "maint")["Flags"] == "MAINT,IGNORE_JOBS,SPEC_NODES"
+    c.cli("scancel", str(outside))
+    maint_blocked = submit(c, "-t", "5", "-w", "node2", "--wrap=sleep 300", user="bob")
+    wait_job(c, maint_blocked, "PD", "ReqNodeNotAvail, Reserved for maintenance")
+    r = c.scontrol("delete", "ReservationName=maint")
+    assert r.returncode == 0, r.stderr
+    wait_job(c, maint_blocked, "R")
+
+    # The controller killed with SIGKILL comes back with the reservation.
+    c.kill("droverctld")
+    c.start()
+    wait_for(lambda: show(c, "lab").returncode == 0, 30, what="the reservation after a restart")
+    assert record(c, "lab")["Users"] == "alice,bob"
+
+    # With alice's job gone the reservation still keeps bob's plain job off node1 ...
+    c.cli("scancel", str(inside))
+    wait_for(lambda: job(c, inside) is None or job(c, inside)[0] not in ("R", "CG"), 20,
+             what="alice's job to end")
+    wait_job(c, blocked, "PD")
+    # ... until it is deleted.
+    r = c.scontrol("delete", "reservation", "lab")
+    assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
+    assert wait_job(c, blocked, "R")[1] == "node1"
+    r = c.scontrol("delete", "reservation", "lab")
+    assert r.returncode == 1
+    assert r.stderr.startswith("delete_reservation reservation lab: Requested reservation is invalid")
+    assert show(c).stdout == "No reservations in the system\n"
+    c.cli("scancel", str(blocked), str(maint_blocked))
