@@ -67,7 +67,7 @@ std::string formatJobRecord(const v1::JobInfo& j, std::int64_t now, bool oneline
                   " EligibleTime=" + timeOr(j.eligible_time(), "Unknown"));
   lines.push_back("AccrueTime=" + timeOr(j.eligible_time(), "Unknown"));
   lines.push_back("StartTime=" + timeOr(j.start_time(), "Unknown") + " EndTime=" +
-                  timeOr(j.end_time(), "Unknown") + " Deadline=N/A");
+                  timeOr(jobEndTime(j), "Unknown") + " Deadline=N/A");
   // Drover has no separate scheduler-evaluation stamp: the start (or submit) time stands in.
   const std::int64_t sched_eval = j.start_time() > 0 && started ? j.start_time() : j.submit_time();
   lines.push_back("SuspendTime=" + timeOr(j.suspend_time(), "None") +
@@ -80,8 +80,11 @@ std::string formatJobRecord(const v1::JobInfo& j, std::int64_t now, bool oneline
   lines.push_back(nodelist);
   if (!j.batch_host().empty() && started) lines.push_back("BatchHost=" + j.batch_host());
   std::string num_nodes = std::to_string(j.num_nodes());
-  if (pending && j.spec().max_nodes() > 0)
-    num_nodes = std::to_string(std::max(j.num_nodes(), j.spec().min_nodes())) + "-" + std::to_string(j.spec().max_nodes());
+  // A pending job that asked for a node count (-N) shows min-max, "4-4" for -N 4 (golden 087).
+  if (pending && (j.spec().max_nodes() > 0 || j.spec().min_nodes() > 0)) {
+    const std::uint32_t lo = std::max(j.num_nodes(), j.spec().min_nodes());
+    num_nodes = std::to_string(lo) + "-" + std::to_string(std::max(lo, j.spec().max_nodes()));
+  }
   const bool never_ran = !pending && j.start_time() > 0 && j.start_time() == j.end_time() && j.nodes().empty();
   lines.push_back("NumNodes=" + num_nodes + " NumCPUs=" + std::to_string(j.num_cpus()) +
                   " NumTasks=" + (never_ran ? std::string("N/A") : std::to_string(j.num_tasks())) +

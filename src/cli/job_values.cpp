@@ -134,6 +134,12 @@ std::int64_t jobRunTime(const v1::JobInfo& job, std::int64_t now) {
   return job.run_time_s();
 }
 
+std::int64_t jobEndTime(const v1::JobInfo& job) {
+  if (job.end_time() > 0 || job.state() != v1::JOB_PENDING) return job.end_time();
+  if (job.start_time() <= 0 || job.time_limit_min() <= 0) return 0;
+  return job.start_time() + job.time_limit_min() * 60;
+}
+
 std::string tresPerNode(const v1::JobInfo& job) {
   const auto& s = job.spec();
   std::vector<std::string> parts;

@@ -30,6 +30,9 @@ std::string formatScontrolLimit(std::int64_t minutes);  // 00:10:00, UNLIMITED
 
 // Seconds the job has run (now - start for a running job, else run_time_s).
 std::int64_t jobRunTime(const v1::JobInfo& job, std::int64_t now);
+// End time as Slurm shows it: the recorded end, or for a pending job with an expected start
+// that start plus its time limit (scontrol's EndTime, squeue's %e; golden 071, 087); 0 if none.
+std::int64_t jobEndTime(const v1::JobInfo& job);
 
 // "gres:gpu:8" from the request (--gres / --gpus-per-node), "" when none.
 std::string tresPerNode(const v1::JobInfo& job);

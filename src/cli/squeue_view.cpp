@@ -100,7 +100,7 @@ std::string value(const v1::JobInfo& j, char code, std::int64_t now) {
       return j.nodes();
     case 'S': return timeOrNA(j.start_time());
     case 'V': return timeOrNA(j.submit_time());
-    case 'e': return timeOrNA(j.end_time());
+    case 'e': return timeOrNA(jobEndTime(j));
     case 'L': {
       if (j.time_limit_min() < 0) return "UNLIMITED";
       const std::int64_t left = j.time_limit_min() * 60 - (pending ? 0 : jobRunTime(j, now));

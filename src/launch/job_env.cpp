@@ -118,6 +118,9 @@ Environment taskVariables(const TaskContext& task) {
 std::vector<std::string> renderEnvironment(const Environment& base, const Environment& vars) {
   Environment merged = base;
   for (const auto& [key, value] : vars) merged[key] = value;
+  // Slurm's step daemon gives every task a TMPDIR (its TmpFS, /tmp) unless the job has one
+  // (golden 045, 049).
+  if (!merged.count("TMPDIR")) merged["TMPDIR"] = "/tmp";
   std::vector<std::string> out;
   out.reserve(merged.size());
   for (const auto& [key, value] : merged) out.push_back(key + "=" + value);

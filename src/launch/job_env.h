@@ -77,7 +77,8 @@ struct TaskContext {
 };
 Environment taskVariables(const TaskContext& task);
 
-// Overlay `vars` onto `base` (later wins) and render as KEY=VALUE strings for execve.
+// Overlay `vars` onto `base` (later wins) and render as KEY=VALUE strings for execve;
+// TMPDIR=/tmp is added when neither has one, as Slurm does.
 std::vector<std::string> renderEnvironment(const Environment& base, const Environment& vars);
 
 }  // namespace drover::launch

@@ -127,7 +127,10 @@ TEST(TaskVariables, RanksAndNode) {
 
 TEST(RenderEnvironment, LaterWinsAndSorted) {
   auto rendered = renderEnvironment({{"A", "1"}, {"B", "2"}}, {{"B", "3"}, {"C", "4"}});
-  EXPECT_EQ(rendered, (std::vector<std::string>{"A=1", "B=3", "C=4"}));
+  EXPECT_EQ(rendered, (std::vector<std::string>{"A=1", "B=3", "C=4", "TMPDIR=/tmp"}));
+  // A TMPDIR of the job's own is kept.
+  rendered = renderEnvironment({{"TMPDIR", "/scratch"}}, {});
+  EXPECT_EQ(rendered, (std::vector<std::string>{"TMPDIR=/scratch"}));
 }
 
 }  // namespace
