@@ -1,0 +1,202 @@
+// srun's and salloc's pure pieces: the parsed request as StepSpec and as an allocation's JobSpec,
+// where stdin goes, task lists in messages, refusals against Slurm's captured outputs (golden
+// 008, 014, 015), the exit status split for CompleteAllocation, and salloc's variables.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "cli/salloc_env.h"
+#include "cli/srun_step.h"
+#include "jobspec/build_spec.h"
+
+namespace drover::cli {
+namespace {
+
+std::string goldenStderr(const std::string& file) {
+  std::ifstream in(std::string(DROVER_CLI_GOLDEN_DIR) + "/" + file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  const auto e = text.find("# [stderr]\n");
+  return e == std::string::npos ? "" : text.substr(e + 11);
+}
+
+jobspec::StepRequest srunRequest(const std::vector<std::string>& args, const jobspec::EnvMap& env = {}) {
+  auto r = jobspec::buildStepRequest(args, env, 1'700'000'000);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().text);
+  return r.ok() ? *r : jobspec::StepRequest{};
+}
+
+StepContext context() {
+  StepContext c;
+  c.environment = {{"HOME", "/home/alice"}, {"PATH", "/usr/bin"}, {"SLURM_JOB_ID", "7"}};
+  c.cwd = "/work/alice";
+  c.host = "login1";
+  c.submit_line = "srun hostname";
+  return c;
+}
+
+TEST(SrunStepTest, LayoutOptionsGoIntoTheStepSpec) {
+  auto req = srunRequest({"-N", "2", "-n", "4", "-c", "2", "-m", "cyclic", "-w", "node[1-2]", "--overlap",
+                          "--gpus-per-task=1", "--mem=100", "-t", "5", "-K", "--mpi=pmi2",
+                          "--cpu-bind=cores", "-o", "out-%t.txt", "hostname", "-s"});
+  auto s = toStepSpec(req, context(), 7, true);
+  EXPECT_EQ(s.job_id(), 7u);
+  EXPECT_EQ(s.name(), "hostname");
+  EXPECT_EQ(s.min_nodes(), 2u);
+  EXPECT_EQ(s.ntasks(), 4u);
+  EXPECT_EQ(s.cpus_per_task(), 2u);
+  EXPECT_EQ(s.distribution(), "cyclic");
+  EXPECT_EQ(s.nodelist(), "node[1-2]");
+  EXPECT_TRUE(s.overlap());
+  EXPECT_FALSE(s.exclusive());
+  EXPECT_EQ(s.gpus_per_task().count(), 1u);
+  EXPECT_EQ(s.mem_per_node_mb(), 100u);
+  EXPECT_EQ(s.time_limit_min(), 5);
+  EXPECT_TRUE(s.kill_on_bad_exit());
+  EXPECT_EQ(s.mpi(), "pmi2");
+  EXPECT_EQ(s.cpu_bind(), "cores");
+  EXPECT_EQ(s.std_out(), "out-%t.txt");
+  EXPECT_EQ(s.work_dir(), "/work/alice");
+  ASSERT_EQ(s.argv_size(), 2);
+  EXPECT_EQ(s.argv(1), "-s");  // options after the command are the command's
+  EXPECT_EQ(s.environment().at("HOME"), "/home/alice");
+  EXPECT_EQ(s.submit_line(), "srun hostname");
+}
+
+TEST(SrunStepTest, ExportAndChdir) {
+  auto req = srunRequest({"--export=NONE,FOO=bar", "-D", "sub", "/bin/true"});
+  auto s = toStepSpec(req, context(), 7, true);
+  EXPECT_EQ(s.environment().count("HOME"), 0u);
+  EXPECT_EQ(s.environment().at("FOO"), "bar");
+  EXPECT_EQ(s.environment().at("SLURM_JOB_ID"), "7");  // SLURM_* always, as Slurm
+  EXPECT_EQ(s.work_dir(), "/work/alice/sub");
+  EXPECT_EQ(s.name(), "true");
+}
+
+TEST(SrunStepTest, JobNameFromTheEnvironmentIsIgnoredInsideAnAllocation) {
+  jobspec::EnvMap env{{"SLURM_JOB_NAME", "batchjob"}, {"SLURM_JOB_ID", "9"}};
+  auto req = srunRequest({"hostname"}, env);
+  EXPECT_EQ(allocationJobId(req.spec), std::optional<std::uint64_t>(9));
+  EXPECT_EQ(stepName(req, true), "hostname");
+  // Outside a job SLURM_JOB_NAME is -J (the parser drops it when SLURM_JOB_ID is set).
+  auto outside = srunRequest({"hostname"}, {{"SLURM_JOB_NAME", "mine"}});
+  EXPECT_EQ(stepName(outside, false), "mine");
+  auto named = srunRequest({"-J", "mine", "hostname"}, env);
+  EXPECT_EQ(stepName(named, true), "mine");
+}
+
+TEST(SrunStepTest, NoJobIdOutsideAnAllocation) {
+  EXPECT_FALSE(allocationJobId(srunRequest({"hostname"}).spec));
+  EXPECT_EQ(allocationJobId(srunRequest({"--jobid=12", "hostname"}).spec), std::optional<std::uint64_t>(12));
+}
+
+TEST(SrunStepTest, AllocationSpecIsInteractiveAndNamedAfterTheCommand) {
+  auto req = srunRequest({"-N", "2", "-p", "gpu", "-o", "x-%t", "python3", "train.py"});
+  auto j = toAllocationSpec(req, context(), "srun");
+  EXPECT_FALSE(j.batch());
+  EXPECT_TRUE(j.script().empty());
+  EXPECT_EQ(j.name(), "python3");
+  EXPECT_EQ(j.min_nodes(), 2u);
+  EXPECT_EQ(j.partition(), "gpu");
+  EXPECT_TRUE(j.std_out().empty());  // per-task patterns are the step's
+  EXPECT_EQ(j.work_dir(), "/work/alice");
+  jobspec::StepRequest none;
+  EXPECT_EQ(toAllocationSpec(none, context(), "salloc").name(), "salloc");
+}
+
+TEST(SrunStepTest, StdinPlan) {
+  struct Case {
+    std::vector<std::string> args;
+    stepio::StdinMode mode;
+    std::optional<std::string> file;
+  };
+  const std::vector<Case> cases = {
+      {{"cat"}, stepio::StdinMode::kTaskZero, std::nullopt},
+      {{"-i", "all", "cat"}, stepio::StdinMode::kAllTasks, std::nullopt},
+      {{"-i", "none", "cat"}, stepio::StdinMode::kNone, std::nullopt},
+      {{"-i", "0", "cat"}, stepio::StdinMode::kTaskZero, std::nullopt},
+      {{"-i", "3", "cat"}, stepio::StdinMode::kNone, std::nullopt},
+      {{"-i", "in-%t.txt", "cat"}, stepio::StdinMode::kNone, std::string("in-%t.txt")},
+  };
+  for (const auto& c : cases) {
+    auto req = srunRequest(c.args);
+    auto plan = stdinPlan(req.spec);
+    EXPECT_EQ(plan.mode, c.mode) << c.args[1];
+    EXPECT_EQ(plan.file_pattern, c.file) << c.args[1];
+    EXPECT_EQ(toStepSpec(req, context(), 1, true).std_in(), c.file.value_or(""));
+  }
+}
+
+TEST(SrunStepTest, CompressRanks) {
+  EXPECT_EQ(compressRanks({}), "");
+  EXPECT_EQ(compressRanks({3}), "3");
+  EXPECT_EQ(compressRanks({0, 1, 2, 3}), "0-3");
+  EXPECT_EQ(compressRanks({5, 0, 1, 7, 8, 3}), "0-1,3,5,7-8");
+}
+
+TEST(SrunStepTest, AllocationFailuresMatchGoldens) {
+  EXPECT_EQ(formatAllocFailure("srun", "invalid partition specified: nosuch\nInvalid partition name specified"),
+            goldenStderr("008-err-srun-unknown-partition.txt"));
+  EXPECT_EQ(formatAllocFailure("srun", "Node count specification invalid"),
+            goldenStderr("014-err-srun-too-many-nodes.txt"));
+  EXPECT_EQ(formatAllocFailure("srun", "Batch job submission failed: More processors requested than permitted"),
+            goldenStderr("015-err-too-many-tasks.txt"));
+  EXPECT_EQ(formatAllocFailure("salloc", "Requested node configuration is not available"),
+            "salloc: error: Unable to allocate resources: Requested node configuration is not available\n");
+}
+
+TEST(SrunStepTest, StepFailure) {
+  EXPECT_EQ(formatStepFailure(7, "Requested node configuration is not available"),
+            "srun: error: Unable to create step for job 7: Requested node configuration is not available\n");
+}
+
+TEST(SrunStepTest, AllocationEnd) {
+  EXPECT_EQ(allocationEndOf(0).exit_code, 0);
+  EXPECT_EQ(allocationEndOf(3).exit_code, 3);
+  EXPECT_EQ(allocationEndOf(137).signal, 9);
+  EXPECT_EQ(allocationEndOf(137).exit_code, 0);
+}
+
+TEST(SallocEnvTest, JobVariablesWithoutNodeOnlyOnes) {
+  v1::JobInfo job;
+  job.set_job_id(42);
+  job.set_name("bash");
+  job.set_partition("gpu");
+  job.set_account("lab");
+  job.set_user("alice");
+  job.set_uid(1000);
+  job.set_gid(1000);
+  for (const char* n : {"node1", "node2"}) {
+    auto* a = job.add_allocation();
+    a->set_node(n);
+    a->set_cpus(4);
+    a->set_tasks(2);
+    a->add_gpu_indices(0);
+  }
+  job.mutable_spec()->set_ntasks(4);
+  SallocContext ctx;
+  ctx.cluster_name = "drover";
+  ctx.conf_path = "/etc/drover/cluster.conf";
+  ctx.submit_dir = "/work/alice";
+  ctx.submit_host = "login1";
+  auto env = sallocVariables(job, ctx);
+  EXPECT_EQ(env.at("SLURM_JOB_ID"), "42");
+  EXPECT_EQ(env.at("SLURM_JOBID"), "42");
+  EXPECT_EQ(env.at("SLURM_JOB_NODELIST"), "node[1-2]");
+  EXPECT_EQ(env.at("SLURM_NNODES"), "2");
+  EXPECT_EQ(env.at("SLURM_NTASKS"), "4");
+  EXPECT_EQ(env.at("SLURM_JOB_CPUS_PER_NODE"), "4(x2)");
+  EXPECT_EQ(env.at("SLURM_TASKS_PER_NODE"), "2(x2)");
+  EXPECT_EQ(env.at("SLURM_JOB_PARTITION"), "gpu");
+  EXPECT_EQ(env.at("SLURM_CLUSTER_NAME"), "drover");
+  EXPECT_EQ(env.at("SLURM_SUBMIT_DIR"), "/work/alice");
+  for (const char* absent : {"SLURMD_NODENAME", "CUDA_VISIBLE_DEVICES", "SLURM_CPUS_ON_NODE", "HOSTNAME",
+                             "ENVIRONMENT", "SLURM_NODEID", "SLURM_PROCID"}) {
+    EXPECT_EQ(env.count(absent), 0u) << absent;
+  }
+}
+
+}  // namespace
+}  // namespace drover::cli
