@@ -94,6 +94,13 @@ struct Timeouts {
   std::uint32_t message_s = 10;                 // MessageTimeout
 };
 
+// Job steps (srun).
+struct StepsConfig {
+  // Export PyTorch's variables (MASTER_ADDR, MASTER_PORT, WORLD_SIZE, LOCAL_WORLD_SIZE, RANK,
+  // LOCAL_RANK, GROUP_RANK) to every step's tasks, unless the step opts out.
+  bool pytorch_env = true;
+};
+
 struct AccountConfig {
   std::string name;
   std::string parent;                           // "" for top level (root)
@@ -111,6 +118,7 @@ struct ClusterConfig {
   std::vector<PartitionConfig> partitions;
   SchedulerConfig scheduler;
   Timeouts timeouts;
+  StepsConfig steps;
   std::vector<AccountConfig> accounts;
 
   const NodeConfig* findNode(std::string_view name) const;

@@ -58,7 +58,7 @@ bool parseDocument(detail::Context& ctx, const YAML::Node& root, const ParseOpti
   MapReader m;
   if (!m.open(ctx, root, "",
               {"cluster_name", "controller", "munge_socket", "operators", "timeouts", "nodes",
-               "partitions", "scheduler", "accounts"})) {
+               "partitions", "scheduler", "accounts", "steps"})) {
     return false;
   }
   const YAML::Node* name = m.require(ctx, "cluster_name");
@@ -84,6 +84,14 @@ bool parseDocument(detail::Context& ctx, const YAML::Node& root, const ParseOpti
   if (!parsePartitions(ctx, *partitions, out.nodes, out.partitions)) return false;
   if (auto* v = m.find("scheduler"); v && !parseScheduler(ctx, *v, out.scheduler)) return false;
   if (auto* v = m.find("accounts"); v && !parseAccounts(ctx, *v, out.accounts)) return false;
+  if (auto* v = m.find("steps")) {
+    MapReader steps;
+    if (!steps.open(ctx, *v, "steps", {"pytorch_env"})) return false;
+    if (auto* p = steps.find("pytorch_env");
+        p && !readBool(ctx, *p, steps.path("pytorch_env"), out.steps.pytorch_env)) {
+      return false;
+    }
+  }
   return true;
 }
 

@@ -171,6 +171,7 @@ Result<JobManager::CreatedStep> JobManager::createStep(
   step.set_time_limit_s(limit_s);
   step.set_mem_per_node_mb(spec.mem_per_node_mb());
   step.set_submit_line(spec.submit_line());
+  step.set_kill_on_bad_exit(spec.kill_on_bad_exit());
   *info.add_steps() = step;
   stage(*job);
   recordStep(*job, step, false);
@@ -189,7 +190,7 @@ Result<JobManager::CreatedStep> JobManager::createStep(
   }
   reply.set_nodelist(hostlist::compress(names));
 
-  const bool pytorch = !spec.no_pytorch_env();
+  const bool pytorch = config_.steps.pytorch_env && !spec.no_pytorch_env();
   std::string master_addr = names.front();
   if (auto it = addresses.find(names.front()); it != addresses.end() && !it->second.empty()) {
     master_addr = it->second;
@@ -291,6 +292,22 @@ void JobManager::numberedStepEvent(Job& job, const v1::StepEventRequest& event) 
   if (step.reported_nodes_size() == step.nodes_size()) {
     finishStep(job, index);
     return;
+  }
+  const bool bad = event.kind() == v1::StepEventRequest::FAILED_TO_START ||
+                   event.exit_code() != 0 || event.exit_signal() != 0;
+  if (bad && step.kill_on_bad_exit()) {
+    // srun -K: the tasks elsewhere are killed; the step keeps this node's exit code.
+    SignalAction kill;
+    kill.job_id = job.id();
+    for (const auto& n : step.nodes()) {
+      const auto& done = step.reported_nodes();
+      if (std::find(done.begin(), done.end(), n.node()) == done.end()) kill.nodes.push_back(n.node());
+    }
+    kill.request.mutable_step()->set_job_id(job.id());
+    kill.request.mutable_step()->set_step_id(step.step_id());
+    kill.request.set_signal(SIGKILL);
+    kill.request.set_kill(true);
+    signals_.push_back(std::move(kill));
   }
   stage(job);
 }

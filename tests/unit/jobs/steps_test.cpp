@@ -383,3 +383,60 @@ TEST_F(StepsTest, PendingAllocationReleasedIsCancelled) {
 
 }  // namespace
 }  // namespace drover::jobs::testing
+
+namespace drover::jobs::testing {
+namespace {
+
+TEST_F(StepsTest, ClusterConfCanTurnThePytorchVariablesOff) {
+  const std::string base =
+      "cluster_name: c\nnodes:\n  - names: n[1-2]\n    address: 10.0.0.1\n    port: 7001-7002\n"
+      "partitions:\n  - name: p\n    nodes: ALL\n";
+  auto on = config::parseClusterConfig(base, "t.conf");
+  ASSERT_TRUE(on.ok()) << on.error();
+  EXPECT_TRUE(on->steps.pytorch_env);
+  auto off = config::parseClusterConfig(base + "steps:\n  pytorch_env: false\n", "t.conf");
+  ASSERT_TRUE(off.ok()) << off.error();
+  EXPECT_FALSE(off->steps.pytorch_env);
+  auto bad = config::parseClusterConfig(base + "steps:\n  pytorch: false\n", "t.conf");
+  EXPECT_FALSE(bad.ok());
+
+  config_.steps.pytorch_env = false;
+  JobId id = runningJob();
+  auto created = create(stepSpec(id));
+  ASSERT_FALSE(created.launches.empty());
+  EXPECT_FALSE(created.launches[0].request.pytorch_env());
+  EXPECT_EQ(created.launches[0].request.environment().count("MASTER_PORT"), 0u);
+}
+
+}  // namespace
+}  // namespace drover::jobs::testing
+
+namespace drover::jobs::testing {
+namespace {
+
+TEST_F(StepsTest, KillOnBadExitKillsTheStepOnTheOtherNodes) {
+  JobId id = runningJob();
+  auto spec = stepSpec(id);
+  spec.set_kill_on_bad_exit(true);
+  create(spec);
+  (void)manager_->takeSignals();
+  report(id, 0, "node02", 1);
+  auto signals = manager_->takeSignals();
+  ASSERT_EQ(signals.size(), 1u);
+  EXPECT_EQ(signals[0].nodes, std::vector<std::string>{"node01"});
+  EXPECT_TRUE(signals[0].request.kill());
+  (void)manager_->takeAccounting();
+  report(id, 0, "node01", 0, SIGKILL);
+  auto batch = manager_->takeAccounting();
+  ASSERT_NE(stepRecord(batch, id, 0), nullptr);
+  EXPECT_EQ(stepRecord(batch, id, 0)->state, acct::JobState::kFailed);
+  EXPECT_EQ(stepRecord(batch, id, 0)->exit.code, 1);
+  // Without -K a failed node leaves the others running.
+  create(stepSpec(id));
+  (void)manager_->takeSignals();
+  report(id, 1, "node02", 1);
+  EXPECT_TRUE(manager_->takeSignals().empty());
+}
+
+}  // namespace
+}  // namespace drover::jobs::testing
