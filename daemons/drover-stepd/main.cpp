@@ -41,6 +41,7 @@ drover::v1::StepEventRequest toEvent(const drover::v1::LaunchStepRequest& req,
   event.set_exit_code(out.exit_code);
   event.set_exit_signal(out.exit_signal);
   event.set_timed_out(out.timed_out);
+  event.set_out_of_memory(out.out_of_memory);
   event.set_error(out.start_error);
   event.set_user_cpu_ms(out.user_cpu_ms);
   event.set_system_cpu_ms(out.system_cpu_ms);

@@ -39,7 +39,8 @@ void JobManager::stepEvent(const v1::StepEventRequest& event) {
   if (event.timed_out()) {
     finish(*job, v1::JOB_TIMEOUT, 0, 0, &event);
   } else if (event.out_of_memory()) {
-    finish(*job, v1::JOB_OUT_OF_MEMORY, event.exit_code(), event.exit_signal(), &event);
+    // Slurm records an OOM-killed job as ExitCode 0:125.
+    finish(*job, v1::JOB_OUT_OF_MEMORY, 0, 125, &event);
   } else if (event.exit_signal() != 0 || event.exit_code() != 0) {
     finish(*job, v1::JOB_FAILED, event.exit_code(), event.exit_signal(), &event);
   } else {

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -23,6 +24,7 @@
 #include "jobspec/filename_pattern.h"
 #include "launch/job_env.h"
 #include "stepd/io_forwarder.h"
+#include "stepd/memory_cgroup.h"
 #include "stepd/task_spawn.h"
 #include "stepd/usage_sampler.h"
 
@@ -85,6 +87,7 @@ class StepRun {
     if (on_started) on_started(tasks_.front());
     supervise();
     finish();
+    if (cgroup_ && cgroup_->oomKills() > 0) outcome_.out_of_memory = true;
     return outcome_;
   }
 
@@ -116,6 +119,7 @@ class StepRun {
       io_ = std::move(*io);
     }
 
+    limitMemory();
     for (std::uint32_t local = 0; local < ntasks; ++local) {
       launch::TaskContext task;
       task.global_rank = ranks[local];
@@ -138,6 +142,7 @@ class StepRun {
       // they do not overwrite each other from offset 0.
       spec.append = req_.open_append() || !opened_.insert(spec.stdout_path).second;
       spec.process_group = pgid_;
+      if (cgroup_) spec.cgroup_procs_fd = cgroup_->procsFd();
       spec.env = launch::renderEnvironment(base, launch::taskVariables(task));
       if (io_) {
         auto pipes = io_->openTask(task.global_rank);
@@ -155,6 +160,23 @@ class StepRun {
       rank_of_[*pid] = task.global_rank;
     }
     return true;
+  }
+
+  // The job's memory on this node becomes the limit of a cgroup holding the step's tasks, as
+  // Slurm's task/cgroup does. Without usable cgroups the step runs unlimited, and says so.
+  void limitMemory() {
+    const std::uint64_t mb = req_.allocation().memory_mb();
+    if (mb == 0) return;
+    CgroupRoot root = findMemoryCgroupRoot(opts_.cgroup_mount.empty() ? "/sys/fs/cgroup"
+                                                                      : opts_.cgroup_mount);
+    auto cg = MemoryCgroup::create(root, req_.step().job_id(), req_.step().step_id(),
+                                   mb * 1024 * 1024);
+    if (!cg) {
+      std::fprintf(stderr, "drover-stepd: memory limit of %llu MB not enforced: %s\n",
+                   static_cast<unsigned long long>(mb), cg.error().c_str());
+      return;
+    }
+    cgroup_.emplace(std::move(*cg));
   }
 
   // A numbered step's file pattern for one task (%t %n %N %j %s %u %x %A %a %%); the batch
@@ -339,6 +361,7 @@ class StepRun {
   std::map<pid_t, std::uint32_t> rank_of_;
   std::set<std::string> opened_;  // output files a task of this step already opened
   std::unique_ptr<IoForwarder> io_;   // srun's I/O stream, for steps with an io_address
+  std::optional<MemoryCgroup> cgroup_;  // the step's memory limit, when cgroups are usable
   bool terminating_ = false;
   bool pipes_abandoned_ = false;
   std::optional<Clock::time_point> warn_at_, limit_at_, kill_at_, drain_at_;

@@ -26,6 +26,7 @@ struct StepOutcome {
   int exit_signal = 0;              // signal that ended a task, if any
   bool timed_out = false;
   bool cancelled = false;
+  bool out_of_memory = false;       // the kernel OOM-killed a task in the step's memory cgroup
   std::uint64_t user_cpu_ms = 0;
   std::uint64_t system_cpu_ms = 0;
   std::uint64_t max_rss_kb = 0;
@@ -38,6 +39,8 @@ struct SupervisorOptions {
   std::string spool_dir;            // where the batch script is written
   std::string node_name;
   int usage_sample_ms = 2000;
+  // Where steps' memory cgroups are made (memory_cgroup.h); empty = /sys/fs/cgroup.
+  std::string cgroup_mount;
 };
 
 // Blocks the signals the supervisor handles; call once, before any thread starts.

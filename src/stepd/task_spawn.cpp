@@ -89,6 +89,16 @@ Result<pid_t> spawnTask(const TaskSpec& spec) {
   if (pid == 0) {
     close(report[0]);
     setpgid(0, spec.process_group);
+    if (spec.cgroup_procs_fd >= 0) {
+      // Async-signal-safe: the pid in decimal, no allocation.
+      char digits[24];
+      int n = 0;
+      for (pid_t self = getpid(); self > 0 && n < 23; self /= 10) digits[n++] = static_cast<char>('0' + self % 10);
+      char text[24];
+      for (int i = 0; i < n; ++i) text[i] = digits[n - 1 - i];
+      if (write(spec.cgroup_procs_fd, text, static_cast<std::size_t>(n)) != n)
+        childFail(report[1], "joining the step's memory cgroup", nullptr);
+    }
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);

@@ -28,6 +28,9 @@ struct TaskSpec {
   int stdout_fd = -1;
   int stderr_fd = -1;
   pid_t process_group = 0;              // 0 = lead a new group (the step's first task)
+  // cgroup.procs of the step's memory cgroup (memory_cgroup.h): the task joins it before it
+  // runs anything, so all it allocates counts against the limit. -1 = none.
+  int cgroup_procs_fd = -1;
 };
 
 // Forks and execs the task. Blocks only until exec succeeded or the child reported why not.

@@ -95,7 +95,8 @@ TEST_F(JobsTest, FinalStatesAndExitCodesAsSlurmRecordsThem) {
        acct::JobState::kCancelled},
       {"time limit (golden 114)", 0, 15, true, false, v1::JOB_TIMEOUT, 0, 0,
        acct::JobState::kCancelled},
-      {"oom", 0, 9, false, true, v1::JOB_OUT_OF_MEMORY, 0, 9, acct::JobState::kOutOfMemory},
+      // Slurm: OUT_OF_MEMORY with ExitCode 0:125, whatever signal the kernel used.
+      {"oom", 0, 9, false, true, v1::JOB_OUT_OF_MEMORY, 0, 125, acct::JobState::kOutOfMemory},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
