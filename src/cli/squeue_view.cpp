@@ -10,6 +10,7 @@
 #include "cli/job_values.h"
 #include "cli/node_values.h"
 #include "cli/slurm_json.h"
+#include "cli/squeue_json.h"
 #include "drover/hostlist.h"
 
 namespace drover::cli {
@@ -252,56 +253,6 @@ bool contains(const std::vector<std::string>& list, const std::string& value) {
   return std::find(list.begin(), list.end(), value) != list.end();
 }
 
-json::Value jobJson(const v1::JobInfo& j, std::int64_t now) {
-  json::Object o;
-  o.emplace_back("account", j.account());
-  o.emplace_back("array_job_id", static_cast<std::uint64_t>(j.array_job_id()));
-  o.emplace_back("array_task_id", j.array_job_id() != 0 && j.array_task_pending().empty()
-                                      ? json::Value(static_cast<std::int64_t>(j.array_task_id()))
-                                      : json::Value());
-  o.emplace_back("array_max_tasks", static_cast<std::uint64_t>(j.array_max_running()));
-  o.emplace_back("array_task_string", j.array_task_pending());
-  o.emplace_back("batch_flag", j.batch());
-  o.emplace_back("batch_host", j.batch_host());
-  o.emplace_back("command", j.command());
-  o.emplace_back("comment", j.spec().comment());
-  o.emplace_back("cpus", static_cast<std::uint64_t>(j.num_cpus()));
-  o.emplace_back("dependency", j.dependency());
-  o.emplace_back("eligible_time", j.eligible_time());
-  o.emplace_back("end_time", j.end_time());
-  o.emplace_back("excluded_nodes", j.exc_nodes());
-  o.emplace_back("exit_code", static_cast<std::uint64_t>(j.exit_code()));
-  o.emplace_back("features", j.features());
-  o.emplace_back("group_id", static_cast<std::uint64_t>(j.gid()));
-  o.emplace_back("job_id", static_cast<std::uint64_t>(j.job_id()));
-  o.emplace_back("job_state", std::string(jobStateName(j.state())));
-  o.emplace_back("name", j.name());
-  o.emplace_back("nice", static_cast<std::int64_t>(j.nice()));
-  o.emplace_back("node_count", static_cast<std::uint64_t>(j.num_nodes()));
-  o.emplace_back("nodes", j.nodes());
-  o.emplace_back("partition", j.partition());
-  o.emplace_back("priority", j.priority());
-  o.emplace_back("qos", j.qos());
-  o.emplace_back("required_nodes", j.req_nodes());
-  o.emplace_back("restart_cnt", static_cast<std::uint64_t>(j.restart_count()));
-  o.emplace_back("start_time", j.start_time());
-  o.emplace_back("state_description", j.state_reason_detail());
-  o.emplace_back("state_reason", j.reason().empty() ? std::string("None") : j.reason());
-  o.emplace_back("standard_error", j.std_err());
-  o.emplace_back("standard_input", j.std_in());
-  o.emplace_back("standard_output", j.std_out());
-  o.emplace_back("submit_time", j.submit_time());
-  o.emplace_back("suspend_time", j.suspend_time());
-  o.emplace_back("time_limit", j.time_limit_min());
-  o.emplace_back("tres_req_str", j.req_tres());
-  o.emplace_back("tres_alloc_str", j.alloc_tres());
-  o.emplace_back("user_id", static_cast<std::uint64_t>(j.uid()));
-  o.emplace_back("user_name", j.user());
-  o.emplace_back("current_working_directory", j.work_dir());
-  (void)now;
-  return json::Value(std::move(o));
-}
-
 }  // namespace
 
 Result<std::vector<v1::JobInfo>> selectSqueueJobs(const SqueueOptions& options,
@@ -366,7 +317,7 @@ Result<std::string> renderSqueue(const SqueueOptions& options, std::vector<v1::J
   if (!selected.ok()) return makeError(selected.error());
   if (options.json) {
     json::Array arr;
-    for (const auto& j : *selected) arr.push_back(jobJson(j, now));
+    for (const auto& j : *selected) arr.push_back(squeueJobJson(j, now, options.cluster_name));
     json::Object root;
     root.emplace_back("meta", json::slurmMeta());
     root.emplace_back("errors", json::Array{});

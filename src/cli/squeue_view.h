@@ -18,6 +18,7 @@ struct SqueueOptions {
   bool start = false;        // --start
   bool expand_arrays = false;  // -r
   bool json = false;
+  std::string cluster_name;  // --json's "cluster"
   std::string sort;          // -S
   // Filters (applied here too, so results hold whatever the controller returned).
   std::vector<std::string> job_ids, users, partitions, names, accounts, states;
