@@ -125,4 +125,12 @@ Result<v1::CompleteAllocationReply> ControllerClient::completeAllocation(
   return call<v1::CompleteAllocationReply>("CompleteAllocation", request);
 }
 
+Result<v1::GetPrioritiesReply> ControllerClient::getPriorities(
+    const v1::GetPrioritiesRequest& request) {
+  return call<v1::GetPrioritiesReply>("GetPriorities", request);
+}
+Result<v1::GetSharesReply> ControllerClient::getShares(const v1::GetSharesRequest& request) {
+  return call<v1::GetSharesReply>("GetShares", request);
+}
+
 }  // namespace drover::cli

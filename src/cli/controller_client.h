@@ -9,6 +9,7 @@
 
 #include "drover/result.h"
 #include "drover/v1/controller.pb.h"
+#include "drover/v1/priority.pb.h"
 
 namespace drover::cli {
 
@@ -46,6 +47,9 @@ class ControllerClient {
   Result<v1::AwaitAllocationReply> awaitAllocation(const v1::AwaitAllocationRequest& request);
   Result<v1::CompleteAllocationReply> completeAllocation(
       const v1::CompleteAllocationRequest& request);
+  // sprio and sshare.
+  Result<v1::GetPrioritiesReply> getPriorities(const v1::GetPrioritiesRequest& request);
+  Result<v1::GetSharesReply> getShares(const v1::GetSharesRequest& request);
 
   const ControllerAddress& address() const { return address_; }
   // The kind of the last failure (kNone after a success).

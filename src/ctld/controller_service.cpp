@@ -56,6 +56,8 @@ class ControllerService final : public v1::Controller::Service {
   DROVER_SERVE(UpdateReservation, update_reservation)
   DROVER_SERVE(DeleteReservation, delete_reservation)
   DROVER_SERVE(GetReservations, get_reservations)
+  DROVER_SERVE(GetPriorities, get_priorities)
+  DROVER_SERVE(GetShares, get_shares)
 #undef DROVER_SERVE
 
  private:

@@ -125,6 +125,7 @@ ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs) {
     });
   };
   addStepHandlers(h, jobs);  // handlers_steps.cpp
+  addPriorityHandlers(h, jobs);  // handlers_priority.cpp
   return h;
 }
 

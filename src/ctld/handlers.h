@@ -9,6 +9,7 @@
 #include "ctld/job_service.h"
 #include "drover/v1/accounting.pb.h"
 #include "drover/v1/controller.pb.h"
+#include "drover/v1/priority.pb.h"
 #include "rpc/caller.h"
 #include "wire/method_table.h"
 
@@ -45,12 +46,17 @@ struct ControllerHandlers {
   Handler<v1::UpdateReservationRequest, v1::UpdateReservationReply> update_reservation;
   Handler<v1::DeleteReservationRequest, v1::DeleteReservationReply> delete_reservation;
   Handler<v1::GetReservationsRequest, v1::GetReservationsReply> get_reservations;
+  // sprio and sshare (handlers_priority.cpp).
+  Handler<v1::GetPrioritiesRequest, v1::GetPrioritiesReply> get_priorities;
+  Handler<v1::GetSharesRequest, v1::GetSharesReply> get_shares;
 };
 
 // `jobs` may be null (node-only tests): the job RPCs then answer UNAVAILABLE-like errors.
 ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs);
 // CreateStep, AwaitAllocation, CompleteAllocation (handlers_steps.cpp).
 void addStepHandlers(ControllerHandlers& h, JobService* jobs);
+// GetPriorities and GetShares (handlers_priority.cpp).
+void addPriorityHandlers(ControllerHandlers& h, JobService* jobs);
 
 // Calls `fn(method_name, handler)` for every row, so a transport registers them all.
 template <typename Fn>
@@ -73,6 +79,8 @@ void forEachHandler(const ControllerHandlers& h, Fn&& fn) {
   fn("UpdateReservation", h.update_reservation);
   fn("DeleteReservation", h.delete_reservation);
   fn("GetReservations", h.get_reservations);
+  fn("GetPriorities", h.get_priorities);
+  fn("GetShares", h.get_shares);
 }
 
 }  // namespace drover::ctld

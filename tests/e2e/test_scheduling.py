@@ -146,10 +146,6 @@ def test_short_job_backfills_onto_idle_gpus_without_delaying_the_big_job(quiet):
 
 # --- (b) fair-share --------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason=(
-    "droverctld does not use fair-share: JobManager::buildSnapshot (src/jobs/scheduling.cpp) "
-    "builds MultifactorPriority with a fair-share weight of 0.0 and no usage from the account "
-    "tree, so jobs of a user with no usage do not outrank older jobs of a heavy user"))
 def test_fair_share_orders_users_by_usage(quiet):
     c = quiet
     # alice uses the whole cluster for a while; bob has no usage.

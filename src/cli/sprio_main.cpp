@@ -1,0 +1,3 @@
+#include "cli/sprio.h"
+
+int main(int argc, char** argv) { return drover::cli::runSprio(argc, argv); }

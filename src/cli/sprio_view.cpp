@@ -1,0 +1,154 @@
+#include "cli/sprio_view.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "cli/cli_common.h"
+#include "cli/format_spec.h"
+
+namespace drover::cli {
+
+namespace {
+
+const char* headerOf(char code) {
+  switch (code) {
+    case 'i': return "JOBID";
+    case 'r': return "PARTITION";
+    case 'u': return "USER";
+    case 'Y': case 'y': return "PRIORITY";
+    case 'S': return "SITE";
+    case 'A': case 'a': return "AGE";
+    case 'B': case 'b': return "ASSOC";
+    case 'F': case 'f': return "FAIRSHARE";
+    case 'J': case 'j': return "JOBSIZE";
+    case 'P': case 'p': return "PARTITION";
+    case 'Q': case 'q': return "QOS";
+    case 'N': return "NICE";
+    case 'T': case 't': return "TRES";
+    case 'c': return "CLUSTER";
+    default: return nullptr;
+  }
+}
+
+std::string integer(double v) { return std::to_string(static_cast<long long>(std::llround(v))); }
+
+std::string normalised(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.7f", v);
+  return buf;
+}
+
+// Slurm's normalised job priority: the priority over the largest one it can hold.
+constexpr double kMaxPriority = 4294967295.0;
+
+std::string jobValue(char code, const v1::JobPriority& j, const v1::PriorityWeights& w) {
+  switch (code) {
+    case 'i': return std::to_string(j.job_id());
+    case 'r': return j.partition();
+    case 'u': return j.user();
+    case 'Y': return std::to_string(j.priority());
+    case 'y': return normalised(static_cast<double>(j.priority()) / kMaxPriority);
+    case 'S': return "0";
+    case 'A': return integer(j.age() * w.age());
+    case 'a': return normalised(j.age());
+    case 'B': return "0";
+    case 'b': return normalised(0);
+    case 'F': return integer(j.fairshare() * w.fairshare());
+    case 'f': return normalised(j.fairshare());
+    case 'J': return integer(j.job_size() * w.job_size());
+    case 'j': return normalised(j.job_size());
+    case 'P': return integer(j.partition_factor() * w.partition());
+    case 'p': return normalised(j.partition_factor());
+    case 'Q': return integer(j.qos() * w.qos());
+    case 'q': return normalised(j.qos());
+    case 'N': return std::to_string(j.nice());
+    default: return "";
+  }
+}
+
+std::string weightValue(char code, const v1::PriorityWeights& w) {
+  switch (code) {
+    case 'i': return "Weights";
+    case 'S': return std::to_string(w.site());
+    case 'A': case 'a': return std::to_string(w.age());
+    case 'B': case 'b': return std::to_string(w.assoc());
+    case 'F': case 'f': return std::to_string(w.fairshare());
+    case 'J': case 'j': return std::to_string(w.job_size());
+    case 'P': case 'p': return std::to_string(w.partition());
+    case 'Q': case 'q': return std::to_string(w.qos());
+    default: return "";
+  }
+}
+
+bool isNumber(const std::string& s, double& out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  out = std::strtod(s.c_str(), &end);
+  return end != nullptr && *end == '\0';
+}
+
+}  // namespace
+
+Result<std::string> renderSprio(const SprioOptions& o, const v1::GetPrioritiesReply& reply) {
+  std::string text = o.format;
+  if (text.empty()) {
+    text = o.norm ? (o.long_format ? kSprioNormLongFormat : kSprioNormFormat)
+                  : (o.long_format ? kSprioLongFormat : kSprioDefaultFormat);
+  }
+  auto format = parseFormat(text);
+  if (!format.ok()) return makeError("Invalid format specification: " + format.error());
+  for (const auto& item : *format) {
+    if (item.is_field && headerOf(item.field.code) == nullptr) {
+      return makeError(std::string("Invalid job format specification: ") + item.field.code);
+    }
+  }
+  const v1::PriorityWeights& w = reply.weights();
+  std::string out;
+  if (!o.no_header) {
+    out += renderLine(*format, [](const FieldSpec& f) { return std::string(headerOf(f.code)); });
+    out += "\n";
+  }
+  if (o.weights) {
+    out += renderLine(*format, [&](const FieldSpec& f) { return weightValue(f.code, w); });
+    out += "\n";
+    return out;
+  }
+
+  std::vector<const v1::JobPriority*> jobs;
+  for (const auto& j : reply.jobs()) jobs.push_back(&j);
+  if (!o.sort.empty()) {
+    struct Key {
+      char code;
+      bool descending;
+    };
+    std::vector<Key> keys;
+    for (const auto& k : splitCommas(o.sort)) {
+      bool desc = k[0] == '-';
+      std::string code = (k[0] == '-' || k[0] == '+') ? k.substr(1) : k;
+      if (code.size() != 1 || headerOf(code[0]) == nullptr) {
+        return makeError("Invalid sort specification: " + k);
+      }
+      keys.push_back({code[0], desc});
+    }
+    std::stable_sort(jobs.begin(), jobs.end(), [&](const auto* a, const auto* b) {
+      for (const Key& k : keys) {
+        std::string va = jobValue(k.code, *a, w), vb = jobValue(k.code, *b, w);
+        double na = 0, nb = 0;
+        int cmp = 0;
+        if (isNumber(va, na) && isNumber(vb, nb)) cmp = na < nb ? -1 : (na > nb ? 1 : 0);
+        else cmp = va.compare(vb) < 0 ? -1 : (va.compare(vb) > 0 ? 1 : 0);
+        if (cmp != 0) return k.descending ? cmp > 0 : cmp < 0;
+      }
+      return false;
+    });
+  }
+  for (const auto* j : jobs) {
+    out += renderLine(*format, [&](const FieldSpec& f) { return jobValue(f.code, *j, w); });
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace drover::cli

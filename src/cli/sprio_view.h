@@ -1,0 +1,33 @@
+#pragma once
+// sprio's output: the factors of each pending job's multifactor priority, weighted (default) or
+// normalised (-n), in Slurm 22.05's formats, or the configured weights (-w).
+#include <string>
+#include <vector>
+
+#include "drover/result.h"
+#include "drover/v1/priority.pb.h"
+
+namespace drover::cli {
+
+inline constexpr const char* kSprioDefaultFormat =
+    "%.15i %9r %.10Y %.10S %.10A %.10F %.10J %.10P %.10Q %.6N";
+inline constexpr const char* kSprioLongFormat =
+    "%.15i %9r %.8u %.10Y %.10S %.10A %.10B %.10F %.10J %.10P %.10Q %.11N %.20T";
+inline constexpr const char* kSprioNormFormat =
+    "%.15i %9r %.10y %.10S %.10a %.10f %.10j %.10p %.10q %.6N";
+inline constexpr const char* kSprioNormLongFormat =
+    "%.15i %9r %.8u %.10y %.10S %.10a %.10b %.10f %.10j %.10p %.10q %.11N %.20t";
+
+struct SprioOptions {
+  std::string format;  // -o; "" = the default for -l / -n
+  std::string sort;    // -S, e.g. "u,-y"; "" = job id
+  bool long_format = false;
+  bool norm = false;
+  bool no_header = false;
+  bool weights = false;
+};
+
+// The whole output. Fails on an unknown format letter or sort key, naming it.
+Result<std::string> renderSprio(const SprioOptions& options, const v1::GetPrioritiesReply& reply);
+
+}  // namespace drover::cli

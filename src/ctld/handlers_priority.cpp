@@ -1,0 +1,29 @@
+// The sprio and sshare RPCs: read-only views of the job manager's priority factors and
+// fair-share tree, for every user (as Slurm: sprio lists everyone's pending jobs; sshare shows
+// the caller's own associations unless asked for all).
+#include "ctld/handlers.h"
+#include "ctld/services.h"
+
+namespace drover::ctld {
+
+void addPriorityHandlers(ControllerHandlers& h, JobService* jobs) {
+  h.get_priorities = [jobs](const rpc::Caller&, const v1::GetPrioritiesRequest& req,
+                            wire::Reply_<v1::GetPrioritiesReply> done) {
+    if (jobs == nullptr) {
+      done(wire::Outcome{kInternal, "this controller runs without a job table"}, {});
+      return;
+    }
+    done(wire::Outcome::ok(), jobs->manager().priorities(req));
+  };
+  h.get_shares = [jobs](const rpc::Caller& caller, const v1::GetSharesRequest& req,
+                        wire::Reply_<v1::GetSharesReply> done) {
+    if (jobs == nullptr) {
+      done(wire::Outcome{kInternal, "this controller runs without a job table"}, {});
+      return;
+    }
+    jobs::Caller who{caller.uid, caller.gid, userName(caller.uid), ""};
+    done(wire::Outcome::ok(), jobs->manager().shares(who, req));
+  };
+}
+
+}  // namespace drover::ctld

@@ -1,0 +1,140 @@
+"""sprio and sshare on a small local cluster (2 nodes x 4 GPUs, account research with alice and
+bob as in etc/cluster.conf), end to end through the real CLIs: the weights line, the fair-share
+tree before and after alice used the cluster, the factors of pending jobs (bob's job, whose user
+has no usage, outranks alice's by fair share), the filters (-j, -u, -o, -h), and usage that a
+restarted controller still remembers (usage.db)."""
+
+import pwd
+import re
+import subprocess
+
+import pytest
+
+from cluster import Cluster, wait_for
+
+USERS = ("alice", "bob")
+
+
+@pytest.fixture(scope="module")
+def cluster(request):
+    for user in USERS:
+        try:
+            pwd.getpwnam(user)
+        except KeyError:
+            subprocess.run(["useradd", "-M", "-s", "/bin/sh", user], check=True)
+    c = Cluster(nodes=2, gpus_per_node=4, heartbeat=1, node_down=4)
+    failed_before = request.session.testsfailed
+    try:
+        c.start()
+        yield c
+    finally:
+        failed = request.session.testsfailed > failed_before
+        if failed:
+            print(f"\n[e2e] run directory kept: {c.run_dir}\n{c.logs()}")
+        c.stop(keep=True if failed else None)
+
+
+def submit(cluster, *args, user=None):
+    r = cluster.cli("sbatch", "--parsable", *args, user=user)
+    assert r.returncode == 0, r.stderr
+    return int(r.stdout.split(";")[0])
+
+
+def job_state(cluster, job_id):
+    r = cluster.cli("scontrol", "show", "job", "-o", str(job_id))
+    m = re.search(r"JobState=(\S+)", r.stdout)
+    return m.group(1) if m else None
+
+
+def wait_state(cluster, job_id, want, timeout=20):
+    wants = {want} if isinstance(want, str) else set(want)
+    return wait_for(lambda: job_state(cluster, job_id) in wants, timeout,
+                    what=f"job {job_id} to be {want}")
+
+
+def sleeper(seconds, *extra):
+    return ["-t", "1", "-o", "/dev/null", *extra, f"--wrap=sleep {seconds}"]
+
+
+def shares(cluster, *args, user=None):
+    """sshare -P rows as {(account, user): {column: value}}, account without its indent."""
+    r = cluster.cli("sshare", "-P", *args, user=user)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    header = lines[0].split("|")
+    out = {}
+    for line in lines[1:]:
+        row = dict(zip(header, line.split("|")))
+        out[(row["Account"].strip(), row["User"])] = row
+    return out
+
+
+def sprio_rows(cluster, *args):
+    r = cluster.cli("sprio", *args)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.splitlines()
+
+
+def test_weights_line_shows_the_configured_weights(cluster):
+    lines = sprio_rows(cluster, "-w")
+    assert lines[0].split() == ["JOBID", "PARTITION", "PRIORITY", "SITE", "AGE", "FAIRSHARE",
+                                "JOBSIZE", "PARTITION", "QOS", "NICE"], lines
+    assert lines[1].split() == ["Weights", "1", "1000", "10000", "1000", "1000", "1000"], lines
+
+
+def test_fair_share_tree_then_usage_then_priorities(cluster):
+    c = cluster
+    before = shares(c, "-a")
+    assert list(before)[:5] == [("root", ""), ("root", "root"), ("research", ""),
+                                ("research", "alice"), ("research", "bob")], before
+    assert before[("research", "alice")]["RawUsage"] == "0"
+    assert before[("research", "alice")]["FairShare"] == "1.000000"
+    # Without -a a user sees the accounts and only their own association.
+    own = shares(c, user="bob")
+    assert ("research", "bob") in own and ("research", "alice") not in own, own
+
+    heavy = submit(c, "-A", "research", "-J", "heavy", "-N2", "--gres=gpu:4", *sleeper(3),
+                   user="alice")
+    wait_state(c, heavy, "COMPLETED", timeout=30)
+    after = shares(c, "-a")
+    alice, bob = after[("research", "alice")], after[("research", "bob")]
+    assert int(alice["RawUsage"]) >= 2, alice   # CPU-seconds of a ~3 s run on 2 nodes
+    assert float(alice["FairShare"]) < 1.0, alice
+    assert bob["RawUsage"] == "0" and bob["FairShare"] == "1.000000", bob
+    assert float(after[("research", "")]["EffectvUsage"]) > 0.0
+
+    # Both users queue behind a job that holds the cluster; bob's ranks above alice's.
+    block = submit(c, "-J", "block", "-N2", "--gres=gpu:4", *sleeper(300))
+    wait_state(c, block, "RUNNING")
+    ja = submit(c, "-A", "research", "-J", "ja", "-N2", "--gres=gpu:4", *sleeper(1), user="alice")
+    jb = submit(c, "-A", "research", "-J", "jb", "-N2", "--gres=gpu:4", *sleeper(1), user="bob")
+    rows = wait_for(lambda: (lambda r: r if len(r) == 3 else None)(sprio_rows(c, "-l")), 10,
+                    what="two pending jobs in sprio -l")
+    header = rows[0].split()
+    assert header == ["JOBID", "PARTITION", "USER", "PRIORITY", "SITE", "AGE", "ASSOC",
+                      "FAIRSHARE", "JOBSIZE", "PARTITION", "QOS", "NICE", "TRES"], header
+    by_id = {int(r.split()[0]): r.split() for r in rows[1:]}  # TRES is blank
+    fa, fb = int(by_id[ja][7]), int(by_id[jb][7])
+    assert by_id[ja][2] == "alice" and by_id[jb][2] == "bob"
+    assert fb == 10000 and fa < fb, (fa, fb)
+    assert int(by_id[jb][3]) > int(by_id[ja][3])
+    # Filters and formats.
+    assert [r.split()[0] for r in sprio_rows(c, f"-j{ja}")[1:]] == [str(ja)]
+    assert [r.split()[0] for r in sprio_rows(c, "-u", "bob")[1:]] == [str(jb)]
+    assert sprio_rows(c, "-h", "-o", "%i %F", "-S", "-F") == [f"{jb} {fb}", f"{ja} {fa}"]
+    normal = sprio_rows(c, "-n", "-h", "-j", str(jb))
+    assert normal[0].split()[5] == "1.0000000", normal
+    missing = c.cli("sprio", "-j", "999999")
+    assert missing.returncode == 1 and "Unable to find jobs" in missing.stderr
+
+    c.cli("scancel", str(block), str(ja), str(jb))
+    wait_for(lambda: c.cli("squeue", "-h").stdout.strip() == "", 30, what="the queue to empty")
+
+    # The controller remembers alice's usage across a restart.
+    used = float(shares(c, "-a")[("research", "alice")]["RawUsage"])
+    c.kill("droverctld")
+    c.start()
+    again = wait_for(lambda: (lambda r: r if r.returncode == 0 else None)(
+        c.cli("sshare", "-P", "-a")), 30, what="the restarted controller")
+    row = [l for l in again.stdout.splitlines() if l.startswith("  research|alice|")][0]
+    assert float(row.split("|")[4]) >= used * 0.99, row
