@@ -2,7 +2,9 @@
 // jobs, 100,000 pending jobs of mixed sizes; then passes after one submission and after one
 // completion. Plain timed executable so the numbers and the command go into docs/performance.md.
 //   sched_bench [--nodes N] [--pending N] [--running N] [--policy easy|fcfs|conservative]
-//               [--horizon SECONDS] [--estimates N]
+//               [--horizon SECONDS] [--estimates N] [--full-only 1]
+// It also reports the memory the scheduling state holds (malloc bytes in use, mallinfo2).
+#include <malloc.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -28,6 +30,13 @@ double cpuNow() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 double seconds(double start) { return cpuNow() - start; }
+
+// Bytes the allocator has handed out and not taken back (arenas + large mmapped blocks): the
+// difference around building a structure is what that structure holds.
+double heapMb() {
+  struct mallinfo2 m = mallinfo2();
+  return static_cast<double>(m.uordblks + m.hblkhd) / (1024.0 * 1024.0);
+}
 
 long maxRssKb() {
   rusage u{};
@@ -70,6 +79,7 @@ int main(int argc, char** argv) {
   int nodes = 12500, pending = 100000, runningJobs = 10000;
   int64_t horizon = 0;
   int estimates = SchedulerParams{}.estimateDepth;
+  bool fullOnly = false;  // --full-only 1: stop after the one-shot full pass
   Policy policy = Policy::Easy;
   const char* policyName = "easy";
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -78,6 +88,7 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--running")) runningJobs = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--horizon")) horizon = std::atoll(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--estimates")) estimates = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--full-only")) fullOnly = std::atoi(argv[i + 1]) != 0;
     else if (!std::strcmp(argv[i], "--policy")) {
       policyName = argv[i + 1];
       policy = !std::strcmp(policyName, "fcfs")           ? Policy::Fcfs
@@ -87,6 +98,7 @@ int main(int argc, char** argv) {
   }
   std::mt19937 rng(42);
   long rss0 = maxRssKb();
+  const double heap0 = heapMb();
   Snapshot snap;
   Partition part;
   part.name = "gpu";
@@ -143,6 +155,7 @@ int main(int argc, char** argv) {
   }
   for (int p = 0; p < pending; ++p) snap.pending.push_back(makeJob(rng, p + 1));
   long rssSnapshot = maxRssKb();
+  const double heapSnapshot = heapMb();
 
   SchedulerParams params;
   params.policy = policy;
@@ -153,12 +166,22 @@ int main(int argc, char** argv) {
   ClusterIndex index(snap.nodes, snap.partitions);
   double indexS = seconds(t0);
   long rssIndex = maxRssKb();
+  const double heapIndex = heapMb();
 
   t0 = cpuNow();
   Plan plan = schedule(index, snap, params, now);
   double fullS = seconds(t0);
   long rssPass = maxRssKb();
+  const double heapPlan = heapMb();
+  if (fullOnly) {
+    int reservedOnly = 0;
+    for (const auto& p : plan.pending) reservedOnly += p.expectedStart.has_value();
+    std::printf("policy %s: full pass %.3f s  starts %zu, reservations %d\n", policyName, fullS,
+                plan.starts.size(), reservedOnly);
+    return 0;
+  }
   // The stateful Scheduler gets the same state (a copy, made after the memory figures above).
+  const double heapBeforeScheduler = heapMb();
   Scheduler sched(snap.nodes, snap.partitions, params);
   sched.onJobsStarted(snap.running);
   for (const Job& j : snap.pending) sched.onJobSubmitted(j);
@@ -174,6 +197,8 @@ int main(int argc, char** argv) {
   t0 = cpuNow();
   const Plan& first = sched.pass(now);
   double schedFullS = seconds(t0);
+  // What a controller holds between passes: the Scheduler's snapshot, index, last plan, memo.
+  const double heapScheduler = heapMb() - heapBeforeScheduler;
   size_t firstStarts = first.starts.size();
   {
     std::vector<RunningJob> started;
@@ -251,5 +276,9 @@ int main(int argc, char** argv) {
   std::printf("  memory: snapshot %ld MB, index %ld MB, pass peak %ld MB (max RSS deltas)\n",
               (rssSnapshot - rss0) / 1024, (rssIndex - rssSnapshot) / 1024,
               (rssPass - rssIndex) / 1024);
+  std::printf("  memory held (malloc bytes in use): snapshot %.1f MB, cluster index %.1f MB, "
+              "plan %.1f MB;\n    stateful Scheduler after its first pass (own snapshot + index + "
+              "plan + memo) %.1f MB\n",
+              heapSnapshot - heap0, heapIndex - heapSnapshot, heapPlan - heapIndex, heapScheduler);
   return 0;
 }

@@ -12,7 +12,6 @@
 // them (the node's profile version tells which are stale): a claim costs nothing here.
 #include <cstddef>
 #include <cstdint>
-#include <set>
 #include <utility>
 #include <vector>
 
@@ -39,17 +38,57 @@ class FitIndex {
   int64_t earliestStart(const AvailabilityProfile& profile, int k, int64_t duration,
                         std::vector<int>& ready, int64_t latest = kNever);
 
-  // The largest power of two not above `duration` (at least 1): the probe of its class.
-  static int64_t probeFor(int64_t duration);
+  // The duration class of `duration`: the largest power of eight not above it (at least 1).
+  // Drivers probe a class's index with the shortest duration in it they will search.
+  static int64_t durationClass(int64_t duration);
 
  private:
+  struct Entry {
+    int64_t bound;
+    int node;
+    bool operator<(const Entry& o) const {
+      return bound != o.bound ? bound < o.bound : node < o.node;
+    }
+  };
+  struct Active {
+    int64_t value;  // a lower bound on the node's next fit at or after the current t
+    int64_t bound;  // its heap key, put back when the search ends
+    int node;
+    bool exact;  // value is the node's true earliest fit after the last t, not a bound
+  };
   int64_t bound(const AvailabilityProfile& profile, int node) const;
+  int64_t rebound(const AvailabilityProfile& profile, const Entry& e) const;
+  // earliestStart for one node: t is the smallest value of all, so only nodes valued exactly t
+  // are checked, and the candidates wait in a heap of their own instead of being rescanned.
+  int64_t earliestStartOne(const AvailabilityProfile& profile, int64_t duration,
+                           std::vector<int>& ready, int64_t latest);
+  void siftUp(size_t i);
+  void siftDown(size_t i);
+  void push(Entry e);
+  Entry pop();
 
   Capacity need_;
   bool wholeNode_;
   int64_t probe_;
   std::vector<uint32_t> versionOf_;  // per profile node: the profile version its bound saw
-  std::set<std::pair<int64_t, int>> order_;  // (bound, node)
+  // (bound, node) as a binary heap: a search only ever takes entries from the front, so a heap
+  // in one vector does what an ordered set did, without a node allocation per re-bound.
+  std::vector<Entry> heap_;
+  // Scratch of earliestStart, kept to spare allocations across searches.
+  std::vector<Active> active_;
+  std::vector<int64_t> values_;
+  std::vector<Entry> peeked_;
+  std::vector<Entry> taken_;  // entries off the heap during earliestStartOne
+  struct Candidate {
+    int64_t value;
+    int node;
+    bool exact;
+    bool operator<(const Candidate& o) const {
+      return value != o.value ? value > o.value : node > o.node;
+    }
+  };
+  std::vector<Candidate> candidates_;
+  std::vector<size_t> front_, stack_;  // heap positions, for the in-place read of the front
 };
 
 }  // namespace drover::sched

@@ -2,9 +2,11 @@
 // Availability profile: each node's free resources now and how they change over future time
 // (running jobs ending, reservations claimed). Backfill asks it when a request fits; a claim
 // lowers the free capacity over a span, so later (lower-priority) requests cannot take it.
-// Each node keeps its own short, sorted list of changes, so a query costs the changes on that
-// node, never nodes x jobs. The lists live in one arena so building a profile for a pass costs
-// a couple of allocations, not one per node.
+// Each node keeps its own short step function (free capacity from each change time on) in one
+// contiguous sorted slice: a query finds its start by binary search and reads forward through
+// adjacent memory, never a chain of pointers, and never nodes x jobs. Conservative backfill over
+// a long queue asks millions of such queries per pass, so their constant factor is the pass.
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -44,7 +46,7 @@ class AvailabilityProfile {
   int64_t now() const { return now_; }
   int size() const { return static_cast<int>(lines_.size()); }
   const Capacity& total(int node) const { return lines_[node].total; }
-  const Capacity& freeNow(int node) const { return lines_[node].freeNow; }
+  const Capacity& freeNow(int node) const { return steps(node)->free; }
 
   // A running job holds `held` on the node until `end` (clamped to just after now).
   void addRunning(int node, const Capacity& held, int64_t end);
@@ -60,22 +62,30 @@ class AvailabilityProfile {
   uint32_t version(int node) const { return lines_[node].version; }
 
  private:
-  struct Change {
+  // Free capacity over [time, next step's time); the first step starts at now.
+  struct Step {
     int64_t time;
-    Capacity delta;
-    int next;  // next change on the same node, later in time; -1 ends the list
+    Capacity free;
   };
+  // A node's steps are a slice of one arena: a profile costs a few allocations, not one per
+  // node (passes build one per event, thousands of times in a replay). A slice that fills up
+  // moves to the arena's end with twice the room; the space it leaves is not reused.
   struct Line {
     Capacity total;
-    Capacity freeNow;
-    int head = -1;
+    uint32_t begin = 0, size = 1, room = 0;
     uint32_t version = 0;
   };
-  void addChange(int node, int64_t time, const Capacity& delta);
+  const Step* steps(int node) const { return arena_.data() + lines_[node].begin; }
+  // Index (within the node's slice) of the step in effect at t; the first one for t before now.
+  size_t stepAt(int node, int64_t t) const;
+  // Splits the step in effect at t so that a step starts exactly at t; returns its index.
+  size_t splitAt(int node, int64_t t);
+  // Takes `held` away over [start, end) (end may be kNever); start >= now.
+  void take(int node, const Capacity& held, int64_t start, int64_t end);
 
   int64_t now_;
   std::vector<Line> lines_;
-  std::vector<Change> arena_;
+  std::vector<Step> arena_;
 };
 
 }  // namespace drover::sched

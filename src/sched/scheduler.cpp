@@ -133,6 +133,9 @@ class Pass {
   using FitIndexes =
       std::unordered_map<ShapeKey, std::vector<std::pair<int64_t, std::unique_ptr<FitIndex>>>,
                          ShapeHash>;
+  // The probe duration for a job's FitIndex (see probes_).
+  int64_t probeFor(int partition, int64_t duration) const;
+  void prepareProbes();
   FitIndex& fitIndex(const JobCtx& ctx, const AvailabilityProfile& profile, FitIndexes& map);
   void estimateStarts(std::vector<std::pair<JobCtx, size_t>>& jobs, Plan& plan);
   // The shape without its node count: what a FitIndex depends on.
@@ -165,6 +168,13 @@ class Pass {
   // Reservation search indexes per request shape, one per probe duration class.
   FitIndexes fitIndexes_;
   std::unordered_map<ShapeKey, int, ShapeHash> exhaustiveSearches_;
+  // Per partition and power-of-two duration class, the shortest duration of any queued job in
+  // it: the probe of the class's FitIndexes. It is no longer than any job using the index, so
+  // bounds stay lower bounds, and as close to their durations as the queue allows: the closer,
+  // the fewer nodes a search visits whose early holes are too short (equal when the class holds
+  // one duration, as with hourly limits). Keys are (partition, class).
+  std::unordered_map<int64_t, int64_t> probes_;
+  bool probesReady_ = false;
 };
 
 void Pass::prepare() {
@@ -346,8 +356,13 @@ bool Pass::reserve(const JobCtx& ctx, PendingInfo& info) {
 }
 
 FitIndex& Pass::fitIndex(const JobCtx& ctx, const AvailabilityProfile& profile, FitIndexes& map) {
+  // Built on the first index: FCFS and EASY passes (one search per partition) never need it.
+  if (!probesReady_) {
+    prepareProbes();
+    probesReady_ = true;
+  }
   auto& perProbe = map[fitKey(ctx)];
-  const int64_t probe = FitIndex::probeFor(ctx.duration);
+  const int64_t probe = probeFor(ctx.partition, ctx.duration);
   for (auto& [p, fi] : perProbe) {
     if (p == probe) return *fi;
   }
@@ -358,6 +373,29 @@ FitIndex& Pass::fitIndex(const JobCtx& ctx, const AvailabilityProfile& profile, 
   perProbe.emplace_back(probe, std::make_unique<FitIndex>(profile, nodes, ctx.demand.perNode,
                                                           ctx.demand.wholeNode, probe));
   return *perProbe.back().second;
+}
+
+int64_t Pass::probeFor(int partition, int64_t duration) const {
+  const int64_t cls = FitIndex::durationClass(duration);
+  auto it = probes_.find(int64_t{partition} << 7 | std::countr_zero(static_cast<uint64_t>(cls)));
+  return it == probes_.end() || it->second > duration ? cls : it->second;
+}
+
+void Pass::prepareProbes() {
+  for (const Job& job : snap_.pending) {
+    const int p = index_.partition(job.request.partition);
+    if (p < 0) continue;
+    const Partition& part = snap_.partitions[p];
+    // The duration shapeReason gives the job.
+    const int64_t d = job.request.timeLimitS > 0 ? job.request.timeLimitS
+                      : part.defaultTimeS > 0    ? part.defaultTimeS
+                      : part.maxTimeS > 0        ? part.maxTimeS
+                                                 : params_.defaultTimeLimitS;
+    const int64_t cls = FitIndex::durationClass(d);
+    const int64_t key = int64_t{p} << 7 | std::countr_zero(static_cast<uint64_t>(cls));
+    auto [it, fresh] = probes_.emplace(key, d);
+    if (!fresh) it->second = std::min(it->second, d);
+  }
 }
 
 int64_t Pass::reserveIndexed(const JobCtx& ctx, PendingInfo& info, FitIndex& fi,
