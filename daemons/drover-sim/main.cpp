@@ -1,9 +1,12 @@
 // drover-sim: replay an SWF trace through the scheduler in virtual time. Flags and wiring only.
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
+#include "sim/gantt_svg.h"
 #include "sim/report.h"
 #include "sim/simulator.h"
 #include "sim/swf.h"
@@ -27,7 +30,25 @@ int main(int argc, char** argv) {
   size_t firstJob = 0, maxJobs = 0;
   app.add_option("--first-job", firstJob, "skip this many jobs of the trace (0-based window start)");
   app.add_option("--max-jobs", maxJobs, "replay at most this many jobs (a window of the trace)");
+  std::string ganttPath, ganttWindowText;
+  app.add_option("--gantt", ganttPath, "write an SVG Gantt chart of the schedule to this file");
+  app.add_option("--gantt-window", ganttWindowText,
+                 "START:END in seconds from the trace start: the chart's time window "
+                 "(default: the whole replay)");
   CLI11_PARSE(app, argc, argv);
+  std::optional<sim::GanttWindow> ganttWindow;
+  if (!ganttWindowText.empty()) {
+    auto w = sim::parseGanttWindow(ganttWindowText);
+    if (!w) {
+      std::cerr << "drover-sim: " << w.error() << "\n";
+      return 1;
+    }
+    if (ganttPath.empty()) {
+      std::cerr << "drover-sim: --gantt-window needs --gantt FILE.svg\n";
+      return 1;
+    }
+    ganttWindow = *w;
+  }
 
   std::ifstream in(tracePath);
   if (!in) {
@@ -77,6 +98,23 @@ int main(int argc, char** argv) {
       return 1;
     }
     sim::writeCsv(out, *result);
+  }
+  if (!ganttPath.empty()) {
+    sim::GanttOptions g;
+    g.nodes = config.nodes;
+    if (ganttWindow) {
+      g.window = *ganttWindow;
+    } else {
+      g.window = {0, 1};
+      for (const auto& j : result->jobs) g.window.end = std::max(g.window.end, j.end);
+    }
+    g.title = std::filesystem::path(tracePath).filename().string() + ", " + policyName + ", " + std::to_string(config.nodes) + " nodes, " +
+              std::to_string(g.window.start) + "-" + std::to_string(g.window.end) + " s";
+    std::ofstream out(ganttPath);
+    if (!out || !(out << sim::ganttSvg(result->jobs, g))) {
+      std::cerr << "drover-sim: cannot write \"" << ganttPath << "\"\n";
+      return 1;
+    }
   }
   sim::ReportInfo info{tracePath, policyName, config.nodes, config.cpusPerNode, wall};
   if (json) {

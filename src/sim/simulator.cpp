@@ -136,6 +136,9 @@ Result<SimResult> simulate(const SwfTrace& trace, const SimConfig& config) {
       r.start = now;
       r.end = now + r.runtime;
       r.nodes = static_cast<int>(st.allocation.nodes.size());
+      r.placement.clear();
+      for (const sched::NodeAllocation& a : st.allocation.nodes) r.placement.push_back(a.nodeIndex);
+      std::sort(r.placement.begin(), r.placement.end());
       started[st.id] = 1;
       completions.push(Completion{r.end, 0, st.id});
       runningPos[st.id] = snap.running.size();

@@ -29,6 +29,7 @@ struct JobRecord {
   int64_t procs = 0;
   int64_t requestedTime = 0;
   int nodes = 0;
+  std::vector<int> placement;  // positions of its nodes in the simulated machine, ascending
 };
 
 struct SimMetrics {
