@@ -137,4 +137,5 @@ def test_fair_share_tree_then_usage_then_priorities(cluster):
     again = wait_for(lambda: (lambda r: r if r.returncode == 0 else None)(
         c.cli("sshare", "-P", "-a")), 30, what="the restarted controller")
     row = [l for l in again.stdout.splitlines() if l.startswith("  research|alice|")][0]
-    assert float(row.split("|")[4]) >= used * 0.99, row
+    # RawUsage is printed truncated, and it decays (7-day half-life) by a hair meanwhile.
+    assert float(row.split("|")[4]) >= used - 1, row
