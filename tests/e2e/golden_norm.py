@@ -187,7 +187,13 @@ def compare_keys(want, got, volatile=()):
 
 
 def env_names(text):
-    return {line.split("=", 1)[0] for line in text.splitlines() if re.match(r"^[A-Za-z_]\w*=", line)}
+    """Variable names of `env` output; srun -l's task labels ("  3: ") are dropped."""
+    names = set()
+    for line in text.splitlines():
+        m = re.match(r"^(?:\s*\d+: )?([A-Za-z_]\w*)=", line)
+        if m:
+            names.add(m.group(1))
+    return names
 
 
 def json_keys(text):

@@ -426,8 +426,11 @@ def test_requeue_of_a_running_job_runs_it_again(cluster, work):
 
 
 def test_node_failure_of_a_no_requeue_job_is_node_fail(cluster, work):
-    job = sbatch(cluster, work, "--no-requeue", "-w", "node4", "-o", "/dev/null", "--wrap=sleep 60")
+    job = sbatch(cluster, work, "--no-requeue", "-w", "node4", "-o", "/dev/null",
+                 "--wrap=touch started; sleep 60")
     wait_state(cluster, job, "RUNNING")
+    # Killed once the job runs (a kill during the launch RPC ends it FAILED: "launch failed").
+    wait_for(lambda: (work / "started").exists(), 15, what="the job's process to run")
     cluster.kill("node4")
     try:
         f = wait_state(cluster, job, FINAL, 30)

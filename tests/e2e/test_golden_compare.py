@@ -90,9 +90,14 @@ class Replay:
         home = "/root" if user == "root" else f"/home/{user}"
         env = ["env", "-i", f"HOME={home}", f"USER={user}", f"LOGNAME={user}", "SHELL=/bin/bash",
                f"PATH={self.path}", "LANG=C.UTF-8", "TZ=UTC", f"DROVER_CONF={self.c.conf}"]
-        r = subprocess.run(["runuser", "-u", user, "--", *env, "bash", "-c", cmd],
-                           capture_output=True, text=True, timeout=timeout, cwd=self.run_dir,
-                           stdin=subprocess.DEVNULL)
+        try:
+            r = subprocess.run(["runuser", "-u", user, "--", *env, "bash", "-c", cmd],
+                               capture_output=True, text=True, timeout=timeout, cwd=self.run_dir,
+                               stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired as e:  # golden.sh's `timeout` gives 124 too
+            text = [x.decode(errors="replace") if isinstance(x, bytes) else (x or "")
+                    for x in (e.stdout, e.stderr)]
+            return 124, text[0], text[1]
         return r.returncode, r.stdout, r.stderr
 
     def translate(self, command):
@@ -239,6 +244,11 @@ class Spec:
         self.names_ok = names_ok
 
 
+CONF_VAR = (("DROVER_CONF", "Drover's configuration variable, set besides SLURM_CONF"),)
+# srun exports the variables torch.distributed reads (issue 5, DESIGN.md decision 7).
+TORCH_VARS = tuple((n, "PyTorch's variables, exported by srun on purpose") for n in
+                   ("MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", "LOCAL_RANK",
+                    "LOCAL_WORLD_SIZE", "GROUP_RANK"))
 HELP = "help texts are Drover's own, shorter wording that points to docs/cli-compatibility.md"
 PRIO_COLUMN = (r"\d+(?=\s+\S+\s*$)", "<PRIO>")  # %.10Q before %R: Drover's weights differ
 # Drover's priority weights (etc/cluster.conf, no fair-share usage yet) give other numbers.
@@ -291,8 +301,12 @@ SPECS = {
     "srun-help": Spec("allowed", HELP),
     "job-output-files": Spec("rows"),       # names hold ids, so `sort` orders them differently
     "batch-env-nogpu": Spec("env"), "batch-env-gpu2": Spec("env"),
-    "batch-env-full": Spec("env", names_ok=(
-        ("DROVER_CONF", "Drover's configuration variable, passed with the submit environment"),)),
+    # job scripts and srun commands that print environments (labelled per task)
+    "batch-output-directives": Spec("env", names_ok=CONF_VAR),
+    "batch-output-directives-array": Spec("env", names_ok=CONF_VAR),
+    "srun-env-full": Spec("env", names_ok=CONF_VAR + TORCH_VARS), "srun-n4-N1-env": Spec("env"),
+    "srun-n4-N1-gpu2-env": Spec("env"), "srun-n4-N2-env": Spec("env"),
+    "batch-env-full": Spec("env", names_ok=CONF_VAR),
     "squeue-o-format": Spec("rows", extra=[PRIO_COLUMN]),
     "squeue-o-format2": Spec("rows", extra=[(r"^([^|]*\|)\d+\|\d+\|", r"\1<ID>|<ID>|")]),
     "squeue-json": Spec("json", why="squeue --json has the main keys only (docs: squeue)"),
@@ -312,16 +326,22 @@ SPECS = {
     "squeue-start": Spec(bug=BUG_SCHED_NODES),
     "sacct-array": Spec("rows", extra=[(r"^(\S+\s+)\d+", r"\1<ID>")], bug=ARRAY_RECORDS),
 }
+# Which pending job is the top one (reason Resources) and which wait behind it (Priority)
+# follows each system's priorities: Drover's fair-share already counts alice's earlier jobs of
+# this run, so bob's job may lead; Slurm had not yet charged that usage.
+TOP_JOB = (r"(?<=[(|= ])(Resources|Priority)(?=[)|\s]|$)", "<WAITING>")
 for _name in ("squeue-default", "squeue-root-all", "squeue-O-format", "squeue-h-t-PD", "squeue-r",
               "squeue-u", "squeue-l", "squeue-array-job", "squeue-after-scancel",
               "squeue-dep-after-cancel"):
-    SPECS[_name] = Spec("rows")  # rows of equal priority come in each system's internal order
+    SPECS[_name] = Spec("rows", extra=[TOP_JOB])  # rows of equal priority: internal order
+SPECS["squeue-o-format"].extra.append(TOP_JOB)
+SPECS["squeue-o-format2"].extra.append(TOP_JOB)
 for _name in ("scontrol-show-job-running", "scontrol-show-job-pending",
               "scontrol-show-job-dependency", "scontrol-show-job-array-task",
               "scontrol-show-job-d-running", "scontrol-show-job-oneliner",
               "scontrol-show-job-completed", "scontrol-show-job-cancelled",
               "scontrol-show-job-timeout"):
-    SPECS[_name] = Spec("keys", volatile=(PRIO,) + SCHED)
+    SPECS[_name] = Spec("keys", volatile=(PRIO,) + SCHED, extra=[TOP_JOB])
 for _name, _bug in (("scontrol-show-job-pending", BUG_SCHED_NODES),
                    ("scontrol-show-job-cancelled", BUG_SCHED_NODES),
                    ("scontrol-show-job-running", BUG_EXCLUSIVE_MEM),
@@ -331,6 +351,28 @@ for _name, _bug in (("scontrol-show-job-pending", BUG_SCHED_NODES),
                    ("scontrol-show-job-timeout", BUG_TIMEOUT)):
     SPECS[_name].bug = _bug
 SPECS["scontrol-show-node"].bug = BUG_EXCLUSIVE_MEM
+
+# What the comparison found in srun, which landed during this session (non-strict: its owner
+# is changing it now). Each entry names the defect.
+SRUN_STEP_VARS = ("srun's tasks lack SLURM_STEP_LAUNCHER_PORT, SLURM_UMASK (and SLURM_LABELIO "
+                  "with -l, SRUN_DEBUG); outside a job they get SLURM_DISTRIBUTION, "
+                  "SLURM_MEM_PER_CPU and SLURM_NODE_ALIASES, which Slurm does not set there")
+SRUN_SPLIT_LINES = ("srun -l prints a fragment of a task's line without its label "
+                    "('ST=node[1-2]' after '3: SLURM_STEP_NODELI...'): a line split across "
+                    "two I/O messages is labelled once")
+SRUN_TWO_STEPS = ("each srun in a batch job records two steps (ID.0 and ID.1 both 'hostname', "
+                  "ID.2/ID.3 'false', ...), so sacct shows twice the steps")
+SRUN_FINDINGS = {
+    "batch-output-directives": SRUN_STEP_VARS + "; " + SRUN_SPLIT_LINES,
+    "batch-output-directives-array": SRUN_STEP_VARS,
+    "batch-output-steps": ("srun -n 1 in a 2-node job does not warn \"can't run 1 processes on 2 "
+                           "nodes, setting nnodes to 1\", and its task-exit line is followed by "
+                           "a garbled fragment ('ode 1'): " + SRUN_TWO_STEPS),
+    "srun-env-full": SRUN_STEP_VARS, "srun-n4-N1-env": SRUN_STEP_VARS,
+    "srun-n4-N1-gpu2-env": SRUN_STEP_VARS,
+    "sacct-steps": SRUN_TWO_STEPS, "sacct-steps-default": SRUN_TWO_STEPS,
+    "sacct-l-one": SRUN_TWO_STEPS,
+}
 
 
 def spec_of(g):
@@ -388,6 +430,8 @@ def _params():
         marks = []
         if spec.bug:
             marks.append(pytest.mark.xfail(strict=True, reason=spec.bug))
+        elif g.name in SRUN_FINDINGS:
+            marks.append(pytest.mark.xfail(strict=False, reason=SRUN_FINDINGS[g.name]))
         why = skipped_by(g, missing)
         if why:
             marks.append(pytest.mark.skip(reason=f"needs {', '.join(why)} (not built yet)"))
@@ -443,7 +487,8 @@ def test_normaliser_accepts_another_runs_values(name):
 
 BREAKS = [  # (golden, what a broken implementation prints instead, spec)
     ("squeue-default", lambda t: t.replace("     NAME     USER", "    NAME      USER"), None),
-    ("squeue-default", lambda t: t.replace("(Resources)", "(Priority)"), None),
+    ("squeue-default", lambda t: t.replace("(JobHeldUser)", "(JobHeldAdmin)"), None),
+    ("squeue-default", lambda t: t.replace("(Dependency)", "(None)"), None),
     ("squeue-default", lambda t: t.replace(" PD ", " R  ", 1), None),
     ("squeue-default", lambda t: t.replace("      4 (", "      3 (", 1), None),
     ("sacct-exit3", lambda t: t.replace("3:0", "1:0", 1), None),
