@@ -159,6 +159,26 @@ TEST(SrunStepTest, AllocationEnd) {
   EXPECT_EQ(allocationEndOf(137).exit_code, 0);
 }
 
+// srun listens before the controller lays the step out, then sets the real task count; tasks
+// of a node whose launch failed end as lost.
+TEST(SrunStepTest, StepIoServerTaskCountAndLostTasks) {
+  stepio::StepIoOptions o;
+  o.listen_host = "127.0.0.1";
+  o.stdin_fd = -1;
+  auto server = stepio::StepIoServer::listen(o);
+  ASSERT_TRUE(server.ok()) << server.error();
+  (*server)->setNumTasks(3);
+  (*server)->markLost({1, 2}, "node2");
+  EXPECT_FALSE((*server)->done());
+  const auto ends = (*server)->taskEnds();
+  ASSERT_EQ(ends.size(), 2u);
+  EXPECT_TRUE(ends[0].lost);
+  EXPECT_EQ(ends[1].node_name, "node2");
+  EXPECT_EQ(stepio::srunExitCode(ends), 1);
+  (*server)->markLost({0}, "node1");
+  EXPECT_TRUE((*server)->done());
+}
+
 TEST(SallocEnvTest, JobVariablesWithoutNodeOnlyOnes) {
   v1::JobInfo job;
   job.set_job_id(42);
