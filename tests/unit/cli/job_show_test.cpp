@@ -112,5 +112,24 @@ TEST_F(JobShowTest, TimedOutJobGolden108) {
   expectGolden(job, "108-scontrol-show-job-timeout.txt");
 }
 
+// What the controller sends for golden 087's job: -N 4 arrives as min_nodes 4 (no max), and a
+// pending job carries its expected start but no end. scontrol derives "4-4" and start+limit.
+TEST_F(JobShowTest, PendingJobShowsNodeRangeAndExpectedEnd) {
+  auto job = JobBuilder(33, "big").pending("Resources")
+                 .times(at(12, 28, 44), at(12, 38, 43), 0).limit(60)
+                 .size(4, 4, 4).nodeRange(4, 0).build();
+  const std::string out = formatJobRecord(job, at(12, 29, 5), false, false);
+  EXPECT_NE(out.find("StartTime=2026-11-30T12:38:43 EndTime=2026-11-30T13:38:43 "), std::string::npos) << out;
+  EXPECT_NE(out.find("NumNodes=4-4 "), std::string::npos) << out;
+  // Without -N (no node count asked) it stays a plain count, as golden 088.
+  job.mutable_spec()->set_min_nodes(0);
+  job.set_num_nodes(1);
+  EXPECT_NE(formatJobRecord(job, at(12, 29, 5), false, false).find("NumNodes=1 "), std::string::npos);
+  // Not started and no estimate: Unknown.
+  job.set_start_time(0);
+  EXPECT_NE(formatJobRecord(job, at(12, 29, 5), false, false).find("StartTime=Unknown EndTime=Unknown"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace drover::cli
