@@ -197,7 +197,7 @@ def test_begin_pends_with_reason_begintime_then_starts_on_time(cluster, work):
     assert fields(cluster, job)["StartTime"] == stamp
     assert wait_state(cluster, job, FINAL, 15)["JobState"] == "COMPLETED"
     started = int((work / "begin.out").read_text())
-    assert begin <= started <= begin + 3, (begin, started)
+    assert begin <= started <= begin + 5, (begin, started)  # slack for a loaded 2-core host
 
 
 def test_open_mode_append_keeps_and_truncate_replaces(cluster, work):
