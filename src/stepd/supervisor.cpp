@@ -106,6 +106,9 @@ class StepRun {
 
     // Numbered steps name their ranks (cyclic and plane layouts are not contiguous).
     std::vector<std::uint32_t> ranks(req_.task_ranks().begin(), req_.task_ranks().end());
+    // The batch script runs once, whatever the job's task count on its first node (its
+    // num_tasks is that count, for SLURM_TASKS_PER_NODE); srun starts the tasks.
+    if (isBatch()) ranks = {0};
     if (ranks.empty()) {
       const std::uint32_t count = std::max<std::uint32_t>(1, req_.num_tasks());
       for (std::uint32_t i = 0; i < count; ++i) ranks.push_back(req_.first_task() + i);
@@ -147,9 +150,11 @@ class StepRun {
       if (io_) {
         auto pipes = io_->openTask(task.global_rank);
         if (!pipes) return failStart(ranks, pipes.error());
-        spec.stdin_fd = pipes->stdin_fd;
-        spec.stdout_fd = pipes->stdout_fd;
-        spec.stderr_fd = pipes->stderr_fd;
+        // srun's -i/-o/-e files win over its stream, as Slurm's: stderr follows -o unless -e.
+        const bool out_file = !req_.std_out().empty();
+        if (req_.std_in().empty()) spec.stdin_fd = pipes->stdin_fd;
+        if (!out_file) spec.stdout_fd = pipes->stdout_fd;
+        if (req_.std_err().empty() && !out_file) spec.stderr_fd = pipes->stderr_fd;
       }
       auto pid = spawnTask(spec);
       if (io_) io_->closeTaskEnds(task.global_rank);

@@ -200,5 +200,31 @@ TEST_F(SupervisorTest, SeveralTasksGetTheirRanks) {
     EXPECT_NE(text.find(line), std::string::npos) << text;
 }
 
+TEST_F(SupervisorTest, NumberedStepRunsItsListedRanksWithPerTaskFilesAndPytorchVariables) {
+  drover::v1::LaunchStepRequest req = batch("");
+  req.mutable_step()->set_step_id(3);
+  req.add_argv("/bin/sh");
+  req.add_argv("-c");
+  req.add_argv("echo $SLURM_PROCID:$SLURM_LOCALID:$RANK:$LOCAL_RANK:$GROUP_RANK:$SLURM_GTIDS");
+  req.set_std_out((dir_ / "task.%j.%s.%t").string());
+  req.set_node_id(1);
+  req.set_num_tasks(2);
+  req.add_task_ranks(1);  // cyclic over two nodes: this node runs ranks 1 and 3
+  req.add_task_ranks(3);
+  req.set_pytorch_env(true);
+  auto out = runStep(req, opts_);
+  ASSERT_TRUE(out.started) << out.start_error;
+  EXPECT_EQ(readFile("task.7.3.1"), "1:0:1:0:1:1,3\n");
+  EXPECT_EQ(readFile("task.7.3.3"), "3:1:3:1:1:1,3\n");
+}
+
+TEST_F(SupervisorTest, TheBatchScriptRunsOnceWhateverTheTasksOnItsNode) {
+  drover::v1::LaunchStepRequest req = batch("#!/bin/sh\necho once\n");
+  req.set_num_tasks(4);  // the job's tasks on the batch host
+  auto out = runStep(req, opts_);
+  ASSERT_TRUE(out.started) << out.start_error;
+  EXPECT_EQ(readFile("out.txt"), "once\n");
+}
+
 }  // namespace
 }  // namespace drover::stepd
