@@ -249,6 +249,7 @@ CONF_VAR = (("DROVER_CONF", "Drover's configuration variable, set besides SLURM_
 TORCH_VARS = tuple((n, "PyTorch's variables, exported by srun on purpose") for n in
                    ("MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", "LOCAL_RANK",
                     "LOCAL_WORLD_SIZE", "GROUP_RANK"))
+NUMBERS = (r"(?<= )\d+(\.\d+)?(?= |$)", "<N>")
 HELP = "help texts are Drover's own, shorter wording that points to docs/cli-compatibility.md"
 PRIO_COLUMN = (r"\d+(?=\s+\S+\s*$)", "<PRIO>")  # %.10Q before %R: Drover's weights differ
 # Drover's priority weights (etc/cluster.conf, no fair-share usage yet) give other numbers.
@@ -323,6 +324,9 @@ SPECS = {
     "sacct-a-root": Spec("rows", missing_ok=(REJECTED, SRUN_ROWS), bug=ARRAY_RECORDS),
     "sacct-brief": Spec("rows", missing_ok=(REJECTED, SRUN_ROWS), bug=ARRAY_RECORDS),
     "err-gres-garbage": Spec(bug=BUG_GRES_TYPE),
+    # Priority factors and usage are Drover's weights and this run's usage: numbers masked,
+    # columns, users, accounts and partitions kept.
+    "sprio-l": Spec("rows", extra=[NUMBERS]), "sshare-a": Spec("rows", extra=[NUMBERS]),
     "squeue-start": Spec(bug=BUG_SCHED_NODES),
     "sacct-array": Spec("rows", extra=[(r"^(\S+\s+)\d+", r"\1<ID>")], bug=ARRAY_RECORDS),
 }
