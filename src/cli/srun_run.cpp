@@ -27,6 +27,8 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kConnectCheck = std::chrono::seconds(10);
 // After it killed the step: how long it waits for the tasks' exits before giving up.
 constexpr auto kAbortWait = std::chrono::seconds(30);
+// After it killed the step over the I/O stream: when it also asks the controller to.
+constexpr auto kCancelAfter = std::chrono::seconds(3);
 
 bool activeState(v1::JobState s) {
   return s == v1::JOB_PENDING || s == v1::JOB_RUNNING || s == v1::JOB_SUSPENDED ||
@@ -102,6 +104,7 @@ class StepRun {
     }
     std::cerr << "srun: error: Application launch failed\n";
     abort();
+    cancelQuietly(client_, step_);  // nodes that launched but never connect hear it this way
   }
 
   void abort() {
@@ -110,7 +113,9 @@ class StepRun {
     abort_deadline_ = Clock::now() + kAbortWait;
     server_->forwardSignal(SIGCONT);
     server_->forwardSignal(SIGKILL);
-    cancelQuietly(client_, step_);
+    // The controller's cancel (SIGTERM, then SIGKILL after the kill wait) only when the stream
+    // could not end the tasks: sent at once it races the SIGKILL and the tasks end by SIGTERM.
+    cancel_at_ = Clock::now() + kCancelAfter;
   }
 
   std::vector<std::uint32_t> runningRanks() const {
@@ -194,6 +199,10 @@ class StepRun {
         std::cerr << "srun: error: Terminating StepId=" << step_ << "\n";
         abort();
       }
+      if (cancel_at_ && now >= *cancel_at_) {
+        cancel_at_.reset();
+        cancelQuietly(client_, step_);
+      }
       if (aborting_ && (now >= abort_deadline_ || interrupts_after_abort_ > 0)) break;
       if (now >= next_check) {
         next_check = now + std::chrono::seconds(5);
@@ -230,6 +239,7 @@ class StepRun {
   Clock::time_point abort_deadline_{};
   std::optional<Clock::time_point> last_interrupt_;
   std::optional<Clock::time_point> first_end_;
+  std::optional<Clock::time_point> cancel_at_;
 };
 
 }  // namespace

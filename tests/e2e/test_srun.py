@@ -96,6 +96,43 @@ def test_srun_outside_an_allocation_runs_N2_n4(cluster):
     assert "queued and waiting" not in err  # it started at once
 
 
+def test_tasks_run_as_the_user_who_ran_srun(cluster):
+    r = run(cluster, "srun", "-N2", "-l", "id", "-un", user="nobody")
+    out, err = text(r)
+    assert r.returncode == 0, err
+    assert labelled(out) == {0: ["nobody"], 1: ["nobody"]}
+
+
+def test_salloc_immediate_and_revoked(cluster):
+    blocker = subprocess.run([str(cluster.bin / "sbatch"), "--parsable", "-N3", "--exclusive",
+                              "--wrap=sleep 300"], capture_output=True, env=cluster.env())
+    assert blocker.returncode == 0, blocker.stderr
+    blocker_id = int(blocker.stdout.decode().split(";")[0])
+    try:
+        wait_for(lambda: job_fields(cluster, blocker_id).get("JobState") == "RUNNING", 30,
+                 what="the blocker to run")
+        r = run(cluster, "salloc", "-I", "-N1", "true", timeout=30)
+        out, err = text(r)
+        assert r.returncode == 1, err
+        assert re.search(r"salloc: Pending job allocation \d+\n", err), err
+        assert err.endswith("salloc: error: Unable to allocate resources: Connection timed out\n"), err
+    finally:
+        run(cluster, "scancel", str(blocker_id))
+    wait_final(cluster, blocker_id)
+    p = spawn(cluster, "salloc", "-N1", "sleep", "300")
+    try:
+        job_id = wait_for(lambda: run(cluster, "squeue", "-h", "-n", "sleep", "-t", "R", "-o", "%i")
+                          .stdout.decode().strip(), 20, what="the salloc job to run")
+        r = run(cluster, "scancel", job_id)
+        assert r.returncode == 0, r.stderr
+        out, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert f"salloc: Job allocation {job_id} has been revoked." in err.decode(), err
+    assert p.returncode != 0
+
+
 def test_srun_inside_a_batch_job(cluster):
     out_dir = shared_dir(cluster, "batch-srun")
     out = out_dir / "steps.out"
