@@ -21,7 +21,7 @@ AvailabilityProfile::AvailabilityProfile(int64_t now, const std::vector<Capacity
     line.total = total[i];
     line.begin = static_cast<uint32_t>(i * kRoom);
     line.room = kRoom;
-    arena_[line.begin] = Step{now, total[i]};
+    arena_[line.begin] = Step{now, total[i].memoryMb, total[i].cpus, total[i].gpus};
   }
 }
 
@@ -45,7 +45,8 @@ size_t AvailabilityProfile::splitAt(int node, int64_t t) {
   }
   Step* first = arena_.data() + line.begin;
   std::copy_backward(first + i + 1, first + line.size, first + line.size + 1);
-  first[i + 1] = Step{t, first[i].free};
+  first[i + 1] = first[i];
+  first[i + 1].time = t;
   ++line.size;
   return i + 1;
 }
@@ -55,7 +56,11 @@ void AvailabilityProfile::take(int node, const Capacity& held, int64_t start, in
   size_t to = lines_[node].size;
   if (end != kNever) to = splitAt(node, end);
   Step* first = arena_.data() + lines_[node].begin;
-  for (size_t i = from; i < to; ++i) first[i].free -= held;
+  for (size_t i = from; i < to; ++i) {
+    first[i].cpus -= held.cpus;
+    first[i].memoryMb -= held.memoryMb;
+    first[i].gpus -= held.gpus;
+  }
 }
 
 void AvailabilityProfile::addRunning(int node, const Capacity& held, int64_t end) {
@@ -77,9 +82,9 @@ Capacity AvailabilityProfile::minFree(int node, int64_t start, int64_t end) cons
   const Step* line = steps(node);
   const size_t n = lines_[node].size;
   size_t i = stepAt(node, start);
-  Capacity lowest = line[i].free;
+  Capacity lowest = line[i].free();
   for (++i; i < n && line[i].time < end; ++i) {
-    lowest = componentMin(lowest, line[i].free);
+    lowest = componentMin(lowest, line[i].free());
   }
   return lowest;
 }
@@ -91,9 +96,9 @@ bool AvailabilityProfile::fits(int node, const Capacity& need, int64_t start,
   const int64_t end = duration >= kNever - start ? kNever : start + duration;
   const Step* st = steps(node);
   size_t i = stepAt(node, start);
-  if (!st[i].free.covers(need)) return false;
+  if (!st[i].covers(need)) return false;
   for (++i; i < line.size && st[i].time < end; ++i) {
-    if (!st[i].free.covers(need)) return false;
+    if (!st[i].covers(need)) return false;
   }
   return true;
 }
@@ -107,11 +112,11 @@ int64_t AvailabilityProfile::earliestFit(int node, const Capacity& need, int64_t
   // it. Free capacity only rises at step edges, so no other start can be earlier.
   const Step* st = steps(node);
   size_t i = stepAt(node, after);
-  int64_t candidate = st[i].free.covers(need) ? after : -1;
+  int64_t candidate = st[i].covers(need) ? after : -1;
   for (++i; i < line.size; ++i) {
     const int64_t t = st[i].time;
     if (candidate >= 0 && t - candidate >= duration) return candidate;
-    if (!st[i].free.covers(need)) {
+    if (!st[i].covers(need)) {
       candidate = -1;
     } else if (candidate < 0) {
       candidate = t;

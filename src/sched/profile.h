@@ -46,7 +46,7 @@ class AvailabilityProfile {
   int64_t now() const { return now_; }
   int size() const { return static_cast<int>(lines_.size()); }
   const Capacity& total(int node) const { return lines_[node].total; }
-  const Capacity& freeNow(int node) const { return steps(node)->free; }
+  Capacity freeNow(int node) const { return steps(node)->free(); }
 
   // A running job holds `held` on the node until `end` (clamped to just after now).
   void addRunning(int node, const Capacity& held, int64_t end);
@@ -63,9 +63,15 @@ class AvailabilityProfile {
 
  private:
   // Free capacity over [time, next step's time); the first step starts at now.
+  // 24 bytes instead of time + Capacity's padded 24: a query reads a third less memory.
   struct Step {
     int64_t time;
-    Capacity free;
+    int64_t memoryMb;
+    int cpus, gpus;
+    Capacity free() const { return Capacity{cpus, memoryMb, gpus}; }
+    bool covers(const Capacity& need) const {
+      return cpus >= need.cpus && memoryMb >= need.memoryMb && gpus >= need.gpus;
+    }
   };
   // A node's steps are a slice of one arena: a profile costs a few allocations, not one per
   // node (passes build one per event, thousands of times in a replay). A slice that fills up
