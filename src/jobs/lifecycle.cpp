@@ -7,6 +7,10 @@ namespace drover::jobs {
 
 void JobManager::stepEvent(const v1::StepEventRequest& event) {
   Job* job = mutableJob(event.step().job_id());
+  if (job && isFinal(job->state()) && event.step().step_id() >= 0) {
+    numberedStepEvent(*job, event);  // steps.cpp: a step that ended just before its job
+    return;
+  }
   if (!job || !holdsResources(job->state())) return;  // late or duplicate report
   if (event.step().step_id() >= 0) {
     numberedStepEvent(*job, event);  // steps.cpp

@@ -361,8 +361,13 @@ void JobManager::recordStep(const Job& job, const v1::JobStep& step, bool final)
   s.state = acct::JobState::kRunning;
   if (final) {
     s.end = clock_.now();
+    // A step reported after its job ended ended no later than the job.
+    if (isFinal(job.state()) && job.info.end_time() > 0) s.end = std::min(s.end, job.info.end_time());
     s.exit = {step.exit_code(), step.exit_signal()};
-    if (step.cancelled()) s.state = acct::JobState::kCancelled;
+    // Killed (scancel JOB.STEP, or the job ended under it) unless every task had already
+    // ended on its own: no signal in the reports.
+    if (step.cancelled() && (step.exit_signal() != 0 || step.reported_nodes_size() < step.nodes_size()))
+      s.state = acct::JobState::kCancelled;
     else if (step.timed_out()) s.state = acct::JobState::kTimeout;
     else if (step.failed_to_start()) s.state = acct::JobState::kFailed;
     else if (step.out_of_memory()) s.state = acct::JobState::kOutOfMemory;
@@ -407,7 +412,9 @@ void JobManager::endSteps(Job& job) {
     step.set_cancelled(true);
     recordStep(job, step, true);
   }
-  job.info.clear_steps();
+  // A finished job keeps them: srun may have seen its tasks end before their supervisors'
+  // reports arrived here; a late report then corrects the record (numberedStepEvent).
+  if (!isFinal(job.state())) job.info.clear_steps();
 }
 
 void JobManager::signalSteps(const Job& job, int signal) {

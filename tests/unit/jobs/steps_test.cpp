@@ -178,7 +178,8 @@ TEST_F(StepsTest, RunningStepsAreKilledAndCancelledWhenTheJobEnds) {
   (void)manager_->takeAccounting();
   finishBatch(id, 0);
   EXPECT_EQ(job(id).state(), v1::JOB_COMPLETED);
-  EXPECT_EQ(job(id).steps_size(), 0);
+  ASSERT_EQ(job(id).steps_size(), 1);  // kept for late reports
+  EXPECT_TRUE(job(id).steps(0).cancelled());
   auto signals = manager_->takeSignals();
   ASSERT_EQ(signals.size(), 1u);
   EXPECT_EQ(signals[0].request.step().step_id(), 0);
@@ -187,9 +188,34 @@ TEST_F(StepsTest, RunningStepsAreKilledAndCancelledWhenTheJobEnds) {
   auto batch = manager_->takeAccounting();
   ASSERT_NE(stepRecord(batch, id, 0), nullptr);
   EXPECT_EQ(stepRecord(batch, id, 0)->state, acct::JobState::kCancelled);
-  // A late report of the killed step changes nothing.
+  // Reports of the killed tasks keep it CANCELLED.
   report(id, 0, "node01", 0, SIGKILL);
+  report(id, 0, "node02", 0, SIGKILL);
   EXPECT_EQ(job(id).state(), v1::JOB_COMPLETED);
+  batch = manager_->takeAccounting();
+  ASSERT_NE(stepRecord(batch, id, 0), nullptr);
+  EXPECT_EQ(stepRecord(batch, id, 0)->state, acct::JobState::kCancelled);
+  EXPECT_EQ(job(id).steps_size(), 0);
+}
+
+TEST_F(StepsTest, AStepThatEndedJustBeforeItsAllocationKeepsItsRealState) {
+  // srun saw its tasks end and salloc released the allocation before the supervisors'
+  // reports reached the controller.
+  JobId id = submit(SpecBuilder().nodes(2).ntasks(4).time(30));
+  clock_.advanceSeconds(1);
+  pass();
+  create(stepSpec(id));
+  finishBatch(id, 0);
+  const std::int64_t job_end = job(id).end_time();
+  clock_.advanceSeconds(5);
+  (void)manager_->takeAccounting();
+  report(id, 0, "node01", 0);
+  report(id, 0, "node02", 3);
+  auto batch = manager_->takeAccounting();
+  ASSERT_NE(stepRecord(batch, id, 0), nullptr);
+  EXPECT_EQ(stepRecord(batch, id, 0)->state, acct::JobState::kFailed);
+  EXPECT_EQ(stepRecord(batch, id, 0)->exit.code, 3);
+  EXPECT_EQ(stepRecord(batch, id, 0)->end, job_end);
 }
 
 TEST_F(StepsTest, ScancelOfOneStepKillsOnlyThatStep) {
