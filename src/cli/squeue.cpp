@@ -8,6 +8,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/controller_client.h"
+#include "drover/config.h"
 #include "drover/hostlist.h"
 
 namespace drover::cli {
@@ -192,7 +193,13 @@ int runSqueue(int argc, char** argv) {
       return 1;
     }
   }
-  auto text = renderSqueue(o, std::move(jobs), now);
+  SqueueOptions shown = o;
+  if (o.json) {
+    // --json names the cluster; only that output pays for reading the config a second time.
+    if (auto cfg = config::loadClusterConfig(config::defaultConfigPath()))
+      shown.cluster_name = cfg->cluster_name;
+  }
+  auto text = renderSqueue(shown, std::move(jobs), now);
   if (!text.ok()) {
     printError(kProg, text.error());
     return 1;

@@ -173,6 +173,8 @@ def test_squeue_json_has_slurms_keys(cluster):
     assert list(jobs[held].keys()) == pend_keys
     j = jobs[running]
     assert j["job_state"] == "RUNNING" and j["name"] == "jsonrun"
+    conf = Path(cluster.conf).read_text()
+    assert j["cluster"] == re.search(r"^cluster_name:\s*(\S+)", conf, re.M).group(1)
     assert j["batch_host"] == j["nodes"] and j["node_count"] == 1
     assert len(j["gres_detail"]) == 1 and j["gres_detail"][0].startswith("gpu:2(IDX:")
     assert "gres/gpu=2" in j["tres_alloc_str"]
