@@ -231,9 +231,6 @@ def test_stdin_goes_to_task_zero_or_to_all(cluster):
     assert got == {0: want, 1: want}
 
 
-@pytest.mark.xfail(strict=True, reason="drover-stepd sends a task's stdout over srun's I/O stream "
-                   "even when StepSpec.std_out names a file (src/stepd/supervisor.cpp: the "
-                   "stream's pipes replace spec.stdout_path)")
 def test_output_patterns_write_per_task_files(cluster):
     d = shared_dir(cluster, "patterns")
     r = run(cluster, "srun", "-n3", "-o", str(d / "out-%j-%t.txt"), "sh", "-c", "echo task $SLURM_PROCID")
