@@ -213,7 +213,8 @@ Result<JobManager::CreatedStep> JobManager::createStep(
     sctx.ntasks = layout->ntasks;
     sctx.cpus_per_task = cpus_per_task;
     sctx.gpu_indices.assign(sn.gpu_indices().begin(), sn.gpu_indices().end());
-    sctx.distribution = layout->distribution;
+    // SLURM_DISTRIBUTION only when srun was given -m, as Slurm.
+    if (!spec.distribution().empty()) sctx.distribution = layout->distribution;
     sctx.plane_size = layout->plane_size;
     if (!spec.io_address().empty()) {
       sctx.launch_host = hostOf(spec.io_address());

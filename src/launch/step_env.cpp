@@ -36,7 +36,10 @@ Environment stepVariables(const StepEnvContext& s) {
     env["SLURM_LAUNCH_NODE_IPADDR"] = s.launch_host;
     env["SLURM_SRUN_COMM_HOST"] = s.launch_host;
   }
-  if (!s.srun_port.empty()) env["SLURM_SRUN_COMM_PORT"] = s.srun_port;
+  if (!s.srun_port.empty()) {
+    env["SLURM_SRUN_COMM_PORT"] = s.srun_port;
+    env["SLURM_STEP_LAUNCHER_PORT"] = s.srun_port;
+  }
   if (!s.gpu_indices.empty()) {
     const std::string gpus = joinIndices(s.gpu_indices);
     env["SLURM_STEP_GPUS"] = gpus;
@@ -58,8 +61,12 @@ Environment stepEnvironment(const Environment& user, const JobEnvContext& job,
                             const StepEnvContext& step) {
   Environment env = user;
   Environment job_vars = batchJobVariables(job);
-  job_vars.erase("ENVIRONMENT");
-  job_vars.erase("HOSTNAME");
+  // The batch shell's own (srun inside a batch job passes them on in `user`); Slurm does not
+  // set them for steps of an srun/salloc allocation.
+  for (const char* batch_only :
+       {"ENVIRONMENT", "HOSTNAME", "SLURM_NODE_ALIASES", "SLURM_MEM_PER_CPU"}) {
+    job_vars.erase(batch_only);
+  }
   for (auto& [k, v] : job_vars) env[k] = std::move(v);
   for (const char* gpu_var :
        {"CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "SLURM_GPUS_ON_NODE", "SLURM_STEP_GPUS"}) {

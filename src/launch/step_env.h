@@ -28,7 +28,7 @@ struct StepEnvContext {
   std::uint32_t ntasks = 0;
   std::optional<std::uint32_t> cpus_per_task;  // only when asked (-c) or the job had it
   std::vector<std::uint32_t> gpu_indices;      // the step's GPUs on this node
-  std::string distribution;                    // "block", "cyclic", "plane"
+  std::string distribution;                    // "block", "cyclic", "plane"; "" = not asked (-m)
   std::uint32_t plane_size = 0;                // plane=N
   std::string launch_host;                     // srun's address (SLURM_LAUNCH_NODE_IPADDR)
   std::string srun_port;                       // srun's I/O port, "" when unknown

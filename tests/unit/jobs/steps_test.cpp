@@ -316,6 +316,7 @@ TEST_F(StepsTest, NoPytorchEnvLeavesThoseVariablesOut) {
   EXPECT_FALSE(r.pytorch_env());
   EXPECT_EQ(r.environment().count("MASTER_ADDR"), 0u);
   EXPECT_EQ(r.environment().count("WORLD_SIZE"), 0u);
+  EXPECT_EQ(r.environment().count("SLURM_DISTRIBUTION"), 0u);  // only with -m
 }
 
 // --- Interactive allocations (srun/salloc outside a job) ---

@@ -67,6 +67,7 @@ TEST(StepEnvTest, StepVariablesOverTheJobsAndTheUsers) {
       {"SLURM_LAUNCH_NODE_IPADDR", "10.1.1.1"},
       {"SLURM_SRUN_COMM_HOST", "10.1.1.1"},
       {"SLURM_SRUN_COMM_PORT", "40000"},
+      {"SLURM_STEP_LAUNCHER_PORT", "40000"},
       {"SLURM_STEP_GPUS", "1,2"},
       {"CUDA_VISIBLE_DEVICES", "1,2"},
       {"SLURM_GPUS_ON_NODE", "2"},
@@ -80,7 +81,9 @@ TEST(StepEnvTest, StepVariablesOverTheJobsAndTheUsers) {
     ASSERT_EQ(env.count(k), 1u) << k;
     EXPECT_EQ(env.at(k), v) << k;
   }
-  for (const char* gone : {"SLURM_PROCID", "HOSTNAME", "RANK"}) EXPECT_EQ(env.count(gone), 0u) << gone;
+  for (const char* gone : {"SLURM_PROCID", "HOSTNAME", "RANK", "SLURM_NODE_ALIASES"}) {
+    EXPECT_EQ(env.count(gone), 0u) << gone;
+  }
 }
 
 TEST(StepEnvTest, StepWithoutGpusHidesTheJobsAndPytorchCanBeOff) {
