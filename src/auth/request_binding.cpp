@@ -2,10 +2,8 @@
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
-#include <openssl/evp.h>
 
-#include <array>
-#include <cstdlib>
+#include "common/sha256.h"
 
 namespace drover::auth {
 namespace {
@@ -25,20 +23,7 @@ std::string serializeDeterministically(const google::protobuf::Message& request)
 
 std::string requestDigest(const google::protobuf::Message& request) {
   request.ByteSizeLong();  // fills the cached sizes SerializeWithCachedSizes relies on
-  const std::string bytes = serializeDeterministically(request);
-  std::array<unsigned char, EVP_MAX_MD_SIZE> md{};
-  unsigned int md_len = 0;
-  if (EVP_Digest(bytes.data(), bytes.size(), md.data(), &md_len, EVP_sha256(), nullptr) != 1) {
-    std::abort();  // SHA-256 cannot fail on a healthy OpenSSL; continuing would bind nothing
-  }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex;
-  hex.reserve(2 * md_len);
-  for (unsigned int i = 0; i < md_len; ++i) {
-    hex.push_back(kHex[md[i] >> 4]);
-    hex.push_back(kHex[md[i] & 0xf]);
-  }
-  return hex;
+  return sha256Hex(serializeDeterministically(request));
 }
 
 std::string bindingPayload(std::string_view method, const google::protobuf::Message& request) {
