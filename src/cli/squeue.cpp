@@ -184,7 +184,9 @@ int runSqueue(int argc, char** argv) {
     }
     return 1;
   }
-  std::vector<v1::JobInfo> jobs(reply->jobs().begin(), reply->jobs().end());
+  std::vector<v1::JobInfo> jobs;
+  jobs.reserve(reply->jobs_size());
+  for (auto& job : *reply->mutable_jobs()) jobs.push_back(std::move(job));
   const std::int64_t now = reply->time() != 0 ? reply->time() : static_cast<std::int64_t>(std::time(nullptr));
   if (!o.job_ids.empty()) {
     auto selected = selectSqueueJobs(o, jobs);
