@@ -88,8 +88,11 @@ CgroupRoot findMemoryCgroupRoot(const std::string& mount) {
 Result<MemoryCgroup> MemoryCgroup::create(const CgroupRoot& root, std::uint64_t job_id,
                                           std::int64_t step_id, std::uint64_t limit_bytes) {
   if (root.kind == CgroupRoot::Kind::kNone) return makeError("no memory cgroup: " + root.why);
-  const std::string path =
-      root.path + "/step_" + std::to_string(job_id) + "." + std::to_string(step_id);
+  // The supervisor's pid makes the name unique on this host: the supervisors of one step's
+  // nodes (several agents per host) and of other clusters' jobs with the same id must not share
+  // a cgroup, or the first to finish removes it under the others' tasks.
+  const std::string path = root.path + "/step_" + std::to_string(job_id) + "." +
+                           std::to_string(step_id) + "_" + std::to_string(getpid());
   std::string error;
   if (!makeDir(path, &error)) return makeError(error);
   const std::string limit = std::to_string(limit_bytes);
