@@ -83,11 +83,16 @@ Result<pid_t> spawnSupervisor(const SpawnSpec& spec) {
 
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
-  sigset_t none;
-  sigemptyset(&none);
+  // The supervisor starts with the signals it handles (cancel, forwarded signals) already
+  // blocked: one sent in its first milliseconds, before it blocks them itself and opens its
+  // signalfd, then waits pending instead of killing it without a report. (The set is
+  // drover-stepd's handledSignals(), src/stepd/supervisor.cpp.)
+  sigset_t handled;
+  sigemptyset(&handled);
+  for (int sig : {SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGRTMIN}) sigaddset(&handled, sig);
   sigset_t all;
   sigfillset(&all);
-  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigmask(&attr, &handled);
   posix_spawnattr_setsigdefault(&attr, &all);   // undo anything the agent ignores (SIGPIPE)
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
                                       POSIX_SPAWN_SETSIGDEF);

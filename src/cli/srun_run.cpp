@@ -47,6 +47,7 @@ class StepRun {
     io.label = options_.label;
     io.unbuffered = options_.unbuffered;
     io.stdin_mode = plan.mode;
+    io.stdin_task = plan.task;
     io.advertise_host = localAddressToward(client_.address().host, client_.address().port);
     io.on_task_end = [this](const stepio::TaskEnd& end) { taskEnded(end); };
     auto server = stepio::StepIoServer::listen(io);

@@ -129,8 +129,8 @@ StdinPlan stdinPlan(const jobspec::JobSpec& spec) {
   } else if (in == "none") {
     plan.mode = stepio::StdinMode::kNone;
   } else if (allDigits(in)) {
-    plan.mode = in.find_first_not_of('0') == std::string::npos ? stepio::StdinMode::kTaskZero
-                                                               : stepio::StdinMode::kNone;
+    plan.mode = stepio::StdinMode::kOneTask;
+    plan.task = static_cast<std::uint32_t>(std::stoul(in.substr(0, 9)));
   } else {
     plan.mode = stepio::StdinMode::kNone;
     plan.file_pattern = in;

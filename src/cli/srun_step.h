@@ -38,11 +38,12 @@ v1::StepSpec toStepSpec(const jobspec::StepRequest& request, const StepContext& 
 v1::JobSpec toAllocationSpec(const jobspec::StepRequest& request, const StepContext& context,
                              const std::string& default_name);
 
-// -i/--input: "all" -> every task, "none" -> no task, "0" -> task 0 (the default); another task
-// number is not supported (no task gets stdin); anything else is a per-task file pattern
-// that goes into StepSpec.std_in, and srun sends nothing.
+// -i/--input: "all" -> every task, "none" -> no task, a task number N -> task N only (task 0
+// is the default); anything else is a per-task file pattern that goes into StepSpec.std_in,
+// and srun sends nothing.
 struct StdinPlan {
-  stepio::StdinMode mode = stepio::StdinMode::kTaskZero;
+  stepio::StdinMode mode = stepio::StdinMode::kOneTask;
+  std::uint32_t task = 0;
   std::optional<std::string> file_pattern;
 };
 StdinPlan stdinPlan(const jobspec::JobSpec& spec);

@@ -257,6 +257,7 @@ Result<JobManager::CreatedStep> JobManager::createStep(
     *r.mutable_task_ranks() = sn.ranks();
     r.set_step_num_tasks(layout->ntasks);
     r.set_pytorch_env(pytorch);
+    r.set_gpus_per_task(spec.gpus_per_task().count());
     out.launches.push_back(Launch{info.job_id(), sn.node(), std::move(r)});
   }
   return out;

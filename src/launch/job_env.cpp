@@ -112,6 +112,10 @@ Environment taskVariables(const TaskContext& task) {
     env["LOCAL_RANK"] = std::to_string(task.local_rank);
     env["GROUP_RANK"] = std::to_string(task.node_id);
   }
+  if (!task.bound_gpus.empty()) {
+    env["CUDA_VISIBLE_DEVICES"] = joinIndices(task.bound_gpus);
+    env["GPU_DEVICE_ORDINAL"] = env["CUDA_VISIBLE_DEVICES"];
+  }
   return env;
 }
 

@@ -74,6 +74,9 @@ struct TaskContext {
   // Numbered steps that export PyTorch's variables: RANK (= global rank), LOCAL_RANK
   // (= local rank) and GROUP_RANK (= node id).
   bool pytorch = false;
+  // The task's own GPUs when the step binds GPUs per task (--gpus-per-task): they replace the
+  // node's list in CUDA_VISIBLE_DEVICES and GPU_DEVICE_ORDINAL. Empty = no per-task binding.
+  std::vector<std::uint32_t> bound_gpus;
 };
 Environment taskVariables(const TaskContext& task);
 

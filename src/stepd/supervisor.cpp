@@ -94,6 +94,15 @@ class StepRun {
  private:
   bool isBatch() const { return req_.step().step_id() == kBatchStepId; }
 
+  // --gpus-per-task=G: local task i gets the node's step GPUs [i*G, (i+1)*G); the controller
+  // gave the node tasks x G of them. Without enough (never from a valid layout) no binding.
+  std::vector<std::uint32_t> boundGpus(std::uint32_t local) const {
+    const std::uint32_t per_task = req_.gpus_per_task();
+    const auto& gpus = req_.allocation().gpu_indices();
+    if (per_task == 0 || std::size_t(local + 1) * per_task > std::size_t(gpus.size())) return {};
+    return {gpus.begin() + local * per_task, gpus.begin() + (local + 1) * per_task};
+  }
+
   bool spawnAll() {
     std::vector<std::string> argv;
     if (isBatch()) {
@@ -131,6 +140,7 @@ class StepRun {
       task.node_name = opts_.node_name;
       task.node_global_ranks = ranks;
       task.pytorch = req_.pytorch_env();
+      task.bound_gpus = boundGpus(local);
       TaskSpec spec;
       spec.argv = argv;
       spec.uid = req_.uid();

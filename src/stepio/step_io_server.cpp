@@ -224,9 +224,11 @@ std::vector<TaskEnd> StepIoServer::taskEnds() const {
 
 bool StepIoServer::stdinWanted() const {
   if (stdin_done_) return false;
+  // -i N past the step's last task: nobody to send to (nothing is read).
+  if (opts_.stdin_mode == StdinMode::kOneTask && !tasks_.count(opts_.stdin_task)) return false;
   // Only read what can be sent now: every node it goes to is connected and keeping up.
   for (const auto& [rank, task] : tasks_) {
-    if (task.ended || (opts_.stdin_mode == StdinMode::kTaskZero && rank != 0)) continue;
+    if (task.ended || (opts_.stdin_mode == StdinMode::kOneTask && rank != opts_.stdin_task)) continue;
     if (task.conn == nullptr || task.conn->pending() >= kSendQueueLimit ||
         task.conn->stdin_sent - task.conn->stdin_acked >= kStdinWindow)
       return false;
@@ -306,8 +308,8 @@ void StepIoServer::readStdin() {
   const bool eof = n <= 0;
   const std::string data = eof ? std::string() : std::string(buf, static_cast<std::size_t>(n));
   if (eof) stdin_done_ = true;
-  if (opts_.stdin_mode == StdinMode::kTaskZero) {
-    sendInput(*tasks_[0].conn, {0}, data, eof);
+  if (opts_.stdin_mode == StdinMode::kOneTask) {
+    sendInput(*tasks_[opts_.stdin_task].conn, {opts_.stdin_task}, data, eof);
     return;
   }
   for (auto& conn : conns_)
@@ -419,7 +421,7 @@ bool StepIoServer::handleHello(Conn& conn, const std::string& key, std::uint32_t
   std::vector<std::uint32_t> no_input;
   for (auto rank : ranks)
     if (opts_.stdin_mode == StdinMode::kNone ||
-        (opts_.stdin_mode == StdinMode::kTaskZero && rank != 0))
+        (opts_.stdin_mode == StdinMode::kOneTask && rank != opts_.stdin_task))
       no_input.push_back(rank);
   if (!no_input.empty()) sendInput(conn, no_input, "", true);
   return true;
@@ -466,7 +468,7 @@ void StepIoServer::endTask(std::uint32_t rank, const TaskEnd& end) {
   task.ended = true;
   task.end = end;
   ++ended_;
-  if (rank == 0 && opts_.stdin_mode == StdinMode::kTaskZero) stdin_done_ = true;
+  if (rank == opts_.stdin_task && opts_.stdin_mode == StdinMode::kOneTask) stdin_done_ = true;
   if (opts_.on_task_end) opts_.on_task_end(end);
 }
 

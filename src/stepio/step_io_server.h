@@ -50,7 +50,8 @@
 
 namespace drover::stepio {
 
-enum class StdinMode { kTaskZero, kAllTasks, kNone };
+// -i: one task's stdin (task 0 unless -i N), every task's (-i all), or none.
+enum class StdinMode { kOneTask, kAllTasks, kNone };
 
 struct TaskEnd {
   std::uint32_t rank = 0;
@@ -68,7 +69,8 @@ struct StepIoOptions {
   std::uint32_t num_tasks = 1;
   bool label = false;                  // -l
   bool unbuffered = false;             // -u (ignored with label)
-  StdinMode stdin_mode = StdinMode::kTaskZero;  // -i all -> kAllTasks
+  StdinMode stdin_mode = StdinMode::kOneTask;  // -i all -> kAllTasks
+  std::uint32_t stdin_task = 0;        // kOneTask: which task (-i N)
   int stdin_fd = 0;                    // -1: no stdin (as kNone)
   int stdout_fd = 1;
   int stderr_fd = 2;

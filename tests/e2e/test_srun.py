@@ -229,6 +229,10 @@ def test_stdin_goes_to_task_zero_or_to_all(cluster):
     assert r.returncode == 0, r.stderr
     got = {k: v[0].split()[0] for k, v in labelled(r.stdout.decode()).items()}
     assert got == {0: want, 1: want}
+    r = run(cluster, "srun", "-n3", "-l", "-i", "2", "md5sum", input=data)
+    assert r.returncode == 0, r.stderr
+    got = {k: v[0].split()[0] for k, v in labelled(r.stdout.decode()).items()}
+    assert got == {0: empty, 1: empty, 2: want}
 
 
 def test_output_patterns_write_per_task_files(cluster):
@@ -382,6 +386,25 @@ def test_tasks_get_the_pytorch_variables(cluster):
     for rank, row in rows.items():
         assert row[0] == str(rank) and row[1] == "4" and row[7] == str(rank) and row[8] == "4", row
         assert row[2] == row[9] and row[4] == row[10] and row[3] == "2" and row[11] == "4", row
+
+
+def test_gpus_per_task_binds_each_task_to_its_own_gpus(cluster):
+    """--gpus-per-task=2 with 4 tasks on one 8-GPU node: every task sees two GPUs of the
+    step's, no two tasks the same (Slurm's implied --gpu-bind=per_task:2), while
+    SLURM_STEP_GPUS still lists all eight."""
+    r = run(cluster, "srun", "-N1", "-n4", "--gpus-per-task=2", "-l", "sh", "-c",
+            "echo $CUDA_VISIBLE_DEVICES $SLURM_STEP_GPUS")
+    out, err = text(r)
+    assert r.returncode == 0, err
+    rows = {k: v[0].split() for k, v in labelled(out).items()}
+    assert sorted(rows) == [0, 1, 2, 3]
+    seen = []
+    for rank, (own, step) in rows.items():
+        gpus = own.split(",")
+        assert len(gpus) == 2 and set(gpus) <= set(step.split(",")), rows
+        assert len(step.split(",")) == 8, rows
+        seen += gpus
+    assert len(set(seen)) == 8, rows
 
 
 # --- bad input ------------------------------------------------------------------------------

@@ -111,13 +111,14 @@ TEST(SrunStepTest, StdinPlan) {
     std::vector<std::string> args;
     stepio::StdinMode mode;
     std::optional<std::string> file;
+    std::uint32_t task = 0;
   };
   const std::vector<Case> cases = {
-      {{"cat"}, stepio::StdinMode::kTaskZero, std::nullopt},
+      {{"cat"}, stepio::StdinMode::kOneTask, std::nullopt},
       {{"-i", "all", "cat"}, stepio::StdinMode::kAllTasks, std::nullopt},
       {{"-i", "none", "cat"}, stepio::StdinMode::kNone, std::nullopt},
-      {{"-i", "0", "cat"}, stepio::StdinMode::kTaskZero, std::nullopt},
-      {{"-i", "3", "cat"}, stepio::StdinMode::kNone, std::nullopt},
+      {{"-i", "0", "cat"}, stepio::StdinMode::kOneTask, std::nullopt},
+      {{"-i", "3", "cat"}, stepio::StdinMode::kOneTask, std::nullopt, 3},
       {{"-i", "in-%t.txt", "cat"}, stepio::StdinMode::kNone, std::string("in-%t.txt")},
   };
   for (const auto& c : cases) {
@@ -125,6 +126,7 @@ TEST(SrunStepTest, StdinPlan) {
     auto plan = stdinPlan(req.spec);
     EXPECT_EQ(plan.mode, c.mode) << c.args[1];
     EXPECT_EQ(plan.file_pattern, c.file) << c.args[1];
+    EXPECT_EQ(plan.task, c.task) << c.args[1];
     EXPECT_EQ(toStepSpec(req, context(), 1, true).std_in(), c.file.value_or(""));
   }
 }

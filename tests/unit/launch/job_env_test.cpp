@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace drover::launch {
 namespace {
 
@@ -115,7 +117,12 @@ TEST(BatchJobVariables, ArrayAndRestart) {
 }
 
 TEST(TaskVariables, RanksAndNode) {
-  TaskContext task{2, 0, 1, "node02", {2, 3}, 4242};
+  TaskContext task;
+  task.global_rank = 2;
+  task.node_id = 1;
+  task.node_name = "node02";
+  task.node_global_ranks = {2, 3};
+  task.pid = 4242;
   Environment env = taskVariables(task);
   EXPECT_EQ(env["SLURM_PROCID"], "2");
   EXPECT_EQ(env["SLURM_LOCALID"], "0");
@@ -123,6 +130,20 @@ TEST(TaskVariables, RanksAndNode) {
   EXPECT_EQ(env["SLURMD_NODENAME"], "node02");
   EXPECT_EQ(env["SLURM_GTIDS"], "2,3");
   EXPECT_EQ(env["SLURM_TASK_PID"], "4242");
+}
+
+TEST(TaskVariables, GpusBoundPerTaskReplaceTheNodesList) {
+  TaskContext task;
+  task.global_rank = 1;
+  task.local_rank = 1;
+  task.node_name = "node01";
+  EXPECT_FALSE(taskVariables(task).count("CUDA_VISIBLE_DEVICES"));  // no binding: the node's list stays
+  task.bound_gpus = {2, 3};
+  Environment env = taskVariables(task);
+  EXPECT_EQ(env["CUDA_VISIBLE_DEVICES"], "2,3");
+  EXPECT_EQ(env["GPU_DEVICE_ORDINAL"], "2,3");
+  auto rendered = renderEnvironment({{"CUDA_VISIBLE_DEVICES", "0,1,2,3"}}, env);
+  EXPECT_NE(std::find(rendered.begin(), rendered.end(), "CUDA_VISIBLE_DEVICES=2,3"), rendered.end());
 }
 
 TEST(RenderEnvironment, LaterWinsAndSorted) {
