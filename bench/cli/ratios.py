@@ -1,0 +1,80 @@
+"""Prints the markdown comparison of two bench.sh result files (real Slurm, Drover) from the
+same run: each figure for both systems and how many times faster Drover is, against the
+issue's targets, judged on the figures as measured. Latencies are also shown with the
+benchmark's own wrapper cost (runuser + bash, measured by bench.sh in the same run) taken off
+both sides: that cost belongs to the harness, not to either system.
+
+    python3 bench/cli/ratios.py slurm.json drover.json
+"""
+
+import json
+import sys
+from pathlib import Path
+
+
+def load(path):
+    p = Path(path)
+    return json.loads(p.read_text()) if p.exists() else None
+
+
+# (label, how to read seconds or ms from a result, target ratio or None, is latency)
+ROWS = [
+    ("a1: 1000 x sbatch, sequential (s)", lambda r: r["a1_seq_submit"]["seconds"], 5, False),
+    ("a8: 1000 x sbatch, 8 parallel submitters (s)", lambda r: r["a8_par8_submit"]["seconds"], 5, False),
+    ("b1: first submit -> all a1 jobs done (s)", lambda r: r["b1_seq_first_submit_to_all_done_s"], 10, False),
+    ("b8: first submit -> all a8 jobs done (s)", lambda r: r["b8_par8_first_submit_to_all_done_s"], 10, False),
+    ("c: submit 5000 held jobs, 8 parallel (s)", lambda r: r["c_held"]["submit_seconds"], None, False),
+    ("c: squeue with 5000 pending, median (ms)", lambda r: r["c_held"]["squeue_ms"]["median"], 5, True),
+    ("c: squeue -u USER, median (ms)", lambda r: r["c_held"]["squeue_u_ms"]["median"], 5, True),
+    ("c: scancel the 5000, 1000 ids per call (s)", lambda r: r["c_held"]["scancel_seconds"], 10, False),
+    ("d: srun -n 4 true, median (ms)", lambda r: r["d_srun_n4_true_ms"]["median"], None, True),
+]
+
+
+def value(result, read):
+    if result is None:
+        return None
+    try:
+        v = read(result)
+    except (KeyError, TypeError):
+        return None
+    return v if isinstance(v, (int, float)) else None
+
+
+def fmt(v):
+    return "n/a" if v is None else f"{v:g}"
+
+
+def ratio(slow, fast):
+    if slow is None or fast is None or fast <= 0:
+        return None
+    return slow / fast
+
+
+def main(slurm_path, drover_path):
+    slurm, drover = load(slurm_path), load(drover_path)
+    over_s = value(slurm, lambda r: r["wrapper_overhead_ms"]["median"])
+    over_d = value(drover, lambda r: r["wrapper_overhead_ms"]["median"])
+    print("| figure | Slurm 22.05 | Drover | Drover faster by | without wrapper | target |")
+    print("|---|---|---|---|---|---|")
+    for label, read, target, latency in ROWS:
+        s, d = value(slurm, read), value(drover, read)
+        r = ratio(s, d)
+        net = "-"
+        if latency and None not in (s, d, over_s, over_d):
+            net_r = ratio(s - over_s, max(d - over_d, 0.1))
+            net = f"{net_r:.1f}x" if net_r else "n/a"
+        met = ""
+        if target is not None and r is not None:
+            met = " (met)" if r >= target else " (NOT met)"
+        print(f"| {label} | {fmt(s)} | {fmt(d)} | {'n/a' if r is None else f'{r:.1f}x'} | {net} | "
+              f"{'-' if target is None else f'>= {target}x'}{met} |")
+    print()
+    print(f"Wrapper overhead (runuser + bash, in every latency): Slurm run {fmt(over_s)} ms, "
+          f"Drover run {fmt(over_d)} ms.")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    main(sys.argv[1], sys.argv[2])
