@@ -105,7 +105,8 @@ def test_tasks_run_as_the_user_who_ran_srun(cluster):
 
 def test_salloc_immediate_and_revoked(cluster):
     blocker = subprocess.run([str(cluster.bin / "sbatch"), "--parsable", "-N3", "--exclusive",
-                              "--wrap=sleep 300"], capture_output=True, env=cluster.env())
+                              "--wrap=sleep 300"], capture_output=True, env=cluster.env(),
+                             cwd=str(cluster.run_dir))
     assert blocker.returncode == 0, blocker.stderr
     blocker_id = int(blocker.stdout.decode().split(";")[0])
     try:
@@ -349,7 +350,8 @@ def test_scancel_of_one_step_ends_it(cluster):
 
 def test_pending_message_and_immediate(cluster):
     blocker = subprocess.run([str(cluster.bin / "sbatch"), "--parsable", "-N3", "--exclusive",
-                              "--wrap=sleep 300"], capture_output=True, env=cluster.env())
+                              "--wrap=sleep 300"], capture_output=True, env=cluster.env(),
+                             cwd=str(cluster.run_dir))
     assert blocker.returncode == 0, blocker.stderr
     blocker_id = int(blocker.stdout.decode().split(";")[0])
     try:
