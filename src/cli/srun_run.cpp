@@ -11,6 +11,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli/cli_common.h"
@@ -29,6 +30,8 @@ constexpr auto kConnectCheck = std::chrono::seconds(10);
 constexpr auto kAbortWait = std::chrono::seconds(30);
 // After it killed the step over the I/O stream: when it also asks the controller to.
 constexpr auto kCancelAfter = std::chrono::seconds(3);
+// The controller's refusal while other exclusive steps hold what a step asks for.
+constexpr const char* kNodesBusy = "Requested nodes are busy";
 
 bool activeState(v1::JobState s) {
   return s == v1::JOB_PENDING || s == v1::JOB_RUNNING || s == v1::JOB_SUSPENDED ||
@@ -63,6 +66,18 @@ class StepRun {
     v1::CreateStepRequest create;
     *create.mutable_spec() = spec;
     auto reply = client_.createStep(create);
+    // Other --exclusive steps hold the CPUs or GPUs asked for: Slurm's srun waits and
+    // retries until they are free (the job's time limit or the user's Ctrl-C ends the wait).
+    for (bool said = false; !reply.ok() && reply.error().find(kNodesBusy) != std::string::npos;) {
+      if (!said) {
+        std::cerr << "srun: Job " << job_id_ << " step creation temporarily disabled, retrying ("
+                  << kNodesBusy << ")\n";
+        said = true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      reply = client_.createStep(create);
+      if (reply.ok()) std::cerr << "srun: Step created for StepId=" << job_id_ << "." << reply->step_id() << "\n";
+    }
     if (!reply.ok()) {
       std::cerr << formatStepFailure(job_id_, reply.error());
       return 1;

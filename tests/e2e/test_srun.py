@@ -159,6 +159,28 @@ def test_srun_inside_a_batch_job(cluster):
     assert steps[f"{job_id}.1"][:2] == ["COMPLETED", "0:0"], steps
 
 
+def test_exclusive_step_waits_for_the_cpus_another_holds(cluster):
+    """Two --exclusive steps that each want all of the job's CPUs: the second is refused as
+    busy by the controller, and srun retries (with Slurm's message) until the first ends."""
+    out_dir = shared_dir(cluster, "exclusive-steps")
+    out = out_dir / "steps.out"
+    script = (f"#!/bin/sh\n{cluster.bin}/srun --exclusive -n1 -c4 sh -c 'sleep 2; echo first' &\n"
+              "sleep 1\n"
+              f"{cluster.bin}/srun --exclusive -n1 -c4 echo second\n"
+              "wait\n")
+    r = subprocess.run([str(cluster.bin / "sbatch"), "--parsable", "-N1", "-n1", "-c4", "-o", str(out)],
+                       input=script.encode(), capture_output=True, env=cluster.env(), cwd=str(out_dir))
+    assert r.returncode == 0, r.stderr
+    job_id = int(r.stdout.decode().split(";")[0])
+    f = wait_final(cluster, job_id)
+    text_out = out.read_text()
+    assert f["JobState"] == "COMPLETED", (f, text_out)
+    lines = text_out.splitlines()
+    busy = f"srun: Job {job_id} step creation temporarily disabled, retrying (Requested nodes are busy)"
+    assert busy in lines, lines
+    assert lines.index("first") < lines.index("second"), lines
+
+
 def test_salloc_runs_its_command_with_the_job_variables(cluster):
     r = run(cluster, "salloc", "-N2", "-n4", "sh", "-c",
             f"{cluster.bin}/srun -l printenv SLURMD_NODENAME; echo JOB=$SLURM_JOB_ID NODES=$SLURM_JOB_NODELIST; exit 3")
