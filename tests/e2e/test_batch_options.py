@@ -18,9 +18,8 @@ import pytest
 import golden_norm as gn
 from cluster import REPO, Cluster, wait_for
 
-REFERENCE = Path(os.environ.get("DROVER_SLURM_REFERENCE",
-                                REPO.parent / "shared" / "slurm-reference"))
-GOLDEN_DIR = REFERENCE / "golden"
+# The reference outputs, copied from ../shared/slurm-reference/golden (see golden/README.md).
+GOLDEN_DIR = Path(os.environ.get("DROVER_GOLDEN_DIR", Path(__file__).resolve().parent / "golden"))
 USER = "alice"
 FINAL = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY"}
 

@@ -22,9 +22,8 @@ import pytest
 import golden_norm as gn
 from cluster import REPO, Cluster, build_dir, wait_for
 
-REFERENCE = Path(os.environ.get("DROVER_SLURM_REFERENCE",
-                                REPO.parent / "shared" / "slurm-reference"))
-GOLDEN_DIR = REFERENCE / "golden"
+# The reference outputs, copied from ../shared/slurm-reference/golden (see golden/README.md).
+GOLDEN_DIR = Path(os.environ.get("DROVER_GOLDEN_DIR", Path(__file__).resolve().parent / "golden"))
 OPTIONAL_CLIS = ("srun", "salloc", "sprio", "sshare")
 GOLDEN_RUN_DIR = "/home/alice/golden-run"   # golden.sh's RUNDIR
 GOLDEN_CONF = "/tmp/slurm-oracle/etc/slurm.conf"
