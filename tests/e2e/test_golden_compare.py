@@ -1,7 +1,8 @@
 """The comparison with real Slurm: the commands the reference folder captured
 (tests/e2e/golden/NNN-*.txt, copied from ../shared/slurm-reference/golden, each headed
 '# $ <command>') are replayed in order, as the same users, with the same fixed environment,
-against a Drover cluster of the reference's shape (4 nodes x 16 CPUs / 64 GiB / 8 GPUs, partitions gpu (default) and debug),
+against a Drover cluster of the reference's shape (4 nodes x 16 CPUs / 64 GiB / 8 GPUs,
+partitions gpu (default) and debug),
 with golden.sh's waits between them. Each output is masked (golden_norm.mask: ids, times,
 dates, node and host names, paths, durations) and must keep Slurm's format: the same header
 lines, columns, keys in the same order, messages and exit codes.
