@@ -94,7 +94,8 @@ TEST_F(JobsTest, CancellingSurvivesARestart) {
   ASSERT_TRUE(manager_->commit().ok());
   reopen();
   v1::GetJobsRequest all;
-  const v1::JobInfo* row = shown(manager_->query(all), id);
+  const std::vector<v1::JobInfo> rows = manager_->query(all);  // `row` points into it
+  const v1::JobInfo* row = shown(rows, id);
   ASSERT_NE(row, nullptr);
   EXPECT_EQ(row->state(), v1::JOB_COMPLETING);
 }
