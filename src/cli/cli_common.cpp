@@ -1,13 +1,58 @@
 #include "cli/cli_common.h"
 
 #include <getopt.h>
+#include <limits.h>
+#include <unistd.h>
 
 #include <cstdlib>
 
 #include <cstdio>
 #include <string>
 
+extern char** environ;
+
 namespace drover::cli {
+
+std::map<std::string, std::string> processEnvironment() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string_view item(*e);
+    const auto eq = item.find('=');
+    if (eq == std::string_view::npos) continue;
+    env.emplace(item.substr(0, eq), item.substr(eq + 1));
+  }
+  return env;
+}
+
+std::string workingDirectory() {
+  char cwd[PATH_MAX];
+  return getcwd(cwd, sizeof cwd) ? cwd : "";
+}
+
+std::string hostName() {
+  char host[HOST_NAME_MAX + 1] = {};
+  return gethostname(host, sizeof host) == 0 ? host : "";
+}
+
+namespace {
+
+std::string shellQuote(const std::string& arg) {
+  if (!arg.empty() && arg.find_first_of(" \t\n'\"\\$`;&|<>()*?[]{}!#~") == std::string::npos) return arg;
+  std::string out = "'";
+  for (char c : arg) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  return out + "'";
+}
+
+}  // namespace
+
+std::string submitLine(std::string_view prog, const std::vector<std::string>& args) {
+  std::string line(prog);
+  for (const auto& a : args) line += " " + shellQuote(a);
+  return line;
+}
 
 void printError(std::string_view prog, std::string_view message) {
   std::string line;

@@ -2,6 +2,7 @@
 // What every Drover CLI shares: the version line and Slurm-style error reporting.
 #include <initializer_list>
 #include <iostream>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,13 @@ void printError(std::string_view prog, std::string_view message);
 
 // Splits "a,b,c" (empty items dropped).
 std::vector<std::string> splitCommas(std::string_view text);
+
+// What sbatch, srun and salloc record about their own invocation.
+std::map<std::string, std::string> processEnvironment();  // environ as NAME -> value
+std::string workingDirectory();                           // "" when getcwd fails
+std::string hostName();                                   // "" when gethostname fails
+// "<prog> <args...>" with each argument shell-quoted where needed (Slurm's SubmitLine).
+std::string submitLine(std::string_view prog, const std::vector<std::string>& args);
 
 // An input environment variable standing for an option, as Slurm's commands read them:
 // SQUEUE_FORMAT=x -> "--format=x"; a flag variable (SCANCEL_BATCH) -> "--batch" when set.

@@ -25,7 +25,6 @@
 #include "jobspec/build_spec.h"
 #include "jobspec/command_line.h"
 
-extern char** environ;
 
 namespace drover::cli {
 namespace {
@@ -58,17 +57,6 @@ constexpr const char* kUsage =
 
 // How often salloc asks whether its job still runs while the command runs.
 constexpr auto kJobCheck = std::chrono::seconds(2);
-
-std::map<std::string, std::string> currentEnvironment() {
-  std::map<std::string, std::string> env;
-  for (char** e = environ; e && *e; ++e) {
-    std::string item(*e);
-    const auto eq = item.find('=');
-    if (eq == std::string::npos) continue;
-    env.emplace(item.substr(0, eq), item.substr(eq + 1));
-  }
-  return env;
-}
 
 std::string userShell(const std::map<std::string, std::string>& env) {
   if (auto it = env.find("SHELL"); it != env.end() && !it->second.empty()) return it->second;
@@ -115,7 +103,7 @@ bool jobStillRuns(ControllerClient& client, std::uint64_t job_id) {
 int runSalloc(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   const std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
-  auto env = currentEnvironment();
+  auto env = processEnvironment();
   {
     auto cl = jobspec::parseCommandLine(jobspec::Tool::Salloc, args, now);
     if (!cl) {
@@ -134,12 +122,9 @@ int runSalloc(int argc, char** argv) {
 
   StepContext context;
   context.environment = env;
-  char cwd[PATH_MAX];
-  if (getcwd(cwd, sizeof cwd)) context.cwd = cwd;
-  char host[HOST_NAME_MAX + 1] = {};
-  if (gethostname(host, sizeof host) == 0) context.host = host;
-  context.submit_line = "salloc";
-  for (const auto& a : args) context.submit_line += " " + a;
+  context.cwd = workingDirectory();
+  context.host = hostName();
+  context.submit_line = submitLine("salloc", args);
 
   auto client = ControllerClient::fromConfig();
   if (!client.ok()) {

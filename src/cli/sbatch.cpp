@@ -22,7 +22,6 @@
 #include "jobspec/build_spec.h"
 #include "jobspec/command_line.h"
 
-extern char** environ;
 
 namespace drover::cli {
 namespace {
@@ -64,27 +63,6 @@ constexpr const char* kUsage =
     "              [-J jobname] [-o out] [-e err] [-D path] [--array=indexes]\n"
     "              [--dependency=type:jobid] [--gres=list] [--export[=names]]\n"
     "              [--parsable] [--test-only] [--wait] [--wrap=command] executable [args...]\n";
-
-std::map<std::string, std::string> currentEnvironment() {
-  std::map<std::string, std::string> env;
-  for (char** e = environ; e && *e; ++e) {
-    std::string item(*e);
-    const auto eq = item.find('=');
-    if (eq == std::string::npos) continue;
-    env.emplace(item.substr(0, eq), item.substr(eq + 1));
-  }
-  return env;
-}
-
-std::string shellQuote(const std::string& arg) {
-  if (!arg.empty() && arg.find_first_of(" \t\n'\"\\$`;&|<>()*?[]{}!#~") == std::string::npos) return arg;
-  std::string out = "'";
-  for (char c : arg) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
-  }
-  return out + "'";
-}
 
 }  // namespace
 
@@ -137,7 +115,7 @@ int waitExitStatus(const v1::JobInfo& job) {
 int runSbatch(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   const std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
-  auto env = currentEnvironment();
+  auto env = processEnvironment();
   auto cl = jobspec::parseCommandLine(jobspec::Tool::Sbatch, args, now);
   if (!cl) {
     std::cerr << cl.error().text << "\n";
@@ -179,12 +157,9 @@ int runSbatch(int argc, char** argv) {
 
   SubmitContext context;
   context.environment = std::move(env);
-  char cwd[PATH_MAX];
-  if (getcwd(cwd, sizeof cwd)) context.cwd = cwd;
-  char host[HOST_NAME_MAX + 1] = {};
-  if (gethostname(host, sizeof host) == 0) context.host = host;
-  context.submit_line = "sbatch";
-  for (const auto& a : args) context.submit_line += " " + shellQuote(a);
+  context.cwd = workingDirectory();
+  context.host = hostName();
+  context.submit_line = submitLine("sbatch", args);
 
   auto client = ControllerClient::fromConfig();
   if (!client.ok()) {

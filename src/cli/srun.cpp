@@ -18,7 +18,6 @@
 #include "jobspec/build_spec.h"
 #include "jobspec/command_line.h"
 
-extern char** environ;
 
 namespace drover::cli {
 namespace {
@@ -62,33 +61,12 @@ constexpr const char* kUsage =
     "            [-J jobname] [-o out] [-e err] [-i in] [-D path] [-l] [-u]\n"
     "            [--jobid=id] [--gres=list] [--export[=names]] executable [args...]\n";
 
-std::map<std::string, std::string> currentEnvironment() {
-  std::map<std::string, std::string> env;
-  for (char** e = environ; e && *e; ++e) {
-    std::string item(*e);
-    const auto eq = item.find('=');
-    if (eq == std::string::npos) continue;
-    env.emplace(item.substr(0, eq), item.substr(eq + 1));
-  }
-  return env;
-}
-
-std::string shellQuote(const std::string& arg) {
-  if (!arg.empty() && arg.find_first_of(" \t\n'\"\\$`;&|<>()*?[]{}!#~") == std::string::npos) return arg;
-  std::string out = "'";
-  for (char c : arg) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
-  }
-  return out + "'";
-}
-
 }  // namespace
 
 int runSrun(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   const std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
-  auto env = currentEnvironment();
+  auto env = processEnvironment();
   {
     auto cl = jobspec::parseCommandLine(jobspec::Tool::Srun, args, now);
     if (!cl) {
@@ -105,12 +83,9 @@ int runSrun(int argc, char** argv) {
 
   StepContext context;
   context.environment = env;
-  char cwd[PATH_MAX];
-  if (getcwd(cwd, sizeof cwd)) context.cwd = cwd;
-  char host[HOST_NAME_MAX + 1] = {};
-  if (gethostname(host, sizeof host) == 0) context.host = host;
-  context.submit_line = "srun";
-  for (const auto& a : args) context.submit_line += " " + shellQuote(a);
+  context.cwd = workingDirectory();
+  context.host = hostName();
+  context.submit_line = submitLine("srun", args);
 
   auto client = ControllerClient::fromConfig();
   if (!client.ok()) {

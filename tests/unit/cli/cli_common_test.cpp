@@ -45,5 +45,11 @@ TEST(UnrecognizedOption, NamesTheOptionAsSlurmDoes) {
   }
 }
 
+TEST(SubmitLine, QuotesOnlyWhatTheShellWouldSplitOrExpand) {
+  EXPECT_EQ(submitLine("sbatch", {}), "sbatch");
+  EXPECT_EQ(submitLine("srun", {"-N2", "--wrap=echo hi", "it's", "$HOME", ""}),
+            "srun -N2 '--wrap=echo hi' 'it'\\''s' '$HOME' ''");
+}
+
 }  // namespace
 }  // namespace drover::cli
