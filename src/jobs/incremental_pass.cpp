@@ -7,7 +7,6 @@
 // schedule() on a fresh tableSnapshot() after random event sequences.
 #include <algorithm>
 #include <map>
-#include <map>
 #include <optional>
 #include <set>
 
@@ -304,20 +303,7 @@ const sched::Plan& JobManager::planPass(const std::vector<NodeView>& views) {
   if (views.empty()) {
     nodes = last_nodes_.empty() ? config_nodes_ : last_nodes_;
   } else {
-    int index = 0;
-    for (const NodeView& v : views) {
-      sched::Node n;
-      n.name = v.name;
-      n.index = index++;
-      n.cpus = static_cast<int>(v.cpus);
-      n.memoryMb = static_cast<std::int64_t>(v.memory_mb);
-      n.gpuTypes = v.gpu_types;
-      n.features = v.features;
-      n.weight = static_cast<int>(v.weight);
-      n.partitions = v.partitions;
-      n.usable = v.usable;
-      nodes.push_back(std::move(n));
-    }
+    nodes = schedNodes(views);
   }
   std::vector<sched::Partition> parts = schedPartitions(config_);
   if (!samePartitions(parts, partitions_)) {

@@ -23,6 +23,7 @@
 #include "jobs/job.h"
 #include "jobs/job_store.h"
 #include "jobs/reservations.h"
+#include "launch/job_env.h"
 #include "drover/v1/priority.pb.h"
 #include "sched/incremental.h"
 #include "sched/scheduler.h"
@@ -76,6 +77,14 @@ struct NodeView {
   std::vector<std::string> partitions;
   bool usable = true;  // up, responding and not drained
 };
+
+// The scheduler's nodes for a pass, indexed in the order given.
+std::vector<sched::Node> schedNodes(const std::vector<NodeView>& views);
+
+// The job's environment context as seen from its allocation node `node_index` (the batch host
+// is 0): what the batch step and every numbered step build their variables from.
+launch::JobEnvContext jobEnvContext(const Job& job, const config::ClusterConfig& config,
+                                    std::size_t node_index);
 
 // Start the batch step of a job: send `request` to the agent of `node` (the batch host).
 class UsageStore;

@@ -58,20 +58,7 @@ sched::Snapshot JobManager::buildSnapshot(const std::vector<NodeView>& nodes) {
   } else if (nodes.empty()) {
     snap.nodes = config_nodes_;
   } else {
-    int index = 0;
-    for (const NodeView& v : nodes) {
-      sched::Node n;
-      n.name = v.name;
-      n.index = index++;
-      n.cpus = static_cast<int>(v.cpus);
-      n.memoryMb = static_cast<std::int64_t>(v.memory_mb);
-      n.gpuTypes = v.gpu_types;
-      n.features = v.features;
-      n.weight = static_cast<int>(v.weight);
-      n.partitions = v.partitions;
-      n.usable = v.usable;
-      snap.nodes.push_back(std::move(n));
-    }
+    snap.nodes = schedNodes(nodes);
     last_nodes_ = snap.nodes;
   }
 
@@ -195,12 +182,30 @@ std::vector<Launch> JobManager::applyPlan(const sched::Plan& plan) {
   return launches;
 }
 
-Result<v1::LaunchStepRequest> JobManager::launchRequest(const Job& job) {
-  auto payload = store_.payload(job.id());
-  if (!payload) return makeError(payload.error());
+std::vector<sched::Node> schedNodes(const std::vector<NodeView>& views) {
+  std::vector<sched::Node> nodes;
+  nodes.reserve(views.size());
+  int index = 0;
+  for (const NodeView& v : views) {
+    sched::Node n;
+    n.name = v.name;
+    n.index = index++;
+    n.cpus = static_cast<int>(v.cpus);
+    n.memoryMb = static_cast<std::int64_t>(v.memory_mb);
+    n.gpuTypes = v.gpu_types;
+    n.features = v.features;
+    n.weight = static_cast<int>(v.weight);
+    n.partitions = v.partitions;
+    n.usable = v.usable;
+    nodes.push_back(std::move(n));
+  }
+  return nodes;
+}
+// The job's environment context as seen from allocation node `node_index`.
+launch::JobEnvContext jobEnvContext(const Job& job, const config::ClusterConfig& config,
+                                    std::size_t node_index) {
   const v1::JobInfo& i = job.info;
   const v1::JobSpec& s = i.spec();
-
   launch::JobEnvContext ctx;
   ctx.job_id = i.job_id();
   ctx.job_name = i.name();
@@ -211,10 +216,10 @@ Result<v1::LaunchStepRequest> JobManager::launchRequest(const Job& job) {
   ctx.user = i.user();
   ctx.uid = i.uid();
   ctx.gid = i.gid();
-  ctx.cluster_name = config_.cluster_name;
-  ctx.conf_path = config_.source_path;
-  ctx.controller_host = config_.controller.host;
-  ctx.controller_port = config_.controller.port;
+  ctx.cluster_name = config.cluster_name;
+  ctx.conf_path = config.source_path;
+  ctx.controller_host = config.controller.host;
+  ctx.controller_port = config.controller.port;
   ctx.submit_dir = i.work_dir();
   ctx.submit_host = s.submit_host();
   for (const auto& a : i.allocation()) {
@@ -222,10 +227,10 @@ Result<v1::LaunchStepRequest> JobManager::launchRequest(const Job& job) {
     ctx.cpus_per_node.push_back(a.cpus());
     ctx.tasks_per_node.push_back(a.tasks());
   }
-  ctx.node_index = 0;
-  if (i.allocation_size() > 0) {
-    ctx.gpu_indices.assign(i.allocation(0).gpu_indices().begin(),
-                           i.allocation(0).gpu_indices().end());
+  ctx.node_index = node_index;
+  if (node_index < static_cast<std::size_t>(i.allocation_size())) {
+    const auto& a = i.allocation(static_cast<int>(node_index));
+    ctx.gpu_indices.assign(a.gpu_indices().begin(), a.gpu_indices().end());
   }
   if (s.ntasks() > 0) ctx.ntasks = s.ntasks();
   if (s.cpus_per_task() > 0) ctx.cpus_per_task = s.cpus_per_task();
@@ -236,8 +241,7 @@ Result<v1::LaunchStepRequest> JobManager::launchRequest(const Job& job) {
     launch::ArrayContext a;
     a.array_job_id = i.array_job_id();
     a.task_id = static_cast<std::uint32_t>(i.array_task_id());
-    auto spec = jobspec::parseArraySpec(s.array());
-    if (spec) {
+    if (auto spec = jobspec::parseArraySpec(s.array())) {
       auto ids = spec->taskIds();
       a.task_count = static_cast<std::uint32_t>(ids.size());
       a.task_min = ids.empty() ? 0 : ids.front();
@@ -248,6 +252,16 @@ Result<v1::LaunchStepRequest> JobManager::launchRequest(const Job& job) {
   }
   ctx.restart_count = i.restart_count();
   ctx.dependency = i.dependency();
+  return ctx;
+}
+
+Result<v1::LaunchStepRequest> JobManager::launchRequest(const Job& job) {
+  auto payload = store_.payload(job.id());
+  if (!payload) return makeError(payload.error());
+  const v1::JobInfo& i = job.info;
+  const v1::JobSpec& s = i.spec();
+
+  const launch::JobEnvContext ctx = jobEnvContext(job, config_, 0);
 
   v1::LaunchStepRequest r;
   r.mutable_step()->set_job_id(i.job_id());

@@ -10,7 +10,6 @@
 #include "jobs/job_manager.h"
 #include "jobs/request.h"
 #include "jobs/step_layout.h"
-#include "jobspec/array_spec.h"
 #include "launch/step_env.h"
 
 namespace drover::jobs {
@@ -53,59 +52,6 @@ std::string absolutePattern(const std::string& pattern, const std::string& work_
   return work_dir + (work_dir.back() == '/' ? "" : "/") + pattern;
 }
 
-// The job's environment context as seen from allocation node `node_index`.
-launch::JobEnvContext jobEnvContext(const Job& job, const config::ClusterConfig& config,
-                                    std::size_t node_index) {
-  const v1::JobInfo& i = job.info;
-  const v1::JobSpec& s = i.spec();
-  launch::JobEnvContext ctx;
-  ctx.job_id = i.job_id();
-  ctx.job_name = i.name();
-  ctx.account = i.account();
-  ctx.partition = i.partition();
-  ctx.qos = i.qos();
-  ctx.reservation = s.reservation();
-  ctx.user = i.user();
-  ctx.uid = i.uid();
-  ctx.gid = i.gid();
-  ctx.cluster_name = config.cluster_name;
-  ctx.conf_path = config.source_path;
-  ctx.controller_host = config.controller.host;
-  ctx.controller_port = config.controller.port;
-  ctx.submit_dir = i.work_dir();
-  ctx.submit_host = s.submit_host();
-  for (const auto& a : i.allocation()) {
-    ctx.nodes.push_back(a.node());
-    ctx.cpus_per_node.push_back(a.cpus());
-    ctx.tasks_per_node.push_back(a.tasks());
-  }
-  ctx.node_index = node_index;
-  if (node_index < static_cast<std::size_t>(i.allocation_size())) {
-    const auto& a = i.allocation(static_cast<int>(node_index));
-    ctx.gpu_indices.assign(a.gpu_indices().begin(), a.gpu_indices().end());
-  }
-  if (s.ntasks() > 0) ctx.ntasks = s.ntasks();
-  if (s.cpus_per_task() > 0) ctx.cpus_per_task = s.cpus_per_task();
-  if (s.ntasks_per_node() > 0) ctx.ntasks_per_node = s.ntasks_per_node();
-  if (s.mem_set()) ctx.mem_per_node_mb = s.mem_per_node_mb();
-  else if (s.mem_per_cpu_mb() > 0) ctx.mem_per_cpu_mb = s.mem_per_cpu_mb();
-  if (job.isArrayTask()) {
-    launch::ArrayContext a;
-    a.array_job_id = i.array_job_id();
-    a.task_id = static_cast<std::uint32_t>(i.array_task_id());
-    if (auto spec = jobspec::parseArraySpec(s.array())) {
-      auto ids = spec->taskIds();
-      a.task_count = static_cast<std::uint32_t>(ids.size());
-      a.task_min = ids.empty() ? 0 : ids.front();
-      a.task_max = ids.empty() ? 0 : ids.back();
-      a.task_step = spec->ranges.size() == 1 ? spec->ranges.front().step : 1;
-    }
-    ctx.array = a;
-  }
-  ctx.restart_count = i.restart_count();
-  ctx.dependency = i.dependency();
-  return ctx;
-}
 
 int stepIndex(const Job& job, std::int64_t step_id) {
   for (int k = 0; k < job.info.steps_size(); ++k)
