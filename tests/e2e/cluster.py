@@ -4,6 +4,7 @@ CLIs are always run from <build>/bin by explicit path, never from PATH (Debian's
 installs the same names in /usr/bin)."""
 
 import os
+import pwd
 import random
 import shutil
 import signal
@@ -40,6 +41,15 @@ def _ports_free(first, count):
     finally:
         for s in socks:
             s.close()
+
+
+def ensure_users(names):
+    """Creates the unprivileged test users that do not exist yet (tests run as root)."""
+    for user in names:
+        try:
+            pwd.getpwnam(user)
+        except KeyError:
+            subprocess.run(["useradd", "-M", "-s", "/bin/sh", user], check=True)
 
 
 def pick_port_base(count):

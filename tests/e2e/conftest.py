@@ -10,12 +10,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cluster import Cluster  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def cluster(request):
-    """Controller + 3 agents (node1..node3, 8 GPUs each) with a short heartbeat and
-    node_down timeout, stopped by pid when the module's tests are done. After a failure the
-    run directory (logs, state) is kept and its log tails printed."""
-    c = Cluster(nodes=3, gpus_per_node=8, heartbeat=1, node_down=4)
+def run_cluster(request, **shape):
+    """Body of a module-scoped cluster fixture (`yield from run_cluster(request, ...)`): starts
+    a Cluster of `shape`, yields it, and stops it by pid when the module's tests are done.
+    After a failure the run directory (logs, state) is kept and its log tails printed."""
+    c = Cluster(**shape)
     failed_before = request.session.testsfailed
     try:
         c.start()
@@ -25,6 +24,13 @@ def cluster(request):
         if failed:
             print(f"\n[e2e] run directory kept: {c.run_dir}\n{c.logs()}")
         c.stop(keep=True if failed else None)
+
+
+@pytest.fixture(scope="module")
+def cluster(request):
+    """Controller + 3 agents (node1..node3, 8 GPUs each) with a short heartbeat and
+    node_down timeout."""
+    yield from run_cluster(request, nodes=3, gpus_per_node=8, heartbeat=1, node_down=4)
 
 
 @pytest.fixture

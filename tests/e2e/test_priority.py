@@ -4,34 +4,20 @@ tree before and after alice used the cluster, the factors of pending jobs (bob's
 has no usage, outranks alice's by fair share), the filters (-j, -u, -o, -h), and usage that a
 restarted controller still remembers (usage.db)."""
 
-import pwd
 import re
-import subprocess
 
 import pytest
 
-from cluster import Cluster, wait_for
+from cluster import ensure_users, wait_for
+from conftest import run_cluster
 
 USERS = ("alice", "bob")
 
 
 @pytest.fixture(scope="module")
 def cluster(request):
-    for user in USERS:
-        try:
-            pwd.getpwnam(user)
-        except KeyError:
-            subprocess.run(["useradd", "-M", "-s", "/bin/sh", user], check=True)
-    c = Cluster(nodes=2, gpus_per_node=4, heartbeat=1, node_down=4)
-    failed_before = request.session.testsfailed
-    try:
-        c.start()
-        yield c
-    finally:
-        failed = request.session.testsfailed > failed_before
-        if failed:
-            print(f"\n[e2e] run directory kept: {c.run_dir}\n{c.logs()}")
-        c.stop(keep=True if failed else None)
+    ensure_users(USERS)
+    yield from run_cluster(request, nodes=2, gpus_per_node=4, heartbeat=1, node_down=4)
 
 
 def submit(cluster, *args, user=None):

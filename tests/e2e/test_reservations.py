@@ -4,34 +4,20 @@ the next hour; bob's job that fits only there stays pending while alice's job wi
 Slurm's messages; a MAINT reservation gives "ReqNodeNotAvail, Reserved for maintenance"; the
 reservation survives a controller kill -9; after the delete bob's job starts. Every wait polls."""
 
-import pwd
 import re
-import subprocess
 
 import pytest
 
-from cluster import Cluster, wait_for
+from cluster import ensure_users, wait_for
+from conftest import run_cluster
 
 USERS = ("alice", "bob")
 
 
 @pytest.fixture(scope="module")
 def cluster(request):
-    for user in USERS:
-        try:
-            pwd.getpwnam(user)
-        except KeyError:
-            subprocess.run(["useradd", "-M", "-s", "/bin/sh", user], check=True)
-    c = Cluster(nodes=2, gpus_per_node=4, heartbeat=1, node_down=4)
-    failed_before = request.session.testsfailed
-    try:
-        c.start()
-        yield c
-    finally:
-        failed = request.session.testsfailed > failed_before
-        if failed:
-            print(f"\n[e2e] run directory kept: {c.run_dir}\n{c.logs()}")
-        c.stop(keep=True if failed else None)
+    ensure_users(USERS)
+    yield from run_cluster(request, nodes=2, gpus_per_node=4, heartbeat=1, node_down=4)
 
 
 def sbatch(cluster, *args, user=None):

@@ -4,15 +4,13 @@ orders users (alice and bob of account research in etc/cluster.conf), `squeue --
 come true on a quiet cluster, and squeue's %r shows Slurm's pending reasons. Jobs are
 `sleep N` scripts with minute time limits (the controller's granularity); every wait polls."""
 
-import calendar
-import pwd
 import re
-import subprocess
 import time
 
 import pytest
 
-from cluster import Cluster, wait_for
+from cluster import ensure_users, wait_for
+from conftest import run_cluster
 
 USERS = ("alice", "bob")
 
@@ -20,21 +18,8 @@ USERS = ("alice", "bob")
 @pytest.fixture(scope="module")
 def cluster(request):
     """2 agents x 4 GPUs, so a 4-GPU job fills a node and an 8-GPU job the cluster."""
-    for user in USERS:
-        try:
-            pwd.getpwnam(user)
-        except KeyError:
-            subprocess.run(["useradd", "-M", "-s", "/bin/sh", user], check=True)
-    c = Cluster(nodes=2, gpus_per_node=4, heartbeat=1, node_down=4)
-    failed_before = request.session.testsfailed
-    try:
-        c.start()
-        yield c
-    finally:
-        failed = request.session.testsfailed > failed_before
-        if failed:
-            print(f"\n[e2e] run directory kept: {c.run_dir}\n{c.logs()}")
-        c.stop(keep=True if failed else None)
+    ensure_users(USERS)
+    yield from run_cluster(request, nodes=2, gpus_per_node=4, heartbeat=1, node_down=4)
 
 
 @pytest.fixture
