@@ -9,7 +9,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <iostream>
 #include <map>
 #include <string>
@@ -22,8 +21,6 @@
 #include "cli/srun_signals.h"
 #include "cli/srun_step.h"
 #include "drover/config.h"
-#include "jobspec/build_spec.h"
-#include "jobspec/command_line.h"
 
 
 namespace drover::cli {
@@ -101,30 +98,12 @@ bool jobStillRuns(ControllerClient& client, std::uint64_t job_id) {
 }  // namespace
 
 int runSalloc(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  const std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
-  auto env = processEnvironment();
-  {
-    auto cl = jobspec::parseCommandLine(jobspec::Tool::Salloc, args, now);
-    if (!cl) {
-      std::cerr << cl.error().text << "\n";
-      return cl.error().exit_code;
-    }
-    if (printedInfo(*cl, kHelp, kUsage)) return 0;
-  }
-  auto request = jobspec::buildAllocRequest(args, env, now);
-  if (!request) {
-    std::cerr << request.error().text << "\n";
-    return request.error().exit_code;
-  }
-  std::vector<std::string> command = request->command;
-  if (command.empty()) command.push_back(userShell(env));
-
-  StepContext context;
-  context.environment = env;
-  context.cwd = workingDirectory();
-  context.host = hostName();
-  context.submit_line = submitLine("salloc", args);
+  ParsedLaunch parsed = parseLaunch(jobspec::Tool::Salloc, argc, argv, kHelp, kUsage);
+  if (!parsed.input) return parsed.exit_code;
+  const jobspec::StepRequest& request = parsed.input->request;
+  const StepContext& context = parsed.input->context;
+  std::vector<std::string> command = request.command;
+  if (command.empty()) command.push_back(userShell(context.environment));
 
   auto client = ControllerClient::fromConfig();
   if (!client.ok()) {
@@ -135,11 +114,11 @@ int runSalloc(int argc, char** argv) {
 
   AllocationRequest alloc;
   alloc.prog = kProg;
-  jobspec::StepRequest named = *request;
+  jobspec::StepRequest named = request;
   named.command = command;
   alloc.spec = toAllocationSpec(named, context, "salloc");
-  alloc.immediate_seconds = request->spec.immediate_seconds;
-  alloc.quiet = request->spec.quiet;
+  alloc.immediate_seconds = request.spec.immediate_seconds;
+  alloc.quiet = request.spec.quiet;
   auto got = acquireAllocation(*client, alloc, signals);
   if (!got.allocation) return got.exit_code;
   const v1::JobInfo& job = got.allocation->job;
@@ -149,6 +128,7 @@ int runSalloc(int argc, char** argv) {
   sc.cluster_name = got.allocation->cluster_name;
   sc.controller_host = client->address().host;
   sc.controller_port = client->address().port;
+  const auto& env = context.environment;
   if (auto it = env.find("DROVER_CONF"); it != env.end()) sc.conf_path = it->second;
   else sc.conf_path = config::defaultConfigPath();
   sc.submit_dir = context.cwd;
@@ -185,7 +165,7 @@ int runSalloc(int argc, char** argv) {
   int exit_signal = 0;
   if (WIFEXITED(status)) exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) exit_signal = WTERMSIG(status);
-  if (!request->spec.quiet) std::cerr << "salloc: Relinquishing job allocation " << job_id << "\n";
+  if (!request.spec.quiet) std::cerr << "salloc: Relinquishing job allocation " << job_id << "\n";
   if (!revoked) releaseAllocation(*client, kProg, job_id, exit_code, exit_signal);
   return exit_signal != 0 ? 128 + exit_signal : exit_code;
 }

@@ -3,7 +3,6 @@
 #include <limits.h>
 #include <unistd.h>
 
-#include <ctime>
 #include <iostream>
 #include <map>
 #include <string>
@@ -15,8 +14,6 @@
 #include "cli/srun_run.h"
 #include "cli/srun_signals.h"
 #include "cli/srun_step.h"
-#include "jobspec/build_spec.h"
-#include "jobspec/command_line.h"
 
 
 namespace drover::cli {
@@ -64,28 +61,10 @@ constexpr const char* kUsage =
 }  // namespace
 
 int runSrun(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  const std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
-  auto env = processEnvironment();
-  {
-    auto cl = jobspec::parseCommandLine(jobspec::Tool::Srun, args, now);
-    if (!cl) {
-      std::cerr << cl.error().text << "\n";
-      return cl.error().exit_code;
-    }
-    if (printedInfo(*cl, kHelp, kUsage)) return 0;
-  }
-  auto request = jobspec::buildStepRequest(args, env, now);
-  if (!request) {
-    std::cerr << request.error().text << "\n";
-    return request.error().exit_code;
-  }
-
-  StepContext context;
-  context.environment = env;
-  context.cwd = workingDirectory();
-  context.host = hostName();
-  context.submit_line = submitLine("srun", args);
+  ParsedLaunch parsed = parseLaunch(jobspec::Tool::Srun, argc, argv, kHelp, kUsage);
+  if (!parsed.input) return parsed.exit_code;
+  const jobspec::StepRequest& request = parsed.input->request;
+  const StepContext& context = parsed.input->context;
 
   auto client = ControllerClient::fromConfig();
   if (!client.ok()) {
@@ -94,19 +73,19 @@ int runSrun(int argc, char** argv) {
   }
   SignalWatch signals;
 
-  if (auto job_id = allocationJobId(request->spec)) {
-    return runStep(*client, request->spec, toStepSpec(*request, context, *job_id, true), signals);
+  if (auto job_id = allocationJobId(request.spec)) {
+    return runStep(*client, request.spec, toStepSpec(request, context, *job_id, true), signals);
   }
 
   AllocationRequest alloc;
   alloc.prog = kProg;
-  alloc.spec = toAllocationSpec(*request, context, "srun");
-  alloc.immediate_seconds = request->spec.immediate_seconds;
-  alloc.quiet = request->spec.quiet;
+  alloc.spec = toAllocationSpec(request, context, "srun");
+  alloc.immediate_seconds = request.spec.immediate_seconds;
+  alloc.quiet = request.spec.quiet;
   auto got = acquireAllocation(*client, alloc, signals);
   if (!got.allocation) return got.exit_code;
   const std::uint64_t job_id = got.allocation->job.job_id();
-  const int status = runStep(*client, request->spec, toStepSpec(*request, context, job_id, false), signals);
+  const int status = runStep(*client, request.spec, toStepSpec(request, context, job_id, false), signals);
   const auto end = allocationEndOf(status);
   releaseAllocation(*client, kProg, job_id, end.exit_code, end.signal);
   return status;

@@ -1,12 +1,41 @@
 #include "cli/srun_allocation.h"
 
 #include <chrono>
+#include <ctime>
 #include <iostream>
 
 #include "cli/cli_common.h"
 #include "cli/srun_step.h"
 
 namespace drover::cli {
+
+ParsedLaunch parseLaunch(jobspec::Tool tool, int argc, char** argv, std::string_view help,
+                         std::string_view usage) {
+  const char* prog = tool == jobspec::Tool::Srun ? "srun" : "salloc";
+  std::vector<std::string> args(argv + 1, argv + argc);
+  const std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
+  auto env = processEnvironment();
+  {
+    auto cl = jobspec::parseCommandLine(tool, args, now);
+    if (!cl) {
+      std::cerr << cl.error().text << "\n";
+      return {std::nullopt, cl.error().exit_code};
+    }
+    if (printedInfo(*cl, help, usage)) return {std::nullopt, 0};
+  }
+  auto request = tool == jobspec::Tool::Srun ? jobspec::buildStepRequest(args, env, now)
+                                             : jobspec::buildAllocRequest(args, env, now);
+  if (!request) {
+    std::cerr << request.error().text << "\n";
+    return {std::nullopt, request.error().exit_code};
+  }
+  LaunchInput in{std::move(*request), {}};
+  in.context.environment = std::move(env);
+  in.context.cwd = workingDirectory();
+  in.context.host = hostName();
+  in.context.submit_line = submitLine(prog, args);
+  return {std::move(in), 0};
+}
 namespace {
 
 using Clock = std::chrono::steady_clock;

@@ -14,9 +14,30 @@
 
 #include "cli/controller_client.h"
 #include "cli/srun_signals.h"
+#include "cli/srun_step.h"
 #include "drover/v1/jobs.pb.h"
+#include "jobspec/build_spec.h"
+#include "jobspec/command_line.h"
 
 namespace drover::cli {
+
+// What srun and salloc know before they talk to the controller: the parsed request and the
+// process it came from (environment, directory, host, command line).
+struct LaunchInput {
+  jobspec::StepRequest request;
+  StepContext context;
+};
+
+// The input, or the exit status to end with: a parse error was printed, or --help, --usage or
+// --version answered.
+struct ParsedLaunch {
+  std::optional<LaunchInput> input;
+  int exit_code = 0;
+};
+
+// tool is Srun or Salloc (their option tables and input variables differ).
+ParsedLaunch parseLaunch(jobspec::Tool tool, int argc, char** argv, std::string_view help,
+                         std::string_view usage);
 
 struct AllocationRequest {
   std::string prog;                               // "srun" or "salloc"
