@@ -229,9 +229,33 @@ int main(int argc, char** argv) {
     }
   }
   sched.onJobEnded(sched.snapshot().running.front().id);
+  const int replaysBefore = sched.counters().completionReplays;
   t0 = cpuNow();
-  size_t completionStarts = sched.pass(now + 3).starts.size();
+  const Plan& afterEnd = sched.pass(now + 3);
   double schedCompletionS = seconds(t0);
+  size_t completionStarts = afterEnd.starts.size();
+  const bool replayed = sched.counters().completionReplays > replaysBefore;
+  // The replay must give the full pass's plan; checked here at full size too.
+  bool sameAsFull = false;
+  {
+    Plan full = schedule(sched.snapshot(), params, now + 3);
+    sameAsFull = full.starts.size() == afterEnd.starts.size() &&
+                 full.pending.size() == afterEnd.pending.size();
+    for (size_t i = 0; sameAsFull && i < full.starts.size(); ++i) {
+      sameAsFull = full.starts[i].id == afterEnd.starts[i].id &&
+                   full.starts[i].allocation.nodes.size() == afterEnd.starts[i].allocation.nodes.size();
+      for (size_t k = 0; sameAsFull && k < full.starts[i].allocation.nodes.size(); ++k) {
+        sameAsFull = full.starts[i].allocation.nodes[k].node == afterEnd.starts[i].allocation.nodes[k].node &&
+                     full.starts[i].allocation.nodes[k].gpus == afterEnd.starts[i].allocation.nodes[k].gpus;
+      }
+    }
+    for (size_t i = 0; sameAsFull && i < full.pending.size(); ++i) {
+      const PendingInfo& a = full.pending[i];
+      const PendingInfo& b = afterEnd.pending[i];
+      sameAsFull = a.id == b.id && a.reason == b.reason && a.expectedStart == b.expectedStart &&
+                   a.estimatedStart == b.estimatedStart && a.plannedNodes == b.plannedNodes;
+    }
+  }
 
   // The controller applies the plan: started jobs become running, then events arrive.
   for (auto& st : plan.starts) {
@@ -271,8 +295,9 @@ int main(int argc, char** argv) {
               schedSubmitS / submitRounds, submitStarts, submitRounds);
   std::printf("    of which shortcuts     %8.6f s  mean, %8.6f s max (%d of %d submissions)\n",
               shortcuts ? shortcutS / shortcuts : 0.0, shortcutMax, shortcuts, submitRounds);
-  std::printf("  after one completion     %8.3f s  starts %zu (full)\n", schedCompletionS,
-              completionStarts);
+  std::printf("  after one completion     %8.3f s  starts %zu (%s; plan %s a full pass's)\n",
+              schedCompletionS, completionStarts, replayed ? "replay" : "full",
+              sameAsFull ? "equals" : "DIFFERS FROM");
   std::printf("  memory: snapshot %ld MB, index %ld MB, pass peak %ld MB (max RSS deltas)\n",
               (rssSnapshot - rss0) / 1024, (rssIndex - rssSnapshot) / 1024,
               (rssPass - rssIndex) / 1024);

@@ -4,8 +4,11 @@
 // keeps the ClusterIndex across passes (rebuilt only when a node or partition changes), and
 // remembers what its last full pass learnt (pass_memo.h): after a submission that cannot change
 // anyone else's outcome, a pass costs one placement check for the new job and an insertion into
-// the last plan, not a walk of the whole queue. Anything else (a completion, a start, a node
-// change, time crossing a boundary the last plan depends on) runs a full pass. Either way the
+// the last plan, not a walk of the whole queue. After running jobs end (FCFS and EASY), the pass
+// replays the last one from what changed: only jobs that could now start on the freed nodes, the
+// reservation holders and the start estimates are looked at again. Anything else (a start, a
+// cancel, a node change, time crossing a boundary the last plan depends on, conservative
+// backfill after a completion) runs a full pass. Either way the
 // plan equals schedule(snapshot(), params, now); tests/unit/sched/incremental_test.cpp checks
 // that on random event sequences.
 #include <cstdint>
@@ -26,6 +29,9 @@ class Scheduler {
   void onJobSubmitted(Job job);
   // A pending job left the queue (cancelled) or a running job ended: either way it is gone.
   void onJobEnded(JobId id);
+  // Many at once (a scancel of 1,000 ids): the same as onJobEnded for each, in one walk of the
+  // queue instead of one walk and one shift of its tail per job.
+  void onJobsEnded(const std::vector<JobId>& ids);
   // The driver started a job (normally one of the last plan's starts).
   void onJobStarted(RunningJob job);
   // Many at once (a plan's starts): one walk of the queue instead of one per job.
@@ -44,12 +50,16 @@ class Scheduler {
   const Snapshot& snapshot() const { return snap_; }
   struct Counters {
     int fullPasses = 0;
-    int incrementalPasses = 0;
+    int incrementalPasses = 0;  // passes that took a shortcut (either kind)
+    int completionReplays = 0;  // of those, passes after completions (replayAfterCompletion)
   };
   const Counters& counters() const { return counters_; }
 
  private:
-  void invalidate() { memoValid_ = false; }
+  void invalidate() {
+    memoValid_ = false;
+    freed_.clear();
+  }
   const ClusterIndex& index();
 
   Snapshot snap_;
@@ -59,7 +69,14 @@ class Scheduler {
   bool memoValid_ = false;
   Plan plan_;
   std::vector<RankKey> planRanks_;  // rank of each plan_.pending entry, for insertions
+  std::vector<int> planJobs_;       // and its index into snap_.pending
   std::vector<size_t> submittedSince_;  // pending positions added since the memo's pass
+  // Nodes of running jobs that ended since the memo's pass: the next pass replays it
+  // (replayAfterCompletion) instead of running a full one, where that applies.
+  std::vector<int> freed_;
+  // Removes a running job; returns false when `id` is not running.
+  bool endRunning(JobId id);
+  void applyDelta(PlanDelta delta, int64_t now);
   Counters counters_;
 };
 

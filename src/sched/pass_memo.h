@@ -5,13 +5,16 @@
 // last reservation its policy allows, and a job of its shape (no shorter) already failed to start
 // ahead of it, gets the same answer it would get in a full pass, and nobody else's changes.
 // Internal to src/sched.
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
+#include "sched/profile.h"
 #include "sched/types.h"
 
 namespace drover::sched {
@@ -29,6 +32,55 @@ struct OwnedShape {
   auto operator<=>(const OwnedShape&) const = default;
 };
 
+// The jobs of one shape that reached the start attempt of the memo's pass (all failed there), in
+// rank order with their durations, plus jobs of that shape submitted since and judged to fail.
+// After a completion only the first job of a shape whose duration fits a changed node can start.
+struct ShapeGroup {
+  OwnedShape shape;
+  struct Entry {
+    RankKey rank;
+    int64_t duration;
+    int job;  // index into Snapshot::pending
+  };
+  std::vector<Entry> entries;
+  // Smallest duration per block of kBlock entries, rebuilt after insertions: the search for the
+  // next entry short enough to fit skips whole blocks.
+  static constexpr size_t kBlock = 64;
+  std::vector<int64_t> blockMin;
+  bool blockMinStale = true;
+
+  void refreshBlockMin() {
+    if (!blockMinStale) return;
+    blockMin.assign((entries.size() + kBlock - 1) / kBlock, kNever);
+    for (size_t i = 0; i < entries.size(); ++i) {
+      blockMin[i / kBlock] = std::min(blockMin[i / kBlock], entries[i].duration);
+    }
+    blockMinStale = false;
+  }
+  // The first entry at or after `from` no longer than `reach`; entries.size() if none.
+  size_t nextWithin(size_t from, int64_t reach) const {
+    size_t i = from;
+    while (i < entries.size()) {
+      if (i % kBlock == 0 && blockMin[i / kBlock] > reach) {
+        i += kBlock;
+        continue;
+      }
+      if (entries[i].duration <= reach) return i;
+      ++i;
+    }
+    return entries.size();
+  }
+};
+
+// A start estimate of the memo's pass: the job, the estimate (kNever: none) and the nodes it
+// claimed in the estimate profile.
+struct EstimateRecord {
+  RankKey rank;
+  int job;
+  int64_t start;
+  std::vector<int> nodes;
+};
+
 struct PassMemo {
   int64_t now = 0;
   bool hadStarts = false;
@@ -44,6 +96,35 @@ struct PassMemo {
   // Per shape, failures to start now in rank order, kept only when shorter than every earlier
   // one: the shortest failed duration ahead of any rank is the last entry before it.
   std::map<OwnedShape, std::vector<std::pair<RankKey, int64_t>>> failures;
+
+  // For the pass after a completion (Scheduler::pass): the whole pending queue in rank order
+  // (indices into Snapshot::pending, and their ranks), every job that reached the start attempt
+  // grouped by shape, those that cannot be grouped (required or excluded nodes), the estimates
+  // with the nodes they claimed, and the earliest future begin time of a pending job.
+  std::vector<int> order;
+  std::vector<RankKey> ranks;
+  std::vector<ShapeGroup> groups;
+  std::map<OwnedShape, int> groupOf;
+  std::vector<std::pair<RankKey, int>> unshaped;
+  std::vector<EstimateRecord> estimated;
+  int64_t beginBoundary = kNever;
+  // The pass's FitIndex probe durations (a speed-only choice), reused by the replay.
+  std::unordered_map<int64_t, int64_t> probes;
+  bool probesReady = false;
+};
+
+// What a pass after completions changes in the last plan (see replayAfterCompletion).
+struct PlanDelta {
+  std::vector<Start> starts;
+  std::vector<std::pair<size_t, PendingInfo>> changed;  // position in the last plan -> entry
+  std::vector<size_t> removed;                          // positions of started jobs, ascending
+  PlanStats stats;
+  // The memo's fields as the replayed pass leaves them (used when it started nothing).
+  std::vector<std::optional<RankKey>> depthReached;
+  bool estimatesFull = false;
+  std::optional<RankKey> lastEstimated;
+  std::vector<EstimateRecord> estimated;
+  int64_t plannedBoundary = kNever;  // earliest expected or estimated start in the new plan
 };
 
 // One full pass that also fills `memo`.
@@ -56,7 +137,19 @@ Plan scheduleWithMemo(const ClusterIndex& index, const Snapshot& snapshot,
 std::optional<PendingInfo> judgeSubmission(const ClusterIndex& index, const Snapshot& snapshot,
                                            const SchedulerParams& params, int64_t now,
                                            const PassMemo& memo, const Job& job,
-                                           bool& skippedSameShape);
+                                           bool& skippedSameShape, OwnedShape* shape = nullptr,
+                                           int64_t* duration = nullptr);
+
+// The pass after running jobs ended on `freed` nodes (node indices), given the memo's pass and
+// its plan `last` (which may hold judged submissions since: `ranks` and `jobs` give each plan
+// entry's rank and Snapshot::pending index). `snapshot` is the state now. nullopt when the
+// replay does not apply (conservative, advance reservations, a partition whose reservation was
+// never placed); then run a full pass. The result, applied to `last`, equals a full pass.
+std::optional<PlanDelta> replayAfterCompletion(const ClusterIndex& index, const Snapshot& snapshot,
+                                               const SchedulerParams& params, int64_t now,
+                                               const PassMemo& memo, const std::vector<int>& freed,
+                                               const Plan& last, const std::vector<RankKey>& ranks,
+                                               const std::vector<int>& jobs);
 
 RankKey rankOf(const ClusterIndex& index, const Snapshot& snapshot, const Job& job);
 

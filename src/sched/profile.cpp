@@ -103,6 +103,18 @@ bool AvailabilityProfile::fits(int node, const Capacity& need, int64_t start,
   return true;
 }
 
+int64_t AvailabilityProfile::freeFor(int node, const Capacity& need, int64_t start) const {
+  const Line& line = lines_[node];
+  if (!line.total.covers(need)) return -1;
+  const Step* st = steps(node);
+  size_t i = stepAt(node, start);
+  if (!st[i].covers(need)) return -1;
+  for (++i; i < line.size; ++i) {
+    if (!st[i].covers(need)) return st[i].time - start;
+  }
+  return kNever;
+}
+
 int64_t AvailabilityProfile::earliestFit(int node, const Capacity& need, int64_t after,
                                          int64_t duration) const {
   const Line& line = lines_[node];

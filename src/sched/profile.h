@@ -55,6 +55,9 @@ class AvailabilityProfile {
   // Componentwise minimum of free capacity over [start, end).
   Capacity minFree(int node, int64_t start, int64_t end) const;
   bool fits(int node, const Capacity& need, int64_t start, int64_t duration) const;
+  // The longest duration for which fits(node, need, start, duration) holds: -1 if `need` is not
+  // free at start, kNever if it stays free for good.
+  int64_t freeFor(int node, const Capacity& need, int64_t start) const;
   // Earliest start >= after at which `need` stays free for `duration`; kNever if none.
   int64_t earliestFit(int node, const Capacity& need, int64_t after, int64_t duration) const;
   // Counts addRunning/claim calls on the node, so indexes over the profile (FitIndex) can tell

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -102,7 +103,12 @@ class Pass {
 
   Plan run(PassMemo* memo = nullptr);
   // The submission shortcut of pass_memo.h; the pass object is used only for its checks.
-  std::optional<PendingInfo> judge(const PassMemo& memo, const Job& job, bool& skipped);
+  std::optional<PendingInfo> judge(const PassMemo& memo, const Job& job, bool& skipped,
+                                   OwnedShape* shape, int64_t* duration);
+  // The pass after completions, from the memo's pass (replayAfterCompletion in pass_memo.h).
+  std::optional<PlanDelta> replay(const PassMemo& memo, const std::vector<int>& freed,
+                                  const Plan& last, const std::vector<RankKey>& ranks,
+                                  const std::vector<int>& jobs);
 
  private:
   OwnedShape owned(const ShapeKey& k) const {
@@ -137,16 +143,22 @@ class Pass {
   int64_t probeFor(int partition, int64_t duration) const;
   void prepareProbes();
   FitIndex& fitIndex(const JobCtx& ctx, const AvailabilityProfile& profile, FitIndexes& map);
-  void estimateStarts(std::vector<std::pair<JobCtx, size_t>>& jobs, Plan& plan);
+  void estimateStarts(std::vector<std::pair<JobCtx, size_t>>& jobs, Plan& plan,
+                      std::vector<EstimateRecord>* records = nullptr);
   // The shape without its node count: what a FitIndex depends on.
   ShapeKey fitKey(const JobCtx& ctx) const {
     ShapeKey k = shapeKey(ctx);
     k.nodes = 0;
     return k;
   }
+  bool reuseSearch(const JobCtx& ctx, int64_t oldStart, const std::vector<int>& oldNodes,
+                   const AvailabilityProfile& profile, const std::vector<int>& dirty,
+                   const std::vector<char>& isDirty, int64_t& t, std::vector<int>& nodes) const;
+  // The longest duration the job's shape fits on the node from now (-1: it does not fit now).
+  int64_t freeReach(const JobCtx& ctx, int node) const;
   // Claims the earliest start found through `fi` on `profile`; returns it, or kNever.
   int64_t reserveIndexed(const JobCtx& ctx, PendingInfo& info, FitIndex& fi,
-                         AvailabilityProfile& profile);
+                         AvailabilityProfile& profile, std::vector<int>* chosenOut = nullptr);
 
   const ClusterIndex& index_;
   const Snapshot& snap_;
@@ -399,7 +411,7 @@ void Pass::prepareProbes() {
 }
 
 int64_t Pass::reserveIndexed(const JobCtx& ctx, PendingInfo& info, FitIndex& fi,
-                             AvailabilityProfile& profile) {
+                             AvailabilityProfile& profile, std::vector<int>* chosenOut) {
   std::vector<int> ready;
   const int64_t latest = params_.reserveHorizonS > 0 ? now_ + params_.reserveHorizonS : kNever;
   int64_t t = fi.earliestStart(profile, ctx.demand.nodes, ctx.duration, ready, latest);
@@ -411,19 +423,28 @@ int64_t Pass::reserveIndexed(const JobCtx& ctx, PendingInfo& info, FitIndex& fi,
     profile.claim(node, needOn(ctx, node), t, end);
     if (&profile == &profile_) info.plannedNodes.push_back(snap_.nodes[node].name);
   }
+  if (chosenOut) *chosenOut = std::move(chosen);
   return t;
 }
 
 // Start estimates for blocked jobs without a reservation: the same search as conservative
 // backfill, in priority order, on a copy of the profile, so no estimate constrains the plan.
-void Pass::estimateStarts(std::vector<std::pair<JobCtx, size_t>>& jobs, Plan& plan) {
+void Pass::estimateStarts(std::vector<std::pair<JobCtx, size_t>>& jobs, Plan& plan,
+                          std::vector<EstimateRecord>* records) {
   if (jobs.empty()) return;
   AvailabilityProfile scratch = profile_;
   FitIndexes indexes;
   PendingInfo unused;
+  std::vector<int> chosen;
   for (auto& [ctx, pos] : jobs) {
-    int64_t t = reserveIndexed(ctx, unused, fitIndex(ctx, scratch, indexes), scratch);
+    chosen.clear();
+    int64_t t = reserveIndexed(ctx, unused, fitIndex(ctx, scratch, indexes), scratch, &chosen);
     if (t != kNever) plan.pending[pos].estimatedStart = t;
+    if (records) {
+      records->push_back(EstimateRecord{rankOf(index_, snap_, *ctx.job),
+                                        static_cast<int>(ctx.job - snap_.pending.data()), t,
+                                        t == kNever ? std::vector<int>{} : chosen});
+    }
   }
 }
 
@@ -648,8 +669,11 @@ Plan Pass::run(PassMemo* memo) {
     int64_t& b = memo->nextBoundary;
     for (const RunningJob& r : snap_.running) b = std::min(b, r.expectedEnd);
     for (const Job& j : pending) {
-      if (j.request.beginTime > now_) b = std::min(b, j.request.beginTime);
+      if (j.request.beginTime > now_) memo->beginBoundary = std::min(memo->beginBoundary, j.request.beginTime);
     }
+    b = std::min(b, memo->beginBoundary);
+    // A reservation horizon moves with the clock: a start just past it comes within it.
+    if (params_.reserveHorizonS > 0) b = std::min(b, now_ + 1);
     for (const AdvanceReservation& res : snap_.reservations) {
       if (res.start > now_) b = std::min(b, res.start);
       if (res.end > now_) b = std::min(b, res.end);
@@ -663,6 +687,13 @@ Plan Pass::run(PassMemo* memo) {
     const Job& j = pending[idx];
     return RankKey{-tier[idx], -j.priority, j.request.submitTime, j.id};
   };
+  // Shape groups of the jobs that reach a start attempt (for the replay after a completion).
+  std::unordered_map<ShapeKey, int, ShapeHash> groupIds;
+  if (memo) {
+    memo->order = order;
+    memo->ranks.reserve(order.size());
+    for (int idx : order) memo->ranks.push_back(rank(idx));
+  }
 
   for (int idx : order) {
     const Job& job = pending[idx];
@@ -697,6 +728,14 @@ Plan Pass::run(PassMemo* memo) {
     ShapeKey key{};
     if (mayStart && cacheable) {
       key = shapeKey(ctx);
+      if (memo) {
+        auto [g, fresh] = groupIds.try_emplace(key, static_cast<int>(memo->groups.size()));
+        if (fresh) {
+          memo->groups.emplace_back().shape = owned(key);
+          memo->groupOf.emplace(memo->groups.back().shape, g->second);
+        }
+        memo->groups[g->second].entries.push_back({rank(idx), ctx.duration, idx});
+      }
       auto it = failedShapes.find(key);
       if (it != failedShapes.end() && ctx.duration >= it->second) {
         mayStart = false;
@@ -704,6 +743,7 @@ Plan Pass::run(PassMemo* memo) {
       }
     }
     if (mayStart) {
+      if (memo && !cacheable) memo->unshaped.emplace_back(rank(idx), idx);
       if (tryStartNow(ctx, plan)) continue;
       if (cacheable) {
         auto [it, fresh] = failedShapes.emplace(key, ctx.duration);
@@ -730,9 +770,12 @@ Plan Pass::run(PassMemo* memo) {
     }
     plan.pending.push_back(std::move(info));
   }
-  estimateStarts(estimates, plan);
+  estimateStarts(estimates, plan, memo ? &memo->estimated : nullptr);
   if (memo) {
     memo->hadStarts = !plan.starts.empty();
+    memo->probes = probes_;
+    memo->probesReady = probesReady_;
+    for (ShapeGroup& g : memo->groups) g.entries.shrink_to_fit();
     memo->estimatesFull = static_cast<int>(estimates.size()) >= estimateDepth;
     for (const PendingInfo& info : plan.pending) {
       if (info.expectedStart) memo->nextBoundary = std::min(memo->nextBoundary, *info.expectedStart);
@@ -744,7 +787,8 @@ Plan Pass::run(PassMemo* memo) {
   return plan;
 }
 
-std::optional<PendingInfo> Pass::judge(const PassMemo& memo, const Job& job, bool& skipped) {
+std::optional<PendingInfo> Pass::judge(const PassMemo& memo, const Job& job, bool& skipped,
+                                       OwnedShape* shape, int64_t* duration) {
   skipped = false;
   if (memo.hadStarts || now_ < memo.now || now_ >= memo.nextBoundary) return std::nullopt;
   PendingInfo info;
@@ -785,8 +829,506 @@ std::optional<PendingInfo> Pass::judge(const PassMemo& memo, const Job& job, boo
                                 [](const auto& e, const RankKey& k) { return e.first < k; });
   if (after == list.begin() || std::prev(after)->second > ctx.duration) return std::nullopt;
   skipped = true;
+  if (shape) *shape = it->first;
+  if (duration) *duration = ctx.duration;
   info.reason = Reason::Priority;
   return info;
+}
+
+// Reuses a search result of the memo's pass (`oldStart` on `oldNodes`, kNever: none found) for
+// the same job when the profile differs from that pass's only on the `dirty` nodes. Every other
+// node answers as it did, so the new answer follows from the dirty nodes alone: for one node,
+// the earliest of the old start and the dirty nodes' earliest fits, best fit among the ties; for
+// several nodes, the old answer when no dirty node fits by the old start (with equal weights the
+// chosen window survives losing other candidates). False when that cannot be shown.
+bool Pass::reuseSearch(const JobCtx& ctx, int64_t oldStart, const std::vector<int>& oldNodes,
+                       const AvailabilityProfile& profile, const std::vector<int>& dirty,
+                       const std::vector<char>& isDirty, int64_t& t,
+                       std::vector<int>& nodes) const {
+  constexpr size_t kDirtyLimit = 256;  // past this a real search is cheaper
+  if (!ctx.required.empty() || !ctx.excluded.empty() || dirty.size() > kDirtyLimit) return false;
+  for (int node : oldNodes) {
+    if (isDirty[node]) return false;
+  }
+  const int k = ctx.demand.nodes;
+  if (oldStart != kNever && static_cast<int>(oldNodes.size()) != k) return false;
+  const int64_t latest = params_.reserveHorizonS > 0 ? now_ + params_.reserveHorizonS : kNever;
+  int64_t best = oldStart;
+  std::vector<int> tied;
+  for (int d : dirty) {
+    if (!eligible(ctx, d)) continue;
+    if (k > 1 && !index_.uniformWeight()) return false;
+    const int64_t ef = profile.earliestFit(d, needOn(ctx, d), now_, ctx.duration);
+    if (ef == kNever || ef > latest) continue;
+    if (k > 1) {
+      if (ef <= oldStart) return false;
+      continue;
+    }
+    if (ef < best) {
+      best = ef;
+      tied.assign(1, d);
+    } else if (ef == best) {
+      tied.push_back(d);
+    }
+  }
+  t = best;
+  if (k > 1 || tied.empty()) {
+    nodes = oldNodes;
+    return true;
+  }
+  if (best == oldStart) tied.push_back(oldNodes[0]);
+  nodes = chooseNodes(ctx, std::move(tied));
+  return !nodes.empty();
+}
+
+int64_t Pass::freeReach(const JobCtx& ctx, int node) const {
+  if (!eligible(ctx, node)) return -1;
+  if (!ctx.demand.gpuType.empty() && ctx.demand.perNode.gpus > 0) {
+    uint64_t free = freeGpuMask_[node] & index_.gpuMask(node, ctx.demand.gpuType);
+    if (std::popcount(free) < ctx.demand.perNode.gpus) return -1;
+  }
+  return profile_.freeFor(node, needOn(ctx, node), now_);
+}
+
+// The pass after running jobs ended, as a replay of the memo's pass (which started nothing, so
+// every job in it failed to start). A node is dirty once its state here may differ from the
+// memo's pass at the same point of the walk: the freed nodes, nodes of new starts, and nodes of
+// reservations and estimates that moved. A job that failed there can only start here on a dirty
+// node (every other node answers as it did), so the walk visits: each partition from its first
+// blocked job until its reservation is placed again (reasons, reservation), and after that only
+// jobs whose shape fits a dirty node for their duration (found per shape group, by duration),
+// plus the few jobs with node lists. Estimates are then redone in order, reusing each old
+// answer that the dirty nodes cannot change. Same-shape skip counts are corrected per shape.
+std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<int>& freed,
+                                      const Plan& last, const std::vector<RankKey>& ranks,
+                                      const std::vector<int>& jobs) {
+  if (params_.policy == Policy::Conservative || !snap_.reservations.empty()) return std::nullopt;
+  if (memo.hadStarts || now_ < memo.now || now_ >= memo.nextBoundary) return std::nullopt;
+  const int depth = params_.reservationDepth >= 0 ? params_.reservationDepth : 1;
+  if (depth > 1) return std::nullopt;
+  const size_t parts = snap_.partitions.size();
+  if (memo.firstBlocked.size() != parts) return std::nullopt;
+  for (size_t p = 0; p < parts; ++p) {
+    // Every blocked job tried to reserve: as costly as a full pass, and not worth a replay.
+    if (memo.firstBlocked[p] && depth > 0 && !memo.depthReached[p]) return std::nullopt;
+  }
+  const bool easy = params_.policy == Policy::Easy;
+  const int estDepth = params_.indexedReserveSearch ? std::max(0, params_.estimateDepth) : 0;
+  if (!easy && memo.estimatesFull && estDepth > 0) return std::nullopt;
+  prepare();
+  if (memo.probesReady) {
+    probes_ = memo.probes;
+    probesReady_ = true;
+  }
+  const int n = index_.nodeCount();
+  std::vector<char> isDirty(n, 0);
+  std::vector<int> dirty;
+  uint64_t changes = 0;  // bumps on every new dirty node and every claim
+  auto markDirty = [&](int node) {
+    if (node < 0 || node >= n || isDirty[node]) return;
+    isDirty[node] = 1;
+    dirty.push_back(node);
+    ++changes;
+  };
+  for (int node : freed) markDirty(node);
+  auto posOf = [&](const RankKey& r) {
+    return static_cast<size_t>(std::lower_bound(ranks.begin(), ranks.end(), r) - ranks.begin());
+  };
+  std::map<size_t, PendingInfo> changed;
+  auto current = [&](size_t pos) -> const PendingInfo& {
+    auto it = changed.find(pos);
+    return it == changed.end() ? last.pending[pos] : it->second;
+  };
+  auto entry = [&](size_t pos) -> PendingInfo& {
+    auto it = changed.find(pos);
+    if (it == changed.end()) it = changed.emplace(pos, last.pending[pos]).first;
+    return it->second;
+  };
+  auto nodeIndices = [&](const std::vector<std::string>& names) {
+    std::vector<int> out;
+    for (const std::string& name : names) out.push_back(index_.node(name));
+    return out;
+  };
+
+  // The reservation holders of the memo's pass; their claims are undone (nodes marked dirty) as
+  // soon as the walk passes them without placing the same reservation again.
+  constexpr size_t kNone = SIZE_MAX;
+  std::vector<size_t> oldHolder(parts, kNone);
+  std::vector<std::vector<int>> oldHolderNodes(parts);
+  std::vector<char> holderDone(parts, 1);
+  for (size_t p = 0; p < parts; ++p) {
+    if (!memo.depthReached[p]) continue;
+    oldHolder[p] = posOf(*memo.depthReached[p]);
+    if (oldHolder[p] >= ranks.size() || ranks[oldHolder[p]] != *memo.depthReached[p]) {
+      return std::nullopt;
+    }
+    oldHolderNodes[p] = nodeIndices(last.pending[oldHolder[p]].plannedNodes);
+    holderDone[p] = 0;
+  }
+  auto dropOldHolder = [&](size_t p) {
+    if (holderDone[p]) return;
+    holderDone[p] = 1;
+    for (int node : oldHolderNodes[p]) markDirty(node);
+  };
+
+  enum class Mode : char { Before, Walking, Settled };
+  std::vector<Mode> mode(parts, Mode::Settled);
+  std::vector<size_t> firstPos(parts, kNone);
+  for (size_t p = 0; p < parts; ++p) {
+    if (!memo.firstBlocked[p]) continue;
+    mode[p] = Mode::Before;
+    firstPos[p] = posOf(*memo.firstBlocked[p]);
+  }
+  std::vector<char> blocked(parts, 0);
+  std::vector<int> made(parts, 0);
+  std::vector<size_t> newHolder(parts, kNone);
+  Plan startsPlan;
+  std::vector<size_t> startedPos;
+  std::vector<std::pair<int, RankKey>> startedInGroup;
+  std::vector<size_t> walkedBlocked;  // visited, failed to start, no node lists
+  const size_t groups = memo.groups.size();
+  std::vector<int64_t> failCap(groups, kNever);  // as failedShapes: this long or longer fails
+  auto groupOf = [&](const JobCtx& ctx) {
+    auto it = memo.groupOf.find(owned(shapeKey(ctx)));
+    return it == memo.groupOf.end() ? -1 : it->second;
+  };
+
+  auto dirtyFits = [&](const JobCtx& ctx) {
+    for (int d : dirty) {
+      if (eligible(ctx, d) && fitsNow(ctx, d)) return true;
+    }
+    return false;
+  };
+
+  // One job as the full pass's loop body treats it (same-shape skips aside, which change no
+  // outcome). Entries are written only where they differ from the last plan.
+  auto visit = [&](size_t pos) {
+    const Job& job = snap_.pending[jobs[pos]];
+    JobCtx ctx;
+    ctx.job = &job;
+    Reason why = staticReason(job, ctx);
+    if (why == Reason::None && !easy && blocked[ctx.partition]) why = Reason::Priority;
+    if (why == Reason::None) why = shapeReason(job, ctx);
+    const PendingInfo& was = last.pending[pos];
+    if (why != Reason::None) {
+      if (was.reason != why || was.expectedStart || !was.plannedNodes.empty()) {
+        PendingInfo& e = entry(pos);
+        e.reason = why;
+        e.expectedStart.reset();
+        e.plannedNodes.clear();
+      }
+      return;
+    }
+    const int p = ctx.partition;
+    const bool cacheable = ctx.required.empty() && ctx.excluded.empty();
+    const int g = cacheable && easy ? groupOf(ctx) : -1;
+    // Under FCFS the jobs behind the first blocked one were not tried in the memo's pass.
+    const bool triedThere = easy || pos == firstPos[p];
+    if (g < 0 || ctx.duration < failCap[g]) {
+      if ((!triedThere || dirtyFits(ctx)) && tryStartNow(ctx, startsPlan)) {
+        startedPos.push_back(pos);
+        for (const NodeAllocation& a : startsPlan.starts.back().allocation.nodes) {
+          markDirty(a.nodeIndex);
+        }
+        ++changes;
+        if (g >= 0) startedInGroup.emplace_back(g, ranks[pos]);
+        if (oldHolder[p] == pos) dropOldHolder(p);
+        return;
+      }
+      if (g >= 0) failCap[g] = std::min(failCap[g], ctx.duration);
+    }
+    PendingInfo info;
+    info.id = job.id;
+    info.reason = blocked[p] ? Reason::Priority : Reason::Resources;
+    if (made[p] < depth) {
+      bool ok = false;
+      int64_t t = kNever;
+      std::vector<int> nodes;
+      if (oldHolder[p] == pos && was.expectedStart &&
+          reuseSearch(ctx, *was.expectedStart, oldHolderNodes[p], profile_, dirty, isDirty, t,
+                      nodes)) {
+        const int64_t end = ctx.duration >= kNever - t ? kNever : t + ctx.duration;
+        for (int node : nodes) {
+          profile_.claim(node, needOn(ctx, node), t, end);
+          info.plannedNodes.push_back(snap_.nodes[node].name);
+        }
+        info.expectedStart = t;
+        ok = true;
+      } else {
+        ok = reserve(ctx, info);
+      }
+      if (ok) {
+        ++made[p];
+        ++changes;
+        newHolder[p] = pos;
+        if (oldHolder[p] == pos && info.expectedStart == was.expectedStart &&
+            info.plannedNodes == was.plannedNodes) {
+          holderDone[p] = 1;
+        } else {
+          dropOldHolder(p);
+          for (int node : nodeIndices(info.plannedNodes)) markDirty(node);
+        }
+      }
+    }
+    if (oldHolder[p] == pos) dropOldHolder(p);
+    blocked[p] = 1;
+    if (cacheable) walkedBlocked.push_back(pos);
+    if (mode[p] == Mode::Walking && made[p] >= depth) {
+      mode[p] = Mode::Settled;
+      dropOldHolder(p);
+    }
+    if (info.reason != was.reason || info.expectedStart != was.expectedStart ||
+        info.plannedNodes != was.plannedNodes) {
+      PendingInfo& e = entry(pos);
+      e.reason = info.reason;
+      e.expectedStart = info.expectedStart;
+      e.plannedNodes = std::move(info.plannedNodes);
+    }
+  };
+
+  // Per group, a job of it that fits now on some dirty node fits for at most reach[g] seconds.
+  std::vector<JobCtx> groupCtx(groups);
+  std::vector<char> groupOk(groups, 0);
+  for (size_t g = 0; g < groups && easy; ++g) {
+    const auto& es = memo.groups[g].entries;
+    if (es.empty()) continue;
+    const Job& job = snap_.pending[es.front().job];
+    groupCtx[g].job = &job;
+    groupOk[g] = staticReason(job, groupCtx[g]) == Reason::None &&
+                 shapeReason(job, groupCtx[g]) == Reason::None;
+    if (!groupOk[g]) return std::nullopt;  // cannot happen: it reached the start attempt
+  }
+  std::vector<int64_t> reach(groups, -1);
+  uint64_t reachAt = ~uint64_t{0};
+  auto refreshReach = [&] {
+    if (reachAt == changes) return;
+    reachAt = changes;
+    for (size_t g = 0; g < groups; ++g) {
+      reach[g] = -1;
+      if (!groupOk[g]) continue;
+      for (int d : dirty) reach[g] = std::max(reach[g], freeReach(groupCtx[g], d));
+      reach[g] = std::min(reach[g], failCap[g] - 1);
+    }
+  };
+  std::vector<size_t> unshapedPos;
+  for (const auto& [rank, idx] : memo.unshaped) unshapedPos.push_back(posOf(rank));
+  size_t unshapedNext = 0;
+
+  size_t next = 0;
+  const size_t total = ranks.size();
+  while (next < total) {
+    bool walking = false;
+    for (size_t p = 0; p < parts; ++p) {
+      if (mode[p] == Mode::Before && firstPos[p] <= next) mode[p] = Mode::Walking;
+      walking = walking || mode[p] == Mode::Walking;
+    }
+    if (walking) {
+      visit(next++);
+      continue;
+    }
+    // Jump to the next job that can change: a partition's first blocked job, a job with node
+    // lists, or the first job of a shape that fits a dirty node for its duration.
+    size_t target = kNone;
+    for (size_t p = 0; p < parts; ++p) {
+      if (mode[p] == Mode::Before) target = std::min(target, firstPos[p]);
+    }
+    if (easy) {
+      while (unshapedNext < unshapedPos.size() && unshapedPos[unshapedNext] < next) ++unshapedNext;
+      if (unshapedNext < unshapedPos.size()) target = std::min(target, unshapedPos[unshapedNext]);
+      refreshReach();
+      const RankKey* from = &ranks[next];
+      for (size_t g = 0; g < groups; ++g) {
+        if (reach[g] < 0) continue;
+        const auto& es = memo.groups[g].entries;
+        auto at = std::lower_bound(es.begin(), es.end(), *from,
+                                   [](const ShapeGroup::Entry& e, const RankKey& r) { return e.rank < r; });
+        size_t i = memo.groups[g].nextWithin(static_cast<size_t>(at - es.begin()), reach[g]);
+        if (i < es.size()) target = std::min(target, posOf(es[i].rank));
+      }
+    }
+    if (target == kNone) break;
+    next = target;
+    bool isFirst = false;
+    for (size_t p = 0; p < parts; ++p) isFirst = isFirst || (mode[p] == Mode::Before && firstPos[p] == target);
+    if (isFirst) continue;  // switches that partition to walking
+    visit(next++);
+  }
+  for (size_t p = 0; p < parts; ++p) {
+    dropOldHolder(p);
+    // An old holder the walk passed by (a job ahead of it took the reservation) loses it.
+    const size_t h = oldHolder[p];
+    if (h != kNone && newHolder[p] != h &&
+        !std::binary_search(startedPos.begin(), startedPos.end(), h) && current(h).expectedStart) {
+      PendingInfo& e = entry(h);
+      e.expectedStart.reset();
+      e.plannedNodes.clear();
+    }
+  }
+
+  PlanDelta out;
+  out.stats = last.stats;
+  out.stats.reservationsMade = 0;
+  for (size_t p = 0; p < parts; ++p) out.stats.reservationsMade += made[p];
+  // Same-shape skips: in the memo's pass every job of a group failed, so a job was skipped when
+  // one ahead of it was no longer; here the started ones no longer count as failures.
+  if (easy && !startedInGroup.empty()) {
+    std::sort(startedInGroup.begin(), startedInGroup.end());
+    for (size_t a = 0; a < startedInGroup.size();) {
+      const int g = startedInGroup[a].first;
+      size_t b = a;
+      while (b < startedInGroup.size() && startedInGroup[b].first == g) ++b;
+      const auto& es = memo.groups[g].entries;
+      const RankKey& first = startedInGroup[a].second;
+      int64_t pmOld = kNever;
+      auto f = memo.failures.find(memo.groups[g].shape);
+      if (f != memo.failures.end()) {
+        auto after = std::lower_bound(f->second.begin(), f->second.end(), first,
+                                      [](const auto& e, const RankKey& k) { return e.first < k; });
+        if (after != f->second.begin()) pmOld = std::prev(after)->second;
+      }
+      int64_t pmNew = pmOld;
+      size_t t = a;
+      auto i = std::lower_bound(es.begin(), es.end(), first,
+                                [](const ShapeGroup::Entry& e, const RankKey& r) { return e.rank < r; });
+      for (; i != es.end(); ++i) {
+        const bool oldSkip = pmOld != kNever && i->duration >= pmOld;
+        pmOld = std::min(pmOld, i->duration);
+        bool newSkip = false;
+        if (t < b && i->rank == startedInGroup[t].second) {
+          ++t;
+        } else {
+          newSkip = pmNew != kNever && i->duration >= pmNew;
+          pmNew = std::min(pmNew, i->duration);
+        }
+        out.stats.skippedSameShape += static_cast<int>(newSkip) - static_cast<int>(oldSkip);
+        if (t == b && pmNew == pmOld) break;
+      }
+      a = b;
+    }
+  }
+
+  // Estimates: the first estDepth blocked jobs without a reservation, as the full pass picks
+  // them, then each search in order on a copy of the profile, reusing old answers where the
+  // dirty nodes cannot change them.
+  auto isStarted = [&](size_t pos) {
+    return std::binary_search(startedPos.begin(), startedPos.end(), pos);
+  };
+  auto ctxOf = [&](size_t pos, JobCtx& ctx) {
+    const Job& job = snap_.pending[jobs[pos]];
+    ctx = JobCtx{};
+    ctx.job = &job;
+    return staticReason(job, ctx) == Reason::None && shapeReason(job, ctx) == Reason::None;
+  };
+  auto eligibleForEstimate = [&](size_t pos, bool known) {
+    if (isStarted(pos) || current(pos).expectedStart) return false;
+    if (known) return true;
+    JobCtx ctx;
+    return ctxOf(pos, ctx) && ctx.required.empty() && ctx.excluded.empty();
+  };
+  std::vector<size_t> cands;
+  std::map<size_t, const EstimateRecord*> oldEst;
+  for (const EstimateRecord& r : memo.estimated) {
+    size_t pos = posOf(r.rank);
+    if (pos >= total || ranks[pos] != r.rank) return std::nullopt;
+    oldEst.emplace(pos, &r);
+    if (eligibleForEstimate(pos, true)) cands.push_back(pos);
+  }
+  for (size_t pos : walkedBlocked) {
+    if (eligibleForEstimate(pos, true)) cands.push_back(pos);
+  }
+  for (size_t p = 0; p < parts; ++p) {
+    if (oldHolder[p] != kNone && eligibleForEstimate(oldHolder[p], false)) {
+      cands.push_back(oldHolder[p]);
+    }
+  }
+  std::sort(cands.begin(), cands.end());
+  cands.erase(std::unique(cands.begin(), cands.end()), cands.end());
+  if (memo.estimatesFull && estDepth > 0 && memo.lastEstimated) {
+    size_t q = posOf(*memo.lastEstimated) + 1;
+    size_t count = static_cast<size_t>(std::upper_bound(cands.begin(), cands.end(), q - 1) - cands.begin());
+    std::vector<size_t> added;
+    for (; q < total && count < static_cast<size_t>(estDepth); ++q) {
+      if (std::binary_search(cands.begin(), cands.end(), q)) {
+        ++count;
+      } else if (eligibleForEstimate(q, false)) {
+        added.push_back(q);
+        ++count;
+      }
+    }
+    cands.insert(cands.end(), added.begin(), added.end());
+    std::sort(cands.begin(), cands.end());
+  }
+  if (cands.size() > static_cast<size_t>(estDepth)) cands.resize(estDepth);
+
+  std::vector<size_t> walk;
+  for (const auto& [pos, r] : oldEst) walk.push_back(pos);
+  walk.insert(walk.end(), cands.begin(), cands.end());
+  std::sort(walk.begin(), walk.end());
+  walk.erase(std::unique(walk.begin(), walk.end()), walk.end());
+  AvailabilityProfile scratch = profile_;
+  FitIndexes indexes;
+  std::vector<char> isDirtyS = isDirty;
+  std::vector<int> dirtyS = dirty;
+  auto markS = [&](const std::vector<int>& nodes) {
+    for (int node : nodes) {
+      if (node >= 0 && node < n && !isDirtyS[node]) {
+        isDirtyS[node] = 1;
+        dirtyS.push_back(node);
+      }
+    }
+  };
+  for (size_t pos : walk) {
+    auto o = oldEst.find(pos);
+    const EstimateRecord* old = o == oldEst.end() ? nullptr : o->second;
+    if (!std::binary_search(cands.begin(), cands.end(), pos)) {
+      if (old && old->start != kNever) markS(old->nodes);
+      if (!isStarted(pos) && current(pos).estimatedStart) {
+        entry(pos).estimatedStart.reset();
+      }
+      continue;
+    }
+    JobCtx ctx;
+    if (!ctxOf(pos, ctx)) return std::nullopt;  // cannot happen: it is blocked
+    int64_t t = kNever;
+    std::vector<int> nodes;
+    if (old && reuseSearch(ctx, old->start, old->nodes, scratch, dirtyS, isDirtyS, t, nodes)) {
+      if (t != kNever) {
+        const int64_t end = ctx.duration >= kNever - t ? kNever : t + ctx.duration;
+        for (int node : nodes) scratch.claim(node, needOn(ctx, node), t, end);
+      }
+    } else {
+      PendingInfo unused;
+      t = reserveIndexed(ctx, unused, fitIndex(ctx, scratch, indexes), scratch, &nodes);
+    }
+    if (t == kNever) nodes.clear();
+    if (!old || old->start != t || old->nodes != nodes) {
+      if (old) markS(old->nodes);
+      markS(nodes);
+    }
+    std::optional<int64_t> est;
+    if (t != kNever) est = t;
+    if (current(pos).estimatedStart != est) entry(pos).estimatedStart = est;
+    out.estimated.push_back(EstimateRecord{ranks[pos], jobs[pos], t, std::move(nodes)});
+  }
+  out.estimatesFull = static_cast<int>(out.estimated.size()) >= estDepth;
+  if (!out.estimated.empty()) out.lastEstimated = out.estimated.back().rank;
+
+  out.depthReached.assign(parts, std::nullopt);
+  for (size_t p = 0; p < parts; ++p) {
+    if (newHolder[p] != kNone) out.depthReached[p] = ranks[newHolder[p]];
+    if (newHolder[p] != kNone && current(newHolder[p]).expectedStart) {
+      out.plannedBoundary = std::min(out.plannedBoundary, *current(newHolder[p]).expectedStart);
+    }
+  }
+  for (const EstimateRecord& r : out.estimated) out.plannedBoundary = std::min(out.plannedBoundary, r.start);
+  out.starts = std::move(startsPlan.starts);
+  out.removed = std::move(startedPos);
+  for (auto& [pos, info] : changed) {
+    if (!std::binary_search(out.removed.begin(), out.removed.end(), pos)) {
+      out.changed.emplace_back(pos, std::move(info));
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -809,8 +1351,17 @@ Plan scheduleWithMemo(const ClusterIndex& index, const Snapshot& snapshot,
 std::optional<PendingInfo> judgeSubmission(const ClusterIndex& index, const Snapshot& snapshot,
                                            const SchedulerParams& params, int64_t now,
                                            const PassMemo& memo, const Job& job,
-                                           bool& skippedSameShape) {
-  return Pass(index, snapshot, params, now).judge(memo, job, skippedSameShape);
+                                           bool& skippedSameShape, OwnedShape* shape,
+                                           int64_t* duration) {
+  return Pass(index, snapshot, params, now).judge(memo, job, skippedSameShape, shape, duration);
+}
+
+std::optional<PlanDelta> replayAfterCompletion(const ClusterIndex& index, const Snapshot& snapshot,
+                                               const SchedulerParams& params, int64_t now,
+                                               const PassMemo& memo, const std::vector<int>& freed,
+                                               const Plan& last, const std::vector<RankKey>& ranks,
+                                               const std::vector<int>& jobs) {
+  return Pass(index, snapshot, params, now).replay(memo, freed, last, ranks, jobs);
 }
 
 RankKey rankOf(const ClusterIndex& index, const Snapshot& snapshot, const Job& job) {

@@ -60,7 +60,7 @@ void expectSamePlan(const Plan& got, const Plan& want) {
 }
 
 TEST(Incremental, EqualsFullPassOnRandomEventSequences) {
-  int shortcuts = 0;
+  int shortcuts = 0, replays = 0, replayable = 0;
   for (Policy policy : {Policy::Easy, Policy::Fcfs, Policy::Conservative}) {
     for (int seed = 0; seed < 60; ++seed) {
       std::mt19937 rng(seed);
@@ -73,6 +73,8 @@ TEST(Incremental, EqualsFullPassOnRandomEventSequences) {
       Scheduler sched(nodes, {part}, params);
       int64_t now = 0;
       JobId next = 1;
+      int completionsOnValidMemo = 0;
+      bool lastHadStarts = true;
       for (int step = 0; step < 80; ++step) {
         int event = pick(0, 9);
         if (event <= 5) {
@@ -80,6 +82,7 @@ TEST(Incremental, EqualsFullPassOnRandomEventSequences) {
         } else if (event == 6 && !sched.snapshot().running.empty()) {
           const auto& run = sched.snapshot().running;
           sched.onJobEnded(run[pick(0, static_cast<int>(run.size()) - 1)].id);
+          completionsOnValidMemo += !lastHadStarts;
         } else if (event == 7 && !sched.snapshot().pending.empty()) {
           const auto& pend = sched.snapshot().pending;
           sched.onJobEnded(pend[pick(0, static_cast<int>(pend.size()) - 1)].id);
@@ -97,15 +100,20 @@ TEST(Incremental, EqualsFullPassOnRandomEventSequences) {
                      std::to_string(seed) + " step " + std::to_string(step));
         expectSamePlan(got, want);
         if (::testing::Test::HasFailure()) return;
+        lastHadStarts = !got.starts.empty();
         std::vector<Start> starts = got.starts;
         for (Start& st : starts) {
           sched.onJobStarted(RunningJob{st.id, "gpu", std::move(st.allocation), st.endTime});
         }
       }
       shortcuts += sched.counters().incrementalPasses;
+      replays += sched.counters().completionReplays;
+      if (policy != Policy::Conservative) replayable += completionsOnValidMemo;
     }
   }
   EXPECT_GT(shortcuts, 100) << "the shortcut should be taken on some passes";
+  std::printf("completion replays %d of %d\n", replays, replayable);
+  EXPECT_GT(replays, 100) << "completions after a pass without starts should be replayed";
 }
 
 TEST(Incremental, IndexedReservationSearchEqualsAskingEveryNode) {
