@@ -169,11 +169,10 @@ const Plan& Scheduler::pass(int64_t now) {
         if (shapes[k]) {
           ShapeGroup& g = memo_.groups[memo_.groupOf.at(*shapes[k])];
           auto gat = std::lower_bound(
-              g.entries.begin(), g.entries.end(), rank,
+              g.submitted.begin(), g.submitted.end(), rank,
               [](const ShapeGroup::Entry& e, const RankKey& r) { return e.rank < r; });
-          g.entries.insert(gat, ShapeGroup::Entry{rank, durations[k],
-                                                  static_cast<int>(submittedSince_[k])});
-          g.blockMinStale = true;
+          g.submitted.insert(gat, ShapeGroup::Entry{rank, durations[k],
+                                                    static_cast<int>(submittedSince_[k])});
         }
       }
       plan_.stats.jobsConsidered += static_cast<int>(entries.size());
@@ -183,7 +182,6 @@ const Plan& Scheduler::pass(int64_t now) {
         ++counters_.incrementalPasses;
         return plan_;
       }
-      for (ShapeGroup& g : memo_.groups) g.refreshBlockMin();
       auto delta = replayAfterCompletion(idx, snap_, params_, now, memo_, freed_, plan_,
                                          planRanks_, planJobs_);
       if (delta) {

@@ -33,8 +33,9 @@ struct OwnedShape {
 };
 
 // The jobs of one shape that reached the start attempt of the memo's pass (all failed there), in
-// rank order with their durations, plus jobs of that shape submitted since and judged to fail.
-// After a completion only the first job of a shape whose duration fits a changed node can start.
+// rank order with their durations, plus (apart, so that a submission costs no shift of a long
+// vector) jobs of that shape submitted since and judged to fail. After a completion only the
+// first job of a shape whose duration fits a changed node can start.
 struct ShapeGroup {
   OwnedShape shape;
   struct Entry {
@@ -43,32 +44,40 @@ struct ShapeGroup {
     int job;  // index into Snapshot::pending
   };
   std::vector<Entry> entries;
-  // Smallest duration per block of kBlock entries, rebuilt after insertions: the search for the
-  // next entry short enough to fit skips whole blocks.
+  std::vector<Entry> submitted;  // rank order
+  // Smallest duration per block of kBlock entries: the search for the next entry short enough
+  // to fit skips whole blocks.
   static constexpr size_t kBlock = 64;
   std::vector<int64_t> blockMin;
-  bool blockMinStale = true;
 
-  void refreshBlockMin() {
-    if (!blockMinStale) return;
+  void buildBlockMin() {
     blockMin.assign((entries.size() + kBlock - 1) / kBlock, kNever);
     for (size_t i = 0; i < entries.size(); ++i) {
       blockMin[i / kBlock] = std::min(blockMin[i / kBlock], entries[i].duration);
     }
-    blockMinStale = false;
   }
-  // The first entry at or after `from` no longer than `reach`; entries.size() if none.
-  size_t nextWithin(size_t from, int64_t reach) const {
-    size_t i = from;
+  // The first job at or after rank `from` no longer than `reach`, from either list.
+  const Entry* nextWithin(const RankKey& from, int64_t reach) const {
+    auto byRank = [](const Entry& e, const RankKey& r) { return e.rank < r; };
+    size_t i = static_cast<size_t>(
+        std::lower_bound(entries.begin(), entries.end(), from, byRank) - entries.begin());
+    const Entry* best = nullptr;
     while (i < entries.size()) {
       if (i % kBlock == 0 && blockMin[i / kBlock] > reach) {
         i += kBlock;
         continue;
       }
-      if (entries[i].duration <= reach) return i;
+      if (entries[i].duration <= reach) {
+        best = &entries[i];
+        break;
+      }
       ++i;
     }
-    return entries.size();
+    for (auto it = std::lower_bound(submitted.begin(), submitted.end(), from, byRank);
+         it != submitted.end() && (!best || it->rank < best->rank); ++it) {
+      if (it->duration <= reach) return &*it;
+    }
+    return best;
   }
 };
 

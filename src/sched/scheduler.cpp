@@ -775,7 +775,10 @@ Plan Pass::run(PassMemo* memo) {
     memo->hadStarts = !plan.starts.empty();
     memo->probes = probes_;
     memo->probesReady = probesReady_;
-    for (ShapeGroup& g : memo->groups) g.entries.shrink_to_fit();
+    for (ShapeGroup& g : memo->groups) {
+      g.entries.shrink_to_fit();
+      g.buildBlockMin();
+    }
     memo->estimatesFull = static_cast<int>(estimates.size()) >= estimateDepth;
     for (const PendingInfo& info : plan.pending) {
       if (info.expectedStart) memo->nextBoundary = std::min(memo->nextBoundary, *info.expectedStart);
@@ -1136,14 +1139,10 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
       while (unshapedNext < unshapedPos.size() && unshapedPos[unshapedNext] < next) ++unshapedNext;
       if (unshapedNext < unshapedPos.size()) target = std::min(target, unshapedPos[unshapedNext]);
       refreshReach();
-      const RankKey* from = &ranks[next];
       for (size_t g = 0; g < groups; ++g) {
         if (reach[g] < 0) continue;
-        const auto& es = memo.groups[g].entries;
-        auto at = std::lower_bound(es.begin(), es.end(), *from,
-                                   [](const ShapeGroup::Entry& e, const RankKey& r) { return e.rank < r; });
-        size_t i = memo.groups[g].nextWithin(static_cast<size_t>(at - es.begin()), reach[g]);
-        if (i < es.size()) target = std::min(target, posOf(es[i].rank));
+        const ShapeGroup::Entry* e = memo.groups[g].nextWithin(ranks[next], reach[g]);
+        if (e) target = std::min(target, posOf(e->rank));
       }
     }
     if (target == kNone) break;
@@ -1188,9 +1187,14 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
       }
       int64_t pmNew = pmOld;
       size_t t = a;
-      auto i = std::lower_bound(es.begin(), es.end(), first,
-                                [](const ShapeGroup::Entry& e, const RankKey& r) { return e.rank < r; });
-      for (; i != es.end(); ++i) {
+      // Both lists of the group, merged in rank order from the first started job.
+      auto byRank = [](const ShapeGroup::Entry& e, const RankKey& r) { return e.rank < r; };
+      const auto& sub = memo.groups[g].submitted;
+      auto x = std::lower_bound(es.begin(), es.end(), first, byRank);
+      auto y = std::lower_bound(sub.begin(), sub.end(), first, byRank);
+      while (x != es.end() || y != sub.end()) {
+        const bool fromEntries = y == sub.end() || (x != es.end() && x->rank < y->rank);
+        const ShapeGroup::Entry* i = fromEntries ? &*x++ : &*y++;
         const bool oldSkip = pmOld != kNever && i->duration >= pmOld;
         pmOld = std::min(pmOld, i->duration);
         bool newSkip = false;
