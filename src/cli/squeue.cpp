@@ -1,7 +1,9 @@
 #include "cli/squeue.h"
 
 #include <getopt.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <ctime>
 #include <iostream>
@@ -60,6 +62,17 @@ constexpr const char* kHelp =
 std::vector<std::string> append(std::vector<std::string> to, const std::vector<std::string>& more) {
   to.insert(to.end(), more.begin(), more.end());
   return to;
+}
+
+// The whole output in one write (as few syscalls as the pipe takes), not through iostreams.
+void writeAll(int fd, const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<std::size_t>(n);
+  }
 }
 
 }  // namespace
@@ -175,6 +188,10 @@ int runSqueue(int argc, char** argv) {
   for (const auto& s : o.states) request.add_states(s);
   request.set_array_tasks_expanded(o.expand_arrays);
   request.set_include_finished(!o.states.empty() || !o.job_ids.empty());
+  // Only the fields the output reads: a few dozen bytes per job instead of its whole record.
+  const SqueueFields fields = squeueFields(o);
+  for (auto n : fields.info) request.add_fields(n);
+  for (auto n : fields.spec) request.add_spec_fields(n);
   auto reply = client->getJobs(request);
   if (!reply.ok()) {
     if (client->lastFailure() == FailureKind::kNotFound || client->lastFailure() == FailureKind::kInvalid) {
@@ -184,13 +201,13 @@ int runSqueue(int argc, char** argv) {
     }
     return 1;
   }
-  std::vector<v1::JobInfo> jobs;
+  std::vector<const v1::JobInfo*> jobs;
   jobs.reserve(reply->jobs_size());
-  for (auto& job : *reply->mutable_jobs()) jobs.push_back(std::move(job));
+  for (const auto& job : reply->jobs()) jobs.push_back(&job);
   const std::int64_t now = reply->time() != 0 ? reply->time() : static_cast<std::int64_t>(std::time(nullptr));
-  if (!o.job_ids.empty()) {
-    auto selected = selectSqueueJobs(o, jobs);
-    if (selected.ok() && selected->empty() && o.job_ids.size() == 1) {
+  if (!o.job_ids.empty() && o.job_ids.size() == 1) {
+    auto selected = selectSqueueRows(o, jobs);
+    if (selected.ok() && selected->rows.empty()) {
       std::cerr << "slurm_load_jobs error: Invalid job id specified\n";
       return 1;
     }
@@ -201,13 +218,12 @@ int runSqueue(int argc, char** argv) {
     if (auto cfg = config::loadClusterConfig(config::defaultConfigPath()))
       shown.cluster_name = cfg->cluster_name;
   }
-  auto text = renderSqueue(shown, std::move(jobs), now);
-  if (!text.ok()) {
-    printError(kProg, text.error());
+  std::string text;
+  if (auto rendered = renderSqueueTo(shown, jobs, now, &text); !rendered.ok()) {
+    printError(kProg, rendered.error());
     return 1;
   }
-  std::cout << *text;
-  std::cout.flush();
+  writeAll(STDOUT_FILENO, text);
   return 0;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <ctime>
 #include <map>
 
@@ -58,6 +59,7 @@ std::string header(char code) {
     case 'y': return "NICE";
     case 'E': return "DEPENDENCY";
     case 'k': return "COMMENT";
+    case 'v': return "RESERVATION";
     case 'f': return "FEATURES";
     case 'B': return "EXEC_HOST";
     case 'Y': return "SCHEDNODES";
@@ -69,69 +71,182 @@ std::string header(char code) {
   }
 }
 
-std::string orNull(const std::string& s) { return s.empty() ? "(null)" : s; }
-
 std::string timeOrNA(std::int64_t t) { return t > 0 ? formatIsoTime(t, "N/A") : "N/A"; }
 
-std::string reasonText(const v1::JobInfo& j) {
-  if (j.state() == v1::JOB_PENDING) return j.reason().empty() ? "None" : j.reason();
-  if (isActiveState(j.state())) return "None";
-  return j.reason().empty() ? "None" : j.reason();
+const std::string& reasonText(const v1::JobInfo& j) {
+  static const std::string kNone = "None";
+  if (j.state() == v1::JOB_PENDING) return j.reason().empty() ? kNone : j.reason();
+  if (isActiveState(j.state())) return kNone;
+  return j.reason().empty() ? kNone : j.reason();
 }
 
-std::string value(const v1::JobInfo& j, char code, std::int64_t now) {
+void setNumber(std::string& v, std::uint64_t n) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, n);
+  v.assign(buf, r.ptr);
+}
+void setNumber(std::string& v, std::int64_t n) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, n);
+  v.assign(buf, r.ptr);
+}
+void setOrNull(std::string& v, const std::string& s) {
+  if (s.empty()) v.assign("(null)");
+  else v.assign(s);
+}
+
+// The text of one field, into `v` (reused from field to field: thousands of rows, few
+// allocations). What each code reads is listed in fieldsOf(); the unit test
+// (squeue_fields_test) holds the two together.
+void value(const v1::JobInfo& j, char code, std::int64_t now, std::string& v) {
   const bool pending = j.state() == v1::JOB_PENDING;
   switch (code) {
-    case 'i': return jobIdText(j);
-    case kRawJobId: case 'A': return std::to_string(j.job_id());
-    case 'F': return std::to_string(j.array_job_id() != 0 ? j.array_job_id() : j.job_id());
-    case 'K': return arrayTaskText(j);
-    case 'j': return j.name();
-    case 'u': return j.user().empty() ? std::to_string(j.uid()) : j.user();
-    case 'U': return std::to_string(j.uid());
-    case 'g': return j.group().empty() ? std::to_string(j.gid()) : j.group();
-    case 'G': return std::to_string(j.gid());
-    case 'a': return orNull(j.account());
-    case 'P': return j.partition();
-    case 'T': return std::string(jobStateName(j.state()));
-    case 't': return std::string(jobStateShortName(j.state()));
-    case 'r': return reasonText(j);
+    case 'i':
+      if (j.array_job_id() == 0) setNumber(v, j.job_id());
+      else v = jobIdText(j);
+      return;
+    case kRawJobId: case 'A': setNumber(v, j.job_id()); return;
+    case 'F': setNumber(v, j.array_job_id() != 0 ? j.array_job_id() : j.job_id()); return;
+    case 'K': v = arrayTaskText(j); return;
+    case 'j': v.assign(j.name()); return;
+    case 'u':
+      if (j.user().empty()) setNumber(v, std::uint64_t{j.uid()});
+      else v.assign(j.user());
+      return;
+    case 'U': setNumber(v, std::uint64_t{j.uid()}); return;
+    case 'g':
+      if (j.group().empty()) setNumber(v, std::uint64_t{j.gid()});
+      else v.assign(j.group());
+      return;
+    case 'G': setNumber(v, std::uint64_t{j.gid()}); return;
+    case 'a': setOrNull(v, j.account()); return;
+    case 'P': v.assign(j.partition()); return;
+    case 'T': v.assign(jobStateName(j.state())); return;
+    case 't': v.assign(jobStateShortName(j.state())); return;
+    case 'r': v.assign(reasonText(j)); return;
     case 'R':
-      if (pending || j.nodes().empty()) return "(" + reasonText(j) + ")";
-      return j.nodes();
-    case 'S': return timeOrNA(j.start_time());
-    case 'V': return timeOrNA(j.submit_time());
-    case 'e': return timeOrNA(jobEndTime(j));
+      if (pending || j.nodes().empty()) {
+        v.assign("(");
+        v.append(reasonText(j));
+        v.push_back(')');
+      } else {
+        v.assign(j.nodes());
+      }
+      return;
+    case 'S': v = timeOrNA(j.start_time()); return;
+    case 'V': v = timeOrNA(j.submit_time()); return;
+    case 'e': v = timeOrNA(jobEndTime(j)); return;
     case 'L': {
-      if (j.time_limit_min() < 0) return "UNLIMITED";
+      if (j.time_limit_min() < 0) {
+        v.assign("UNLIMITED");
+        return;
+      }
       const std::int64_t left = j.time_limit_min() * 60 - (pending ? 0 : jobRunTime(j, now));
-      return formatSqueueDuration(std::max<std::int64_t>(left, 0));
+      v = formatSqueueDuration(std::max<std::int64_t>(left, 0));
+      return;
     }
-    case 'M': return formatSqueueDuration(pending ? 0 : jobRunTime(j, now));
-    case 'l': return formatSqueueLimit(j.time_limit_min());
-    case 'N': return pending ? "" : j.nodes();
-    case 'D': return std::to_string(j.num_nodes() > 0 ? j.num_nodes() : std::max(1u, j.spec().min_nodes()));
-    case 'c': return std::to_string(std::max(1u, j.spec().cpus_per_task()));
-    case 'C': return std::to_string(j.num_cpus());
-    case 'Z': return j.work_dir();
-    case 'o': return orNull(j.command());
-    case 'm': return minMemory(j).text;
+    case 'M':
+      if (pending) v.assign("0:00");
+      else v = formatSqueueDuration(jobRunTime(j, now));
+      return;
+    case 'l': v = formatSqueueLimit(j.time_limit_min()); return;
+    case 'N':
+      if (pending) v.clear();
+      else v.assign(j.nodes());
+      return;
+    case 'D': setNumber(v, std::uint64_t{j.num_nodes() > 0 ? j.num_nodes() : std::max(1u, j.spec().min_nodes())}); return;
+    case 'c': setNumber(v, std::uint64_t{std::max(1u, j.spec().cpus_per_task())}); return;
+    case 'C': setNumber(v, std::uint64_t{j.num_cpus()}); return;
+    case 'Z': v.assign(j.work_dir()); return;
+    case 'o': setOrNull(v, j.command()); return;
+    case 'm': v = minMemory(j).text; return;
     case 'b': {
-      auto t = tresPerNode(j);
-      return t.empty() ? "N/A" : t;
+      v = tresPerNode(j);
+      if (v.empty()) v.assign("N/A");
+      return;
     }
-    case 'Q': return std::to_string(j.priority());
-    case 'q': return j.qos().empty() ? "normal" : j.qos();
-    case 'y': return std::to_string(j.nice());
-    case 'E': return orNull(j.dependency());
-    case 'k': return orNull(j.spec().comment());
-    case 'f': return orNull(j.features());
-    case 'B': return j.batch_host().empty() ? "n/a" : j.batch_host();
-    case 'Y': return orNull(j.sched_nodes());
-    case 'n': return j.req_nodes();
-    case 'x': return j.exc_nodes();
-    case 'h': return j.spec().exclusive() ? "NO" : "OK";
-    default: return "";
+    case 'Q': setNumber(v, std::int64_t{j.priority()}); return;
+    case 'q':
+      if (j.qos().empty()) v.assign("normal");
+      else v.assign(j.qos());
+      return;
+    case 'y': setNumber(v, std::int64_t{j.nice()}); return;
+    case 'E': setOrNull(v, j.dependency()); return;
+    case 'k': setOrNull(v, j.spec().comment()); return;
+    case 'v': setOrNull(v, j.spec().reservation()); return;
+    case 'f': setOrNull(v, j.features()); return;
+    case 'B':
+      if (j.batch_host().empty()) v.assign("n/a");
+      else v.assign(j.batch_host());
+      return;
+    case 'Y': setOrNull(v, j.sched_nodes()); return;
+    case 'n': v.assign(j.req_nodes()); return;
+    case 'x': v.assign(j.exc_nodes()); return;
+    case 'h': v.assign(j.spec().exclusive() ? "NO" : "OK"); return;
+    default: v.clear(); return;
+  }
+}
+
+// The JobInfo (and JobSpec) fields value() reads for a code, by field number.
+struct CodeFields {
+  std::vector<std::uint32_t> info, spec;
+};
+CodeFields fieldsOf(char code) {
+  using J = v1::JobInfo;
+  using S = v1::JobSpec;
+  constexpr std::uint32_t kSpec = J::kSpecFieldNumber;
+  // jobRunTime(): state, start time, recorded run time.
+  const std::vector<std::uint32_t> run = {J::kStateFieldNumber, J::kStartTimeFieldNumber,
+                                          J::kRunTimeSFieldNumber};
+  auto with = [](std::vector<std::uint32_t> a, std::initializer_list<std::uint32_t> more) {
+    a.insert(a.end(), more);
+    return a;
+  };
+  switch (code) {
+    case 'i': case 'K':
+      return {{J::kJobIdFieldNumber, J::kArrayJobIdFieldNumber, J::kArrayTaskIdFieldNumber,
+               J::kArrayTaskPendingFieldNumber}, {}};
+    case kRawJobId: case 'A': return {{J::kJobIdFieldNumber}, {}};
+    case 'F': return {{J::kJobIdFieldNumber, J::kArrayJobIdFieldNumber}, {}};
+    case 'j': return {{J::kNameFieldNumber}, {}};
+    case 'u': return {{J::kUserFieldNumber, J::kUidFieldNumber}, {}};
+    case 'U': return {{J::kUidFieldNumber}, {}};
+    case 'g': return {{J::kGroupFieldNumber, J::kGidFieldNumber}, {}};
+    case 'G': return {{J::kGidFieldNumber}, {}};
+    case 'a': return {{J::kAccountFieldNumber}, {}};
+    case 'P': return {{J::kPartitionFieldNumber}, {}};
+    case 'T': case 't': return {{J::kStateFieldNumber}, {}};
+    case 'r': return {{J::kStateFieldNumber, J::kReasonFieldNumber}, {}};
+    case 'R': return {{J::kStateFieldNumber, J::kReasonFieldNumber, J::kNodesFieldNumber}, {}};
+    case 'S': return {{J::kStartTimeFieldNumber}, {}};
+    case 'V': return {{J::kSubmitTimeFieldNumber}, {}};
+    case 'e':
+      return {{J::kEndTimeFieldNumber, J::kStateFieldNumber, J::kStartTimeFieldNumber,
+               J::kTimeLimitMinFieldNumber}, {}};
+    case 'L': return {with(run, {J::kTimeLimitMinFieldNumber}), {}};
+    case 'M': return {run, {}};
+    case 'l': return {{J::kTimeLimitMinFieldNumber}, {}};
+    case 'N': return {{J::kStateFieldNumber, J::kNodesFieldNumber}, {}};
+    case 'D': return {{J::kNumNodesFieldNumber, kSpec}, {S::kMinNodesFieldNumber}};
+    case 'c': return {{kSpec}, {S::kCpusPerTaskFieldNumber}};
+    case 'C': return {{J::kNumCpusFieldNumber}, {}};
+    case 'Z': return {{J::kWorkDirFieldNumber}, {}};
+    case 'o': return {{J::kCommandFieldNumber}, {}};
+    case 'm': return {{kSpec}, {S::kMemPerCpuMbFieldNumber, S::kMemPerNodeMbFieldNumber}};
+    case 'b': return {{kSpec}, {S::kGresFieldNumber, S::kGpusPerNodeFieldNumber}};
+    case 'Q': return {{J::kPriorityFieldNumber}, {}};
+    case 'q': return {{J::kQosFieldNumber}, {}};
+    case 'y': return {{J::kNiceFieldNumber}, {}};
+    case 'E': return {{J::kDependencyFieldNumber}, {}};
+    case 'k': return {{kSpec}, {S::kCommentFieldNumber}};
+    case 'v': return {{kSpec}, {S::kReservationFieldNumber}};
+    case 'f': return {{J::kFeaturesFieldNumber}, {}};
+    case 'B': return {{J::kBatchHostFieldNumber}, {}};
+    case 'Y': return {{J::kSchedNodesFieldNumber}, {}};
+    case 'n': return {{J::kReqNodesFieldNumber}, {}};
+    case 'x': return {{J::kExcNodesFieldNumber}, {}};
+    case 'h': return {{kSpec}, {S::kExclusiveFieldNumber}};
+    default: return {};
   }
 }
 
@@ -149,6 +264,7 @@ constexpr OField kOFields[] = {
     {"tres-per-node", 'b'}, {"priority", 'Q'}, {"prioritylong", 'Q'}, {"qos", 'q'}, {"nice", 'y'},
     {"dependency", 'E'}, {"comment", 'k'}, {"feature", 'f'}, {"batchhost", 'B'},
     {"schednodes", 'Y'}, {"reqnodes", 'n'}, {"excnodes", 'x'}, {"oversubscribe", 'h'},
+    {"reservation", 'v'},
 };
 
 std::string lower(std::string s) {
@@ -198,7 +314,8 @@ Result<Format> parseLongFormat(const std::string& text) {
 
 // Sort keys as Slurm's -S: [+|-]letter, comma separated; default "P,t,-p" (partition, state,
 // priority descending). The sort is stable over the controller's order, as Slurm's list sort.
-void sortJobs(std::vector<v1::JobInfo>& jobs, const std::string& spec_text, bool start) {
+// Rows are pointers: a message move is a swap of every field, too slow to repeat n log n times.
+void sortJobs(std::vector<const v1::JobInfo*>& jobs, const std::string& spec_text, bool start) {
   std::string spec = spec_text.empty() ? (start ? "S" : "P,t,-p") : spec_text;
   struct Key {
     char code;
@@ -214,14 +331,14 @@ void sortJobs(std::vector<v1::JobInfo>& jobs, const std::string& spec_text, bool
   auto cmp = [&keys](const v1::JobInfo& a, const v1::JobInfo& b) {
     for (const auto& k : keys) {
       int c = 0;
-      auto three = [](auto x, auto y) { return x < y ? -1 : (y < x ? 1 : 0); };
+      auto three = [](const auto& x, const auto& y) { return x < y ? -1 : (y < x ? 1 : 0); };
       switch (k.code) {
-        case 'P': c = three(a.partition(), b.partition()); break;
+        case 'P': c = a.partition().compare(b.partition()); break;
         case 't': case 'T': c = three(static_cast<int>(a.state()), static_cast<int>(b.state())); break;
         case 'p': case 'Q': c = three(a.priority(), b.priority()); break;
         case 'i': case 'A': c = three(a.job_id(), b.job_id()); break;
-        case 'j': c = three(a.name(), b.name()); break;
-        case 'u': c = three(a.user(), b.user()); break;
+        case 'j': c = a.name().compare(b.name()); break;
+        case 'u': c = a.user().compare(b.user()); break;
         case 'S': {
           // Unknown start times last, those by job id with an array's pending remainder after
           // single jobs (as Slurm's --start lists them).
@@ -239,34 +356,78 @@ void sortJobs(std::vector<v1::JobInfo>& jobs, const std::string& spec_text, bool
         case 'l': c = three(a.time_limit_min(), b.time_limit_min()); break;
         case 'D': c = three(a.num_nodes(), b.num_nodes()); break;
         case 'C': c = three(a.num_cpus(), b.num_cpus()); break;
-        case 'N': c = three(a.nodes(), b.nodes()); break;
+        case 'N': c = a.nodes().compare(b.nodes()); break;
         default: break;
       }
       if (c != 0) return k.desc ? c > 0 : c < 0;
     }
     return false;
   };
-  // Sorted as pointers, then moved into place once: a message move is a swap of every field,
-  // too slow to repeat n log n times over thousands of jobs.
-  std::vector<v1::JobInfo*> order;
-  order.reserve(jobs.size());
-  for (auto& j : jobs) order.push_back(&j);
-  std::stable_sort(order.begin(), order.end(),
+  std::stable_sort(jobs.begin(), jobs.end(),
                    [&cmp](const v1::JobInfo* a, const v1::JobInfo* b) { return cmp(*a, *b); });
-  std::vector<v1::JobInfo> sorted;
-  sorted.reserve(jobs.size());
-  for (v1::JobInfo* j : order) sorted.push_back(std::move(*j));
-  jobs = std::move(sorted);
 }
 
 bool contains(const std::vector<std::string>& list, const std::string& value) {
   return std::find(list.begin(), list.end(), value) != list.end();
 }
 
+// The output's format: -O, -o, or the built-in one -l / --start / neither selects.
+Result<Format> outputFormat(const SqueueOptions& options) {
+  if (!options.format_long.empty()) return parseLongFormat(options.format_long);
+  const std::string text = !options.format.empty() ? options.format
+                           : options.start          ? kStartFormat
+                           : options.long_format    ? kLongFormat
+                                                    : kDefaultFormat;
+  return parseFormat(text);
+}
+
+// Pads (and truncates) as format_spec's applyWidth, appending in place.
+void appendField(std::string& out, std::string_view value, const FieldSpec& spec) {
+  if (spec.width <= 0) {
+    out.append(value);
+    return;
+  }
+  const auto width = static_cast<std::size_t>(spec.width);
+  if (value.size() >= width) {
+    out.append(value.substr(0, width));
+    return;
+  }
+  if (spec.right) out.append(width - value.size(), ' ');
+  out.append(value);
+  if (!spec.right) out.append(width - value.size(), ' ');
+}
+
 }  // namespace
 
-Result<std::vector<v1::JobInfo>> selectSqueueJobs(const SqueueOptions& options,
-                                                  std::vector<v1::JobInfo> jobs) {
+SqueueFields squeueFields(const SqueueOptions& options) {
+  SqueueFields out;
+  if (options.json) return out;  // --json prints every key Slurm has
+  auto format = outputFormat(options);
+  if (!format.ok()) return out;  // rendering reports the error
+  using J = v1::JobInfo;
+  // What selection (filters, -r, -j) and every -S key read.
+  out.info = {J::kJobIdFieldNumber,         J::kArrayJobIdFieldNumber,  J::kArrayTaskIdFieldNumber,
+              J::kArrayTaskPendingFieldNumber, J::kStateFieldNumber,  J::kUserFieldNumber,
+              J::kUidFieldNumber,           J::kPartitionFieldNumber,   J::kNameFieldNumber,
+              J::kNodesFieldNumber,         J::kPriorityFieldNumber,    J::kStartTimeFieldNumber,
+              J::kSubmitTimeFieldNumber,    J::kRunTimeSFieldNumber,    J::kTimeLimitMinFieldNumber,
+              J::kNumNodesFieldNumber,      J::kNumCpusFieldNumber};
+  if (!options.accounts.empty()) out.info.push_back(J::kAccountFieldNumber);
+  auto add = [](std::vector<std::uint32_t>& to, const std::vector<std::uint32_t>& more) {
+    for (auto n : more)
+      if (std::find(to.begin(), to.end(), n) == to.end()) to.push_back(n);
+  };
+  for (const auto& item : *format) {
+    if (!item.is_field) continue;
+    const CodeFields f = fieldsOf(item.field.code);
+    add(out.info, f.info);
+    add(out.spec, f.spec);
+  }
+  return out;
+}
+
+Result<SqueueRows> selectSqueueRows(const SqueueOptions& options,
+                                    const std::vector<const v1::JobInfo*>& jobs) {
   std::vector<v1::JobState> states;
   bool all_states = false;
   for (const auto& s : options.states) {
@@ -278,8 +439,10 @@ Result<std::vector<v1::JobInfo>> selectSqueueJobs(const SqueueOptions& options,
     if (!st) return makeError("Invalid job state specified: " + s);
     states.push_back(*st);
   }
-  std::vector<v1::JobInfo> out;
-  for (auto& j : jobs) {
+  SqueueRows out;
+  out.rows.reserve(jobs.size());
+  for (const v1::JobInfo* job : jobs) {
+    const v1::JobInfo& j = *job;
     if (!options.job_ids.empty() &&
         std::none_of(options.job_ids.begin(), options.job_ids.end(),
                      [&j](const std::string& id) { return jobMatchesId(j, id); }))
@@ -308,63 +471,92 @@ Result<std::vector<v1::JobInfo>> selectSqueueJobs(const SqueueOptions& options,
     if (options.start && j.state() != v1::JOB_PENDING) continue;
     if (options.expand_arrays && !j.array_task_pending().empty()) {
       for (auto task : expandArrayTasks(j.array_task_pending())) {
-        v1::JobInfo t = j;
+        v1::JobInfo& t = out.expanded.emplace_back(j);
         t.clear_array_task_pending();
         t.set_array_task_id(task);
-        out.push_back(std::move(t));
+        out.rows.push_back(&t);
       }
       continue;
     }
-    out.push_back(std::move(j));
+    out.rows.push_back(job);
   }
-  sortJobs(out, options.sort, options.start);
+  sortJobs(out.rows, options.sort, options.start);
   return out;
 }
 
-Result<std::string> renderSqueue(const SqueueOptions& options, std::vector<v1::JobInfo> jobs,
-                                 std::int64_t now) {
-  auto selected = selectSqueueJobs(options, std::move(jobs));
+Result<std::vector<v1::JobInfo>> selectSqueueJobs(const SqueueOptions& options,
+                                                  std::vector<v1::JobInfo> jobs) {
+  std::vector<const v1::JobInfo*> in;
+  in.reserve(jobs.size());
+  for (const auto& j : jobs) in.push_back(&j);
+  auto selected = selectSqueueRows(options, in);
+  if (!selected.ok()) return makeError(selected.error());
+  std::vector<v1::JobInfo> out;
+  out.reserve(selected->rows.size());
+  for (const v1::JobInfo* j : selected->rows) out.push_back(*j);
+  return out;
+}
+
+Status renderSqueueTo(const SqueueOptions& options, const std::vector<const v1::JobInfo*>& jobs,
+                      std::int64_t now, std::string* out) {
+  auto selected = selectSqueueRows(options, jobs);
   if (!selected.ok()) return makeError(selected.error());
   if (options.json) {
     json::Array arr;
-    for (const auto& j : *selected) arr.push_back(squeueJobJson(j, now, options.cluster_name));
+    for (const v1::JobInfo* j : selected->rows) arr.push_back(squeueJobJson(*j, now, options.cluster_name));
     json::Object root;
     root.emplace_back("meta", json::slurmMeta());
     root.emplace_back("errors", json::Array{});
     root.emplace_back("jobs", json::Value(std::move(arr)));
-    return json::dump(json::Value(std::move(root)));
+    out->append(json::dump(json::Value(std::move(root))));
+    return okStatus();
   }
-  Format format;
-  if (!options.format_long.empty()) {
-    auto f = parseLongFormat(options.format_long);
-    if (!f.ok()) return makeError(f.error());
-    format = std::move(*f);
-  } else {
-    const std::string text = !options.format.empty() ? options.format
-                             : options.start          ? kStartFormat
-                             : options.long_format    ? kLongFormat
-                                                      : kDefaultFormat;
-    auto f = parseFormat(text);
-    if (!f.ok()) return makeError(f.error());
-    format = std::move(*f);
-  }
-  std::string out;
+  auto format = outputFormat(options);
+  if (!format.ok()) return makeError(format.error());
   if (options.long_format && options.format.empty() && options.format_long.empty()) {
     char buf[64];
     const std::time_t t = static_cast<std::time_t>(now);
     std::tm tm{};
     localtime_r(&t, &tm);
     std::strftime(buf, sizeof buf, "%a %b %d %H:%M:%S %Y", &tm);
-    out += std::string(buf) + "\n";
+    out->append(buf);
+    out->push_back('\n');
   }
+  // Fixed-width rows: reserving by the first row's width keeps the buffer from regrowing.
+  std::size_t line = 1;
+  for (const auto& item : *format)
+    line += item.is_field ? static_cast<std::size_t>(std::max(item.field.width, 8)) : item.literal.size();
+  out->reserve(out->size() + line * (selected->rows.size() + 1));
   if (!options.no_header) {
-    out += renderLine(format, [](const FieldSpec& f) { return header(f.code); });
-    out += "\n";
+    for (const auto& item : *format) {
+      if (item.is_field) appendField(*out, header(item.field.code), item.field);
+      else out->append(item.literal);
+    }
+    out->push_back('\n');
   }
-  for (const auto& j : *selected) {
-    out += renderLine(format, [&](const FieldSpec& f) { return value(j, f.code, now); });
-    out += "\n";
+  std::string v;
+  for (const v1::JobInfo* j : selected->rows) {
+    for (const auto& item : *format) {
+      if (item.is_field) {
+        value(*j, item.field.code, now, v);
+        appendField(*out, v, item.field);
+      } else {
+        out->append(item.literal);
+      }
+    }
+    out->push_back('\n');
   }
+  return okStatus();
+}
+
+Result<std::string> renderSqueue(const SqueueOptions& options, std::vector<v1::JobInfo> jobs,
+                                 std::int64_t now) {
+  std::vector<const v1::JobInfo*> rows;
+  rows.reserve(jobs.size());
+  for (const auto& j : jobs) rows.push_back(&j);
+  std::string out;
+  Status s = renderSqueueTo(options, rows, now, &out);
+  if (!s) return makeError(s.error());
   return out;
 }
 

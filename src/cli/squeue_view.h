@@ -2,6 +2,7 @@
 // squeue's output, pure: jobs in, text out (default, -o, -O, -l, --start, -r, -h, -S, --json),
 // as Slurm 22.05 prints them (slurm-reference/golden 068-079).
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,26 @@ struct SqueueOptions {
   std::vector<std::string> job_ids, users, partitions, names, accounts, states;
   std::vector<std::string> nodes;  // expanded host names
 };
+
+// The JobInfo / JobSpec fields (by number) that the output for these options reads, for
+// GetJobsRequest.fields / spec_fields; `info` empty = every field (--json prints them all).
+struct SqueueFields {
+  std::vector<std::uint32_t> info, spec;
+};
+SqueueFields squeueFields(const SqueueOptions& options);
+
+// The rows squeue prints, in order: pointers into the caller's jobs, or into `expanded` for the
+// tasks -r splits out of an array's pending remainder.
+struct SqueueRows {
+  std::vector<const v1::JobInfo*> rows;
+  std::deque<v1::JobInfo> expanded;
+};
+Result<SqueueRows> selectSqueueRows(const SqueueOptions& options,
+                                    const std::vector<const v1::JobInfo*>& jobs);
+
+// Appends the output to *out (one buffer, written once by the caller).
+Status renderSqueueTo(const SqueueOptions& options, const std::vector<const v1::JobInfo*>& jobs,
+                      std::int64_t now, std::string* out);
 
 Result<std::string> renderSqueue(const SqueueOptions& options, std::vector<v1::JobInfo> jobs,
                                  std::int64_t now);

@@ -93,7 +93,9 @@ ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs) {
     if (noJobs(jobs, done)) return;
     v1::GetJobsReply rep;
     rep.set_time(state.now());
-    for (auto& j : jobs->query(req)) *rep.add_jobs() = std::move(j);
+    auto rows = jobs->query(req);
+    rep.mutable_jobs()->Reserve(static_cast<int>(rows.size()));
+    for (auto& j : rows) *rep.add_jobs() = std::move(j);
     done(wire::Outcome::ok(), rep);
   };
   h.cancel_jobs = [jobs](const rpc::Caller& caller, const v1::CancelJobsRequest& req,

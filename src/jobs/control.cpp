@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <charconv>
 #include <csignal>
+#include <optional>
 
 #include "drover/hostlist.h"
 #include "drover/time_spec.h"
@@ -77,8 +78,15 @@ Result<std::vector<JobId>> JobManager::resolveIds(const std::string& text) const
 std::vector<v1::CancelResult> JobManager::cancel(const Caller& caller,
                                                  const v1::CancelJobsRequest& req) {
   std::vector<v1::CancelResult> results;
-  // (job, id as the caller named it)
-  std::vector<std::pair<JobId, std::string>> targets;
+  // Each job as the caller named it, or a result already known (a step, an unknown id), in the
+  // order of the request, so scancel reports in that order however many ids one call carries.
+  struct Target {
+    JobId id = 0;
+    std::string shown;
+    std::optional<v1::CancelResult> known;
+  };
+  std::vector<Target> targets;
+  targets.reserve(static_cast<std::size_t>(req.job_ids_size()));
   bool filtered = !req.user().empty() || !req.name().empty() || req.states_size() > 0 ||
                   !req.partition().empty() || !req.nodes().empty() || !req.account().empty();
   std::vector<std::string> filter_nodes;
@@ -112,27 +120,32 @@ std::vector<v1::CancelResult> JobManager::cancel(const Caller& caller,
       // Filters select live jobs only; and without -u a user's filters cover their own jobs.
       if (!filtered || isFinal(job.state()) || !matches(job)) continue;
       if (req.user().empty() && !isAdmin(caller) && job.info.uid() != caller.uid) continue;
-      targets.emplace_back(id, displayId(job));
+      targets.push_back({id, displayId(job), std::nullopt});
     }
   }
   for (const std::string& text : req.job_ids()) {
     if (text.find('.') != std::string::npos) {
-      results.push_back(cancelStep(caller, text, req.signal()));  // steps.cpp
+      targets.push_back({0, text, cancelStep(caller, text, req.signal())});  // steps.cpp
       continue;
     }
     auto ids = resolveIds(text);
     if (!ids) {
-      results.push_back(result(text, kInvalidJobId));
+      targets.push_back({0, text, result(text, kInvalidJobId)});
       continue;
     }
     for (JobId id : *ids) {
       if (!filtered || matches(jobs_.at(id))) {
-        targets.emplace_back(id, ids->size() == 1 ? text : displayId(jobs_.at(id)));
+        targets.push_back({id, ids->size() == 1 ? text : displayId(jobs_.at(id)), std::nullopt});
       }
     }
   }
 
-  for (const auto& [id, shown] : targets) {
+  results.reserve(targets.size());
+  for (auto& [id, shown, known] : targets) {
+    if (known) {
+      results.push_back(std::move(*known));
+      continue;
+    }
     Job& job = jobs_.at(id);
     if (!owns(caller, job)) {
       results.push_back(result(shown, kDenied));

@@ -220,6 +220,7 @@ void JobManager::syncScheduler(std::int64_t now) {
   };
 
   std::vector<sched::RunningJob> started;
+  std::vector<JobId> ended;  // gone for good: leave the scheduler in one walk (onJobsEnded)
   for (JobId id : ids) {
     Job* job = mutableJob(id);
     enum class Want { kAbsent, kPending, kRunning } want = Want::kAbsent;
@@ -243,7 +244,8 @@ void JobManager::syncScheduler(std::int64_t now) {
                        static_cast<double>(h->second.cpus) *
                            static_cast<double>(std::max<std::int64_t>(0, end - h->second.start)),
                        end);
-      s.onJobEnded(id);
+      if (want == Want::kAbsent) ended.push_back(id);
+      else s.onJobEnded(id);  // requeued or restarted: out before it comes back below
       st.held.erase(h);
       h = st.held.end();
     }
@@ -256,7 +258,7 @@ void JobManager::syncScheduler(std::int64_t now) {
     }
     if (want == Want::kAbsent) {
       if (h != st.held.end()) {
-        s.onJobEnded(id);
+        ended.push_back(id);
         st.held.erase(h);
       }
       st.factors.erase(id);
@@ -279,6 +281,7 @@ void JobManager::syncScheduler(std::int64_t now) {
       s.onJobUpdated(std::move(sj));
     }
   }
+  s.onJobsEnded(ended);
   if (!started.empty()) s.onJobsStarted(std::move(started));
 }
 

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "drover/hostlist.h"
+#include "jobs/job_fields.h"
 #include "jobs/job_manager.h"
 
 namespace drover::jobs {
@@ -31,6 +32,7 @@ std::vector<v1::JobInfo> JobManager::query(const v1::GetJobsRequest& req) const 
     return list.empty() || std::find(list.begin(), list.end(), v) != list.end();
   };
 
+  const JobFieldMask mask = JobFieldMask::fromRequest(req);
   std::vector<v1::JobInfo> out;
   // Pending tasks of each array, folded when -r is not given.
   std::map<JobId, std::vector<const Job*>> folded;
@@ -65,7 +67,8 @@ std::vector<v1::JobInfo> JobManager::query(const v1::GetJobsRequest& req) const 
       folded[i.array_job_id()].push_back(&job);
       continue;
     }
-    v1::JobInfo copy = i;
+    v1::JobInfo& copy = out.emplace_back();
+    mask.copy(i, &copy);
     if (cancelling(job)) {
       copy.set_state(v1::JOB_COMPLETING);
       copy.set_run_time_s(std::max<std::int64_t>(0, i.end_time() - i.start_time()));
@@ -73,17 +76,17 @@ std::vector<v1::JobInfo> JobManager::query(const v1::GetJobsRequest& req) const 
       std::int64_t end = i.state() == v1::JOB_SUSPENDED ? i.suspend_time() : now;
       copy.set_run_time_s(std::max<std::int64_t>(0, end - i.start_time()));
     }
-    out.push_back(std::move(copy));
   }
   for (const auto& [array_id, tasks] : folded) {
     if (tasks.size() == 1) {
-      out.push_back(tasks.front()->info);
+      mask.copy(tasks.front()->info, &out.emplace_back());
       continue;
     }
     std::vector<std::uint32_t> ids;
     for (const Job* t : tasks) ids.push_back(static_cast<std::uint32_t>(t->info.array_task_id()));
     std::sort(ids.begin(), ids.end());
-    v1::JobInfo row = tasks.front()->info;
+    v1::JobInfo row;
+    mask.copy(tasks.front()->info, &row);
     row.set_job_id(array_id);
     row.set_array_task_id(-1);
     std::string pending = compressTaskIds(ids);

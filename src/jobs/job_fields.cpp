@@ -1,0 +1,86 @@
+#include "jobs/job_fields.h"
+
+#include <algorithm>
+
+namespace drover::jobs {
+namespace {
+
+using google::protobuf::FieldDescriptor;
+using google::protobuf::Message;
+using google::protobuf::Reflection;
+
+// One field, by reflection: listings name a handful of fields, and a generic copy keeps every
+// field JobInfo gains later selectable without touching this file.
+void copyField(const Message& from, Message* to, const FieldDescriptor* f) {
+  const Reflection* r = from.GetReflection();
+  if (f->is_repeated()) {
+    const int n = r->FieldSize(from, f);
+    for (int i = 0; i < n; ++i) {
+      switch (f->cpp_type()) {
+        case FieldDescriptor::CPPTYPE_INT32: r->AddInt32(to, f, r->GetRepeatedInt32(from, f, i)); break;
+        case FieldDescriptor::CPPTYPE_INT64: r->AddInt64(to, f, r->GetRepeatedInt64(from, f, i)); break;
+        case FieldDescriptor::CPPTYPE_UINT32: r->AddUInt32(to, f, r->GetRepeatedUInt32(from, f, i)); break;
+        case FieldDescriptor::CPPTYPE_UINT64: r->AddUInt64(to, f, r->GetRepeatedUInt64(from, f, i)); break;
+        case FieldDescriptor::CPPTYPE_DOUBLE: r->AddDouble(to, f, r->GetRepeatedDouble(from, f, i)); break;
+        case FieldDescriptor::CPPTYPE_FLOAT: r->AddFloat(to, f, r->GetRepeatedFloat(from, f, i)); break;
+        case FieldDescriptor::CPPTYPE_BOOL: r->AddBool(to, f, r->GetRepeatedBool(from, f, i)); break;
+        case FieldDescriptor::CPPTYPE_ENUM: r->AddEnumValue(to, f, r->GetRepeatedEnumValue(from, f, i)); break;
+        case FieldDescriptor::CPPTYPE_STRING: r->AddString(to, f, r->GetRepeatedString(from, f, i)); break;
+        case FieldDescriptor::CPPTYPE_MESSAGE: r->AddMessage(to, f)->CopyFrom(r->GetRepeatedMessage(from, f, i)); break;
+      }
+    }
+    return;
+  }
+  if (!r->HasField(from, f)) return;  // proto3: a default value is not sent anyway
+  switch (f->cpp_type()) {
+    case FieldDescriptor::CPPTYPE_INT32: r->SetInt32(to, f, r->GetInt32(from, f)); break;
+    case FieldDescriptor::CPPTYPE_INT64: r->SetInt64(to, f, r->GetInt64(from, f)); break;
+    case FieldDescriptor::CPPTYPE_UINT32: r->SetUInt32(to, f, r->GetUInt32(from, f)); break;
+    case FieldDescriptor::CPPTYPE_UINT64: r->SetUInt64(to, f, r->GetUInt64(from, f)); break;
+    case FieldDescriptor::CPPTYPE_DOUBLE: r->SetDouble(to, f, r->GetDouble(from, f)); break;
+    case FieldDescriptor::CPPTYPE_FLOAT: r->SetFloat(to, f, r->GetFloat(from, f)); break;
+    case FieldDescriptor::CPPTYPE_BOOL: r->SetBool(to, f, r->GetBool(from, f)); break;
+    case FieldDescriptor::CPPTYPE_ENUM: r->SetEnumValue(to, f, r->GetEnumValue(from, f)); break;
+    case FieldDescriptor::CPPTYPE_STRING: r->SetString(to, f, r->GetString(from, f)); break;
+    case FieldDescriptor::CPPTYPE_MESSAGE: r->MutableMessage(to, f)->CopyFrom(r->GetMessage(from, f)); break;
+  }
+}
+
+}  // namespace
+
+JobFieldMask JobFieldMask::fromRequest(const v1::GetJobsRequest& request) {
+  JobFieldMask mask;
+  if (request.fields().empty()) return mask;
+  mask.all_ = false;
+  const auto* info = v1::JobInfo::descriptor();
+  for (std::uint32_t number : request.fields()) {
+    const FieldDescriptor* f = info->FindFieldByNumber(static_cast<int>(number));
+    if (f && std::find(mask.info_.begin(), mask.info_.end(), f) == mask.info_.end())
+      mask.info_.push_back(f);
+  }
+  const auto* spec = v1::JobSpec::descriptor();
+  for (std::uint32_t number : request.spec_fields()) {
+    const FieldDescriptor* f = spec->FindFieldByNumber(static_cast<int>(number));
+    if (f && std::find(mask.spec_.begin(), mask.spec_.end(), f) == mask.spec_.end())
+      mask.spec_.push_back(f);
+  }
+  return mask;
+}
+
+void JobFieldMask::copy(const v1::JobInfo& from, v1::JobInfo* to) const {
+  if (all_) {
+    to->CopyFrom(from);
+    return;
+  }
+  for (const FieldDescriptor* f : info_) {
+    if (f->number() == v1::JobInfo::kSpecFieldNumber && !spec_.empty()) {
+      if (!from.has_spec()) continue;
+      v1::JobSpec* spec = to->mutable_spec();
+      for (const FieldDescriptor* s : spec_) copyField(from.spec(), spec, s);
+      continue;
+    }
+    copyField(from, to, f);
+  }
+}
+
+}  // namespace drover::jobs

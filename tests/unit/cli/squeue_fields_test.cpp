@@ -1,0 +1,202 @@
+// squeue asks the controller only for the fields its output reads (squeueFields ->
+// GetJobsRequest.fields, filled by the controller's jobs::JobFieldMask). Every format code, -O
+// field and built-in view must print the same from those partial rows as from whole records.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "cli/squeue.h"
+#include "cli/squeue_view.h"
+#include "job_fixture.h"
+#include "jobs/job_fields.h"
+
+namespace drover::cli {
+namespace {
+
+using testing::at;
+using testing::JobBuilder;
+using testing::referenceJobs;
+
+constexpr std::int64_t kNow = testing::at(12, 40, 0);
+
+// The reference cluster plus jobs with every field a code can read set to something visible.
+std::vector<v1::JobInfo> jobs() {
+  auto out = referenceJobs();
+  v1::JobInfo full = JobBuilder(40, "full").running("node[01-02]", "node01")
+                         .times(at(12, 0, 0), at(12, 1, 0), at(13, 1, 0)).priority(77).limit(60)
+                         .size(2, 16, 2).reqNodes("node[01-02]").dependency("afterany:3")
+                         .tres("cpu=16,node=2", "cpu=16,node=2").build();
+  full.set_command("/home/alice/run.sh");
+  full.set_features("a100");
+  full.set_exc_nodes("node03");
+  full.set_qos("high");
+  full.set_nice(5);
+  full.set_reason("None");
+  auto* spec = full.mutable_spec();
+  spec->set_comment("a comment");
+  spec->set_reservation("maint");
+  spec->set_cpus_per_task(8);
+  spec->set_min_nodes(2);
+  spec->set_mem_per_cpu_mb(0);
+  spec->set_mem_per_node_mb(65536);
+  spec->set_exclusive(true);
+  auto* g = spec->add_gres();
+  g->set_name("gpu");
+  g->set_type("a100");
+  g->set_count(4);
+  spec->mutable_gpus_per_node()->set_count(4);
+  spec->set_submit_line("sbatch --wrap=true");
+  spec->set_script("#!/bin/sh\n");
+  (*spec->mutable_environment())["PATH"] = "/bin";
+  out.push_back(full);
+  v1::JobInfo nodes_unset = JobBuilder(41, "minnodes").pending("Resources")
+                                .times(at(12, 2, 0), 0, 0).limit(-1).build();
+  nodes_unset.set_num_nodes(0);
+  nodes_unset.mutable_spec()->set_min_nodes(3);
+  nodes_unset.set_group("");
+  nodes_unset.set_user("");
+  nodes_unset.set_account("");
+  out.push_back(nodes_unset);
+  v1::JobInfo done = JobBuilder(42, "done").state(v1::JOB_FAILED, "NonZeroExitCode")
+                         .times(at(11, 0, 0), at(11, 1, 0), at(11, 2, 0)).build();
+  done.set_run_time_s(60);
+  done.set_nodes("node04");
+  out.push_back(done);
+  return out;
+}
+
+// What the controller would send for these options.
+std::vector<v1::JobInfo> masked(const SqueueOptions& options, const std::vector<v1::JobInfo>& full) {
+  const SqueueFields fields = squeueFields(options);
+  v1::GetJobsRequest request;
+  for (auto n : fields.info) request.add_fields(n);
+  for (auto n : fields.spec) request.add_spec_fields(n);
+  const auto mask = jobs::JobFieldMask::fromRequest(request);
+  std::vector<v1::JobInfo> out;
+  for (const auto& j : full) mask.copy(j, &out.emplace_back());
+  return out;
+}
+
+class SqueueFieldsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    setenv("TZ", "UTC", 1);
+    tzset();
+  }
+  void expectSame(const std::vector<std::string>& args) {
+    auto cmd = parseSqueueArgs(args);
+    ASSERT_TRUE(cmd.ok()) << cmd.error();
+    const auto full = jobs();
+    auto want = renderSqueue(cmd->options, full, kNow);
+    auto got = renderSqueue(cmd->options, masked(cmd->options, full), kNow);
+    ASSERT_TRUE(want.ok()) << want.error();
+    ASSERT_TRUE(got.ok()) << got.error();
+    EXPECT_EQ(*got, *want) << ::testing::PrintToString(args);
+    EXPECT_GT(want->size(), 0u);
+  }
+};
+
+constexpr const char* kCodes = "iAFKjuUgGaPTtrRSVeLMlNDcCZombQqyEkvfBYnxh";
+
+TEST_F(SqueueFieldsTest, EveryFormatCodeRendersTheSameFromItsFields) {
+  for (const char* c = kCodes; *c; ++c) {
+    expectSame({"-t", "all", "-o", std::string("%.12") + *c});
+    expectSame({"-t", "all", "-r", "-o", std::string("%") + *c + "|%i"});
+  }
+}
+
+TEST_F(SqueueFieldsTest, EveryLongFieldRendersTheSameFromItsFields) {
+  for (const char* f :
+       {"jobid", "jobarrayid", "arrayjobid", "arraytaskid", "name", "username", "userid",
+        "groupname", "groupid", "account", "partition", "state", "statecompact", "reason",
+        "reasonlist", "starttime", "submittime", "endtime", "timeleft", "timeused", "timelimit",
+        "nodelist", "numnodes", "mincpus", "numcpus", "workdir", "command", "minmemory",
+        "tres-per-node", "priority", "prioritylong", "qos", "nice", "dependency", "comment",
+        "feature", "batchhost", "schednodes", "reqnodes", "excnodes", "oversubscribe"}) {
+    expectSame({"-t", "all", "-O", std::string(f) + ":30"});
+  }
+}
+
+TEST_F(SqueueFieldsTest, BuiltInViewsFiltersAndSortsRenderTheSame) {
+  const std::vector<std::vector<std::string>> cases = {
+      {},
+      {"-l"},
+      {"--start"},
+      {"-r"},
+      {"-h", "-t", "PD", "-o", "%i"},
+      {"-u", "alice"},
+      {"-u", "1002"},
+      {"-A", "research"},
+      {"-n", "arr"},
+      {"-p", "gpu"},
+      {"-j", "29"},
+      {"-j", "29_3", "-r"},
+      {"-w", "node01"},
+      {"-t", "all", "-S", "-V,j"},
+      {"-t", "all", "-S", "M,-l,D,C,N,u,i,S,Q"},
+  };
+  for (const auto& args : cases) expectSame(args);
+}
+
+TEST_F(SqueueFieldsTest, DefaultViewAsksForAFewSmallFields) {
+  const SqueueFields fields = squeueFields(SqueueOptions{});
+  const auto full = jobs();
+  const auto rows = masked(SqueueOptions{}, full);
+  ASSERT_EQ(rows.size(), full.size());
+  for (const auto& row : rows) {
+    EXPECT_TRUE(row.spec().script().empty());
+    EXPECT_TRUE(row.spec().submit_line().empty());
+    EXPECT_TRUE(row.work_dir().empty());
+    EXPECT_TRUE(row.std_out().empty());
+    EXPECT_TRUE(row.req_tres().empty());
+  }
+  // The spec carries min_nodes only (NODES of a job not yet given nodes).
+  EXPECT_EQ(fields.spec, std::vector<std::uint32_t>{v1::JobSpec::kMinNodesFieldNumber});
+  const auto& full_row = full[full.size() - 3];
+  const auto& small_row = rows[rows.size() - 3];
+  EXPECT_LT(small_row.ByteSizeLong() * 3, full_row.ByteSizeLong());
+}
+
+TEST_F(SqueueFieldsTest, JsonAsksForEverything) {
+  SqueueOptions o;
+  o.json = true;
+  EXPECT_TRUE(squeueFields(o).info.empty());
+  const auto full = jobs();
+  const auto rows = masked(o, full);
+  for (std::size_t i = 0; i < full.size(); ++i)
+    EXPECT_EQ(rows[i].SerializeAsString(), full[i].SerializeAsString());
+}
+
+TEST(JobFieldMaskTest, CopiesOnlyTheNamedFieldsAndSpecFields) {
+  v1::JobInfo job = JobBuilder(7, "x").running("node01", "node01").build();
+  job.mutable_spec()->set_comment("c");
+  job.mutable_spec()->set_min_nodes(2);
+  job.add_allocation()->set_node("node01");
+  v1::GetJobsRequest request;
+  request.add_fields(v1::JobInfo::kJobIdFieldNumber);
+  request.add_fields(v1::JobInfo::kAllocationFieldNumber);
+  request.add_fields(v1::JobInfo::kSpecFieldNumber);
+  request.add_fields(9999);  // unknown: ignored
+  request.add_spec_fields(v1::JobSpec::kMinNodesFieldNumber);
+  v1::JobInfo row;
+  jobs::JobFieldMask::fromRequest(request).copy(job, &row);
+  EXPECT_EQ(row.job_id(), 7u);
+  EXPECT_TRUE(row.name().empty());
+  EXPECT_TRUE(row.nodes().empty());
+  ASSERT_EQ(row.allocation_size(), 1);
+  EXPECT_EQ(row.allocation(0).node(), "node01");
+  EXPECT_EQ(row.spec().min_nodes(), 2u);
+  EXPECT_TRUE(row.spec().comment().empty());
+
+  request.clear_spec_fields();  // the whole spec
+  v1::JobInfo with_spec;
+  jobs::JobFieldMask::fromRequest(request).copy(job, &with_spec);
+  EXPECT_EQ(with_spec.spec().SerializeAsString(), job.spec().SerializeAsString());
+
+  v1::JobInfo all;
+  jobs::JobFieldMask::fromRequest(v1::GetJobsRequest{}).copy(job, &all);
+  EXPECT_EQ(all.SerializeAsString(), job.SerializeAsString());
+}
+
+}  // namespace
+}  // namespace drover::cli
