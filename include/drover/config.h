@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "drover/result.h"
@@ -76,6 +77,10 @@ struct PriorityWeights {
   std::uint32_t job_size = 1000;
   std::uint32_t partition = 1000;
   std::uint32_t qos = 0;
+  std::uint32_t assoc = 0;                      // PriorityWeightAssoc
+  // PriorityWeightTRES: TRES name (cpu, mem, node, gres/gpu) -> weight; negative allowed.
+  std::vector<std::pair<std::string, std::int64_t>> tres;
+  bool favor_small = false;                     // PriorityFavorSmall
   std::int64_t max_age_s = 7 * 24 * 3600;       // PriorityMaxAge
   std::int64_t decay_half_life_s = 7 * 24 * 3600;
 };
@@ -85,6 +90,9 @@ struct SchedulerConfig {
   std::uint32_t coalesce_ms = 5;                // a pass runs this long after the first trigger
   std::uint64_t default_mem_per_cpu_mb = 0;     // 0 = whole node memory, as Slurm
   PriorityWeights priority;
+  // Slurm's ResvOverRun: how long a job running in an advance reservation may go on after the
+  // reservation's end (0 = it is ended at the end; -1 = UNLIMITED, never ended for that).
+  std::int64_t resv_over_run_s = 0;
 };
 
 struct Timeouts {
@@ -113,6 +121,8 @@ struct ClusterConfig {
   std::string cluster_name;
   ControllerConfig controller;
   std::string munge_socket;                     // "" = libmunge default
+  // The association's Priority (PriorityWeightAssoc's factor); -1 = its parent's.
+  std::int64_t priority = -1;
   std::vector<std::string> operators;           // user names allowed to administer (besides root)
   std::vector<NodeConfig> nodes;                // all nodes, config order
   std::vector<PartitionConfig> partitions;

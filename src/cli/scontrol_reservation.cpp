@@ -106,7 +106,13 @@ Result<v1::ReservationSpec> parseReservationArgs(const std::vector<std::string>&
                          " (Flags are replaced as a whole: Flags=MAINT,IGNORE_JOBS)\nRequest aborted");
       }
       spec.set_flags(value);
-    } else if (k == "corecnt" || k == "licenses" || k == "features" || k == "burstbuffer" ||
+    } else if (k == "corecnt") {
+      return makeError(key + "= is not supported by Drover reservations: they reserve whole "
+                             "nodes (give Nodes= or NodeCnt=)");
+    } else if (k == "licenses") {
+      return makeError(key + "= is not supported by Drover reservations: cluster.conf has no "
+                             "licenses to reserve");
+    } else if (k == "features" || k == "burstbuffer" ||
                k == "tres" || k == "groups" || k == "watts" || k == "maxstartdelay") {
       return makeError(key + "= is not supported by Drover reservations (supported: "
                              "ReservationName, StartTime, EndTime, Duration, Nodes, NodeCnt, "

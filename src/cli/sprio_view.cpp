@@ -40,6 +40,30 @@ std::string normalised(double v) {
   return buf;
 }
 
+// The TRES column: "cpu=250,gres/gpu=1000" (weighted, integers as the other columns) or the
+// normalised shares; empty when no PriorityWeightTRES is configured (golden 084).
+std::string tresValue(const v1::JobPriority& j, const v1::PriorityWeights& w, bool weighted_out) {
+  std::string out;
+  for (const auto& t : j.tres()) {
+    std::int64_t weight = 0;
+    for (const auto& tw : w.tres()) {
+      if (tw.name() == t.name()) weight = tw.weight();
+    }
+    out += (out.empty() ? "" : ",") + t.name() + "=" +
+           (weighted_out ? integer(t.factor() * static_cast<double>(weight))
+                         : normalised(t.factor()));
+  }
+  return out;
+}
+
+std::string tresWeights(const v1::PriorityWeights& w) {
+  std::string out;
+  for (const auto& t : w.tres()) {
+    out += (out.empty() ? "" : ",") + t.name() + "=" + std::to_string(t.weight());
+  }
+  return out;
+}
+
 // Slurm's normalised job priority: the priority over the largest one it can hold.
 constexpr double kMaxPriority = 4294967295.0;
 
@@ -53,8 +77,10 @@ std::string jobValue(char code, const v1::JobPriority& j, const v1::PriorityWeig
     case 'S': return "0";
     case 'A': return integer(j.age() * w.age());
     case 'a': return normalised(j.age());
-    case 'B': return "0";
-    case 'b': return normalised(0);
+    case 'B': return integer(j.assoc() * w.assoc());
+    case 'b': return normalised(j.assoc());
+    case 'T': return tresValue(j, w, true);
+    case 't': return tresValue(j, w, false);
     case 'F': return integer(j.fairshare() * w.fairshare());
     case 'f': return normalised(j.fairshare());
     case 'J': return integer(j.job_size() * w.job_size());
@@ -78,6 +104,7 @@ std::string weightValue(char code, const v1::PriorityWeights& w) {
     case 'J': case 'j': return std::to_string(w.job_size());
     case 'P': case 'p': return std::to_string(w.partition());
     case 'Q': case 'q': return std::to_string(w.qos());
+    case 'T': case 't': return tresWeights(w);
     default: return "";
   }
 }
@@ -96,6 +123,14 @@ Result<std::string> renderSprio(const SprioOptions& o, const v1::GetPrioritiesRe
   if (text.empty()) {
     text = o.norm ? (o.long_format ? kSprioNormLongFormat : kSprioNormFormat)
                   : (o.long_format ? kSprioLongFormat : kSprioDefaultFormat);
+  }
+  if (o.format.empty() && !o.long_format) {
+    // Slurm's short default shows only factors with a weight: ASSOC and TRES when configured.
+    const bool tres = reply.weights().tres_size() > 0;
+    if (reply.weights().assoc() > 0) {
+      text.replace(text.find(o.norm ? " %.10f" : " %.10F"), 0, o.norm ? " %.10b" : " %.10B");
+    }
+    if (tres) text += o.norm ? " %20t" : " %20T";
   }
   auto format = parseFormat(text);
   if (!format.ok()) return makeError("Invalid format specification: " + format.error());

@@ -11,14 +11,15 @@ namespace drover::config::detail {
 bool parseAccounts(Context& ctx, const YAML::Node& node, std::vector<AccountConfig>& out) {
   if (!node.IsSequence()) {
     return ctx.fail(node, fmt::format("accounts: expected a list of accounts (each with name, "
-                                      "parent, shares, users), got {}",
+                                      "parent, shares, users, priority), got {}",
                                       describe(node)));
   }
   std::unordered_map<std::string, std::size_t> index;
   std::vector<YAML::Mark> parent_marks;
   for (std::size_t i = 0; i < node.size(); ++i) {
     MapReader m;
-    if (!m.open(ctx, node[i], fmt::format("accounts[{}]", i), {"name", "parent", "shares", "users"})) {
+    if (!m.open(ctx, node[i], fmt::format("accounts[{}]", i), {"name", "parent", "shares", "users",
+                                                                       "priority"})) {
       return false;
     }
     AccountConfig a;
@@ -41,6 +42,10 @@ bool parseAccounts(Context& ctx, const YAML::Node& node, std::vector<AccountConf
       parent_marks.push_back(m.node().Mark());
     }
     if (auto* v = m.find("shares"); v && !readInteger(ctx, *v, m.path("shares"), 1, 0xFFFFFFFFLL, a.shares)) {
+      return false;
+    }
+    if (auto* v = m.find("priority");
+        v && !readInteger(ctx, *v, m.path("priority"), 0, 0xFFFFFFFFLL, a.priority)) {
       return false;
     }
     if (auto* v = m.find("users"); v && !readNameList(ctx, *v, m.path("users"), a.users)) {

@@ -1,6 +1,10 @@
 // controller, timeouts and scheduler: flat sections of scalars.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
 #include "config/sections.h"
 
 namespace drover::config::detail {
@@ -58,11 +62,48 @@ bool parseTimeouts(Context& ctx, const YAML::Node& node, Timeouts& out) {
 
 namespace {
 
+// PriorityWeightTRES as Slurm writes it, "cpu=1000,mem=2000,gres/gpu=3000" (names are case
+// insensitive, stored lower case); only the TRES Drover counts are accepted.
+bool parseTresWeights(Context& ctx, const YAML::Node& node, const std::string& path,
+                      std::vector<std::pair<std::string, std::int64_t>>& out) {
+  std::string text;
+  if (!readString(ctx, node, path, text)) return false;
+  static const std::vector<std::string> known = {"cpu", "mem", "node", "gres/gpu"};
+  out.clear();
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    const std::string item = text.substr(start, comma - start);
+    start = comma + 1;
+    if (item.empty()) continue;
+    const std::size_t eq = item.find('=');
+    std::string name = item.substr(0, eq);
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (eq == std::string::npos ||
+        std::find(known.begin(), known.end(), name) == known.end()) {
+      return ctx.fail(node, fmt::format("{}: '{}' is not TRES=weight for a TRES Drover counts; "
+                                        "accepted: cpu, mem, node, gres/gpu (e.g. "
+                                        "cpu=1000,mem=2000,gres/gpu=3000)",
+                                        path, item));
+    }
+    const std::string value = item.substr(eq + 1);
+    char* end = nullptr;
+    const long long weight = std::strtoll(value.c_str(), &end, 10);
+    if (value.empty() || end == nullptr || *end != '\0' || weight < -kMaxU32 || weight > kMaxU32) {
+      return ctx.fail(node, fmt::format("{}: weight '{}' of {} is not an integer", path, value,
+                                        name));
+    }
+    out.emplace_back(name, weight);
+  }
+  return true;
+}
+
 bool parsePriority(Context& ctx, const YAML::Node& node, PriorityWeights& out) {
   MapReader m;
   if (!m.open(ctx, node, "scheduler.priority",
               {"weight_age", "weight_fairshare", "weight_job_size", "weight_partition", "weight_qos",
-               "max_age", "decay_half_life"})) {
+               "weight_assoc", "weight_tres", "favor_small", "max_age", "decay_half_life"})) {
     return false;
   }
   struct Weight {
@@ -72,10 +113,16 @@ bool parsePriority(Context& ctx, const YAML::Node& node, PriorityWeights& out) {
   for (const Weight& w : {Weight{"weight_age", &out.age}, Weight{"weight_fairshare", &out.fairshare},
                           Weight{"weight_job_size", &out.job_size},
                           Weight{"weight_partition", &out.partition},
-                          Weight{"weight_qos", &out.qos}}) {
+                          Weight{"weight_qos", &out.qos}, Weight{"weight_assoc", &out.assoc}}) {
     if (auto* v = m.find(w.key); v && !readInteger(ctx, *v, m.path(w.key), 0, kMaxU32, *w.value)) {
       return false;
     }
+  }
+  if (auto* v = m.find("weight_tres"); v && !parseTresWeights(ctx, *v, m.path("weight_tres"), out.tres)) {
+    return false;
+  }
+  if (auto* v = m.find("favor_small"); v && !readBool(ctx, *v, m.path("favor_small"), out.favor_small)) {
+    return false;
   }
   if (auto* v = m.find("max_age"); v && !readDurationSeconds(ctx, *v, m.path("max_age"), out.max_age_s)) {
     return false;
@@ -91,7 +138,8 @@ bool parsePriority(Context& ctx, const YAML::Node& node, PriorityWeights& out) {
 
 bool parseScheduler(Context& ctx, const YAML::Node& node, SchedulerConfig& out) {
   MapReader m;
-  if (!m.open(ctx, node, "scheduler", {"policy", "coalesce_ms", "default_mem_per_cpu", "priority"})) {
+  if (!m.open(ctx, node, "scheduler", {"policy", "coalesce_ms", "default_mem_per_cpu", "priority",
+                                          "resv_over_run"})) {
     return false;
   }
   if (auto* v = m.find("policy")) {
@@ -107,6 +155,14 @@ bool parseScheduler(Context& ctx, const YAML::Node& node, SchedulerConfig& out) 
     return false;
   }
   if (auto* v = m.find("priority"); v && !parsePriority(ctx, *v, out.priority)) return false;
+  if (auto* v = m.find("resv_over_run")) {
+    // A duration, or UNLIMITED: jobs outlive their reservation's end.
+    if (v->IsScalar() && (v->Scalar() == "UNLIMITED" || v->Scalar() == "unlimited")) {
+      out.resv_over_run_s = -1;
+    } else if (!readDurationSeconds(ctx, *v, m.path("resv_over_run"), out.resv_over_run_s)) {
+      return false;
+    }
+  }
   return true;
 }
 

@@ -2,6 +2,8 @@
 
 #include <pwd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <vector>
 
 #include "common/log.h"
@@ -31,18 +33,18 @@ wire::Outcome denied(const rpc::Caller& caller) {
 
 }  // namespace
 
-Result<std::unique_ptr<ReservationService>> ReservationService::create(CtldState& state,
-                                                                        JobService& jobs,
-                                                                        StateStore& store) {
+Result<std::unique_ptr<ReservationService>> ReservationService::create(
+    boost::asio::io_context& io, const Clock& clock, CtldState& state, JobService& jobs,
+    StateStore& store) {
   auto opened = ReservationStore::open(store.handle(), store.path());
   if (!opened) return makeError(opened.error());
   auto loaded = opened->load();
   if (!loaded) return makeError(loaded.error());
   std::unique_ptr<ReservationService> svc(
-      new ReservationService(state, jobs, std::move(opened).value()));
+      new ReservationService(io, clock, state, jobs, std::move(opened).value()));
   auto& book = jobs.manager().reservations();
   for (auto& info : *loaded) book.restore(std::move(info));
-  svc->dropExpired();
+  svc->tick();  // what ended while the controller was down
   drover::log::get("ctld")->info("{} advance reservation(s) restored", book.size());
   if (book.size() > 0) jobs.requestPass();
   return svc;
@@ -59,14 +61,43 @@ jobs::ReservationContext ReservationService::context() const {
   return ctx;
 }
 
-void ReservationService::dropExpired() {
-  for (const auto& name : jobs_.manager().reservations().dropExpired(state_.now())) {
+void ReservationService::tick() {
+  const std::int64_t over_run = state_.config().scheduler.resv_over_run_s;
+  auto& book = jobs_.manager().reservations();
+  auto log = drover::log::get("ctld");
+  // Jobs first: they find their reservation's times in the book before it moves on.
+  const std::int64_t next_job = jobs_.manager().endReservationJobs(over_run);
+  const auto expired = book.expire(state_.now(), over_run);
+  for (const auto& info : expired.moved) {
+    if (auto s = store_.save(info); !s) log->warn("reservation {} moved on: {}", info.name(), s.error());
+    log->info("reservation {}: next occurrence starts at {}", info.name(), info.start_time());
+  }
+  for (const auto& name : expired.dropped) {
     if (auto s = store_.remove(name); !s) {
-      drover::log::get("ctld")->warn("reservation {} ended: {}", name, s.error());
+      log->warn("reservation {} ended: {}", name, s.error());
     } else {
-      drover::log::get("ctld")->info("reservation {} ended", name);
+      log->info("reservation {} ended", name);
     }
   }
+  std::int64_t next = book.nextExpiry(over_run);
+  if (next_job != 0 && (next == 0 || next_job < next)) next = next_job;
+  arm(next);
+  // Ended jobs are committed and their kills sent by the pass's flush; freed nodes are used.
+  if (!expired.moved.empty() || !expired.dropped.empty() || jobs_.manager().takeScheduleRequest()) {
+    jobs_.requestPass();
+  }
+}
+
+void ReservationService::arm(std::int64_t at) {
+  if (at == 0 || at == armed_for_) return;
+  armed_for_ = at;
+  const std::int64_t wait_ms = std::max<std::int64_t>(0, at * 1000 - clock_.nowMs());
+  timer_.expires_after(std::chrono::milliseconds(wait_ms));
+  timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;
+    armed_for_ = 0;
+    tick();
+  });
 }
 
 void ReservationService::install(ControllerHandlers& h) {
@@ -76,7 +107,7 @@ void ReservationService::install(ControllerHandlers& h) {
                                                    wire::Reply_<v1::CreateReservationReply> done) {
     v1::CreateReservationReply rep;
     if (!rpc::isAdmin(caller, state_.config().operators)) return done(denied(caller), rep);
-    dropExpired();
+    tick();
     auto made = book.create(req.spec(), context());
     if (!made) return done(fail(kInvalidArgument, made.error()), rep);
     if (auto s = store_.save(*made); !s) {
@@ -85,6 +116,7 @@ void ReservationService::install(ControllerHandlers& h) {
     }
     drover::log::get("ctld")->info("reservation {} created by {}", made->name(),
                                    userName(caller.uid));
+    tick();
     jobs_.requestPass();
     rep.set_name(made->name());
     done(wire::Outcome::ok(), rep);
@@ -94,7 +126,7 @@ void ReservationService::install(ControllerHandlers& h) {
                                                    wire::Reply_<v1::UpdateReservationReply> done) {
     v1::UpdateReservationReply rep;
     if (!rpc::isAdmin(caller, state_.config().operators)) return done(denied(caller), rep);
-    dropExpired();
+    tick();
     const v1::ReservationInfo* current = book.find(req.spec().name());
     v1::ReservationInfo before = current != nullptr ? *current : v1::ReservationInfo{};
     auto updated = book.update(req.spec(), context());
@@ -105,6 +137,7 @@ void ReservationService::install(ControllerHandlers& h) {
     }
     drover::log::get("ctld")->info("reservation {} updated by {}", updated->name(),
                                    userName(caller.uid));
+    tick();
     jobs_.requestPass();
     done(wire::Outcome::ok(), rep);
   };
@@ -113,7 +146,7 @@ void ReservationService::install(ControllerHandlers& h) {
                                                    wire::Reply_<v1::DeleteReservationReply> done) {
     v1::DeleteReservationReply rep;
     if (!rpc::isAdmin(caller, state_.config().operators)) return done(denied(caller), rep);
-    dropExpired();
+    tick();
     const v1::ReservationInfo* current = book.find(req.name());
     if (current == nullptr) {
       return done(fail(kNotFound, std::string(jobs::kResvInvalid) + ": " + req.name()), rep);
@@ -128,7 +161,7 @@ void ReservationService::install(ControllerHandlers& h) {
   h.get_reservations = [this, &book](const rpc::Caller&, const v1::GetReservationsRequest& req,
                                      wire::Reply_<v1::GetReservationsReply> done) {
     v1::GetReservationsReply rep;
-    dropExpired();
+    tick();
     const std::int64_t now = state_.now();
     rep.set_time(now);
     auto list = book.list({req.names().begin(), req.names().end()}, now);

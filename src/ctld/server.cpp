@@ -90,7 +90,8 @@ Result<std::unique_ptr<CtldServer>> CtldServer::create(config::ClusterConfig cfg
       [js = impl->jobs.get()](const StateChange& change) { js->nodeChanged(change); });
   impl->state->setUsageSource([js = impl->jobs.get()] { return js->usage(); });
   impl->handlers = makeControllerHandlers(*impl->state, impl->jobs.get());
-  auto reservations = ReservationService::create(*impl->state, *impl->jobs, *impl->store);
+  auto reservations = ReservationService::create(impl->io, clock, *impl->state, *impl->jobs,
+                                                  *impl->store);
   if (!reservations) return makeError(reservations.error());
   impl->reservations = std::move(reservations).value();
   impl->reservations->install(impl->handlers);

@@ -23,6 +23,7 @@ enum class PendingEnd : std::uint32_t {
   kRequeue = 2,       // scontrol requeue: back to PENDING
   kRequeueHold = 3,   // scontrol requeuehold: PENDING, held
   kNodeFail = 4,      // the node died: NODE_FAIL (or requeue)
+  kTimeout = 5,       // its advance reservation ended (reservation_jobs.cpp): TIMEOUT
 };
 
 struct Job {

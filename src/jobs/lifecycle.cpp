@@ -37,6 +37,9 @@ void JobManager::stepEvent(const v1::StepEventRequest& event) {
     case PendingEnd::kNodeFail:
       finish(*job, v1::JOB_NODE_FAIL, 0, 0, &event);
       return;
+    case PendingEnd::kTimeout:
+      finish(*job, v1::JOB_TIMEOUT, 0, 0, &event);
+      return;
     case PendingEnd::kNone:
       break;
   }

@@ -79,6 +79,12 @@ v1::GetPrioritiesReply JobManager::priorities(const v1::GetPrioritiesRequest& re
   weights->set_partition(w.partition);
   weights->set_qos(w.qos);
   weights->set_site(1);
+  weights->set_assoc(w.assoc);
+  for (const auto& [name, weight] : w.tres) {
+    auto* t = weights->add_tres();
+    t->set_name(name);
+    t->set_weight(weight);
+  }
   std::set<JobId> ids(request.job_ids().begin(), request.job_ids().end());
   std::set<std::string> users(request.users().begin(), request.users().end());
   std::set<std::string> parts(request.partitions().begin(), request.partitions().end());
@@ -116,6 +122,12 @@ v1::GetPrioritiesReply JobManager::priorities(const v1::GetPrioritiesRequest& re
     p->set_partition_factor(f.partition);
     p->set_qos(f.qos);
     p->set_nice(f.nice);
+    p->set_assoc(f.assoc);
+    for (const auto& [name, factor] : f.tres) {
+      auto* t = p->add_tres();
+      t->set_name(name);
+      t->set_factor(factor);
+    }
   }
   return reply;
 }

@@ -69,8 +69,9 @@ Result<std::vector<std::string>> applyList(const std::vector<std::string>& curre
 }  // namespace
 
 const std::vector<std::string>& knownReservationFlags() {
-  static const std::vector<std::string> flags = {"MAINT", "OVERLAP", "IGNORE_JOBS", "FLEX",
-                                                 "MAGNETIC", "NO_HOLD_JOBS_AFTER", "PURGE_COMP"};
+  static const std::vector<std::string> flags = {
+      "MAINT",  "OVERLAP",  "IGNORE_JOBS",        "HOURLY",    "DAILY", "WEEKLY",
+      "FLEX",   "MAGNETIC", "NO_HOLD_JOBS_AFTER", "PURGE_COMP"};
   return flags;
 }
 
@@ -86,11 +87,36 @@ Result<std::vector<std::string>> parseReservationFlags(const std::string& text) 
     }
     given.insert(u);
   }
+  if (given.count("HOURLY") + given.count("DAILY") + given.count("WEEKLY") > 1) {
+    return makeError(std::string(kResvBadFlags) + ": " + text +
+                     " (give at most one of HOURLY, DAILY, WEEKLY)");
+  }
   std::vector<std::string> out;
   for (const auto& k : knownReservationFlags()) {
     if (given.count(k)) out.push_back(k);
   }
   return out;
+}
+
+std::int64_t recurrencePeriod(const v1::ReservationInfo& info) {
+  if (hasFlag(info, "HOURLY")) return 3600;
+  if (hasFlag(info, "DAILY")) return 24 * 3600;
+  if (hasFlag(info, "WEEKLY")) return 7 * 24 * 3600;
+  return 0;
+}
+
+std::int64_t occurrenceEnd(const v1::ReservationInfo& info, std::int64_t job_start) {
+  const std::int64_t period = recurrencePeriod(info);
+  if (period <= 0 || job_start >= info.start_time()) return info.end_time();
+  // Occurrences are `period` apart: the one the job started in began k periods before this one.
+  const std::int64_t k = (info.start_time() - job_start + period - 1) / period;
+  return info.end_time() - k * period;
+}
+
+std::optional<std::int64_t> reservationKillTime(const v1::ReservationInfo& info,
+                                                std::int64_t job_start, std::int64_t over_run_s) {
+  if (over_run_s < 0 || hasFlag(info, "FLEX")) return std::nullopt;
+  return occurrenceEnd(info, job_start) + over_run_s;
 }
 
 bool hasFlag(const v1::ReservationInfo& info, const std::string& flag) {
@@ -166,6 +192,12 @@ Status ReservationBook::validate(v1::ReservationInfo& info, bool nodes_changed,
   }
   if (info.end_time() <= ctx.now) {
     return makeError(std::string(kResvBadTime) + ": the reservation would already be over");
+  }
+  if (const std::int64_t period = recurrencePeriod(info);
+      period > 0 && info.end_time() - info.start_time() > period) {
+    return makeError(std::string(kResvBadTime) + ": a " + (period == 3600 ? "HOURLY" :
+                     period == 86400 ? "DAILY" : "WEEKLY") +
+                     " reservation must not last longer than its period");
   }
   if (info.users().empty() && info.accounts().empty()) return makeError(kResvEmpty);
   for (const auto& u : info.users()) {
@@ -393,17 +425,37 @@ Result<std::vector<v1::ReservationInfo>> ReservationBook::list(
   return out;
 }
 
-std::vector<std::string> ReservationBook::dropExpired(std::int64_t now) {
-  std::vector<std::string> gone;
+ReservationBook::Expiry ReservationBook::expire(std::int64_t now, std::int64_t keep_s) {
+  Expiry out;
   for (auto it = resv_.begin(); it != resv_.end();) {
-    if (it->second.end_time() <= now) {
-      gone.push_back(it->first);
+    v1::ReservationInfo& info = it->second;
+    const std::int64_t period = recurrencePeriod(info);
+    if (period > 0 && info.end_time() <= now) {
+      // Skip the occurrences that passed while nobody looked (a controller down for days).
+      const std::int64_t k = (now - info.end_time()) / period + 1;
+      info.set_start_time(info.start_time() + k * period);
+      info.set_end_time(info.end_time() + k * period);
+      out.moved.push_back(info);
+      ++it;
+    } else if (period == 0 && info.end_time() + std::max<std::int64_t>(keep_s, 0) <= now) {
+      out.dropped.push_back(it->first);
       it = resv_.erase(it);
     } else {
       ++it;
     }
   }
-  return gone;
+  return out;
+}
+
+std::int64_t ReservationBook::nextExpiry(std::int64_t keep_s) const {
+  std::int64_t next = 0;
+  for (const auto& [name, info] : resv_) {
+    const std::int64_t at =
+        recurrencePeriod(info) > 0 ? info.end_time()
+                                   : info.end_time() + std::max<std::int64_t>(keep_s, 0);
+    if (next == 0 || at < next) next = at;
+  }
+  return next;
 }
 
 std::vector<sched::AdvanceReservation> ReservationBook::forSnapshot(std::int64_t now) const {

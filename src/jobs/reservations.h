@@ -72,8 +72,16 @@ class ReservationBook {
   // `active` filled in; a named one that does not exist is an error ("Reservation X not found").
   Result<std::vector<v1::ReservationInfo>> list(const std::vector<std::string>& names,
                                                 std::int64_t now) const;
-  // Forgets reservations that ended at or before `now`; returns their names.
-  std::vector<std::string> dropExpired(std::int64_t now);
+  // What ended at or before `now`: a recurring reservation (HOURLY, DAILY, WEEKLY) moves on to
+  // its next occurrence after `now`; any other is forgotten once `keep_s` more have passed
+  // (ResvOverRun: its jobs are still ended from its times). Returns what changed, to persist.
+  struct Expiry {
+    std::vector<std::string> dropped;
+    std::vector<v1::ReservationInfo> moved;
+  };
+  Expiry expire(std::int64_t now, std::int64_t keep_s);
+  // The next time expire() has something to do (0 = nothing held).
+  std::int64_t nextExpiry(std::int64_t keep_s) const;
 
   // What the scheduler keeps other work out of.
   std::vector<sched::AdvanceReservation> forSnapshot(std::int64_t now) const;
@@ -112,5 +120,17 @@ class ReservationBook {
 // naming it and the accepted ones.
 Result<std::vector<std::string>> parseReservationFlags(const std::string& text);
 bool hasFlag(const v1::ReservationInfo& info, const std::string& flag);
+
+// Seconds between occurrences of a recurring reservation (HOURLY 3600, DAILY 86400, WEEKLY
+// 604800), 0 for a one-off.
+std::int64_t recurrencePeriod(const v1::ReservationInfo& info);
+// The end of the occurrence of `info` that a job started at `job_start` ran in: the current
+// one, or an earlier one of a recurring reservation that has moved on since.
+std::int64_t occurrenceEnd(const v1::ReservationInfo& info, std::int64_t job_start);
+// When a job started at `job_start` in `info` must be ended: the end of its occurrence plus
+// ResvOverRun (`over_run_s`), as Slurm; never (nullopt) for FLEX reservations, whose jobs may
+// run past the end, or when ResvOverRun is UNLIMITED (-1).
+std::optional<std::int64_t> reservationKillTime(const v1::ReservationInfo& info,
+                                                std::int64_t job_start, std::int64_t over_run_s);
 
 }  // namespace drover::jobs

@@ -64,7 +64,7 @@ class ReservationServiceTest : public ::testing::Test {
     auto js = JobService::create(io_, *state_, clock_);
     ASSERT_TRUE(js) << js.error();
     jobs_ = std::move(js).value();
-    auto svc = ReservationService::create(*state_, *jobs_, *store_);
+    auto svc = ReservationService::create(io_, clock_, *state_, *jobs_, *store_);
     ASSERT_TRUE(svc) << svc.error();
     service_ = std::move(svc).value();
     service_->install(handlers_);

@@ -220,7 +220,7 @@ TEST_F(ReservationBookTest, ListOrderStateAndExpiry) {
   auto missing = book_.list({"nosuch"}, now_);
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error(), "Reservation nosuch not found");
-  EXPECT_EQ(book_.dropExpired(now_ + 600), std::vector<std::string>{"now"});
+  EXPECT_EQ(book_.expire(now_ + 600, 0).dropped, std::vector<std::string>{"now"});
   EXPECT_EQ(book_.size(), 1u);
   EXPECT_EQ(book_.forSnapshot(now_).size(), 1u);
   EXPECT_TRUE(book_.remove("later").ok());

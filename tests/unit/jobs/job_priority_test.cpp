@@ -1,0 +1,210 @@
+// The multifactor priority's factors, one table each: job size (nodes and CPUs over the
+// cluster, PriorityFavorSmall), association (account priorities, inherited), TRES (shares of
+// the partition, weighted), and the sum the scheduler ranks by.
+#include <gtest/gtest.h>
+
+#include "jobs/job_priority.h"
+
+namespace drover::jobs {
+namespace {
+
+// 4 nodes x 16 CPUs x 64 GB x 8 GPUs; partition "small" holds node1 and node2.
+config::ClusterConfig cluster() {
+  config::ClusterConfig c;
+  for (int i = 1; i <= 4; ++i) {
+    config::NodeConfig n;
+    n.name = "node" + std::to_string(i);
+    n.cpus = 16;
+    n.real_memory_mb = 65536;
+    n.gpus.count = 8;
+    c.nodes.push_back(n);
+  }
+  config::PartitionConfig all;
+  all.name = "all";
+  all.nodes = {"node1", "node2", "node3", "node4"};
+  config::PartitionConfig small;
+  small.name = "small";
+  small.nodes = {"node1", "node2"};
+  c.partitions = {all, small};
+  auto& w = c.scheduler.priority;
+  w.age = w.fairshare = w.partition = w.qos = 0;
+  w.job_size = 1000;
+  return c;
+}
+
+// Builder for requests.
+class Req {
+ public:
+  Req& nodes(int n) { r_.minNodes = n; return *this; }
+  Req& tasks(int n) { r_.ntasks = n; return *this; }
+  Req& perNode(int n) { r_.ntasksPerNode = n; return *this; }
+  Req& cpusPerTask(int n) { r_.cpusPerTask = n; return *this; }
+  Req& gpus(int n) { r_.gpusPerJob = n; return *this; }
+  Req& gpusPerNode(int n) { r_.gpusPerNode = n; return *this; }
+  Req& memPerNode(std::int64_t mb) { r_.memPerNodeMb = mb; return *this; }
+  Req& memPerCpu(std::int64_t mb) { r_.memPerCpuMb = mb; return *this; }
+  Req& partition(const std::string& p) { r_.partition = p; return *this; }
+  Req& account(const std::string& a) { r_.account = a; return *this; }
+  const sched::JobRequest& get() const { return r_; }
+
+ private:
+  sched::JobRequest r_ = [] {
+    sched::JobRequest r;
+    r.partition = "all";
+    return r;
+  }();
+};
+
+TEST(JobTres, CountsWhatTheRequestAsksFor) {
+  struct Case {
+    std::string name;
+    Req req;
+    JobTres want;  // cpu, mem, node, gpu
+  };
+  const std::vector<Case> cases = {
+      {"one task", Req(), {1, 1000, 1, 0}},
+      {"tasks x cpus", Req().tasks(4).cpusPerTask(2), {8, 1000, 1, 0}},
+      {"tasks per node sets nodes", Req().tasks(8).perNode(2), {8, 4000, 4, 0}},
+      {"gpus per job", Req().gpus(3), {1, 1000, 1, 3}},
+      {"gpus per node", Req().nodes(2).gpusPerNode(4), {1, 2000, 2, 8}},
+      {"mem per node", Req().nodes(2).memPerNode(500), {1, 1000, 2, 0}},
+      {"mem per cpu", Req().tasks(3).memPerCpu(100), {3, 300, 1, 0}},
+  };
+  for (const auto& c : cases) {
+    JobTres t = jobTres(c.req.get(), 1000);
+    EXPECT_EQ(t.cpu, c.want.cpu) << c.name;
+    EXPECT_EQ(t.mem, c.want.mem) << c.name;
+    EXPECT_EQ(t.node, c.want.node) << c.name;
+    EXPECT_EQ(t.gpu, c.want.gpu) << c.name;
+  }
+}
+
+TEST(JobSizeFactor, MeanOfNodeAndCpuSharesOrItsComplement) {
+  const JobTres clusterTotals{64, 0, 4, 0};
+  struct Case {
+    std::string name;
+    JobTres job;
+    bool favor_small;
+    double want;
+  };
+  const std::vector<Case> cases = {
+      {"1 node 1 cpu", {1, 0, 1, 0}, false, (0.25 + 1.0 / 64) / 2},
+      {"4 nodes 4 cpus (golden 084: 531)", {4, 0, 4, 0}, false, 0.53125},
+      {"whole cluster", {64, 0, 4, 0}, false, 1.0},
+      {"more than the cluster is capped", {128, 0, 8, 0}, false, 1.0},
+      {"favor small: 1 node 1 cpu", {1, 0, 1, 0}, true, 1 - (0.25 + 1.0 / 64) / 2},
+      {"favor small: whole cluster", {64, 0, 4, 0}, true, 0.0},
+  };
+  for (const auto& c : cases) {
+    EXPECT_DOUBLE_EQ(jobSizeFactor(c.job, clusterTotals, c.favor_small), c.want) << c.name;
+  }
+}
+
+TEST(AssocFactors, AccountPriorityOverTheHighestInheritedDownTheTree) {
+  auto acct = [](std::string name, std::string parent, std::int64_t priority) {
+    config::AccountConfig a;
+    a.name = std::move(name);
+    a.parent = std::move(parent);
+    a.priority = priority;
+    return a;
+  };
+  struct Case {
+    std::string name;
+    std::vector<config::AccountConfig> accounts;
+    std::map<std::string, double> want;
+  };
+  const std::vector<Case> cases = {
+      {"none set", {acct("a", "", -1), acct("b", "", -1)}, {}},
+      {"all zero", {acct("a", "", 0)}, {}},
+      {"relative to the highest", {acct("a", "", 100), acct("b", "", 50), acct("c", "", -1)},
+       {{"a", 1.0}, {"b", 0.5}, {"c", 0.0}}},
+      {"inherited from the nearest ancestor",
+       {acct("top", "", 80), acct("mid", "top", -1), acct("leaf", "mid", -1),
+        acct("own", "top", 40)},
+       {{"top", 1.0}, {"mid", 1.0}, {"leaf", 1.0}, {"own", 0.5}}},
+  };
+  for (const auto& c : cases) EXPECT_EQ(assocFactors(c.accounts), c.want) << c.name;
+}
+
+class PriorityCalculatorTest : public ::testing::Test {
+ protected:
+  PriorityFactors compute(const sched::JobRequest& r) {
+    ShareTable shares(config_, {});
+    PriorityCalculator calc(config_, partitions_, 64, shares);
+    return calc.compute(r, 1'000'000);
+  }
+  config::ClusterConfig config_ = cluster();
+  std::vector<sched::Partition> partitions_ = [] {
+    sched::Partition a, s;
+    a.name = "all";
+    s.name = "small";
+    return std::vector<sched::Partition>{a, s};
+  }();
+};
+
+TEST_F(PriorityCalculatorTest, TresSharesOfThePartitionAreWeightedAndSummed) {
+  config_.scheduler.priority.job_size = 0;
+  config_.scheduler.priority.tres = {{"cpu", 1000}, {"mem", 2000}, {"node", 100},
+                                     {"gres/gpu", 3000}};
+  struct Case {
+    std::string name;
+    Req req;
+    std::vector<double> shares;  // cpu, mem, node, gres/gpu
+  };
+  const std::vector<Case> cases = {
+      // "all": 64 CPUs, 256 GB, 4 nodes, 32 GPUs.
+      {"all: 8 cpus 2 gpus", Req().tasks(8).gpus(2), {0.125, 0.25, 0.25, 0.0625}},
+      // "small": 32 CPUs, 128 GB, 2 nodes, 16 GPUs; no --mem = the whole node.
+      {"small: 8 cpus 2 gpus", Req().partition("small").tasks(8).gpus(2),
+       {0.25, 0.5, 0.5, 0.125}},
+      {"small: capped at 1", Req().partition("small").nodes(4).gpusPerNode(8),
+       {1.0 / 32, 1.0, 1.0, 1.0}},
+  };
+  for (const auto& c : cases) {
+    PriorityFactors f = compute(c.req.get());
+    ASSERT_EQ(f.tres.size(), 4u) << c.name;
+    double sum = 0;
+    const double weights[] = {1000, 2000, 100, 3000};
+    for (std::size_t i = 0; i < 4; ++i) {
+      EXPECT_DOUBLE_EQ(f.tres[i].second, c.shares[i]) << c.name << " " << f.tres[i].first;
+      sum += weights[i] * c.shares[i];
+    }
+    EXPECT_EQ(f.tres[3].first, "gres/gpu");
+    EXPECT_EQ(f.priority, static_cast<std::int64_t>(sum)) << c.name;
+  }
+}
+
+TEST_F(PriorityCalculatorTest, AssocAndJobSizeEnterThePriority) {
+  config::AccountConfig vip;
+  vip.name = "vip";
+  vip.priority = 10;
+  config::AccountConfig research;
+  research.name = "research";
+  research.priority = 5;
+  config_.accounts = {vip, research};
+  config_.scheduler.priority.assoc = 2000;
+  struct Case {
+    std::string name;
+    Req req;
+    bool favor_small;
+    double assoc;
+    std::int64_t priority;
+  };
+  const std::vector<Case> cases = {
+      {"vip, 1 cpu", Req().account("vip"), false, 1.0, 2000 + 132},
+      {"research, 4 nodes 64 cpus", Req().account("research").nodes(4).tasks(64), false, 0.5,
+       1000 + 1000},
+      {"unknown account", Req().account("other"), false, 0.0, 132},
+      {"favor small", Req().account("other"), true, 0.0, 867},
+  };
+  for (const auto& c : cases) {
+    config_.scheduler.priority.favor_small = c.favor_small;
+    PriorityFactors f = compute(c.req.get());
+    EXPECT_DOUBLE_EQ(f.assoc, c.assoc) << c.name;
+    EXPECT_EQ(f.priority, c.priority) << c.name;
+    EXPECT_TRUE(f.tres.empty()) << c.name;
+  }
+}
+
+}  // namespace
+}  // namespace drover::jobs
