@@ -905,19 +905,24 @@ int64_t Pass::freeReach(const JobCtx& ctx, int node) const {
 std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<int>& freed,
                                       const Plan& last, const std::vector<RankKey>& ranks,
                                       const std::vector<int>& jobs) {
-  if (params_.policy == Policy::Conservative || !snap_.reservations.empty()) return std::nullopt;
+  if (!snap_.reservations.empty()) return std::nullopt;
   if (memo.hadStarts || now_ < memo.now || now_ >= memo.nextBoundary) return std::nullopt;
-  const int depth = params_.reservationDepth >= 0 ? params_.reservationDepth : 1;
-  if (depth > 1) return std::nullopt;
+  const int depth = params_.reservationDepth >= 0              ? params_.reservationDepth
+                    : params_.policy == Policy::Conservative ? INT32_MAX
+                                                             : 1;
+  // One reservation per partition (FCFS, EASY) or one per blocked job (conservative).
+  const bool perJob = depth == INT32_MAX;
+  if (depth > 1 && !perJob) return std::nullopt;
   const size_t parts = snap_.partitions.size();
   if (memo.firstBlocked.size() != parts) return std::nullopt;
   for (size_t p = 0; p < parts; ++p) {
     // Every blocked job tried to reserve: as costly as a full pass, and not worth a replay.
-    if (memo.firstBlocked[p] && depth > 0 && !memo.depthReached[p]) return std::nullopt;
+    if (!perJob && memo.firstBlocked[p] && depth > 0 && !memo.depthReached[p]) return std::nullopt;
   }
-  const bool easy = params_.policy == Policy::Easy;
+  // Every job behind a blocked one was tried (or skipped for its shape) in the memo's pass.
+  const bool backfill = params_.policy != Policy::Fcfs;
   const int estDepth = params_.indexedReserveSearch ? std::max(0, params_.estimateDepth) : 0;
-  if (!easy && memo.estimatesFull && estDepth > 0) return std::nullopt;
+  if (!backfill && memo.estimatesFull && estDepth > 0) return std::nullopt;
   prepare();
   if (memo.probesReady) {
     probes_ = memo.probes;
@@ -991,9 +996,19 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
   std::vector<size_t> walkedBlocked;  // visited, failed to start, no node lists
   const size_t groups = memo.groups.size();
   std::vector<int64_t> failCap(groups, kNever);  // as failedShapes: this long or longer fails
+  std::unordered_map<ShapeKey, int, ShapeHash> groupCache;
   auto groupOf = [&](const JobCtx& ctx) {
-    auto it = memo.groupOf.find(owned(shapeKey(ctx)));
-    return it == memo.groupOf.end() ? -1 : it->second;
+    const ShapeKey key = shapeKey(ctx);
+    auto hit = groupCache.find(key);
+    if (hit != groupCache.end()) return hit->second;
+    auto it = memo.groupOf.find(owned(key));
+    const int g = it == memo.groupOf.end() ? -1 : it->second;
+    groupCache.emplace(key, g);
+    return g;
+  };
+  int64_t plannedBoundary = kNever;
+  auto markAll = [&](const std::vector<int>& nodes) {
+    for (int node : nodes) markDirty(node);
   };
 
   auto dirtyFits = [&](const JobCtx& ctx) {
@@ -1010,7 +1025,7 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
     JobCtx ctx;
     ctx.job = &job;
     Reason why = staticReason(job, ctx);
-    if (why == Reason::None && !easy && blocked[ctx.partition]) why = Reason::Priority;
+    if (why == Reason::None && !backfill && blocked[ctx.partition]) why = Reason::Priority;
     if (why == Reason::None) why = shapeReason(job, ctx);
     const PendingInfo& was = last.pending[pos];
     if (why != Reason::None) {
@@ -1024,9 +1039,9 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
     }
     const int p = ctx.partition;
     const bool cacheable = ctx.required.empty() && ctx.excluded.empty();
-    const int g = cacheable && easy ? groupOf(ctx) : -1;
+    const int g = cacheable && backfill ? groupOf(ctx) : -1;
     // Under FCFS the jobs behind the first blocked one were not tried in the memo's pass.
-    const bool triedThere = easy || pos == firstPos[p];
+    const bool triedThere = backfill || pos == firstPos[p];
     if (g < 0 || ctx.duration < failCap[g]) {
       if ((!triedThere || dirtyFits(ctx)) && tryStartNow(ctx, startsPlan)) {
         startedPos.push_back(pos);
@@ -1036,6 +1051,7 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
         ++changes;
         if (g >= 0) startedInGroup.emplace_back(g, ranks[pos]);
         if (oldHolder[p] == pos) dropOldHolder(p);
+        if (perJob && was.expectedStart) markAll(nodeIndices(was.plannedNodes));
         return;
       }
       if (g >= 0) failCap[g] = std::min(failCap[g], ctx.duration);
@@ -1047,9 +1063,12 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
       bool ok = false;
       int64_t t = kNever;
       std::vector<int> nodes;
-      if (oldHolder[p] == pos && was.expectedStart &&
-          reuseSearch(ctx, *was.expectedStart, oldHolderNodes[p], profile_, dirty, isDirty, t,
-                      nodes)) {
+      // Its reservation in the memo's pass, to reuse when the dirty nodes cannot move it.
+      const bool held = was.expectedStart && (perJob || oldHolder[p] == pos);
+      const std::vector<int> oldNodes =
+          !held ? std::vector<int>{} : perJob ? nodeIndices(was.plannedNodes) : oldHolderNodes[p];
+      if (held &&
+          reuseSearch(ctx, *was.expectedStart, oldNodes, profile_, dirty, isDirty, t, nodes)) {
         const int64_t end = ctx.duration >= kNever - t ? kNever : t + ctx.duration;
         for (int node : nodes) {
           profile_.claim(node, needOn(ctx, node), t, end);
@@ -1063,14 +1082,18 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
       if (ok) {
         ++made[p];
         ++changes;
-        newHolder[p] = pos;
-        if (oldHolder[p] == pos && info.expectedStart == was.expectedStart &&
+        if (made[p] >= depth) newHolder[p] = pos;
+        plannedBoundary = std::min(plannedBoundary, *info.expectedStart);
+        if (held && info.expectedStart == was.expectedStart &&
             info.plannedNodes == was.plannedNodes) {
-          holderDone[p] = 1;
+          if (!perJob) holderDone[p] = 1;
         } else {
+          if (perJob) markAll(oldNodes);
           dropOldHolder(p);
-          for (int node : nodeIndices(info.plannedNodes)) markDirty(node);
+          markAll(nodeIndices(info.plannedNodes));
         }
+      } else if (held) {
+        markAll(oldNodes);
       }
     }
     if (oldHolder[p] == pos) dropOldHolder(p);
@@ -1092,7 +1115,7 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
   // Per group, a job of it that fits now on some dirty node fits for at most reach[g] seconds.
   std::vector<JobCtx> groupCtx(groups);
   std::vector<char> groupOk(groups, 0);
-  for (size_t g = 0; g < groups && easy; ++g) {
+  for (size_t g = 0; g < groups && backfill; ++g) {
     const auto& es = memo.groups[g].entries;
     if (es.empty()) continue;
     const Job& job = snap_.pending[es.front().job];
@@ -1119,7 +1142,11 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
 
   size_t next = 0;
   const size_t total = ranks.size();
+  // Under conservative every later reservation can move with an earlier one; once the changes
+  // spread over many nodes a replay costs more than the full pass it stands for: give up.
+  constexpr size_t kSpreadLimit = 256;
   while (next < total) {
+    if (perJob && dirty.size() > kSpreadLimit) return std::nullopt;
     bool walking = false;
     for (size_t p = 0; p < parts; ++p) {
       if (mode[p] == Mode::Before && firstPos[p] <= next) mode[p] = Mode::Walking;
@@ -1135,7 +1162,7 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
     for (size_t p = 0; p < parts; ++p) {
       if (mode[p] == Mode::Before) target = std::min(target, firstPos[p]);
     }
-    if (easy) {
+    if (backfill) {
       while (unshapedNext < unshapedPos.size() && unshapedPos[unshapedNext] < next) ++unshapedNext;
       if (unshapedNext < unshapedPos.size()) target = std::min(target, unshapedPos[unshapedNext]);
       refreshReach();
@@ -1170,7 +1197,7 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
   for (size_t p = 0; p < parts; ++p) out.stats.reservationsMade += made[p];
   // Same-shape skips: in the memo's pass every job of a group failed, so a job was skipped when
   // one ahead of it was no longer; here the started ones no longer count as failures.
-  if (easy && !startedInGroup.empty()) {
+  if (backfill && !startedInGroup.empty()) {
     std::sort(startedInGroup.begin(), startedInGroup.end());
     for (size_t a = 0; a < startedInGroup.size();) {
       const int g = startedInGroup[a].first;
@@ -1320,10 +1347,8 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
   out.depthReached.assign(parts, std::nullopt);
   for (size_t p = 0; p < parts; ++p) {
     if (newHolder[p] != kNone) out.depthReached[p] = ranks[newHolder[p]];
-    if (newHolder[p] != kNone && current(newHolder[p]).expectedStart) {
-      out.plannedBoundary = std::min(out.plannedBoundary, *current(newHolder[p]).expectedStart);
-    }
   }
+  out.plannedBoundary = plannedBoundary;
   for (const EstimateRecord& r : out.estimated) out.plannedBoundary = std::min(out.plannedBoundary, r.start);
   out.starts = std::move(startsPlan.starts);
   out.removed = std::move(startedPos);

@@ -148,6 +148,24 @@ std::vector<Case> cases() {
     c.waits = {3};
     out.push_back(c);
   }
+  {
+    // Conservative: job 1 starts on the freed gpu002 (until 510), job 2's reservation moves
+    // from 1500 on gpu001 to 510 on gpu002, and the 2-node job's from 3000 to 1010.
+    Case c;
+    c.name = "conservative moves later reservations";
+    c.policy = Policy::Conservative;
+    c.running = {running(101, "gpu001", 8, {0, 1, 2, 3, 4, 5, 6, 7}, 1000),
+                 running(102, "gpu002", 8, {0, 1, 2, 3, 4, 5, 6, 7}, 3000)};
+    c.pending = {JobBuilder(1).gpusPerNode(8).time(500).priority(10),
+                 JobBuilder(2).gpusPerNode(8).time(500).priority(5),
+                 JobBuilder(3).nodes(2).gpusPerNode(8).time(100).priority(1)};
+    c.ends = 102;
+    c.starts = {{1, "gpu002", {0, 1, 2, 3, 4, 5, 6, 7}}};
+    c.reserved = 3;
+    c.reservedAt = 1010;
+    c.waits = {2};
+    out.push_back(c);
+  }
   return out;
 }
 
@@ -183,8 +201,8 @@ TEST(CompletionReplay, Cases) {
 
 // Random clusters and queues under variants that exercise the replay's corners (estimates cut
 // short, a reservation horizon, node weights, typed GPUs and features, two partitions in
-// different tiers over shared nodes, node lists): after every event the Scheduler's plan must
-// equal a full pass, and completions must be replayed.
+// different tiers over shared nodes, node lists; FCFS, EASY and conservative): after every
+// event the Scheduler's plan must equal a full pass, and completions must be replayed.
 TEST(CompletionReplay, EqualsFullPassOnVariedClusters) {
   struct Variant {
     std::string name;
@@ -193,7 +211,7 @@ TEST(CompletionReplay, EqualsFullPassOnVariedClusters) {
     int64_t horizon = 0;
     bool weights = false, typed = false, twoPartitions = false;
   };
-  std::vector<Variant> variants(7);
+  std::vector<Variant> variants(9);
   variants[0].name = "default";
   variants[1].name = "estimates cut at 2";
   variants[1].estimateDepth = 2;
@@ -209,6 +227,13 @@ TEST(CompletionReplay, EqualsFullPassOnVariedClusters) {
   variants[6].name = "fcfs, two partitions";
   variants[6].policy = Policy::Fcfs;
   variants[6].twoPartitions = true;
+  variants[7].name = "conservative";
+  variants[7].policy = Policy::Conservative;
+  variants[7].estimateDepth = 2;
+  variants[8].name = "conservative, weights, two partitions";
+  variants[8].policy = Policy::Conservative;
+  variants[8].weights = true;
+  variants[8].twoPartitions = true;
   int replays = 0;
   for (const Variant& v : variants) {
     // DROVER_REPLAY_SEEDS=400 for a longer search (9,778 replays, all equal, when written).
@@ -280,21 +305,6 @@ TEST(CompletionReplay, EqualsFullPassOnVariedClusters) {
   }
   std::printf("completion replays: %d\n", replays);
   EXPECT_GT(replays, 300);
-}
-
-// Conservative backfill reserves for every job behind a completion, so it runs a full pass.
-TEST(CompletionReplay, ConservativeRunsAFullPass) {
-  SchedulerParams params;
-  params.policy = Policy::Conservative;
-  Scheduler sched(gpuNodes(1), {partition()}, params);
-  sched.onJobStarted(running(101, "gpu001", 8, {0, 1, 2, 3, 4, 5, 6, 7}, 1000));
-  sched.onJobSubmitted(JobBuilder(1).gpusPerNode(8).time(500));
-  ASSERT_TRUE(sched.pass(0).starts.empty());
-  sched.onJobEnded(101);
-  const int full = sched.counters().fullPasses;
-  expectSame(sched.pass(10), schedule(sched.snapshot(), params, 10));
-  EXPECT_EQ(sched.counters().fullPasses, full + 1);
-  EXPECT_EQ(sched.counters().completionReplays, 0);
 }
 
 }  // namespace
