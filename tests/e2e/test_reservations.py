@@ -2,7 +2,10 @@
 the next hour; bob's job that fits only there stays pending while alice's job with
 --reservation runs there and bob's job without it runs on node2; show/update/delete with
 Slurm's messages; a MAINT reservation gives "ReqNodeNotAvail, Reserved for maintenance"; the
-reservation survives a controller kill -9; after the delete bob's job starts. Every wait polls."""
+reservation survives a controller kill -9; after the delete bob's job starts. Then: scontrol show
+job / squeue %v name a job's reservation; a running job is ended TIMEOUT when its reservation
+ends (ResvOverRun 0); a DAILY reservation moves to the next day when an occurrence ends; what
+Drover does not support is refused with a message naming it. Every wait polls."""
 
 import re
 
@@ -146,3 +149,82 @@ def test_reservation_lifecycle(cluster):
     assert r.stderr.startswith("delete_reservation reservation lab: Requested reservation is invalid")
     assert show(c).stdout == "No reservations in the system\n"
     c.cli("scancel", str(blocked), str(maint_blocked))
+
+
+def show_job(cluster, job_id):
+    r = cluster.scontrol("show", "job", str(job_id))
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def test_job_reservation_shown_and_ended_with_it(cluster):
+    c = cluster
+    r = c.scontrol("create", "reservation", "ReservationName=short", "StartTime=now",
+                   "Duration=10", "Nodes=node1", "Users=alice")
+    assert r.returncode == 0, r.stderr
+    inside = submit(c, "-t", "5", "--reservation=short", "--wrap=sleep 300", user="alice")
+    plain = submit(c, "-t", "5", "-w", "node2", "--wrap=sleep 300", user="alice")
+    wait_job(c, inside, "R")
+    wait_job(c, plain, "R")
+
+    # scontrol prints Reservation= after the Partition line, only for a job that has one.
+    lines = [line.strip() for line in show_job(c, inside).splitlines()]
+    at = next(i for i, line in enumerate(lines) if line.startswith("Partition="))
+    assert lines[at + 1] == "Reservation=short", lines
+    assert "Reservation=" not in show_job(c, plain)
+    r = c.cli("squeue", "-h", "-j", f"{inside},{plain}", "-o", "%i %v")
+    assert r.returncode == 0, r.stderr
+    assert sorted(r.stdout.split("\n")[:2]) == sorted([f"{inside} short", f"{plain} (null)"]), r.stdout
+    r = c.cli("squeue", "-j", str(inside), "-O", "jobid,reservation")
+    assert r.returncode == 0, r.stderr
+    header, row = r.stdout.splitlines()
+    assert header.split() == ["JOBID", "RESERVATION"] and row.split() == [str(inside), "short"]
+
+    # The admin ends the reservation early: its running job is ended TIMEOUT at that moment
+    # (ResvOverRun=0); the job outside it runs on.
+    r = c.scontrol("update", "ReservationName=short", "EndTime=now+2")
+    assert r.returncode == 0, r.stderr
+    def ended():
+        m = re.search(r"JobState=(\S+)", show_job(c, inside))
+        return m.group(1) if m and m.group(1) == "TIMEOUT" else None
+    wait_for(ended, 20, what=f"job {inside} ended TIMEOUT with its reservation")
+    wait_for(lambda: show(c, "short").returncode == 1, 10, what="the reservation to be gone")
+    assert job(c, plain)[0] == "R"
+    c.cli("scancel", str(plain))
+
+
+def test_daily_reservation_moves_to_the_next_day(cluster):
+    c = cluster
+    r = c.scontrol("create", "reservation", "ReservationName=standup", "StartTime=now",
+                   "EndTime=now+3", "Nodes=node2", "Users=alice", "Flags=DAILY,IGNORE_JOBS")
+    assert r.returncode == 0, r.stderr
+    first = record(c, "standup")
+    assert first["Flags"] == "IGNORE_JOBS,DAILY,SPEC_NODES" and first["State"] == "ACTIVE", first
+
+    def moved():
+        f = record(c, "standup")
+        return f if f["StartTime"] != first["StartTime"] else None
+    f = wait_for(moved, 20, what="the DAILY reservation's next occurrence")
+    day = 24 * 3600
+    import datetime
+    def stamp(text):
+        return datetime.datetime.fromisoformat(text).timestamp()
+    assert stamp(f["StartTime"]) - stamp(first["StartTime"]) == day, (first, f)
+    assert stamp(f["EndTime"]) - stamp(first["EndTime"]) == day, (first, f)
+    assert f["State"] == "INACTIVE"
+    # Two recurrences at once, or an occurrence longer than its period, are refused.
+    r = c.scontrol("update", "ReservationName=standup", "Flags=DAILY,WEEKLY")
+    assert r.returncode == 1 and "at most one of HOURLY, DAILY, WEEKLY" in r.stderr, r.stderr
+    r = c.scontrol("create", "reservation", "ReservationName=long", "StartTime=now+1day",
+                   "Duration=2:00:00", "Nodes=node1", "Users=alice", "Flags=HOURLY")
+    assert r.returncode == 1 and "Invalid time specified" in r.stderr, r.stderr
+    r = c.scontrol("delete", "ReservationName=standup")
+    assert r.returncode == 0, r.stderr
+
+
+def test_unsupported_reservation_options_are_named(cluster):
+    for word in ("CoreCnt=4", "Licenses=matlab:2"):
+        r = cluster.scontrol("create", "reservation", "ReservationName=x", "StartTime=now",
+                             "Duration=10", "Nodes=node1", "Users=alice", word)
+        assert r.returncode == 1
+        assert f"{word.split('=')[0]}= is not supported by Drover reservations" in r.stderr, r.stderr

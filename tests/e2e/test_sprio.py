@@ -1,0 +1,98 @@
+"""sprio's ASSOC, JOBSIZE and TRES factors end to end (2 nodes x 16 CPUs x 4 GPUs): the
+controller is reconfigured with PriorityWeightAssoc, PriorityWeightTRES and account priorities
+(account vip, priority 100, for alice; research, priority 50); jobs kept pending by --begin
+show the association factor relative to the highest priority, the job size factor as the mean
+of the job's node and CPU shares, and each TRES's weighted share of its partition, as Slurm's
+sprio -l prints them. SITE stays 0 (Slurm sets it only through a site_factor plugin)."""
+
+import re
+
+import pytest
+
+from cluster import ensure_users, wait_for
+from conftest import run_cluster
+
+USERS = ("alice", "bob")
+
+
+@pytest.fixture(scope="module")
+def cluster(request):
+    ensure_users(USERS)
+    yield from run_cluster(request, nodes=2, gpus_per_node=4, heartbeat=1, node_down=4)
+
+
+def reconfigured(text):
+    weights = "    weight_qos: 1000"
+    assert weights in text and "    users: [alice, bob]" in text
+    lines = []
+    for line in text.splitlines():
+        lines.append(line)
+        if line.startswith(weights):
+            lines += ["    weight_assoc: 1000", "    weight_tres: cpu=1000,gres/gpu=2000"]
+        elif line.startswith("    users: [alice, bob]"):
+            lines += ["    priority: 50", "  - name: vip", "    parent: root",
+                      "    users: [alice]", "    priority: 100"]
+    return "\n".join(lines) + "\n"
+
+
+def submit(cluster, *args, user=None):
+    r = cluster.cli("sbatch", "--parsable", "-o", "/dev/null", "--begin=now+1hour", "-t", "1",
+                    *args, "--wrap=true", user=user)
+    assert r.returncode == 0, r.stderr
+    return int(r.stdout.split(";")[0])
+
+
+def rows(cluster, *args):
+    r = cluster.cli("sprio", *args)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    header = lines[0].split()
+    return header, [line.split() for line in lines[1:]]
+
+
+def test_assoc_jobsize_and_tres_factors(cluster):
+    c = cluster
+    c.conf.write_text(reconfigured(c.conf.read_text()))
+    r = c.scontrol("reconfigure")
+    assert r.returncode == 0, r.stderr
+
+    header, weights = rows(c, "-w", "-l")
+    assert header[-1] == "TRES", header
+    # -l's %.20T cuts the column at 20 characters, as Slurm's; a wider field shows it whole.
+    assert weights[0][0] == "Weights" and weights[0][-1] == "cpu=1000,gres/gpu=20", weights
+    header, weights = rows(c, "-w", "-o", "%.15i %.10B %30T")
+    assert weights[0] == ["Weights", "1000", "cpu=1000,gres/gpu=2000"], weights
+    # The short default adds ASSOC and TRES once they have weights.
+    header, _ = rows(c)
+    assert header == ["JOBID", "PARTITION", "PRIORITY", "SITE", "AGE", "ASSOC", "FAIRSHARE",
+                      "JOBSIZE", "PARTITION", "QOS", "NICE", "TRES"], header
+
+    alice = submit(c, "-A", "vip", "-n", "8", "--gpus=2", user="alice")
+    bob = submit(c, "-A", "research", "-n", "8", "--gpus=4", "-N", "2", user="bob")
+    header, body = rows(c, "-l")
+    assert header == ["JOBID", "PARTITION", "USER", "PRIORITY", "SITE", "AGE", "ASSOC",
+                      "FAIRSHARE", "JOBSIZE", "PARTITION", "QOS", "NICE", "TRES"], header
+    by_id = {int(row[0]): dict(zip(header, row)) for row in body}
+    a, b = by_id[alice], by_id[bob]
+    _, wide = rows(c, "-o", "%.15i %40T")
+    tres = {int(row[0]): row[1] for row in wide}
+    a["TRES"], b["TRES"] = tres[alice], tres[bob]
+    assert a["SITE"] == b["SITE"] == "0"
+    # ASSOC: the account's priority over the highest (100): vip 1000, research 500.
+    assert (a["ASSOC"], b["ASSOC"]) == ("1000", "500"), (a, b)
+    # JOBSIZE: mean of the node share (1 of 2, 2 of 2) and the CPU share (8 of 32).
+    assert (a["JOBSIZE"], b["JOBSIZE"]) == ("375", "625"), (a, b)
+    # TRES: each TRES's share of the partition (32 CPUs, 8 GPUs) times its weight.
+    assert a["TRES"] == "cpu=250,gres/gpu=500", a
+    assert b["TRES"] == "cpu=250,gres/gpu=1000", b
+    # The priority is the sum of every weighted factor (each rounded on its own), less nice.
+    # (row["PARTITION"] is the factor: the later of the two PARTITION columns.)
+    for row in (a, b):
+        parts = sum(int(row[k]) for k in ("SITE", "AGE", "ASSOC", "FAIRSHARE", "JOBSIZE",
+                                          "PARTITION", "QOS"))
+        tres = sum(int(v.split("=")[1]) for v in row["TRES"].split(","))
+        assert abs(int(row["PRIORITY"]) - (parts + tres - int(row["NICE"]))) <= 8, row
+    # Normalised: -n shows the factors themselves.
+    header, body = rows(c, "-n", "-j", str(alice), "-o", "%.15i %.10b %40t")
+    assert body[0] == [str(alice), "1.0000000", "cpu=0.2500000,gres/gpu=0.2500000"], body
+    c.cli("scancel", str(alice), str(bob))
