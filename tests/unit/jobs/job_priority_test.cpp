@@ -3,6 +3,8 @@
 // the partition, weighted), and the sum the scheduler ranks by.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "jobs/job_priority.h"
 
 namespace drover::jobs {
@@ -203,6 +205,63 @@ TEST_F(PriorityCalculatorTest, AssocAndJobSizeEnterThePriority) {
     EXPECT_DOUBLE_EQ(f.assoc, c.assoc) << c.name;
     EXPECT_EQ(f.priority, c.priority) << c.name;
     EXPECT_TRUE(f.tres.empty()) << c.name;
+  }
+}
+
+// The cluster.conf keys behind these factors (and ResvOverRun): parsed, or refused by name.
+TEST(PriorityConfig, KeysParseOrAreRefusedByName) {
+  const std::string head =
+      "cluster_name: c\n"
+      "nodes:\n  - names: n[1-2]\n    address: 10.0.0.1\n    port: 7001-7002\n"
+      "partitions:\n  - name: p\n    nodes: ALL\n";
+  struct Case {
+    std::string name;
+    std::string tail;
+    std::string error;  // "" = parses
+    std::function<void(const config::ClusterConfig&)> check;
+  };
+  const std::vector<Case> cases = {
+      {"defaults", "", "",
+       [](const config::ClusterConfig& c) {
+         EXPECT_EQ(c.scheduler.priority.assoc, 0u);
+         EXPECT_TRUE(c.scheduler.priority.tres.empty());
+         EXPECT_FALSE(c.scheduler.priority.favor_small);
+         EXPECT_EQ(c.scheduler.resv_over_run_s, 0);
+       }},
+      {"weights", "scheduler:\n  resv_over_run: 5\n  priority:\n    weight_assoc: 7\n"
+                  "    weight_tres: CPU=1000,Mem=-20,gres/gpu=3000\n    favor_small: true\n",
+       "",
+       [](const config::ClusterConfig& c) {
+         EXPECT_EQ(c.scheduler.priority.assoc, 7u);
+         using W = std::vector<std::pair<std::string, std::int64_t>>;
+         EXPECT_EQ(c.scheduler.priority.tres, (W{{"cpu", 1000}, {"mem", -20}, {"gres/gpu", 3000}}));
+         EXPECT_TRUE(c.scheduler.priority.favor_small);
+         EXPECT_EQ(c.scheduler.resv_over_run_s, 300);  // minutes, as Slurm's ResvOverRun
+       }},
+      {"over-run unlimited", "scheduler:\n  resv_over_run: UNLIMITED\n", "",
+       [](const config::ClusterConfig& c) { EXPECT_EQ(c.scheduler.resv_over_run_s, -1); }},
+      {"account priority", "accounts:\n  - name: a\n    priority: 9\n  - name: b\n", "",
+       [](const config::ClusterConfig& c) {
+         ASSERT_EQ(c.accounts.size(), 2u);
+         EXPECT_EQ(c.accounts[0].priority, 9);
+         EXPECT_EQ(c.accounts[1].priority, -1);
+       }},
+      {"unknown TRES", "scheduler:\n  priority:\n    weight_tres: billing=5\n",
+       "'billing=5' is not TRES=weight for a TRES Drover counts", nullptr},
+      {"bad weight", "scheduler:\n  priority:\n    weight_tres: cpu=lots\n",
+       "weight 'lots' of cpu is not an integer", nullptr},
+      {"negative account priority", "accounts:\n  - name: a\n    priority: -1\n",
+       "accounts[0].priority", nullptr},
+  };
+  for (const auto& c : cases) {
+    auto parsed = config::parseClusterConfig(head + c.tail, "t.conf");
+    if (c.error.empty()) {
+      ASSERT_TRUE(parsed.ok()) << c.name << ": " << parsed.error();
+      c.check(*parsed);
+    } else {
+      ASSERT_FALSE(parsed.ok()) << c.name;
+      EXPECT_NE(parsed.error().find(c.error), std::string::npos) << c.name << ": " << parsed.error();
+    }
   }
 }
 
