@@ -4,11 +4,12 @@
 // keeps the ClusterIndex across passes (rebuilt only when a node or partition changes), and
 // remembers what its last full pass learnt (pass_memo.h): after a submission that cannot change
 // anyone else's outcome, a pass costs one placement check for the new job and an insertion into
-// the last plan, not a walk of the whole queue. After running jobs end (FCFS and EASY), the pass
-// replays the last one from what changed: only jobs that could now start on the freed nodes, the
-// reservation holders and the start estimates are looked at again. Anything else (a start, a
-// cancel, a node change, time crossing a boundary the last plan depends on, conservative
-// backfill after a completion) runs a full pass. Either way the
+// the last plan, not a walk of the whole queue. After running jobs end, the pass replays the last
+// one from what changed: only jobs that could now start on the freed nodes, the reservations and
+// the start estimates are looked at again, and old answers are reused where the changed nodes
+// cannot alter them (under conservative the replay gives up for a full pass once the changes
+// spread). Anything else (a start, a cancel, a node change, time crossing a boundary the last
+// plan depends on) runs a full pass. Either way the
 // plan equals schedule(snapshot(), params, now); tests/unit/sched/incremental_test.cpp checks
 // that on random event sequences.
 #include <cstdint>

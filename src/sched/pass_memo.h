@@ -152,8 +152,9 @@ std::optional<PendingInfo> judgeSubmission(const ClusterIndex& index, const Snap
 // The pass after running jobs ended on `freed` nodes (node indices), given the memo's pass and
 // its plan `last` (which may hold judged submissions since: `ranks` and `jobs` give each plan
 // entry's rank and Snapshot::pending index). `snapshot` is the state now. nullopt when the
-// replay does not apply (conservative, advance reservations, a partition whose reservation was
-// never placed); then run a full pass. The result, applied to `last`, equals a full pass.
+// replay does not apply (advance reservations, an FCFS/EASY partition whose reservation was never
+// placed, conservative changes spreading over many nodes); then run a full pass. The result,
+// applied to `last`, equals a full pass.
 std::optional<PlanDelta> replayAfterCompletion(const ClusterIndex& index, const Snapshot& snapshot,
                                                const SchedulerParams& params, int64_t now,
                                                const PassMemo& memo, const std::vector<int>& freed,
