@@ -192,13 +192,10 @@ void JobService::armPeriodic() {
   });
 }
 
-void JobService::armBeginTimer(const sched::Snapshot& snapshot, std::int64_t now) {
-  std::int64_t next = 0;
-  for (const auto& job : snapshot.pending) {
-    const std::int64_t begin = job.request.beginTime;
-    if (begin > now && (next == 0 || begin < next)) next = begin;
-  }
-  if (next == 0 || next == begin_armed_for_) return;
+void JobService::armBeginTimer(std::int64_t now) {
+  // The job manager keeps the begin times ahead in order: no walk of the pending jobs.
+  const std::int64_t next = manager_->nextBeginTime();
+  if (next <= now || next == begin_armed_for_) return;
   begin_armed_for_ = next;
   begin_timer_.expires_after(std::chrono::seconds(next - now));
   begin_timer_.async_wait([this](const boost::system::error_code& ec) {
@@ -218,7 +215,7 @@ void JobService::runPass() {
   // The maintained scheduler hears only what changed since the last pass (a submission is an
   // incremental pass); JobManager rebuilds it after recovery and every priority calc period.
   auto launches = manager_->schedulePass(nodeViews(state_.config(), state_.registry()));
-  armBeginTimer(manager_->maintainedScheduler()->snapshot(), now);
+  armBeginTimer(now);
   (void)manager_->takeScheduleRequest();  // the pass itself is not a new reason for a pass
   // Launch only what the job table holds as RUNNING on disk.
   afterCommit([this, launches = std::move(launches)](Status s) mutable {

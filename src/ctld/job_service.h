@@ -123,7 +123,7 @@ class JobService {
   boost::asio::steady_timer begin_timer_;
   std::int64_t begin_armed_for_ = 0;
   void armPeriodic();
-  void armBeginTimer(const sched::Snapshot& snapshot, std::int64_t now);
+  void armBeginTimer(std::int64_t now);
   bool pass_armed_ = false;
   std::int64_t last_purge_ = 0;
   std::map<std::string, std::pair<std::string, std::shared_ptr<grpc::Channel>>> channels_;

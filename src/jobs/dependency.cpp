@@ -104,6 +104,7 @@ void JobManager::reevaluateDependencies() {
     if (after == job.request.dependency) continue;
     job.request.dependency = after;
     job.info.set_reason(std::string(sched::reasonName(initialReason(job))));
+    touch(id);  // the maintained scheduler hears of it at the next pass
     refreshEligibility(job, now);
     changed();
   }

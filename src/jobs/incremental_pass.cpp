@@ -123,22 +123,29 @@ void JobManager::rebuildScheduler(const std::vector<NodeView>& nodes, std::int64
     }
     it = st.held.erase(it);
   }
+  st.running_held.clear();
   st.throttled.clear();
-  st.not_eligible.clear();
+  st.begin_waits.clear();
+  st.begin_of.clear();
+  st.submitted_unapplied.clear();
+  st.full_unapplied = true;
   std::set<JobId> in_snapshot;
   for (const sched::Job& j : snap.pending) {
     in_snapshot.insert(j.id);
     HeldJob h;
     h.dependency = j.request.dependency;
     st.held[j.id] = h;
-    const Job& job = jobs_.at(j.id);
-    if (job.info.eligible_time() == 0) st.not_eligible.insert(j.id);
     st.scheduler->onJobSubmitted(j);
   }
-  for (const sched::RunningJob& r : snap.running) st.held[r.id] = heldRunning(jobs_.at(r.id));
+  for (const sched::RunningJob& r : snap.running) {
+    st.held[r.id] = heldRunning(jobs_.at(r.id));
+    st.running_held.insert(r.id);
+  }
   st.scheduler->onJobsStarted(std::move(snap.running));
   for (const auto& [id, job] : jobs_) {
-    if (job.state() == v1::JOB_PENDING && !in_snapshot.count(id)) st.throttled.insert(id);
+    if (job.state() != v1::JOB_PENDING) continue;
+    if (!in_snapshot.count(id)) st.throttled.insert(id);
+    noteBeginWait(id, &job, now);
   }
   st.watermark = jobs_.empty() ? 0 : jobs_.rbegin()->first;
   touched_.clear();
@@ -148,30 +155,24 @@ void JobManager::syncScheduler(std::int64_t now) {
   SchedulingState& st = schedState();
   sched::Scheduler& s = *st.scheduler;
 
-  // Jobs waiting for a begin time (or a hold or dependency) get their eligible time here, as
-  // buildSnapshot does for every pending job.
-  for (auto it = st.not_eligible.begin(); it != st.not_eligible.end();) {
-    Job* job = mutableJob(*it);
-    if (!job || job->state() != v1::JOB_PENDING || job->info.eligible_time() != 0) {
-      it = st.not_eligible.erase(it);
-      continue;
-    }
-    refreshEligibility(*job, now);
-    ++it;
+  // Jobs get their eligible time here, as buildSnapshot gives it to every pending job, but
+  // only when something that could grant it happened: their --begin time came due, or they
+  // were touched (released, updated, requeued). A dependency that became satisfied refreshes
+  // its job where it is evaluated (reevaluateDependencies, which touches the job).
+  while (!st.begin_waits.empty() && st.begin_waits.begin()->first <= now) {
+    const JobId id = st.begin_waits.begin()->second;
+    st.begin_waits.erase(st.begin_waits.begin());
+    st.begin_of.erase(id);
+    if (Job* job = mutableJob(id)) refreshEligibility(*job, now);
+  }
+  for (std::size_t i = 0, n = touched_.size(); i < n; ++i) {  // refreshEligibility touches too
+    if (Job* job = mutableJob(touched_[i])) refreshEligibility(*job, now);
   }
 
   std::set<JobId> ids(touched_.begin(), touched_.end());
   touched_.clear();
   for (auto it = jobs_.upper_bound(st.watermark); it != jobs_.end(); ++it) ids.insert(it->first);
   if (!jobs_.empty()) st.watermark = std::max(st.watermark, jobs_.rbegin()->first);
-  for (JobId id : with_dependencies_) {
-    auto h = st.held.find(id);
-    const Job& job = jobs_.at(id);
-    if (h != st.held.end() && !h->second.running && job.state() == v1::JOB_PENDING &&
-        h->second.dependency != job.request.dependency) {
-      ids.insert(id);
-    }
-  }
 
   // Array throttles (%N) of the arrays whose tasks changed, as buildSnapshot computes them.
   std::set<JobId> arrays;
@@ -208,8 +209,9 @@ void JobManager::syncScheduler(std::int64_t now) {
   auto priorityOf = [&](JobId id, const sched::JobRequest& request) {
     if (!shares) {
       std::map<Association, double> usage = st.ledger.decayedAt(now);
-      for (const auto& [hid, h] : st.held) {
-        if (h.running) usage[h.who] += static_cast<double>(h.cpus) * std::max<std::int64_t>(0, now - h.start);
+      for (JobId rid : st.running_held) {  // not every held (pending) job
+        const HeldJob& h = st.held.at(rid);
+        usage[h.who] += static_cast<double>(h.cpus) * std::max<std::int64_t>(0, now - h.start);
       }
       shares.emplace(config_, usage);
       calc.emplace(config_, partitions_, cluster_cpus, *shares);
@@ -223,6 +225,7 @@ void JobManager::syncScheduler(std::int64_t now) {
   std::vector<JobId> ended;  // gone for good: leave the scheduler in one walk (onJobsEnded)
   for (JobId id : ids) {
     Job* job = mutableJob(id);
+    noteBeginWait(id, job, now);
     enum class Want { kAbsent, kPending, kRunning } want = Want::kAbsent;
     if (job && holdsResources(job->state())) {
       want = Want::kRunning;
@@ -246,12 +249,15 @@ void JobManager::syncScheduler(std::int64_t now) {
                        end);
       if (want == Want::kAbsent) ended.push_back(id);
       else s.onJobEnded(id);  // requeued or restarted: out before it comes back below
+      st.full_unapplied = true;  // a completion may move anyone's entry
       st.held.erase(h);
+      st.running_held.erase(id);
       h = st.held.end();
     }
     if (want == Want::kRunning) {
       if (h != st.held.end()) st.held.erase(h);
       st.held[id] = heldRunning(*job);
+      st.running_held.insert(id);
       st.factors.erase(id);
       started.push_back(runningOf(*job));
       continue;
@@ -270,17 +276,20 @@ void JobManager::syncScheduler(std::int64_t now) {
     sj.request = job->request;
     job->info.set_priority(priorityOf(id, job->request));
     sj.priority = static_cast<double>(job->info.priority());
-    if (job->info.eligible_time() == 0) st.not_eligible.insert(id);
     HeldJob held;
     held.dependency = job->request.dependency;
     if (h == st.held.end()) {
       st.held[id] = held;
+      st.submitted_unapplied.push_back(id);
       s.onJobSubmitted(std::move(sj));
     } else {
       h->second = held;
+      st.full_unapplied = true;
       s.onJobUpdated(std::move(sj));
     }
   }
+  // Anything but a submission may change other jobs' entries: the next apply writes them all.
+  if (!ended.empty() || !started.empty()) st.full_unapplied = true;
   s.onJobsEnded(ended);
   if (!started.empty()) s.onJobsStarted(std::move(started));
 }
@@ -289,8 +298,37 @@ std::vector<Launch> JobManager::schedulePass(const std::vector<NodeView>& nodes)
   return applyPass(planPass(nodes));
 }
 
+void JobManager::noteBeginWait(JobId id, const Job* job, std::int64_t now) {
+  SchedulingState& st = schedState();
+  const std::int64_t begin = job && job->state() == v1::JOB_PENDING && job->request.beginTime > now
+                                 ? job->request.beginTime
+                                 : 0;
+  auto old = st.begin_of.find(id);
+  if (old != st.begin_of.end()) {
+    if (old->second == begin) return;
+    st.begin_waits.erase({old->second, id});
+    st.begin_of.erase(old);
+  }
+  if (begin == 0) return;
+  st.begin_waits.emplace(begin, id);
+  st.begin_of.emplace(id, begin);
+}
+
+std::int64_t JobManager::nextBeginTime() const {
+  if (!scheduling_ || scheduling_->begin_waits.empty()) return 0;
+  return scheduling_->begin_waits.begin()->first;
+}
+
 std::vector<Launch> JobManager::applyPass(const sched::Plan& plan) {
-  std::vector<Launch> launches = applyPlan(plan);
+  SchedulingState& st = schedState();
+  // After incremental passes only the entries of the jobs they added changed (the scheduler
+  // keeps everyone else's); a full pass may have changed any. A MAINT reservation's reason
+  // (ReservationBook::pendingReason) moves with the clock alone, so reservations also write all.
+  std::vector<JobId> added = std::move(st.submitted_unapplied);
+  st.submitted_unapplied.clear();
+  const bool all = st.full_unapplied || reservations_.size() > 0;
+  st.full_unapplied = false;
+  std::vector<Launch> launches = applyPlanEntries(plan, all ? nullptr : &added);
   // The starts (and launch failures) applyPlan staged reach the scheduler now, in one batch.
   syncScheduler(clock_.now());
   return launches;
@@ -312,6 +350,7 @@ const sched::Plan& JobManager::planPass(const std::vector<NodeView>& views) {
   if (!samePartitions(parts, partitions_)) {
     partitions_ = parts;  // reconfigured: submissions are checked against the new ones too
     if (st.scheduler) st.scheduler->setPartitions(parts);
+    st.full_unapplied = true;
   }
   if (st.scheduler) {
     const auto& held_nodes = st.scheduler->snapshot().nodes;
@@ -323,7 +362,10 @@ const sched::Plan& JobManager::planPass(const std::vector<NodeView>& views) {
       st.scheduler.reset();
     } else {
       for (std::size_t i = 0; i < nodes.size(); ++i) {
-        if (!sameNode(held_nodes[i], nodes[i])) st.scheduler->onNodeChanged(nodes[i]);
+        if (!sameNode(held_nodes[i], nodes[i])) {
+          st.scheduler->onNodeChanged(nodes[i]);
+          st.full_unapplied = true;
+        }
       }
     }
   }
@@ -333,6 +375,7 @@ const sched::Plan& JobManager::planPass(const std::vector<NodeView>& views) {
     if (!sameReservations(reservations, st.reservations)) {
       st.scheduler->setReservations(reservations);
       st.reservations = std::move(reservations);
+      st.full_unapplied = true;
     }
   }
 
@@ -341,7 +384,10 @@ const sched::Plan& JobManager::planPass(const std::vector<NodeView>& views) {
   } else {
     syncScheduler(now);
   }
-  return st.scheduler->pass(now);
+  const int full_before = st.scheduler->counters().fullPasses;
+  const sched::Plan& plan = st.scheduler->pass(now);
+  if (st.scheduler->counters().fullPasses != full_before) st.full_unapplied = true;
+  return plan;
 }
 
 }  // namespace drover::jobs

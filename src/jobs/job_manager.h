@@ -146,6 +146,16 @@ class JobManager {
   // The snapshot a full rebuild would hand the scheduler now, with the priorities jobs hold
   // (no recomputation): what the maintained scheduler must be equivalent to.
   sched::Snapshot tableSnapshot(const std::vector<NodeView>& nodes);
+  // The earliest --begin time a pending job still waits for (0 = none): when the next pass
+  // must run for it to start on time. O(1) (an ordered set the passes maintain).
+  std::int64_t nextBeginTime() const;
+  // What applying plans cost: pending entries looked at and entries whose reason, expected
+  // start or planned nodes were written (tests: an unchanged entry is not rewritten).
+  struct ApplyStats {
+    std::uint64_t examined = 0;
+    std::uint64_t written = 0;
+  };
+  const ApplyStats& applyStats() const { return apply_stats_; }
 
   // Fair share (fair_share.h): the durable usage store, opened by the daemon; usage it holds is
   // loaded into the ledger.
@@ -223,11 +233,28 @@ class JobManager {
   // a running job is due for that (0 = none). Reads every job: called at reservation ends only.
   std::int64_t endReservationJobs(std::int64_t over_run_s);
   // Every staged change passes here, so the maintained scheduler hears of it (stage()).
-  void touch(JobId id) { touched_.push_back(id); }
+  void touch(JobId id) {
+    touched_.push_back(id);
+    deadline_touched_.push_back(id);
+  }
   SchedulingState& schedState();
   void assignPriorities(sched::Snapshot& snap, std::int64_t now);
   void rebuildScheduler(const std::vector<NodeView>& nodes, std::int64_t now);
   void syncScheduler(std::int64_t now);
+  // A pending job's entry in the scheduling state's begin-time set (incremental_pass.cpp).
+  void noteBeginWait(JobId id, const Job* job, std::int64_t now);
+  // One entry of a plan onto its pending job, written only where it differs (scheduling.cpp).
+  void writePending(Job& job, const sched::PendingInfo& p, std::int64_t now);
+  // applyPlan with the pending entries limited to the jobs in `only` (null: all of them).
+  std::vector<Launch> applyPlanEntries(const sched::Plan& plan, const std::vector<JobId>* only);
+  ApplyStats apply_stats_;
+  // Interactive allocations by (end, id), for enforceAllocationLimits (steps.cpp): kept from
+  // the ids touched since its last call, built from the whole table on its first call.
+  std::set<std::pair<std::int64_t, JobId>> deadlines_;
+  std::unordered_map<JobId, std::int64_t> deadline_of_;
+  std::vector<JobId> deadline_touched_;
+  bool deadlines_built_ = false;
+  void noteDeadline(JobId id);
   std::vector<JobId> touched_;
   std::unique_ptr<SchedulingState, SchedulingStateDeleter> scheduling_;
   void reevaluateDependencies();

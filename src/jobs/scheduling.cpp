@@ -1,5 +1,7 @@
 // The glue between the job table and the pure scheduler: a Snapshot out, a Plan back in.
 #include <algorithm>
+#include <optional>
+#include <string_view>
 
 #include "drover/hostlist.h"
 #include "jobs/job_manager.h"
@@ -115,6 +117,40 @@ sched::Snapshot JobManager::buildSnapshot(const std::vector<NodeView>& nodes) {
 }
 
 std::vector<Launch> JobManager::applyPlan(const sched::Plan& plan) {
+  return applyPlanEntries(plan, nullptr);
+}
+
+void JobManager::writePending(Job& job, const sched::PendingInfo& p, std::int64_t now) {
+  ++apply_stats_.examined;
+  v1::JobInfo& i = job.info;
+  bool wrote = false;
+  const std::string_view name = sched::reasonName(p.reason);
+  std::optional<std::string> resv;
+  if (reservations_.size() > 0) resv = reservations_.pendingReason(job.request, p.reason, now);
+  const std::string_view reason = resv ? std::string_view(*resv) : name;
+  if (i.reason() != reason) {
+    i.set_reason(std::string(reason));
+    wrote = true;
+  }
+  // squeue --start: a reservation's start, else the scheduler's non-binding estimate; a job
+  // held back by --begin expects to start no earlier than that time (as Slurm shows it).
+  std::int64_t start = p.expectedStart ? *p.expectedStart : p.estimatedStart.value_or(0);
+  if (p.reason == sched::Reason::BeginTime) start = std::max(start, job.request.beginTime);
+  if (i.start_time() != start) {
+    i.set_start_time(start);
+    wrote = true;
+  }
+  // SchedNodeList / squeue's SCHEDNODES: the nodes its reservation or estimate found.
+  if (p.plannedNodes.empty() ? !i.sched_nodes().empty()
+                             : i.sched_nodes() != hostlist::compress(p.plannedNodes)) {
+    i.set_sched_nodes(p.plannedNodes.empty() ? std::string() : hostlist::compress(p.plannedNodes));
+    wrote = true;
+  }
+  if (wrote) ++apply_stats_.written;
+}
+
+std::vector<Launch> JobManager::applyPlanEntries(const sched::Plan& plan,
+                                                 const std::vector<JobId>* only) {
   const std::int64_t now = clock_.now();
   std::vector<Launch> launches;
   for (const sched::Start& start : plan.starts) {
@@ -139,6 +175,7 @@ std::vector<Launch> JobManager::applyPlan(const sched::Plan& plan) {
     }
     i.set_state(v1::JOB_RUNNING);
     i.set_reason("None");
+    i.clear_sched_nodes();
     i.set_start_time(now);
     i.set_end_time(i.time_limit_min() < 0 ? start.endTime : now + i.time_limit_min() * 60);
     i.set_nodes(hostlist::compress(names));
@@ -167,16 +204,25 @@ std::vector<Launch> JobManager::applyPlan(const sched::Plan& plan) {
     recordBatchStep(*job, nullptr);
     launches.push_back(Launch{job->id(), names.front(), std::move(*request)});
   }
-  for (const sched::PendingInfo& p : plan.pending) {
-    Job* job = mutableJob(p.id);
-    if (!job || job->state() != v1::JOB_PENDING) continue;
-    job->info.set_reason(std::string(sched::reasonName(p.reason)));
-    if (auto r = reservations_.pendingReason(job->request, p.reason, now)) job->info.set_reason(*r);
-    // squeue --start: a reservation's start, else the scheduler's non-binding estimate; a job
-    // held back by --begin expects to start no earlier than that time (as Slurm shows it).
-    std::int64_t start = p.expectedStart ? *p.expectedStart : p.estimatedStart.value_or(0);
-    if (p.reason == sched::Reason::BeginTime) start = std::max(start, job->request.beginTime);
-    job->info.set_start_time(start);
+  // Every entry, or (after incremental passes) only those of the jobs in `only`: a scan of the
+  // plan for a handful of ids, with no lookup in the job table for the rest.
+  std::vector<JobId> wanted;
+  if (only) {
+    wanted = *only;
+    std::sort(wanted.begin(), wanted.end());
+  }
+  const JobId lowest = wanted.empty() ? 0 : wanted.front();
+  const JobId highest = wanted.empty() ? 0 : wanted.back();
+  if (!only || !wanted.empty()) {
+    for (const sched::PendingInfo& p : plan.pending) {
+      if (only && (p.id < lowest || p.id > highest ||
+                   !std::binary_search(wanted.begin(), wanted.end(), p.id))) {
+        continue;
+      }
+      Job* job = mutableJob(p.id);
+      if (!job || job->state() != v1::JOB_PENDING) continue;
+      writePending(*job, p, now);
+    }
   }
   if (!plan.starts.empty()) reevaluateDependencies();
   return launches;

@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "jobs/fair_share.h"
@@ -35,8 +36,18 @@ struct HeldJob {
 struct SchedulingState {
   std::unique_ptr<sched::Scheduler> scheduler;
   std::unordered_map<JobId, HeldJob> held;
+  std::set<JobId> running_held;       // the ids of `held` entries that run (fair-share usage)
   JobId watermark = 0;                // highest job id the scheduler has heard of
-  std::set<JobId> not_eligible;       // pending jobs without an eligible time yet
+  // Pending jobs with a --begin time still ahead, by (begin time, id): a pass makes the ones
+  // that came due eligible, and the controller's begin timer fires at the first. Held and
+  // dependent jobs become eligible on the event that frees them (a touch, a dependency state
+  // change), so no pass walks the jobs that wait. begin_of: each job's one entry.
+  std::set<std::pair<std::int64_t, JobId>> begin_waits;
+  std::unordered_map<JobId, std::int64_t> begin_of;
+  // What applyPass must write: after incremental passes only the entries of the jobs they
+  // added (nobody else's entry changed); after a full pass every entry that differs.
+  std::vector<JobId> submitted_unapplied;
+  bool full_unapplied = false;
   std::set<JobId> throttled;          // array tasks kept out by the array's %N limit
   std::int64_t last_recalc = 0;       // when every priority was last computed
   bool keep_priorities = false;       // tableSnapshot: use the priorities jobs hold

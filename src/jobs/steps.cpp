@@ -436,21 +436,53 @@ Status JobManager::completeAllocation(const Caller& caller,
   return okStatus();
 }
 
+void JobManager::noteDeadline(JobId id) {
+  const Job* job = find(id);
+  std::int64_t end = 0;
+  if (job && !job->info.batch() && holdsResources(job->state()) &&
+      job->info.time_limit_min() >= 0) {
+    end = std::max<std::int64_t>(0, job->info.end_time());
+  }
+  auto old = deadline_of_.find(id);
+  if (old != deadline_of_.end()) {
+    if (old->second == end) return;
+    deadlines_.erase({old->second, id});
+    deadline_of_.erase(old);
+  }
+  if (end == 0) return;
+  deadlines_.emplace(end, id);
+  deadline_of_.emplace(id, end);
+}
+
 std::int64_t JobManager::enforceAllocationLimits() {
   const std::int64_t now = clock_.now();
-  std::int64_t next = 0;
-  for (auto& [id, job] : jobs_) {
-    if (job.info.batch() || !holdsResources(job.state()) || job.info.time_limit_min() < 0) continue;
-    const std::int64_t end = job.info.end_time();
-    if (end <= 0) continue;
-    if (end <= now) {
-      job.info.set_reason("TimeLimit");
-      finish(job, v1::JOB_TIMEOUT, 0, 0, nullptr);
+  // Called on every commit: the (end, id) index follows the jobs touched since the last call
+  // (a start, an update of the limit, an end), so a commit does not walk the job table.
+  std::vector<JobId> touched = std::move(deadline_touched_);
+  deadline_touched_.clear();
+  if (!deadlines_built_) {
+    deadlines_built_ = true;
+    for (const auto& [id, job] : jobs_) noteDeadline(id);
+  } else {
+    for (JobId id : touched) noteDeadline(id);
+  }
+  while (!deadlines_.empty() && deadlines_.begin()->first <= now) {
+    const JobId id = deadlines_.begin()->second;
+    deadlines_.erase(deadlines_.begin());
+    deadline_of_.erase(id);
+    Job* job = mutableJob(id);
+    if (!job || job->info.batch() || !holdsResources(job->state()) ||
+        job->info.time_limit_min() < 0 || job->info.end_time() <= 0) {
       continue;
     }
-    if (next == 0 || end < next) next = end;
+    if (job->info.end_time() > now) {  // not touched since its limit grew: keep it, later
+      noteDeadline(id);
+      continue;
+    }
+    job->info.set_reason("TimeLimit");
+    finish(*job, v1::JOB_TIMEOUT, 0, 0, nullptr);
   }
-  return next;
+  return deadlines_.empty() ? 0 : deadlines_.begin()->first;
 }
 
 }  // namespace drover::jobs

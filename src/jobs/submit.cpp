@@ -266,7 +266,8 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
     }
     for (const auto& p : plan.pending) {
       if (p.id != probe.id) continue;
-      out.expected_start = p.expectedStart.value_or(0);
+      // A reservation's start, else the estimate (whose nodes plannedNodes holds too).
+      out.expected_start = p.expectedStart ? *p.expectedStart : p.estimatedStart.value_or(0);
       out.test_only_nodes = hostlist::compress(p.plannedNodes);
     }
     SubmitResult r;

@@ -421,7 +421,7 @@ int64_t Pass::reserveIndexed(const JobCtx& ctx, PendingInfo& info, FitIndex& fi,
   int64_t end = ctx.duration >= kNever - t ? kNever : t + ctx.duration;
   for (int node : chosen) {
     profile.claim(node, needOn(ctx, node), t, end);
-    if (&profile == &profile_) info.plannedNodes.push_back(snap_.nodes[node].name);
+    info.plannedNodes.push_back(snap_.nodes[node].name);
   }
   if (chosenOut) *chosenOut = std::move(chosen);
   return t;
@@ -438,8 +438,12 @@ void Pass::estimateStarts(std::vector<std::pair<JobCtx, size_t>>& jobs, Plan& pl
   std::vector<int> chosen;
   for (auto& [ctx, pos] : jobs) {
     chosen.clear();
+    unused.plannedNodes.clear();
     int64_t t = reserveIndexed(ctx, unused, fitIndex(ctx, scratch, indexes), scratch, &chosen);
-    if (t != kNever) plan.pending[pos].estimatedStart = t;
+    if (t != kNever) {
+      plan.pending[pos].estimatedStart = t;
+      plan.pending[pos].plannedNodes = std::move(unused.plannedNodes);  // SchedNodeList
+    }
     if (records) {
       records->push_back(EstimateRecord{rankOf(index_, snap_, *ctx.job),
                                         static_cast<int>(ctx.job - snap_.pending.data()), t,
@@ -1315,6 +1319,8 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
       if (old && old->start != kNever) markS(old->nodes);
       if (!isStarted(pos) && current(pos).estimatedStart) {
         entry(pos).estimatedStart.reset();
+        // SchedNodeList: the estimate's nodes go with it (a reservation's nodes stay).
+        if (!current(pos).expectedStart) entry(pos).plannedNodes.clear();
       }
       continue;
     }
@@ -1339,6 +1345,9 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
     std::optional<int64_t> est;
     if (t != kNever) est = t;
     if (current(pos).estimatedStart != est) entry(pos).estimatedStart = est;
+    std::vector<std::string> names;
+    for (int node : nodes) names.push_back(snap_.nodes[node].name);
+    if (current(pos).plannedNodes != names) entry(pos).plannedNodes = std::move(names);
     out.estimated.push_back(EstimateRecord{ranks[pos], jobs[pos], t, std::move(nodes)});
   }
   out.estimatesFull = static_cast<int>(out.estimated.size()) >= estDepth;

@@ -149,7 +149,9 @@ struct PendingInfo {
   JobId id = 0;
   Reason reason = Reason::None;
   std::optional<int64_t> expectedStart;  // set for jobs holding a reservation in the profile
-  std::vector<std::string> plannedNodes;  // nodes reserved for it, when expectedStart is set
+  // Nodes reserved for it when expectedStart is set; when estimatedStart is, the nodes its
+  // estimate found (squeue --start SCHEDNODES, scontrol's SchedNodeList=).
+  std::vector<std::string> plannedNodes;
   // A non-binding estimate for jobs without a reservation (squeue --start), from a second,
   // bounded pass that reserves nothing in the real profile (SchedulerParams::estimateDepth).
   std::optional<int64_t> estimatedStart;

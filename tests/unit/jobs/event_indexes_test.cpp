@@ -1,0 +1,242 @@
+// The controller's indexes that keep a pass and a commit from walking the whole queue
+// (incremental_pass.cpp, scheduling.cpp, steps.cpp): eligibility granted on the event that
+// grants it (a release, a dependency satisfied, a --begin time reached through the ordered
+// begin-time set), plan entries written only where they changed, and interactive allocations
+// ended from an ordered (end, id) set. Each job must still become eligible, get scheduled,
+// get its new reason, and not be rewritten when nothing changed.
+#include <gtest/gtest.h>
+
+#include "jobs_fixture.h"
+
+namespace drover::jobs::testing {
+namespace {
+
+std::vector<NodeView> viewsOf(const config::ClusterConfig& config) {
+  std::vector<NodeView> nodes;
+  for (const auto& n : config.nodes) {
+    NodeView v;
+    v.name = n.name;
+    v.cpus = n.cpus;
+    v.memory_mb = n.real_memory_mb;
+    v.gpu_types.assign(n.gpus.count, n.gpus.type);
+    v.features = n.features;
+    for (const auto& p : config.partitions) {
+      if (std::find(p.nodes.begin(), p.nodes.end(), n.name) != p.nodes.end()) {
+        v.partitions.push_back(p.name);
+      }
+    }
+    nodes.push_back(v);
+  }
+  return nodes;
+}
+
+class EventIndexesTest : public JobsTest {
+ protected:
+  // The controller's path: the maintained scheduler, its plan applied, then a commit.
+  std::vector<Launch> controllerPass() {
+    auto launches = manager_->schedulePass(viewsOf(config_));
+    EXPECT_TRUE(manager_->commit().ok());
+    return launches;
+  }
+  void control(const std::string& action, JobId id) {
+    v1::JobControlRequest r;
+    r.set_action(action);
+    r.add_job_ids(std::to_string(id));
+    manager_->control(root(), r);
+    ASSERT_TRUE(manager_->commit().ok());
+  }
+  void cancel(JobId id) {
+    v1::CancelJobsRequest r;
+    r.add_job_ids(std::to_string(id));
+    manager_->cancel(root(), r);
+    ASSERT_TRUE(manager_->commit().ok());
+  }
+  // Four jobs of a whole node each: the cluster is full for 30 minutes.
+  void fillCluster() {
+    for (int i = 0; i < 4; ++i) submit(SpecBuilder().nodes(1).ntasks(4).time(30));
+    controllerPass();
+  }
+};
+
+// Held, dependent and --begin jobs wait without a pass looking at them, and each becomes
+// eligible (EligibleTime = the moment it did) and starts when its event comes.
+TEST_F(EventIndexesTest, EachWaitingJobBecomesEligibleOnItsEventAndStarts) {
+  enum class Wait { kHold, kDependency, kBeginTime };
+  struct Case {
+    std::string name;
+    Wait wait;
+  };
+  const std::vector<Case> cases = {{"released", Wait::kHold},
+                                   {"dependency satisfied", Wait::kDependency},
+                                   {"begin time reached", Wait::kBeginTime}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    JobId blocker = 0;
+    JobId id = 0;
+    switch (c.wait) {  // each is granted 100 s after its submission
+      case Wait::kHold:
+        id = submit(SpecBuilder().hold().time(10));
+        break;
+      case Wait::kDependency:
+        blocker = submit(SpecBuilder().nodes(1).ntasks(1).time(10));
+        controllerPass();
+        id = submit(SpecBuilder().time(10).dependency("afterok:" + std::to_string(blocker)));
+        break;
+      case Wait::kBeginTime:
+        id = submit(SpecBuilder().time(10).begin(clock_.now() + 100));
+        break;
+    }
+    controllerPass();
+    EXPECT_EQ(job(id).state(), v1::JOB_PENDING);
+    EXPECT_EQ(job(id).eligible_time(), 0);
+    clock_.advanceSeconds(40);
+    controllerPass();  // nothing happened: still waiting
+    EXPECT_EQ(job(id).eligible_time(), 0);
+    clock_.advanceSeconds(60);
+    const std::int64_t at = clock_.now();
+    if (c.wait == Wait::kHold) control("release", id);
+    if (c.wait == Wait::kDependency) finishBatch(blocker, 0);
+    controllerPass();
+    EXPECT_EQ(job(id).state(), v1::JOB_RUNNING) << job(id).reason();
+    EXPECT_EQ(job(id).eligible_time(), at);
+    finishBatch(id, 0);
+    controllerPass();
+  }
+}
+
+TEST_F(EventIndexesTest, TheBeginTimerFollowsTheEarliestBeginTimeStillAhead) {
+  const std::int64_t t0 = clock_.now();
+  EXPECT_EQ(manager_->nextBeginTime(), 0);
+  const JobId late = submit(SpecBuilder().time(10).begin(t0 + 300));
+  const JobId soon = submit(SpecBuilder().time(10).begin(t0 + 100).hold());
+  controllerPass();
+  EXPECT_EQ(manager_->nextBeginTime(), t0 + 100);
+  cancel(soon);
+  controllerPass();
+  EXPECT_EQ(manager_->nextBeginTime(), t0 + 300);
+  v1::UpdateJobRequest u;
+  u.set_job_id(std::to_string(late));
+  (*u.mutable_fields())["StartTime"] = std::to_string(t0 + 200);
+  ASSERT_TRUE(manager_->update(root(), u).ok());
+  ASSERT_TRUE(manager_->commit().ok());
+  controllerPass();
+  EXPECT_EQ(manager_->nextBeginTime(), t0 + 200);
+  clock_.advanceSeconds(200);
+  controllerPass();
+  EXPECT_EQ(manager_->nextBeginTime(), 0);
+  EXPECT_EQ(job(late).state(), v1::JOB_RUNNING);
+  EXPECT_EQ(job(late).eligible_time(), t0 + 200);
+}
+
+// A held job whose begin time passes stays ineligible until it is released.
+TEST_F(EventIndexesTest, AHeldJobPastItsBeginTimeWaitsForItsRelease) {
+  const JobId id = submit(SpecBuilder().time(10).begin(clock_.now() + 50).hold());
+  controllerPass();
+  clock_.advanceSeconds(60);
+  controllerPass();
+  EXPECT_EQ(job(id).eligible_time(), 0);
+  EXPECT_EQ(job(id).reason(), "JobHeldUser");
+  clock_.advanceSeconds(10);
+  control("release", id);
+  controllerPass();
+  EXPECT_EQ(job(id).state(), v1::JOB_RUNNING);
+  EXPECT_EQ(job(id).eligible_time(), clock_.now());
+}
+
+// After a pass that only added jobs, only their entries are looked at; after a full pass every
+// entry is, but only the ones that changed are written.
+TEST_F(EventIndexesTest, OnlyChangedPendingEntriesAreWritten) {
+  fillCluster();
+  const JobId top = submit(SpecBuilder().nodes(4).ntasks(16).time(30));
+  const JobId next = submit(SpecBuilder().nodes(4).ntasks(16).time(30));
+  std::vector<JobId> held;
+  for (int i = 0; i < 20; ++i) held.push_back(submit(SpecBuilder().hold().time(10)));
+  controllerPass();
+  controllerPass();  // settled: the next submission is judged against this plan
+  EXPECT_EQ(job(top).reason(), "Resources");
+  EXPECT_EQ(job(next).reason(), "Priority");
+
+  auto stats = manager_->applyStats();
+  const sched::Scheduler* maintained = manager_->maintainedScheduler();
+  const int full = maintained->counters().fullPasses;
+  const JobId added = submit(SpecBuilder().hold().time(10));
+  controllerPass();
+  EXPECT_EQ(maintained->counters().fullPasses, full);  // the submission was incremental
+  EXPECT_EQ(manager_->applyStats().examined, stats.examined + 1);  // only the new entry
+  EXPECT_EQ(job(added).reason(), "JobHeldUser");
+
+  // A cancel runs a full pass: every pending entry is looked at, none changed, none written.
+  stats = manager_->applyStats();
+  cancel(held.back());
+  controllerPass();
+  EXPECT_GT(maintained->counters().fullPasses, full);
+  EXPECT_EQ(manager_->applyStats().examined, stats.examined + 2 + 20);  // top, next, 19 + 1 held
+  EXPECT_EQ(manager_->applyStats().written, stats.written);
+
+  // The top job leaves: the next one takes its place and its reason, and nobody else changes.
+  stats = manager_->applyStats();
+  cancel(top);
+  controllerPass();
+  EXPECT_EQ(job(next).reason(), "Resources");
+  EXPECT_EQ(manager_->applyStats().written, stats.written + 1);
+}
+
+// SchedNodeList (squeue --start SCHEDNODES): the nodes reserved for a pending job, cleared
+// when it starts; a cancelled job keeps what it last had, as Slurm shows it.
+TEST_F(EventIndexesTest, PendingJobsPublishTheirPlannedNodes) {
+  fillCluster();
+  const JobId top = submit(SpecBuilder().nodes(4).ntasks(16).time(30));
+  const JobId held = submit(SpecBuilder().hold().time(10));
+  controllerPass();
+  EXPECT_EQ(job(top).reason(), "Resources");
+  EXPECT_EQ(job(top).sched_nodes(), "node[01-04]");
+  EXPECT_GT(job(top).start_time(), clock_.now());
+  EXPECT_EQ(job(held).sched_nodes(), "");
+  cancel(top);
+  EXPECT_EQ(job(top).state(), v1::JOB_CANCELLED);
+  EXPECT_EQ(job(top).sched_nodes(), "node[01-04]");
+
+  const JobId again = submit(SpecBuilder().nodes(4).ntasks(16).time(30));
+  controllerPass();
+  EXPECT_EQ(job(again).sched_nodes(), "node[01-04]");
+  clock_.advanceSeconds(31 * 60);  // the running jobs' limits pass; they end
+  v1::GetJobsRequest all;
+  for (const auto& j : manager_->query(all)) {
+    if (j.state() == v1::JOB_RUNNING) finishBatch(j.job_id(), 0);
+  }
+  controllerPass();
+  EXPECT_EQ(job(again).state(), v1::JOB_RUNNING);
+  EXPECT_EQ(job(again).sched_nodes(), "");
+}
+
+// Interactive allocations end TIMEOUT at their limit, found through the (end, id) set; a limit
+// changed while running moves the deadline.
+TEST_F(EventIndexesTest, AllocationLimitsFollowStartsAndUpdates) {
+  SpecBuilder b;
+  b.time(2);
+  v1::JobSpec spec = b.spec();
+  spec.set_batch(false);
+  const JobId short_one = submit(spec);
+  const JobId extended = submit(spec);
+  controllerPass();
+  ASSERT_EQ(job(short_one).state(), v1::JOB_RUNNING);
+  const std::int64_t t0 = clock_.now();
+  EXPECT_EQ(manager_->enforceAllocationLimits(), t0 + 120);
+
+  v1::UpdateJobRequest u;
+  u.set_job_id(std::to_string(extended));
+  (*u.mutable_fields())["TimeLimit"] = "5";
+  ASSERT_TRUE(manager_->update(root(), u).ok());
+  ASSERT_TRUE(manager_->commit().ok());
+  clock_.advanceSeconds(120);
+  EXPECT_EQ(manager_->enforceAllocationLimits(), t0 + 300);
+  ASSERT_TRUE(manager_->commit().ok());
+  EXPECT_EQ(job(short_one).state(), v1::JOB_TIMEOUT);
+  EXPECT_EQ(job(extended).state(), v1::JOB_RUNNING);
+  clock_.advanceSeconds(180);
+  EXPECT_EQ(manager_->enforceAllocationLimits(), 0);
+  EXPECT_EQ(job(extended).state(), v1::JOB_TIMEOUT);
+}
+
+}  // namespace
+}  // namespace drover::jobs::testing
