@@ -101,11 +101,8 @@ Result<v1::ReservationSpec> parseReservationArgs(const std::vector<std::string>&
     } else if (k == "partitionname" || k == "partition") {
       spec.set_partition(value);
     } else if (k == "flags") {
-      if (sign != 0) {
-        return makeError("Invalid input: " + word +
-                         " (Flags are replaced as a whole: Flags=MAINT,IGNORE_JOBS)\nRequest aborted");
-      }
-      spec.set_flags(value);
+      // Flags+=DAILY / Flags-=DAILY add or remove on update (the controller checks).
+      spec.set_flags(sign != 0 ? std::string(1, sign) + value : value);
     } else if (k == "corecnt") {
       return makeError(key + "= is not supported by Drover reservations: they reserve whole "
                              "nodes (give Nodes= or NodeCnt=)");

@@ -307,6 +307,10 @@ Result<v1::ReservationInfo> ReservationBook::create(const v1::ReservationSpec& s
     if (spec.has_duration_s()) info.set_end_time(ctx.now + length);
   }
   if (spec.has_flags()) {
+    if (!spec.flags().empty() && (spec.flags()[0] == '+' || spec.flags()[0] == '-')) {
+      return makeError("Flags" + std::string(1, spec.flags()[0]) + "=" + spec.flags().substr(1) +
+                       ": '+' and '-' only change the flags of an existing reservation");
+    }
     auto flags = parseReservationFlags(spec.flags());
     if (!flags) return makeError(flags.error());
     for (auto& f : *flags) info.add_flags(std::move(f));
@@ -351,10 +355,28 @@ Result<v1::ReservationInfo> ReservationBook::update(const v1::ReservationSpec& s
   v1::ReservationInfo info = it->second;
   if (auto s = applyTimes(spec, info, false); !s) return makeError(s.error());
   if (spec.has_flags()) {
-    auto flags = parseReservationFlags(spec.flags());
+    // "+A,B" adds to and "-A,B" removes from the current flags (scontrol's Flags+= / Flags-=).
+    std::string text = spec.flags();
+    const char sign = !text.empty() && (text[0] == '+' || text[0] == '-') ? text[0] : 0;
+    if (sign != 0) text.erase(0, 1);
+    auto flags = parseReservationFlags(text);
     if (!flags) return makeError(flags.error());
+    std::vector<std::string> merged;
+    if (sign == 0) {
+      merged = *flags;
+    } else {
+      for (const auto& f : info.flags()) {
+        const bool named = std::find(flags->begin(), flags->end(), f) != flags->end();
+        if (sign == '+' || !named) merged.push_back(f);
+      }
+      if (sign == '+') merged.insert(merged.end(), flags->begin(), flags->end());
+    }
+    std::string joined;
+    for (const auto& f : merged) joined += (joined.empty() ? "" : ",") + f;
+    auto ordered = parseReservationFlags(joined);  // Slurm's order; one recurrence at most
+    if (!ordered) return makeError(ordered.error());
     info.clear_flags();
-    for (auto& f : *flags) info.add_flags(std::move(f));
+    for (auto& f : *ordered) info.add_flags(std::move(f));
   }
   if (spec.has_partition()) info.set_partition(spec.partition());
   if (spec.has_users()) {

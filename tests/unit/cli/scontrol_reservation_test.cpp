@@ -38,6 +38,16 @@ TEST_F(ReservationCliTest, CreateKeywords) {
   EXPECT_EQ(spec->flags(), "MAINT,IGNORE_JOBS");
 }
 
+TEST_F(ReservationCliTest, FlagsPlusAndMinusEqualsAddAndRemove) {
+  for (const auto& [word, sent] : std::vector<std::pair<std::string, std::string>>{
+           {"Flags+=DAILY", "+DAILY"}, {"Flags-=DAILY,MAINT", "-DAILY,MAINT"},
+           {"Flags=WEEKLY", "WEEKLY"}}) {
+    auto spec = parseReservationArgs({"ReservationName=lab", word}, true, kNow);
+    ASSERT_TRUE(spec.ok()) << word << ": " << spec.error();
+    EXPECT_EQ(spec->flags(), sent) << word;
+  }
+}
+
 TEST_F(ReservationCliTest, KeysAreCaseInsensitiveAndTimesRelative) {
   auto spec = parseReservationArgs(
       {"reservation=x", "starttime=now+1hour", "endtime=2026-12-01T08:30:00", "nodecnt=3",

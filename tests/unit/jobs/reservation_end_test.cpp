@@ -114,6 +114,37 @@ TEST_F(RecurringBookTest, FlagsAreValidatedAndShownInSlurmOrder) {
   EXPECT_EQ(too_long.error().rfind(kResvBadTime, 0), 0u) << too_long.error();
 }
 
+TEST_F(RecurringBookTest, FlagsPlusEqualsAddsMinusEqualsRemoves) {
+  ASSERT_TRUE(book_.create(spec("r", "MAINT"), ctx()).ok());
+  auto flagsAfter = [&](const std::string& change) -> std::string {
+    v1::ReservationSpec u;
+    u.set_name("r");
+    u.set_flags(change);
+    auto r = book_.update(u, ctx());
+    if (!r.ok()) return "error: " + r.error();
+    std::string out;
+    for (const auto& f : r->flags()) out += (out.empty() ? "" : ",") + f;
+    return out;
+  };
+  struct Case {
+    std::string change;
+    std::string want;
+  };
+  const std::vector<Case> cases = {
+      {"+DAILY", "MAINT,DAILY"},
+      {"+ignore_jobs", "MAINT,IGNORE_JOBS,DAILY"},
+      {"-DAILY,MAINT", "IGNORE_JOBS"},
+      {"+WEEKLY", "IGNORE_JOBS,WEEKLY"},
+      {"+DAILY", "error: Invalid reservation flags: IGNORE_JOBS,WEEKLY,DAILY (give at most one "
+                 "of HOURLY, DAILY, WEEKLY)"},
+      {"OVERLAP", "OVERLAP"},
+  };
+  for (const auto& c : cases) EXPECT_EQ(flagsAfter(c.change), c.want) << c.change;
+  auto signed_create = book_.create(spec("s", "+DAILY"), ctx());
+  ASSERT_FALSE(signed_create.ok());
+  EXPECT_NE(signed_create.error().find("only change the flags of an existing"), std::string::npos);
+}
+
 TEST_F(RecurringBookTest, RecurringMoveOnOneOffEndAfterOverRun) {
   ASSERT_TRUE(book_.create(spec("daily", "DAILY"), ctx()).ok());
   ASSERT_TRUE(book_.create(spec("weekly", "WEEKLY", 2 * kHour), ctx()).ok());
