@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "config/client_settings.h"
 #include "drover/config.h"
 #include "wire/frame_client.h"
 
@@ -44,7 +45,7 @@ std::string hostOf(const ControllerAddress& address) {
 
 Result<ControllerClient> ControllerClient::fromConfig() {
   const std::string path = config::defaultConfigPath();
-  auto cfg = config::loadClusterConfig(path);
+  auto cfg = config::loadClientSettings(path);
   if (!cfg.ok()) return makeError(cfg.error());
   ControllerAddress address;
   address.host = cfg->controller.host;

@@ -1,0 +1,141 @@
+#include "config/client_settings.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string_view>
+
+#include "config/sections.h"
+
+namespace drover::config {
+namespace {
+
+constexpr std::size_t kMaxFileBytes = 64u << 20;
+constexpr std::array<std::string_view, 3> kClientKeys = {"controller", "munge_socket", "timeouts"};
+
+// The top-level key a column-0 line starts, or "" when the line continues the previous entry
+// (indented, blank or a comment).
+std::string_view topLevelKey(std::string_view line) {
+  if (line.empty() || line[0] == ' ' || line[0] == '\t' || line[0] == '#' || line[0] == '\r') {
+    return {};
+  }
+  const auto colon = line.find(':');
+  return colon == std::string_view::npos ? line : line.substr(0, colon);
+}
+
+bool isClientKey(std::string_view key) {
+  for (auto k : kClientKeys) {
+    if (key == k) return true;
+  }
+  return false;
+}
+
+// The text with every line outside the wanted top-level sections blanked, so yaml-cpp scans a
+// few lines while line numbers in messages stay those of the file. Empty when the top level is
+// not a plain block mapping of simple keys.
+std::optional<std::string> clientSections(std::string_view text) {
+  std::string out;
+  out.reserve(256);
+  bool keep = false;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    auto end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(pos, end - pos);
+    const std::string_view key = topLevelKey(line);
+    if (!key.empty()) {
+      // Flow collections, sequences, directives, document markers, anchors, aliases, tags and
+      // quoted or complex keys: leave those documents to the full parser.
+      if (std::string_view("{[-?%&*!|>'\"@`.").find(key[0]) != std::string_view::npos ||
+          key.find_first_of(" \t") != std::string_view::npos || line.find('&') != line.npos ||
+          line.find('*') != line.npos) {
+        return std::nullopt;
+      }
+      keep = isClientKey(key);
+    }
+    if (keep) out.append(line);
+    out.push_back('\n');
+    pos = end + 1;
+  }
+  return out;
+}
+
+std::filesystem::path baseDirOf(const std::string& file_name) {
+  std::error_code ec;
+  auto abs = std::filesystem::absolute(std::filesystem::path(file_name), ec);
+  if (ec) return std::filesystem::path(file_name).parent_path();
+  return abs.parent_path();
+}
+
+// Parses the kept sections; false when anything is off (the caller then parses in full).
+bool parseSections(const std::string& text, const std::string& file_name, ClientSettings& out) {
+  try {
+    detail::Context ctx(file_name, baseDirOf(file_name));
+    const YAML::Node root = YAML::Load(text);
+    // No wanted section at all (an empty or foreign file): the full parser says what is wrong.
+    if (!root.IsMap()) return false;
+    detail::MapReader m;
+    if (!m.open(ctx, root, "", {"controller", "munge_socket", "timeouts"})) return false;
+    if (auto* v = m.find("controller")) {
+      if (!detail::parseController(ctx, *v, out.controller)) return false;
+    } else {
+      out.controller.state_dir = ctx.resolvePath(out.controller.state_dir);
+    }
+    if (auto* v = m.find("munge_socket")) {
+      if (!detail::readString(ctx, *v, "munge_socket", out.munge_socket)) return false;
+      out.munge_socket = ctx.resolvePath(out.munge_socket);
+    }
+    if (auto* v = m.find("timeouts")) {
+      if (!detail::parseTimeouts(ctx, *v, out.timeouts)) return false;
+    }
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+ClientSettings fromFull(const ClusterConfig& cfg) {
+  ClientSettings s;
+  s.controller = cfg.controller;
+  s.munge_socket = cfg.munge_socket;
+  s.timeouts = cfg.timeouts;
+  return s;
+}
+
+}  // namespace
+
+Result<ClientSettings> parseClientSettings(const std::string& yaml_text,
+                                           const std::string& file_name) {
+  if (auto kept = clientSections(yaml_text)) {
+    ClientSettings settings;
+    if (parseSections(*kept, file_name, settings)) return settings;
+  }
+  auto full = parseClusterConfig(yaml_text, file_name);
+  if (!full.ok()) return makeError(full.error());
+  return fromFull(*full);
+}
+
+Result<ClientSettings> loadClientSettings(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return makeError(fmt::format("{}: cannot open cluster configuration: {}", path,
+                                 std::strerror(errno)));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return makeError(fmt::format("{}: cannot read cluster configuration", path));
+  if (text.tellp() > static_cast<std::streamoff>(kMaxFileBytes)) {
+    return makeError(fmt::format("{}: larger than {} MiB; not a cluster configuration", path,
+                                 kMaxFileBytes >> 20));
+  }
+  return parseClientSettings(text.str(), path);
+}
+
+}  // namespace drover::config
