@@ -212,8 +212,12 @@ def test_daily_reservation_moves_to_the_next_day(cluster):
     assert stamp(f["StartTime"]) - stamp(first["StartTime"]) == day, (first, f)
     assert stamp(f["EndTime"]) - stamp(first["EndTime"]) == day, (first, f)
     assert f["State"] == "INACTIVE"
+    # Flags-= / Flags+= remove and add single flags.
+    r = c.scontrol("update", "ReservationName=standup", "Flags-=IGNORE_JOBS")
+    assert r.returncode == 0, r.stderr
+    assert record(c, "standup")["Flags"] == "DAILY,SPEC_NODES"
     # Two recurrences at once, or an occurrence longer than its period, are refused.
-    r = c.scontrol("update", "ReservationName=standup", "Flags=DAILY,WEEKLY")
+    r = c.scontrol("update", "ReservationName=standup", "Flags+=WEEKLY")
     assert r.returncode == 1 and "at most one of HOURLY, DAILY, WEEKLY" in r.stderr, r.stderr
     r = c.scontrol("create", "reservation", "ReservationName=long", "StartTime=now+1day",
                    "Duration=2:00:00", "Nodes=node1", "Users=alice", "Flags=HOURLY")
