@@ -1,19 +1,19 @@
 // drover-stepd: the supervisor of one job step on one node. The agent starts it in a new
 // session with the serialized LaunchStepRequest on stdin; it runs the step, then reports the
-// outcome to the controller, retrying until the controller acknowledges it, so a restart of
-// the agent or the controller never loses a step's end.
+// outcome to the controller's frame transport (--report-to, the controller's cli_port),
+// retrying until the controller acknowledges it, so a restart of the agent or the controller
+// never loses a step's end (src/stepd/step_report.h).
 #include <getopt.h>
 #include <unistd.h>
 
-#include <chrono>
-#include <cstdio>
+#include <algorithm>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <string>
-#include <thread>
+#include <vector>
 
-#include "drover/v1/agent_control.grpc.pb.h"
-#include "rpc/client.h"
+#include "stepd/step_report.h"
 #include "stepd/supervisor.h"
 
 namespace {
@@ -22,59 +22,27 @@ struct Args {
   std::string spool_dir = "/var/spool/drover";
   std::string node_name;
   std::string munge_socket;
-  std::string controller;     // overrides the request's
+  std::string report_to;      // HOST:PORT of the controller's frame transport (cli_port)
+  std::optional<std::vector<gid_t>> groups;   // the user's supplementary groups, from the agent
 };
+
+// "1001,27,100" (or "" for none) -> gids; nullopt when not a list of numbers.
+std::optional<std::vector<gid_t>> parseGroups(const std::string& text) {
+  std::vector<gid_t> out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, comma - at);
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos) return {};
+    out.push_back(static_cast<gid_t>(std::stoul(item)));
+    at = comma + 1;
+  }
+  return out;
+}
 
 void usage() {
   std::cerr << "usage: drover-stepd --spool DIR --node NAME [--munge-socket PATH] "
-               "[--controller HOST:PORT] < LaunchStepRequest\n";
-}
-
-drover::v1::StepEventRequest toEvent(const drover::v1::LaunchStepRequest& req,
-                                     const drover::stepd::StepOutcome& out,
-                                     const std::string& node) {
-  drover::v1::StepEventRequest event;
-  *event.mutable_step() = req.step();
-  event.set_node(node);
-  event.set_kind(out.started ? drover::v1::StepEventRequest::FINISHED
-                             : drover::v1::StepEventRequest::FAILED_TO_START);
-  event.set_exit_code(out.exit_code);
-  event.set_exit_signal(out.exit_signal);
-  event.set_timed_out(out.timed_out);
-  event.set_out_of_memory(out.out_of_memory);
-  event.set_error(out.start_error);
-  event.set_user_cpu_ms(out.user_cpu_ms);
-  event.set_system_cpu_ms(out.system_cpu_ms);
-  event.set_max_rss_kb(out.max_rss_kb);
-  event.set_ave_rss_kb(out.ave_rss_kb);
-  event.set_start_time(out.start_time);
-  event.set_end_time(out.end_time);
-  return event;
-}
-
-// Retries with backoff for up to a day: the controller may be restarting.
-bool report(const drover::v1::StepEventRequest& event, const std::string& target,
-            const std::string& munge_socket) {
-  drover::rpc::ClientOptions opts{target, munge_socket, 5000};
-  auto stub = drover::v1::AgentControl::NewStub(drover::rpc::makeChannel(target));
-  auto delay = std::chrono::milliseconds(100);
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::hours(24);
-  while (std::chrono::steady_clock::now() < give_up) {
-    grpc::ClientContext ctx;
-    auto prepared = drover::rpc::prepareCall(ctx, "/drover.v1.AgentControl/StepEvent", event, opts);
-    if (prepared) {
-      drover::v1::StepEventReply reply;
-      auto status = stub->StepEvent(&ctx, event, &reply);
-      if (status.ok()) return true;
-      std::cerr << "drover-stepd: report failed: " << drover::rpc::describeFailure(status, opts)
-                << "\n";
-    } else {
-      std::cerr << "drover-stepd: " << prepared.error() << "\n";
-    }
-    std::this_thread::sleep_for(delay);
-    delay = std::min(delay * 2, std::chrono::milliseconds(30000));
-  }
-  return false;
+               "[--report-to HOST:CLI_PORT] [--groups GID,...] < LaunchStepRequest\n";
 }
 
 }  // namespace
@@ -84,7 +52,8 @@ int main(int argc, char** argv) {
   static const option kOptions[] = {{"spool", required_argument, nullptr, 's'},
                                     {"node", required_argument, nullptr, 'n'},
                                     {"munge-socket", required_argument, nullptr, 'm'},
-                                    {"controller", required_argument, nullptr, 'c'},
+                                    {"report-to", required_argument, nullptr, 'r'},
+                                    {"groups", required_argument, nullptr, 'g'},
                                     {nullptr, 0, nullptr, 0}};
   int opt;
   while ((opt = getopt_long(argc, argv, "", kOptions, nullptr)) != -1) {
@@ -92,7 +61,14 @@ int main(int argc, char** argv) {
       case 's': args.spool_dir = optarg; break;
       case 'n': args.node_name = optarg; break;
       case 'm': args.munge_socket = optarg; break;
-      case 'c': args.controller = optarg; break;
+      case 'r': args.report_to = optarg; break;
+      case 'g':
+        args.groups = parseGroups(optarg);
+        if (!args.groups) {
+          std::cerr << "drover-stepd: --groups '" << optarg << "' is not a list of gids\n";
+          return 2;
+        }
+        break;
       default: usage(); return 2;
     }
   }
@@ -108,8 +84,19 @@ int main(int argc, char** argv) {
   drover::stepd::SupervisorOptions opts;
   opts.spool_dir = args.spool_dir;
   opts.node_name = args.node_name;
+  opts.groups = args.groups;
+  // A bad address is found before the step runs, not after.
+  std::optional<drover::wire::ClientOptions> target;
+  if (!args.report_to.empty()) {
+    auto parsed = drover::stepd::reportTarget(args.report_to, args.munge_socket);
+    if (!parsed) {
+      std::cerr << "drover-stepd: " << parsed.error() << "\n";
+      return 2;
+    }
+    target = *parsed;
+  }
   auto outcome = drover::stepd::runStep(request, opts);
-  const std::string target = args.controller.empty() ? request.controller() : args.controller;
-  if (target.empty()) return outcome.exit_code;
-  return report(toEvent(request, outcome, args.node_name), target, args.munge_socket) ? 0 : 1;
+  if (!target) return outcome.exit_code;   // nobody to tell (tests of the supervisor alone)
+  const auto event = drover::stepd::stepEvent(request, outcome, args.node_name);
+  return drover::stepd::reportStepEvent(event, *target) ? 0 : 1;
 }

@@ -1,6 +1,9 @@
 #include "agent/agent.h"
 
 #include <grpcpp/grpcpp.h>
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <sys/socket.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -55,6 +58,24 @@ std::int64_t unixNow() {
   return std::chrono::duration_cast<std::chrono::seconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
+}
+
+// The controller's address as a number: drover-stepd is linked statically and must not
+// resolve host names itself (glibc's NSS does not run in static binaries). Unresolvable names
+// are passed on as they are.
+std::string numericHost(const std::string& host) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (::getaddrinfo(host.c_str(), nullptr, &hints, &found) != 0 || found == nullptr) return host;
+  char text[INET6_ADDRSTRLEN] = {};
+  std::string out = host;
+  if (::getnameinfo(found->ai_addr, found->ai_addrlen, text, sizeof text, nullptr, 0,
+                    NI_NUMERICHOST) == 0) {
+    out = found->ai_family == AF_INET6 ? "[" + std::string(text) + "]" : std::string(text);
+  }
+  ::freeaddrinfo(found);
+  return out;
 }
 
 // How long a handler waits for the io thread (it only spawns or signals a process).
@@ -355,7 +376,8 @@ Result<std::unique_ptr<AgentDaemon>> AgentDaemon::create(config::ClusterConfig c
                                                   : ownExecutableDir() + "/drover-stepd";
   step_opts.node_name = node->name;
   step_opts.munge_socket = cfg.munge_socket;
-  step_opts.controller = impl->client_opts.target;
+  step_opts.report_to =
+      numericHost(cfg.controller.host) + ":" + std::to_string(cfg.controller.cliPort());
   impl->steps = std::make_unique<StepTable>(std::move(step_opts));
   if (auto started = impl->steps->start(); !started) return makeError(started.error());
   impl->service = std::make_unique<AgentService>(node->name, cfg.munge_socket, impl->io,

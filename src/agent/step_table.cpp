@@ -1,12 +1,15 @@
 #include "agent/step_table.h"
 
+#include <grp.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 
 #include "agent/step_spawn.h"
 #include "common/log.h"
@@ -19,6 +22,33 @@ namespace fs = std::filesystem;
 spdlog::logger& log() { return *drover::log::get("agent"); }
 
 StepKey keyOf(const v1::StepId& id) { return StepKey{id.job_id(), id.step_id()}; }
+
+// The user's supplementary groups as drover-stepd --groups wants them ("1001,27"). The agent
+// looks them up because drover-stepd is linked statically, where glibc's NSS (getgrouplist)
+// cannot run; nullopt when the supervisor will not change user (agent not root, or uid 0).
+std::optional<std::string> groupsArgument(const v1::LaunchStepRequest& request) {
+  if (::geteuid() != 0 || request.uid() == 0) return std::nullopt;
+  int count = 64;
+  std::vector<gid_t> groups(count);
+  if (::getgrouplist(request.user().c_str(), request.gid(), groups.data(), &count) < 0) {
+    groups.resize(count);
+    if (::getgrouplist(request.user().c_str(), request.gid(), groups.data(), &count) < 0) {
+      count = 0;
+    }
+  }
+  groups.resize(count > 0 ? count : 0);
+  if (groups.empty()) groups.push_back(request.gid());   // at least the job's own group
+  std::string out;
+  for (gid_t g : groups) out += (out.empty() ? "" : ",") + std::to_string(g);
+  return out;
+}
+
+// Which run of the job a launch belongs to: a requeued batch job runs the same step again with
+// the next restart count, while a launch retried by the controller repeats the same one.
+std::string runOf(const v1::LaunchStepRequest& request) {
+  auto it = request.environment().find("SLURM_RESTART_COUNT");
+  return it == request.environment().end() ? "0" : it->second;
+}
 
 }  // namespace
 
@@ -50,8 +80,14 @@ Status StepTable::start() {
 Result<pid_t> StepTable::launch(const v1::LaunchStepRequest& request) {
   const StepKey key = keyOf(request.step());
   if (key.job_id == 0) return makeError("launch request names no job (step.job_id = 0)");
+  const std::string run = runOf(request);
   if (auto it = steps_.find(key); it != steps_.end() && isRunningSupervisor(it->second)) {
-    return it->second.pid;
+    auto known = runs_.find(key);
+    if (known == runs_.end() || known->second == run) return it->second.pid;
+    // The previous run's supervisor reported its end (that is why the controller relaunched)
+    // and is still exiting: start the new run beside it, which now owns the step's record.
+    log().info("[J{}.{}] run {} starts while the supervisor pid {} of run {} exits", key.job_id,
+               key.step_id, run, it->second.pid, known->second);
   }
   SpawnSpec spec;
   spec.program = opts_.stepd_path;
@@ -59,8 +95,11 @@ Result<pid_t> StepTable::launch(const v1::LaunchStepRequest& request) {
   if (!opts_.munge_socket.empty()) {
     spec.args.insert(spec.args.end(), {"--munge-socket", opts_.munge_socket});
   }
-  if (request.controller().empty() && !opts_.controller.empty()) {
-    spec.args.insert(spec.args.end(), {"--controller", opts_.controller});
+  if (auto groups = groupsArgument(request)) {
+    spec.args.insert(spec.args.end(), {"--groups", *groups});
+  }
+  if (!opts_.report_to.empty()) {
+    spec.args.insert(spec.args.end(), {"--report-to", opts_.report_to});
   }
   if (!request.SerializeToString(&spec.stdin_bytes)) {
     return makeError("cannot serialize the launch request");
@@ -71,6 +110,7 @@ Result<pid_t> StepTable::launch(const v1::LaunchStepRequest& request) {
   children_.insert(*pid);
   StepRecord record{key, *pid, processStartTicks(*pid).value_or(0)};
   steps_[key] = record;
+  runs_[key] = run;
   if (auto written = writeStepRecord(opts_.spool_dir, record); !written) {
     // The step runs; only a restarted agent would not find it again. Say so, do not fail it.
     log().error("[J{}.{}] {}", key.job_id, key.step_id, written.error());
@@ -129,6 +169,7 @@ void StepTable::forget(const StepKey& key) {
   if (it == steps_.end()) return;
   log().info("[J{}.{}] supervisor pid {} ended", key.job_id, key.step_id, it->second.pid);
   steps_.erase(it);
+  runs_.erase(key);
   removeStepRecord(opts_.spool_dir, key);
   std::error_code ec;
   const std::string log_path = stepLogPath(opts_.spool_dir, key);

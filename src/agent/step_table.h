@@ -20,7 +20,9 @@ struct StepTableOptions {
   std::string stepd_path;        // drover-stepd
   std::string node_name;
   std::string munge_socket;      // "" = libmunge's default
-  std::string controller;        // host:port, for requests that name none
+  // host:port of the controller's frame transport (controller.cli_port), where each
+  // supervisor reports its step's end; "" = the supervisor reports to nobody.
+  std::string report_to;
 };
 
 // Signal values the supervisor understands (src/stepd/supervisor.h): SIGRTMIN carrying the
@@ -36,8 +38,9 @@ class StepTable {
   // Creates the spool dir and takes over the records of supervisors that still run.
   Status start();
 
-  // Starts drover-stepd for the request; the same step again returns the running one's pid
-  // (the controller may retry a launch whose reply it lost).
+  // Starts drover-stepd for the request; the same step of the same run again returns the
+  // running one's pid (the controller may retry a launch whose reply it lost). The next run of a
+  // requeued job (another SLURM_RESTART_COUNT) starts even while the last run's supervisor exits.
   Result<pid_t> launch(const v1::LaunchStepRequest& request);
 
   // `kill`: SIGTERM to the supervisor (cancel). Otherwise sigqueue(SIGRTMIN, signal | flag).
@@ -57,6 +60,9 @@ class StepTable {
   StepTableOptions opts_;
   std::map<StepKey, StepRecord> steps_;
   std::set<pid_t> children_;     // started by this process, so waitpid is ours to call
+  // The run (restart count) each step's supervisor was started for; unknown for supervisors
+  // taken over after an agent restart.
+  std::map<StepKey, std::string> runs_;
 };
 
 // <state_dir>/../spool/<node>: beside the controller's state, one dir per node, so several

@@ -8,9 +8,17 @@
 #include "ctld/services.h"
 #include "drover/v1/agent_control.grpc.pb.h"
 #include "rpc/server_auth.h"
+#include "wire/method_table.h"
 
 namespace drover::ctld {
 namespace {
+
+// Root or the uid the controller runs as (a cluster run by one unprivileged user, as in tests).
+std::string agentCallerRefusal(unsigned caller_uid, unsigned own_uid) {
+  if (caller_uid == 0 || caller_uid == own_uid) return {};
+  return "AgentControl is for droverd only (root or uid " + std::to_string(own_uid) +
+         "); caller uid " + std::to_string(caller_uid);
+}
 
 Registration fromProto(const v1::RegisterRequest& req) {
   Registration r;
@@ -86,11 +94,8 @@ class AgentControlService final : public v1::AgentControl::Service {
   grpc::Status authorize(const grpc::ServerContext& ctx, const google::protobuf::Message& req) {
     rpc::Caller caller;
     if (auto s = rpc::authenticate(ctx, req, munge_socket_, &caller); !s.ok()) return s;
-    if (caller.uid != 0 && caller.uid != own_uid_) {
-      return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
-                          "AgentControl is for droverd only (root or uid " +
-                              std::to_string(own_uid_) + "); caller uid " +
-                              std::to_string(caller.uid));
+    if (auto refused = agentCallerRefusal(caller.uid, own_uid_); !refused.empty()) {
+      return grpc::Status(grpc::StatusCode::PERMISSION_DENIED, refused);
     }
     return grpc::Status::OK;
   }
@@ -103,6 +108,33 @@ class AgentControlService final : public v1::AgentControl::Service {
 };
 
 }  // namespace
+
+void addAgentFrameMethods(wire::MethodTable& table, JobService* jobs) {
+  const unsigned own_uid = getuid();
+  // The frame server runs on the state thread: the handler calls JobService directly and
+  // answers from the commit that holds the step's end (the supervisor retries until then).
+  std::function<void(const rpc::Caller&, const v1::StepEventRequest&,
+                     wire::Reply_<v1::StepEventReply>)>
+      step_event = [jobs, own_uid](const rpc::Caller& caller, const v1::StepEventRequest& req,
+                                   wire::Reply_<v1::StepEventReply> done) {
+        if (auto refused = agentCallerRefusal(caller.uid, own_uid); !refused.empty()) {
+          done({7, refused}, {});
+          return;
+        }
+        if (jobs == nullptr) {
+          done({12, "no job table"}, {});
+          return;
+        }
+        jobs->stepEvent(req, [done = std::move(done)](Status s) {
+          if (s) {
+            done(wire::Outcome::ok(), {});
+          } else {
+            done({14, s.error()}, {});
+          }
+        });
+      };
+  table.add("/drover.v1.AgentControl/StepEvent", std::move(step_event));
+}
 
 std::unique_ptr<grpc::Service> makeAgentControlService(boost::asio::io_context& io,
                                                        CtldState& state, JobService* jobs,

@@ -115,6 +115,7 @@ Result<std::unique_ptr<CtldServer>> CtldServer::create(config::ClusterConfig cfg
   const auto& ctl = impl->state->config().controller;
   impl->frame_methods = std::make_unique<wire::MethodTable>(munge_socket);
   addFrameMethods(*impl->frame_methods, impl->handlers);
+  addAgentFrameMethods(*impl->frame_methods, impl->jobs.get());   // drover-stepd's StepEvent
   try {
     impl->frame_server = std::make_unique<wire::FrameServer>(
         impl->io, ctl.host, ctl.cliPort(),

@@ -10,6 +10,7 @@
 #include "ctld/ctld_state.h"
 #include "ctld/handlers.h"
 #include "ctld/job_service.h"
+#include "wire/method_table.h"
 
 namespace drover::ctld {
 
@@ -25,6 +26,11 @@ std::unique_ptr<grpc::Service> makeControllerService(boost::asio::io_context& io
 std::unique_ptr<grpc::Service> makeAgentControlService(boost::asio::io_context& io,
                                                        CtldState& state, JobService* jobs,
                                                        std::string munge_socket);
+
+// The AgentControl methods drover-stepd calls over the frame transport (StepEvent), with the
+// same rule as the gRPC service: root or the controller's own uid. The frame server runs on
+// the state thread, so `jobs` is called directly; null = StepEvent refused.
+void addAgentFrameMethods(wire::MethodTable& table, JobService* jobs);
 
 // The user name for a uid, or the number when it has none.
 std::string userName(unsigned uid);

@@ -146,6 +146,7 @@ class StepRun {
       spec.uid = req_.uid();
       spec.gid = req_.gid();
       spec.user = req_.user();
+      if (opts_.groups) spec.groups = &*opts_.groups;
       spec.work_dir = req_.work_dir();
       if (!req_.std_in().empty()) spec.stdin_path = taskPath(req_.std_in(), task.global_rank);
       if (!req_.std_out().empty()) spec.stdout_path = taskPath(req_.std_out(), task.global_rank);

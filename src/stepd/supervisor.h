@@ -7,9 +7,13 @@
 // Signals the supervisor understands (the agent sends them):
 //   SIGTERM / SIGINT   cancel the step: SIGCONT + SIGTERM to every task, SIGKILL after kill wait
 //   SIGRTMIN + value   deliver signal (value & 0xff) to the tasks; bit 0x100 = batch shell only
+#include <sys/types.h>
+
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "drover/v1/jobs.pb.h"
 
@@ -41,6 +45,9 @@ struct SupervisorOptions {
   int usage_sample_ms = 2000;
   // Where steps' memory cgroups are made (memory_cgroup.h); empty = /sys/fs/cgroup.
   std::string cgroup_mount;
+  // The user's supplementary groups from the agent (drover-stepd --groups); unset = looked up
+  // with getgrouplist, which a statically linked supervisor cannot do (task_spawn.h).
+  std::optional<std::vector<gid_t>> groups;
 };
 
 // Blocks the signals the supervisor handles; call once, before any thread starts.

@@ -66,7 +66,9 @@ Result<pid_t> spawnTask(const TaskSpec& spec) {
 
   const bool change_user = geteuid() == 0 && spec.uid != 0;
   std::vector<gid_t> groups;
-  if (change_user) {
+  if (change_user && spec.groups != nullptr) {
+    groups = *spec.groups;
+  } else if (change_user) {
     int count = 64;
     groups.resize(count);
     if (getgrouplist(spec.user.c_str(), spec.gid, groups.data(), &count) < 0) {

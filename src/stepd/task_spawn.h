@@ -17,6 +17,9 @@ struct TaskSpec {
   uid_t uid = 0;
   gid_t gid = 0;
   std::string user;                     // for supplementary groups
+  // The user's supplementary groups, looked up by the agent (a static drover-stepd must not
+  // call NSS: glibc's static getgrouplist crashes); unset = looked up here with getgrouplist.
+  const std::vector<gid_t>* groups = nullptr;
   std::string work_dir;
   std::string stdin_path = "/dev/null";
   std::string stdout_path = "/dev/null";

@@ -1,6 +1,7 @@
 // The agent's step launch end to end, with real processes: a real droverd service in this
-// process, a real munged, the real drover-stepd, and a fake controller that is a real gRPC
-// server recording what agents and supervisors tell it.
+// process, a real munged, the real drover-stepd, and a fake controller recording what agents
+// (a real gRPC server) and supervisors (a real frame-transport server, as droverctld's
+// cli_port) tell it.
 #include <gtest/gtest.h>
 #include <grpcpp/grpcpp.h>
 #include <signal.h>
@@ -17,6 +18,9 @@
 #include <sstream>
 #include <thread>
 
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+
 #include "agent/agent.h"
 #include "agent/step_records.h"
 #include "drover/config.h"
@@ -24,6 +28,8 @@
 #include "drover/v1/agent_control.grpc.pb.h"
 #include "munged_process.h"
 #include "rpc/client.h"
+#include "wire/frame_server.h"
+#include "wire/method_table.h"
 
 namespace drover::agent {
 namespace {
@@ -53,12 +59,11 @@ class FakeController final : public v1::AgentControl::Service {
     changed_.notify_all();
     return grpc::Status::OK;
   }
-  grpc::Status StepEvent(grpc::ServerContext*, const v1::StepEventRequest* req,
-                         v1::StepEventReply*) override {
+  // What drover-stepd sends over the frame transport.
+  void stepEvent(const v1::StepEventRequest& req) {
     std::lock_guard lock(mu_);
-    events_.push_back(*req);
+    events_.push_back(req);
     changed_.notify_all();
-    return grpc::Status::OK;
   }
 
   // The event for the job's step, once it arrives.
@@ -151,12 +156,32 @@ class StepLaunchTest : public ::testing::Test {
     controller_server_ = builder.BuildAndStart();
     ASSERT_TRUE(controller_server_ && port > 0);
     controller_port_ = static_cast<std::uint16_t>(port);
+
+    frame_methods_ = std::make_unique<wire::MethodTable>(munged_->socket());
+    std::function<void(const rpc::Caller&, const v1::StepEventRequest&,
+                       wire::Reply_<v1::StepEventReply>)>
+        step_event = [this](const rpc::Caller&, const v1::StepEventRequest& req,
+                            wire::Reply_<v1::StepEventReply> done) {
+          controller_.stepEvent(req);
+          done(wire::Outcome::ok(), {});
+        };
+    frame_methods_->add("/drover.v1.AgentControl/StepEvent", std::move(step_event));
+    frame_server_ = std::make_unique<wire::FrameServer>(
+        frame_io_, "127.0.0.1", 0, [this](v1::FrameRequest req, wire::Responder respond) {
+          frame_methods_->dispatch(std::move(req), std::move(respond));
+        });
+    frame_thread_ = std::thread([this] { frame_io_.run(); });
     startAgent();
   }
 
   void TearDown() override {
     stopAgent();
     if (controller_server_) controller_server_->Shutdown(std::chrono::system_clock::now());
+    if (frame_server_) frame_server_->stop();
+    frame_work_.reset();
+    frame_io_.stop();
+    if (frame_thread_.joinable()) frame_thread_.join();
+    frame_server_.reset();
     munged_.reset();
     fs::remove_all(dir_);
   }
@@ -167,6 +192,7 @@ class StepLaunchTest : public ::testing::Test {
     cfg.cluster_name = "test";
     cfg.controller.host = "127.0.0.1";
     cfg.controller.port = controller_port_;
+    cfg.controller.cli_port = frame_server_->port();
     cfg.controller.state_dir = (dir_ / "state").string();
     cfg.munge_socket = munged_->socket();
     cfg.timeouts.heartbeat_interval_s = 1;
@@ -257,6 +283,12 @@ class StepLaunchTest : public ::testing::Test {
   FakeController controller_;
   std::unique_ptr<grpc::Server> controller_server_;
   std::uint16_t controller_port_ = 0;
+  boost::asio::io_context frame_io_;
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> frame_work_ =
+      boost::asio::make_work_guard(frame_io_);
+  std::unique_ptr<wire::MethodTable> frame_methods_;
+  std::unique_ptr<wire::FrameServer> frame_server_;
+  std::thread frame_thread_;
   std::unique_ptr<AgentDaemon> agent_;
   std::thread agent_thread_;
   rpc::ClientOptions client_;
@@ -285,6 +317,8 @@ TEST_F(StepLaunchTest, BatchStepRunsReportsItsExitAndIsReaped) {
   }));
 }
 
+// Supervisors report to the frame transport of the agent's controller (cli_port), whatever
+// gRPC address the request names.
 TEST_F(StepLaunchTest, RequestWithoutControllerReportsToTheAgentsController) {
   auto req = batch(16, "#!/bin/sh\nexit 5\n");
   req.clear_controller();
@@ -371,6 +405,28 @@ TEST_F(StepLaunchTest, RelaunchOfARunningStepReturnsTheSameSupervisor) {
   EXPECT_EQ(again.supervisor_pid(), pid);
   ASSERT_TRUE(signal(14, 0, true).ok());
   ASSERT_TRUE(controller_.awaitEvent(14).has_value());
+}
+
+// A requeued job's next run (restart count 1) reaches the node while the last run's supervisor
+// is still alive (it has reported its end and is exiting): it is a new run, not a retry.
+TEST_F(StepLaunchTest, NextRunOfARequeuedJobStartsBesideTheExitingSupervisor) {
+  const pid_t old_pid = launchWaitingStep(16);
+  const fs::path second = dir_ / "second16";
+  v1::LaunchStepRequest next =
+      batch(16, "#!/bin/sh\ntouch " + second.string() + "\nwhile :; do sleep 0.05; done\n");
+  (*next.mutable_environment())["SLURM_RESTART_COUNT"] = "1";
+  v1::LaunchStepReply rep;
+  auto st = launch(next, &rep);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  EXPECT_NE(rep.supervisor_pid(), old_pid);
+  EXPECT_TRUE(waitUntil([&] { return fs::exists(second); })) << "the next run never started";
+  // The same run again is a retried launch: the running supervisor answers.
+  v1::LaunchStepReply again;
+  ASSERT_TRUE(launch(next, &again).ok());
+  EXPECT_EQ(again.supervisor_pid(), rep.supervisor_pid());
+  ASSERT_TRUE(signal(16, 0, true).ok());   // cancels the step's current run
+  ASSERT_EQ(::kill(old_pid, SIGTERM), 0);  // and the old run's supervisor
+  EXPECT_TRUE(waitUntil([&] { return processGone(rep.supervisor_pid()) && processGone(old_pid); }));
 }
 
 TEST_F(StepLaunchTest, AgentRestartKeepsTheStepRunningAndFindsItAgain) {
