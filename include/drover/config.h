@@ -114,6 +114,8 @@ struct AccountConfig {
   std::string parent;                           // "" for top level (root)
   std::uint32_t shares = 1;
   std::vector<std::string> users;
+  // The association's Priority (PriorityWeightAssoc's factor); -1 = its parent's.
+  std::int64_t priority = -1;
 };
 
 struct ClusterConfig {
@@ -121,8 +123,6 @@ struct ClusterConfig {
   std::string cluster_name;
   ControllerConfig controller;
   std::string munge_socket;                     // "" = libmunge default
-  // The association's Priority (PriorityWeightAssoc's factor); -1 = its parent's.
-  std::int64_t priority = -1;
   std::vector<std::string> operators;           // user names allowed to administer (besides root)
   std::vector<NodeConfig> nodes;                // all nodes, config order
   std::vector<PartitionConfig> partitions;

@@ -74,9 +74,9 @@ std::string formatJobRecord(const v1::JobInfo& j, std::int64_t now, bool oneline
                   " SecsPreSuspend=0 LastSchedEval=" + timeOr(sched_eval, "Unknown") + " Scheduler=Main");
   lines.push_back("Partition=" + j.partition() + " AllocNode:Sid=" +
                   (j.spec().submit_host().empty() ? std::string("(null)") : j.spec().submit_host()) + ":*");
-  lines.push_back("ReqNodeList=" + orNull(j.req_nodes()) + " ExcNodeList=" + orNull(j.exc_nodes()));
   // Slurm prints the line only for a job that asked for a reservation (goldens 086-089 have none).
   if (!j.spec().reservation().empty()) lines.push_back("Reservation=" + j.spec().reservation());
+  lines.push_back("ReqNodeList=" + orNull(j.req_nodes()) + " ExcNodeList=" + orNull(j.exc_nodes()));
   std::string nodelist = "NodeList=" + (pending ? std::string() : j.nodes());
   if ((pending || j.nodes().empty()) && !j.sched_nodes().empty()) nodelist += " SchedNodeList=" + j.sched_nodes();
   lines.push_back(nodelist);

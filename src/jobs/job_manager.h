@@ -217,6 +217,11 @@ class JobManager {
   // Advance reservations: the controller's reservation RPCs change them; submissions and
   // scheduling passes read them.
   ReservationBook& reservations() { return reservations_; }
+  // Running jobs whose advance reservation has ended (plus ResvOverRun, `over_run_s`; -1 =
+  // UNLIMITED) are ended TIMEOUT, as Slurm: batch jobs are killed and end when their step
+  // reports, interactive allocations end at once (reservation_jobs.cpp). Returns the next time
+  // a running job is due for that (0 = none). Reads every job: called at reservation ends only.
+  std::int64_t endReservationJobs(std::int64_t over_run_s);
   std::size_t size() const { return jobs_.size(); }
 
  private:
@@ -227,11 +232,6 @@ class JobManager {
   void record(const Job& job);
   void recordBatchStep(const Job& job, const v1::StepEventRequest* event);
   void changed() { schedule_requested_ = true; }
-  // Running jobs whose advance reservation has ended (plus ResvOverRun, `over_run_s`; -1 =
-  // UNLIMITED) are ended TIMEOUT, as Slurm: batch jobs are killed and end when their step
-  // reports, interactive allocations end at once (reservation_jobs.cpp). Returns the next time
-  // a running job is due for that (0 = none). Reads every job: called at reservation ends only.
-  std::int64_t endReservationJobs(std::int64_t over_run_s);
   // Every staged change passes here, so the maintained scheduler hears of it (stage()).
   void touch(JobId id) {
     touched_.push_back(id);
