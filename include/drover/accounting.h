@@ -179,13 +179,19 @@ struct AcctFilter {
   // in it now and ended inside the window.
   std::optional<std::int64_t> window_start, window_end;
   bool include_steps = true;  // false = sacct -X
+  // sacct -D: also the earlier runs of requeued jobs (AcctBatch::runs), each its own row before
+  // the job's current record, as Slurm keeps one record per run (REQUEUED, then the next run).
+  bool duplicates = false;
 };
 
 // A group of changes written in one transaction (group commit): jobs first, then steps.
 struct AcctBatch {
   std::vector<JobRecord> jobs;
   std::vector<StepRecord> steps;
-  bool empty() const { return jobs.empty() && steps.empty(); }
+  // Runs that ended in a requeue, keyed by (job id, restart count): the job's record moves on to
+  // its next run, these stay (sacct -D).
+  std::vector<JobRecord> runs;
+  bool empty() const { return jobs.empty() && steps.empty() && runs.empty(); }
 };
 
 class AccountingStore {
@@ -194,8 +200,8 @@ class AccountingStore {
   // Idempotent upserts keyed by job id and (job id, step id); a later write replaces every field.
   // Returns the number of records written.
   virtual Result<std::size_t> apply(const AcctBatch& batch) = 0;
-  Result<std::size_t> upsertJob(const JobRecord& job) { return apply(AcctBatch{{job}, {}}); }
-  Result<std::size_t> upsertStep(const StepRecord& step) { return apply(AcctBatch{{}, {step}}); }
+  Result<std::size_t> upsertJob(const JobRecord& job) { return apply(AcctBatch{{job}, {}, {}}); }
+  Result<std::size_t> upsertStep(const StepRecord& step) { return apply(AcctBatch{{}, {step}, {}}); }
   // Jobs ordered by submit time (then array remainder last, then job id); steps per job.
   virtual Result<std::vector<JobWithSteps>> query(const AcctFilter& filter) = 0;
 };

@@ -109,6 +109,13 @@ struct StepsConfig {
   bool pytorch_env = true;
 };
 
+// Batch jobs.
+struct JobsConfig {
+  // Slurm's JobRequeue: whether a batch job that names neither --requeue nor --no-requeue may be
+  // requeued (after a node failure, or by scontrol requeue). Slurm's default is 1.
+  bool requeue = true;
+};
+
 struct AccountConfig {
   std::string name;
   std::string parent;                           // "" for top level (root)
@@ -129,6 +136,7 @@ struct ClusterConfig {
   SchedulerConfig scheduler;
   Timeouts timeouts;
   StepsConfig steps;
+  JobsConfig jobs;
   std::vector<AccountConfig> accounts;
 
   const NodeConfig* findNode(std::string_view name) const;

@@ -64,6 +64,29 @@ INSERT INTO meta(key, value)
   SELECT 'max_span', COALESCE(MAX(end_time - eligible), 0) FROM jobs
   WHERE end_time > 0 AND eligible > 0;
 )sql",
+    // 2 -> 3: earlier runs of requeued jobs (sacct -D), one row per (job, restart count), with
+    // the columns of jobs.
+    R"sql(
+CREATE TABLE job_runs(
+  job_id INTEGER NOT NULL,
+  array_job_id INTEGER NOT NULL, array_task_id INTEGER, array_task_str TEXT NOT NULL,
+  array_max_running INTEGER NOT NULL,
+  name TEXT NOT NULL, uid INTEGER NOT NULL, user TEXT NOT NULL, gid INTEGER NOT NULL,
+  grp TEXT NOT NULL, account TEXT NOT NULL, partition TEXT NOT NULL, qos TEXT NOT NULL,
+  cluster TEXT NOT NULL, reservation TEXT NOT NULL, wckey TEXT NOT NULL,
+  submit INTEGER NOT NULL, eligible INTEGER NOT NULL, start INTEGER NOT NULL,
+  end_time INTEGER NOT NULL, end_key INTEGER NOT NULL, suspended INTEGER NOT NULL,
+  time_limit INTEGER NOT NULL, state INTEGER NOT NULL, cancelled_by INTEGER, reason TEXT NOT NULL,
+  exit_code INTEGER NOT NULL, exit_signal INTEGER NOT NULL,
+  dexit_code INTEGER NOT NULL, dexit_signal INTEGER NOT NULL,
+  nnodes INTEGER NOT NULL, node_list TEXT NOT NULL, ncpus INTEGER NOT NULL,
+  req_cpus INTEGER NOT NULL, req_nodes INTEGER NOT NULL, req_mem_mb INTEGER NOT NULL,
+  req_mem_per_cpu INTEGER NOT NULL, req_tres TEXT NOT NULL, alloc_tres TEXT NOT NULL,
+  work_dir TEXT NOT NULL, submit_line TEXT NOT NULL, comment TEXT NOT NULL,
+  admin_comment TEXT NOT NULL, system_comment TEXT NOT NULL, constraints TEXT NOT NULL,
+  flags TEXT NOT NULL, restart_count INTEGER NOT NULL, priority INTEGER NOT NULL,
+  PRIMARY KEY(job_id, restart_count)) WITHOUT ROWID;
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -294,6 +317,12 @@ Result<std::size_t> SqliteAccountingStore::apply(const AcctBatch& batch) {
   static const std::string kJobUpsert = upsertSql("jobs", kJobColumns, kJobColumnCount, "job_id");
   static const std::string kStepUpsert =
       upsertSql("steps", kStepColumns, kStepColumnCount, "job_id, step_id");
+  static const std::string kRunUpsert =
+      upsertSql("job_runs", kJobColumns, kJobColumnCount, "job_id, restart_count");
+  if (!batch.runs.empty() && version_ < 3) {
+    return makeError("accounting database " + path_ + " has schema version " +
+                     std::to_string(version_) + ", which keeps no earlier runs; migrate it to 3");
+  }
   auto begin = prepared("BEGIN IMMEDIATE");
   auto commit = prepared("COMMIT");
   auto job_stmt = prepared(kJobUpsert);
@@ -308,8 +337,7 @@ Result<std::size_t> SqliteAccountingStore::apply(const AcctBatch& batch) {
   };
   if (sqlite3_step((*begin)->get()) != SQLITE_DONE) return fail("begin");
   std::int64_t span = 0;
-  for (const JobRecord& j : batch.jobs) {
-    Stmt& s = **job_stmt;
+  auto bindJob = [](Stmt& s, const JobRecord& j) {
     s.reset();
     s.idx = 0;
     s.bind(static_cast<std::int64_t>(j.job_id));
@@ -361,10 +389,27 @@ Result<std::size_t> SqliteAccountingStore::apply(const AcctBatch& batch) {
     s.bind(flags);
     s.bind(std::int64_t{j.restart_count});
     s.bind(std::int64_t{j.priority});
+  };
+  for (const JobRecord& j : batch.jobs) {
+    Stmt& s = **job_stmt;
+    bindJob(s, j);
     if (sqlite3_step(s.get()) != SQLITE_DONE) {
       return fail("writing job " + std::to_string(j.job_id));
     }
     if (j.end > 0 && j.eligible > 0) span = std::max(span, j.end - j.eligible);
+  }
+  if (!batch.runs.empty()) {
+    auto run_stmt = prepared(kRunUpsert);
+    if (!run_stmt) return fail(run_stmt.error());
+    for (const JobRecord& j : batch.runs) {
+      Stmt& s = **run_stmt;
+      bindJob(s, j);
+      if (sqlite3_step(s.get()) != SQLITE_DONE) {
+        return fail("writing run " + std::to_string(j.restart_count) + " of job " +
+                    std::to_string(j.job_id));
+      }
+      if (j.end > 0 && j.eligible > 0) span = std::max(span, j.end - j.eligible);
+    }
   }
   for (const StepRecord& st : batch.steps) {
     Stmt& s = **step_stmt;
@@ -410,7 +455,7 @@ Result<std::size_t> SqliteAccountingStore::apply(const AcctBatch& batch) {
   }
   if (sqlite3_step((*commit)->get()) != SQLITE_DONE) return fail("commit");
   max_span_ = std::max(max_span_, span);
-  return batch.jobs.size() + batch.steps.size();
+  return batch.jobs.size() + batch.steps.size() + batch.runs.size();
 }
 
 namespace {
@@ -521,16 +566,23 @@ std::vector<Sql> windowClauses(const AcctFilter& f, std::int64_t max_span) {
 
 // Clauses of one window query can overlap only when several states are asked for in a window
 // (a job can have been PENDING and RUNNING in it); otherwise skip UNION's de-duplication.
-std::string jobSql(const Sql& common, const std::vector<Sql>& windows, bool may_overlap) {
+// With `runs` (sacct -D) every clause is asked of job_runs too; an earlier run sorts before the
+// job's current record (the `run` column: 1 for job_runs rows).
+std::string jobSql(const Sql& common, const std::vector<Sql>& windows, bool may_overlap,
+                   bool runs = false) {
   std::string sql;
-  for (const auto& w : windows) {
-    if (!sql.empty()) sql += may_overlap ? " UNION " : " UNION ALL ";
-    // Array remainder records sort after the tasks split from them, as Slurm prints them.
-    sql += std::string("SELECT ") + kJobColumns +
-           ", (array_job_id != 0 AND array_task_id IS NULL) AS rest FROM jobs WHERE " +
-           common.where + " AND (" + w.where + ")";
+  for (const char* table : {"jobs", "job_runs"}) {
+    if (std::string(table) == "job_runs" && !runs) break;
+    const std::string run = std::string(table) == "jobs" ? "0" : "1";
+    for (const auto& w : windows) {
+      if (!sql.empty()) sql += may_overlap ? " UNION " : " UNION ALL ";
+      // Array remainder records sort after the tasks split from them, as Slurm prints them.
+      sql += std::string("SELECT ") + kJobColumns +
+             ", (array_job_id != 0 AND array_task_id IS NULL) AS rest, " + run + " AS run FROM " +
+             table + " WHERE " + common.where + " AND (" + w.where + ")";
+    }
   }
-  return sql + " ORDER BY submit, rest, job_id";
+  return sql + " ORDER BY submit, rest, job_id, run DESC, restart_count";
 }
 
 bool mayOverlap(const AcctFilter& f) {
@@ -566,15 +618,19 @@ Result<std::string> SqliteAccountingStore::explain(const AcctFilter& filter) {
 Result<std::vector<JobWithSteps>> SqliteAccountingStore::query(const AcctFilter& filter) {
   Sql common = commonFilter(filter);
   auto windows = windowClauses(filter, max_span_);
-  auto st = prepared(jobSql(common, windows, mayOverlap(filter)));
+  const bool runs = filter.duplicates && version_ >= 3;
+  auto st = prepared(jobSql(common, windows, mayOverlap(filter), runs));
   if (!st) return makeError(st.error());
   Stmt& s = **st;
-  for (const auto& w : windows) {
-    for (const auto& a : common.args) s.bindValue(a);
-    for (const auto& a : w.args) s.bindValue(a);
+  for (int table = 0; table < (runs ? 2 : 1); ++table) {
+    for (const auto& w : windows) {
+      for (const auto& a : common.args) s.bindValue(a);
+      for (const auto& a : w.args) s.bindValue(a);
+    }
   }
   const std::set<std::string> nodes(filter.nodes.begin(), filter.nodes.end());
   std::vector<JobWithSteps> out;
+  std::vector<bool> earlier_run;  // per row of `out`: a run of job_runs (its steps are gone)
   int rc;
   while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
     JobRecord j;
@@ -629,8 +685,11 @@ Result<std::vector<JobWithSteps>> SqliteAccountingStore::query(const AcctFilter&
     j.flags = splitFlags(s.str(c++));
     j.restart_count = static_cast<std::uint32_t>(s.i64(c++));
     j.priority = static_cast<std::uint32_t>(s.i64(c++));
+    ++c;  // rest
+    const bool run = s.i64(c++) != 0;
     if (!nodes.empty() && !ranOn(j.node_list, nodes)) continue;
     out.push_back(JobWithSteps{std::move(j), {}, true});
+    earlier_run.push_back(run);
   }
   s.reset();
   if (rc != SQLITE_DONE) {
@@ -674,6 +733,7 @@ Result<std::vector<JobWithSteps>> SqliteAccountingStore::query(const AcctFilter&
   Stmt& q = **ss;
   std::vector<std::size_t> wanted;
   for (std::size_t i = 0; i < out.size(); ++i) {
+    if (earlier_run[i]) continue;  // steps are kept for the current run only
     if (filter.include_steps || only_steps.count(out[i].job.job_id)) wanted.push_back(i);
   }
   std::unordered_map<std::uint64_t, std::size_t> index_of;

@@ -14,7 +14,7 @@ struct sqlite3_stmt;
 namespace drover::acct {
 
 // The schema version this build writes; older files are migrated forward on open.
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 struct SqliteOptions {
   bool read_only = false;

@@ -53,7 +53,8 @@ std::string formatJobRecord(const v1::JobInfo& j, std::int64_t now, bool oneline
                   " Account=" + orNull(j.account()) + " QOS=" + (j.qos().empty() ? "normal" : j.qos()));
   lines.push_back("JobState=" + std::string(jobStateName(j.state())) +
                   " Reason=" + (j.reason().empty() ? "None" : j.reason()) +
-                  " Dependency=" + orNull(j.dependency()));
+                  " Dependency=" +
+                  orNull(j.dependency().empty() ? std::string() : j.dependency_status()));
   const std::string exit_code = std::to_string(j.exit_code()) + ":" + std::to_string(j.exit_signal());
   lines.push_back(std::string("Requeue=") + (j.requeue() ? "1" : "0") + " Restarts=" +
                   std::to_string(j.restart_count()) + " BatchFlag=" + (j.batch() ? "1" : "0") +

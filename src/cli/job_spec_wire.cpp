@@ -106,6 +106,11 @@ v1::JobSpec toWireSpec(const jobspec::BatchRequest& request, const SubmitContext
   std::string work_dir = context.cwd;
   if (s.chdir) work_dir = (!s.chdir->empty() && (*s.chdir)[0] == '/') ? *s.chdir : context.cwd + "/" + *s.chdir;
   w.set_work_dir(work_dir);
+  // Slurm's Command=: the script file made absolute against the submit directory (golden 092).
+  if (request.script_path && !s.wrap) {
+    const std::string& p = *request.script_path;
+    w.set_command(!p.empty() && p[0] == '/' ? p : context.cwd + "/" + p);
+  }
   if (s.output) w.set_std_out(*s.output);
   if (s.error) w.set_std_err(*s.error);
   if (s.input) w.set_std_in(*s.input);

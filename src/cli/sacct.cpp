@@ -104,7 +104,8 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
       case 'a': cmd.all_users = true; break;
       case 'A': for (auto& a : splitCommas(optarg)) f.accounts.push_back(a); break;
       case 'b': brief = true; break;
-      case 'D': case 'v': case kOptNoConvert: case kOptLocal: case kOptFederation: break;
+      case 'D': f.duplicates = true; break;
+      case 'v': case kOptNoConvert: case kOptLocal: case kOptFederation: break;
       case 'e': cmd.helpformat = true; break;
       case 'E': {
         auto t = parseWindowTime(optarg, now);

@@ -58,7 +58,7 @@ bool parseDocument(detail::Context& ctx, const YAML::Node& root, const ParseOpti
   MapReader m;
   if (!m.open(ctx, root, "",
               {"cluster_name", "controller", "munge_socket", "operators", "timeouts", "nodes",
-               "partitions", "scheduler", "accounts", "steps"})) {
+               "partitions", "scheduler", "accounts", "steps", "jobs"})) {
     return false;
   }
   const YAML::Node* name = m.require(ctx, "cluster_name");
@@ -89,6 +89,14 @@ bool parseDocument(detail::Context& ctx, const YAML::Node& root, const ParseOpti
     if (!steps.open(ctx, *v, "steps", {"pytorch_env"})) return false;
     if (auto* p = steps.find("pytorch_env");
         p && !readBool(ctx, *p, steps.path("pytorch_env"), out.steps.pytorch_env)) {
+      return false;
+    }
+  }
+  if (auto* v = m.find("jobs")) {
+    MapReader jobs;
+    if (!jobs.open(ctx, *v, "jobs", {"requeue"})) return false;
+    if (auto* p = jobs.find("requeue");
+        p && !readBool(ctx, *p, jobs.path("requeue"), out.jobs.requeue)) {
       return false;
     }
   }

@@ -289,6 +289,7 @@ v1::QueryAccountingRequest toWire(const acct::AcctFilter& f) {
   if (f.window_start) w.set_window_start(*f.window_start);
   if (f.window_end) w.set_window_end(*f.window_end);
   w.set_include_steps(f.include_steps);
+  w.set_duplicates(f.duplicates);
   return w;
 }
 
@@ -311,6 +312,7 @@ acct::AcctFilter fromWire(const v1::QueryAccountingRequest& w) {
   if (w.has_window_start()) f.window_start = w.window_start();
   if (w.has_window_end()) f.window_end = w.window_end();
   f.include_steps = w.include_steps();
+  f.duplicates = w.duplicates();
   return f;
 }
 

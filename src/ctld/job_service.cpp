@@ -130,7 +130,7 @@ Result<std::unique_ptr<JobService>> JobService::create(boost::asio::io_context& 
   if (auto s = js->manager_->recover(); !s) return makeError("recovering jobs: " + s.error());
   if (auto s = js->manager_->commit(); !s) return makeError("recovering jobs: " + s.error());
   auto batch = js->manager_->takeAccounting();
-  if (!batch.jobs.empty() || !batch.steps.empty()) (void)js->accounting_->apply(batch);
+  if (!batch.empty()) (void)js->accounting_->apply(batch);
   drover::log::get("ctld")->info("job table {}/jobs.db: {} jobs recovered", dir,
                                  js->manager_->size());
   js->requestPass();
@@ -160,7 +160,7 @@ void JobService::flush() {
     drover::log::get("ctld")->error("job table commit failed: {}", committed.error());
   } else {
     auto batch = manager_->takeAccounting();
-    if (!batch.jobs.empty() || !batch.steps.empty()) {
+    if (!batch.empty()) {
       auto applied = accounting_->apply(batch);
       if (!applied) drover::log::get("ctld")->error("accounting write failed: {}", applied.error());
     }
@@ -248,6 +248,7 @@ void JobService::sendLaunches(std::vector<jobs::Launch> launches) {
       grpc::ClientContext ctx;
       v1::LaunchStepReply reply;
       std::string why;
+      bool unreachable = false;
       auto prepared = rpc::prepareCall(ctx, "/drover.v1.Agent/LaunchStep", launch.request, base);
       if (!prepared) {
         why = prepared.error();
@@ -255,11 +256,22 @@ void JobService::sendLaunches(std::vector<jobs::Launch> launches) {
         auto stub = v1::Agent::NewStub(channel);
         grpc::Status st = stub->LaunchStep(&ctx, launch.request, &reply);
         if (!st.ok()) why = st.error_message().empty() ? "agent unreachable" : st.error_message();
+        unreachable = st.error_code() == grpc::StatusCode::UNAVAILABLE ||
+                      st.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
       }
       if (why.empty()) return;
-      boost::asio::post(io_, [this, id = launch.job_id, node = launch.node, why] {
+      boost::asio::post(io_, [this, id = launch.job_id, node = launch.node, why, unreachable] {
         drover::log::get("ctld")->warn("job {}: launch on {} failed: {}", id, node, why);
-        manager_->launchFailed(id, "launch on " + node + " failed: " + why);
+        // A node that does not answer has failed, as Slurm sees it: a job that may not be
+        // requeued ends NODE_FAIL. A requeueable one ends FAILED here: requeued, it would be
+        // sent straight back to the node, which stays up until its heartbeats time out. An
+        // agent that answered with an error failed the launch itself.
+        const jobs::Job* job = manager_->find(id);
+        if (unreachable && job && !(job->info.requeue() && job->info.batch())) {
+          manager_->jobLost(id, "node " + node + " not responding to the launch: " + why);
+        } else {
+          manager_->launchFailed(id, "launch on " + node + " failed: " + why);
+        }
         afterCommit({});
       });
     });

@@ -2,6 +2,7 @@
 // MinJobAge) counts as satisfied, as its outcome can no longer hold anything back.
 #include <algorithm>
 
+#include "jobs/dependency_status.h"
 #include "jobs/job_manager.h"
 
 namespace drover::jobs {
@@ -54,9 +55,25 @@ DependencyState onTarget(const jobspec::DependencyItem& item, const Job& target,
 
 }  // namespace
 
+std::string dependencyStatus(const jobspec::DependencySpec& spec,
+                             const std::vector<DependencyState>& items, DependencyState overall) {
+  std::string out;
+  if (overall == DependencyState::Satisfied) return out;
+  for (std::size_t k = 0; k < spec.items.size() && k < items.size(); ++k) {
+    if (items[k] == DependencyState::Satisfied) continue;
+    if (!out.empty()) out += spec.any ? '?' : ',';
+    out += jobspec::formatDependency(jobspec::DependencySpec{{spec.items[k]}, false, {}});
+    out += items[k] == DependencyState::NeverSatisfied ? "(failed)" : "(unfulfilled)";
+  }
+  return out;
+}
+
 struct Internals {
-  static DependencyState evaluate(const JobManager& m, const Job& job, std::int64_t now) {
-    std::vector<DependencyState> per_item;
+  // The combined state; `per_item` (when given) receives each item's own.
+  static DependencyState evaluate(const JobManager& m, const Job& job, std::int64_t now,
+                                  std::vector<DependencyState>* items = nullptr) {
+    std::vector<DependencyState> local;
+    std::vector<DependencyState>& per_item = items ? *items : local;
     for (const auto& item : job.dependency->items) {
       if (item.type == DependencyType::Singleton) {
         bool waiting = false;
@@ -99,8 +116,15 @@ void JobManager::reevaluateDependencies() {
   // Only job states feed the evaluation and none changes here, so one pass is enough.
   for (JobId id : with_dependencies_) {
     Job& job = jobs_.at(id);
-    if (job.state() != v1::JOB_PENDING || !job.dependency) continue;
-    DependencyState after = Internals::evaluate(*this, job, now);
+    if (job.state() != v1::JOB_PENDING) continue;
+    if (!job.dependency) {
+      job.info.clear_dependency_status();
+      continue;
+    }
+    std::vector<DependencyState> items;
+    DependencyState after = Internals::evaluate(*this, job, now, &items);
+    // Display only (scontrol's Dependency=): not staged, recomputed after every recovery.
+    job.info.set_dependency_status(dependencyStatus(*job.dependency, items, after));
     if (after == job.request.dependency) continue;
     job.request.dependency = after;
     job.info.set_reason(std::string(sched::reasonName(initialReason(job))));

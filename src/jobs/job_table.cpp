@@ -119,6 +119,9 @@ void JobManager::record(const Job& job) {
   if (!i.cancelled_by().empty()) r.cancelled_by = static_cast<std::uint32_t>(std::stoul(i.cancelled_by()));
   r.reason = i.reason() == "None" ? "" : i.reason();
   r.exit = {static_cast<std::int32_t>(i.exit_code()), static_cast<std::int32_t>(i.exit_signal())};
+  // Slurm's accounting keeps 0:0 for a job that ran out of time; its batch step has the signal
+  // (golden 114), the job record in scontrol too (golden 108).
+  if (i.state() == v1::JOB_TIMEOUT) r.exit = {0, 0};
   r.nnodes = i.allocation_size() > 0 ? static_cast<std::uint32_t>(i.allocation_size()) : i.num_nodes();
   r.node_list = i.nodes();
   r.ncpus = i.num_cpus();
@@ -276,10 +279,14 @@ void JobManager::finish(Job& job, v1::JobState state, std::int32_t code, std::in
 void JobManager::requeue(Job& job, bool hold) {
   const std::int64_t now = clock_.now();
   endSteps(job);  // steps.cpp
-  // The run that ended is recorded as REQUEUED before the job waits again.
+  // The run that ended keeps its own REQUEUED record (sacct -D); the job's record moves on to
+  // the next run.
   job.info.set_state(v1::JOB_REQUEUED);
   job.info.set_end_time(now);
   record(job);
+  if (auto slot = accounting_index_.find(job.id()); slot != accounting_index_.end()) {
+    accounting_.runs.push_back(accounting_.jobs[slot->second]);
+  }
   job.info.set_state(v1::JOB_PENDING);
   job.info.set_restart_count(job.info.restart_count() + 1);
   job.info.set_start_time(0);

@@ -44,7 +44,10 @@ void JobManager::stepEvent(const v1::StepEventRequest& event) {
       break;
   }
   if (event.timed_out()) {
-    finish(*job, v1::JOB_TIMEOUT, 0, 0, &event);
+    // scontrol shows how the script ended (0:15 after SIGTERM) and why; sacct's job record
+    // keeps 0:0 (record(), goldens 108 and 114).
+    job->info.set_reason("TimeLimit");
+    finish(*job, v1::JOB_TIMEOUT, event.exit_code(), event.exit_signal(), &event);
   } else if (event.out_of_memory()) {
     // Slurm records an OOM-killed job as ExitCode 0:125.
     finish(*job, v1::JOB_OUT_OF_MEMORY, 0, 125, &event);

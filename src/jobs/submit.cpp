@@ -182,9 +182,10 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
   base.set_submit_time(now);
   base.set_time_limit_min(limit);
   base.set_batch(spec.batch());
-  base.set_requeue(spec.requeue_set() ? spec.requeue() : true);
+  base.set_requeue(spec.requeue_set() ? spec.requeue() : config_.jobs.requeue);  // JobRequeue
   base.set_held_user(spec.hold());
   base.set_work_dir(spec.work_dir());
+  base.set_command(spec.command());
   base.set_features(spec.constraint());
   base.set_req_nodes(spec.nodelist());
   base.set_exc_nodes(spec.exclude());

@@ -45,4 +45,16 @@ Demand computeDemand(const JobRequest& r, int largestNodeCpus) {
   return d;
 }
 
+int64_t wholeNodeMemoryMb(const JobRequest& r, const Capacity& node) {
+  int64_t mem = node.memoryMb;
+  if (r.memPerNodeMb > 0) {
+    mem = r.memPerNodeMb;
+  } else if (r.memPerCpuMb > 0) {
+    mem = r.memPerCpuMb * node.cpus;
+  } else if (r.memPerGpuMb > 0 && node.gpus > 0) {
+    mem = r.memPerGpuMb * node.gpus;
+  }
+  return std::min(mem, node.memoryMb);
+}
+
 }  // namespace drover::sched

@@ -19,4 +19,11 @@ struct Demand {
 // few nodes as its CPUs need given the largest node.
 Demand computeDemand(const JobRequest& request, int largestNodeCpus);
 
+// The memory a whole-node (--exclusive) allocation holds on a node of capacity `node`: every CPU
+// of the node times --mem-per-cpu (which DefMemPerCPU fills in), every GPU times --mem-per-gpu,
+// --mem itself, or the node's whole memory when none is given; never more than the node has.
+// Slurm records 16 CPUs x 4000M = 64000M on a 65536M node (goldens 086, 090, 093); the node is
+// still the job's alone, as its CPUs are.
+int64_t wholeNodeMemoryMb(const JobRequest& request, const Capacity& node);
+
 }  // namespace drover::sched

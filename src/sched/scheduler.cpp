@@ -327,7 +327,8 @@ void Pass::commitNow(const JobCtx& ctx, std::vector<int> chosen, AvailabilityPro
     a.node = snap_.nodes[node].name;
     a.nodeIndex = node;
     a.cpus = need.cpus;
-    a.memoryMb = need.memoryMb;
+    // The profile holds the whole node; the allocation records what Slurm would (demand.h).
+    a.memoryMb = ctx.demand.wholeNode ? wholeNodeMemoryMb(ctx.job->request, need) : need.memoryMb;
     uint64_t free = freeGpuMask_[node];
     if (!ctx.demand.wholeNode) free &= index_.gpuMask(node, ctx.demand.gpuType);
     a.gpus = pickGpus(free, need.gpus);

@@ -69,9 +69,12 @@ Validation validateRequest(const JobRequest& r, const std::vector<Node>& nodes,
                     "no node in partition \"" + r.partition + "\" has feature \"" + f + "\"");
     }
   }
+  // A GPU type no node has is a node configuration Slurm cannot satisfy (golden 011); only an
+  // unknown GRES name is an invalid specification, refused before this (jobs/submit.cpp).
   if (!typeKnown) {
-    return reject(RejectCode::InvalidGres, "no node in partition \"" + r.partition +
-                                               "\" has GPUs of type \"" + r.gpuType + "\"");
+    return reject(RejectCode::NodeConfigUnavailable, "no node in partition \"" + r.partition +
+                                                         "\" has GPUs of type \"" + r.gpuType +
+                                                         "\"");
   }
   auto byName = [&](const std::string& name) {
     return std::find_if(nodes.begin(), nodes.end(), [&](const Node& n) { return n.name == name; });

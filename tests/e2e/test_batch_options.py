@@ -381,36 +381,26 @@ def test_requeuehold_then_release_runs_the_job_again(cluster, work):
     assert wait_state(cluster, job, FINAL)["JobState"] == "CANCELLED"
 
 
-BUG_REQUEUED_RECORD = (
-    "the REQUEUED state is never observable: JobManager::requeue (src/jobs/job_table.cpp) "
-    "records the ended run as REQUEUED and at once records the job again as PENDING under the "
-    "same accounting record, so `sacct -D` shows PENDING (Slurm: a REQUEUED row for the run, "
-    "then the job's later run)")
-
-
-@pytest.mark.xfail(strict=True, reason=BUG_REQUEUED_RECORD)
 def test_requeued_run_shows_in_sacct(cluster, work):
+    """The run that ended in a requeue keeps its own REQUEUED record in `sacct -D`, before the
+    job's current one (Slurm keeps one record per run); plain sacct shows the current one."""
     job = sbatch(cluster, work, "-o", "/dev/null", "--wrap=sleep 30")
     wait_state(cluster, job, "RUNNING")
     try:
         assert cluster.scontrol("requeuehold", str(job)).returncode == 0
         wait_state(cluster, job, "PENDING")
-        wait_for(lambda: "REQUEUED" in _requeue_states(cluster, job), 5,
-                 what="sacct -D to show the REQUEUED run")
+        wait_for(lambda: _requeue_states(cluster, job) == ["REQUEUED", "PENDING"], 5,
+                 what="sacct -D to show the REQUEUED run, then the pending one")
+        plain = cluster.cli("sacct", "-X", "-P", "-n", "-j", str(job), "-o", "State")
+        assert plain.stdout.split() == ["PENDING"], plain
     finally:
         cluster.cli("scancel", str(job))
 
 
-BUG_REQUEUE_RACE = (
-    "scontrol requeue of a running job relaunches it on the same node a few ms after the old "
-    "run's end report, while that run's drover-stepd is still exiting; droverd's "
-    "StepTable::launch (src/agent/step_table.cpp) treats the launch as a duplicate of the "
-    "still-alive (job, batch step) supervisor and returns its pid, so the new run never starts "
-    "and the job stays RUNNING with no process (a race: some runs pass)")
-
-
-@pytest.mark.xfail(strict=False, reason=BUG_REQUEUE_RACE)
 def test_requeue_of_a_running_job_runs_it_again(cluster, work):
+    """The relaunch reaches the node a few ms after the old run's end report, while that run's
+    drover-stepd may still be exiting: droverd starts the new run (another restart count)
+    instead of taking it for a retried launch of the old one."""
     job = sbatch(cluster, work, "-o", "rq2.out", "--open-mode=append",
                  "--wrap=echo run $SLURM_RESTART_COUNT; sleep 2")
     wait_state(cluster, job, "RUNNING")
@@ -424,11 +414,55 @@ def test_requeue_of_a_running_job_runs_it_again(cluster, work):
         cluster.cli("scancel", str(job))
 
 
+def test_node_dead_at_launch_ends_a_no_requeue_job_node_fail(cluster, work):
+    """The agent is gone before the controller notices (its heartbeats have not timed out yet):
+    the launch RPC finds nobody, which is a node failure, not a failed launch."""
+    cluster.kill("node4")
+    try:
+        job = sbatch(cluster, work, "--no-requeue", "-w", "node4", "-o", "/dev/null",
+                     "--wrap=true")
+        f = wait_state(cluster, job, FINAL, 30)
+        assert (f["JobState"], f["Reason"]) == ("NODE_FAIL", "NodeDown"), f
+    finally:
+        cluster.start()
+    cluster.wait_state("node4", "idle", 30)
+
+
+def test_job_requeue_setting_is_the_default_of_requeue(cluster, work):
+    """cluster.conf `jobs: {requeue: false}` (Slurm's JobRequeue=0): jobs that do not ask for
+    --requeue show Requeue=0 and end NODE_FAIL when their node fails; --requeue still wins."""
+    original = cluster.conf.read_text()
+    try:
+        cluster.conf.write_text(original + "\njobs:\n  requeue: false\n")
+        assert cluster.scontrol("reconfigure").returncode == 0
+        plain = sbatch(cluster, work, "-w", "node4", "-o", "/dev/null",
+                       "--wrap=touch started; sleep 60")
+        asked = sbatch(cluster, work, "--requeue", "-H", "-o", "/dev/null", "--wrap=true")
+        assert fields(cluster, asked)["Requeue"] == "1"
+        cluster.cli("scancel", str(asked))
+        f = wait_state(cluster, plain, "RUNNING")
+        assert f["Requeue"] == "0", f
+        wait_for(lambda: (work / "started").exists(), 15, what="the job's process to run")
+        cluster.kill("node4")
+        try:
+            f = wait_state(cluster, plain, FINAL, 30)
+            assert f["JobState"] == "NODE_FAIL", f
+        finally:
+            cluster.start()
+    finally:
+        cluster.conf.write_text(original)
+        cluster.scontrol("reconfigure")
+    cluster.wait_state("node4", "idle", 30)
+    job = sbatch(cluster, work, "-H", "-o", "/dev/null", "--wrap=true")
+    assert fields(cluster, job)["Requeue"] == "1"
+    cluster.cli("scancel", str(job))
+
+
 def test_node_failure_of_a_no_requeue_job_is_node_fail(cluster, work):
     job = sbatch(cluster, work, "--no-requeue", "-w", "node4", "-o", "/dev/null",
                  "--wrap=touch started; sleep 60")
     wait_state(cluster, job, "RUNNING")
-    # Killed once the job runs (a kill during the launch RPC ends it FAILED: "launch failed").
+    # Killed once the job runs (a node dead at the launch: the test above).
     wait_for(lambda: (work / "started").exists(), 15, what="the job's process to run")
     cluster.kill("node4")
     try:

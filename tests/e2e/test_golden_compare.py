@@ -279,20 +279,6 @@ LAYOUT = (r"^<ID>(_\d)?\.batch +batch +research +[24] +COMPLETED +0:0$",
 
 # Known defects the comparison found (strict xfail: fixing one turns its test red until the
 # entry goes). Each is outside the CLIs, in the controller or scheduler.
-BUG_GRES_TYPE = ("sched/validate.cpp refuses an unknown GPU type (--gres=gpu:abc) with the bare "
-                 "'Invalid generic resource (gres) specification'; Slurm: 'Batch job submission "
-                 "failed: Requested node configuration is not available' (golden 011)")
-BUG_SCHED_NODES = ("the controller does not publish the planned nodes of a pending job "
-                   "(JobInfo.sched_nodes): squeue --start SCHEDNODES is (null), scontrol has no "
-                   "SchedNodeList= (golden 078, 087, 106)")
-BUG_EXCLUSIVE_MEM = ("an --exclusive job is allocated the node's whole RealMemory (65536M); "
-                     "Slurm allocates CPUs x DefMemPerCPU = 64000M per node (golden 086, 090, 093)")
-BUG_DEP_STATE = ("Dependency= lacks each dependency's state: Slurm prints afterok:28(unfulfilled) "
-                 "(golden 088); the controller's JobInfo.dependency has no state")
-BUG_COMMAND = ("Command= is (null) for a job submitted from a script file; Slurm prints the "
-               "script's path (golden 092): JobSpec has no field for it")
-BUG_TIMEOUT = ("a TIMEOUT job shows Reason=None ExitCode=0:0 in scontrol; Slurm: Reason=TimeLimit "
-               "ExitCode=0:15 (golden 108; sacct's 0:0 is right)")
 
 SPECS = {
     "version": Spec("allowed", "`--version` prints `drover 0.1.0` (docs: common to all commands)"),
@@ -323,11 +309,9 @@ SPECS = {
     "sacct-X-parsable2": Spec("rows", missing_ok=(REJECTED, SRUN_ROWS), bug=ARRAY_RECORDS),
     "sacct-a-root": Spec("rows", missing_ok=(REJECTED, SRUN_ROWS), bug=ARRAY_RECORDS),
     "sacct-brief": Spec("rows", missing_ok=(REJECTED, SRUN_ROWS), bug=ARRAY_RECORDS),
-    "err-gres-garbage": Spec(bug=BUG_GRES_TYPE),
     # Priority factors and usage are Drover's weights and this run's usage: numbers masked,
     # columns, users, accounts and partitions kept.
     "sprio-l": Spec("rows", extra=[NUMBERS]), "sshare-a": Spec("rows", extra=[NUMBERS]),
-    "squeue-start": Spec(bug=BUG_SCHED_NODES),
     "sacct-array": Spec("rows", extra=[(r"^(\S+\s+)\d+", r"\1<ID>")], bug=ARRAY_RECORDS),
 }
 # Which pending job is the top one (reason Resources) and which wait behind it (Priority)
@@ -346,15 +330,6 @@ for _name in ("scontrol-show-job-running", "scontrol-show-job-pending",
               "scontrol-show-job-completed", "scontrol-show-job-cancelled",
               "scontrol-show-job-timeout"):
     SPECS[_name] = Spec("keys", volatile=(PRIO,) + SCHED, extra=[TOP_JOB])
-for _name, _bug in (("scontrol-show-job-pending", BUG_SCHED_NODES),
-                   ("scontrol-show-job-cancelled", BUG_SCHED_NODES),
-                   ("scontrol-show-job-running", BUG_EXCLUSIVE_MEM),
-                   ("scontrol-show-job-d-running", BUG_EXCLUSIVE_MEM),
-                   ("scontrol-show-job-dependency", BUG_DEP_STATE),
-                   ("scontrol-show-job-completed", BUG_COMMAND),
-                   ("scontrol-show-job-timeout", BUG_TIMEOUT)):
-    SPECS[_name].bug = _bug
-SPECS["scontrol-show-node"].bug = BUG_EXCLUSIVE_MEM
 
 # What the comparison found in srun, which landed during this session (non-strict: its owner
 # is changing it now). Each entry names the defect.

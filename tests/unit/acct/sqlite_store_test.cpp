@@ -110,6 +110,44 @@ TEST_F(StoreTest, UpsertIsIdempotentAndReplacesFields) {
   EXPECT_EQ((*got)[0].steps[0], s);
 }
 
+// A requeued job: its first run ended REQUEUED (kept in AcctBatch::runs), its record moved on to
+// the second run. sacct shows the current record; sacct -D the earlier run too, before it.
+TEST_F(StoreTest, EarlierRunsOfRequeuedJobsShowWithDuplicates) {
+  JobRecord first = JobBuilder(200).ran("node01", 1, 30);
+  first.state = JobState::kRequeued;
+  JobRecord current = JobBuilder(200).ran("node02", 1, 60);
+  current.start = first.end + 5;
+  current.end = current.start + 60;
+  current.restart_count = 1;
+  AcctBatch batch;
+  batch.jobs.push_back(current);
+  batch.runs.push_back(first);
+  batch.steps.push_back(testing::step(current, kBatchStep, "batch", 1, JobState::kCompleted));
+  ASSERT_TRUE(store_->apply(batch).ok());
+  ASSERT_TRUE(store_->apply(batch).ok());  // idempotent: one row per (job, run)
+
+  AcctFilter f;
+  f.jobs = {JobSelector{200, {}, {}}};
+  auto plain = store_->query(f);
+  ASSERT_TRUE(plain.ok()) << plain.error();
+  ASSERT_EQ(plain->size(), 1u);
+  EXPECT_EQ((*plain)[0].job, current);
+  EXPECT_EQ((*plain)[0].steps.size(), 1u);
+
+  f.duplicates = true;
+  auto all = store_->query(f);
+  ASSERT_TRUE(all.ok()) << all.error();
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[0].job, first);
+  EXPECT_TRUE((*all)[0].steps.empty());  // steps belong to the current run
+  EXPECT_EQ((*all)[1].job, current);
+  EXPECT_EQ((*all)[1].steps.size(), 1u);
+
+  // A state filter sees each run in its own state.
+  f.states = {JobState::kRequeued};
+  EXPECT_EQ(ids(store_->query(f)), std::vector<std::uint64_t>{200});
+}
+
 struct FilterCase {
   std::string name;
   AcctFilter filter;

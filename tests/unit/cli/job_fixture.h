@@ -107,6 +107,7 @@ class JobBuilder {
   JobBuilder& schedNodes(std::string n) { j_.set_sched_nodes(std::move(n)); return *this; }
   JobBuilder& workDir(std::string d) { j_.set_work_dir(std::move(d)); return *this; }
   JobBuilder& dependency(std::string d) { j_.set_dependency(std::move(d)); return *this; }
+  JobBuilder& dependencyStatus(std::string d) { j_.set_dependency_status(std::move(d)); return *this; }
   JobBuilder& reqNodes(std::string n) { j_.set_req_nodes(std::move(n)); return *this; }
   JobBuilder& exclusive() { j_.mutable_spec()->set_exclusive(true); return *this; }
   JobBuilder& nodeRange(std::uint32_t min, std::uint32_t max) {
@@ -148,6 +149,7 @@ inline std::vector<v1::JobInfo> referenceJobs() {
   jobs.push_back(JobBuilder(31, "depfail").pending("DependencyNeverSatisfied")
                      .times(at(12, 28, 43), 0, 0).priority(10232).build());
   jobs.push_back(JobBuilder(30, "dep").pending("Dependency").dependency("afterok:28(unfulfilled)")
+                     .dependencyStatus("afterok:28(unfulfilled)")
                      .times(at(12, 28, 43), 0, 0).priority(10232)
                      .tres("billing=1,cpu=1,mem=4000M,node=1", "").build());
   jobs.push_back(JobBuilder(32, "held").pending("JobHeldUser").times(at(12, 28, 43), 0, 0)

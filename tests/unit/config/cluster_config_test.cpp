@@ -104,6 +104,10 @@ TEST(ClusterConfig, ValidFiles) {
          EXPECT_EQ(c.findPartition("p"), &c.partitions[0]);
          EXPECT_EQ(c.findPartition("q"), nullptr);
        }},
+      {"jobs: requeue is Slurm's JobRequeue (default 1)", minimal() + "jobs:\n  requeue: false\n",
+       [](const ClusterConfig& c) { EXPECT_FALSE(c.jobs.requeue); }},
+      {"JobRequeue defaults to 1", minimal(),
+       [](const ClusterConfig& c) { EXPECT_TRUE(c.jobs.requeue); }},
       {"cpus alone: one socket of that many cores", minimal("    cpus: 16\n"),
        [](const ClusterConfig& c) {
          EXPECT_EQ(c.nodes[0].cpus, 16u);

@@ -1,5 +1,6 @@
 // Every dependency type against each outcome of its target, OR/AND combinations, arrays,
 // singleton and +time.
+#include "jobs/dependency_status.h"
 #include "jobs_fixture.h"
 
 namespace drover::jobs::testing {
@@ -138,6 +139,53 @@ TEST_F(JobsTest, DependencyIsReevaluatedAfterRestart) {
   reopen();
   EXPECT_EQ(job(dep).reason(), "None");
   EXPECT_EQ(job(dep).dependency(), "afterok:" + std::to_string(t));
+}
+
+// scontrol's Dependency= (golden 088): what still holds the job back, each with its state.
+TEST(DependencyStatus, ItemsThatHoldTheJobWithTheirState) {
+  using S = sched::DependencyState;
+  struct Case {
+    std::string spec;
+    std::vector<S> items;
+    S overall;
+    std::string want;
+  };
+  std::vector<Case> cases = {
+      {"afterok:28", {S::Pending}, S::Pending, "afterok:28(unfulfilled)"},
+      {"afterok:28", {S::NeverSatisfied}, S::NeverSatisfied, "afterok:28(failed)"},
+      {"afterok:28", {S::Satisfied}, S::Satisfied, ""},
+      // Satisfied items no longer show; the rest keep the separator they were written with.
+      {"afterok:1,afterany:2,afternotok:3", {S::Satisfied, S::Pending, S::Pending}, S::Pending,
+       "afterany:2(unfulfilled),afternotok:3(unfulfilled)"},
+      {"afterok:1?afterok:2", {S::NeverSatisfied, S::Pending}, S::Pending,
+       "afterok:1(failed)?afterok:2(unfulfilled)"},
+      {"afterok:1?afterok:2", {S::NeverSatisfied, S::Satisfied}, S::Satisfied, ""},
+      {"after:5+10,singleton", {S::Pending, S::Pending}, S::Pending,
+       "after:5+10(unfulfilled),singleton(unfulfilled)"},
+      {"afterok:7_*", {S::Pending}, S::Pending, "afterok:7_*(unfulfilled)"},
+  };
+  for (const auto& c : cases) {
+    auto spec = jobspec::parseDependencySpec(c.spec);
+    ASSERT_TRUE(spec) << c.spec;
+    EXPECT_EQ(dependencyStatus(*spec, c.items, c.overall), c.want) << c.spec;
+  }
+}
+
+TEST_F(JobsTest, DependencyStatusFollowsTheTarget) {
+  JobId t = submit(SpecBuilder());
+  JobId dep = submit(SpecBuilder().dependency("afterok:" + std::to_string(t)));
+  pass();
+  EXPECT_EQ(job(dep).dependency_status(), "afterok:" + std::to_string(t) + "(unfulfilled)");
+  finishBatch(t, 1);
+  EXPECT_EQ(job(dep).dependency_status(), "afterok:" + std::to_string(t) + "(failed)");
+  reopen();  // recomputed after a restart
+  EXPECT_EQ(job(dep).dependency_status(), "afterok:" + std::to_string(t) + "(failed)");
+
+  JobId t2 = submit(SpecBuilder());
+  JobId dep2 = submit(SpecBuilder().dependency("afterok:" + std::to_string(t2)));
+  pass();
+  finishBatch(t2, 0);
+  EXPECT_EQ(job(dep2).dependency_status(), "");  // satisfied: Dependency=(null)
 }
 
 }  // namespace

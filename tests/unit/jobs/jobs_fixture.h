@@ -84,6 +84,7 @@ class SpecBuilder {
   SpecBuilder& dependency(const std::string& v) { s_.set_dependency(v); return *this; }
   SpecBuilder& hold() { s_.set_hold(true); return *this; }
   SpecBuilder& noRequeue() { s_.set_requeue(false); s_.set_requeue_set(true); return *this; }
+  SpecBuilder& requeue() { s_.set_requeue(true); s_.set_requeue_set(true); return *this; }
   SpecBuilder& output(const std::string& v) { s_.set_std_out(v); return *this; }
   SpecBuilder& testOnly() { s_.set_test_only(true); return *this; }
   SpecBuilder& begin(std::int64_t t) { s_.set_begin_time(t); return *this; }

@@ -85,6 +85,8 @@ struct EndCase {
   v1::JobState state;
   std::uint32_t job_code, job_sig;
   acct::JobState step_state;
+  std::string reason = "None";            // of the job record (scontrol)
+  acct::ExitStatus acct_exit = {-1, -1};  // of the job's accounting record; {-1,-1}: job_code:job_sig
 };
 
 TEST_F(JobsTest, FinalStatesAndExitCodesAsSlurmRecordsThem) {
@@ -93,8 +95,10 @@ TEST_F(JobsTest, FinalStatesAndExitCodesAsSlurmRecordsThem) {
       {"exit 3 (golden 113)", 3, 0, false, false, v1::JOB_FAILED, 3, 0, acct::JobState::kFailed},
       {"signal 9 (golden 113)", 0, 9, false, false, v1::JOB_FAILED, 0, 9,
        acct::JobState::kCancelled},
-      {"time limit (golden 114)", 0, 15, true, false, v1::JOB_TIMEOUT, 0, 0,
-       acct::JobState::kCancelled},
+      // scontrol: TIMEOUT Reason=TimeLimit ExitCode=0:15 (golden 108); sacct: the job 0:0, its
+      // batch step CANCELLED 0:15 (golden 114).
+      {"time limit (goldens 108, 114)", 0, 15, true, false, v1::JOB_TIMEOUT, 0, 15,
+       acct::JobState::kCancelled, "TimeLimit", {0, 0}},
       // Slurm: OUT_OF_MEMORY with ExitCode 0:125, whatever signal the kernel used.
       {"oom", 0, 9, false, true, v1::JOB_OUT_OF_MEMORY, 0, 125, acct::JobState::kOutOfMemory},
   };
@@ -108,6 +112,7 @@ TEST_F(JobsTest, FinalStatesAndExitCodesAsSlurmRecordsThem) {
     EXPECT_EQ(job(id).state(), c.state);
     EXPECT_EQ(job(id).exit_code(), c.job_code);
     EXPECT_EQ(job(id).exit_signal(), c.job_sig);
+    EXPECT_EQ(job(id).reason(), c.reason);
     EXPECT_EQ(job(id).end_time(), clock_.now());
     auto acct = manager_->takeAccounting();
     ASSERT_EQ(acct.steps.size(), 1u);
@@ -117,6 +122,11 @@ TEST_F(JobsTest, FinalStatesAndExitCodesAsSlurmRecordsThem) {
     EXPECT_EQ(acct.steps[0].usage.max_rss_kb, 2048);
     ASSERT_EQ(acct.jobs.size(), 1u);
     EXPECT_EQ(acct.jobs[0].end, clock_.now());
+    const acct::ExitStatus want_exit =
+        c.acct_exit.code >= 0 ? c.acct_exit
+                              : acct::ExitStatus{static_cast<std::int32_t>(c.job_code),
+                                                 static_cast<std::int32_t>(c.job_sig)};
+    EXPECT_EQ(acct.jobs[0].exit, want_exit);
     // Resources are free again: the next job starts.
     EXPECT_TRUE(manager_->buildSnapshot({}).running.empty());
   }
@@ -169,6 +179,38 @@ TEST_F(JobsTest, NodeFailureRequeuesOrFails) {
   auto launches = pass();
   ASSERT_EQ(launches.size(), 1u);
   EXPECT_EQ(launches[0].request.environment().at("SLURM_RESTART_COUNT"), "1");
+}
+
+TEST_F(JobsTest, RequeuedRunKeepsItsOwnAccountingRecord) {
+  JobId id = submit(SpecBuilder());
+  pass();
+  manager_->takeAccounting();
+  manager_->nodeFailed(job(id).allocation(0).node());
+  ASSERT_TRUE(manager_->commit().ok());
+  auto acct = manager_->takeAccounting();
+  // The run that ended: REQUEUED, restart count 0, with its nodes and times (sacct -D).
+  ASSERT_EQ(acct.runs.size(), 1u);
+  EXPECT_EQ(acct.runs[0].job_id, id);
+  EXPECT_EQ(acct.runs[0].state, acct::JobState::kRequeued);
+  EXPECT_EQ(acct.runs[0].restart_count, 0u);
+  EXPECT_FALSE(acct.runs[0].node_list.empty());
+  EXPECT_EQ(acct.runs[0].end, clock_.now());
+  // The job's own record has moved on to the next run.
+  ASSERT_EQ(acct.jobs.size(), 1u);
+  EXPECT_EQ(acct.jobs[0].state, acct::JobState::kPending);
+  EXPECT_EQ(acct.jobs[0].restart_count, 1u);
+}
+
+TEST_F(JobsTest, JobRequeueSettingIsTheDefaultOfRequeue) {
+  config_.jobs.requeue = false;  // Slurm's JobRequeue=0
+  JobId plain = submit(SpecBuilder());
+  JobId asked = submit(SpecBuilder().requeue());
+  EXPECT_FALSE(job(plain).requeue());
+  EXPECT_TRUE(job(asked).requeue());
+  pass();
+  manager_->nodeFailed(job(plain).allocation(0).node());
+  ASSERT_TRUE(manager_->commit().ok());
+  EXPECT_EQ(job(plain).state(), v1::JOB_NODE_FAIL);
 }
 
 TEST_F(JobsTest, PlanForCancelledJobIsIgnored) {

@@ -37,5 +37,26 @@ TEST(Demand, PerNodeShape) {
   }
 }
 
+TEST(Demand, WholeNodeMemory) {
+  // A 16-CPU, 65536 MB, 8-GPU node, as in the goldens' cluster.
+  const Capacity node{16, 65536, 8};
+  struct Case {
+    std::string name;
+    Job job;
+    int64_t memoryMb;
+  };
+  std::vector<Case> cases = {
+      // DefMemPerCPU=4000 fills --mem-per-cpu: 16 x 4000 (goldens 086, 090, 093).
+      {"cpus x mem per cpu", JobBuilder(1).exclusive().memPerCpu(4000), 64000},
+      {"no memory asked: the whole node", JobBuilder(1).exclusive(), 65536},
+      {"mem per node", JobBuilder(1).exclusive().memPerNode(1000), 1000},
+      {"gpus x mem per gpu", JobBuilder(1).exclusive().memPerGpu(2000), 16000},
+      {"never more than the node has", JobBuilder(1).exclusive().memPerCpu(8000), 65536},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(wholeNodeMemoryMb(c.job.request, node), c.memoryMb) << c.name;
+  }
+}
+
 }  // namespace
 }  // namespace drover::sched
