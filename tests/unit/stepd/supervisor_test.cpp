@@ -183,6 +183,22 @@ TEST_F(SupervisorTest, RunsAsTheSubmittingUser) {
   EXPECT_EQ(st.st_uid, nobody->pw_uid);
 }
 
+// The agent's groups (drover-stepd --groups) are the task's supplementary groups: a static
+// supervisor does not look them up itself.
+TEST_F(SupervisorTest, GroupsFromTheAgentAreTheTasksGroups) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to change user";
+  passwd* nobody = getpwnam("nobody");
+  ASSERT_NE(nobody, nullptr);
+  auto req = batch("#!/bin/sh\nid -G\n");
+  req.set_uid(nobody->pw_uid);
+  req.set_gid(nobody->pw_gid);
+  req.set_user("nobody");
+  opts_.groups = std::vector<gid_t>{nobody->pw_gid, 4242};
+  auto out = runStep(req, opts_);
+  ASSERT_TRUE(out.started) << out.start_error;
+  EXPECT_EQ(readFile("out.txt"), std::to_string(nobody->pw_gid) + " 4242\n");
+}
+
 TEST_F(SupervisorTest, SeveralTasksGetTheirRanks) {
   drover::v1::LaunchStepRequest req = batch("");
   req.mutable_step()->set_step_id(0);
