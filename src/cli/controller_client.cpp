@@ -58,16 +58,15 @@ Result<ControllerClient> ControllerClient::fromConfig() {
 
 ControllerClient::ControllerClient(ControllerAddress address) : address_(std::move(address)) {}
 
-template <typename Reply, typename Request>
-Result<Reply> ControllerClient::call(const char* name, const Request& request) {
+Status ControllerClient::callInto(const char* name, const google::protobuf::Message& request,
+                                  google::protobuf::Message* reply) {
   wire::ClientOptions opts;
   opts.host = hostOf(address_);
   opts.port = portOf(address_);
   opts.munge_socket = address_.munge_socket;
   opts.timeout_ms = address_.timeout_ms;
-  Reply reply;
   wire::CallError error;
-  if (!wire::call(opts, std::string("/drover.v1.Controller/") + name, request, &reply, &error)) {
+  if (!wire::call(opts, std::string("/drover.v1.Controller/") + name, request, reply, &error)) {
     last_failure_ = kindOf(error.code);
     if (last_failure_ == FailureKind::kNone) last_failure_ = FailureKind::kOther;
     if (last_failure_ == FailureKind::kNotFound || last_failure_ == FailureKind::kInvalid) {
@@ -76,6 +75,13 @@ Result<Reply> ControllerClient::call(const char* name, const Request& request) {
     return makeError(wire::describe(error, opts));
   }
   last_failure_ = FailureKind::kNone;
+  return okStatus();
+}
+
+template <typename Reply, typename Request>
+Result<Reply> ControllerClient::call(const char* name, const Request& request) {
+  Reply reply;
+  if (auto s = callInto(name, request, &reply); !s.ok()) return makeError(s.error());
   return reply;
 }
 
@@ -99,6 +105,12 @@ Result<v1::SubmitJobReply> ControllerClient::submitJob(const v1::SubmitJobReques
 }
 Result<v1::GetJobsReply> ControllerClient::getJobs(const v1::GetJobsRequest& request) {
   return call<v1::GetJobsReply>("GetJobs", request);
+}
+Result<v1::GetJobsReply*> ControllerClient::getJobs(const v1::GetJobsRequest& request,
+                                                    google::protobuf::Arena* arena) {
+  auto* reply = google::protobuf::Arena::Create<v1::GetJobsReply>(arena);
+  if (auto s = callInto("GetJobs", request, reply); !s.ok()) return makeError(s.error());
+  return reply;
 }
 Result<v1::CancelJobsReply> ControllerClient::cancelJobs(const v1::CancelJobsRequest& request) {
   return call<v1::CancelJobsReply>("CancelJobs", request);

@@ -4,6 +4,8 @@
 // authenticated call per RPC over the frame transport (src/wire), so no CLI loads gRPC
 // (PLATFORM.md: start-up cost). Every call gives up after the message timeout, so a controller
 // that is down is a clear error, never a hang.
+#include <google/protobuf/arena.h>
+
 #include <cstdint>
 #include <string>
 
@@ -38,6 +40,8 @@ class ControllerClient {
 
   Result<v1::SubmitJobReply> submitJob(const v1::SubmitJobRequest& request);
   Result<v1::GetJobsReply> getJobs(const v1::GetJobsRequest& request);
+  // The reply parsed into `arena`, which owns it (squeue: thousands of rows, freed at once).
+  Result<v1::GetJobsReply*> getJobs(const v1::GetJobsRequest& request, google::protobuf::Arena* arena);
   Result<v1::CancelJobsReply> cancelJobs(const v1::CancelJobsRequest& request);
   Result<v1::JobControlReply> jobControl(const v1::JobControlRequest& request);
   Result<v1::UpdateJobReply> updateJob(const v1::UpdateJobRequest& request);
@@ -58,6 +62,8 @@ class ControllerClient {
  private:
   template <typename Reply, typename Request>
   Result<Reply> call(const char* name, const Request& request);
+  Status callInto(const char* name, const google::protobuf::Message& request,
+                  google::protobuf::Message* reply);
 
   ControllerAddress address_;
   FailureKind last_failure_ = FailureKind::kNone;

@@ -75,8 +75,13 @@ void JobFieldMask::copy(const v1::JobInfo& from, v1::JobInfo* to) const {
   for (const FieldDescriptor* f : info_) {
     if (f->number() == v1::JobInfo::kSpecFieldNumber && !spec_.empty()) {
       if (!from.has_spec()) continue;
-      v1::JobSpec* spec = to->mutable_spec();
-      for (const FieldDescriptor* s : spec_) copyField(from.spec(), spec, s);
+      // No empty spec message in the row when none of the asked fields is set (most jobs):
+      // one allocation less per row on each side.
+      const Reflection* r = from.spec().GetReflection();
+      for (const FieldDescriptor* s : spec_) {
+        const bool set = s->is_repeated() ? r->FieldSize(from.spec(), s) > 0 : r->HasField(from.spec(), s);
+        if (set) copyField(from.spec(), to->mutable_spec(), s);
+      }
       continue;
     }
     copyField(from, to, f);

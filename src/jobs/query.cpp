@@ -90,7 +90,9 @@ std::vector<v1::JobInfo> JobManager::query(const v1::GetJobsRequest& req) const 
     row.set_job_id(array_id);
     row.set_array_task_id(-1);
     std::string pending = compressTaskIds(ids);
-    if (row.array_max_running() > 0) pending += "%" + std::to_string(row.array_max_running());
+    // From the task, not the row: the row holds only the fields the caller asked for.
+    const std::uint32_t max_running = tasks.front()->info.array_max_running();
+    if (max_running > 0) pending += "%" + std::to_string(max_running);
     row.set_array_task_pending(pending);
     out.push_back(std::move(row));
   }
