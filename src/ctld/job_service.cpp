@@ -246,6 +246,9 @@ void JobService::sendLaunches(std::vector<jobs::Launch> launches) {
     drover::log::get("ctld")->info("job {} starting on {}", launch.job_id, launch.node);
     boost::asio::post(*pool_, [this, channel, base, launch = std::move(launch)]() {
       grpc::ClientContext ctx;
+      // A node that re-registered a moment ago may still have this cached channel in its
+      // reconnect backoff: wait for it (up to the message timeout) instead of failing at once.
+      ctx.set_wait_for_ready(true);
       v1::LaunchStepReply reply;
       std::string why;
       bool unreachable = false;

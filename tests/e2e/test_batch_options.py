@@ -433,7 +433,10 @@ def test_job_requeue_setting_is_the_default_of_requeue(cluster, work):
     --requeue show Requeue=0 and end NODE_FAIL when their node fails; --requeue still wins."""
     original = cluster.conf.read_text()
     try:
-        cluster.conf.write_text(original + "\njobs:\n  requeue: false\n")
+        changed = re.sub(r"(?m)^(\s+requeue:\s*)true", r"\1false", original)
+        if changed == original:
+            changed = original + "\njobs:\n  requeue: false\n"
+        cluster.conf.write_text(changed)
         assert cluster.scontrol("reconfigure").returncode == 0
         plain = sbatch(cluster, work, "-w", "node4", "-o", "/dev/null",
                        "--wrap=touch started; sleep 60")
