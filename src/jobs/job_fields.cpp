@@ -46,6 +46,42 @@ void copyField(const Message& from, Message* to, const FieldDescriptor* f) {
   }
 }
 
+// The fields squeue's default views read, copied without reflection (a reflective get/set
+// was a quarter of the controller's time for a 5,000-row listing). False: not one of them.
+bool copyCommon(const v1::JobInfo& from, v1::JobInfo* to, int number) {
+  using J = v1::JobInfo;
+  auto str = [](const std::string& value, auto set) {
+    if (!value.empty()) set(value);
+  };
+  switch (number) {
+    case J::kJobIdFieldNumber: to->set_job_id(from.job_id()); return true;
+    case J::kArrayJobIdFieldNumber: to->set_array_job_id(from.array_job_id()); return true;
+    case J::kArrayTaskIdFieldNumber: to->set_array_task_id(from.array_task_id()); return true;
+    case J::kArrayTaskPendingFieldNumber:
+      str(from.array_task_pending(), [to](const std::string& v) { to->set_array_task_pending(v); });
+      return true;
+    case J::kNameFieldNumber: str(from.name(), [to](const std::string& v) { to->set_name(v); }); return true;
+    case J::kUidFieldNumber: to->set_uid(from.uid()); return true;
+    case J::kUserFieldNumber: str(from.user(), [to](const std::string& v) { to->set_user(v); }); return true;
+    case J::kAccountFieldNumber: str(from.account(), [to](const std::string& v) { to->set_account(v); }); return true;
+    case J::kPartitionFieldNumber:
+      str(from.partition(), [to](const std::string& v) { to->set_partition(v); });
+      return true;
+    case J::kStateFieldNumber: to->set_state(from.state()); return true;
+    case J::kReasonFieldNumber: str(from.reason(), [to](const std::string& v) { to->set_reason(v); }); return true;
+    case J::kPriorityFieldNumber: to->set_priority(from.priority()); return true;
+    case J::kSubmitTimeFieldNumber: to->set_submit_time(from.submit_time()); return true;
+    case J::kStartTimeFieldNumber: to->set_start_time(from.start_time()); return true;
+    case J::kEndTimeFieldNumber: to->set_end_time(from.end_time()); return true;
+    case J::kTimeLimitMinFieldNumber: to->set_time_limit_min(from.time_limit_min()); return true;
+    case J::kNumNodesFieldNumber: to->set_num_nodes(from.num_nodes()); return true;
+    case J::kNumCpusFieldNumber: to->set_num_cpus(from.num_cpus()); return true;
+    case J::kNodesFieldNumber: str(from.nodes(), [to](const std::string& v) { to->set_nodes(v); }); return true;
+    case J::kRunTimeSFieldNumber: to->set_run_time_s(from.run_time_s()); return true;
+    default: return false;
+  }
+}
+
 }  // namespace
 
 JobFieldMask JobFieldMask::fromRequest(const v1::GetJobsRequest& request) {
@@ -84,7 +120,7 @@ void JobFieldMask::copy(const v1::JobInfo& from, v1::JobInfo* to) const {
       }
       continue;
     }
-    copyField(from, to, f);
+    if (!copyCommon(from, to, f->number())) copyField(from, to, f);
   }
 }
 
