@@ -333,24 +333,30 @@ for _name in ("scontrol-show-job-running", "scontrol-show-job-pending",
 
 # What the comparison found in srun, which landed during this session (non-strict: its owner
 # is changing it now). Each entry names the defect.
-SRUN_STEP_VARS = ("srun's tasks lack SLURM_STEP_LAUNCHER_PORT, SLURM_UMASK (and SLURM_LABELIO "
-                  "with -l, SRUN_DEBUG); outside a job they get SLURM_DISTRIBUTION, "
-                  "SLURM_MEM_PER_CPU and SLURM_NODE_ALIASES, which Slurm does not set there")
-SRUN_SPLIT_LINES = ("srun -l prints a fragment of a task's line without its label "
-                    "('ST=node[1-2]' after '3: SLURM_STEP_NODELI...'): a line split across "
-                    "two I/O messages is labelled once")
-SRUN_TWO_STEPS = ("each srun in a batch job records two steps (ID.0 and ID.1 both 'hostname', "
-                  "ID.2/ID.3 'false', ...), so sacct shows twice the steps")
+# The variable names still missing, per golden (SLURM_STEP_LAUNCHER_PORT, the split-line
+# labelling and the extra variables outside a job are fixed).
+SRUN_IN_BATCH = ("an srun inside a batch job does not pass the job's SLURM_DISTRIBUTION on to its "
+                 "tasks")
+SRUN_UMASK = "srun's tasks lack SLURM_UMASK (srun's umask)"
+SRUN_LABELIO = "with -l, srun's tasks lack SLURM_LABELIO=1"
+# Each srun records one step now (ID.0 hostname, ID.1 false, ID.2 sleep); what still differs:
+STEP_RECORDS = ("the records of a job with steps differ from Slurm's: the job's DerivedExitCode "
+                "is 0:0 (Slurm: the highest step exit, 1:0), numbered steps' AllocTRES start "
+                "with billing= (Slurm: cpu=...), and the batch step of -N 2 -n 4 holds 2 CPUs "
+                "(Slurm laid it out 3+1: 3)")
 SRUN_FINDINGS = {
-    "batch-output-directives": SRUN_STEP_VARS + "; " + SRUN_SPLIT_LINES,
-    "batch-output-directives-array": SRUN_STEP_VARS,
+    "batch-output-directives": SRUN_IN_BATCH,
+    "batch-output-directives-array": SRUN_IN_BATCH,
     "batch-output-steps": ("srun -n 1 in a 2-node job does not warn \"can't run 1 processes on 2 "
-                           "nodes, setting nnodes to 1\", and its task-exit line is followed by "
-                           "a garbled fragment ('ode 1'): " + SRUN_TWO_STEPS),
-    "srun-env-full": SRUN_STEP_VARS, "srun-n4-N1-env": SRUN_STEP_VARS,
-    "srun-n4-N1-gpu2-env": SRUN_STEP_VARS,
-    "sacct-steps": SRUN_TWO_STEPS, "sacct-steps-default": SRUN_TWO_STEPS,
-    "sacct-l-one": SRUN_TWO_STEPS,
+                           "nodes, setting nnodes to 1\""),
+    "srun-env-full": SRUN_UMASK + " and SRUN_DEBUG",
+    "srun-n4-N1-env": SRUN_UMASK + "; " + SRUN_LABELIO,
+    "srun-n4-N1-gpu2-env": (SRUN_UMASK + "; " + SRUN_LABELIO + "; they get SLURM_JOB_GPUS, which "
+                            "Slurm does not set for an srun outside a job"),
+    "sacct-steps": STEP_RECORDS, "sacct-steps-default": STEP_RECORDS,
+    "sacct-l-one": ("sacct -l: the batch step shows sampled MaxRSS/AveRSS where Slurm's are "
+                    "blank, and lacks TRESUsageIn*/energy values; ReqMem of --mem=1G on 2 nodes "
+                    "shows 1G (Slurm: 2G)"),
 }
 
 
