@@ -1,6 +1,9 @@
 #include "cli/srun_step.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <sstream>
 
 #include "cli/job_spec_wire.h"
@@ -86,6 +89,14 @@ v1::StepSpec toStepSpec(const jobspec::StepRequest& request, const StepContext& 
   if (s.time_limit_minutes) w.set_time_limit_min(*s.time_limit_minutes);
   for (const auto& a : request.command) w.add_argv(a);
   for (const auto& [k, v] : exportedEnvironment(s, context.environment)) (*w.mutable_environment())[k] = v;
+  // srun's own variables in its tasks (goldens 049-051): its umask, its verbosity, -l.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  char umask_text[8];
+  std::snprintf(umask_text, sizeof umask_text, "%04o", static_cast<unsigned>(mask & 07777));
+  (*w.mutable_environment())["SLURM_UMASK"] = umask_text;
+  (*w.mutable_environment())["SRUN_DEBUG"] = "3";
+  if (s.label) (*w.mutable_environment())["SLURM_LABELIO"] = "1";
   w.set_work_dir(workDir(s, context.cwd));
   if (s.output) w.set_std_out(*s.output);
   if (s.error) w.set_std_err(*s.error);

@@ -2,6 +2,7 @@
 // where stdin goes, task lists in messages, refusals against Slurm's captured outputs (golden
 // 008, 014, 015), the exit status split for CompleteAllocation, and salloc's variables.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <fstream>
 #include <sstream>
@@ -63,6 +64,18 @@ TEST(SrunStepTest, LayoutOptionsGoIntoTheStepSpec) {
   EXPECT_EQ(s.argv(1), "-s");  // options after the command are the command's
   EXPECT_EQ(s.environment().at("HOME"), "/home/alice");
   EXPECT_EQ(s.submit_line(), "srun hostname");
+}
+
+// srun's own variables for its tasks, as Slurm's srun sets them (goldens 049-051).
+TEST(SrunStepTest, SrunsOwnVariables) {
+  const mode_t old = ::umask(022);
+  auto plain = toStepSpec(srunRequest({"hostname"}), context(), 7, true);
+  auto labelled = toStepSpec(srunRequest({"-l", "hostname"}), context(), 7, true);
+  ::umask(old);
+  EXPECT_EQ(plain.environment().at("SLURM_UMASK"), "0022");
+  EXPECT_EQ(plain.environment().at("SRUN_DEBUG"), "3");
+  EXPECT_EQ(plain.environment().count("SLURM_LABELIO"), 0u);
+  EXPECT_EQ(labelled.environment().at("SLURM_LABELIO"), "1");
 }
 
 TEST(SrunStepTest, ExportAndChdir) {
