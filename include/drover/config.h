@@ -83,6 +83,9 @@ struct PriorityWeights {
   bool favor_small = false;                     // PriorityFavorSmall
   std::int64_t max_age_s = 7 * 24 * 3600;       // PriorityMaxAge
   std::int64_t decay_half_life_s = 7 * 24 * 3600;
+  // PriorityCalcPeriod: how often usage is folded into fair share and every pending job's
+  // priority is computed again.
+  std::int64_t calc_period_s = 5 * 60;
 };
 
 struct SchedulerConfig {

@@ -103,7 +103,8 @@ bool parsePriority(Context& ctx, const YAML::Node& node, PriorityWeights& out) {
   MapReader m;
   if (!m.open(ctx, node, "scheduler.priority",
               {"weight_age", "weight_fairshare", "weight_job_size", "weight_partition", "weight_qos",
-               "weight_assoc", "weight_tres", "favor_small", "max_age", "decay_half_life"})) {
+               "weight_assoc", "weight_tres", "favor_small", "max_age", "decay_half_life",
+               "calc_period"})) {
     return false;
   }
   struct Weight {
@@ -130,6 +131,13 @@ bool parsePriority(Context& ctx, const YAML::Node& node, PriorityWeights& out) {
   if (auto* v = m.find("decay_half_life");
       v && !readDurationSeconds(ctx, *v, m.path("decay_half_life"), out.decay_half_life_s)) {
     return false;
+  }
+  if (auto* v = m.find("calc_period")) {
+    if (!readDurationSeconds(ctx, *v, m.path("calc_period"), out.calc_period_s)) return false;
+    if (out.calc_period_s <= 0) {
+      return ctx.fail(*v, fmt::format("{}: must be at least one second (minutes, or MM:SS)",
+                                      m.path("calc_period")));
+    }
   }
   return true;
 }

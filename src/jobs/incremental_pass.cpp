@@ -68,6 +68,7 @@ HeldJob heldRunning(const Job& job) {
   HeldJob h;
   h.running = true;
   h.start = job.info.start_time();
+  h.end = job.info.end_time();
   h.cpus = job.info.num_cpus();
   h.who = {fairShareAccount(job.info.account()), job.info.user()};
   return h;
@@ -208,12 +209,7 @@ void JobManager::syncScheduler(std::int64_t now) {
   for (const auto& n : s.snapshot().nodes) cluster_cpus += n.cpus;
   auto priorityOf = [&](JobId id, const sched::JobRequest& request) {
     if (!shares) {
-      std::map<Association, double> usage = st.ledger.decayedAt(now);
-      for (JobId rid : st.running_held) {  // not every held (pending) job
-        const HeldJob& h = st.held.at(rid);
-        usage[h.who] += static_cast<double>(h.cpus) * std::max<std::int64_t>(0, now - h.start);
-      }
-      shares.emplace(config_, usage);
+      shares.emplace(config_, usageForFactors(now));
       calc.emplace(config_, partitions_, cluster_cpus, *shares);
     }
     PriorityFactors f = calc->compute(request, now);
@@ -238,7 +234,15 @@ void JobManager::syncScheduler(std::int64_t now) {
     }
     auto h = st.held.find(id);
     if (h != st.held.end() && h->second.running) {
-      if (want == Want::kRunning && job->info.start_time() == h->second.start) continue;
+      if (want == Want::kRunning && job->info.start_time() == h->second.start) {
+        if (job->info.end_time() == h->second.end) continue;
+        // The same run with a new expected end (scancel while it is killed, a TimeLimit
+        // update, a resume): the profile must end it then, as a rebuild would.
+        h->second.end = job->info.end_time();
+        s.onJobEnded(id);
+        started.push_back(runningOf(*job));
+        continue;
+      }
       // The run ended (or was requeued and started again): charge it, then forget it.
       std::int64_t end = job && isFinal(job->state()) && job->info.end_time() > 0
                              ? job->info.end_time()
@@ -379,7 +383,7 @@ const sched::Plan& JobManager::planPass(const std::vector<NodeView>& views) {
     }
   }
 
-  if (!st.scheduler || now - st.last_recalc >= kPriorityCalcPeriodS) {
+  if (!st.scheduler || now - st.last_recalc >= config_.scheduler.priority.calc_period_s) {
     rebuildScheduler(views, now);
   } else {
     syncScheduler(now);

@@ -20,6 +20,7 @@
 #include "drover/config.h"
 #include "drover/result.h"
 #include "drover/v1/jobs.pb.h"
+#include "jobs/fair_share.h"
 #include "jobs/job.h"
 #include "jobs/job_store.h"
 #include "jobs/reservations.h"
@@ -239,6 +240,9 @@ class JobManager {
   }
   SchedulingState& schedState();
   void assignPriorities(sched::Snapshot& snap, std::int64_t now);
+  // Fair-share usage as of the last priority calculation, calculated again at `now` when the
+  // calc period has passed (or when `recalculate`).
+  const std::map<Association, double>& usageForFactors(std::int64_t now, bool recalculate = false);
   void rebuildScheduler(const std::vector<NodeView>& nodes, std::int64_t now);
   void syncScheduler(std::int64_t now);
   // A pending job's entry in the scheduling state's begin-time set (incremental_pass.cpp).

@@ -38,7 +38,7 @@ void JobManager::assignPriorities(sched::Snapshot& snap, std::int64_t now) {
     for (sched::Job& j : snap.pending) j.priority = static_cast<double>(jobs_.at(j.id).info.priority());
     return;
   }
-  ShareTable shares(config_, currentUsage(st, now));
+  ShareTable shares(config_, usageForFactors(now, /*recalculate=*/true));
   PriorityCalculator calc(config_, snap.partitions, clusterCpus(snap.nodes), shares);
   for (sched::Job& j : snap.pending) {
     PriorityFactors f = calc.compute(j.request, now);
@@ -46,6 +46,17 @@ void JobManager::assignPriorities(sched::Snapshot& snap, std::int64_t now) {
     jobs_.at(j.id).info.set_priority(f.priority);
     j.priority = static_cast<double>(f.priority);
   }
+}
+
+const std::map<Association, double>& JobManager::usageForFactors(std::int64_t now,
+                                                                bool recalculate) {
+  SchedulingState& st = schedState();
+  if (recalculate || !st.usage_calc_time ||
+      now - *st.usage_calc_time >= config_.scheduler.priority.calc_period_s) {
+    st.usage_at_calc = currentUsage(st, now);
+    st.usage_calc_time = now;
+  }
+  return st.usage_at_calc;
 }
 
 Status JobManager::commit() {
@@ -63,6 +74,7 @@ Status JobManager::attachUsageStore(std::unique_ptr<UsageStore> store) {
   auto rows = store->load();
   if (!rows) return makeError(rows.error());
   for (const auto& [who, entry] : *rows) st.ledger.restore(who, entry);
+  st.usage_calc_time.reset();  // what was restored counts from now on
   st.usage_store = std::move(store);
   return okStatus();
 }
@@ -104,7 +116,7 @@ v1::GetPrioritiesReply JobManager::priorities(const v1::GetPrioritiesRequest& re
       f = it->second;
     } else {
       if (!shares) {
-        shares.emplace(config_, currentUsage(st, now));
+        shares.emplace(config_, usageForFactors(now));
         calc.emplace(config_, partitions_, clusterCpus(nodes), *shares);
       }
       f = calc->compute(job.request, now);
@@ -136,7 +148,7 @@ v1::GetSharesReply JobManager::shares(const Caller& caller, const v1::GetSharesR
   const std::int64_t now = clock_.now();
   SchedulingState& st = schedState();
   st.ledger.setHalfLife(config_.scheduler.priority.decay_half_life_s);
-  ShareTable table(config_, currentUsage(st, now));
+  ShareTable table(config_, usageForFactors(now));
   // CPU-minutes still to run of each association's running jobs (sshare -l TRESRunMins).
   std::map<Association, std::uint64_t> run_mins;
   for (const auto& [id, h] : st.held) {

@@ -4,6 +4,7 @@
 // job (so a change can be told from a no-op and usage charged when a run ends), the fair-share
 // ledger and each pending job's priority factors (sprio shows those).
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -20,14 +21,10 @@
 
 namespace drover::jobs {
 
-// Slurm's PriorityCalcPeriod (5 minutes): how often every pending job's priority is computed
-// again (age grows, usage decays); between, a job's priority is the one it got when it entered
-// the queue or last changed.
-inline constexpr std::int64_t kPriorityCalcPeriodS = 300;
-
 struct HeldJob {
   bool running = false;
   std::int64_t start = 0;   // running: when this run started
+  std::int64_t end = 0;     // running: its expected end as the scheduler holds it
   std::uint32_t cpus = 0;   // running: CPUs allocated
   Association who;          // running: charged for the run
   sched::DependencyState dependency = sched::DependencyState::Satisfied;  // pending
@@ -54,6 +51,13 @@ struct SchedulingState {
   std::vector<sched::AdvanceReservation> reservations;  // as the scheduler holds them
 
   UsageLedger ledger;
+  // Usage as of the last priority calculation (every scheduler.priority.calc_period, Slurm's
+  // PriorityCalcPeriod; between, a job's priority is the one it got when it entered the queue
+  // or last changed). New jobs' fair-share factors, sprio and sshare read this, as Slurm's
+  // read what its priority thread last folded in: a run that ended a moment ago counts from
+  // the next calculation on.
+  std::map<Association, double> usage_at_calc;
+  std::optional<std::int64_t> usage_calc_time;
   std::unique_ptr<UsageStore> usage_store;
   std::unordered_map<JobId, PriorityFactors> factors;
 };

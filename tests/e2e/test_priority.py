@@ -17,7 +17,14 @@ USERS = ("alice", "bob")
 @pytest.fixture(scope="module")
 def cluster(request):
     ensure_users(USERS)
-    yield from run_cluster(request, nodes=2, gpus_per_node=4, heartbeat=1, node_down=4)
+    for c in run_cluster(request, nodes=2, gpus_per_node=4, heartbeat=1, node_down=4):
+        # Usage reaches fair share every calc_period (Slurm's PriorityCalcPeriod, 5 minutes by
+        # default); one second keeps the test short.
+        text = c.conf.read_text()
+        assert "    calc_period: 5" in text, "etc/cluster.conf lost its calc_period line"
+        c.conf.write_text(text.replace("    calc_period: 5", '    calc_period: "0:01"'))
+        assert c.scontrol("reconfigure").returncode == 0
+        yield c
 
 
 def submit(cluster, *args, user=None):
@@ -82,9 +89,10 @@ def test_fair_share_tree_then_usage_then_priorities(cluster):
     heavy = submit(c, "-A", "research", "-J", "heavy", "-N2", "--gres=gpu:4", *sleeper(3),
                    user="alice")
     wait_state(c, heavy, "COMPLETED", timeout=30)
-    after = shares(c, "-a")
+    # CPU-seconds of a ~3 s run on 2 nodes, from the first priority calculation after it.
+    after = wait_for(lambda: (lambda s: s if int(s[("research", "alice")]["RawUsage"]) >= 2
+                              else None)(shares(c, "-a")), 10, what="alice's usage in sshare")
     alice, bob = after[("research", "alice")], after[("research", "bob")]
-    assert int(alice["RawUsage"]) >= 2, alice   # CPU-seconds of a ~3 s run on 2 nodes
     assert float(alice["FairShare"]) < 1.0, alice
     assert bob["RawUsage"] == "0" and bob["FairShare"] == "1.000000", bob
     assert float(after[("research", "")]["EffectvUsage"]) > 0.0

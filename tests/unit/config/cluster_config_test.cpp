@@ -253,7 +253,7 @@ TEST(ClusterConfig, ValidFiles) {
        minimal("", yaml({"scheduler:", "  policy: Conservative", "  coalesce_ms: 0", "  priority:",
                          "    weight_age: 1", "    weight_fairshare: 2", "    weight_job_size: 3",
                          "    weight_partition: 4", "    weight_qos: 5", "    max_age: 1-0",
-                         "    decay_half_life: 0"})),
+                         "    decay_half_life: 0", "    calc_period: \"0:30\""})),
        [](const ClusterConfig& c) {
          EXPECT_EQ(c.scheduler.policy, BackfillPolicy::kConservative);
          EXPECT_EQ(c.scheduler.coalesce_ms, 0u);
@@ -265,6 +265,7 @@ TEST(ClusterConfig, ValidFiles) {
          EXPECT_EQ(w.qos, 5u);
          EXPECT_EQ(w.max_age_s, 86400);
          EXPECT_EQ(w.decay_half_life_s, 0);
+         EXPECT_EQ(w.calc_period_s, 30);
        }},
       {"account tree below root",
        minimal("", yaml({"accounts:", "  - {name: research, parent: root, shares: 10, users: [alice, bob]}",
@@ -470,6 +471,8 @@ TEST(ClusterConfig, InvalidFilesGiveLocatedErrors) {
        "t.conf:9:34: scheduler.default_mem_per_cpu: Invalid memory specification 'lots'"},
       {"unlimited max_age", minimal("", "scheduler:\n  priority: {max_age: UNLIMITED}\n"),
        "t.conf:10:23: scheduler.priority.max_age: 'UNLIMITED' is not accepted here; give a finite duration"},
+      {"zero calc_period", minimal("", "scheduler:\n  priority: {calc_period: 0}\n"),
+       "t.conf:10:27: scheduler.priority.calc_period: must be at least one second"},
       {"negative weight", minimal("", "scheduler:\n  priority: {weight_age: -1}\n"),
        "t.conf:10:26: scheduler.priority.weight_age: expected an integer from 0 to 4294967295"},
       {"munge_socket not a string", minimal("", "munge_socket: [a]\n"),

@@ -197,6 +197,44 @@ TEST_F(IncrementalPassTest, FairShareRanksTheUserWithoutUsageFirst) {
   EXPECT_LT(reply.jobs(0).fairshare(), 1.0);
 }
 
+// Slurm folds usage into fair share every PriorityCalcPeriod: a run that ended a moment ago
+// changes neither new jobs' priorities nor sshare until the next calculation.
+TEST_F(IncrementalPassTest, UsageCountsFromTheNextPriorityCalculation) {
+  config_.scheduler.priority.age = 0;
+  config_.scheduler.priority.job_size = 0;
+  config_.scheduler.priority.calc_period_s = 300;
+  config_.scheduler.priority.decay_half_life_s = 0;  // usage stays what was charged
+  checkedPass("first calculation");
+  JobId used = submit(SpecBuilder().account("research").nodes(1).ntasks(4).time(30), alice());
+  checkedPass("alice starts");
+  clock_.advanceSeconds(100);
+  finishBatch(used, 0);
+  checkedPass("alice ended");
+  auto aliceUsage = [&] {
+    v1::GetSharesRequest all;
+    all.set_all_users(true);
+    const auto reply = manager_->shares(root(), all);
+    for (const auto& s : reply.shares()) {
+      if (s.user() == "alice") return s.raw_usage();
+    }
+    return -1.0;
+  };
+  JobId block = submit(SpecBuilder().nodes(4).ntasks(16).time(30), root());
+  checkedPass("block");
+  JobId ja = submit(SpecBuilder().account("research").nodes(4).ntasks(16).time(30), alice());
+  JobId jb = submit(SpecBuilder().account("research").nodes(4).ntasks(16).time(30), bob());
+  checkedPass("queued within the period");
+  EXPECT_EQ(job(ja).priority(), job(jb).priority());
+  EXPECT_DOUBLE_EQ(aliceUsage(), 0.0);
+
+  clock_.advanceSeconds(200);  // 300 s after the first calculation
+  checkedPass("second calculation");
+  EXPECT_GT(job(jb).priority(), job(ja).priority());
+  EXPECT_DOUBLE_EQ(aliceUsage(), 4.0 * 100);
+  finishBatch(block, 0);
+  checkedPass("block ended");
+}
+
 TEST_F(IncrementalPassTest, UsageSurvivesARestart) {
   const std::string path = (dir_ / "usage.db").string();
   {
