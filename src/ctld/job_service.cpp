@@ -344,6 +344,11 @@ std::vector<v1::JobInfo> JobService::query(const v1::GetJobsRequest& request) co
   return manager_->query(request);
 }
 
+void JobService::query(const v1::GetJobsRequest& request,
+                       google::protobuf::RepeatedPtrField<v1::JobInfo>* out) const {
+  manager_->query(request, out);
+}
+
 void JobService::cancel(const rpc::Caller& caller, const v1::CancelJobsRequest& request,
                         std::function<void(v1::CancelJobsReply)> done) {
   v1::CancelJobsReply reply;

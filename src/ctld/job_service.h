@@ -53,6 +53,8 @@ class JobService {
   void submit(const rpc::Caller& caller, const v1::JobSpec& spec,
               std::function<void(Result<v1::SubmitJobReply>)> done);
   std::vector<v1::JobInfo> query(const v1::GetJobsRequest& request) const;
+  void query(const v1::GetJobsRequest& request,
+             google::protobuf::RepeatedPtrField<v1::JobInfo>* out) const;
   void cancel(const rpc::Caller& caller, const v1::CancelJobsRequest& request,
               std::function<void(v1::CancelJobsReply)> done);
   void control(const rpc::Caller& caller, const v1::JobControlRequest& request,

@@ -82,6 +82,20 @@ bool copyCommon(const v1::JobInfo& from, v1::JobInfo* to, int number) {
   }
 }
 
+// The same for the spec fields of squeue's default views (%D reads min_nodes); `to` is the
+// row, whose spec is created only for a value that is set.
+bool copySpecCommon(const v1::JobSpec& from, v1::JobInfo* to, int number) {
+  using S = v1::JobSpec;
+  auto u32 = [to](std::uint32_t value, void (S::*set)(std::uint32_t)) {
+    if (value != 0) (to->mutable_spec()->*set)(value);
+  };
+  switch (number) {
+    case S::kMinNodesFieldNumber: u32(from.min_nodes(), &S::set_min_nodes); return true;
+    case S::kCpusPerTaskFieldNumber: u32(from.cpus_per_task(), &S::set_cpus_per_task); return true;
+    default: return false;
+  }
+}
+
 }  // namespace
 
 JobFieldMask JobFieldMask::fromRequest(const v1::GetJobsRequest& request) {
@@ -115,6 +129,7 @@ void JobFieldMask::copy(const v1::JobInfo& from, v1::JobInfo* to) const {
       // one allocation less per row on each side.
       const Reflection* r = from.spec().GetReflection();
       for (const FieldDescriptor* s : spec_) {
+        if (copySpecCommon(from.spec(), to, s->number())) continue;
         const bool set = s->is_repeated() ? r->FieldSize(from.spec(), s) > 0 : r->HasField(from.spec(), s);
         if (set) copyField(from.spec(), to->mutable_spec(), s);
       }

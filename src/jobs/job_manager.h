@@ -183,6 +183,9 @@ class JobManager {
   Status update(const Caller& caller, const v1::UpdateJobRequest& request);
 
   std::vector<v1::JobInfo> query(const v1::GetJobsRequest& request) const;
+  // The same rows appended to `out` (squeue's path: a reply on an arena, no copy per row).
+  void query(const v1::GetJobsRequest& request,
+             google::protobuf::RepeatedPtrField<v1::JobInfo>* out) const;
   const Job* find(JobId id) const;
 
   // Effects for the daemon to carry out.

@@ -1,6 +1,7 @@
 // squeue / scontrol show job: the table as v1::JobInfo, filtered, with pending array tasks
 // folded into one row ("29_[2-9%2]") unless -r asks for one row per task.
 #include <algorithm>
+#include <iterator>
 #include <set>
 
 #include "drover/hostlist.h"
@@ -10,6 +11,13 @@
 namespace drover::jobs {
 
 std::vector<v1::JobInfo> JobManager::query(const v1::GetJobsRequest& req) const {
+  google::protobuf::RepeatedPtrField<v1::JobInfo> rows;
+  query(req, &rows);
+  return {std::make_move_iterator(rows.begin()), std::make_move_iterator(rows.end())};
+}
+
+void JobManager::query(const v1::GetJobsRequest& req,
+                       google::protobuf::RepeatedPtrField<v1::JobInfo>* out) const {
   const std::int64_t now = clock_.now();
   std::set<JobId> wanted;
   bool by_id = req.job_ids_size() > 0;
@@ -33,7 +41,6 @@ std::vector<v1::JobInfo> JobManager::query(const v1::GetJobsRequest& req) const 
   };
 
   const JobFieldMask mask = JobFieldMask::fromRequest(req);
-  std::vector<v1::JobInfo> out;
   // Pending tasks of each array, folded when -r is not given.
   std::map<JobId, std::vector<const Job*>> folded;
   for (const auto& [id, job] : jobs_) {
@@ -67,7 +74,7 @@ std::vector<v1::JobInfo> JobManager::query(const v1::GetJobsRequest& req) const 
       folded[i.array_job_id()].push_back(&job);
       continue;
     }
-    v1::JobInfo& copy = out.emplace_back();
+    v1::JobInfo& copy = *out->Add();
     mask.copy(i, &copy);
     if (cancelling(job)) {
       copy.set_state(v1::JOB_COMPLETING);
@@ -79,13 +86,13 @@ std::vector<v1::JobInfo> JobManager::query(const v1::GetJobsRequest& req) const 
   }
   for (const auto& [array_id, tasks] : folded) {
     if (tasks.size() == 1) {
-      mask.copy(tasks.front()->info, &out.emplace_back());
+      mask.copy(tasks.front()->info, out->Add());
       continue;
     }
     std::vector<std::uint32_t> ids;
     for (const Job* t : tasks) ids.push_back(static_cast<std::uint32_t>(t->info.array_task_id()));
     std::sort(ids.begin(), ids.end());
-    v1::JobInfo row;
+    v1::JobInfo& row = *out->Add();
     mask.copy(tasks.front()->info, &row);
     row.set_job_id(array_id);
     row.set_array_task_id(-1);
@@ -94,9 +101,7 @@ std::vector<v1::JobInfo> JobManager::query(const v1::GetJobsRequest& req) const 
     const std::uint32_t max_running = tasks.front()->info.array_max_running();
     if (max_running > 0) pending += "%" + std::to_string(max_running);
     row.set_array_task_pending(pending);
-    out.push_back(std::move(row));
   }
-  return out;
 }
 
 }  // namespace drover::jobs
