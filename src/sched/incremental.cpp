@@ -30,6 +30,7 @@ bool Scheduler::endRunning(JobId id) {
   auto it = std::find_if(snap_.running.begin(), snap_.running.end(),
                          [id](const RunningJob& r) { return r.id == id; });
   if (it == snap_.running.end()) return false;
+  if (awaitingStarts_) invalidate();  // the plan's starts no longer describe the next pass
   if (memoValid_) {
     for (const NodeAllocation& a : it->allocation.nodes) {
       int node = a.nodeIndex;
@@ -75,20 +76,204 @@ void Scheduler::onJobsEnded(const std::vector<JobId>& ids) {
 }
 
 void Scheduler::onJobStarted(RunningJob job) {
-  JobId id = job.id;
-  std::erase_if(snap_.pending, [id](const Job& j) { return j.id == id; });
-  snap_.running.push_back(std::move(job));
-  invalidate();
-  submittedSince_.clear();
+  std::vector<RunningJob> one;
+  one.push_back(std::move(job));
+  onJobsStarted(std::move(one));
 }
 
+namespace {
+
+bool sameAllocation(const Allocation& a, const Allocation& b) {
+  return std::equal(a.nodes.begin(), a.nodes.end(), b.nodes.begin(), b.nodes.end(),
+                    [](const NodeAllocation& x, const NodeAllocation& y) {
+                      return x.node == y.node && x.cpus == y.cpus && x.memoryMb == y.memoryMb &&
+                             x.gpus == y.gpus;
+                    });
+}
+
+}  // namespace
+
 void Scheduler::onJobsStarted(std::vector<RunningJob> jobs) {
+  // Starts exactly as the last plan made them keep the memo (keepStarts); anything else drops it.
+  bool keep = awaitingStarts_;
+  std::vector<size_t> matched;
+  for (size_t i = 0; keep && i < jobs.size(); ++i) {
+    size_t k = 0;
+    while (k < plan_.starts.size() && plan_.starts[k].id != jobs[i].id) ++k;
+    keep = k < plan_.starts.size() && !startApplied_[k] &&
+           std::find(matched.begin(), matched.end(), k) == matched.end() &&
+           plan_.starts[k].endTime == jobs[i].expectedEnd &&
+           sameAllocation(plan_.starts[k].allocation, jobs[i].allocation);
+    matched.push_back(k);
+  }
   std::unordered_set<JobId> ids;
   for (const RunningJob& r : jobs) ids.insert(r.id);
-  std::erase_if(snap_.pending, [&](const Job& j) { return ids.count(j.id) > 0; });
+  if (!keep) {
+    std::erase_if(snap_.pending, [&](const Job& j) { return ids.count(j.id) > 0; });
+  } else {
+    // Pending indices shift: carry every index the memo and the plan hold over.
+    std::vector<int> moved(snap_.pending.size(), -1);
+    size_t out = 0;
+    for (size_t i = 0; i < snap_.pending.size(); ++i) {
+      if (ids.count(snap_.pending[i].id)) continue;
+      moved[i] = static_cast<int>(out);
+      if (out != i) snap_.pending[out] = std::move(snap_.pending[i]);
+      ++out;
+    }
+    snap_.pending.resize(out);
+    // Started jobs get index -1 until keepStarts drops them.
+    auto move = [&](int& j) {
+      if (j >= 0) j = moved[j];
+    };
+    for (int& j : planJobs_) move(j);
+    for (size_t& pos : submittedSince_) pos = static_cast<size_t>(moved[pos]);
+    for (ShapeGroup& g : memo_.groups) {
+      for (auto& e : g.entries) move(e.job);
+      for (auto& e : g.submitted) move(e.job);
+    }
+    for (auto& [rank, idx] : memo_.unshaped) move(idx);
+    for (EstimateRecord& r : memo_.estimated) move(r.job);
+  }
   for (RunningJob& r : jobs) snap_.running.push_back(std::move(r));
-  invalidate();
-  submittedSince_.clear();
+  if (!keep) {
+    invalidate();
+    submittedSince_.clear();
+    return;
+  }
+  for (size_t k : matched) startApplied_[k] = 1;
+  startsLeft_ -= matched.size();
+  if (startsLeft_ == 0) keepStarts();
+}
+
+bool Scheduler::startsKeepable() const {
+  if (!snap_.reservations.empty() || params_.policy == Policy::Conservative) return false;
+  return params_.reservationDepth <= 1;
+}
+
+void Scheduler::awaitStarts(std::vector<size_t> positions) {
+  startPos_ = std::move(positions);
+  std::sort(startPos_.begin(), startPos_.end());
+  if (startPos_.size() != plan_.starts.size() || planRanks_.size() != planJobs_.size() ||
+      planRanks_.size() != plan_.pending.size() + startPos_.size()) {
+    awaitingStarts_ = false;
+    return;
+  }
+  awaitingStarts_ = true;
+  startApplied_.assign(plan_.starts.size(), 0);
+  startsLeft_ = plan_.starts.size();
+}
+
+// The pass on the state with the starts applied gives the last plan minus its starts: every job
+// that failed there fails again (it sees the same claims plus the starts ranked behind it), a
+// job that was skipped for its shape still is, the estimates are searched on the same final
+// profile, and the reservations of jobs ranked behind every start were searched on the same
+// profile too. What a start ranked behind a holder can change is the holder's best-fit choice
+// among the nodes ready at its time, so those holders (one per partition) are searched again.
+// The memo then becomes that pass's: the started jobs leave the shape groups (whose failure
+// lists are recomputed), the node-list jobs and the rank lists, and a partition whose first
+// blocked job started has the next one as its first blocked.
+void Scheduler::keepStarts() {
+  awaitingStarts_ = false;
+  const ClusterIndex& idx = index();
+  std::vector<RankKey> startRanks;
+  for (size_t pos : startPos_) startRanks.push_back(planRanks_[pos]);
+  {
+    std::vector<char> gone(planRanks_.size(), 0);
+    for (size_t pos : startPos_) gone[pos] = 1;
+    size_t out = 0;
+    for (size_t i = 0; i < planRanks_.size(); ++i) {
+      if (gone[i]) continue;
+      planRanks_[out] = planRanks_[i];
+      planJobs_[out] = planJobs_[i];
+      ++out;
+    }
+    planRanks_.resize(out);
+    planJobs_.resize(out);
+  }
+  if (planRanks_.size() != plan_.pending.size() || startRanks.empty()) {
+    invalidate();
+    submittedSince_.clear();
+    return;
+  }
+  const RankKey& lastStart = startRanks.back();
+  auto posOf = [&](const RankKey& r) {
+    return static_cast<size_t>(std::lower_bound(planRanks_.begin(), planRanks_.end(), r) -
+                               planRanks_.begin());
+  };
+  std::vector<RankKey> holders;
+  for (const auto& h : memo_.depthReached) {
+    if (h && *h < lastStart) holders.push_back(*h);
+  }
+  std::sort(holders.begin(), holders.end());
+  std::vector<std::pair<int, const PendingInfo*>> check;
+  for (const RankKey& h : holders) {
+    const size_t pos = posOf(h);
+    if (pos >= planRanks_.size() || planRanks_[pos] != h) {
+      invalidate();
+      submittedSince_.clear();
+      return;
+    }
+    check.emplace_back(planJobs_[pos], &plan_.pending[pos]);
+  }
+  if (!check.empty() && !reservationsStand(idx, snap_, params_, memo_.now, check)) {
+    invalidate();
+    submittedSince_.clear();
+    return;
+  }
+
+  auto started = [&](const RankKey& r) {
+    return std::binary_search(startRanks.begin(), startRanks.end(), r);
+  };
+  for (ShapeGroup& g : memo_.groups) {
+    const size_t before = g.entries.size() + g.submitted.size();
+    std::erase_if(g.entries, [&](const ShapeGroup::Entry& e) { return started(e.rank); });
+    std::erase_if(g.submitted, [&](const ShapeGroup::Entry& e) { return started(e.rank); });
+    if (g.entries.size() + g.submitted.size() == before) continue;
+    // Judged submissions join the entries, so the replay sees them even if no entry is left.
+    std::vector<ShapeGroup::Entry> all;
+    all.reserve(g.entries.size() + g.submitted.size());
+    std::merge(g.entries.begin(), g.entries.end(), g.submitted.begin(), g.submitted.end(),
+               std::back_inserter(all),
+               [](const ShapeGroup::Entry& a, const ShapeGroup::Entry& b) { return a.rank < b.rank; });
+    g.entries = std::move(all);
+    g.submitted.clear();
+    g.buildBlockMin();
+    // Every job of the group failed or was skipped for its shape: the failures worth keeping
+    // are the ones shorter than every job of the shape ahead of them.
+    std::vector<std::pair<RankKey, int64_t>> failures;
+    for (const auto& e : g.entries) {
+      if (failures.empty() || e.duration < failures.back().second) {
+        failures.emplace_back(e.rank, e.duration);
+      }
+    }
+    if (failures.empty()) {
+      memo_.failures.erase(g.shape);
+    } else {
+      memo_.failures[g.shape] = std::move(failures);
+    }
+  }
+  std::erase_if(memo_.unshaped, [&](const auto& u) { return started(u.first); });
+  for (size_t p = 0; p < memo_.firstBlocked.size(); ++p) {
+    if (!memo_.firstBlocked[p] || !started(*memo_.firstBlocked[p])) continue;
+    // Jobs ahead of it had reasons of their own, which starts do not change; the new first
+    // blocked job is the next one of the partition that failed to start (reason Resources).
+    const RankKey old = *memo_.firstBlocked[p];
+    memo_.firstBlocked[p].reset();
+    for (size_t pos = posOf(old); pos < planRanks_.size(); ++pos) {
+      if (plan_.pending[pos].reason != Reason::Resources) continue;
+      if (idx.partition(snap_.pending[planJobs_[pos]].request.partition) != static_cast<int>(p)) {
+        continue;
+      }
+      memo_.firstBlocked[p] = planRanks_[pos];
+      break;
+    }
+  }
+  for (const Start& st : plan_.starts) memo_.nextBoundary = std::min(memo_.nextBoundary, st.endTime);
+  plan_.stats.jobsConsidered -= static_cast<int>(plan_.starts.size());
+  plan_.starts.clear();
+  memo_.hadStarts = false;
+  memoValid_ = true;
+  ++counters_.startsKept;
 }
 
 void Scheduler::onNodeChanged(Node node) {
@@ -192,16 +377,30 @@ const Plan& Scheduler::pass(int64_t now) {
       }
     }
   }
+  awaitingStarts_ = false;
   plan_ = scheduleWithMemo(idx, snap_, params_, now, memo_);
   memoValid_ = !memo_.hadStarts;
   submittedSince_.clear();
   freed_.clear();
   planRanks_.clear();
   planJobs_.clear();
-  if (memoValid_ && now >= memo_.now && now < memo_.nextBoundary) {
-    // No starts: the plan's entries are the whole queue in the memo's rank order.
+  if (now >= memo_.now && now < memo_.nextBoundary && (memoValid_ || startsKeepable())) {
+    // The plan's entries are the whole queue in the memo's rank order (with starts: but them).
     planRanks_ = std::move(memo_.ranks);
     planJobs_ = std::move(memo_.order);
+    if (!memoValid_) {
+      std::unordered_set<JobId> ids;
+      for (const Start& st : plan_.starts) ids.insert(st.id);
+      std::vector<size_t> positions;
+      for (size_t i = 0; i < planJobs_.size(); ++i) {
+        if (ids.count(snap_.pending[planJobs_[i]].id)) positions.push_back(i);
+      }
+      awaitStarts(std::move(positions));
+      if (!awaitingStarts_) {
+        planRanks_.clear();
+        planJobs_.clear();
+      }
+    }
   }
   ++counters_.fullPasses;
   return plan_;
@@ -223,8 +422,23 @@ void Scheduler::applyDelta(PlanDelta delta, int64_t now) {
     }
     plan_.pending.resize(out);
     memoValid_ = false;
-    planRanks_.clear();
-    planJobs_.clear();
+    if (!startsKeepable()) {
+      planRanks_.clear();
+      planJobs_.clear();
+      return;
+    }
+    // The replayed pass's memo, once its starts are applied as planned (keepStarts).
+    memo_.now = now;
+    memo_.depthReached = std::move(delta.depthReached);
+    memo_.estimatesFull = delta.estimatesFull;
+    memo_.lastEstimated = delta.lastEstimated;
+    memo_.estimated = std::move(delta.estimated);
+    memo_.nextBoundary = nextBoundaryAfterReplay(delta.plannedBoundary, now);
+    awaitStarts(std::move(delta.removed));
+    if (!awaitingStarts_) {
+      planRanks_.clear();
+      planJobs_.clear();
+    }
     return;
   }
   // Nothing started: the replayed pass becomes the memo's pass.
@@ -233,10 +447,14 @@ void Scheduler::applyDelta(PlanDelta delta, int64_t now) {
   memo_.estimatesFull = delta.estimatesFull;
   memo_.lastEstimated = delta.lastEstimated;
   memo_.estimated = std::move(delta.estimated);
-  int64_t b = std::min(memo_.beginBoundary, delta.plannedBoundary);
+  memo_.nextBoundary = nextBoundaryAfterReplay(delta.plannedBoundary, now);
+}
+
+int64_t Scheduler::nextBoundaryAfterReplay(int64_t plannedBoundary, int64_t now) const {
+  int64_t b = std::min(memo_.beginBoundary, plannedBoundary);
   if (params_.reserveHorizonS > 0) b = std::min(b, now + 1);
   for (const RunningJob& r : snap_.running) b = std::min(b, r.expectedEnd);
-  memo_.nextBoundary = b;
+  return b;
 }
 
 }  // namespace drover::sched

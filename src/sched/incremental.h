@@ -8,8 +8,12 @@
 // one from what changed: only jobs that could now start on the freed nodes, the reservations and
 // the start estimates are looked at again, and old answers are reused where the changed nodes
 // cannot alter them (under conservative the replay gives up for a full pass once the changes
-// spread). Anything else (a start, a cancel, a node change, time crossing a boundary the last
-// plan depends on) runs a full pass. Either way the
+// spread). When the driver then starts exactly what the last plan said (onJobsStarted with its
+// allocations and ends), the memo stays: under FCFS and EASY that plan minus its starts is the
+// next full pass's plan once the reservations ranked ahead of a start are searched again and
+// come out the same (one search per partition), so the next submission or completion still
+// takes its shortcut. Anything else (another start, a cancel, a node change, time crossing a
+// boundary the last plan depends on) runs a full pass. Either way the
 // plan equals schedule(snapshot(), params, now); tests/unit/sched/incremental_test.cpp checks
 // that on random event sequences.
 #include <cstdint>
@@ -53,12 +57,14 @@ class Scheduler {
     int fullPasses = 0;
     int incrementalPasses = 0;  // passes that took a shortcut (either kind)
     int completionReplays = 0;  // of those, passes after completions (replayAfterCompletion)
+    int startsKept = 0;  // plans whose starts were applied as planned and kept the memo
   };
   const Counters& counters() const { return counters_; }
 
  private:
   void invalidate() {
     memoValid_ = false;
+    awaitingStarts_ = false;
     freed_.clear();
   }
   const ClusterIndex& index();
@@ -78,6 +84,20 @@ class Scheduler {
   // Removes a running job; returns false when `id` is not running.
   bool endRunning(JobId id);
   void applyDelta(PlanDelta delta, int64_t now);
+  // When the replayed pass's plan stops holding as time passes (with the memo's begin times).
+  int64_t nextBoundaryAfterReplay(int64_t plannedBoundary, int64_t now) const;
+
+  // A plan with starts (a full pass's or a replay's) keeps its memo until the driver reports
+  // those starts: planRanks_/planJobs_ still list the started jobs, at startPos_.
+  bool awaitingStarts_ = false;
+  std::vector<size_t> startPos_;    // ascending positions in planRanks_
+  std::vector<char> startApplied_;  // per plan_.starts
+  size_t startsLeft_ = 0;
+  // Whether a plan's starts can keep the memo under these parameters (FCFS, EASY).
+  bool startsKeepable() const;
+  void awaitStarts(std::vector<size_t> positions);
+  // The last plan's starts all applied as planned: make the memo the next pass's, or drop it.
+  void keepStarts();
   Counters counters_;
 };
 

@@ -161,6 +161,16 @@ std::optional<PlanDelta> replayAfterCompletion(const ClusterIndex& index, const 
                                                const Plan& last, const std::vector<RankKey>& ranks,
                                                const std::vector<int>& jobs);
 
+// After the driver applied a plan's starts exactly as planned: whether the pass on `snapshot`
+// (the state with those starts running) gives each of `holders` (the FCFS/EASY reservation
+// holders that rank ahead of a start: pending index and plan entry, in rank order) the
+// reservation it had. Every other outcome of that pass is the plan's own (see
+// Scheduler::onJobsStarted); these are the only searches a start ranked behind them can move,
+// through the best-fit choice among nodes ready at the same time.
+bool reservationsStand(const ClusterIndex& index, const Snapshot& snapshot,
+                       const SchedulerParams& params, int64_t now,
+                       const std::vector<std::pair<int, const PendingInfo*>>& holders);
+
 RankKey rankOf(const ClusterIndex& index, const Snapshot& snapshot, const Job& job);
 
 }  // namespace drover::sched

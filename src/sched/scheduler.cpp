@@ -109,6 +109,10 @@ class Pass {
   std::optional<PlanDelta> replay(const PassMemo& memo, const std::vector<int>& freed,
                                   const Plan& last, const std::vector<RankKey>& ranks,
                                   const std::vector<int>& jobs);
+  // Whether each of `holders` (pending index and its plan entry, in rank order) gets the same
+  // reservation as in that entry when searched in turn on the running jobs alone
+  // (reservationsStand in pass_memo.h).
+  bool reservationsStand(const std::vector<std::pair<int, const PendingInfo*>>& holders);
 
  private:
   OwnedShape owned(const ShapeKey& k) const {
@@ -1370,6 +1374,28 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
   return out;
 }
 
+bool Pass::reservationsStand(const std::vector<std::pair<int, const PendingInfo*>>& holders) {
+  if (!snap_.reservations.empty()) return false;
+  prepare();
+  for (const auto& [idx, old] : holders) {
+    if (idx < 0 || idx >= static_cast<int>(snap_.pending.size())) return false;
+    const Job& job = snap_.pending[idx];
+    JobCtx ctx;
+    ctx.job = &job;
+    if (staticReason(job, ctx) != Reason::None || shapeReason(job, ctx) != Reason::None) {
+      return false;
+    }
+    if (ctx.reservation >= 0) return false;
+    PendingInfo info;
+    // reserve() claims what it finds, so the next holder searches around it, as in the pass.
+    if (!reserve(ctx, info)) return false;
+    if (info.expectedStart != old->expectedStart || info.plannedNodes != old->plannedNodes) {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 Plan schedule(const Snapshot& snapshot, const SchedulerParams& params, int64_t now) {
@@ -1401,6 +1427,12 @@ std::optional<PlanDelta> replayAfterCompletion(const ClusterIndex& index, const 
                                                const Plan& last, const std::vector<RankKey>& ranks,
                                                const std::vector<int>& jobs) {
   return Pass(index, snapshot, params, now).replay(memo, freed, last, ranks, jobs);
+}
+
+bool reservationsStand(const ClusterIndex& index, const Snapshot& snapshot,
+                       const SchedulerParams& params, int64_t now,
+                       const std::vector<std::pair<int, const PendingInfo*>>& holders) {
+  return Pass(index, snapshot, params, now).reservationsStand(holders);
 }
 
 RankKey rankOf(const ClusterIndex& index, const Snapshot& snapshot, const Job& job) {
