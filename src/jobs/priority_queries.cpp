@@ -112,22 +112,25 @@ v1::GetPrioritiesReply JobManager::priorities(const v1::GetPrioritiesRequest& re
     }
     if (!parts.empty() && !parts.count(job.info.partition())) continue;
     PriorityFactors f;
+    std::int64_t priority = job.info.priority();
     if (auto it = st.factors.find(id); it != st.factors.end()) {
       f = it->second;
     } else {
+      // Not through a pass yet (submitted a moment ago) or kept out of the scheduler (array
+      // tasks over their %N): the priority a pass gives it, as Slurm shows one from submission.
       if (!shares) {
         shares.emplace(config_, usageForFactors(now));
         calc.emplace(config_, partitions_, clusterCpus(nodes), *shares);
       }
       f = calc->compute(job.request, now);
-      f.priority = job.info.priority();
+      priority = f.priority;
     }
     v1::JobPriority* p = reply.add_jobs();
     p->set_job_id(id);
     p->set_partition(job.info.partition());
     p->set_user(job.info.user());
     p->set_account(job.info.account());
-    p->set_priority(job.info.priority());
+    p->set_priority(priority);
     p->set_age(f.age);
     p->set_fairshare(f.fairshare);
     p->set_job_size(f.job_size);

@@ -26,6 +26,16 @@ def run_cluster(request, **shape):
         c.stop(keep=True if failed else None)
 
 
+def short_priority_calc_period(cluster, period='"0:01"'):
+    """Usage reaches fair share every scheduler.priority.calc_period (Slurm's
+    PriorityCalcPeriod, 5 minutes by default); tests of fair-share ordering shorten it to a
+    second so they need not wait."""
+    text = cluster.conf.read_text()
+    assert "    calc_period: 5" in text, "etc/cluster.conf lost its calc_period line"
+    cluster.conf.write_text(text.replace("    calc_period: 5", f"    calc_period: {period}"))
+    assert cluster.scontrol("reconfigure").returncode == 0
+
+
 @pytest.fixture(scope="module")
 def cluster(request):
     """Controller + 3 agents (node1..node3, 8 GPUs each) with a short heartbeat and

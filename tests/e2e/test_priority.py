@@ -9,7 +9,7 @@ import re
 import pytest
 
 from cluster import ensure_users, wait_for
-from conftest import run_cluster
+from conftest import run_cluster, short_priority_calc_period
 
 USERS = ("alice", "bob")
 
@@ -18,12 +18,7 @@ USERS = ("alice", "bob")
 def cluster(request):
     ensure_users(USERS)
     for c in run_cluster(request, nodes=2, gpus_per_node=4, heartbeat=1, node_down=4):
-        # Usage reaches fair share every calc_period (Slurm's PriorityCalcPeriod, 5 minutes by
-        # default); one second keeps the test short.
-        text = c.conf.read_text()
-        assert "    calc_period: 5" in text, "etc/cluster.conf lost its calc_period line"
-        c.conf.write_text(text.replace("    calc_period: 5", '    calc_period: "0:01"'))
-        assert c.scontrol("reconfigure").returncode == 0
+        short_priority_calc_period(c)
         yield c
 
 

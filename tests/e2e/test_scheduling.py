@@ -10,7 +10,7 @@ import time
 import pytest
 
 from cluster import ensure_users, wait_for
-from conftest import run_cluster
+from conftest import run_cluster, short_priority_calc_period
 
 USERS = ("alice", "bob")
 
@@ -19,7 +19,9 @@ USERS = ("alice", "bob")
 def cluster(request):
     """2 agents x 4 GPUs, so a 4-GPU job fills a node and an 8-GPU job the cluster."""
     ensure_users(USERS)
-    yield from run_cluster(request, nodes=2, gpus_per_node=4, heartbeat=1, node_down=4)
+    for c in run_cluster(request, nodes=2, gpus_per_node=4, heartbeat=1, node_down=4):
+        short_priority_calc_period(c)
+        yield c
 
 
 @pytest.fixture
@@ -137,6 +139,10 @@ def test_fair_share_orders_users_by_usage(quiet):
     heavy = submit(c, "-A", "research", "-J", "heavy", "-N2", "--gres=gpu:4",
                    *sleeper(3, 1), user="alice")
     wait_state(c, heavy, "COMPLETED", timeout=20)
+    # Its usage counts from the next priority calculation (a second here), as in Slurm.
+    wait_for(lambda: any(l.startswith("  research|alice|") and float(l.split("|")[4]) > 0
+                         for l in c.cli("sshare", "-P", "-a").stdout.splitlines()), 10,
+             what="alice's usage in sshare")
     # A root job holds the cluster while both users queue whole-cluster jobs, alice first.
     block = submit(c, "-J", "block", "-N2", "--gres=gpu:4", *sleeper(300, 1))
     wait_state(c, block, "RUNNING")

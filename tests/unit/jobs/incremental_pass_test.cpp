@@ -235,6 +235,23 @@ TEST_F(IncrementalPassTest, UsageCountsFromTheNextPriorityCalculation) {
   checkedPass("block ended");
 }
 
+// sprio right after sbatch, before the pass that ranks the job, shows the priority that pass
+// gives it (Slurm's job has one from submission), not 0.
+TEST_F(IncrementalPassTest, SprioBeforeTheFirstPassShowsThePriorityThePassGives) {
+  JobId j = submit(SpecBuilder().account("research").nodes(1).ntasks(1).time(30).begin(
+                       clock_.now() + 3600), bob());
+  v1::GetPrioritiesRequest all;
+  const auto before = manager_->priorities(all);
+  ASSERT_EQ(before.jobs_size(), 1);
+  EXPECT_EQ(before.jobs(0).job_id(), j);
+  EXPECT_GT(before.jobs(0).priority(), 0);
+  checkedPass("ranked");
+  const auto after = manager_->priorities(all);
+  ASSERT_EQ(after.jobs_size(), 1);
+  EXPECT_EQ(after.jobs(0).priority(), before.jobs(0).priority());
+  EXPECT_EQ(after.jobs(0).priority(), job(j).priority());
+}
+
 TEST_F(IncrementalPassTest, UsageSurvivesARestart) {
   const std::string path = (dir_ / "usage.db").string();
   {
