@@ -191,8 +191,9 @@ int main(int argc, char** argv) {
     estimated += p.estimatedStart.has_value();
   }
   // The same events through the stateful Scheduler: its first pass is a full one; then the
-  // starts are applied, one job is submitted (a full pass, since the state moved), another is
-  // submitted (the shortcut, when the previous pass started nothing), one running job ends.
+  // starts are applied, one job is submitted, more are submitted (the shortcut where they change
+  // nobody's outcome), one running job ends (the replay), its starts are applied, one job is
+  // submitted, another running job ends.
   std::mt19937 rngSched = rng;
   t0 = cpuNow();
   const Plan& first = sched.pass(now);
@@ -200,15 +201,21 @@ int main(int argc, char** argv) {
   // What a controller holds between passes: the Scheduler's snapshot, index, last plan, memo.
   const double heapScheduler = heapMb() - heapBeforeScheduler;
   size_t firstStarts = first.starts.size();
+  double firstApplyS = 0;
   {
     std::vector<RunningJob> started;
     for (const Start& st : first.starts) started.push_back(RunningJob{st.id, "gpu", st.allocation, st.endTime});
+    t0 = cpuNow();
     sched.onJobsStarted(std::move(started));
+    firstApplyS = seconds(t0);
   }
+  const bool firstStartsKept = sched.counters().startsKept > 0;
   sched.onJobSubmitted(makeJob(rngSched, pending + 1));
+  const int fullBeforeSecond = sched.counters().fullPasses;
   t0 = cpuNow();
   size_t secondStarts = sched.pass(now + 1).starts.size();
   double schedSecondS = seconds(t0);
+  const bool secondFull = sched.counters().fullPasses > fullBeforeSecond;
   double schedSubmitS = 0;
   size_t submitStarts = 0;
   // Conservative reserves for every job, so each submission is a full pass there: keep it short.
@@ -236,26 +243,67 @@ int main(int argc, char** argv) {
   size_t completionStarts = afterEnd.starts.size();
   const bool replayed = sched.counters().completionReplays > replaysBefore;
   // The replay must give the full pass's plan; checked here at full size too.
-  bool sameAsFull = false;
-  {
-    Plan full = schedule(sched.snapshot(), params, now + 3);
-    sameAsFull = full.starts.size() == afterEnd.starts.size() &&
-                 full.pending.size() == afterEnd.pending.size();
-    for (size_t i = 0; sameAsFull && i < full.starts.size(); ++i) {
-      sameAsFull = full.starts[i].id == afterEnd.starts[i].id &&
-                   full.starts[i].allocation.nodes.size() == afterEnd.starts[i].allocation.nodes.size();
-      for (size_t k = 0; sameAsFull && k < full.starts[i].allocation.nodes.size(); ++k) {
-        sameAsFull = full.starts[i].allocation.nodes[k].node == afterEnd.starts[i].allocation.nodes[k].node &&
-                     full.starts[i].allocation.nodes[k].gpus == afterEnd.starts[i].allocation.nodes[k].gpus;
+  auto equalsFull = [&](const Plan& got, int64_t at) {
+    Plan full = schedule(sched.snapshot(), params, at);
+    bool same = full.starts.size() == got.starts.size() && full.pending.size() == got.pending.size();
+    for (size_t i = 0; same && i < full.starts.size(); ++i) {
+      same = full.starts[i].id == got.starts[i].id &&
+             full.starts[i].allocation.nodes.size() == got.starts[i].allocation.nodes.size();
+      for (size_t k = 0; same && k < full.starts[i].allocation.nodes.size(); ++k) {
+        same = full.starts[i].allocation.nodes[k].node == got.starts[i].allocation.nodes[k].node &&
+               full.starts[i].allocation.nodes[k].gpus == got.starts[i].allocation.nodes[k].gpus;
       }
     }
-    for (size_t i = 0; sameAsFull && i < full.pending.size(); ++i) {
+    for (size_t i = 0; same && i < full.pending.size(); ++i) {
       const PendingInfo& a = full.pending[i];
-      const PendingInfo& b = afterEnd.pending[i];
-      sameAsFull = a.id == b.id && a.reason == b.reason && a.expectedStart == b.expectedStart &&
-                   a.estimatedStart == b.estimatedStart && a.plannedNodes == b.plannedNodes;
+      const PendingInfo& b = got.pending[i];
+      same = a.id == b.id && a.reason == b.reason && a.expectedStart == b.expectedStart &&
+             a.estimatedStart == b.estimatedStart && a.plannedNodes == b.plannedNodes;
     }
-  }
+    return same && full.stats.jobsConsidered == got.stats.jobsConsidered &&
+           full.stats.skippedSameShape == got.stats.skippedSameShape &&
+           full.stats.reservationsMade == got.stats.reservationsMade;
+  };
+  const bool sameAsFull = equalsFull(afterEnd, now + 3);
+
+  // What the controller does next: it applies the replay's starts exactly as planned
+  // (onJobsStarted), then the next event's pass runs. Neither a submission nor another completion
+  // should need a full pass for that.
+  auto applyStarts = [&](const Plan& p) {
+    std::vector<RunningJob> started;
+    for (const Start& st : p.starts) started.push_back(RunningJob{st.id, "gpu", st.allocation, st.endTime});
+    double t = cpuNow();
+    if (!started.empty()) sched.onJobsStarted(std::move(started));
+    return seconds(t);
+  };
+  auto kind = [&](const Scheduler::Counters& before) {
+    const Scheduler::Counters& c = sched.counters();
+    return c.fullPasses > before.fullPasses               ? "full"
+           : c.completionReplays > before.completionReplays ? "replay"
+                                                            : "shortcut";
+  };
+  const int keptBefore = sched.counters().startsKept;
+  const double applyReplayS = applyStarts(afterEnd);
+  const bool replayStartsKept = sched.counters().startsKept > keptBefore;
+  sched.onJobSubmitted(makeJob(rngSched, pending + 2 + submitRounds));
+  Scheduler::Counters c0 = sched.counters();
+  t0 = cpuNow();
+  const Plan& afterStartSubmit = sched.pass(now + 4);
+  const double startSubmitS = seconds(t0);
+  const char* startSubmitKind = kind(c0);
+  const size_t startSubmitStarts = afterStartSubmit.starts.size();
+  const bool startSubmitSame = equalsFull(afterStartSubmit, now + 4);
+  const double applySubmitS = applyStarts(afterStartSubmit);
+  // Another completion: a job that ran before the bench's passes (not one they started).
+  sched.onJobEnded(sched.snapshot().running[1].id);
+  c0 = sched.counters();
+  t0 = cpuNow();
+  const Plan& afterSecondEnd = sched.pass(now + 5);
+  const double secondEndS = seconds(t0);
+  const char* secondEndKind = kind(c0);
+  const size_t secondEndStarts = afterSecondEnd.starts.size();
+  const bool secondEndSame = equalsFull(afterSecondEnd, now + 5);
+  (void)applySubmitS;
 
   // The controller applies the plan: started jobs become running, then events arrive.
   for (auto& st : plan.starts) {
@@ -289,8 +337,10 @@ int main(int argc, char** argv) {
   std::printf("stateful Scheduler (%d full passes, %d shortcut passes):\n",
               sched.counters().fullPasses, sched.counters().incrementalPasses);
   std::printf("  first pass (full)        %8.3f s  starts %zu\n", schedFullS, firstStarts);
-  std::printf("  after starts + 1 submit  %8.3f s  starts %zu (full: the state moved)\n",
-              schedSecondS, secondStarts);
+  std::printf("  apply its starts         %8.3f s\n", firstApplyS);
+  std::printf("  after starts + 1 submit  %8.3f s  starts %zu (%s; the starts %s the memo)\n",
+              schedSecondS, secondStarts, secondFull ? "full" : "shortcut",
+              firstStartsKept ? "kept" : "dropped");
   std::printf("  per further submission   %8.6f s  starts %zu (mean of %d)\n",
               schedSubmitS / submitRounds, submitStarts, submitRounds);
   std::printf("    of which shortcuts     %8.6f s  mean, %8.6f s max (%d of %d submissions)\n",
@@ -298,6 +348,14 @@ int main(int argc, char** argv) {
   std::printf("  after one completion     %8.3f s  starts %zu (%s; plan %s a full pass's)\n",
               schedCompletionS, completionStarts, replayed ? "replay" : "full",
               sameAsFull ? "equals" : "DIFFERS FROM");
+  std::printf("  apply the replay's starts %8.6f s  (%s)\n", applyReplayS,
+              replayStartsKept ? "memo kept" : "memo dropped");
+  std::printf("  then one submission      %8.6f s  starts %zu (%s; plan %s a full pass's)\n",
+              startSubmitS, startSubmitStarts, startSubmitKind,
+              startSubmitSame ? "equals" : "DIFFERS FROM");
+  std::printf("  then another completion  %8.6f s  starts %zu (%s; plan %s a full pass's)\n",
+              secondEndS, secondEndStarts, secondEndKind, secondEndSame ? "equals" : "DIFFERS FROM");
+  std::printf("  plans whose applied starts kept the memo: %d\n", sched.counters().startsKept);
   std::printf("  memory: snapshot %ld MB, index %ld MB, pass peak %ld MB (max RSS deltas)\n",
               (rssSnapshot - rss0) / 1024, (rssIndex - rssSnapshot) / 1024,
               (rssPass - rssIndex) / 1024);

@@ -206,7 +206,22 @@ void Scheduler::keepStarts() {
   }
   std::sort(holders.begin(), holders.end());
   std::vector<std::pair<int, const PendingInfo*>> check;
+  std::vector<std::vector<int>> nodesBehind;
+  std::unordered_map<JobId, const Start*> startOf;
+  for (const Start& st : plan_.starts) startOf.emplace(st.id, &st);
   for (const RankKey& h : holders) {
+    std::vector<int>& behind = nodesBehind.emplace_back();
+    for (auto r = std::upper_bound(startRanks.begin(), startRanks.end(), h); r != startRanks.end();
+         ++r) {
+      auto st = startOf.find(std::get<3>(*r));
+      if (st == startOf.end()) continue;
+      for (const NodeAllocation& a : st->second->allocation.nodes) {
+        const bool known = a.nodeIndex >= 0 && a.nodeIndex < static_cast<int>(snap_.nodes.size()) &&
+                           snap_.nodes[a.nodeIndex].name == a.node;
+        const int node = known ? a.nodeIndex : idx.node(a.node);
+        if (node >= 0) behind.push_back(node);
+      }
+    }
     const size_t pos = posOf(h);
     if (pos >= planRanks_.size() || planRanks_[pos] != h) {
       invalidate();
@@ -215,7 +230,7 @@ void Scheduler::keepStarts() {
     }
     check.emplace_back(planJobs_[pos], &plan_.pending[pos]);
   }
-  if (!check.empty() && !reservationsStand(idx, snap_, params_, memo_.now, check)) {
+  if (!check.empty() && !reservationsStand(idx, snap_, params_, memo_.now, check, nodesBehind)) {
     invalidate();
     submittedSince_.clear();
     return;

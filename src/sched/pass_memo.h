@@ -166,10 +166,13 @@ std::optional<PlanDelta> replayAfterCompletion(const ClusterIndex& index, const 
 // holders that rank ahead of a start: pending index and plan entry, in rank order) the
 // reservation it had. Every other outcome of that pass is the plan's own (see
 // Scheduler::onJobsStarted); these are the only searches a start ranked behind them can move,
-// through the best-fit choice among nodes ready at the same time.
+// through the best-fit choice among nodes ready at the same time. `nodesBehind[h]` lists the
+// nodes (indices) of the starts ranked behind holder h; where they provably cannot win that
+// choice no search runs.
 bool reservationsStand(const ClusterIndex& index, const Snapshot& snapshot,
                        const SchedulerParams& params, int64_t now,
-                       const std::vector<std::pair<int, const PendingInfo*>>& holders);
+                       const std::vector<std::pair<int, const PendingInfo*>>& holders,
+                       const std::vector<std::vector<int>>& nodesBehind);
 
 RankKey rankOf(const ClusterIndex& index, const Snapshot& snapshot, const Job& job);
 

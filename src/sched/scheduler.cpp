@@ -112,9 +112,12 @@ class Pass {
   // Whether each of `holders` (pending index and its plan entry, in rank order) gets the same
   // reservation as in that entry when searched in turn on the running jobs alone
   // (reservationsStand in pass_memo.h).
-  bool reservationsStand(const std::vector<std::pair<int, const PendingInfo*>>& holders);
+  bool reservationsStand(const std::vector<std::pair<int, const PendingInfo*>>& holders,
+                         const std::vector<std::vector<int>>& nodesBehind);
 
  private:
+  bool holdersUnmoved(const std::vector<std::pair<int, const PendingInfo*>>& holders,
+                      const std::vector<std::vector<int>>& nodesBehind);
   OwnedShape owned(const ShapeKey& k) const {
     return OwnedShape{k.partition, k.nodes, k.cpus, k.gpus, k.memoryMb, k.wholeNode,
                       *k.gpuType, *k.constraint};
@@ -1374,8 +1377,104 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
   return out;
 }
 
-bool Pass::reservationsStand(const std::vector<std::pair<int, const PendingInfo*>>& holders) {
+// Without building the pass state where that can be shown: the holder's earliest start cannot
+// change (later starts were placed around its claim, and capacity only went down), so only its
+// best-fit choice among the nodes ready then can, and only in favour of a node a start behind
+// it took. For several nodes of equal weight the chosen window survives losing candidates; for
+// one node the choice holds when every such node the holder could use ranks behind the chosen
+// one by the best-fit key (weight, GPUs and CPUs free now, hostlist index) with the starts in.
+bool Pass::holdersUnmoved(const std::vector<std::pair<int, const PendingInfo*>>& holders,
+                          const std::vector<std::vector<int>>& nodesBehind) {
+  std::vector<int> single;  // holder positions whose one-node choice needs the key check
+  std::vector<JobCtx> ctxs(holders.size());
+  for (size_t h = 0; h < holders.size(); ++h) {
+    const auto& [idx, old] = holders[h];
+    if (idx < 0 || idx >= static_cast<int>(snap_.pending.size())) return false;
+    const Job& job = snap_.pending[idx];
+    JobCtx& ctx = ctxs[h];
+    ctx.job = &job;
+    if (staticReason(job, ctx) != Reason::None || shapeReason(job, ctx) != Reason::None) {
+      return false;
+    }
+    // A claim already in effect now would change the free-now keys below.
+    if (ctx.reservation >= 0 || !ctx.required.empty() || !old->expectedStart ||
+        *old->expectedStart <= now_ ||
+        static_cast<int>(old->plannedNodes.size()) != ctx.demand.nodes) {
+      return false;
+    }
+    if (ctx.demand.nodes > 1) {
+      if (!index_.uniformWeight()) return false;
+      continue;
+    }
+    single.push_back(static_cast<int>(h));
+  }
+  if (single.empty()) return true;
+  // The nodes involved as the pass would see them at each holder: the running jobs (every one
+  // holds until after now) and the reservations of the holders ahead, on a profile of their own.
+  std::unordered_map<std::string, int> involved;
+  for (int h : single) {
+    involved.emplace(holders[h].second->plannedNodes.front(), -1);
+    for (int node : nodesBehind[h]) involved.emplace(snap_.nodes[node].name, node);
+  }
+  for (const auto& [idx, old] : holders) {
+    for (const std::string& name : old->plannedNodes) involved.emplace(name, -1);
+  }
+  const int n = index_.nodeCount();
+  std::vector<char> mine(n, 0);
+  for (auto& [name, node] : involved) {
+    if (node < 0) node = index_.node(name);
+    if (node < 0) return false;
+    mine[node] = 1;
+  }
+  AvailabilityProfile local(now_, index_.totals());
+  for (const RunningJob& r : snap_.running) {
+    for (const NodeAllocation& a : r.allocation.nodes) {
+      int node = a.nodeIndex;
+      if (node < 0 || node >= n || snap_.nodes[node].name != a.node) {
+        auto it = involved.find(a.node);
+        if (it == involved.end()) continue;
+        node = it->second;
+      }
+      if (!mine[node]) continue;
+      local.addRunning(node, Capacity{a.cpus, a.memoryMb, static_cast<int>(a.gpus.size())},
+                       r.expectedEnd);
+    }
+  }
+  auto key = [&](int node) {
+    const Capacity f = local.freeNow(node);
+    return std::tuple(snap_.nodes[node].weight, f.gpus, f.cpus, snap_.nodes[node].index);
+  };
+  auto endOf = [](const JobCtx& ctx, int64_t t) {
+    return ctx.duration >= kNever - t ? kNever : t + ctx.duration;
+  };
+  size_t next = 0;
+  for (size_t h = 0; h < holders.size(); ++h) {
+    const JobCtx& ctx = ctxs[h];
+    const int64_t t = *holders[h].second->expectedStart;
+    if (next < single.size() && single[next] == static_cast<int>(h)) {
+      ++next;
+      const int chosen = involved.at(holders[h].second->plannedNodes.front());
+      for (int node : nodesBehind[h]) {
+        if (node == chosen || !eligible(ctx, node)) continue;
+        // Not ready at the holder's start: not a candidate of its choice.
+        if (!local.fits(node, needOn(ctx, node), t, ctx.duration)) continue;
+        if (!(key(chosen) < key(node))) return false;
+      }
+    }
+    for (const std::string& name : holders[h].second->plannedNodes) {
+      const int node = involved.at(name);
+      local.claim(node, needOn(ctx, node), t, endOf(ctx, t));
+    }
+  }
+  return true;
+}
+
+bool Pass::reservationsStand(const std::vector<std::pair<int, const PendingInfo*>>& holders,
+                             const std::vector<std::vector<int>>& nodesBehind) {
   if (!snap_.reservations.empty()) return false;
+  if (holdersUnmoved(holders, nodesBehind)) return true;
+  lastPartName_.clear();
+  lastPart_ = -1;
   prepare();
   for (const auto& [idx, old] : holders) {
     if (idx < 0 || idx >= static_cast<int>(snap_.pending.size())) return false;
@@ -1431,8 +1530,9 @@ std::optional<PlanDelta> replayAfterCompletion(const ClusterIndex& index, const 
 
 bool reservationsStand(const ClusterIndex& index, const Snapshot& snapshot,
                        const SchedulerParams& params, int64_t now,
-                       const std::vector<std::pair<int, const PendingInfo*>>& holders) {
-  return Pass(index, snapshot, params, now).reservationsStand(holders);
+                       const std::vector<std::pair<int, const PendingInfo*>>& holders,
+                       const std::vector<std::vector<int>>& nodesBehind) {
+  return Pass(index, snapshot, params, now).reservationsStand(holders, nodesBehind);
 }
 
 RankKey rankOf(const ClusterIndex& index, const Snapshot& snapshot, const Job& job) {
