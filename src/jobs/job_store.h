@@ -14,6 +14,7 @@
 #include "jobs/job.h"
 
 struct sqlite3;
+struct sqlite3_stmt;
 
 namespace drover::jobs {
 
@@ -64,6 +65,11 @@ class JobStore {
   Status exec(const char* sql);
   Status migrate();
 
+  enum CachedStmt { kBegin, kCommit, kRollback, kInsert, kUpdate, kDelete, kMeta, kCachedStmtCount };
+  sqlite3_stmt* cached(CachedStmt which);   // nullptr when it cannot be prepared
+  bool runCached(sqlite3_stmt* s);
+  void rollback();
+
   struct Staged {
     enum Kind { kInsert, kUpdate, kDelete } kind;
     JobId id = 0;
@@ -79,6 +85,7 @@ class JobStore {
   JobId committed_next_id_ = 1;
   std::vector<Staged> staged_;
   std::int64_t commits_ = 0;
+  sqlite3_stmt* stmts_[kCachedStmtCount] = {};
 };
 
 }  // namespace drover::jobs
