@@ -335,7 +335,7 @@ struct AgentDaemon::Impl {
   void waitChildren() {
     child_signals.async_wait([this](const boost::system::error_code& ec, int) {
       if (ec) return;
-      steps->reap();
+      steps->reapChildren();
       waitChildren();
     });
   }

@@ -1,9 +1,12 @@
 #include "agent/step_records.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <sstream>
 #include <system_error>
@@ -21,11 +24,32 @@ std::string stepBase(const std::string& spool_dir, const StepKey& key) {
       .string();
 }
 
+// Plain read(2): /proc/<pid>/stat is read at every launch and heartbeat, where an ifstream and a
+// stringstream cost more than the read itself.
 std::string readSmallFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string out;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return out;
+  char buf[1024];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return out;
+}
+
+bool writeAll(int fd, const std::string& bytes) {
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
 }
 
 // /proc/<pid>/stat: "pid (comm) state ppid ..."; comm may hold spaces and parentheses, so the
@@ -80,17 +104,23 @@ bool isRunningSupervisor(const StepRecord& record) {
 Status writeStepRecord(const std::string& spool_dir, const StepRecord& record) {
   const std::string path = stepRecordPath(spool_dir, record.key);
   const std::string tmp = path + ".tmp";
-  std::error_code ec;
-  fs::create_directories(fs::path(path).parent_path(), ec);
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << record.key.job_id << ' ' << record.key.step_id << ' ' << record.pid << ' '
-        << record.start_ticks << '\n';
-    out.flush();
-    if (!out) return makeError("cannot write step record " + tmp);
+  // The steps dir exists from StepTable::start(); it is made again only if someone removed it.
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0 && errno == ENOENT) {
+    std::error_code ec;
+    fs::create_directories(fs::path(path).parent_path(), ec);
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   }
-  fs::rename(tmp, path, ec);
-  if (ec) return makeError("cannot rename " + tmp + " to " + path + ": " + ec.message());
+  if (fd < 0) return makeError("cannot write step record " + tmp + ": " + std::strerror(errno));
+  const std::string line = std::to_string(record.key.job_id) + ' ' +
+                           std::to_string(record.key.step_id) + ' ' + std::to_string(record.pid) +
+                           ' ' + std::to_string(record.start_ticks) + '\n';
+  const bool written = writeAll(fd, line);
+  ::close(fd);
+  if (!written) return makeError("cannot write step record " + tmp + ": " + std::strerror(errno));
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    return makeError("cannot rename " + tmp + " to " + path + ": " + std::strerror(errno));
+  }
   return okStatus();
 }
 

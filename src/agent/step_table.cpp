@@ -25,19 +25,18 @@ StepKey keyOf(const v1::StepId& id) { return StepKey{id.job_id(), id.step_id()};
 
 // The user's supplementary groups as drover-stepd --groups wants them ("1001,27"). The agent
 // looks them up because drover-stepd is linked statically, where glibc's NSS (getgrouplist)
-// cannot run; nullopt when the supervisor will not change user (agent not root, or uid 0).
-std::optional<std::string> groupsArgument(const v1::LaunchStepRequest& request) {
-  if (::geteuid() != 0 || request.uid() == 0) return std::nullopt;
+// cannot run.
+std::string lookUpGroups(const std::string& user, gid_t gid) {
   int count = 64;
   std::vector<gid_t> groups(count);
-  if (::getgrouplist(request.user().c_str(), request.gid(), groups.data(), &count) < 0) {
+  if (::getgrouplist(user.c_str(), gid, groups.data(), &count) < 0) {
     groups.resize(count);
-    if (::getgrouplist(request.user().c_str(), request.gid(), groups.data(), &count) < 0) {
+    if (::getgrouplist(user.c_str(), gid, groups.data(), &count) < 0) {
       count = 0;
     }
   }
   groups.resize(count > 0 ? count : 0);
-  if (groups.empty()) groups.push_back(request.gid());   // at least the job's own group
+  if (groups.empty()) groups.push_back(gid);   // at least the job's own group
   std::string out;
   for (gid_t g : groups) out += (out.empty() ? "" : ",") + std::to_string(g);
   return out;
@@ -95,7 +94,7 @@ Result<pid_t> StepTable::launch(const v1::LaunchStepRequest& request) {
   if (!opts_.munge_socket.empty()) {
     spec.args.insert(spec.args.end(), {"--munge-socket", opts_.munge_socket});
   }
-  if (auto groups = groupsArgument(request)) {
+  if (auto groups = this->groupsArgument(request)) {
     spec.args.insert(spec.args.end(), {"--groups", *groups});
   }
   if (!opts_.report_to.empty()) {
@@ -147,7 +146,22 @@ SignalOutcome StepTable::signal(const StepKey& key, int signal, bool batch_shell
   return SignalOutcome::kSent;
 }
 
-void StepTable::reap() {
+// nullopt when the supervisor will not change user (agent not root, or uid 0).
+std::optional<std::string> StepTable::groupsArgument(const v1::LaunchStepRequest& request) {
+  if (::geteuid() != 0 || request.uid() == 0) return std::nullopt;
+  const auto now = std::chrono::steady_clock::now();
+  auto key = std::make_pair(request.user(), static_cast<gid_t>(request.gid()));
+  auto it = groups_cache_.find(key);
+  if (it != groups_cache_.end() && now - it->second.looked_up < kGroupsCacheTtl) {
+    return it->second.groups;
+  }
+  std::string groups = lookUpGroups(request.user(), request.gid());
+  groups_cache_[std::move(key)] = CachedGroups{now, groups};
+  return groups;
+}
+
+std::vector<pid_t> StepTable::waitChildren() {
+  std::vector<pid_t> ended;
   for (auto it = children_.begin(); it != children_.end();) {
     int status = 0;
     const pid_t r = ::waitpid(*it, &status, WNOHANG);
@@ -155,8 +169,25 @@ void StepTable::reap() {
       ++it;
       continue;
     }
+    ended.push_back(*it);
     it = children_.erase(it);   // reaped, or not ours to wait for (ECHILD)
   }
+  return ended;
+}
+
+void StepTable::reapChildren() {
+  for (pid_t pid : waitChildren()) {
+    // The step's record may already name a newer run's supervisor: only the reaped pid goes.
+    std::optional<StepKey> ended;
+    for (const auto& [key, record] : steps_) {
+      if (record.pid == pid) ended = key;
+    }
+    if (ended) forget(*ended);
+  }
+}
+
+void StepTable::reap() {
+  waitChildren();
   std::vector<StepKey> ended;
   for (const auto& [key, record] : steps_) {
     if (!isRunningSupervisor(record)) ended.push_back(key);
@@ -171,9 +202,9 @@ void StepTable::forget(const StepKey& key) {
   steps_.erase(it);
   runs_.erase(key);
   removeStepRecord(opts_.spool_dir, key);
-  std::error_code ec;
   const std::string log_path = stepLogPath(opts_.spool_dir, key);
-  if (fs::exists(log_path, ec) && fs::file_size(log_path, ec) == 0) fs::remove(log_path, ec);
+  struct stat st {};
+  if (::stat(log_path.c_str(), &st) == 0 && st.st_size == 0) ::unlink(log_path.c_str());
 }
 
 std::vector<StepKey> StepTable::running() const {

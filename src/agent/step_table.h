@@ -4,6 +4,8 @@
 // (it has no lock); the gRPC handlers post onto that thread.
 #include <sys/types.h>
 
+#include <chrono>
+
 #include <map>
 #include <set>
 #include <string>
@@ -47,8 +49,12 @@ class StepTable {
   SignalOutcome signal(const StepKey& key, int signal, bool batch_shell_only, bool kill,
                        std::string* error);
 
-  // Reaps ended children (after SIGCHLD) and forgets every step whose supervisor is gone.
+  // Reaps ended children and forgets every step whose supervisor is gone (checked in /proc,
+  // which also finds the end of supervisors taken over after a restart): before a heartbeat
+  // or registration reports the running steps.
   void reap();
+  // After SIGCHLD: reaps ended children and forgets their steps, reading nothing from /proc.
+  void reapChildren();
 
   std::vector<StepKey> running() const;
   std::optional<pid_t> pidOf(const StepKey& key) const;
@@ -56,6 +62,9 @@ class StepTable {
 
  private:
   void forget(const StepKey& key);
+  std::optional<std::string> groupsArgument(const v1::LaunchStepRequest& request);
+  // Reaps the children that ended; returns their pids.
+  std::vector<pid_t> waitChildren();
 
   StepTableOptions opts_;
   std::map<StepKey, StepRecord> steps_;
@@ -63,7 +72,18 @@ class StepTable {
   // The run (restart count) each step's supervisor was started for; unknown for supervisors
   // taken over after an agent restart.
   std::map<StepKey, std::string> runs_;
+  // The user's supplementary groups (drover-stepd --groups) by (user, gid), looked up at most
+  // once per kGroupsCacheTtl: with nsswitch's systemd back end each lookup is dozens of
+  // syscalls, at every launch. Slurm's slurmd keeps such a cache too.
+  struct CachedGroups {
+    std::chrono::steady_clock::time_point looked_up;
+    std::string groups;
+  };
+  std::map<std::pair<std::string, gid_t>, CachedGroups> groups_cache_;
 };
+
+// How long a user's looked-up supplementary groups are reused for launches.
+inline constexpr std::chrono::seconds kGroupsCacheTtl{60};
 
 // <state_dir>/../spool/<node>: beside the controller's state, one dir per node, so several
 // agents on one host never share one.
