@@ -1,5 +1,6 @@
 // --dependency evaluated against the job table. A target that is no longer known (purged after
-// MinJobAge) counts as satisfied, as its outcome can no longer hold anything back.
+// MinJobAge) counts as satisfied, as its outcome can no longer hold anything back, unless the
+// item already failed: failure is sticky (sbatch(1)), kept in the job's stored dependency text.
 #include <algorithm>
 
 #include "jobs/dependency_status.h"
@@ -62,19 +63,25 @@ std::string dependencyStatus(const jobspec::DependencySpec& spec,
   for (std::size_t k = 0; k < spec.items.size() && k < items.size(); ++k) {
     if (items[k] == DependencyState::Satisfied) continue;
     if (!out.empty()) out += spec.any ? '?' : ',';
-    out += jobspec::formatDependency(jobspec::DependencySpec{{spec.items[k]}, false, {}});
+    jobspec::DependencyItem shown = spec.items[k];
+    shown.failed = false;  // the state follows in parentheses
+    out += jobspec::formatDependency(jobspec::DependencySpec{{shown}, false, {}});
     out += items[k] == DependencyState::NeverSatisfied ? "(failed)" : "(unfulfilled)";
   }
   return out;
 }
 
 struct Internals {
-  // The combined state; `per_item` (when given) receives each item's own.
-  static DependencyState evaluate(const JobManager& m, const Job& job, std::int64_t now,
-                                  std::vector<DependencyState>* items = nullptr) {
-    std::vector<DependencyState> local;
-    std::vector<DependencyState>& per_item = items ? *items : local;
-    for (const auto& item : job.dependency->items) {
+  // The combined state; `items` receives each item's own. Items may change as a side effect
+  // (`spec_changed` set): an item on a whole array reads "ID_*" as Slurm shows it, and an item
+  // whose target can never meet it is marked failed for good.
+  static DependencyState evaluate(const JobManager& m, Job& job, std::int64_t now,
+                                  std::vector<DependencyState>& per_item, bool& spec_changed) {
+    for (auto& item : job.dependency->items) {
+      if (item.failed) {
+        per_item.push_back(DependencyState::NeverSatisfied);
+        continue;
+      }
       if (item.type == DependencyType::Singleton) {
         bool waiting = false;
         for (const auto& [id, other] : m.jobs_) {
@@ -91,6 +98,10 @@ struct Internals {
       std::vector<const Job*> targets;
       if (auto arr = m.arrays_.find(item.job_id); arr != m.arrays_.end()) {
         std::optional<std::uint32_t> task = item.task_id;
+        if (!task && !item.all_tasks) {
+          item.all_tasks = true;
+          spec_changed = true;
+        }
         if (item.type == DependencyType::AfterCorr && job.isArrayTask() && !task) {
           task = static_cast<std::uint32_t>(job.info.array_task_id());
         }
@@ -105,7 +116,12 @@ struct Internals {
       }
       std::vector<DependencyState> per_target;
       for (const Job* t : targets) per_target.push_back(onTarget(item, *t, now));
-      per_item.push_back(combine(per_target, false));
+      const DependencyState state = combine(per_target, false);
+      if (state == DependencyState::NeverSatisfied) {
+        item.failed = true;
+        spec_changed = true;
+      }
+      per_item.push_back(state);
     }
     return combine(per_item, job.dependency->any);
   }
@@ -122,7 +138,12 @@ void JobManager::reevaluateDependencies() {
       continue;
     }
     std::vector<DependencyState> items;
-    DependencyState after = Internals::evaluate(*this, job, now, &items);
+    bool spec_changed = false;
+    DependencyState after = Internals::evaluate(*this, job, now, items, spec_changed);
+    if (spec_changed) {
+      job.info.set_dependency(jobspec::formatDependency(*job.dependency));
+      stage(job);
+    }
     // Display only (scontrol's Dependency=): not staged, recomputed after every recovery.
     job.info.set_dependency_status(dependencyStatus(*job.dependency, items, after));
     if (after == job.request.dependency) continue;

@@ -67,6 +67,11 @@ Result<DependencySpec> parseDependencySpec(std::string_view text) {
     for (std::string_view job : detail::split(clause.substr(colon + 1), ':')) {
       DependencyItem item;
       item.type = *type;
+      constexpr std::string_view kFailed = "(failed)";
+      if (job.size() > kFailed.size() && job.ends_with(kFailed)) {
+        item.failed = true;
+        job.remove_suffix(kFailed.size());
+      }
       if (auto plus = job.find('+'); plus != std::string_view::npos) {
         if (*type != DependencyType::After) return fail("+minutes is only valid with after");
         auto minutes = detail::parseUnsigned(job.substr(plus + 1), UINT32_MAX);
@@ -104,6 +109,7 @@ std::string formatDependency(const DependencySpec& spec) {
     if (item.all_tasks) out += "_*";
     if (item.task_id) out += '_' + std::to_string(*item.task_id);
     if (item.delay_minutes) out += '+' + std::to_string(item.delay_minutes);
+    if (item.failed) out += "(failed)";
   }
   return out;
 }

@@ -1,5 +1,5 @@
 // Every dependency type against each outcome of its target, OR/AND combinations, arrays,
-// singleton and +time.
+// singleton and +time; a failed item stays failed (requeue, purge, restart).
 #include "jobs/dependency_status.h"
 #include "jobs_fixture.h"
 
@@ -186,6 +186,85 @@ TEST_F(JobsTest, DependencyStatusFollowsTheTarget) {
   pass();
   finishBatch(t2, 0);
   EXPECT_EQ(job(dep2).dependency_status(), "");  // satisfied: Dependency=(null)
+}
+
+
+// sbatch(1): once a dependency fails on the target's end state, the dependent job never runs,
+// even if the target is requeued and ends otherwise; nor once the target is purged.
+TEST_F(JobsTest, FailedDependencyStaysFailed) {
+  JobId t = submit(SpecBuilder().name("target"));
+  const std::string ts = std::to_string(t);
+  JobId dep = submit(SpecBuilder().dependency("afterok:" + ts));
+  pass();
+  finishBatch(t, 1);
+  manager_->buildSnapshot({});
+  EXPECT_EQ(job(dep).reason(), "DependencyNeverSatisfied");
+  EXPECT_EQ(job(dep).dependency(), "afterok:" + ts + "(failed)");  // stored, survives restart
+
+  v1::JobControlRequest rq;
+  rq.set_action("requeue");
+  rq.add_job_ids(ts);
+  ASSERT_TRUE(manager_->control(alice(), rq)[0].ok());
+  ASSERT_EQ(job(t).state(), v1::JOB_PENDING);
+  pass();
+  finishBatch(t, 0);  // the second run succeeds
+  pass();
+  EXPECT_EQ(job(dep).state(), v1::JOB_PENDING);
+  EXPECT_EQ(job(dep).reason(), "DependencyNeverSatisfied");
+  EXPECT_EQ(job(dep).dependency_status(), "afterok:" + ts + "(failed)");
+
+  reopen();
+  EXPECT_EQ(job(dep).reason(), "DependencyNeverSatisfied");
+  clock_.advanceSeconds(kMinJobAgeS + 1);
+  manager_->purgeFinished();
+  ASSERT_EQ(manager_->find(t), nullptr);
+  pass();
+  EXPECT_EQ(job(dep).state(), v1::JOB_PENDING);
+  EXPECT_EQ(job(dep).reason(), "DependencyNeverSatisfied");
+}
+
+// Slurm names a whole array as ID_* wherever it shows a dependency on it.
+TEST_F(JobsTest, DependencyOnAWholeArrayShowsAllTasks) {
+  JobId arr = submit(SpecBuilder().array("0-1"));
+  const std::string a = std::to_string(arr);
+  JobId on_all = submit(SpecBuilder().dependency("afterok:" + a));
+  JobId corr = submit(SpecBuilder().array("0-1").dependency("aftercorr:" + a));
+  JobId on_task = submit(SpecBuilder().dependency("afterok:" + a + "_1"));
+  EXPECT_EQ(job(on_all).dependency_status(), "afterok:" + a + "_*(unfulfilled)");
+  EXPECT_EQ(job(on_all).dependency(), "afterok:" + a + "_*");
+  EXPECT_EQ(job(corr).dependency_status(), "aftercorr:" + a + "_*(unfulfilled)");
+  EXPECT_EQ(job(on_task).dependency_status(), "afterok:" + a + "_1(unfulfilled)");
+  pass();
+  finishBatch(arr, 3);
+  manager_->buildSnapshot({});
+  EXPECT_EQ(job(on_all).dependency_status(), "afterok:" + a + "_*(failed)");
+  EXPECT_EQ(job(corr).dependency_status(), "aftercorr:" + a + "_*(failed)");  // task 0
+  EXPECT_EQ(job(corr + 1).dependency_status(), "aftercorr:" + a + "_*(unfulfilled)");
+}
+
+// The stored form of a failed item reads back as failed; a bare "(failed)" is no job id.
+TEST(DependencySpecText, FailedItemsRoundTrip) {
+  struct Case {
+    std::string text;
+    bool ok;
+    std::vector<bool> failed;
+  };
+  std::vector<Case> cases = {
+      {"afterok:12(failed)", true, {true}},
+      {"afterok:12(failed),afterok:13", true, {true, false}},
+      {"afterok:7_*(failed)?afterany:8", true, {true, false}},
+      {"afterok:(failed)", false, {}},
+      {"afterok:12(failed", false, {}},
+  };
+  for (const auto& c : cases) {
+    auto spec = jobspec::parseDependencySpec(c.text);
+    ASSERT_EQ(static_cast<bool>(spec), c.ok) << c.text;
+    if (!spec) continue;
+    std::vector<bool> failed;
+    for (const auto& item : spec->items) failed.push_back(item.failed);
+    EXPECT_EQ(failed, c.failed) << c.text;
+    EXPECT_EQ(jobspec::formatDependency(*spec), c.text) << c.text;
+  }
 }
 
 }  // namespace
