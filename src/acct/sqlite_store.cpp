@@ -446,6 +446,34 @@ Result<std::size_t> SqliteAccountingStore::apply(const AcctBatch& batch) {
       return fail("writing step " + std::to_string(st.job_id) + "." + stepIdName(st.step_id));
     }
   }
+  // DerivedExitCode: the highest exit of the job's numbered steps (srun), as Slurm's; the batch
+  // step's exit is the job's ExitCode only (goldens 111, 113). Kept here, where the steps are,
+  // for each job with a new numbered step record, and for each started job whose record
+  // (written by the controller without it) replaced the value.
+  std::vector<std::uint64_t> derived;
+  for (const JobRecord& j : batch.jobs)
+    if (j.start > 0) derived.push_back(j.job_id);
+  for (const StepRecord& st : batch.steps)
+    if (st.step_id >= 0) derived.push_back(st.job_id);
+  if (!derived.empty()) {
+    std::sort(derived.begin(), derived.end());
+    derived.erase(std::unique(derived.begin(), derived.end()), derived.end());
+    auto derived_stmt = prepared(
+        "UPDATE jobs SET (dexit_code, dexit_signal) = (SELECT exit_code, exit_signal FROM steps "
+        "WHERE steps.job_id = ?1 AND steps.step_id >= 0 ORDER BY exit_code DESC, exit_signal DESC "
+        "LIMIT 1) WHERE job_id = ?1 AND EXISTS (SELECT 1 FROM steps WHERE steps.job_id = ?1 AND "
+        "steps.step_id >= 0)");
+    if (!derived_stmt) return fail(derived_stmt.error());
+    for (std::uint64_t id : derived) {
+      Stmt& s = **derived_stmt;
+      s.reset();
+      s.idx = 0;
+      s.bind(static_cast<std::int64_t>(id));
+      if (sqlite3_step(s.get()) != SQLITE_DONE) {
+        return fail("deriving the exit code of job " + std::to_string(id));
+      }
+    }
+  }
   if (span > max_span_ && version_ >= 2) {
     auto span_stmt = prepared("UPDATE meta SET value=max(value, ?) WHERE key='max_span'");
     if (!span_stmt) return fail(span_stmt.error());

@@ -63,7 +63,8 @@ constexpr const char* kUsage =
 int runSrun(int argc, char** argv) {
   ParsedLaunch parsed = parseLaunch(jobspec::Tool::Srun, argc, argv, kHelp, kUsage);
   if (!parsed.input) return parsed.exit_code;
-  const jobspec::StepRequest& request = parsed.input->request;
+  jobspec::StepRequest& request = parsed.input->request;
+  if (auto warning = fitNodesToTasks(request.spec)) std::cerr << *warning;
   const StepContext& context = parsed.input->context;
 
   auto client = ControllerClient::fromConfig();

@@ -3,6 +3,7 @@
 
 #include "jobs/job_manager.h"
 #include "jobs/request.h"
+#include "jobs/step_layout.h"
 
 namespace drover::jobs {
 
@@ -157,8 +158,8 @@ void JobManager::recordBatchStep(const Job& job, const v1::StepEventRequest* eve
   if (i.allocation_size() > 0) {
     const auto& a = i.allocation(0);
     s.ncpus = a.cpus();
-    s.alloc_tres = tresString(a.cpus(), static_cast<std::int64_t>(a.memory_mb()), 1,
-                              a.gpu_indices_size());
+    s.alloc_tres = stepTres(a.cpus(), static_cast<std::int64_t>(a.memory_mb()), 1,
+                            a.gpu_indices_size());
   }
   s.req_tres = s.alloc_tres;
   s.layout = "Unknown";

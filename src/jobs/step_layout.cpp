@@ -119,6 +119,15 @@ std::string StepLayout::layout_name() const {
   return "Block";
 }
 
+std::string stepTres(std::int64_t cpus, std::int64_t mem_mb, std::int64_t nodes,
+                     std::int64_t gpus) {
+  std::string out = "cpu=" + std::to_string(cpus);
+  if (gpus > 0) out += ",gres/gpu=" + std::to_string(gpus);
+  if (mem_mb > 0) out += ",mem=" + std::to_string(mem_mb) + "M";
+  out += ",node=" + std::to_string(nodes);
+  return out;
+}
+
 Result<StepLayout> layoutStep(const std::vector<StepAllocNode>& job, const v1::StepSpec& spec,
                               const std::map<std::string, StepNodeUse>& exclusive_use) {
   auto dist = parseDistribution(spec.distribution());

@@ -49,6 +49,10 @@ struct StepLayout {
 // --ntasks-per-node, -w or -x the step runs the job's own task layout on all its nodes;
 // -N alone runs one task per node; -n alone spreads the tasks over up to n nodes. Exclusive
 // steps take only CPUs and GPUs that `exclusive_use` leaves free; other steps share.
+// A step record's TRES (sacct AllocTRES of ID.batch, ID.0, ...): Slurm's steps carry no
+// billing, unlike their job ("cpu=3,gres/gpu=2,mem=12000M,node=1", golden 111).
+std::string stepTres(std::int64_t cpus, std::int64_t mem_mb, std::int64_t nodes, std::int64_t gpus);
+
 Result<StepLayout> layoutStep(const std::vector<StepAllocNode>& job, const v1::StepSpec& spec,
                               const std::map<std::string, StepNodeUse>& exclusive_use);
 

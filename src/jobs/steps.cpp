@@ -159,8 +159,10 @@ Result<JobManager::CreatedStep> JobManager::createStep(
     sctx.ntasks = layout->ntasks;
     sctx.cpus_per_task = cpus_per_task;
     sctx.gpu_indices.assign(sn.gpu_indices().begin(), sn.gpu_indices().end());
-    // SLURM_DISTRIBUTION only when srun was given -m, as Slurm.
-    if (!spec.distribution().empty()) sctx.distribution = layout->distribution;
+    // SLURM_DISTRIBUTION when srun was given -m, or runs inside a batch job (goldens 041/042:
+    // block there without -m; an srun outside a job sets none, goldens 049-051).
+    if (!spec.distribution().empty() || info.batch()) sctx.distribution = layout->distribution;
+    sctx.batch_job = info.batch();
     sctx.plane_size = layout->plane_size;
     if (!spec.io_address().empty()) {
       sctx.launch_host = hostOf(spec.io_address());
@@ -302,7 +304,7 @@ void JobManager::recordStep(const Job& job, const v1::JobStep& step, bool final)
   }
   s.ncpus = static_cast<std::uint32_t>(cpus);
   s.node_list = hostlist::compress(names);
-  s.alloc_tres = tresString(cpus, mem, s.nnodes, gpus);
+  s.alloc_tres = stepTres(cpus, mem, s.nnodes, gpus);
   s.req_tres = s.alloc_tres;
   s.layout = step.layout();
   s.submit_line = step.submit_line();

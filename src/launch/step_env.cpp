@@ -67,6 +67,7 @@ Environment stepEnvironment(const Environment& user, const JobEnvContext& job,
        {"ENVIRONMENT", "HOSTNAME", "SLURM_NODE_ALIASES", "SLURM_MEM_PER_CPU"}) {
     job_vars.erase(batch_only);
   }
+  if (!step.batch_job) job_vars.erase("SLURM_JOB_GPUS");
   for (auto& [k, v] : job_vars) env[k] = std::move(v);
   for (const char* gpu_var :
        {"CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "SLURM_GPUS_ON_NODE", "SLURM_STEP_GPUS"}) {

@@ -34,6 +34,9 @@ struct StepEnvContext {
   std::string srun_port;                       // srun's I/O port, "" when unknown
   bool pytorch = true;
   std::string master_addr;                     // the first step node's address
+  // The job is a batch job. An srun/salloc allocation's steps get no SLURM_JOB_GPUS (golden
+  // 051: Slurm sets only the step's CUDA_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL, SLURM_STEP_GPUS).
+  bool batch_job = true;
 };
 
 // The step's own variables on node `node_index`.

@@ -333,23 +333,12 @@ for _name in ("scontrol-show-job-running", "scontrol-show-job-pending",
 
 # What the comparison found in srun, which landed during this session (non-strict: its owner
 # is changing it now). Each entry names the defect.
-# The variable names still differing, per golden (SLURM_STEP_LAUNCHER_PORT, SLURM_UMASK,
-# SLURM_LABELIO, SRUN_DEBUG, the split-line labelling and the extra variables outside a job are
-# fixed).
-SRUN_IN_BATCH = ("an srun inside a batch job does not pass the job's SLURM_DISTRIBUTION on to its "
-                 "tasks")
+# Fixed: the environment of srun's tasks (SLURM_DISTRIBUTION inside a batch job, no
+# SLURM_JOB_GPUS outside one), srun's nnodes warning, the steps' DerivedExitCode and AllocTRES.
 # Each srun records one step now (ID.0 hostname, ID.1 false, ID.2 sleep); what still differs:
-STEP_RECORDS = ("the records of a job with steps differ from Slurm's: the job's DerivedExitCode "
-                "is 0:0 (Slurm: the highest step exit, 1:0), numbered steps' AllocTRES start "
-                "with billing= (Slurm: cpu=...), and the batch step of -N 2 -n 4 holds 2 CPUs "
-                "(Slurm laid it out 3+1: 3)")
+STEP_RECORDS = ("only the allowed 2+2 layout of -N 2 -n 4 differs (Slurm laid this job out 3+1): "
+                "its batch step and the step on its first node hold 2 CPUs (Slurm: 3)")
 SRUN_FINDINGS = {
-    "batch-output-directives": SRUN_IN_BATCH,
-    "batch-output-directives-array": SRUN_IN_BATCH,
-    "batch-output-steps": ("srun -n 1 in a 2-node job does not warn \"can't run 1 processes on 2 "
-                           "nodes, setting nnodes to 1\""),
-    "srun-n4-N1-gpu2-env": ("srun's tasks get SLURM_JOB_GPUS, which Slurm does not set for an "
-                            "srun outside a job"),
     "sacct-steps": STEP_RECORDS, "sacct-steps-default": STEP_RECORDS,
     "sacct-l-one": ("sacct -l: the batch step shows sampled MaxRSS/AveRSS where Slurm's are "
                     "blank, and lacks TRESUsageIn*/energy values; ReqMem of --mem=1G on 2 nodes "

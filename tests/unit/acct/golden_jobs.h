@@ -230,7 +230,8 @@ inline std::vector<JobWithSteps> goldenJobs() {
   };
   for (const auto& s : simple) {
     JobRecord j = JobBuilder(s.id).name(s.name).cpus(s.cpus).state(s.state)
-                      .exit(s.exit.code, s.exit.signal).ran(s.nodes, s.nnodes, s.secs);
+                      .exit(s.exit.code, s.exit.signal).ran(s.nodes, s.nnodes, s.secs)
+                      .derived(s.step_exit.code, s.step_exit.signal);  // its one step's
     add(j, {step(j, 0, s.name, s.cpus, s.step_state, s.step_exit)});
   }
   {

@@ -110,6 +110,48 @@ TEST_F(StoreTest, UpsertIsIdempotentAndReplacesFields) {
   EXPECT_EQ((*got)[0].steps[0], s);
 }
 
+// DerivedExitCode is the highest exit of the numbered steps (golden 111: 1:0 from 16.1), not
+// the batch step's (golden 113: 3:0 batch, 0:0 derived); a later record of the job, which the
+// controller writes without it, keeps it.
+TEST_F(StoreTest, DerivedExitCodeIsTheHighestNumberedStepExit) {
+  JobRecord j = JobBuilder(200).name("steps").ran("node[02-03]", 2, 2);
+  j.state = JobState::kRunning;
+  j.end = 0;
+  AcctBatch first;
+  first.jobs.push_back(j);
+  first.steps.push_back(testing::step(j, kBatchStep, "batch", 3, JobState::kFailed, {7, 0}));
+  first.steps.push_back(testing::step(j, 0, "hostname", 4));
+  ASSERT_TRUE(store_->apply(first).ok());
+  AcctBatch second;
+  second.steps.push_back(testing::step(j, 1, "false", 3, JobState::kFailed, {1, 0}));
+  second.steps.push_back(testing::step(j, 2, "kill", 3, JobState::kCancelled, {0, 9}));
+  ASSERT_TRUE(store_->apply(second).ok());
+  AcctBatch last;
+  j.state = JobState::kCompleted;
+  j.end = j.start + 2;
+  last.jobs.push_back(j);
+  ASSERT_TRUE(store_->apply(last).ok());
+
+  AcctFilter f;
+  f.jobs = {JobSelector{200, {}, {}}};
+  auto got = store_->query(f);
+  ASSERT_TRUE(got.ok()) << got.error();
+  ASSERT_EQ(got->size(), 1u);
+  EXPECT_EQ((*got)[0].job.derived_exit, (ExitStatus{1, 0}));
+
+  // Without numbered steps the record's own value stays.
+  JobRecord plain = JobBuilder(201).ran("node01", 1, 1).derived(0, 0);
+  AcctBatch only_batch;
+  only_batch.jobs.push_back(plain);
+  only_batch.steps.push_back(testing::step(plain, kBatchStep, "batch", 1, JobState::kFailed, {3, 0}));
+  ASSERT_TRUE(store_->apply(only_batch).ok());
+  f.jobs = {JobSelector{201, {}, {}}};
+  got = store_->query(f);
+  ASSERT_TRUE(got.ok()) << got.error();
+  ASSERT_EQ(got->size(), 1u);
+  EXPECT_EQ((*got)[0].job.derived_exit, (ExitStatus{0, 0}));
+}
+
 // A requeued job: its first run ended REQUEUED (kept in AcctBatch::runs), its record moved on to
 // the second run. sacct shows the current record; sacct -D the earlier run too, before it.
 TEST_F(StoreTest, EarlierRunsOfRequeuedJobsShowWithDuplicates) {

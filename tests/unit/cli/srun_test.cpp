@@ -100,6 +100,41 @@ TEST(SrunStepTest, JobNameFromTheEnvironmentIsIgnoredInsideAnAllocation) {
   EXPECT_EQ(stepName(named, true), "mine");
 }
 
+// Golden 046: `srun -n 1 false` in a job of 2 nodes (SLURM_NNODES=2 is srun's -N there).
+TEST(SrunStepTest, FewerTasksThanNodesSetsTheNodeCountWithSlurmsWarning) {
+  struct Case {
+    std::vector<std::string> args;
+    jobspec::EnvMap env;
+    std::optional<std::string> warning;
+    std::uint32_t min, max;
+  };
+  const jobspec::EnvMap job{{"SLURM_JOB_ID", "9"}, {"SLURM_NNODES", "2"}, {"SLURM_NTASKS", "4"}};
+  const std::vector<Case> cases = {
+      {{"-n", "1", "false"}, job,
+       "srun: Warning: can't run 1 processes on 2 nodes, setting nnodes to 1\n", 1, 0},
+      {{"-n", "2", "sleep", "1"}, job, std::nullopt, 2, 0},
+      {{"hostname"}, job, std::nullopt, 2, 0},
+      {{"-N", "3", "-n", "2", "hostname"}, {},
+       "srun: Warning: can't run 2 processes on 3 nodes, setting nnodes to 2\n", 2, 0},
+      {{"-N", "2-4", "-n", "1", "hostname"}, {},
+       "srun: Warning: can't run 1 processes on 2 nodes, setting nnodes to 1\n", 1, 1},
+      {{"-N", "2-4", "-n", "3", "hostname"}, {}, std::nullopt, 2, 4},
+  };
+  for (const Case& c : cases) {
+    auto req = srunRequest(c.args, c.env);
+    EXPECT_EQ(fitNodesToTasks(req.spec), c.warning) << c.args.front() << c.args[1];
+    ASSERT_TRUE(req.spec.nodes.has_value());
+    EXPECT_EQ(req.spec.nodes->min, c.min) << c.args.front() << c.args[1];
+    EXPECT_EQ(req.spec.nodes->max, c.max) << c.args.front() << c.args[1];
+    if (c.warning) {
+      EXPECT_EQ(toStepSpec(req, context(), 9, true).min_nodes(), c.min);
+    }
+  }
+  auto plain = srunRequest({"-n", "4", "hostname"});
+  EXPECT_EQ(fitNodesToTasks(plain.spec), std::nullopt);
+  EXPECT_FALSE(plain.spec.nodes.has_value());
+}
+
 TEST(SrunStepTest, NoJobIdOutsideAnAllocation) {
   EXPECT_FALSE(allocationJobId(srunRequest({"hostname"}).spec));
   EXPECT_EQ(allocationJobId(srunRequest({"--jobid=12", "hostname"}).spec), std::optional<std::uint64_t>(12));

@@ -157,6 +157,47 @@ TEST_F(StepsTest, StepEndsWhenEveryNodeReportedWithTheHighestExitCode) {
   EXPECT_EQ(stepRecord(batch, id, 1)->state, acct::JobState::kCompleted);
 }
 
+// Golden 111: steps' AllocTRES carry no billing (the job's does); goldens 041/042: srun inside
+// a batch job passes SLURM_DISTRIBUTION (block without -m) and the job's SLURM_JOB_GPUS on.
+TEST_F(StepsTest, BatchJobStepsTresAndDistribution) {
+  JobId id = runningJob(alice(), 2);
+  auto created = create(stepSpec(id));
+  ASSERT_EQ(created.launches.size(), 2u);
+  const auto& env = created.launches[0].request.environment();
+  EXPECT_EQ(env.at("SLURM_DISTRIBUTION"), "block");
+  EXPECT_EQ(env.at("SLURM_JOB_GPUS"), "0,1");
+  report(id, 0, "node01", 0);
+  report(id, 0, "node02", 0);
+  auto batch = manager_->takeAccounting();
+  const acct::StepRecord* rec = stepRecord(batch, id, 0);
+  ASSERT_NE(rec, nullptr);
+  EXPECT_EQ(rec->alloc_tres.rfind("cpu=", 0), 0u) << rec->alloc_tres;
+  EXPECT_EQ(rec->alloc_tres.find("billing"), std::string::npos) << rec->alloc_tres;
+  const acct::StepRecord* batch_step = stepRecord(batch, id, acct::kBatchStep);
+  if (batch_step == nullptr) {
+    v1::StepEventRequest e;
+    e.mutable_step()->set_job_id(id);
+    e.mutable_step()->set_step_id(acct::kBatchStep);
+    e.set_node("node01");
+    e.set_kind(v1::StepEventRequest::FINISHED);
+    manager_->stepEvent(e);
+    ASSERT_TRUE(manager_->commit().ok());
+    batch = manager_->takeAccounting();
+    batch_step = stepRecord(batch, id, acct::kBatchStep);
+  }
+  ASSERT_NE(batch_step, nullptr);
+  EXPECT_EQ(batch_step->alloc_tres.find("billing"), std::string::npos) << batch_step->alloc_tres;
+}
+
+TEST(StepTresTest, SlurmsStepTres) {
+  struct Case { std::int64_t cpus, mem, nodes, gpus; std::string want; };
+  for (const Case& c : std::vector<Case>{{3, 12000, 1, 2, "cpu=3,gres/gpu=2,mem=12000M,node=1"},
+                                         {4, 16000, 2, 4, "cpu=4,gres/gpu=4,mem=16000M,node=2"},
+                                         {1, 0, 1, 0, "cpu=1,node=1"}}) {
+    EXPECT_EQ(stepTres(c.cpus, c.mem, c.nodes, c.gpus), c.want);
+  }
+}
+
 TEST_F(StepsTest, LaunchFailureCountsAsFailedToStart) {
   JobId id = runningJob();
   auto spec = stepSpec(id);
@@ -316,7 +357,6 @@ TEST_F(StepsTest, NoPytorchEnvLeavesThoseVariablesOut) {
   EXPECT_FALSE(r.pytorch_env());
   EXPECT_EQ(r.environment().count("MASTER_ADDR"), 0u);
   EXPECT_EQ(r.environment().count("WORLD_SIZE"), 0u);
-  EXPECT_EQ(r.environment().count("SLURM_DISTRIBUTION"), 0u);  // only with -m
 }
 
 // --- Interactive allocations (srun/salloc outside a job) ---
@@ -338,6 +378,9 @@ TEST_F(StepsTest, AllocationRunsWithoutLaunchUntilReleased) {
   EXPECT_FALSE(job(id).batch());
   auto created = create(stepSpec(id));
   EXPECT_EQ(created.launches.size(), 1u);
+  // Goldens 049-051: an srun outside a job sets neither of these in its tasks.
+  EXPECT_EQ(created.launches[0].request.environment().count("SLURM_DISTRIBUTION"), 0u);
+  EXPECT_EQ(created.launches[0].request.environment().count("SLURM_JOB_GPUS"), 0u);
   (void)manager_->takeSignals();
 
   v1::CompleteAllocationRequest done;

@@ -99,6 +99,21 @@ TEST(StepEnvTest, StepWithoutGpusHidesTheJobsAndPytorchCanBeOff) {
   EXPECT_EQ(env.at("RANK"), "1");
 }
 
+TEST(StepEnvTest, JobGpusOnlyInTheStepsOfABatchJob) {
+  // Golden 041: srun inside a batch job passes SLURM_JOB_GPUS on; golden 051: an srun outside
+  // a job sets the step's GPU variables only.
+  struct Case { bool batch_job; bool job_gpus; };
+  for (const Case& c : std::vector<Case>{{true, true}, {false, false}}) {
+    StepEnvContext s = step();
+    s.batch_job = c.batch_job;
+    Environment env = stepEnvironment({}, job(), s);
+    EXPECT_EQ(env.count("SLURM_JOB_GPUS"), c.job_gpus ? 1u : 0u) << c.batch_job;
+    EXPECT_EQ(env.at("SLURM_STEP_GPUS"), "1,2");
+    EXPECT_EQ(env.at("CUDA_VISIBLE_DEVICES"), "1,2");
+    EXPECT_EQ(env.at("GPU_DEVICE_ORDINAL"), "1,2");
+  }
+}
+
 TEST(StepEnvTest, MasterPortStaysInItsRangeAndDiffersPerStep) {
   struct Case { std::uint64_t job; std::int64_t step; std::uint16_t port; };
   for (const Case& c : std::vector<Case>{{1, 0, 20008}, {1, 1, 20009}, {2, 0, 20016},
