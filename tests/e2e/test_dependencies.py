@@ -133,6 +133,22 @@ def test_afterok_on_a_cancelled_job_is_never_satisfied(cluster):
     assert_never_satisfied(cluster, b, f"afterok:{a}(failed)")
 
 
+def test_a_failed_dependency_stays_failed_when_the_target_is_requeued(cluster):
+    # sbatch(1): once failed, the dependent job never runs, even if the target's next run ends
+    # otherwise.
+    a = submit(cluster, "--requeue", "--wrap=test -n \"$SLURM_RESTART_COUNT\" && "
+               "test \"$SLURM_RESTART_COUNT\" -gt 0")
+    b = submit(cluster, f"--dependency=afterok:{a}", "--wrap=true")
+    assert wait_state(cluster, a, FINAL)["JobState"] == "FAILED"
+    wait_reason(cluster, b, "DependencyNeverSatisfied")
+    r = cluster.scontrol("requeue", str(a), user=USER)
+    assert r.returncode == 0, r.stderr
+    f = wait_for(lambda: (f := fields(cluster, a)).get("JobState") in FINAL
+                 and f.get("Restarts") == "1" and f, 30, what="the second run to end")
+    assert f["JobState"] == "COMPLETED", f
+    assert_never_satisfied(cluster, b, f"afterok:{a}(failed)")
+
+
 def test_afternotok_runs_after_a_failure(cluster):
     a = submit(cluster, "--wrap=sleep 1; exit 1")
     b = submit(cluster, f"--dependency=afternotok:{a}", "--wrap=true")
@@ -218,7 +234,7 @@ def test_aftercorr_pairs_array_tasks(cluster):
     assert fields(cluster, f"{a}_1")["JobState"] == "FAILED"
     f = wait_reason(cluster, f"{b}_1", "DependencyNeverSatisfied")
     # Slurm names a whole array as ID_* where it shows a dependency on it.
-    assert f["Dependency"] in (f"aftercorr:{a}(failed)", f"aftercorr:{a}_*(failed)"), f
+    assert f["Dependency"] == f"aftercorr:{a}_*(failed)", f
     assert squeue(cluster, f"{b}_1", "%r") == "DependencyNeverSatisfied"
     assert cluster.cli("scancel", f"{b}_1", user=USER).returncode == 0
     wait_state(cluster, f"{b}_1", "CANCELLED")
