@@ -14,6 +14,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <unordered_map>
 
 #include "sched/cluster_index.h"
 #include "sched/incremental.h"
@@ -221,12 +222,15 @@ int main(int argc, char** argv) {
   // Conservative reserves for every job, so each submission is a full pass there: keep it short.
   const int submitRounds = policy == Policy::Conservative ? 3 : 100;
   double shortcutS = 0, shortcutMax = 0;
+  const Plan* lastPlan = nullptr;
   int shortcuts = 0;
   for (int k = 0; k < submitRounds; ++k) {
     sched.onJobSubmitted(makeJob(rngSched, pending + 2 + k));
     int before = sched.counters().incrementalPasses;
     t0 = cpuNow();
-    submitStarts += sched.pass(now + 2).starts.size();
+    const Plan& got = sched.pass(now + 2);
+    submitStarts += got.starts.size();
+    lastPlan = &got;
     double took = seconds(t0);
     schedSubmitS += took;
     if (sched.counters().incrementalPasses > before) {
@@ -235,6 +239,10 @@ int main(int argc, char** argv) {
       shortcutMax = std::max(shortcutMax, took);
     }
   }
+  // What the completion changes in the plan, whoever computes it: the lower bound of any exact
+  // replay (each moved reservation is at least one search).
+  Plan beforeEnd;
+  if (lastPlan) beforeEnd = *lastPlan;
   sched.onJobEnded(sched.snapshot().running.front().id);
   const int replaysBefore = sched.counters().completionReplays;
   t0 = cpuNow();
@@ -265,6 +273,24 @@ int main(int argc, char** argv) {
            full.stats.reservationsMade == got.stats.reservationsMade;
   };
   const bool sameAsFull = equalsFull(afterEnd, now + 3);
+  int movedReservations = 0, movedEstimates = 0, firstMoved = -1;
+  {
+    std::unordered_map<JobId, const PendingInfo*> was;
+    for (const PendingInfo& p : beforeEnd.pending) was.emplace(p.id, &p);
+    for (size_t i = 0; i < afterEnd.pending.size(); ++i) {
+      const PendingInfo& p = afterEnd.pending[i];
+      auto it = was.find(p.id);
+      if (it == was.end()) continue;
+      const PendingInfo& o = *it->second;
+      if (p.expectedStart != o.expectedStart ||
+          (p.expectedStart && p.plannedNodes != o.plannedNodes)) {
+        ++movedReservations;
+        if (firstMoved < 0) firstMoved = static_cast<int>(i);
+      } else if (p.estimatedStart != o.estimatedStart) {
+        ++movedEstimates;
+      }
+    }
+  }
 
   // What the controller does next: it applies the replay's starts exactly as planned
   // (onJobsStarted), then the next event's pass runs. Neither a submission nor another completion
@@ -304,6 +330,16 @@ int main(int argc, char** argv) {
   const size_t secondEndStarts = afterSecondEnd.starts.size();
   const bool secondEndSame = equalsFull(afterSecondEnd, now + 5);
   (void)applySubmitS;
+  // Its starts applied, then a completion straight away.
+  applyStarts(afterSecondEnd);
+  sched.onJobEnded(sched.snapshot().running[2].id);
+  c0 = sched.counters();
+  t0 = cpuNow();
+  const Plan& afterThirdEnd = sched.pass(now + 6);
+  const double thirdEndS = seconds(t0);
+  const char* thirdEndKind = kind(c0);
+  const size_t thirdEndStarts = afterThirdEnd.starts.size();
+  const bool thirdEndSame = equalsFull(afterThirdEnd, now + 6);
 
   // The controller applies the plan: started jobs become running, then events arrive.
   for (auto& st : plan.starts) {
@@ -348,13 +384,17 @@ int main(int argc, char** argv) {
   std::printf("  after one completion     %8.3f s  starts %zu (%s; plan %s a full pass's)\n",
               schedCompletionS, completionStarts, replayed ? "replay" : "full",
               sameAsFull ? "equals" : "DIFFERS FROM");
+  std::printf("    the completion moved %d reservations (first at queue position %d) and %d "
+              "estimates\n", movedReservations, firstMoved, movedEstimates);
   std::printf("  apply the replay's starts %8.6f s  (%s)\n", applyReplayS,
               replayStartsKept ? "memo kept" : "memo dropped");
   std::printf("  then one submission      %8.6f s  starts %zu (%s; plan %s a full pass's)\n",
               startSubmitS, startSubmitStarts, startSubmitKind,
               startSubmitSame ? "equals" : "DIFFERS FROM");
-  std::printf("  then another completion  %8.6f s  starts %zu (%s; plan %s a full pass's)\n",
+  std::printf("  then a completion        %8.6f s  starts %zu (%s; plan %s a full pass's)\n",
               secondEndS, secondEndStarts, secondEndKind, secondEndSame ? "equals" : "DIFFERS FROM");
+  std::printf("  its starts, a completion %8.6f s  starts %zu (%s; plan %s a full pass's)\n",
+              thirdEndS, thirdEndStarts, thirdEndKind, thirdEndSame ? "equals" : "DIFFERS FROM");
   std::printf("  plans whose applied starts kept the memo: %d\n", sched.counters().startsKept);
   std::printf("  memory: snapshot %ld MB, index %ld MB, pass peak %ld MB (max RSS deltas)\n",
               (rssSnapshot - rss0) / 1024, (rssIndex - rssSnapshot) / 1024,

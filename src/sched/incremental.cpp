@@ -97,14 +97,22 @@ void Scheduler::onJobsStarted(std::vector<RunningJob> jobs) {
   // Starts exactly as the last plan made them keep the memo (keepStarts); anything else drops it.
   bool keep = awaitingStarts_;
   std::vector<size_t> matched;
-  for (size_t i = 0; keep && i < jobs.size(); ++i) {
-    size_t k = 0;
-    while (k < plan_.starts.size() && plan_.starts[k].id != jobs[i].id) ++k;
-    keep = k < plan_.starts.size() && !startApplied_[k] &&
-           std::find(matched.begin(), matched.end(), k) == matched.end() &&
-           plan_.starts[k].endTime == jobs[i].expectedEnd &&
-           sameAllocation(plan_.starts[k].allocation, jobs[i].allocation);
-    matched.push_back(k);
+  if (keep) {
+    std::unordered_map<JobId, size_t> planned;
+    for (size_t k = 0; k < plan_.starts.size(); ++k) planned.emplace(plan_.starts[k].id, k);
+    for (size_t i = 0; keep && i < jobs.size(); ++i) {
+      auto it = planned.find(jobs[i].id);
+      keep = it != planned.end() && !startApplied_[it->second] &&
+             plan_.starts[it->second].endTime == jobs[i].expectedEnd &&
+             sameAllocation(plan_.starts[it->second].allocation, jobs[i].allocation);
+      if (keep) {
+        startApplied_[it->second] = 1;  // also catches the same id twice in one batch
+        matched.push_back(it->second);
+      }
+    }
+    if (!keep) {
+      for (size_t k : matched) startApplied_[k] = 0;
+    }
   }
   std::unordered_set<JobId> ids;
   for (const RunningJob& r : jobs) ids.insert(r.id);
@@ -140,7 +148,6 @@ void Scheduler::onJobsStarted(std::vector<RunningJob> jobs) {
     submittedSince_.clear();
     return;
   }
-  for (size_t k : matched) startApplied_[k] = 1;
   startsLeft_ -= matched.size();
   if (startsLeft_ == 0) keepStarts();
 }
