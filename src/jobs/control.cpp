@@ -382,7 +382,9 @@ Status JobManager::update(const Caller& caller, const v1::UpdateJobRequest& req)
           std::optional<jobspec::DependencySpec> dep;
           if (!value.empty()) {
             auto parsed = jobspec::parseDependencySpec(value);
-            if (!parsed) return makeError("Job dependency problem");
+            if (!parsed || unknownDependencyTarget(*parsed)) {
+              return makeError("Job dependency problem");
+            }
             dep = *parsed;
           }
           if (apply) {

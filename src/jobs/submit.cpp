@@ -145,10 +145,8 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
   if (!spec.dependency().empty()) {
     auto dep = jobspec::parseDependencySpec(spec.dependency());
     if (!dep) return refuse("Job dependency problem", dep.error());
-    for (const auto& item : dep->items) {
-      if (item.type != jobspec::DependencyType::Singleton && item.job_id >= store_.nextJobId()) {
-        return refuse("Job dependency problem", "no job " + std::to_string(item.job_id));
-      }
+    if (auto unknown = unknownDependencyTarget(*dep)) {
+      return refuse("Job dependency problem", "no job " + *unknown);
     }
     dependency = *dep;
   }
