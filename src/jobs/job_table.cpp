@@ -161,7 +161,9 @@ void JobManager::recordBatchStep(const Job& job, const v1::StepEventRequest* eve
     s.alloc_tres = stepTres(a.cpus(), static_cast<std::int64_t>(a.memory_mb()), 1,
                             a.gpu_indices_size());
   }
-  s.req_tres = s.alloc_tres;
+  // As Slurm's batch step (golden 117): no ReqTRES, CPU frequencies 0 (an srun step's are
+  // Unknown).
+  s.req_cpu_freq_min = s.req_cpu_freq_max = s.req_cpu_freq_gov = 0;
   s.layout = "Unknown";
   if (!event) {
     s.state = acct::JobState::kRunning;

@@ -305,7 +305,7 @@ void JobManager::recordStep(const Job& job, const v1::JobStep& step, bool final)
   s.ncpus = static_cast<std::uint32_t>(cpus);
   s.node_list = hostlist::compress(names);
   s.alloc_tres = stepTres(cpus, mem, s.nnodes, gpus);
-  s.req_tres = s.alloc_tres;
+  // ReqTRES stays empty: Slurm's step records have none (golden 117).
   s.layout = step.layout();
   s.submit_line = step.submit_line();
   s.state = acct::JobState::kRunning;

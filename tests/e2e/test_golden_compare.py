@@ -337,12 +337,14 @@ for _name in ("scontrol-show-job-running", "scontrol-show-job-pending",
 # SLURM_JOB_GPUS outside one), srun's nnodes warning, the steps' DerivedExitCode and AllocTRES.
 # Each srun records one step now (ID.0 hostname, ID.1 false, ID.2 sleep); what still differs:
 STEP_RECORDS = ("only the allowed 2+2 layout of -N 2 -n 4 differs (Slurm laid this job out 3+1): "
-                "its batch step and the step on its first node hold 2 CPUs (Slurm: 3)")
+                "its batch step and the step on its first node hold 2 CPUs (Slurm: 3); in 111 "
+                "also JobIDRaw, which the masking leaves, holds our job id")
 SRUN_FINDINGS = {
     "sacct-steps": STEP_RECORDS, "sacct-steps-default": STEP_RECORDS,
     "sacct-l-one": ("sacct -l: the batch step shows sampled MaxRSS/AveRSS where Slurm's are "
-                    "blank, and lacks TRESUsageIn*/energy values; ReqMem of --mem=1G on 2 nodes "
-                    "shows 1G (Slurm: 2G)"),
+                    "blank and lacks AveCPUFreq 0 and TRESUsageIn/Out energy=0; the srun step "
+                    "lacks MaxVMSize/AveVMSize, pages, MinCPU/AveCPU, AveCPUFreq, disk and "
+                    "TRESUsage* values (not sampled); JobIDRaw holds our job id"),
 }
 
 

@@ -1,5 +1,6 @@
 // The sacct field table: name, default width, alignment and how each value is printed for a job
 // row and for a step row (blank where Slurm leaves it blank).
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <ctime>
@@ -80,6 +81,14 @@ std::string timeLimitText(std::int64_t minutes) {
 std::string freq(const Row& r, const std::optional<std::uint32_t> StepRecord::*member) {
   if (!r.step || !(r.step->*member)) return "Unknown";
   return std::to_string(*(r.step->*member));
+}
+
+// ReqMem: the job's whole request, as Slurm's (the mem of its ReqTRES): --mem per node times
+// the nodes (golden 117: --mem=1G on 2 nodes is 2G), --mem-per-cpu times the CPUs.
+std::int64_t requestedMemMb(const JobRecord& job) {
+  const auto each = static_cast<std::int64_t>(job.req_mem_mb);
+  const std::int64_t times = job.req_mem_per_cpu ? job.req_cpus : job.req_nodes;
+  return each * std::max<std::int64_t>(1, times);
 }
 
 const Usage* usage(const Row& r) { return r.step ? &r.step->usage : nullptr; }
@@ -198,7 +207,7 @@ const std::vector<FieldDef>& table() {
       {{"ReqCPUS", 8, false}, [](const Row& r) { return jobOnly(r, num(r.job->req_cpus)); }},
       {{"ReqMem", 10, false},
        [](const Row& r) {
-         return jobOnly(r, formatSizeKb(static_cast<std::int64_t>(r.job->req_mem_mb) * 1024));
+         return jobOnly(r, formatSizeKb(requestedMemMb(*r.job) * 1024));
        }},
       {{"ReqNodes", 8, false}, [](const Row& r) { return jobOnly(r, num(r.job->req_nodes)); }},
       {{"ReqTRES", 10, false},

@@ -80,7 +80,8 @@ TEST(SacctFormat, MatchesGoldens) {
 TEST(SacctFormat, LongFormatMatchesGolden117) {
   auto jobs = pick({11});
   JobRecord& job = jobs[0].job;
-  job.req_mem_mb = 2048;
+  job.req_mem_mb = 1024;  // --mem=1G on each of 2 nodes: ReqMem 2G
+  job.req_nodes = 2;
   job.req_tres = job.alloc_tres = "billing=8,cpu=8,gres/gpu=4,mem=4G,node=2";
   StepRecord& batch = jobs[0].steps[0];
   batch.alloc_tres = "cpu=6,gres/gpu=2,mem=2G,node=1";
@@ -243,6 +244,23 @@ TEST(SacctFormat, Durations) {
   for (const auto& c : std::vector<TextCase>{{0, "0"}, {732, "732K"}, {2048, "2M"},
                                              {2 * 1024 * 1024, "2G"}, {4000 * 1024, "4000M"}}) {
     EXPECT_EQ(formatSizeKb(c.value), c.want) << c.value;
+  }
+}
+
+// ReqMem is the job's whole request (golden 117: --mem=1G on 2 nodes is 2G); steps show none.
+TEST(SacctFormat, ReqMemIsTheWholeRequest) {
+  struct MemCase { std::uint64_t each; bool per_cpu; std::uint32_t cpus, nodes; std::string want; };
+  for (const auto& c : std::vector<MemCase>{{1024, false, 8, 2, "2G"},
+                                            {1024, false, 8, 0, "1G"},
+                                            {4000, true, 2, 1, "8000M"},
+                                            {0, false, 1, 1, "0"}}) {
+    auto jobs = pick({5});
+    jobs[0].job.req_mem_mb = c.each;
+    jobs[0].job.req_mem_per_cpu = c.per_cpu;
+    jobs[0].job.req_cpus = c.cpus;
+    jobs[0].job.req_nodes = c.nodes;
+    const std::string out = renderSacct(jobs, columns("JobID,ReqMem"), {Parsable::kNoTrailing, false, 0});
+    EXPECT_EQ(out, "5|" + c.want + "\n5.batch|\n") << c.each << " " << c.per_cpu;
   }
 }
 
