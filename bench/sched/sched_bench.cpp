@@ -273,7 +273,7 @@ int main(int argc, char** argv) {
            full.stats.reservationsMade == got.stats.reservationsMade;
   };
   const bool sameAsFull = equalsFull(afterEnd, now + 3);
-  int movedReservations = 0, movedEstimates = 0, firstMoved = -1;
+  int movedReservations = 0, movedInTime = 0, movedEstimates = 0, firstMoved = -1;
   {
     std::unordered_map<JobId, const PendingInfo*> was;
     for (const PendingInfo& p : beforeEnd.pending) was.emplace(p.id, &p);
@@ -285,6 +285,7 @@ int main(int argc, char** argv) {
       if (p.expectedStart != o.expectedStart ||
           (p.expectedStart && p.plannedNodes != o.plannedNodes)) {
         ++movedReservations;
+        movedInTime += p.expectedStart != o.expectedStart;
         if (firstMoved < 0) firstMoved = static_cast<int>(i);
       } else if (p.estimatedStart != o.estimatedStart) {
         ++movedEstimates;
@@ -376,7 +377,7 @@ int main(int argc, char** argv) {
   std::printf("  apply its starts         %8.3f s\n", firstApplyS);
   std::printf("  after starts + 1 submit  %8.3f s  starts %zu (%s; the starts %s the memo)\n",
               schedSecondS, secondStarts, secondFull ? "full" : "shortcut",
-              firstStartsKept ? "kept" : "dropped");
+              firstStarts == 0 ? "(none) left" : firstStartsKept ? "kept" : "dropped");
   std::printf("  per further submission   %8.6f s  starts %zu (mean of %d)\n",
               schedSubmitS / submitRounds, submitStarts, submitRounds);
   std::printf("    of which shortcuts     %8.6f s  mean, %8.6f s max (%d of %d submissions)\n",
@@ -384,8 +385,9 @@ int main(int argc, char** argv) {
   std::printf("  after one completion     %8.3f s  starts %zu (%s; plan %s a full pass's)\n",
               schedCompletionS, completionStarts, replayed ? "replay" : "full",
               sameAsFull ? "equals" : "DIFFERS FROM");
-  std::printf("    the completion moved %d reservations (first at queue position %d) and %d "
-              "estimates\n", movedReservations, firstMoved, movedEstimates);
+  std::printf("    the completion moved %d reservations (%d in time, the rest to other nodes; "
+              "first at queue position %d) and %d estimates\n",
+              movedReservations, movedInTime, firstMoved, movedEstimates);
   std::printf("  apply the replay's starts %8.6f s  (%s)\n", applyReplayS,
               replayStartsKept ? "memo kept" : "memo dropped");
   std::printf("  then one submission      %8.6f s  starts %zu (%s; plan %s a full pass's)\n",
