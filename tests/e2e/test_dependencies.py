@@ -319,6 +319,11 @@ def test_scontrol_update_changes_and_clears_a_dependency(cluster):
     assert r.returncode == 0, r.stderr
     f = wait_reason(cluster, b, "Dependency")
     assert f["Dependency"] == f"afterok:{a}(unfulfilled)", f
+    # An unknown job id is refused and changes nothing.
+    r = cluster.scontrol("update", f"jobid={b}", f"Dependency=afterok:{b + 1000}", user=USER)
+    assert r.returncode == 1, (r.stdout, r.stderr)
+    assert r.stderr.strip() == "slurm_update error: Job dependency problem", r.stderr
+    assert fields(cluster, b)["Dependency"] == f"afterok:{a}(unfulfilled)"
     # Cleared: nothing holds it back.
     r = cluster.scontrol("update", f"jobid={b}", "Dependency=", user=USER)
     assert r.returncode == 0, r.stderr
