@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <boost/asio/post.hpp>
 #include <csignal>
+#include <optional>
 #include <set>
 
 #include "common/log.h"
@@ -19,15 +20,17 @@
 namespace drover::ctld {
 namespace {
 
-std::string groupName(unsigned gid) {
+std::optional<std::string> groupName(unsigned gid) {
   struct group gr {};
   struct group* found = nullptr;
   std::vector<char> buf(16384);
   if (getgrgid_r(gid, &gr, buf.data(), buf.size(), &found) == 0 && found != nullptr) {
-    return found->gr_name;
+    return std::string(found->gr_name);
   }
-  return std::to_string(gid);
+  return std::nullopt;
 }
+
+constexpr std::int64_t kNameCacheMs = 60'000;
 
 // Finished jobs are dropped from memory at most this often (they stay in accounting).
 constexpr std::int64_t kPurgeEveryS = 30;
@@ -139,7 +142,22 @@ Result<std::unique_ptr<JobService>> JobService::create(boost::asio::io_context& 
 }
 
 jobs::Caller JobService::jobCaller(const rpc::Caller& caller) const {
-  return jobs::Caller{caller.uid, caller.gid, userName(caller.uid), groupName(caller.gid)};
+  const std::int64_t now = clock_.nowMs();
+  auto cached = [now](std::map<unsigned, CachedName>& cache, unsigned id, auto lookUp) {
+    auto it = cache.find(id);
+    if (it != cache.end() && now - it->second.looked_up_ms < kNameCacheMs) return it->second.name;
+    std::optional<std::string> name = lookUp(id);
+    if (!name) return std::to_string(id);   // no name: not cached, a new user may appear
+    cache[id] = CachedName{now, *name};
+    return *name;
+  };
+  std::string user = cached(user_names_, caller.uid, [](unsigned uid) -> std::optional<std::string> {
+    std::string name = userName(uid);
+    if (name == std::to_string(uid)) return std::nullopt;
+    return name;
+  });
+  std::string group = cached(group_names_, caller.gid, groupName);
+  return jobs::Caller{caller.uid, caller.gid, std::move(user), std::move(group)};
 }
 
 void JobService::afterCommit(Done after) {

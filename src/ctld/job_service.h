@@ -130,6 +130,15 @@ class JobService {
   std::int64_t last_purge_ = 0;
   std::map<std::string, std::pair<std::string, std::shared_ptr<grpc::Channel>>> channels_;
   std::unique_ptr<boost::asio::thread_pool> pool_;
+  // Callers' user and group names by uid and gid, each looked up at most once per
+  // kNameCacheMs (with nsswitch's systemd back end a lookup is dozens of system calls, and
+  // every submission needs both). Ids without a name are looked up again each time.
+  struct CachedName {
+    std::int64_t looked_up_ms = 0;
+    std::string name;
+  };
+  mutable std::map<unsigned, CachedName> user_names_;
+  mutable std::map<unsigned, CachedName> group_names_;
 
   // srun/salloc (job_service_steps.cpp).
   struct AllocationWaiter {

@@ -158,6 +158,7 @@ sqlite3_stmt* JobStore::cached(CachedStmt which) {
       "UPDATE jobs SET state = ?2, end_time = ?3, pending_end = ?4, info = ?5 WHERE id = ?1",
       "DELETE FROM jobs WHERE id = ?",
       "INSERT OR REPLACE INTO meta(key, value) VALUES ('next_job_id', ?)",
+      "SELECT script, environment FROM jobs WHERE id = ?",
   };
   sqlite3_stmt*& s = stmts_[which];
   if (s == nullptr &&
@@ -254,16 +255,24 @@ Result<JobPayload> JobStore::payload(JobId id) {
   for (auto it = staged_.rbegin(); it != staged_.rend(); ++it) {
     if (it->id == id && it->kind == Staged::kInsert) return *it->payload;
   }
-  Stmt q(db_, "SELECT script, environment FROM jobs WHERE id = ?");
-  if (!q.ok()) return sqlError(db_, "reading script");
-  sqlite3_bind_int64(q.get(), 1, static_cast<sqlite3_int64>(id));
-  if (sqlite3_step(q.get()) != SQLITE_ROW) {
+  // Read at every launch: the cached statement, reset on every way out.
+  sqlite3_stmt* q = cached(kPayload);
+  if (q == nullptr) return sqlError(db_, "reading script");
+  struct Reset {
+    sqlite3_stmt* s;
+    ~Reset() {
+      sqlite3_reset(s);
+      sqlite3_clear_bindings(s);
+    }
+  } reset{q};
+  sqlite3_bind_int64(q, 1, static_cast<sqlite3_int64>(id));
+  if (sqlite3_step(q) != SQLITE_ROW) {
     return makeError("job store: no stored script for job " + std::to_string(id));
   }
   JobPayload p;
-  p.script = columnBlob(q.get(), 0);
+  p.script = columnBlob(q, 0);
   v1::JobSpec holder;
-  if (!holder.ParseFromString(columnBlob(q.get(), 1))) {
+  if (!holder.ParseFromString(columnBlob(q, 1))) {
     return makeError("job store: the environment of job " + std::to_string(id) + " is corrupt");
   }
   p.environment.insert(holder.environment().begin(), holder.environment().end());

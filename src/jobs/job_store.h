@@ -65,7 +65,8 @@ class JobStore {
   Status exec(const char* sql);
   Status migrate();
 
-  enum CachedStmt { kBegin, kCommit, kRollback, kInsert, kUpdate, kDelete, kMeta, kCachedStmtCount };
+  enum CachedStmt { kBegin, kCommit, kRollback, kInsert, kUpdate, kDelete, kMeta, kPayload,
+                   kCachedStmtCount };
   sqlite3_stmt* cached(CachedStmt which);   // nullptr when it cannot be prepared
   bool runCached(sqlite3_stmt* s);
   void rollback();
