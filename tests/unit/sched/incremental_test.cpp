@@ -136,6 +136,63 @@ TEST(Incremental, EqualsFullPassOnRandomEventSequences) {
   EXPECT_EQ(kept[static_cast<int>(Policy::Conservative)], 0);
 }
 
+// The controller's sequence: pass, apply exactly its starts, next event, pass. Under EASY and
+// FCFS the applied starts keep the memo, so after the first pass no full pass is needed; under
+// conservative they drop it. Every plan equals a full schedule().
+TEST(Incremental, AppliedStartsKeepTheMemoForTheNextEvent) {
+  struct Case {
+    Policy policy;
+    bool keeps;
+  };
+  for (const Case& c : std::vector<Case>{{Policy::Easy, true}, {Policy::Fcfs, true},
+                                         {Policy::Conservative, false}}) {
+    SCOPED_TRACE("policy " + std::to_string(static_cast<int>(c.policy)));
+    SchedulerParams params;
+    params.policy = c.policy;
+    params.estimateDepth = 0;  // so a same-shape submission changes no estimate either
+    Scheduler sched(gpuNodes(2), {partition()}, params);
+    // gpu001 busy until 1000; gpu002 has 2 GPUs free until 2000.
+    sched.onJobsStarted({running(100, "gpu001", 8, {0, 1, 2, 3, 4, 5, 6, 7}, 1000),
+                         running(101, "gpu002", 6, {0, 1, 2, 3, 4, 5}, 2000)});
+    auto job = [](JobId id, int gpus, double prio) {
+      return JobBuilder(id).gpusPerNode(gpus).tasks(1).cpusPerTask(1).time(100).priority(prio);
+    };
+    sched.onJobSubmitted(job(1, 8, 100));  // blocked: reserves gpu001 at 1000
+    sched.onJobSubmitted(job(2, 2, 50));   // backfills on gpu002 (EASY, conservative)
+    sched.onJobSubmitted(job(4, 2, 40));   // fails: a failure of its shape
+    int64_t now = 0;
+    auto step = [&](const std::string& what) {
+      SCOPED_TRACE(what);
+      Snapshot copy = sched.snapshot();
+      const Plan& got = sched.pass(now);
+      expectSamePlan(got, schedule(copy, params, now));
+      std::vector<RunningJob> started;
+      for (const Start& st : got.starts) {
+        started.push_back(RunningJob{st.id, "gpu", st.allocation, st.endTime});
+      }
+      if (!started.empty()) sched.onJobsStarted(std::move(started));
+    };
+    step("first pass");
+    sched.onJobSubmitted(job(3, 2, 10));
+    now = 10;
+    step("a submission after the first pass's starts");
+    now = 20;
+    sched.onJobEnded(100);
+    step("a completion: job 1 starts on gpu001");
+    sched.onJobSubmitted(job(5, 2, 5));
+    now = 30;
+    step("a submission after the replay's starts");
+    sched.onJobEnded(1);
+    now = 40;
+    step("a completion after the replay's starts");
+    if (::testing::Test::HasFailure()) return;
+    if (c.keeps) {
+      EXPECT_EQ(sched.counters().fullPasses, 1);
+    }
+    EXPECT_EQ(sched.counters().startsKept > 0, c.keeps);
+  }
+}
+
 TEST(Incremental, IndexedReservationSearchEqualsAskingEveryNode) {
   for (Policy policy : {Policy::Easy, Policy::Conservative}) {
     for (int seed = 0; seed < 150; ++seed) {
