@@ -175,7 +175,8 @@ void Scheduler::awaitStarts(std::vector<size_t> positions) {
 // job that was skipped for its shape still is, the estimates are searched on the same final
 // profile, and the reservations of jobs ranked behind every start were searched on the same
 // profile too. What a start ranked behind a holder can change is the holder's best-fit choice
-// among the nodes ready at its time, so those holders (one per partition) are searched again.
+// among the nodes ready at its time, so those holders (one per partition under FCFS/EASY) are
+// confirmed (reservationsStand: a proof from the started nodes where it holds, else a search).
 // The memo then becomes that pass's: the started jobs leave the shape groups (whose failure
 // lists are recomputed), the node-list jobs and the rank lists, and a partition whose first
 // blocked job started has the next one as its first blocked.
