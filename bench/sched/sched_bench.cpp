@@ -1,6 +1,8 @@
 // Times full scheduling passes on a synthetic AI cluster: 12,500 nodes x 8 GPUs, 10,000 running
 // jobs, 100,000 pending jobs of mixed sizes; then passes after one submission and after one
-// completion. Plain timed executable so the numbers and the command go into docs/performance.md.
+// completion, and through the stateful Scheduler the controller's sequence (a pass, its starts
+// applied, the next submission or completion, a pass), each checked against a full pass.
+// Plain timed executable so the numbers and the command go into docs/performance.md.
 //   sched_bench [--nodes N] [--pending N] [--running N] [--policy easy|fcfs|conservative]
 //               [--horizon SECONDS] [--estimates N] [--full-only 1]
 // It also reports the memory the scheduling state holds (malloc bytes in use, mallinfo2).
