@@ -429,6 +429,32 @@ TEST_F(StepLaunchTest, NextRunOfARequeuedJobStartsBesideTheExitingSupervisor) {
   EXPECT_TRUE(waitUntil([&] { return processGone(rep.supervisor_pid()) && processGone(old_pid); }));
 }
 
+// The agent forgets a step when it reaps the step's supervisor (SIGCHLD): reaping the last
+// run's supervisor must not drop the record of the next run, which owns the step now.
+TEST_F(StepLaunchTest, ReapingTheLastRunsSupervisorKeepsTheNextRunsRecord) {
+  const pid_t old_pid = launchWaitingStep(18);
+  const fs::path second = dir_ / "second18";
+  v1::LaunchStepRequest next =
+      batch(18, "#!/bin/sh\ntouch " + second.string() + "\nwhile :; do sleep 0.05; done\n");
+  (*next.mutable_environment())["SLURM_RESTART_COUNT"] = "1";
+  v1::LaunchStepReply rep;
+  ASSERT_TRUE(launch(next, &rep).ok());
+  ASSERT_TRUE(waitUntil([&] { return fs::exists(second); })) << "the next run never started";
+  ASSERT_EQ(::kill(old_pid, SIGTERM), 0);
+  ASSERT_TRUE(waitUntil([&] { return processGone(old_pid); })) << "the old run was not reaped";
+
+  const std::string record = readFile(stepRecordPath(agent_->spoolDir(), StepKey{18, kBatch}));
+  EXPECT_NE(record.find(" " + std::to_string(rep.supervisor_pid()) + " "), std::string::npos)
+      << record;
+  // Still supervised: the cancel reaches the next run.
+  auto st = signal(18, 0, true);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  EXPECT_TRUE(waitUntil([&] { return processGone(rep.supervisor_pid()); }));
+  EXPECT_TRUE(waitUntil([&] {
+    return !fs::exists(stepRecordPath(agent_->spoolDir(), StepKey{18, kBatch}));
+  }));
+}
+
 TEST_F(StepLaunchTest, AgentRestartKeepsTheStepRunningAndFindsItAgain) {
   const pid_t pid = launchWaitingStep(15);
   ASSERT_TRUE(controller_.awaitRegistration(0).has_value());
