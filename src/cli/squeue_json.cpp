@@ -131,7 +131,7 @@ json::Object build(const v1::JobInfo& j, std::int64_t now, const std::string& cl
   o.emplace_back("cpus_per_tres", s.cpus_per_gpu() > 0 ? "gres:gpu:" + std::to_string(s.cpus_per_gpu()) : "");
   o.emplace_back("deadline", 0);
   o.emplace_back("delay_boot", 0);
-  o.emplace_back("dependency", j.dependency_status().empty() ? j.dependency() : j.dependency_status());
+  o.emplace_back("dependency", j.dependency_status());  // empty once met, as Dependency=
   o.emplace_back("derived_exit_code", 0);
   o.emplace_back("eligible_time", j.eligible_time());
   o.emplace_back("end_time", j.end_time());

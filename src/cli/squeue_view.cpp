@@ -171,9 +171,9 @@ void value(const v1::JobInfo& j, char code, std::int64_t now, std::string& v) {
       else v.assign(j.qos());
       return;
     case 'y': setNumber(v, std::int64_t{j.nice()}); return;
-    // Each item with its state, as scontrol's Dependency= (Slurm keeps one string for both).
-    case 'E': setOrNull(v, j.dependency_status().empty() ? j.dependency() : j.dependency_status());
-      return;
+    // Each item with its state, as scontrol's Dependency= (Slurm keeps one string for both);
+    // empty (NULL) once the dependency is met.
+    case 'E': setOrNull(v, j.dependency_status()); return;
     case 'k': setOrNull(v, j.spec().comment()); return;
     case 'v': setOrNull(v, j.spec().reservation()); return;
     case 'f': setOrNull(v, j.features()); return;
@@ -239,7 +239,7 @@ CodeFields fieldsOf(char code) {
     case 'Q': return {{J::kPriorityFieldNumber}, {}};
     case 'q': return {{J::kQosFieldNumber}, {}};
     case 'y': return {{J::kNiceFieldNumber}, {}};
-    case 'E': return {{J::kDependencyFieldNumber, J::kDependencyStatusFieldNumber}, {}};
+    case 'E': return {{J::kDependencyStatusFieldNumber}, {}};
     case 'k': return {{kSpec}, {S::kCommentFieldNumber}};
     case 'v': return {{kSpec}, {S::kReservationFieldNumber}};
     case 'f': return {{J::kFeaturesFieldNumber}, {}};

@@ -109,6 +109,9 @@ def test_afterok_waits_then_runs_and_eligible_follows_the_dependency(cluster):
     assert squeue_json_dependency(cluster, b) == f"afterok:{a}(unfulfilled)"
     assert wait_state(cluster, a, FINAL)["JobState"] == "COMPLETED"
     assert wait_state(cluster, b, FINAL)["JobState"] == "COMPLETED"
+    # Met: NULL everywhere, as Slurm (one string for scontrol and squeue).
+    assert squeue(cluster, b, "%E") == "(null)"
+    assert squeue_json_dependency(cluster, b) == ""
     # Eligible (sacct) is when the dependency was met: not before the target's end.
     [[a_end]] = wait_for(lambda: (r := sacct(cluster, a, "End")) and r[0][0] != "Unknown" and r,
                          15, what="sacct End of the target")
