@@ -1,7 +1,8 @@
 // Times full scheduling passes on a synthetic AI cluster: 12,500 nodes x 8 GPUs, 10,000 running
 // jobs, 100,000 pending jobs of mixed sizes; then passes after one submission and after one
 // completion, and through the stateful Scheduler the controller's sequence (a pass, its starts
-// applied, the next submission or completion, a pass), each checked against a full pass.
+// applied, the next submission or completion, a pass), each checked against a full pass, and
+// last-ranked submissions (priority 0) after a pass that started nothing.
 // Plain timed executable so the numbers and the command go into docs/performance.md.
 //   sched_bench [--nodes N] [--pending N] [--running N] [--policy easy|fcfs|conservative]
 //               [--horizon SECONDS] [--estimates N] [--full-only 1]
@@ -344,6 +345,44 @@ int main(int argc, char** argv) {
   const size_t thirdEndStarts = afterThirdEnd.starts.size();
   const bool thirdEndSame = equalsFull(afterThirdEnd, now + 6);
 
+  // Submissions ranked behind the whole queue (priority 0, the latest ids), the usual case, after
+  // a pass that started nothing: under conservative the last plan plus their own start-now
+  // checks and reservation searches on the profile the memo keeps (appendLastRanked).
+  applyStarts(afterThirdEnd);
+  int settlePasses = 0;
+  for (; settlePasses < 5; ++settlePasses) {
+    const Plan& p = sched.pass(now + 7);
+    if (p.starts.empty()) break;
+    applyStarts(p);
+  }
+  const size_t keptProfileBytes = sched.keptProfileBytes();
+  constexpr int kLastRounds = 20;
+  double lastS = 0, lastMax = 0;
+  int lastAppended = 0, lastFull = 0;
+  size_t lastStarts = 0;
+  bool lastSame = true;
+  double fullSameStateS = 0;
+  for (int k = 0; k < kLastRounds; ++k) {
+    Job j = makeJob(rngSched, pending + 100 + k);
+    j.priority = 0;
+    sched.onJobSubmitted(std::move(j));
+    c0 = sched.counters();
+    t0 = cpuNow();
+    const Plan& got = sched.pass(now + 8);
+    const double took = seconds(t0);
+    lastS += took;
+    lastMax = std::max(lastMax, took);
+    lastStarts += got.starts.size();
+    lastAppended += sched.counters().lastRankedAppends > c0.lastRankedAppends;
+    lastFull += sched.counters().fullPasses > c0.fullPasses;
+    if (k == 0 || k == kLastRounds - 1) {
+      t0 = cpuNow();
+      lastSame = equalsFull(got, now + 8) && lastSame;
+      fullSameStateS = seconds(t0);  // schedule() on the same state, plus the comparison
+    }
+    applyStarts(got);
+  }
+
   // The controller applies the plan: started jobs become running, then events arrive.
   for (auto& st : plan.starts) {
     snap.running.push_back(RunningJob{st.id, "gpu", std::move(st.allocation), st.endTime});
@@ -400,6 +439,14 @@ int main(int argc, char** argv) {
   std::printf("  its starts, a completion %8.6f s  starts %zu (%s; plan %s a full pass's)\n",
               thirdEndS, thirdEndStarts, thirdEndKind, thirdEndSame ? "equals" : "DIFFERS FROM");
   std::printf("  plans whose applied starts kept the memo: %d\n", sched.counters().startsKept);
+  std::printf("  last-ranked submission   %8.6f s  mean, %8.6f s max over %d (%d appended, %d full; "
+              "starts %zu; plans %s a full pass's)\n",
+              lastS / kLastRounds, lastMax, kLastRounds, lastAppended, lastFull, lastStarts,
+              lastSame ? "equal" : "DIFFER FROM");
+  std::printf("    a full schedule() on that state %.3f s; profile kept for it %.1f MB "
+              "(after %d settling passes)\n",
+              fullSameStateS, static_cast<double>(keptProfileBytes) / (1024.0 * 1024.0),
+              settlePasses + 1);
   std::printf("  memory: snapshot %ld MB, index %ld MB, pass peak %ld MB (max RSS deltas)\n",
               (rssSnapshot - rss0) / 1024, (rssIndex - rssSnapshot) / 1024,
               (rssPass - rssIndex) / 1024);

@@ -333,8 +333,48 @@ void Scheduler::onJobUpdated(Job job) {
   submittedSince_.clear();
 }
 
+int Scheduler::appendLastRanked(int64_t now) {
+  const ClusterIndex& idx = index();
+  if (planRanks_.size() != plan_.pending.size() || planJobs_.size() != planRanks_.size() ||
+      !plan_.starts.empty()) {
+    return 0;
+  }
+  std::vector<std::pair<RankKey, int>> jobs;
+  jobs.reserve(submittedSince_.size());
+  for (size_t pos : submittedSince_) {
+    jobs.emplace_back(rankOf(idx, snap_, snap_.pending[pos]), static_cast<int>(pos));
+  }
+  std::sort(jobs.begin(), jobs.end());
+  if (!planRanks_.empty() && !(planRanks_.back() < jobs.front().first)) return 0;
+  std::vector<int> order;
+  order.reserve(jobs.size());
+  for (const auto& j : jobs) order.push_back(j.second);
+  if (!sched::appendLastRanked(idx, snap_, params_, now, memo_, order, plan_)) return -1;
+  submittedSince_.clear();
+  ++counters_.incrementalPasses;
+  ++counters_.lastRankedAppends;
+  if (!plan_.starts.empty()) {
+    // Conservative plans with starts keep no memo (startsKeepable).
+    memoValid_ = false;
+    planRanks_.clear();
+    planJobs_.clear();
+    return 1;
+  }
+  for (const auto& [rank, pos] : jobs) {
+    planRanks_.push_back(rank);
+    planJobs_.push_back(pos);
+  }
+  return 1;
+}
+
 const Plan& Scheduler::pass(int64_t now) {
   const ClusterIndex& idx = index();
+  if (memoValid_ && memo_.tail && freed_.empty() && !submittedSince_.empty() &&
+      now >= memo_.now && now < memo_.nextBoundary) {
+    const int appended = appendLastRanked(now);
+    if (appended > 0) return plan_;
+    if (appended < 0) invalidate();
+  }
   if (memoValid_ && now >= memo_.now && now < memo_.nextBoundary) {
     // The memo's pass ran on the queue without the new submissions; judge each against it.
     // Judging uses only the configuration and the memo, so the snapshot may already hold them.
@@ -390,8 +430,12 @@ const Plan& Scheduler::pass(int64_t now) {
         ++counters_.incrementalPasses;
         return plan_;
       }
-      auto delta = replayAfterCompletion(idx, snap_, params_, now, memo_, freed_, plan_,
-                                         planRanks_, planJobs_);
+      // Jobs appended through the tail are missing from the lists the replay reads.
+      std::optional<PlanDelta> delta;
+      if (!memo_.tailAppended) {
+        delta = replayAfterCompletion(idx, snap_, params_, now, memo_, freed_, plan_, planRanks_,
+                                      planJobs_);
+      }
       if (delta) {
         applyDelta(std::move(*delta), now);
         ++counters_.incrementalPasses;
@@ -430,6 +474,7 @@ const Plan& Scheduler::pass(int64_t now) {
 }
 
 void Scheduler::applyDelta(PlanDelta delta, int64_t now) {
+  memo_.tail.reset();  // the profile of the memo's walk, not the replayed one's
   for (auto& [pos, info] : delta.changed) plan_.pending[pos] = std::move(info);
   plan_.starts = std::move(delta.starts);
   plan_.stats = delta.stats;

@@ -12,7 +12,10 @@
 // allocations and ends), the memo stays: under FCFS and EASY that plan minus its starts is the
 // next full pass's plan once the reservations ranked ahead of a start are searched again and
 // come out the same (one search per partition), so the next submission or completion still
-// takes its shortcut. Anything else (another start, a cancel, a node change, time crossing a
+// takes its shortcut. Under conservative backfill, submissions that rank behind every job of the
+// last plan (the usual case) are appended to it: their own start-now checks and reservation
+// searches on the profile the last walk left, which the memo keeps (appendLastRanked in
+// pass_memo.h). Anything else (another start, a cancel, a node change, time crossing a
 // boundary the last plan depends on) runs a full pass. Either way the
 // plan equals schedule(snapshot(), params, now); tests/unit/sched/incremental_test.cpp checks
 // that on random event sequences.
@@ -58,12 +61,18 @@ class Scheduler {
     int incrementalPasses = 0;  // passes that took a shortcut (either kind)
     int completionReplays = 0;  // of those, passes after completions (replayAfterCompletion)
     int startsKept = 0;  // plans whose starts were applied as planned and kept the memo
+    // Of the shortcut passes, conservative ones whose submissions all ranked behind the whole
+    // last plan (appendLastRanked).
+    int lastRankedAppends = 0;
   };
   const Counters& counters() const { return counters_; }
+  // Bytes of the conservative pass's profile kept in the memo for appendLastRanked (0: none).
+  size_t keptProfileBytes() const { return memo_.tail ? memo_.tail->bytes() : 0; }
 
  private:
   void invalidate() {
     memoValid_ = false;
+    memo_.tail.reset();
     awaitingStarts_ = false;
     freed_.clear();
   }
@@ -84,6 +93,9 @@ class Scheduler {
   // Removes a running job; returns false when `id` is not running.
   bool endRunning(JobId id);
   void applyDelta(PlanDelta delta, int64_t now);
+  // Conservative submissions all ranked behind the last plan: 1 when appended (appendLastRanked),
+  // 0 when that does not apply (memo untouched), -1 when it failed part-way (memo spent).
+  int appendLastRanked(int64_t now);
   // When the replayed pass's plan stops holding as time passes (with the memo's begin times).
   int64_t nextBoundaryAfterReplay(int64_t plannedBoundary, int64_t now) const;
 

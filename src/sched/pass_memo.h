@@ -120,6 +120,12 @@ struct PassMemo {
   // The pass's FitIndex probe durations (a speed-only choice), reused by the replay.
   std::unordered_map<int64_t, int64_t> probes;
   bool probesReady = false;
+  // Under conservative backfill (unbounded depth, no advance reservations) when the pass started
+  // nothing: its profile as the walk left it, every reservation claimed, for submissions ranked
+  // behind the whole plan (appendLastRanked). Empty otherwise.
+  std::optional<AvailabilityProfile> tail;
+  // Jobs were appended through the tail since the pass: the replay's lists lack them.
+  bool tailAppended = false;
 };
 
 // What a pass after completions changes in the last plan (see replayAfterCompletion).
@@ -173,6 +179,18 @@ bool reservationsStand(const ClusterIndex& index, const Snapshot& snapshot,
                        const SchedulerParams& params, int64_t now,
                        const std::vector<std::pair<int, const PendingInfo*>>& holders,
                        const std::vector<std::vector<int>>& nodesBehind);
+
+// Under conservative backfill: the pass over the memo's queue plus `jobs` (Snapshot::pending
+// indices in rank order, each ranked behind every entry of the last plan) at `now`. Conservative
+// reserves in rank order, so nobody ahead of them moves: the plan is the last plan plus, per job,
+// what the walk does at the end of the queue (reasons, same-shape skip, start-now check,
+// reservation search) on the profile that holds every other reservation (memo.tail). Appends
+// to `plan` and updates `memo` (the tail stays only while nothing started). False when that
+// cannot be shown (no tail, time crossed a step, a job would take a start estimate or move
+// one): then run a full pass, the memo being spent.
+bool appendLastRanked(const ClusterIndex& index, const Snapshot& snapshot,
+                      const SchedulerParams& params, int64_t now, PassMemo& memo,
+                      const std::vector<int>& jobs, Plan& plan);
 
 RankKey rankOf(const ClusterIndex& index, const Snapshot& snapshot, const Job& job);
 

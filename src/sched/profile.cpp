@@ -25,6 +25,16 @@ AvailabilityProfile::AvailabilityProfile(int64_t now, const std::vector<Capacity
   }
 }
 
+bool AvailabilityProfile::rebase(int64_t now) {
+  if (now < now_) return false;
+  for (const Line& line : lines_) {
+    if (line.size > 1 && arena_[line.begin + 1].time <= now) return false;
+  }
+  for (const Line& line : lines_) arena_[line.begin].time = now;
+  now_ = now;
+  return true;
+}
+
 size_t AvailabilityProfile::stepAt(int node, int64_t t) const {
   const Step* first = steps(node);
   const Step* after = std::upper_bound(first + 1, first + lines_[node].size, t,

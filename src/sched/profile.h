@@ -63,6 +63,11 @@ class AvailabilityProfile {
   // Counts addRunning/claim calls on the node, so indexes over the profile (FitIndex) can tell
   // which of their entries are stale.
   uint32_t version(int node) const { return lines_[node].version; }
+  // Moves now to `now` when no node's free capacity changes in (now, `now`]: the profile then
+  // answers every query as one built at `now` would. False (and unchanged) otherwise.
+  bool rebase(int64_t now);
+  // Bytes held (steps and per-node slices), for memory accounting.
+  size_t bytes() const { return arena_.capacity() * sizeof(Step) + lines_.capacity() * sizeof(Line); }
 
  private:
   // Free capacity over [time, next step's time); the first step starts at now.

@@ -114,6 +114,8 @@ class Pass {
   // (reservationsStand in pass_memo.h).
   bool reservationsStand(const std::vector<std::pair<int, const PendingInfo*>>& holders,
                          const std::vector<std::vector<int>>& nodesBehind);
+  // The conservative submission shortcut (appendLastRanked in pass_memo.h).
+  bool appendLast(PassMemo& memo, const std::vector<int>& jobs, Plan& plan);
 
  private:
   bool holdersUnmoved(const std::vector<std::pair<int, const PendingInfo*>>& holders,
@@ -798,8 +800,119 @@ Plan Pass::run(PassMemo* memo) {
         memo->nextBoundary = std::min(memo->nextBoundary, *info.estimatedStart);
       }
     }
+    // The walk is done with the profile: a conservative pass hands it on (appendLast).
+    if (params_.policy == Policy::Conservative && depth == INT32_MAX &&
+        snap_.reservations.empty() && plan.starts.empty()) {
+      memo->tail.emplace(std::move(profile_));
+    }
   }
   return plan;
+}
+
+// A conservative walk over the memo's queue plus `jobs`, all ranked behind it, is the memo's walk
+// followed by theirs: reservations are made in rank order and never revisited, so every earlier
+// outcome stands, and each new job meets the profile the memo's walk left (every reservation
+// claimed) plus the claims of the new jobs ahead of it. The state a job's turn reads is rebuilt
+// here: the profile (kept, moved to `now`: nothing in it changes before the memo's next
+// boundary), the GPU masks and the free-GPU buckets (both from the running jobs alone: the
+// memo's walk started nothing, and only a start moves a node's bucket), whether its partition
+// already has a blocked job (firstBlocked), and the shortest failed duration of its shape
+// (failures). Estimates are searched on a copy of the final profile after the walk, so a new
+// claim would move one unless none was found: estimates found by the memo's pass, or a new job
+// that would take one, send the caller to a full pass.
+bool Pass::appendLast(PassMemo& memo, const std::vector<int>& jobs, Plan& plan) {
+  if (!memo.tail || memo.hadStarts || now_ < memo.now || now_ >= memo.nextBoundary) return false;
+  for (const EstimateRecord& r : memo.estimated) {
+    if (r.start != kNever) return false;
+  }
+  if (!memo.tail->rebase(now_)) return false;
+  profile_ = std::move(*memo.tail);
+  memo.tail.reset();
+  memo.tailAppended = true;
+
+  const int n = index_.nodeCount();
+  maxGpus_ = index_.maxGpus();
+  freeGpuMask_.resize(n);
+  for (int i = 0; i < n; ++i) freeGpuMask_[i] = index_.gpuMask(i, "");
+  std::vector<Capacity> held(n);
+  for (const RunningJob& r : snap_.running) {
+    for (const NodeAllocation& a : r.allocation.nodes) {
+      int node = a.nodeIndex;
+      if (node < 0 || node >= n || snap_.nodes[node].name != a.node) node = index_.node(a.node);
+      if (node < 0) continue;
+      held[node] += Capacity{a.cpus, a.memoryMb, static_cast<int>(a.gpus.size())};
+      for (int g : a.gpus) {
+        if (g >= 0 && g < 64) freeGpuMask_[node] &= ~(uint64_t{1} << g);
+      }
+    }
+  }
+  // As prepare() leaves them, from the free capacity with the running jobs alone.
+  buckets_.assign(maxGpus_ + 1, {});
+  nodeBucket_.assign(n, -1);
+  seen_.assign(n, 0);
+  for (int i = 0; i < n; ++i) {
+    const Capacity& total = profile_.total(i);
+    const int b = (!snap_.nodes[i].usable || total.cpus - held[i].cpus <= 0)
+                      ? -1
+                      : std::clamp(total.gpus - held[i].gpus, 0, maxGpus_);
+    nodeBucket_[i] = b;
+    if (b >= 0) buckets_[b].push_back(i);
+  }
+
+  for (int idx : jobs) {
+    const Job& job = snap_.pending[idx];
+    const RankKey me = rankOf(index_, snap_, job);
+    ++plan.stats.jobsConsidered;
+    if (job.request.beginTime > now_) {
+      memo.nextBoundary = std::min(memo.nextBoundary, job.request.beginTime);
+      memo.beginBoundary = std::min(memo.beginBoundary, job.request.beginTime);
+    }
+    PendingInfo info;
+    info.id = job.id;
+    JobCtx ctx;
+    ctx.job = &job;
+    Reason why = staticReason(job, ctx);
+    if (why == Reason::None) why = shapeReason(job, ctx);
+    if (why != Reason::None) {
+      info.reason = why;
+      plan.pending.push_back(std::move(info));
+      continue;
+    }
+    if (ctx.reservation >= 0) return false;  // the tail is kept only without advance reservations
+    const int p = ctx.partition;
+    const bool cacheable = ctx.required.empty() && ctx.excluded.empty();
+    bool mayStart = true;
+    ShapeKey key{};
+    if (cacheable) {
+      key = shapeKey(ctx);
+      auto it = memo.failures.find(owned(key));
+      // Its last entry is the shortest failure of the shape in the walk so far.
+      if (it != memo.failures.end() && !it->second.empty() &&
+          ctx.duration >= it->second.back().second) {
+        mayStart = false;
+        ++plan.stats.skippedSameShape;
+      }
+    }
+    if (mayStart) {
+      if (tryStartNow(ctx, plan)) continue;
+      if (cacheable) {
+        auto& list = memo.failures[owned(key)];
+        if (list.empty() || ctx.duration < list.back().second) list.emplace_back(me, ctx.duration);
+      }
+    }
+    const bool blocked = memo.firstBlocked[p].has_value();
+    info.reason = blocked ? Reason::Priority : Reason::Resources;
+    if (reserve(ctx, info)) {
+      ++plan.stats.reservationsMade;
+      memo.nextBoundary = std::min(memo.nextBoundary, *info.expectedStart);
+    } else if (cacheable && !memo.estimatesFull) {
+      return false;  // it would get a start estimate
+    }
+    if (!blocked) memo.firstBlocked[p] = me;
+    plan.pending.push_back(std::move(info));
+  }
+  if (plan.starts.empty()) memo.tail.emplace(std::move(profile_));
+  return true;
 }
 
 std::optional<PendingInfo> Pass::judge(const PassMemo& memo, const Job& job, bool& skipped,
@@ -1533,6 +1646,12 @@ bool reservationsStand(const ClusterIndex& index, const Snapshot& snapshot,
                        const std::vector<std::pair<int, const PendingInfo*>>& holders,
                        const std::vector<std::vector<int>>& nodesBehind) {
   return Pass(index, snapshot, params, now).reservationsStand(holders, nodesBehind);
+}
+
+bool appendLastRanked(const ClusterIndex& index, const Snapshot& snapshot,
+                      const SchedulerParams& params, int64_t now, PassMemo& memo,
+                      const std::vector<int>& jobs, Plan& plan) {
+  return Pass(index, snapshot, params, now).appendLast(memo, jobs, plan);
 }
 
 RankKey rankOf(const ClusterIndex& index, const Snapshot& snapshot, const Job& job) {

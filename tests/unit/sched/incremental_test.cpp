@@ -62,12 +62,15 @@ void expectSamePlan(const Plan& got, const Plan& want) {
 TEST(Incremental, EqualsFullPassOnRandomEventSequences) {
   int shortcuts = 0, replays = 0, replayable = 0;
   int kept[3] = {0, 0, 0};
+  int appended = 0;
   for (Policy policy : {Policy::Easy, Policy::Fcfs, Policy::Conservative}) {
     for (int seed = 0; seed < 60; ++seed) {
       std::mt19937 rng(seed);
       auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
       SchedulerParams params;
       params.policy = policy;
+      // Conservative also with a reservation horizon, so some jobs get estimates instead.
+      if (policy == Policy::Conservative && seed % 4 == 3) params.reserveHorizonS = 400;
       Partition part = partition();
       part.maxTimeS = 5000;
       std::vector<Node> nodes = gpuNodes(pick(3, 6));
@@ -79,7 +82,14 @@ TEST(Incremental, EqualsFullPassOnRandomEventSequences) {
       for (int step = 0; step < 80; ++step) {
         int event = pick(0, 9);
         if (event <= 5) {
-          for (int n = pick(1, 3); n > 0; --n) sched.onJobSubmitted(randomJob(rng, next++, now));
+          // Under conservative, half the submissions rank behind the whole queue (priority 0,
+          // the latest submit time and id): the appended case; the rest anywhere.
+          const bool last = policy == Policy::Conservative && pick(0, 1) == 0;
+          for (int n = pick(1, 3); n > 0; --n) {
+            Job job = randomJob(rng, next++, now);
+            if (last) job.priority = 0;
+            sched.onJobSubmitted(std::move(job));
+          }
         } else if (event == 6 && !sched.snapshot().running.empty()) {
           const auto& run = sched.snapshot().running;
           sched.onJobEnded(run[pick(0, static_cast<int>(run.size()) - 1)].id);
@@ -122,6 +132,7 @@ TEST(Incremental, EqualsFullPassOnRandomEventSequences) {
       shortcuts += sched.counters().incrementalPasses;
       replays += sched.counters().completionReplays;
       kept[static_cast<int>(policy)] += sched.counters().startsKept;
+      appended += sched.counters().lastRankedAppends;
       if (policy != Policy::Conservative) replayable += completionsOnValidMemo;
     }
   }
@@ -134,6 +145,67 @@ TEST(Incremental, EqualsFullPassOnRandomEventSequences) {
   EXPECT_GT(kept[static_cast<int>(Policy::Easy)], 100) << "applied starts should keep the memo";
   EXPECT_GT(kept[static_cast<int>(Policy::Fcfs)], 100);
   EXPECT_EQ(kept[static_cast<int>(Policy::Conservative)], 0);
+  std::printf("conservative submissions appended behind the plan: %d passes\n", appended);
+  EXPECT_GT(appended, 50) << "last-ranked conservative submissions should be appended";
+}
+
+// Conservative: a submission ranked behind every pending job takes no full pass (its own checks
+// on the kept profile); one ranked ahead of any does; each plan equals a full schedule().
+TEST(Incremental, ConservativeLastRankedSubmissionIsAppended) {
+  SchedulerParams params;
+  params.policy = Policy::Conservative;
+  Scheduler sched(gpuNodes(2), {partition()}, params);
+  // gpu001 busy until 1000; gpu002 has 2 GPUs free until 2000.
+  sched.onJobsStarted({running(100, "gpu001", 8, {0, 1, 2, 3, 4, 5, 6, 7}, 1000),
+                       running(101, "gpu002", 6, {0, 1, 2, 3, 4, 5}, 2000)});
+  auto job = [](JobId id, int gpus, double prio, int64_t time = 100) {
+    return JobBuilder(id).gpusPerNode(gpus).tasks(1).cpusPerTask(1).time(time).priority(prio);
+  };
+  int64_t now = 0;
+  auto check = [&](const std::string& what) -> const Plan& {
+    SCOPED_TRACE(what);
+    Snapshot copy = sched.snapshot();
+    const Plan& got = sched.pass(now);
+    expectSamePlan(got, schedule(copy, params, now));
+    return got;
+  };
+  sched.onJobSubmitted(job(1, 8, 100));  // reserves gpu001 at 1000
+  sched.onJobSubmitted(job(2, 4, 50));   // reserves at 1000 too (gpu002 at 2000 is later)
+  check("first pass");
+  ASSERT_EQ(sched.counters().fullPasses, 1);
+  struct Case {
+    std::string what;
+    Job job;
+    bool appended;
+  };
+  std::vector<Case> cases = {
+      {"last-ranked, reserves behind the others", job(3, 8, 10), true},
+      {"last-ranked, same shape as a failure", job(4, 8, 10, 200), true},
+      {"last-ranked, held", Job(JobBuilder(5).gpusPerNode(1).priority(1).hold(Hold::User)), true},
+      {"ranked ahead of job 2", job(6, 4, 60), false},
+      {"last-ranked after a full pass", job(7, 4, 0.5), true},
+      {"last-ranked, backfills now on gpu002", job(8, 2, 0.2), true},
+      {"after a plan with starts", job(9, 8, 0), false},
+  };
+  for (Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    const Scheduler::Counters before = sched.counters();
+    now += 5;
+    sched.onJobSubmitted(c.job);
+    const Plan& got = check(c.what);
+    const Scheduler::Counters& after = sched.counters();
+    EXPECT_EQ(after.fullPasses - before.fullPasses, c.appended ? 0 : 1);
+    EXPECT_EQ(after.lastRankedAppends - before.lastRankedAppends, c.appended ? 1 : 0);
+    if (::testing::Test::HasFailure()) return;
+    if (c.job.id == 8) {
+      ASSERT_EQ(got.starts.size(), 1u);
+      EXPECT_EQ(got.starts[0].id, 8u);
+      EXPECT_EQ(sched.keptProfileBytes(), 0u);  // a plan with starts keeps no memo
+      // Not applied: the next pass is a full one on the same state.
+    } else if (c.appended) {
+      EXPECT_GT(sched.keptProfileBytes(), 0u);
+    }
+  }
 }
 
 // The controller's sequence: pass, apply exactly its starts, next event, pass. Under EASY and
@@ -191,6 +263,44 @@ TEST(Incremental, AppliedStartsKeepTheMemoForTheNextEvent) {
     }
     EXPECT_EQ(sched.counters().startsKept > 0, c.keeps);
   }
+}
+
+// Conservative with a reservation horizon: a job beyond it gets a start estimate, searched after
+// the walk on its final profile. A last-ranked job that would take an estimate, or one whose
+// claim could move an earlier estimate, takes a full pass; plans equal schedule() throughout.
+TEST(Incremental, ConservativeAppendLeavesEstimatesToAFullPass) {
+  SchedulerParams params;
+  params.policy = Policy::Conservative;
+  params.reserveHorizonS = 500;
+  Scheduler sched(gpuNodes(1), {partition()}, params);
+  sched.onJobsStarted({running(100, "gpu001", 8, {0, 1, 2, 3, 4, 5, 6, 7}, 1000)});
+  auto job = [](JobId id, double prio) {
+    return JobBuilder(id).gpusPerNode(8).tasks(1).cpusPerTask(1).time(100).priority(prio);
+  };
+  const int64_t now = 5;  // a horizon moves with the clock: the memo holds for this second only
+  struct Case {
+    std::string what;
+    Job job;
+    int fullPasses;  // taken by this step
+  };
+  std::vector<Case> cases = {
+      {"first pass: a held job", Job(JobBuilder(1).gpusPerNode(1).priority(50).hold(Hold::User)), 1},
+      {"last-ranked, held: appended", Job(JobBuilder(2).gpusPerNode(1).priority(40).hold(Hold::User)), 0},
+      {"last-ranked, past the horizon: would take an estimate", job(3, 30), 1},
+      {"last-ranked after a pass with an estimate", job(4, 20), 1},
+  };
+  for (Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    const int before = sched.counters().fullPasses;
+    sched.onJobSubmitted(c.job);
+    Snapshot copy = sched.snapshot();
+    const Plan& got = sched.pass(now);
+    const Plan want = schedule(copy, params, now);
+    expectSamePlan(got, want);
+    EXPECT_EQ(sched.counters().fullPasses - before, c.fullPasses);
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_TRUE(sched.snapshot().pending.size() == 4);
 }
 
 TEST(Incremental, IndexedReservationSearchEqualsAskingEveryNode) {
