@@ -1,6 +1,7 @@
 #include "cli/salloc_env.h"
 
 #include "launch/job_env.h"
+#include "launch/request_env.h"
 
 namespace drover::cli {
 
@@ -25,12 +26,7 @@ std::map<std::string, std::string> sallocVariables(const v1::JobInfo& job, const
     c.cpus_per_node.push_back(a.cpus());
     c.tasks_per_node.push_back(a.tasks() > 0 ? a.tasks() : 1);
   }
-  const auto& spec = job.spec();
-  if (spec.ntasks() > 0) c.ntasks = spec.ntasks();
-  if (spec.cpus_per_task() > 0) c.cpus_per_task = spec.cpus_per_task();
-  if (spec.ntasks_per_node() > 0) c.ntasks_per_node = spec.ntasks_per_node();
-  if (spec.mem_per_node_mb() > 0) c.mem_per_node_mb = spec.mem_per_node_mb();
-  if (spec.mem_per_cpu_mb() > 0) c.mem_per_cpu_mb = spec.mem_per_cpu_mb();
+  launch::addRequestedOptions(job.spec(), c);
   c.dependency = job.dependency();
   auto env = launch::batchJobVariables(c);
   for (const char* only_on_a_node :

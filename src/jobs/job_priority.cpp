@@ -35,6 +35,7 @@ JobTres jobTres(const sched::JobRequest& r, double mem_per_node_mb) {
   } else if (r.gpusPerTask > 0) {
     t.gpu = static_cast<double>(r.gpusPerTask) * ntasks;
   }
+  t.cpu = std::max(t.cpu, r.cpusPerGpu * t.gpu);
   if (r.memPerNodeMb > 0) {
     t.mem = static_cast<double>(r.memPerNodeMb) * nodes;
   } else if (r.memPerCpuMb > 0) {

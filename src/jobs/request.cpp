@@ -84,6 +84,7 @@ sched::JobRequest buildRequest(const v1::JobInfo& info) {
   r.ntasks = static_cast<int>(effectiveTasks(s));
   r.ntasksPerNode = static_cast<int>(s.ntasks_per_node());
   r.cpusPerTask = s.cpus_per_task() > 0 ? static_cast<int>(s.cpus_per_task()) : 1;
+  r.cpusPerGpu = static_cast<int>(s.cpus_per_gpu());
   if (s.mem_set()) r.memPerNodeMb = static_cast<std::int64_t>(s.mem_per_node_mb());
   r.memPerCpuMb = static_cast<std::int64_t>(s.mem_per_cpu_mb());
   r.memPerGpuMb = static_cast<std::int64_t>(s.mem_per_gpu_mb());
@@ -136,6 +137,11 @@ std::int64_t requestedGpus(const sched::JobRequest& r, int nodes) {
   return 0;
 }
 
+std::int64_t requestedCpus(const sched::JobRequest& r, int nodes) {
+  std::int64_t for_tasks = static_cast<std::int64_t>(r.ntasks) * std::max(1, r.cpusPerTask);
+  return std::max(for_tasks, r.cpusPerGpu * requestedGpus(r, nodes));
+}
+
 std::string tresString(std::int64_t cpus, std::int64_t mem_mb, std::int64_t nodes,
                        std::int64_t gpus) {
   std::string out = "billing=" + std::to_string(cpus) + ",cpu=" + std::to_string(cpus);
@@ -147,7 +153,7 @@ std::string tresString(std::int64_t cpus, std::int64_t mem_mb, std::int64_t node
 
 std::string reqTres(const v1::JobInfo& info, const sched::JobRequest& r) {
   std::int64_t nodes = std::max<std::int64_t>(1, r.minNodes);
-  std::int64_t cpus = static_cast<std::int64_t>(r.ntasks) * r.cpusPerTask;
+  std::int64_t cpus = requestedCpus(r, static_cast<int>(nodes));
   std::int64_t gpus = requestedGpus(r, static_cast<int>(nodes));
   std::int64_t mem = 0;
   if (r.memPerNodeMb > 0) mem = r.memPerNodeMb * nodes;

@@ -24,6 +24,9 @@ sched::JobRequest buildRequest(const v1::JobInfo& info);
 std::int64_t requestedMemPerNodeMb(const sched::JobRequest& r, int cpusPerNode, int gpusPerNode);
 // GPUs of the whole job as requested.
 std::int64_t requestedGpus(const sched::JobRequest& r, int nodes);
+// CPUs of the whole job as requested: its tasks' CPUs, or its GPUs times --cpus-per-gpu when
+// that is more.
+std::int64_t requestedCpus(const sched::JobRequest& r, int nodes);
 
 // "billing=4,cpu=4,gres/gpu=4,mem=16000M,node=2" (sacct's order).
 std::string tresString(std::int64_t cpus, std::int64_t mem_mb, std::int64_t nodes,

@@ -8,6 +8,7 @@
 #include "jobs/request.h"
 #include "jobspec/array_spec.h"
 #include "launch/job_env.h"
+#include "launch/request_env.h"
 
 namespace drover::jobs {
 
@@ -278,11 +279,7 @@ launch::JobEnvContext jobEnvContext(const Job& job, const config::ClusterConfig&
     const auto& a = i.allocation(static_cast<int>(node_index));
     ctx.gpu_indices.assign(a.gpu_indices().begin(), a.gpu_indices().end());
   }
-  if (s.ntasks() > 0) ctx.ntasks = s.ntasks();
-  if (s.cpus_per_task() > 0) ctx.cpus_per_task = s.cpus_per_task();
-  if (s.ntasks_per_node() > 0) ctx.ntasks_per_node = s.ntasks_per_node();
-  if (s.mem_set()) ctx.mem_per_node_mb = s.mem_per_node_mb();
-  else if (s.mem_per_cpu_mb() > 0) ctx.mem_per_cpu_mb = s.mem_per_cpu_mb();
+  launch::addRequestedOptions(s, ctx);
   if (job.isArrayTask()) {
     launch::ArrayContext a;
     a.array_job_id = i.array_job_id();

@@ -195,7 +195,8 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
   sched::JobRequest request = buildRequest(base);
   base.set_num_nodes(static_cast<std::uint32_t>(std::max(1, request.minNodes)));
   base.set_num_tasks(static_cast<std::uint32_t>(request.ntasks));
-  base.set_num_cpus(static_cast<std::uint32_t>(request.ntasks * request.cpusPerTask));
+  const std::int64_t req_cpus = requestedCpus(request, std::max(1, request.minNodes));
+  base.set_num_cpus(static_cast<std::uint32_t>(req_cpus));
   base.set_req_tres(reqTres(base, request));
 
   // Limits Slurm checks against the partition before placement.
@@ -214,15 +215,15 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
                   std::to_string(request.minNodes) + " nodes asked, partition " + part->name +
                       " has " + std::to_string(part_nodes));
   }
-  if (static_cast<std::int64_t>(request.ntasks) * request.cpusPerTask > part_cpus) {
+  if (req_cpus > part_cpus) {
     return refuse("More processors requested than permitted",
-                  std::to_string(request.ntasks * request.cpusPerTask) +
+                  std::to_string(req_cpus) +
                       " CPUs asked, partition " + part->name + " has " +
                       std::to_string(part_cpus));
   }
   {
     int nodes = std::max(1, request.minNodes);
-    int cpus_per_node = (request.ntasks * request.cpusPerTask + nodes - 1) / nodes;
+    int cpus_per_node = static_cast<int>((req_cpus + nodes - 1) / nodes);
     int gpus_per_node = static_cast<int>((requestedGpus(request, nodes) + nodes - 1) / nodes);
     std::int64_t mem = requestedMemPerNodeMb(request, cpus_per_node, gpus_per_node);
     if (mem > largest_mem) {

@@ -79,6 +79,11 @@ Environment batchJobVariables(const JobEnvContext& ctx) {
   if (ctx.ntasks_per_node) env["SLURM_NTASKS_PER_NODE"] = std::to_string(*ctx.ntasks_per_node);
   if (ctx.mem_per_node_mb) env["SLURM_MEM_PER_NODE"] = std::to_string(*ctx.mem_per_node_mb);
   if (ctx.mem_per_cpu_mb) env["SLURM_MEM_PER_CPU"] = std::to_string(*ctx.mem_per_cpu_mb);
+  if (ctx.mem_per_gpu_mb) env["SLURM_MEM_PER_GPU"] = std::to_string(*ctx.mem_per_gpu_mb);
+  if (ctx.cpus_per_gpu) env["SLURM_CPUS_PER_GPU"] = std::to_string(*ctx.cpus_per_gpu);
+  if (!ctx.gpus.empty()) env["SLURM_GPUS"] = ctx.gpus;
+  if (!ctx.gpus_per_node.empty()) env["SLURM_GPUS_PER_NODE"] = ctx.gpus_per_node;
+  if (!ctx.gpus_per_task.empty()) env["SLURM_GPUS_PER_TASK"] = ctx.gpus_per_task;
   if (ctx.restart_count > 0) env["SLURM_RESTART_COUNT"] = std::to_string(ctx.restart_count);
   if (!ctx.gpu_indices.empty()) {
     const std::string gpus = joinIndices(ctx.gpu_indices);

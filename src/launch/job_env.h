@@ -48,6 +48,12 @@ struct JobEnvContext {
   std::optional<std::uint32_t> ntasks_per_node;
   std::optional<std::uint64_t> mem_per_node_mb;
   std::optional<std::uint64_t> mem_per_cpu_mb;
+  std::optional<std::uint64_t> mem_per_gpu_mb;    // --mem-per-gpu
+  std::optional<std::uint32_t> cpus_per_gpu;      // --cpus-per-gpu
+  // --gpus, --gpus-per-node, --gpus-per-task as given ("2", "h100:2"); "" = not given.
+  std::string gpus;
+  std::string gpus_per_node;
+  std::string gpus_per_task;
   std::optional<ArrayContext> array;
   std::uint32_t restart_count = 0;
   std::string dependency;

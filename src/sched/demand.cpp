@@ -33,6 +33,7 @@ Demand computeDemand(const JobRequest& r, int largestNodeCpus) {
   } else if (r.gpusPerJob > 0) {
     d.perNode.gpus = static_cast<int>(ceilDiv(r.gpusPerJob, d.nodes));
   }
+  if (r.cpusPerGpu > 0) d.perNode.cpus = std::max(d.perNode.cpus, r.cpusPerGpu * d.perNode.gpus);
   if (r.memPerNodeMb > 0) {
     d.perNode.memoryMb = r.memPerNodeMb;
   } else if (r.memPerCpuMb > 0) {

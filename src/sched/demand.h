@@ -16,7 +16,8 @@ struct Demand {
 };
 
 // Tasks are spread evenly (rounded up) over the nodes; a job that names no node count gets as
-// few nodes as its CPUs need given the largest node.
+// few nodes as its CPUs need given the largest node. --cpus-per-gpu raises a node's CPUs to its
+// GPUs times that count where the tasks alone need fewer.
 Demand computeDemand(const JobRequest& request, int largestNodeCpus);
 
 // The memory a whole-node (--exclusive) allocation holds on a node of capacity `node`: every CPU

@@ -51,6 +51,7 @@ struct JobRequest {
   int ntasks = 1;
   int ntasksPerNode = 0;  // 0 = spread as needed
   int cpusPerTask = 1;
+  int cpusPerGpu = 0;  // --cpus-per-gpu: a node's CPUs are at least its GPUs times this
   int64_t memPerNodeMb = 0;  // at most one of the three memory forms is set
   int64_t memPerCpuMb = 0;
   int64_t memPerGpuMb = 0;

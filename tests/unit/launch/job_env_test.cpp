@@ -102,6 +102,25 @@ TEST(BatchJobVariables, NoGpusMeansNoGpuVariables) {
     EXPECT_FALSE(env.count(key)) << key;
 }
 
+TEST(BatchJobVariables, GpuOptionsEchoedOnlyWhenGiven) {
+  JobEnvContext ctx = referenceJob();
+  Environment plain = batchJobVariables(ctx);
+  for (const char* key : {"SLURM_GPUS", "SLURM_GPUS_PER_NODE", "SLURM_GPUS_PER_TASK",
+                          "SLURM_CPUS_PER_GPU", "SLURM_MEM_PER_GPU"})
+    EXPECT_FALSE(plain.count(key)) << key;
+  ctx.gpus = "h100:4";
+  ctx.gpus_per_node = "2";
+  ctx.gpus_per_task = "1";
+  ctx.cpus_per_gpu = 6;
+  ctx.mem_per_gpu_mb = 2048;
+  Environment env = batchJobVariables(ctx);
+  EXPECT_EQ(env["SLURM_GPUS"], "h100:4");
+  EXPECT_EQ(env["SLURM_GPUS_PER_NODE"], "2");
+  EXPECT_EQ(env["SLURM_GPUS_PER_TASK"], "1");
+  EXPECT_EQ(env["SLURM_CPUS_PER_GPU"], "6");
+  EXPECT_EQ(env["SLURM_MEM_PER_GPU"], "2048");
+}
+
 TEST(BatchJobVariables, ArrayAndRestart) {
   JobEnvContext ctx = referenceJob();
   ctx.array = ArrayContext{10, 3, 4, 0, 6, 2};

@@ -57,6 +57,7 @@ class JobBuilder {
   JobBuilder& memPerNode(int64_t m) { j_.request.memPerNodeMb = m; return *this; }
   JobBuilder& memPerCpu(int64_t m) { j_.request.memPerCpuMb = m; return *this; }
   JobBuilder& memPerGpu(int64_t m) { j_.request.memPerGpuMb = m; return *this; }
+  JobBuilder& cpusPerGpu(int c) { j_.request.cpusPerGpu = c; return *this; }
   JobBuilder& exclusive() { j_.request.exclusive = true; return *this; }
   JobBuilder& time(int64_t s) { j_.request.timeLimitS = s; return *this; }
   JobBuilder& priority(double p) { j_.priority = p; return *this; }

@@ -29,6 +29,14 @@ TEST(Demand, PerNodeShape) {
       {"mem per cpu", JobBuilder(1).tasks(4).cpusPerTask(2).memPerCpu(1000), 1, {8, 8000, 0}},
       {"mem per gpu", JobBuilder(1).gpusPerNode(2).memPerGpu(4000), 1, {1, 8000, 2}},
       {"mem per node", JobBuilder(1).memPerNode(1234), 1, {1, 1234, 0}},
+      // --cpus-per-gpu: the node's GPUs times the count, where tasks need fewer CPUs...
+      {"cpus per gpu", JobBuilder(1).gpusPerNode(2).cpusPerGpu(4), 1, {8, 0, 2}},
+      {"cpus per gpu over nodes", JobBuilder(1).nodes(2).gpusPerJob(4).cpusPerGpu(3), 2, {6, 0, 2}},
+      // ... and memory per CPU follows those CPUs; more CPUs for the tasks win.
+      {"cpus per gpu, mem per cpu", JobBuilder(1).gpusPerNode(1).cpusPerGpu(4).memPerCpu(100), 1,
+       {4, 400, 1}},
+      {"tasks need more", JobBuilder(1).tasks(4).cpusPerTask(4).gpusPerNode(1).cpusPerGpu(2), 1,
+       {16, 0, 1}},
   };
   for (const auto& c : cases) {
     Demand d = computeDemand(c.job.request, 64);
