@@ -75,7 +75,7 @@ ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs) {
       done(fail(kInvalidArgument, r.error()), rep);
       return;
     }
-    if (jobs != nullptr) jobs->requestPass();
+    if (jobs != nullptr) jobs->configChanged();
     rep.set_summary(*r);
     done(wire::Outcome::ok(), rep);
   };

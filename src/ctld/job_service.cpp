@@ -191,6 +191,11 @@ void JobService::flush() {
   if (manager_->takeScheduleRequest()) requestPass();
 }
 
+void JobService::configChanged() {
+  manager_->configChanged();
+  requestPass();
+}
+
 void JobService::requestPass() {
   if (pass_armed_) return;
   pass_armed_ = true;

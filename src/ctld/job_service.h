@@ -75,6 +75,8 @@ class JobService {
   void reconcile(const std::string& node, const std::vector<v1::StepId>& running);
   // Anything that may let a job start.
   void requestPass();
+  // The configuration was reloaded: the manager takes the new nodes and partitions, then a pass.
+  void configChanged();
 
   // srun/salloc (job_service_steps.cpp). CreateStep: creates the step, commits, sends
   // LaunchStep to all its nodes in parallel, replies once every node answered (failures in

@@ -59,7 +59,7 @@ struct CtldServer::Impl {
       if (ec) return;
       if (sig == SIGHUP) {
         drover::log::get("ctld")->info("SIGHUP: reloading {}", state->config().source_path);
-        if (state->reconfigure("")) jobs->requestPass();
+        if (state->reconfigure("")) jobs->configChanged();
         waitSignal();
         return;
       }

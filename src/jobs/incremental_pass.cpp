@@ -338,6 +338,19 @@ std::vector<Launch> JobManager::applyPass(const sched::Plan& plan) {
   return launches;
 }
 
+void JobManager::adoptPartitions(std::vector<sched::Partition> parts) {
+  if (samePartitions(parts, partitions_)) return;
+  SchedulingState& st = schedState();
+  if (st.scheduler) st.scheduler->setPartitions(parts);
+  st.full_unapplied = true;
+  partitions_ = std::move(parts);  // reconfigured: submissions are checked against these too
+}
+
+void JobManager::configChanged() {
+  config_nodes_ = schedNodes(config_);
+  adoptPartitions(schedPartitions(config_));
+}
+
 const sched::Plan& JobManager::planPass(const std::vector<NodeView>& views) {
   const std::int64_t now = clock_.now();
   SchedulingState& st = schedState();
@@ -350,12 +363,7 @@ const sched::Plan& JobManager::planPass(const std::vector<NodeView>& views) {
   } else {
     nodes = schedNodes(views);
   }
-  std::vector<sched::Partition> parts = schedPartitions(config_);
-  if (!samePartitions(parts, partitions_)) {
-    partitions_ = parts;  // reconfigured: submissions are checked against the new ones too
-    if (st.scheduler) st.scheduler->setPartitions(parts);
-    st.full_unapplied = true;
-  }
+  adoptPartitions(schedPartitions(config_));
   if (st.scheduler) {
     const auto& held_nodes = st.scheduler->snapshot().nodes;
     bool same_names = held_nodes.size() == nodes.size();

@@ -115,6 +115,10 @@ class JobManager {
   // After a restart: reload every unfinished job and the recently finished ones.
   Status recover();
 
+  // cluster.conf was reloaded (scontrol reconfigure, SIGHUP): submissions are checked against
+  // the new nodes (features, GPUs, sizes) and partitions from now on.
+  void configChanged();
+
   // Validates, applies defaults, creates the job (or every task of an array) and stages it.
   // The daemon commits, then replies. --test-only creates nothing.
   SubmitResult submit(const Caller& caller, const v1::JobSpec& spec);
@@ -217,6 +221,8 @@ class JobManager {
   // Interactive allocations past their time limit end TIMEOUT (no supervisor enforces it).
   // Returns the earliest end time of the allocations still running (0 = none).
   std::int64_t enforceAllocationLimits();
+  // Partitions from the configuration, passed on to the scheduler when they changed.
+  void adoptPartitions(std::vector<sched::Partition> parts);
   bool isAdmin(const Caller& caller) const;
   // Advance reservations: the controller's reservation RPCs change them; submissions and
   // scheduling passes read them.
