@@ -1,0 +1,210 @@
+"""sbatch's resource, placement and accounting option groups end to end (issue 3): each form
+of asking for GPUs, CPUs, memory, tasks and nodes is checked in what the controller allocated
+(`scontrol show job` TRES, NumNodes, NumCPUs) and in what the job itself sees (its
+SLURM_*/CUDA_VISIBLE_DEVICES variables); -w/-x/-C steer placement; -A/-q/--nice/--comment are
+recorded; SBATCH_* input variables sit between the command line and #SBATCH directives, as
+Slurm documents. Jobs run as alice on the 4-node cluster of test_batch_options.py (16 CPUs,
+64 GiB and 8 GPUs per node, etc/cluster.conf's DefMemPerCPU of 4000 MB)."""
+
+import re
+
+import pytest
+
+from cluster import wait_for
+# The cluster fixture, the `work` directory owned by alice and the job helpers are shared
+# with the other sbatch option tests.
+from test_batch_options import cluster, work, env_of, fields, sbatch, sh, wait_state  # noqa: F401
+
+ENV_SCRIPT = "#!/bin/sh\nenv | grep -E '^(SLURM|CUDA_VISIBLE)' > env-$SLURM_JOB_ID.out\n"
+
+
+def tres(job_fields):
+    """`TRES=cpu=8,mem=16000M,node=1,billing=8,gres/gpu=2` as a dict of strings."""
+    return dict(kv.split("=", 1) for kv in job_fields["TRES"].split(","))
+
+
+def mem_mb(text):
+    """Slurm's memory notation (`16000M`, `187.50G`) in MiB."""
+    units = {"M": 1, "G": 1024, "T": 1024 * 1024}
+    return round(float(text[:-1]) * units[text[-1]])
+
+
+def run_env(cluster, work, *args, env_extra=None):
+    """Submits ENV_SCRIPT with `args`, waits for it to complete and returns its scontrol
+    fields (read while it ran: the allocation) and the environment it saw."""
+    script = work / "env.sh"
+    script.write_text(ENV_SCRIPT)
+    job = sbatch(cluster, work, "-o", "/dev/null", *args, str(script), env_extra=env_extra)
+    seen = wait_state(cluster, job, {"RUNNING", "COMPLETED"})
+    done = wait_state(cluster, job, "COMPLETED")
+    out = work / f"env-{job}.out"
+    wait_for(out.exists, 10, what=str(out))
+    return {**done, "TRES": seen["TRES"]}, env_of(out.read_text())
+
+
+def gpus_seen(env):
+    devices = env.get("CUDA_VISIBLE_DEVICES", "")
+    return len(devices.split(",")) if devices else 0
+
+
+# --- GPUs ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args, total, on_batch_node", [
+    (["--gres=gpu:1"], 1, 1),
+    (["--gpus=2"], 2, 2),
+    (["-N", "2", "--gpus-per-node=3"], 6, 3),
+    (["-n", "2", "--gpus-per-task=2"], 4, 4),
+    (["-N", "2", "-n", "2", "--gpus-per-task=1"], 2, 1),
+])
+def test_gpu_request_forms_allocate_and_expose_the_gpus(cluster, work, args, total,
+                                                        on_batch_node):
+    job, env = run_env(cluster, work, *args)
+    assert tres(job)["gres/gpu"] == str(total), job["TRES"]
+    assert gpus_seen(env) == on_batch_node, env.get("CUDA_VISIBLE_DEVICES")
+    assert len(env["SLURM_JOB_GPUS"].split(",")) == on_batch_node
+
+
+@pytest.mark.parametrize("args, variables", [
+    (["--gpus=h100:2"], {}),  # a type no node has: refused as Slurm (golden 011)
+    (["--gpus=2", "--cpus-per-gpu=2", "--mem-per-gpu=100"],
+     {"SLURM_GPUS": "2", "SLURM_CPUS_PER_GPU": "2", "SLURM_MEM_PER_GPU": "100"}),
+    (["-N", "2", "--gpus-per-node=1"], {"SLURM_GPUS_PER_NODE": "1"}),
+    (["-n", "2", "--gpus-per-task=1"], {"SLURM_GPUS_PER_TASK": "1"}),
+])
+def test_gpu_options_are_echoed_in_the_job_environment(cluster, work, args, variables):
+    """sbatch(1) OUTPUT ENVIRONMENT VARIABLES: SLURM_GPUS, SLURM_GPUS_PER_NODE,
+    SLURM_GPUS_PER_TASK, SLURM_CPUS_PER_GPU and SLURM_MEM_PER_GPU, each only when its option
+    was given."""
+    if not variables:
+        r = sh(cluster, f"sbatch {' '.join(args)} --wrap=true", work)
+        assert r.returncode == 1
+        assert r.stderr == ("sbatch: error: Batch job submission failed: "
+                            "Requested node configuration is not available\n"), r.stderr
+        return
+    _, env = run_env(cluster, work, *args)
+    echoed = {"SLURM_GPUS", "SLURM_GPUS_PER_NODE", "SLURM_GPUS_PER_TASK", "SLURM_CPUS_PER_GPU",
+              "SLURM_MEM_PER_GPU"}
+    assert {k: v for k, v in env.items() if k in echoed} == variables
+
+
+# --- CPUs, memory, tasks and nodes -------------------------------------------------------------
+
+@pytest.mark.parametrize("args, cpus, mem, ntasks, tasks_per_node", [
+    (["-n", "2", "-c", "3"], 6, 6 * 4000, "2", "2"),
+    (["--gpus=2", "--cpus-per-gpu=4"], 8, 8 * 4000, None, "1"),
+    (["-c", "4", "--mem-per-cpu=500"], 4, 2000, None, "1"),
+    (["--gpus=2", "--mem-per-gpu=1500"], 1, 3000, None, "1"),
+    (["-N", "2", "--ntasks-per-node=2", "--mem=1G"], 4, 2 * 1024, None, "2(x2)"),
+    (["--exclusive", "--mem=2G"], 16, 2 * 1024, None, "1"),
+])
+def test_cpu_memory_and_task_forms(cluster, work, args, cpus, mem, ntasks, tasks_per_node):
+    """SLURM_NTASKS is set only when the tasks were asked for (golden 043-045 have none)."""
+    job, env = run_env(cluster, work, *args)
+    t = tres(job)
+    assert (int(t["cpu"]), mem_mb(t["mem"])) == (cpus, mem), job["TRES"]
+    assert env.get("SLURM_NTASKS") == ntasks
+    assert env["SLURM_TASKS_PER_NODE"] == tasks_per_node
+
+
+def test_node_range_is_shown_and_honoured(cluster, work):
+    """`-N 1-2`: scontrol shows the range while the job waits; it runs on at least the minimum
+    and at most the maximum. Drover starts such a job on the minimum that fits (Slurm takes as
+    many as are free up to the maximum: docs/cli-compatibility.md)."""
+    script = work / "env.sh"
+    script.write_text(ENV_SCRIPT)
+    job = sbatch(cluster, work, "-H", "-N", "1-2", "-o", "/dev/null", str(script))
+    assert fields(cluster, job)["NumNodes"] == "1-2"
+    assert cluster.scontrol("release", str(job)).returncode == 0
+    done = wait_state(cluster, job, "COMPLETED")
+    out = work / f"env-{job}.out"
+    wait_for(out.exists, 10, what=str(out))
+    env = env_of(out.read_text())
+    assert env["SLURM_JOB_NUM_NODES"] in ("1", "2") and env["SLURM_NNODES"] == done["NumNodes"]
+
+
+# --- placement -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args, nodelist", [
+    (["-w", "node3"], "node3"),
+    (["-N", "2", "--nodelist=node[2,4]"], "node[2,4]"),
+    (["-x", "node[1-3]"], "node4"),
+    (["-N", "3", "--exclude=node2"], "node[1,3-4]"),
+])
+def test_nodelist_and_exclude_choose_the_nodes(cluster, work, args, nodelist):
+    job, env = run_env(cluster, work, *args)
+    assert job["NodeList"] == nodelist and env["SLURM_JOB_NODELIST"] == nodelist
+
+
+@pytest.fixture
+def featured(cluster):
+    """Every node tagged `ib` (features of the one node block); restored afterwards."""
+    original = cluster.conf.read_text()
+    assert "    features: []" in original
+    cluster.conf.write_text(original.replace("    features: []", "    features: [ib, h100]"))
+    assert cluster.scontrol("reconfigure").returncode == 0
+    yield
+    cluster.conf.write_text(original)
+    assert cluster.scontrol("reconfigure").returncode == 0
+
+
+@pytest.mark.parametrize("constraint", ["ib", "ib&h100", "h100|ib"])
+def test_constraint_runs_on_nodes_with_the_features(cluster, work, featured, constraint):
+    job, _ = run_env(cluster, work, "-C", constraint)
+    assert job["Features"] == constraint
+
+
+def test_unknown_feature_is_refused_and_leaves_no_job(cluster, work, featured):
+    """Slurm checks every feature named, also in an `|` list."""
+    before = cluster.cli("squeue", "-h", "-t", "all", "-o", "%i").stdout.split()
+    r = sh(cluster, "sbatch -C 'ib|nvme' --wrap=true", work)
+    assert r.returncode == 1
+    assert r.stderr == ("sbatch: error: Batch job submission failed: "
+                        "Invalid feature specification\n"), r.stderr
+    assert cluster.cli("squeue", "-h", "-t", "all", "-o", "%i").stdout.split() == before
+
+
+# --- what is recorded ---------------------------------------------------------------------
+
+def test_account_qos_nice_and_comment_are_recorded(cluster, work):
+    job = sbatch(cluster, work, "-H", "-A", "research", "-q", "normal", "--nice=50",
+                 "--comment=nightly eval run", "-o", "/dev/null", "--wrap=true")
+    f = fields(cluster, job)
+    assert (f["Account"], f["QOS"], f["Nice"]) == ("research", "normal", "50")
+    show = cluster.scontrol("show", "job", str(job)).stdout
+    assert re.search(r"^   Comment=nightly eval run$", show, re.M), show
+    r = cluster.cli("squeue", "-h", "-j", str(job), "-o", "%a|%q|%y|%k")
+    assert r.stdout.strip() == "research|normal|50|nightly eval run"
+    cluster.cli("scancel", str(job))
+
+
+def test_unknown_account_is_refused(cluster, work):
+    r = sh(cluster, "sbatch -A nosuchaccount --wrap=true", work)
+    assert r.returncode == 1
+    assert "Invalid account or account/partition combination specified" in r.stderr
+
+
+# --- input variables: command line > SBATCH_* > #SBATCH ----------------------------------
+
+def test_input_variables_sit_between_command_line_and_directives(cluster, work):
+    script = work / "directives.sh"
+    script.write_text("#!/bin/sh\n#SBATCH -p gpu\n#SBATCH -t 10\n#SBATCH -J fromdirective\n"
+                      "#SBATCH -A research\ntrue\n")
+    env = {"SBATCH_PARTITION": "debug", "SBATCH_TIMELIMIT": "5", "SBATCH_ACCOUNT": "research",
+           "SBATCH_JOB_NAME": "fromenv"}
+    job = sbatch(cluster, work, "-H", "-t", "7", "-o", "/dev/null", str(script), env_extra=env)
+    f = fields(cluster, job)
+    assert (f["Partition"], f["TimeLimit"], f["JobName"], f["Account"]) == \
+        ("debug", "00:07:00", "fromenv", "research")
+    cluster.cli("scancel", str(job))
+
+    # Without the variables the directives apply.
+    job = sbatch(cluster, work, "-H", "-o", "/dev/null", str(script))
+    f = fields(cluster, job)
+    assert (f["Partition"], f["TimeLimit"], f["JobName"]) == ("gpu", "00:10:00", "fromdirective")
+    cluster.cli("scancel", str(job))
+
+
+def test_bad_input_variable_is_an_error_naming_the_option(cluster, work):
+    """A bad SBATCH_TIMELIMIT reads as a bad --time (golden 012: exit 255)."""
+    r = sh(cluster, "sbatch --wrap=true", work, {"SBATCH_TIMELIMIT": "soon"})
+    assert (r.returncode, r.stderr) == (255, "sbatch: error: Invalid --time specification\n")
