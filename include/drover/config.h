@@ -96,6 +96,9 @@ struct SchedulerConfig {
   // Slurm's ResvOverRun: how long a job running in an advance reservation may go on after the
   // reservation's end (0 = it is ended at the end; -1 = UNLIMITED, never ended for that).
   std::int64_t resv_over_run_s = 0;
+  // SchedulerParameters=enable_user_top: users may `scontrol top` their own jobs (else only
+  // root and operators).
+  bool enable_user_top = false;
 };
 
 struct Timeouts {

@@ -107,9 +107,7 @@ Result<ScancelCommand> parseScancelArgs(const std::vector<std::string>& args) {
         }
         break;
       case 'u': r.set_user(optarg); break;
-      case kOptMe:
-        if (const char* u = std::getenv("USER")) r.set_user(u);
-        break;
+      case kOptMe: r.set_user(callerName()); break;
       case 'v': cmd.verbose = true; break;
       case 'V': cmd.version = true; break;
       case 'w': r.set_nodes(optarg); break;

@@ -18,6 +18,7 @@
 #include "cli/scontrol_reservation.h"
 #include "cli/scontrol_view.h"
 #include "drover/hostlist.h"
+#include "jobspec/begin_time.h"
 
 namespace drover::cli {
 namespace {
@@ -253,7 +254,18 @@ int cmdUpdateJob(const std::vector<std::string>& specs) {
       req.set_job_id(w.substr(eq + 1));
       continue;
     }
-    (*req.mutable_fields())[key] = w.substr(eq + 1);
+    std::string value = w.substr(eq + 1);
+    // StartTime takes sbatch --begin's forms (now+1hour, 16:00, ISO); like --begin it is read
+    // against this host's clock and sent as seconds since the epoch.
+    if (lower(key) == "starttime" || lower(key) == "begintime") {
+      auto t = jobspec::parseBeginTime(value, static_cast<std::int64_t>(std::time(nullptr)));
+      if (!t.ok()) {
+        std::cerr << "slurm_update error: Invalid time specification: " << t.error() << "\n";
+        return 1;
+      }
+      value = std::to_string(*t);
+    }
+    (*req.mutable_fields())[key] = value;
   }
   if (req.fields().empty()) {
     std::cerr << "No changes specified\n";

@@ -128,11 +128,7 @@ Result<SqueueCommand> parseSqueueArgs(const std::vector<std::string>& args) {
       case 'S': o.sort = optarg; break;
       case 't': o.states = append(o.states, splitCommas(optarg)); break;
       case 'u': o.users = append(o.users, splitCommas(optarg)); break;
-      case kOptMe: {
-        const char* user = std::getenv("USER");
-        if (user) o.users.emplace_back(user);
-        break;
-      }
+      case kOptMe: o.users.push_back(callerName()); break;
       case 'w': {
         auto hosts = hostlist::expand(optarg);
         if (!hosts.ok()) return makeError("Invalid node name specified: " + hosts.error());

@@ -147,7 +147,7 @@ bool parsePriority(Context& ctx, const YAML::Node& node, PriorityWeights& out) {
 bool parseScheduler(Context& ctx, const YAML::Node& node, SchedulerConfig& out) {
   MapReader m;
   if (!m.open(ctx, node, "scheduler", {"policy", "coalesce_ms", "default_mem_per_cpu", "priority",
-                                          "resv_over_run"})) {
+                                          "resv_over_run", "enable_user_top"})) {
     return false;
   }
   if (auto* v = m.find("policy")) {
@@ -163,6 +163,10 @@ bool parseScheduler(Context& ctx, const YAML::Node& node, SchedulerConfig& out) 
     return false;
   }
   if (auto* v = m.find("priority"); v && !parsePriority(ctx, *v, out.priority)) return false;
+  if (auto* v = m.find("enable_user_top");
+      v && !readBool(ctx, *v, m.path("enable_user_top"), out.enable_user_top)) {
+    return false;
+  }
   if (auto* v = m.find("resv_over_run")) {
     // A duration, or UNLIMITED: jobs outlive their reservation's end.
     if (v->IsScalar() && (v->Scalar() == "UNLIMITED" || v->Scalar() == "unlimited")) {

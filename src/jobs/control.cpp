@@ -160,15 +160,21 @@ std::vector<v1::CancelResult> JobManager::cancel(const Caller& caller,
         results.push_back(result(shown, kPending));
         continue;
       }
-      SignalAction a;
-      a.job_id = id;
-      a.nodes = req.batch_only() ? std::vector<std::string>{job.info.batch_host()} : nodesOf(job);
-      a.request.mutable_step()->set_job_id(id);
-      a.request.mutable_step()->set_step_id(acct::kBatchStep);
-      a.request.set_signal(req.signal());
-      a.request.set_batch_shell_only(req.batch_only());
-      signals_.push_back(std::move(a));
-      if (!req.batch_only()) signalSteps(job, req.signal());  // steps.cpp
+      // scancel(1): without --batch or --full a signal other than SIGKILL reaches only the
+      // job's numbered (srun) steps, never the batch shell; --batch signals the shell alone;
+      // --full the batch step's every process and the steps (which it wins over --batch).
+      const bool batch_shell = req.batch_only() && !req.full();
+      if (req.full() || batch_shell) {
+        SignalAction a;
+        a.job_id = id;
+        a.nodes = std::vector<std::string>{job.info.batch_host()};
+        a.request.mutable_step()->set_job_id(id);
+        a.request.mutable_step()->set_step_id(acct::kBatchStep);
+        a.request.set_signal(req.signal());
+        a.request.set_batch_shell_only(batch_shell);
+        signals_.push_back(std::move(a));
+      }
+      if (!batch_shell) signalSteps(job, req.signal());  // steps.cpp
       results.push_back(result(shown));
       continue;
     }
@@ -201,6 +207,37 @@ std::vector<v1::CancelResult> JobManager::cancel(const Caller& caller,
     results.push_back(result(shown));
   }
   return results;
+}
+
+void JobManager::moveToTop(Job& job) {
+  // scontrol(1): to the top of the owner's pending jobs of the same partition, account and QOS,
+  // "by adjusting job nice values", with a net effect on the user's throughput of "negligible
+  // to slightly negative". Priority falls by one per point of nice: the job's nice drops by its
+  // gap to the highest of them (plus one), and each job it passes gets that much more nice, so
+  // the user gains nothing over other users.
+  std::vector<Job*> ahead;
+  std::int64_t highest = job.info.priority() - 1;
+  for (auto& [oid, other] : jobs_) {
+    const v1::JobInfo& o = other.info;
+    if (oid == job.id() || other.state() != v1::JOB_PENDING || o.uid() != job.info.uid() ||
+        o.partition() != job.info.partition() || o.account() != job.info.account() ||
+        o.qos() != job.info.qos() || o.priority() < job.info.priority()) {
+      continue;
+    }
+    ahead.push_back(&other);
+    highest = std::max<std::int64_t>(highest, o.priority());
+  }
+  const int gap = static_cast<int>(highest - job.info.priority() + 1);
+  if (gap <= 0) return;
+  job.info.set_nice(job.info.nice() - gap);
+  job.info.set_priority(job.info.priority() + gap);
+  for (Job* other : ahead) {
+    other->info.set_nice(other->info.nice() + gap);
+    other->info.set_priority(std::max<std::int64_t>(0, other->info.priority() - gap));
+    rebuildRequest(*other);
+    stage(*other);
+    record(*other);
+  }
 }
 
 std::vector<v1::CancelResult> JobManager::control(const Caller& caller,
@@ -288,16 +325,12 @@ std::vector<v1::CancelResult> JobManager::control(const Caller& caller,
           signals_.push_back(std::move(a));
         }
       } else if (action == "top") {
-        if (st != v1::JOB_PENDING) {
+        if (!admin && !config_.scheduler.enable_user_top) {
+          error = kDenied;
+        } else if (st != v1::JOB_PENDING) {
           error = kNotPending;
         } else {
-          // Ahead of the owner's other pending jobs: a nice just below the lowest of theirs.
-          int lowest = job.info.nice();
-          for (const auto& [oid, other] : jobs_) {
-            if (oid != id && other.state() == v1::JOB_PENDING && other.info.uid() == job.info.uid())
-              lowest = std::min(lowest, other.info.nice() - 1);
-          }
-          job.info.set_nice(lowest);
+          moveToTop(job);
         }
       } else {
         results.push_back(result(shown, "Invalid job control action"));

@@ -221,6 +221,8 @@ class JobManager {
   // Interactive allocations past their time limit end TIMEOUT (no supervisor enforces it).
   // Returns the earliest end time of the allocations still running (0 = none).
   std::int64_t enforceAllocationLimits();
+  // scontrol top: ahead of the owner's other pending jobs of its partition, account and QOS.
+  void moveToTop(Job& job);
   // Partitions from the configuration, passed on to the scheduler when they changed.
   void adoptPartitions(std::vector<sched::Partition> parts);
   bool isAdmin(const Caller& caller) const;

@@ -109,10 +109,19 @@ TEST_F(JobsTest, SignalActionsForRunningJobs) {
   EXPECT_FALSE(sigs[0].request.kill());
   EXPECT_EQ(sigs[0].nodes.size(), 1u);
   EXPECT_EQ(job(id).state(), v1::JOB_RUNNING);
-  r.set_batch_only(false);
+  // --full: the batch step's every process (on its one node), --batch ignored.
   r.set_full(true);
   manager_->cancel(alice(), r);
-  EXPECT_EQ(manager_->takeSignals()[0].nodes.size(), 2u);
+  sigs = manager_->takeSignals();
+  ASSERT_EQ(sigs.size(), 1u);
+  EXPECT_FALSE(sigs[0].request.batch_shell_only());
+  EXPECT_EQ(sigs[0].request.step().step_id(), acct::kBatchStep);
+  // Neither: only numbered steps are signalled, and this job has none (scancel(1)).
+  r.set_batch_only(false);
+  r.set_full(false);
+  ASSERT_TRUE(manager_->cancel(alice(), r)[0].ok());
+  EXPECT_TRUE(manager_->takeSignals().empty());
+  EXPECT_EQ(job(id).state(), v1::JOB_RUNNING);
 }
 
 TEST_F(JobsTest, HoldReleaseRules) {
@@ -160,8 +169,20 @@ TEST_F(JobsTest, RequeueSuspendResumeTop) {
 
   JobId a = submit(SpecBuilder().hold());
   JobId b = submit(SpecBuilder().hold());
-  EXPECT_TRUE(manager_->control(alice(), act("top", std::to_string(b)))[0].ok());
-  EXPECT_LT(job(b).nice(), job(a).nice());
+  // top: root and operators, or users where enable_user_top is set (Slurm's default: off).
+  EXPECT_EQ(manager_->control(alice(), act("top", std::to_string(b)))[0].error(),
+            "Access/permission denied");
+  EXPECT_TRUE(manager_->control(root(), act("top", std::to_string(b)))[0].ok());
+  EXPECT_GT(job(b).priority(), job(a).priority());
+  // The job passed pays for it: the user's total priority does not grow.
+  EXPECT_EQ(job(a).nice() + job(b).nice(), 0);
+  config_.scheduler.enable_user_top = true;
+  EXPECT_TRUE(manager_->control(alice(), act("top", std::to_string(a)))[0].ok());
+  EXPECT_GT(job(a).priority(), job(b).priority());
+  // Already on top: nothing changes.
+  const int nice = job(a).nice();
+  EXPECT_TRUE(manager_->control(alice(), act("top", std::to_string(a)))[0].ok());
+  EXPECT_EQ(job(a).nice(), nice);
 }
 
 TEST_F(JobsTest, UpdateRulesAndTexts) {

@@ -1,0 +1,232 @@
+"""The selectors and scopes of scancel, squeue, scontrol update and sacct end to end (issue 3):
+scancel by name, user, partition, state, node and array range, and its signal scopes (none,
+--batch, --full: scancel(1)); squeue's user, account, node, state and id filters and -S sorting;
+what `scontrol update` lets a user change on their own job and what only root may; sacct's
+user, name, state, partition, node, window and step selectors. Jobs are submitted by alice and
+bob (account research) on the three-node cluster of conftest.py."""
+
+import os
+import pwd
+import re
+import time
+
+import pytest
+
+from cluster import ensure_users, wait_for
+
+USERS = ("alice", "bob")
+
+
+@pytest.fixture(scope="module")
+def c(cluster):
+    ensure_users(USERS)
+    return cluster
+
+
+@pytest.fixture
+def alice_dir(c, request):
+    """A directory alice's jobs may write to."""
+    d = c.run_dir / re.sub(r"\W", "_", request.node.name)[:50]
+    d.mkdir()
+    pw = pwd.getpwnam("alice")
+    os.chown(d, pw.pw_uid, pw.pw_gid)
+    return d
+
+
+def submit(c, *args, user="alice"):
+    r = c.cli("sbatch", "--parsable", "-o", "/dev/null", "-D", "/tmp", *args, user=user)
+    assert r.returncode == 0, r.stderr
+    return int(r.stdout.split(";")[0])
+
+
+def show(c, job):
+    r = c.scontrol("show", "job", "-o", str(job))
+    return dict(m.groups() for m in re.finditer(r"(?:^|\s)([\w/:]+)=(\S*)", r.stdout))
+
+
+def wait_state(c, job, states, timeout=30):
+    states = {states} if isinstance(states, str) else set(states)
+    return wait_for(lambda: show(c, job).get("JobState") in states, timeout,
+                    what=f"job {job} in {states}")
+
+
+def queued(c, *args, user=None):
+    """Ids of the jobs squeue lists for `args`, in its order (%A: an array's tasks show the
+    array's id)."""
+    r = c.cli("squeue", "-h", "-o", "%A", *args, user=user)
+    assert r.returncode == 0, r.stderr
+    return [int(x) for x in r.stdout.split()]
+
+
+def live(c, jobs):
+    return {j for j in jobs if show(c, j).get("JobState") in ("PENDING", "RUNNING")}
+
+
+# --- scancel ---------------------------------------------------------------------------------
+
+def test_scancel_by_name_user_partition_and_state(c):
+    keep = submit(c, "-H", "-J", "keep", "--wrap=true")
+    drop = submit(c, "-H", "-J", "drop", "--wrap=true")
+    debug = submit(c, "-H", "-J", "keep", "-p", "debug", "--wrap=true")
+    bobs = submit(c, "-H", "-J", "keep", "--wrap=true", user="bob")
+    mine = {keep, drop, debug, bobs}
+    steps = [(["-n", "drop"], {drop}), (["-u", "bob"], {bobs}), (["-p", "debug"], {debug}),
+             (["-u", "alice", "-t", "RUNNING"], set()), (["-u", "alice", "-t", "PD"], {keep})]
+    for args, gone in steps:
+        before = live(c, mine)
+        r = c.cli("scancel", *args)
+        assert r.returncode == 0, (args, r.stderr)
+        wait_for(lambda: live(c, mine) == before - gone, 10, what=f"scancel {args}")
+
+
+def test_scancel_nodelist_cancels_only_jobs_on_those_nodes(c):
+    on1 = submit(c, "-w", "node1", "--wrap=sleep 300")
+    on2 = submit(c, "-w", "node2", "--wrap=sleep 300")
+    wait_state(c, on1, "RUNNING")
+    wait_state(c, on2, "RUNNING")
+    assert c.cli("scancel", "-w", "node2").returncode == 0
+    wait_state(c, on2, "CANCELLED")
+    assert show(c, on1)["JobState"] == "RUNNING"
+    c.cli("scancel", str(on1))
+    wait_state(c, on1, "CANCELLED")
+
+
+def test_scancel_array_task_range(c):
+    arr = submit(c, "-H", "--array=0-5", "-J", "rng", "--wrap=true")
+    r = c.cli("scancel", f"{arr}_[1-3]", user="alice")
+    assert r.returncode == 0, r.stderr
+    r = c.cli("squeue", "-h", "-r", "-t", "PD", "-j", str(arr), "-o", "%i")
+    assert r.stdout.split() == [f"{arr}_0", f"{arr}_4", f"{arr}_5"], r.stdout
+    c.cli("scancel", str(arr))
+
+
+SIGNAL_SCRIPT = """#!/bin/bash
+trap 'echo shell >> sig.out' USR1
+bash -c 'trap "echo child >> sig.out" USR1; while :; do sleep 0.1; done' &
+echo ready > ready.out
+while :; do sleep 0.1; done
+"""
+
+
+def test_scancel_signal_reaches_steps_batch_shell_or_all_as_scancel_says(c, alice_dir):
+    """scancel(1): without --batch/--full a signal goes to the numbered steps only (this job has
+    none, so nothing); --batch to the batch shell alone; --full to the shell and its children.
+    Signals are delivered in order, so once --batch's line is there, an earlier delivery would
+    be too."""
+    (alice_dir / "sig.sh").write_text(SIGNAL_SCRIPT)
+    job = submit(c, "-D", str(alice_dir), str(alice_dir / "sig.sh"))
+    wait_for((alice_dir / "ready.out").exists, 30, what="the job's traps")
+    out = alice_dir / "sig.out"
+
+    def lines():
+        return sorted(out.read_text().split()) if out.exists() else []
+
+    for args, want in [((), []), (("--batch",), ["shell"]),
+                       (("--full",), ["child", "shell", "shell"])]:
+        r = c.cli("scancel", "-s", "USR1", *args, str(job), user="alice")
+        assert r.returncode == 0, r.stderr
+        if want:
+            wait_for(lambda: lines() == want, 15, what=f"{want} after scancel {args}")
+    assert show(c, job)["JobState"] == "RUNNING"
+    c.cli("scancel", str(job))
+    wait_state(c, job, "CANCELLED")
+
+
+# --- squeue ----------------------------------------------------------------------------------
+
+def test_squeue_filters_and_sorting(c):
+    a1 = submit(c, "-H", "-J", "sqa", "--wrap=true")
+    a2 = submit(c, "-H", "-J", "sqb", "-p", "debug", "--wrap=true")
+    b1 = submit(c, "-H", "-J", "sqa", "--wrap=true", user="bob")
+    run = submit(c, "-w", "node3", "-J", "sqrun", "--wrap=sleep 300")
+    wait_state(c, run, "RUNNING")
+    ours = {a1, a2, b1, run}
+
+    def sel(*args, user=None):
+        return [j for j in queued(c, *args, user=user) if j in ours]
+
+    assert set(sel("-u", "bob")) == {b1}
+    assert set(sel("--me", user="bob")) == {b1}
+    assert set(sel("-A", "research")) == ours
+    assert set(sel("-w", "node3")) == {run}
+    assert set(sel("-t", "R")) == {run}
+    assert set(sel("-t", "PD", "-p", "debug")) == {a2}
+    assert set(sel("-j", f"{a1},{b1}")) == {a1, b1}
+    assert set(sel("-n", "sqa", "-u", "alice")) == {a1}
+    assert sel("-S", "i") == sorted(ours)
+    assert sel("-S", "-i") == sorted(ours, reverse=True)
+    # By name, then by id descending within a name.
+    name = {a1: "sqa", b1: "sqa", a2: "sqb", run: "sqrun"}
+    assert sel("-S", "j,-i") == sorted(ours, key=lambda j: (name[j], -j))
+    c.cli("scancel", *map(str, ours))
+
+
+# --- scontrol update -------------------------------------------------------------------------
+
+def test_scontrol_update_within_the_users_rights(c):
+    job = submit(c, "-H", "-t", "30", "-J", "upd", "--wrap=true")
+    other = submit(c, "-H", "-J", "upd2", "--wrap=true")
+
+    def update(*kv, user="alice"):
+        return c.scontrol("update", f"JobId={job}", *kv, user=user)
+
+    assert update("TimeLimit=20").returncode == 0
+    assert show(c, job)["TimeLimit"] == "00:20:00"
+    for kv, user in [(("TimeLimit=40",), "alice"), (("Nice=-5",), "alice"),
+                     (("TimeLimit=10",), "bob")]:
+        r = update(*kv, user=user)
+        assert (r.returncode, r.stderr) == (1, "slurm_update error: Access/permission denied\n"), kv
+    assert update("TimeLimit=40", user="root").returncode == 0
+    assert update("Nice=10", "Partition=debug", "Comment=moved", "JobName=upd3").returncode == 0
+    f = show(c, job)
+    assert (f["TimeLimit"], f["Nice"], f["Partition"], f["JobName"]) == \
+        ("00:40:00", "10", "debug", "upd3")
+    # StartTime takes sbatch --begin's forms; the job then waits for it.
+    assert update("StartTime=now+1hour").returncode == 0
+    assert c.scontrol("release", str(job), user="alice").returncode == 0
+    f = wait_for(lambda: (f := show(c, job)).get("Reason") == "BeginTime" and
+                 f.get("StartTime") != "Unknown" and f, 10, what="Reason=BeginTime and its time")
+    begin = time.mktime(time.strptime(f["StartTime"], "%Y-%m-%dT%H:%M:%S"))
+    assert abs(begin - (time.time() + 3600)) < 120, f["StartTime"]
+    r = update("StartTime=soonish")
+    assert r.returncode == 1 and r.stderr.startswith("slurm_update error: Invalid time"), r.stderr
+    # top (same partition, account and QOS): root's, as Slurm without enable_user_top.
+    assert update("Partition=gpu").returncode == 0
+    r = c.scontrol("top", str(other), user="alice")
+    assert (r.returncode, r.stderr) == \
+        (1, f"slurm_top_job error: Access/permission denied\n"), r.stderr
+    assert c.scontrol("top", str(other)).returncode == 0
+    assert int(show(c, other)["Priority"]) > int(show(c, job)["Priority"])
+    c.cli("scancel", str(job), str(other))
+
+
+# --- sacct -----------------------------------------------------------------------------------
+
+def sacct(c, *args, user=None):
+    r = c.cli("sacct", "-n", "-P", *args, user=user)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.splitlines()
+
+
+def test_sacct_selectors(c):
+    ok = submit(c, "-J", "acA", "--wrap=true")
+    bad = submit(c, "-J", "acB", "-p", "debug", "--wrap=exit 3")
+    bobs = submit(c, "-J", "acC", "--wrap=true", user="bob")
+    for j in (ok, bad, bobs):
+        wait_state(c, j, {"COMPLETED", "FAILED"})
+    names = ["--name", "acA,acB,acC", "-X", "-o", "JobName,State,ExitCode"]
+    wait_for(lambda: len(sacct(c, *names)) == 3, 15, what="the three records")
+    assert sorted(sacct(c, *names)) == ["acA|COMPLETED|0:0", "acB|FAILED|3:0", "acC|COMPLETED|0:0"]
+    assert sacct(c, *names, "-u", "bob") == ["acC|COMPLETED|0:0"]
+    # With -s and no -S the window is now (sacct(1)), so ended jobs are asked for with a start.
+    assert sacct(c, *names, "-s", "F", "-S", "midnight") == ["acB|FAILED|3:0"]
+    assert sacct(c, *names, "-r", "debug") == ["acB|FAILED|3:0"]
+    node = sacct(c, "-j", str(ok), "-X", "-o", "NodeList")[0]
+    assert "acA|COMPLETED|0:0" in sacct(c, *names, "-N", node)
+    assert sacct(c, *names, "-S", "now+1hour") == []
+    assert sorted(sacct(c, *names, "-S", "midnight", "-E", "now")) == \
+        sorted(sacct(c, *names))
+    # A user sees their own jobs only; a step selector gives that step alone.
+    assert {line.split("|")[0] for line in sacct(c, *names, user="alice")} == {"acA", "acB"}
+    assert sacct(c, "-j", f"{bad}.batch", "-o", "JobID,State,ExitCode") == \
+        [f"{bad}.batch|FAILED|3:0"]
