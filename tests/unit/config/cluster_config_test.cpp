@@ -250,13 +250,15 @@ TEST(ClusterConfig, ValidFiles) {
          EXPECT_EQ(c.operators, (std::vector<std::string>{"alice"}));
        }},
       {"scheduler and priority weights",
-       minimal("", yaml({"scheduler:", "  policy: Conservative", "  coalesce_ms: 0", "  priority:",
+       minimal("", yaml({"scheduler:", "  policy: Conservative", "  coalesce_ms: 0",
+                         "  enable_user_top: yes", "  priority:",
                          "    weight_age: 1", "    weight_fairshare: 2", "    weight_job_size: 3",
                          "    weight_partition: 4", "    weight_qos: 5", "    max_age: 1-0",
                          "    decay_half_life: 0", "    calc_period: \"0:30\""})),
        [](const ClusterConfig& c) {
          EXPECT_EQ(c.scheduler.policy, BackfillPolicy::kConservative);
          EXPECT_EQ(c.scheduler.coalesce_ms, 0u);
+         EXPECT_TRUE(c.scheduler.enable_user_top);
          const PriorityWeights& w = c.scheduler.priority;
          EXPECT_EQ(w.age, 1u);
          EXPECT_EQ(w.fairshare, 2u);
@@ -471,6 +473,8 @@ TEST(ClusterConfig, InvalidFilesGiveLocatedErrors) {
        "t.conf:9:34: scheduler.default_mem_per_cpu: Invalid memory specification 'lots'"},
       {"unlimited max_age", minimal("", "scheduler:\n  priority: {max_age: UNLIMITED}\n"),
        "t.conf:10:23: scheduler.priority.max_age: 'UNLIMITED' is not accepted here; give a finite duration"},
+      {"enable_user_top not a boolean", minimal("", "scheduler: {enable_user_top: 2}\n"),
+       "t.conf:9:30: scheduler.enable_user_top: expected true or false (or yes/no), got '2'"},
       {"zero calc_period", minimal("", "scheduler:\n  priority: {calc_period: 0}\n"),
        "t.conf:10:27: scheduler.priority.calc_period: must be at least one second"},
       {"negative weight", minimal("", "scheduler:\n  priority: {weight_age: -1}\n"),
