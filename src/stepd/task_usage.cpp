@@ -114,7 +114,8 @@ void TaskUsageGatherer::reaped(pid_t pid, const rusage& usage) {
   if (it == tasks_.end()) return;
   TaskFigures& f = it->second.figures;
   auto ms = [](const timeval& tv) {
-    return static_cast<std::uint64_t>(tv.tv_sec) * 1000 + static_cast<std::uint64_t>(tv.tv_usec) / 1000;
+    return static_cast<std::uint64_t>(tv.tv_sec) * 1000 +
+           static_cast<std::uint64_t>(tv.tv_usec) / 1000;
   };
   f.cpu_ms = ms(usage.ru_utime) + ms(usage.ru_stime);
   f.rss_kb = std::max<std::uint64_t>(f.rss_kb, static_cast<std::uint64_t>(usage.ru_maxrss));

@@ -131,7 +131,8 @@ def test_tasks_that_end_at_once_still_have_figures(cluster):
     assert kib(u["MaxVMSize"]) > 0 and kib(u["MaxRSS"]) > 0, u
     assert u["MaxVMSizeTask"] in ("0", "1") and u["MinCPUTask"] in ("0", "1"), u
     # The loader reads the program's libraries' headers: bytes, under 0.01M.
-    assert re.fullmatch(r"0\.0\dM", u["MaxDiskRead"]) and int(tres(u["TRESUsageInMax"])["fs/disk"]) > 0, u
+    assert re.fullmatch(r"0\.0\dM", u["MaxDiskRead"]), u
+    assert int(tres(u["TRESUsageInMax"])["fs/disk"]) > 0, u
     assert u["TRESUsageInAve"].startswith("cpu=00:00:00,energy=0,fs/disk="), u
 
 
