@@ -277,9 +277,12 @@ KERNEL = (r"(OS=Linux )\S+", r"\1<KERNEL>")
 LAYOUT = (r"^<ID>(_\d)?\.batch +batch +research +[24] +COMPLETED +0:0$",
           "-N 2 -n 4 laid out 2+2 (Slurm: 3+1 or 2+2, golden 041/042)")
 
-# sacct -l (golden 117): the srun step's usage is this run's (sizes, frequency, which task had
-# each peak); TRES strings cut at the column width cut our shorter node names elsewhere.
-USAGE_VALUES = [(r"(?<![\w=])\d+(\.\d+)?[KMGT](?=\s)", "<SIZE>"),
+# sacct -l (golden 117): the srun step's usage is this run's (sizes, major faults, frequency,
+# which task had each peak); TRES strings cut at the column width cut our shorter node names
+# elsewhere.
+USAGE_VALUES = [(r"(?<=\s)\d+(\s+node\S*\s+\d+\s+)\d+(?=\s+\d+:\d\d:\d\d)",
+                 r"<PAGES>\1<PAGES>"),
+                (r"(?<![\w=])\d+(\.\d+)?[KMGT](?=\s)", "<SIZE>"),
                 (r"(?<=\s)(node\S*\s+)\d+(?=\s)", r"\1<TASK>"),
                 (r"\b(cpu|energy)=node[^\s+]*\+(?=\s|$)", r"\1=<NODE>...+")]
 # The batch step: Drover gathers its usage like any step's (Slurm's 30 s sampling never ran in
