@@ -4,6 +4,7 @@
 #include "jobs/job_manager.h"
 #include "jobs/request.h"
 #include "jobs/step_layout.h"
+#include "jobs/task_usage_wire.h"
 
 namespace drover::jobs {
 
@@ -191,6 +192,7 @@ void JobManager::recordBatchStep(const Job& job, const v1::StepEventRequest* eve
       s.usage.max_rss_task = 0;
     }
     if (event->ave_rss_kb() > 0) s.usage.ave_rss_kb = static_cast<std::int64_t>(event->ave_rss_kb());
+    acct::addTaskUsage(taskUsageFromWire(event->tasks()), &s.usage);
   }
   auto& steps = accounting_.steps;
   auto same = std::find_if(steps.begin(), steps.end(), [&](const acct::StepRecord& o) {

@@ -30,6 +30,18 @@ std::int64_t clusterCpus(const std::vector<sched::Node>& nodes) {
   return cpus;
 }
 
+// sprio lists the pending jobs the scheduler may start now, as Slurm's does (golden 084: of
+// the pending jobs only those waiting for Priority or Resources, none held, waiting on a
+// dependency or over their array's %N throttle); the others have a priority but no place in the
+// queue yet. Jobs whose --begin lies ahead are not eligible either.
+bool listedBySprio(const Job& job, std::int64_t now) {
+  const sched::JobRequest& r = job.request;
+  if (r.hold != sched::Hold::None) return false;
+  if (r.dependency != sched::DependencyState::Satisfied) return false;
+  if (r.beginTime > now) return false;
+  return job.info.reason() != "JobArrayTaskLimit";
+}
+
 }  // namespace
 
 void JobManager::assignPriorities(sched::Snapshot& snap, std::int64_t now) {
@@ -104,7 +116,7 @@ v1::GetPrioritiesReply JobManager::priorities(const v1::GetPrioritiesRequest& re
   std::optional<PriorityCalculator> calc;
   const std::vector<sched::Node>& nodes = last_nodes_.empty() ? config_nodes_ : last_nodes_;
   for (const auto& [id, job] : jobs_) {
-    if (job.state() != v1::JOB_PENDING) continue;
+    if (job.state() != v1::JOB_PENDING || !listedBySprio(job, now)) continue;
     if (!ids.empty() && !ids.count(id) && !ids.count(job.info.array_job_id())) continue;
     if (!users.empty() && !users.count(job.info.user()) &&
         !users.count(std::to_string(job.info.uid()))) {

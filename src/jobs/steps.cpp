@@ -10,6 +10,7 @@
 #include "jobs/job_manager.h"
 #include "jobs/request.h"
 #include "jobs/step_layout.h"
+#include "jobs/task_usage_wire.h"
 #include "launch/step_env.h"
 
 namespace drover::jobs {
@@ -239,6 +240,11 @@ void JobManager::numberedStepEvent(Job& job, const v1::StepEventRequest& event) 
     step.set_max_rss_node(event.node());
   }
   step.set_ave_rss_kb_sum(step.ave_rss_kb_sum() + event.ave_rss_kb());
+  for (const auto& t : event.tasks()) {
+    auto& kept = *step.add_task_usage();
+    kept = t;
+    kept.set_node(event.node());
+  }
   if (step.reported_nodes_size() == step.nodes_size()) {
     finishStep(job, index);
     return;
@@ -334,6 +340,8 @@ void JobManager::recordStep(const Job& job, const v1::JobStep& step, bool final)
       s.usage.ave_rss_kb =
           static_cast<std::int64_t>(step.ave_rss_kb_sum() / static_cast<std::uint64_t>(step.reported_nodes_size()));
     }
+    // Per-task figures, where the supervisors sent them, give every Max/Min/Ave field.
+    acct::addTaskUsage(taskUsageFromWire(step.task_usage()), &s.usage);
   }
   auto& steps = accounting_.steps;
   auto same = std::find_if(steps.begin(), steps.end(), [&](const acct::StepRecord& o) {

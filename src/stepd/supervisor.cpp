@@ -26,6 +26,7 @@
 #include "stepd/io_forwarder.h"
 #include "stepd/memory_cgroup.h"
 #include "stepd/task_spawn.h"
+#include "stepd/task_usage.h"
 #include "stepd/usage_sampler.h"
 
 namespace drover::stepd {
@@ -172,6 +173,7 @@ class StepRun {
       if (!pid) return failStart(ranks, pid.error());
       if (pgid_ == 0) pgid_ = *pid;
       tasks_.push_back(*pid);
+      task_usage_.watch(*pid, task.global_rank);
       running_.insert({*pid, true});
       rank_of_[*pid] = task.global_rank;
     }
@@ -290,6 +292,7 @@ class StepRun {
       }
       if (now >= next_sample) {
         sampler.sample();
+        task_usage_.sample();
         next_sample = now + std::chrono::milliseconds(opts_.usage_sample_ms);
       }
       if (warn_at_ && now >= *warn_at_) {
@@ -343,9 +346,17 @@ class StepRun {
   }
 
   void reapAll() {
-    int status;
-    pid_t pid;
-    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+    for (;;) {
+      // Peek first: until it is reaped, an ended task's /proc entry still holds its final
+      // I/O figures and last CPU (task_usage.h).
+      siginfo_t info{};
+      if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid <= 0) return;
+      const pid_t pid = info.si_pid;
+      task_usage_.ended(pid);
+      int status = 0;
+      rusage usage{};
+      if (wait4(pid, &status, 0, &usage) != pid) return;
+      task_usage_.reaped(pid, usage);
       if (running_.erase(pid) == 0) continue;
       const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
       const int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
@@ -365,6 +376,7 @@ class StepRun {
     outcome_.system_cpu_ms = ms(usage.ru_stime);
     outcome_.max_rss_kb = std::max<std::uint64_t>(outcome_.max_rss_kb, usage.ru_maxrss);
     if (outcome_.ave_rss_kb == 0) outcome_.ave_rss_kb = outcome_.max_rss_kb;
+    outcome_.tasks = task_usage_.figures();
     outcome_.end_time = unixNow();
   }
 
@@ -378,6 +390,7 @@ class StepRun {
   std::set<std::string> opened_;  // output files a task of this step already opened
   std::unique_ptr<IoForwarder> io_;   // srun's I/O stream, for steps with an io_address
   std::optional<MemoryCgroup> cgroup_;  // the step's memory limit, when cgroups are usable
+  TaskUsageGatherer task_usage_;         // each task's figures for sacct (Max*/Ave*/Min*)
   bool terminating_ = false;
   bool pipes_abandoned_ = false;
   std::optional<Clock::time_point> warn_at_, limit_at_, kill_at_, drain_at_;

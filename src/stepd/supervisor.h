@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "drover/v1/jobs.pb.h"
+#include "stepd/task_usage.h"
 
 namespace drover::stepd {
 
@@ -37,6 +38,7 @@ struct StepOutcome {
   std::uint64_t ave_rss_kb = 0;
   std::int64_t start_time = 0;
   std::int64_t end_time = 0;
+  std::vector<TaskFigures> tasks;   // each task's usage (task_usage.h), in rank order
 };
 
 struct SupervisorOptions {

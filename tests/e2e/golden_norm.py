@@ -73,6 +73,7 @@ _ID_PATTERNS = [
     r"(afterok:)\d+",
     r"(hello from |as job )\d+",                     # echoed by golden.sh's job scripts
 ]
+_RAW_BESIDE_ID = r"^(\s*)(\d+)(\.\w+|)( +|\|)\2\3(?=[ |]|$)"
 _VOLATILE_KEYS = r"(?:SLURM_TASK_PID|SLURM_SRUN_COMM_PORT|SLURM_STEP_LAUNCHER_PORT|AllocNode:Sid|" \
                  r"CPULoad|FreeMem|SLURM_WORKING_CLUSTER|RunTime)"
 
@@ -96,6 +97,9 @@ def mask(text, ctx, nodes=True):
     t = re.sub(r"\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\b", "<TS>", t)
     t = re.sub(r"\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
                r" [ \d]\d \d\d:\d\d:\d\d \d{4}\b", "<DATE>", t)
+    # sacct's JobIDRaw beside JobID: the same id again (16 16, 16.batch 16.batch), masked
+    # with it. An array task's JobIDRaw (29_0 30) is its own id and is not touched.
+    t = re.sub(_RAW_BESIDE_ID, r"\1\2\3\4<ID>\3", t, flags=re.M)
     for rx in _ID_PATTERNS:
         t = re.sub(rx, _mask_after_prefix, t, flags=re.M)
     if nodes:

@@ -3,7 +3,10 @@ controller is reconfigured with PriorityWeightAssoc, PriorityWeightTRES and acco
 (account vip, priority 100, for alice; research, priority 50); jobs kept pending by --begin
 show the association factor relative to the highest priority, the job size factor as the mean
 of the job's node and CPU shares, and each TRES's weighted share of its partition, as Slurm's
-sprio -l prints them. SITE stays 0 (Slurm sets it only through a site_factor plugin)."""
+sprio -l prints them. SITE stays 0 (Slurm sets it only through a site_factor plugin).
+Which pending jobs sprio lists follows Slurm's (golden 084): those the scheduler may start now
+(waiting for priority or resources behind a job that holds the cluster), not held jobs, jobs
+waiting on a dependency or their --begin, or array tasks over their %N throttle."""
 
 import re
 
@@ -35,11 +38,25 @@ def reconfigured(text):
     return "\n".join(lines) + "\n"
 
 
-def submit(cluster, *args, user=None):
-    r = cluster.cli("sbatch", "--parsable", "-o", "/dev/null", "--begin=now+1hour", "-t", "1",
-                    *args, "--wrap=true", user=user)
+def submit(cluster, *args, user=None, wrap="true"):
+    r = cluster.cli("sbatch", "--parsable", "-o", "/dev/null", "-t", "1", *args,
+                    f"--wrap={wrap}", user=user)
     assert r.returncode == 0, r.stderr
     return int(r.stdout.split(";")[0])
+
+
+def sprio_ids(cluster, *args):
+    r = cluster.cli("sprio", "-h", "-o", "%.15i", *args)
+    assert r.returncode == 0 or "Unable to find jobs" in r.stderr, r.stderr
+    return [int(x) for x in r.stdout.split()]
+
+
+def hold_the_cluster(cluster):
+    """A job on every CPU of both nodes, so the jobs after it stay pending."""
+    job = submit(cluster, "--exclusive", "-N", "2", user="alice", wrap="sleep 300")
+    wait_for(lambda: "JobState=RUNNING" in cluster.scontrol("show", "job", str(job)).stdout, 20,
+             what="the blocker to run")
+    return job
 
 
 def rows(cluster, *args):
@@ -67,6 +84,7 @@ def test_assoc_jobsize_and_tres_factors(cluster):
     assert header == ["JOBID", "PARTITION", "PRIORITY", "SITE", "AGE", "ASSOC", "FAIRSHARE",
                       "JOBSIZE", "PARTITION", "QOS", "NICE", "TRES"], header
 
+    block = hold_the_cluster(c)
     alice = submit(c, "-A", "vip", "-n", "8", "--gpus=2", user="alice")
     bob = submit(c, "-A", "research", "-n", "8", "--gpus=4", "-N", "2", user="bob")
     header, body = rows(c, "-l")
@@ -95,4 +113,25 @@ def test_assoc_jobsize_and_tres_factors(cluster):
     # Normalised: -n shows the factors themselves.
     header, body = rows(c, "-n", "-j", str(alice), "-o", "%.15i %.10b %40t")
     assert body[0] == [str(alice), "1.0000000", "cpu=0.2500000,gres/gpu=0.2500000"], body
-    c.cli("scancel", str(alice), str(bob))
+    c.cli("scancel", str(alice), str(bob), str(block))
+
+
+def test_lists_only_jobs_the_scheduler_may_start(cluster):
+    c = cluster
+    block = hold_the_cluster(c)
+    waiting = submit(c, "-n", "1", user="alice")
+    held = submit(c, "-H", "-n", "1", user="alice")
+    dep = submit(c, f"--dependency=afterok:{block}", "-n", "1", user="bob")
+    later = submit(c, "--begin=now+1hour", "-n", "1", user="bob")
+    array = submit(c, "--array=0-3%1", "-n", "1", user="bob")
+    # The array's one slot goes to its lowest task; the others wait for the throttle.
+    listed = wait_for(lambda: (lambda ids: ids if len(ids) == 2 else None)(sprio_ids(c)), 20,
+                      what="two jobs in sprio")
+    assert waiting in listed, listed
+    assert len(sprio_ids(c, "-j", str(array))) == 1, c.cli("sprio", "-j", str(array)).stdout
+    for job in (held, dep, later):
+        assert sprio_ids(c, "-j", str(job)) == [], job
+    # Released, the held job is listed.
+    assert c.scontrol("release", str(held)).returncode == 0
+    wait_for(lambda: held in sprio_ids(c), 10, what="the released job in sprio")
+    c.cli("scancel", str(block), str(waiting), str(held), str(dep), str(later), str(array))

@@ -61,5 +61,10 @@ std::string formatSacctTime(std::int64_t unix_seconds);       // 2026-11-30T12:2
 std::string formatCpuTime(std::int64_t usec);                 // 00:00.001, 01:02:03
 std::string formatSizeKb(std::int64_t kb);                    // 732K, 2M (exact units only)
 std::string jobIdText(const JobRecord& job);                  // 16, 12_0, 29_[0-9%2]
+// AveCPUFreq: kHz, scaled by 1000 with two decimals unless whole (324K, 2.30G, 0).
+std::string formatCpuFreqKhz(std::int64_t khz);
+// MaxDiskRead and friends: MB; under 1 with two decimals (0.01M, 0.00M), above scaled by 1024
+// (5M, 1.50G), exactly 0 as "0".
+std::string formatDiskMb(double mb);
 
 }  // namespace drover::acct::report

@@ -26,9 +26,26 @@ std::string optDuration(const std::optional<std::int64_t>& s) {
 }
 
 std::string optMb(const std::optional<double>& mb) {
-  if (!mb) return {};
+  return mb ? formatDiskMb(*mb) : std::string();
+}
+
+std::string optFreq(const std::optional<std::int64_t>& khz) {
+  return khz ? formatCpuFreqKhz(*khz) : std::string();
+}
+
+// A number scaled by `divisor` through `units`, two decimals unless whole.
+std::string scaled(double value, double divisor, const char* units) {
+  std::size_t unit = 0;
+  while (units[unit + 1] != '\0' && value >= divisor) {
+    value /= divisor;
+    ++unit;
+  }
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.2fM", *mb);
+  if (value == static_cast<double>(static_cast<std::int64_t>(value))) {
+    std::snprintf(buf, sizeof buf, "%.0f%c", value, units[unit]);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.2f%c", value, units[unit]);
+  }
   return buf;
 }
 
@@ -109,7 +126,7 @@ const std::vector<FieldDef>& table() {
        [](const Row& r) { return r.step ? r.step->alloc_tres : r.job->alloc_tres; }},
       {{"AssocID", 10, false}, [](const Row&) { return std::string(); }},
       {{"AveCPU", 10, false}, USAGE(optDuration(u->ave_cpu_sec))},
-      {{"AveCPUFreq", 10, false}, USAGE(optSize(u->ave_cpu_freq_khz))},
+      {{"AveCPUFreq", 10, false}, USAGE(optFreq(u->ave_cpu_freq_khz))},
       {{"AveDiskRead", 14, false}, USAGE(optMb(u->ave_disk_read_mb))},
       {{"AveDiskWrite", 14, false}, USAGE(optMb(u->ave_disk_write_mb))},
       {{"AvePages", 10, false}, USAGE(optSize(u->ave_pages))},
@@ -335,6 +352,21 @@ std::string formatSizeKb(std::int64_t kb) {
     ++unit;
   }
   return std::to_string(kb) + kUnits[unit];
+}
+
+std::string formatCpuFreqKhz(std::int64_t khz) {
+  if (khz <= 0) return "0";
+  return scaled(static_cast<double>(khz), 1000, "KMGT");
+}
+
+std::string formatDiskMb(double mb) {
+  if (mb <= 0) return "0";
+  if (mb <= 1) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2fM", mb);
+    return buf;
+  }
+  return scaled(mb, 1024, "MGTP");
 }
 
 std::string jobIdText(const JobRecord& job) {

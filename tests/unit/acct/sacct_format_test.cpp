@@ -115,11 +115,13 @@ TEST(SacctFormat, LongFormatMatchesGolden117) {
   u.max_disk_read_mb = 0.01;
   u.max_disk_read_node = "node01";
   u.max_disk_read_task = 0;
-  u.ave_disk_read_mb = 0;
-  u.max_disk_write_mb = 0;
+  // Small but not 0 (env's reads and its writes to srun): under 0.005 MB prints 0.00M, an
+  // exact 0 prints 0.
+  u.ave_disk_read_mb = 0.0025;
+  u.max_disk_write_mb = 0.0004;
   u.max_disk_write_node = "node01";
   u.max_disk_write_task = 0;
-  u.ave_disk_write_mb = 0;
+  u.ave_disk_write_mb = 0.0001;
   const std::string cpu = "cpu=00:00:00,energy=0,fs/disk=6213,mem=412K,pages=0,vmem=732K";
   u.tres_usage_in_ave = u.tres_usage_in_max = u.tres_usage_in_min = u.tres_usage_in_tot = cpu;
   u.tres_usage_in_max_node = u.tres_usage_in_min_node =

@@ -238,8 +238,9 @@ TEST_F(IncrementalPassTest, UsageCountsFromTheNextPriorityCalculation) {
 // sprio right after sbatch, before the pass that ranks the job, shows the priority that pass
 // gives it (Slurm's job has one from submission), not 0.
 TEST_F(IncrementalPassTest, SprioBeforeTheFirstPassShowsThePriorityThePassGives) {
-  JobId j = submit(SpecBuilder().account("research").nodes(1).ntasks(1).time(30).begin(
-                       clock_.now() + 3600), bob());
+  submit(SpecBuilder().nodes(4).ntasks(16).time(30), root());
+  checkedPass("block");
+  JobId j = submit(SpecBuilder().account("research").nodes(1).ntasks(1).time(30), bob());
   v1::GetPrioritiesRequest all;
   const auto before = manager_->priorities(all);
   ASSERT_EQ(before.jobs_size(), 1);
@@ -250,6 +251,41 @@ TEST_F(IncrementalPassTest, SprioBeforeTheFirstPassShowsThePriorityThePassGives)
   ASSERT_EQ(after.jobs_size(), 1);
   EXPECT_EQ(after.jobs(0).priority(), before.jobs(0).priority());
   EXPECT_EQ(after.jobs(0).priority(), job(j).priority());
+}
+
+// sprio lists the pending jobs the scheduler may start now (golden 084): not held jobs, jobs
+// waiting on a dependency or their begin time, or array tasks over their %N throttle.
+TEST_F(IncrementalPassTest, SprioListsOnlyJobsTheSchedulerMayStart) {
+  JobId block = submit(SpecBuilder().nodes(4).ntasks(16).time(30), root());
+  checkedPass("block");
+  auto pending = [&] { return SpecBuilder().account("research").nodes(1).ntasks(1).time(30); };
+  JobId waiting = submit(pending(), alice());
+  JobId held = submit(pending().hold(), alice());
+  submit(pending().dependency("afterok:" + std::to_string(block)), bob());
+  submit(pending().begin(clock_.now() + 3600), bob());
+  JobId array = submit(pending().array("0-3%1"), bob());
+  checkedPass("queued");
+  auto listed = [&] {
+    std::vector<JobId> ids;
+    const auto reply = manager_->priorities(v1::GetPrioritiesRequest());
+    for (const auto& p : reply.jobs()) ids.push_back(p.job_id());
+    return ids;
+  };
+  // The array's one slot goes to its first task; its other tasks wait for the throttle.
+  const auto ids = listed();
+  ASSERT_EQ(ids.size(), 2u);
+  EXPECT_EQ(ids[0], waiting);
+  EXPECT_EQ(job(ids[1]).array_job_id(), array);
+  EXPECT_EQ(job(ids[1]).array_task_id(), 0);
+  // Released, the held job is listed.
+  v1::GetPrioritiesRequest one;
+  one.add_job_ids(held);
+  EXPECT_EQ(manager_->priorities(one).jobs_size(), 0);
+  v1::JobControlRequest release;
+  release.set_action("release");
+  release.add_job_ids(std::to_string(held));
+  manager_->control(alice(), release);
+  EXPECT_EQ(manager_->priorities(one).jobs_size(), 1);
 }
 
 TEST_F(IncrementalPassTest, UsageSurvivesARestart) {

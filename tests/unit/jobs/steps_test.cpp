@@ -157,6 +157,49 @@ TEST_F(StepsTest, StepEndsWhenEveryNodeReportedWithTheHighestExitCode) {
   EXPECT_EQ(stepRecord(batch, id, 1)->state, acct::JobState::kCompleted);
 }
 
+// sacct -l (golden 117): each node's supervisor sends its tasks' figures; the step's record
+// folds all of them (Max with node and task, Ave over the tasks), and a duplicate report adds
+// nothing.
+TEST_F(StepsTest, TaskUsageFromEveryNodeFoldsIntoTheStepRecord) {
+  JobId id = runningJob();
+  create(stepSpec(id));
+  auto reportTasks = [&](const std::string& node, std::vector<std::pair<std::uint32_t, int>> rss) {
+    v1::StepEventRequest e;
+    e.mutable_step()->set_job_id(id);
+    e.mutable_step()->set_step_id(0);
+    e.set_node(node);
+    e.set_kind(v1::StepEventRequest::FINISHED);
+    for (auto [task, kb] : rss) {
+      auto* t = e.add_tasks();
+      t->set_task(task);
+      t->set_node("ignored: the report's node counts");
+      t->set_rss_kb(static_cast<std::uint64_t>(kb));
+      t->set_vmsize_kb(static_cast<std::uint64_t>(kb) * 2);
+      t->set_cpu_ms(1000u * task);
+      t->set_read_bytes(1u << 20);
+    }
+    manager_->stepEvent(e);
+    EXPECT_TRUE(manager_->commit().ok());
+  };
+  reportTasks("node01", {{0, 100}, {1, 300}});
+  reportTasks("node01", {{0, 100}, {1, 300}});  // duplicate
+  reportTasks("node02", {{2, 900}, {3, 500}});
+  auto batch = manager_->takeAccounting();
+  const acct::StepRecord* rec = stepRecord(batch, id, 0);
+  ASSERT_NE(rec, nullptr);
+  const acct::Usage& u = rec->usage;
+  EXPECT_EQ(u.max_rss_kb, 900);
+  EXPECT_EQ(u.max_rss_node, "node02");
+  EXPECT_EQ(u.max_rss_task, 2);
+  EXPECT_EQ(u.ave_rss_kb, (100 + 300 + 900 + 500) / 4);
+  EXPECT_EQ(u.max_vmsize_kb, 1800);
+  EXPECT_EQ(u.min_cpu_task, 0);
+  EXPECT_EQ(u.min_cpu_node, "node01");
+  EXPECT_EQ(u.ave_cpu_sec, 1);  // (0 + 1 + 2 + 3) s / 4
+  EXPECT_DOUBLE_EQ(*u.ave_disk_read_mb, 1.0);
+  EXPECT_EQ(u.tres_usage_in_max_task, "cpu=3,fs/disk=0,mem=2,pages=0,vmem=2");
+}
+
 // Golden 111: steps' AllocTRES carry no billing (the job's does); goldens 041/042: srun inside
 // a batch job passes SLURM_DISTRIBUTION (block without -m) and the job's SLURM_JOB_GPUS on.
 TEST_F(StepsTest, BatchJobStepsTresAndDistribution) {

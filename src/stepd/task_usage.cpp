@@ -1,0 +1,161 @@
+#include "stepd/task_usage.h"
+
+#include <dirent.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace drover::stepd {
+namespace {
+
+// Fields of /proc/PID/stat after the command name (which may hold spaces and parentheses),
+// numbered as proc(5): 3 = state, 4 = ppid, 39 = processor.
+std::vector<std::string> statFields(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  if (!std::getline(in, line)) return {};
+  const auto close = line.rfind(')');
+  if (close == std::string::npos || close + 2 > line.size()) return {};
+  std::istringstream rest(line.substr(close + 2));
+  std::vector<std::string> fields = {"", "", ""};  // 0-2: unused, pid and comm
+  std::string field;
+  while (rest >> field) fields.push_back(field);
+  return fields;
+}
+
+std::uint64_t number(const std::string& text) { return std::strtoull(text.c_str(), nullptr, 10); }
+
+// "Key:   123 kB" lines of a /proc file.
+std::map<std::string, std::uint64_t> keyedNumbers(const std::string& path) {
+  std::map<std::string, std::uint64_t> out;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto colon = line.find(':');
+    const auto value = line.find_first_not_of(" \t", colon + 1);
+    if (colon == std::string::npos || value == std::string::npos) continue;
+    out[line.substr(0, colon)] = number(line.substr(value));
+  }
+  return out;
+}
+
+}  // namespace
+
+TaskUsageGatherer::TaskUsageGatherer(std::string proc, std::string sys_cpu)
+    : proc_(std::move(proc)), sys_cpu_(std::move(sys_cpu)) {}
+
+void TaskUsageGatherer::watch(pid_t pid, std::uint32_t rank) {
+  Watched& w = tasks_[pid];
+  w.figures.task = rank;
+  // Just after its exec the task is one process: no walk of /proc for its tree.
+  sampleTree(pid, {}, &w.figures);
+}
+
+std::multimap<pid_t, pid_t> TaskUsageGatherer::readChildren() const {
+  std::multimap<pid_t, pid_t> children;
+  DIR* dir = opendir(proc_.c_str());
+  if (!dir) return children;
+  while (dirent* entry = readdir(dir)) {
+    if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
+    const auto fields = statFields(proc_ + "/" + entry->d_name + "/stat");
+    if (fields.size() <= 4) continue;
+    children.emplace(static_cast<pid_t>(number(fields[4])),
+                     static_cast<pid_t>(number(entry->d_name)));
+  }
+  closedir(dir);
+  return children;
+}
+
+// The task's process and its descendants (by parent pid), each one's peaks summed: the tree's
+// peak is at most that sum and at least the largest sample of it.
+void TaskUsageGatherer::sampleTree(pid_t root, const std::multimap<pid_t, pid_t>& children,
+                                   TaskFigures* f) const {
+  std::vector<pid_t> tree = {root};
+  for (std::size_t i = 0; i < tree.size() && tree.size() < 100000; ++i) {
+    auto [first, last] = children.equal_range(tree[i]);
+    for (auto it = first; it != last; ++it) tree.push_back(it->second);
+  }
+  std::uint64_t vm = 0, rss = 0;
+  for (pid_t pid : tree) {
+    auto status = keyedNumbers(proc_ + "/" + std::to_string(pid) + "/status");
+    vm += status["VmPeak"];
+    rss += status["VmHWM"];
+  }
+  f->vmsize_kb = std::max(f->vmsize_kb, vm);
+  f->rss_kb = std::max(f->rss_kb, rss);
+}
+
+void TaskUsageGatherer::sample() {
+  bool any = false;
+  for (const auto& [pid, w] : tasks_) any = any || w.running;
+  if (!any) return;
+  const auto children = readChildren();
+  for (auto& [pid, w] : tasks_)
+    if (w.running) sampleTree(pid, children, &w.figures);
+}
+
+void TaskUsageGatherer::ended(pid_t pid) {
+  auto it = tasks_.find(pid);
+  if (it == tasks_.end()) return;
+  TaskFigures& f = it->second.figures;
+  const std::string dir = proc_ + "/" + std::to_string(pid);
+  auto io = keyedNumbers(dir + "/io");
+  f.read_bytes = io["rchar"];
+  f.write_bytes = io["wchar"];
+  const auto stat = statFields(dir + "/stat");
+  if (stat.size() > 39) f.cpu_freq_khz = cpuFreqKhz(static_cast<int>(number(stat[39])));
+  it->second.running = false;
+}
+
+void TaskUsageGatherer::reaped(pid_t pid, const rusage& usage) {
+  auto it = tasks_.find(pid);
+  if (it == tasks_.end()) return;
+  TaskFigures& f = it->second.figures;
+  auto ms = [](const timeval& tv) {
+    return static_cast<std::uint64_t>(tv.tv_sec) * 1000 +
+           static_cast<std::uint64_t>(tv.tv_usec) / 1000;
+  };
+  f.cpu_ms = ms(usage.ru_utime) + ms(usage.ru_stime);
+  f.rss_kb = std::max<std::uint64_t>(f.rss_kb, static_cast<std::uint64_t>(usage.ru_maxrss));
+  f.pages = static_cast<std::uint64_t>(usage.ru_majflt);
+  // A task that grew after its last sample has left no virtual size behind, but its peak
+  // resident set is a lower bound of it (what is resident is mapped).
+  f.vmsize_kb = std::max(f.vmsize_kb, f.rss_kb);
+  it->second.running = false;
+}
+
+std::uint64_t TaskUsageGatherer::cpuFreqKhz(int cpu) {
+  std::ifstream cur(sys_cpu_ + "/cpu" + std::to_string(cpu) + "/cpufreq/scaling_cur_freq");
+  std::uint64_t khz = 0;
+  if (cur >> khz && khz > 0) return khz;
+  // Without cpufreq (virtual machines) the kernel still tells each CPU's clock in cpuinfo.
+  if (!cpuinfo_read_) {
+    cpuinfo_read_ = true;
+    std::ifstream in(proc_ + "/cpuinfo");
+    std::string line;
+    int processor = -1;
+    while (std::getline(in, line)) {
+      const auto colon = line.find(':');
+      if (colon == std::string::npos) continue;
+      const std::string key = line.substr(0, line.find_last_not_of(" \t", colon - 1) + 1);
+      const std::string value = line.substr(colon + 1);
+      if (key == "processor") processor = std::atoi(value.c_str());
+      if (key == "cpu MHz" && processor >= 0)
+        cpuinfo_mhz_khz_[processor] = static_cast<std::uint64_t>(std::atof(value.c_str()) * 1000);
+    }
+  }
+  auto it = cpuinfo_mhz_khz_.find(cpu);
+  return it == cpuinfo_mhz_khz_.end() ? 0 : it->second;
+}
+
+std::vector<TaskFigures> TaskUsageGatherer::figures() const {
+  std::vector<TaskFigures> out;
+  for (const auto& [pid, w] : tasks_) out.push_back(w.figures);
+  std::sort(out.begin(), out.end(),
+            [](const TaskFigures& a, const TaskFigures& b) { return a.task < b.task; });
+  return out;
+}
+
+}  // namespace drover::stepd
