@@ -66,7 +66,7 @@ Status StepTable::start() {
     return makeError("cannot create spool dir " + opts_.spool_dir + ": " + ec.message() +
                      " (give a writable one with --spool-dir)");
   }
-  // Users' batch scripts live in per-job dirs below it (owned by them), so others may traverse.
+  // Users' batch scripts (job<ID>.script, owned by them) are read from it by their shells.
   ::chmod(opts_.spool_dir.c_str(), 0755);
   for (const auto& record : loadRunningSteps(opts_.spool_dir)) {
     log().info("[J{}.{}] supervisor pid {} still runs; supervising it again", record.key.job_id,
