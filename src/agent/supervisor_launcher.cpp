@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <ctime>
 #include <cstring>
 #include <optional>
 
@@ -28,16 +29,26 @@ std::string errnoText(int err) { return std::strerror(err); }
 constexpr int kLauncherUnsupportedExit = 3;
 constexpr const char* kSupervisorName = "drover-stepd";
 
-// /proc/<pid>/stat's comm and ppid.
+// /proc/<pid>/stat's comm, ppid and start time (clock ticks since boot).
 struct Parentage {
   std::string comm;
   pid_t ppid = 0;
+  unsigned long long start_ticks = 0;
 };
+
+// Now, in the unit of /proc/<pid>/stat's start time (clock ticks of CLOCK_BOOTTIME).
+unsigned long long bootTicksNow() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_BOOTTIME, &ts);
+  const long hz = ::sysconf(_SC_CLK_TCK);
+  return static_cast<unsigned long long>(ts.tv_sec) * hz +
+         static_cast<unsigned long long>(ts.tv_nsec) * hz / 1000000000ull;
+}
 
 std::optional<Parentage> readParentage(const std::string& pid) {
   const int fd = ::open(("/proc/" + pid + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
-  char buf[512];
+  char buf[1024];
   const ssize_t n = ::read(fd, buf, sizeof buf - 1);
   ::close(fd);
   if (n <= 0) return std::nullopt;
@@ -50,15 +61,21 @@ std::optional<Parentage> readParentage(const std::string& pid) {
   char state = 0;
   int ppid = 0;
   // A zombie counts: the supervisor may have run its step and ended already.
-  if (std::sscanf(text.c_str() + close + 1, " %c %d", &state, &ppid) != 2) return std::nullopt;
+  // Fields after the comm: 3 state, 4 ppid, 5..21 skipped, 22 starttime.
+  if (std::sscanf(text.c_str() + close + 1,
+                  " %c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+                  &state, &ppid, &p.start_ticks) != 3) {
+    return std::nullopt;
+  }
   p.ppid = ppid;
   return p;
 }
 
-// A drover-stepd child of this process that nobody knows: the supervisor a launcher forked
-// for an order it died before answering.
+// A drover-stepd child of this process that nobody knows, started since the order was sent:
+// the supervisor a launcher forked for an order it died before answering. (Unknown children
+// started earlier are not it: in a test process, agents that came and went leave theirs.)
 std::optional<pid_t> findUnknownSupervisor(const std::function<bool(pid_t)>& known,
-                                           pid_t launcher) {
+                                           pid_t launcher, unsigned long long since_ticks) {
   DIR* dir = ::opendir("/proc");
   if (dir == nullptr) return std::nullopt;
   const pid_t self = ::getpid();
@@ -68,7 +85,7 @@ std::optional<pid_t> findUnknownSupervisor(const std::function<bool(pid_t)>& kno
     const pid_t pid = static_cast<pid_t>(std::atoi(entry->d_name));
     if (pid == launcher || known(pid)) continue;
     auto p = readParentage(entry->d_name);
-    if (p && p->ppid == self && p->comm == kSupervisorName) {
+    if (p && p->ppid == self && p->comm == kSupervisorName && p->start_ticks >= since_ticks) {
       found = pid;
       break;
     }
@@ -83,9 +100,11 @@ SupervisorLauncher::SupervisorLauncher(LauncherOptions opts) : opts_(std::move(o
 
 SupervisorLauncher::~SupervisorLauncher() {
   if (pid_ == 0) return;
+  // It would exit at the end of the stream; SIGKILL as well, so a stopped one cannot hold up
+  // droverd's exit. No order is in flight (launches run on the io thread, which has ended).
   ::close(fd_);
   fd_ = -1;
-  // It exits as soon as it reads the end of the stream; it forks nothing meanwhile.
+  ::kill(pid_, SIGKILL);
   ::waitpid(pid_, nullptr, 0);
   pid_ = 0;
 }
@@ -227,6 +246,7 @@ Result<pid_t> SupervisorLauncher::launchOnce(const SpawnSpec& spec,
   order.argv.reserve(spec.args.size() + 1);
   order.argv.push_back(spec.program);
   order.argv.insert(order.argv.end(), spec.args.begin(), spec.args.end());
+  const unsigned long long sent_at = bootTicksNow();
   if (auto sent = stepd::writeFrame(fd_, stepd::encodeLaunchOrder(order)); !sent) {
     // Nothing was read by anyone: a new launcher may take the order.
     stop();
@@ -247,7 +267,7 @@ Result<pid_t> SupervisorLauncher::launchOnce(const SpawnSpec& spec,
   const pid_t launcher = pid_;
   stop();
   // It may have forked the supervisor before it died: that one runs the step, not a second.
-  if (auto orphan = findUnknownSupervisor(known, launcher)) {
+  if (auto orphan = findUnknownSupervisor(known, launcher, sent_at)) {
     log().warn("supervisor launcher: {}; adopting supervisor pid {} it had started", why,
                *orphan);
     return *orphan;

@@ -57,14 +57,24 @@ def cmdline(pid):
         return ""
 
 
+def stdin_of(pid):
+    try:
+        return os.readlink(f"/proc/{pid}/fd/0")
+    except OSError:
+        return ""
+
+
 def launcher_of(cluster, node):
-    """pid of the drover-stepd --launcher whose parent is `node`'s droverd, or None."""
+    """pid of the drover-stepd --launcher whose parent is `node`'s droverd, or None. The
+    supervisors it forks share its parent and command line; its stdin is droverd's socket,
+    theirs /dev/null."""
     agent = cluster.pid(node)
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         s = stat(entry.name)
-        if s and s[0] != "Z" and s[1] == agent and cmdline(entry.name).endswith("--launcher"):
+        if (s and s[0] != "Z" and s[1] == agent and cmdline(entry.name).endswith("--launcher")
+                and stdin_of(entry.name).startswith("socket:")):
             return int(entry.name)
     return None
 

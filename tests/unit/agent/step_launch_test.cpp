@@ -315,17 +315,24 @@ pid_t parentOf(pid_t pid) {
   return std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2 ? ppid : 0;
 }
 
-// The agent's supervisor launcher: this process's child running drover-stepd --launcher.
-pid_t launcherPid() {
+// The supervisor launcher of the agent whose spool dir is `spool`: this process's child
+// running drover-stepd --spool SPOOL ... --launcher with droverd's socket as its stdin. (The
+// supervisors it forks share its command line but have /dev/null there; earlier tests' agents
+// had other spool dirs.)
+pid_t launcherPid(const std::string& spool) {
   for (const auto& entry : fs::directory_iterator("/proc")) {
     const std::string name = entry.path().filename();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
     const pid_t pid = std::stoi(name);
-    if (parentOf(pid) == ::getpid() &&
-        commandLine(pid).find("drover-stepd --spool") != std::string::npos &&
-        commandLine(pid).find("--launcher") != std::string::npos) {
-      return pid;
+    if (parentOf(pid) != ::getpid()) continue;
+    const std::string command = commandLine(pid);
+    if (command.find("drover-stepd --spool " + spool + " ") == std::string::npos ||
+        command.find("--launcher") == std::string::npos) {
+      continue;
     }
+    std::error_code ec;
+    const auto in = fs::read_symlink("/proc/" + name + "/fd/0", ec);
+    if (!ec && in.string().rfind("socket:", 0) == 0) return pid;
   }
   return 0;
 }
@@ -517,7 +524,7 @@ TEST_F(StepLaunchTest, AgentRestartKeepsTheStepRunningAndFindsItAgain) {
 // The supervisor is forked by the launcher, yet is the agent's own child in its own session,
 // with the launcher's command line (which names the spool dir, as local-cluster looks for).
 TEST_F(StepLaunchTest, SupervisorsAreForkedByTheLauncherAsTheAgentsChildren) {
-  const pid_t launcher = launcherPid();
+  const pid_t launcher = launcherPid(agent_->spoolDir());
   ASSERT_GT(launcher, 0) << "no drover-stepd --launcher under the agent";
   const pid_t pid = launchWaitingStep(21);
   ASSERT_GT(pid, 0);
@@ -533,7 +540,7 @@ TEST_F(StepLaunchTest, SupervisorsAreForkedByTheLauncherAsTheAgentsChildren) {
 
 // A launcher that died is started again at the next launch; the step runs either way.
 TEST_F(StepLaunchTest, KilledLauncherIsReplacedAndTheNextStepStillRuns) {
-  const pid_t launcher = launcherPid();
+  const pid_t launcher = launcherPid(agent_->spoolDir());
   ASSERT_GT(launcher, 0);
   ASSERT_EQ(::kill(launcher, SIGKILL), 0);
   // The agent reaps it on SIGCHLD (or finds it dead when it sends the next order).
@@ -544,7 +551,7 @@ TEST_F(StepLaunchTest, KilledLauncherIsReplacedAndTheNextStepStillRuns) {
   ASSERT_TRUE(event.has_value());
   EXPECT_EQ(event->exit_code(), 4);
   EXPECT_TRUE(waitUntil([&] { return processGone(launcher); })) << "the dead launcher stays";
-  const pid_t next = launcherPid();
+  const pid_t next = launcherPid(agent_->spoolDir());
   EXPECT_GT(next, 0);
   EXPECT_NE(next, launcher);
 }
@@ -553,7 +560,7 @@ TEST_F(StepLaunchTest, KilledLauncherIsReplacedAndTheNextStepStillRuns) {
 TEST_F(StepLaunchTest, WithoutTheLauncherSupervisorsAreExeced) {
   stopAgent();
   startAgent(/*use_launcher=*/false);
-  EXPECT_EQ(launcherPid(), 0);
+  EXPECT_EQ(launcherPid(agent_->spoolDir()), 0);
   const pid_t pid = launchWaitingStep(23);
   ASSERT_GT(pid, 0);
   EXPECT_EQ(parentOf(pid), ::getpid());
