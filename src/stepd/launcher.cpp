@@ -88,7 +88,8 @@ sigset_t supervisorSignals() {
                  std::strerror(errno));
     std::_Exit(2);
   }
-  // Everything else the launcher holds (droverd's socket above all) is not the step's.
+  // Everything else the launcher holds (droverd's socket above all) is not the step's. This
+  // also closes the setup pipe's write end: the launcher, waiting for its end, answers now.
   if (::close_range(3, ~0U, 0) != 0) {
     for (int fd = 3; fd < 65536; ++fd) ::close(fd);
   }
@@ -105,6 +106,16 @@ LaunchReply launchOne(const LaunchOrder& order, int* tid_address,
     reply.error = "cannot open step log " + order.log_path + ": " + errnoText(errno);
     return reply;
   }
+  // The child closes its end once it is in its own session with its signals and descriptors
+  // set (becomeSupervisor): only then does droverd get the pid, as posix_spawn returns only
+  // after the child's setsid and exec. A child that dies before closes it too.
+  int setup[2];
+  if (::pipe2(setup, O_CLOEXEC) != 0) {
+    const int err = errno;
+    ::close(log_fd);
+    reply.error = "cannot fork a supervisor: pipe2: " + errnoText(err);
+    return reply;
+  }
   // Nothing buffered in the launcher may be written twice by the child.
   std::cout.flush();
   std::cerr.flush();
@@ -119,6 +130,13 @@ LaunchReply launchOne(const LaunchOrder& order, int* tid_address,
   const int clone_errno = errno;
   ::sigprocmask(SIG_SETMASK, &old, nullptr);
   ::close(log_fd);
+  ::close(setup[1]);
+  if (pid > 0) {
+    char byte;
+    while (::read(setup[0], &byte, 1) < 0 && errno == EINTR) {
+    }
+  }
+  ::close(setup[0]);
   if (pid < 0) {
     reply.error = "cannot fork a supervisor: clone3: " + errnoText(clone_errno);
     return reply;

@@ -120,6 +120,8 @@ TEST_F(LauncherTest, SupervisorIsTheLaunchersSiblingAndStartsAsAnExecdOneWould) 
   ASSERT_TRUE(reply.ok()) << reply.error();
   ASSERT_GT(reply->pid, 0) << reply->error;
   ASSERT_NE(reply->pid, launcher_);
+  // Answered only once the child leads its own session (as posix_spawn returns after setsid).
+  EXPECT_EQ(::getsid(reply->pid), reply->pid);
   // droverd's (here: this process's) child, so droverd reaps it and has its exit status.
   int status = 0;
   ASSERT_EQ(::waitpid(reply->pid, &status, 0), reply->pid);
