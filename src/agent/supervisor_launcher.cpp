@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -109,9 +110,17 @@ SupervisorLauncher::~SupervisorLauncher() {
   pid_ = 0;
 }
 
+std::optional<SupervisorLauncher::BinaryId> SupervisorLauncher::stepdOnDisk() const {
+  struct stat st {};
+  if (::stat(opts_.stepd_path.c_str(), &st) != 0) return std::nullopt;
+  return BinaryId{st.st_dev, st.st_ino, st.st_size,
+                  static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec};
+}
+
 Status SupervisorLauncher::start() {
   if (pid_ != 0) return okStatus();
   if (unsupported_) return makeError("the supervisor launcher cannot run on this kernel");
+  started_binary_ = stepdOnDisk();
   const int log_fd =
       ::open(opts_.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   if (log_fd < 0) {
@@ -214,6 +223,11 @@ void SupervisorLauncher::reapIfEnded() {
 Result<pid_t> SupervisorLauncher::launch(const SpawnSpec& spec,
                                          const std::function<bool(pid_t)>& known) {
   std::string why;
+  if (pid_ != 0 && stepdOnDisk() != started_binary_) {
+    log().info("{} changed on disk since the supervisor launcher pid {} started; starting "
+               "another from the new one", opts_.stepd_path, pid_);
+    stop();
+  }
   // A launcher found dead when the order is sent is started again once, at once.
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (pid_ == 0) {

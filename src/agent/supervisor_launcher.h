@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,18 @@ class SupervisorLauncher {
   pid_t pid() const { return pid_; }
 
  private:
+  // What drover-stepd on disk was when the launcher started (device, inode, size, mtime): a
+  // new one installed since (a package upgrade) gets a new launcher at the next launch, as an
+  // exec per step picked it up at once.
+  struct BinaryId {
+    dev_t dev = 0;
+    ino_t ino = 0;
+    off_t size = 0;
+    long long mtime_ns = 0;
+    bool operator==(const BinaryId&) const = default;
+  };
+  std::optional<BinaryId> stepdOnDisk() const;
+
   Result<pid_t> launchOnce(const SpawnSpec& spec, const std::function<bool(pid_t)>& known,
                            bool* retry);
   void stop();
@@ -59,6 +72,7 @@ class SupervisorLauncher {
   pid_t pid_ = 0;
   int fd_ = -1;
   bool unsupported_ = false;   // the launcher said this kernel cannot do it: exec from now on
+  std::optional<BinaryId> started_binary_;
   std::chrono::steady_clock::time_point next_start_{};
 };
 

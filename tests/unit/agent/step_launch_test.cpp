@@ -206,12 +206,12 @@ class StepLaunchTest : public ::testing::Test {
     return cfg;
   }
 
-  void startAgent(bool use_launcher = true) {
+  void startAgent(bool use_launcher = true, const std::string& stepd_path = DROVER_STEPD_PATH) {
     AgentOptions opts;
     opts.node_name = "n1";
     opts.any_free_port = true;
     opts.fake_resources = true;
-    opts.stepd_path = DROVER_STEPD_PATH;
+    opts.stepd_path = stepd_path;
     opts.use_launcher = use_launcher;
     auto agent = AgentDaemon::create(clusterConfig(), opts);
     ASSERT_TRUE(agent.ok()) << agent.error();
@@ -568,6 +568,33 @@ TEST_F(StepLaunchTest, WithoutTheLauncherSupervisorsAreExeced) {
   EXPECT_NE(commandLine(pid).find("--report-to"), std::string::npos) << commandLine(pid);
   ASSERT_TRUE(signal(23, 0, true).ok());
   ASSERT_TRUE(controller_.awaitEvent(23).has_value());
+}
+
+// A drover-stepd installed while the agent runs (a package upgrade renames the new file into
+// place) runs the next step: the agent starts a new launcher from it, as an exec would.
+TEST_F(StepLaunchTest, NewStepdOnDiskGetsANewLauncher) {
+  const fs::path stepd = dir_ / "bin" / "drover-stepd";
+  fs::create_directories(stepd.parent_path());
+  fs::copy_file(DROVER_STEPD_PATH, stepd);
+  stopAgent();
+  startAgent(/*use_launcher=*/true, stepd.string());
+  const pid_t first = launcherPid(agent_->spoolDir());
+  ASSERT_GT(first, 0);
+  v1::LaunchStepReply rep;
+  ASSERT_TRUE(launch(batch(24, "#!/bin/sh\nexit 0\n"), &rep).ok());
+  ASSERT_TRUE(controller_.awaitEvent(24).has_value());
+  EXPECT_EQ(launcherPid(agent_->spoolDir()), first) << "an unchanged binary keeps its launcher";
+
+  fs::copy_file(DROVER_STEPD_PATH, dir_ / "bin" / "drover-stepd.new");
+  fs::rename(dir_ / "bin" / "drover-stepd.new", stepd);
+  ASSERT_TRUE(launch(batch(25, "#!/bin/sh\nexit 6\n"), &rep).ok());
+  auto event = controller_.awaitEvent(25);
+  ASSERT_TRUE(event.has_value());
+  EXPECT_EQ(event->exit_code(), 6);
+  const pid_t second = launcherPid(agent_->spoolDir());
+  EXPECT_GT(second, 0);
+  EXPECT_NE(second, first);
+  EXPECT_TRUE(processGone(first));
 }
 
 }  // namespace
