@@ -3,6 +3,10 @@
 // outcome to the controller's frame transport (--report-to, the controller's cli_port),
 // retrying until the controller acknowledges it, so a restart of the agent or the controller
 // never loses a step's end (src/stepd/step_report.h).
+//
+// With --launcher it is instead the agent's pre-forked launcher (src/stepd/launcher.h): it
+// reads launch orders on stdin and forks one supervisor per order, each running superviseStep
+// below with the argv and request an exec'd drover-stepd would have had.
 #include <getopt.h>
 #include <unistd.h>
 
@@ -13,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "stepd/launcher.h"
 #include "stepd/step_report.h"
 #include "stepd/supervisor.h"
 
@@ -42,12 +47,19 @@ std::optional<std::vector<gid_t>> parseGroups(const std::string& text) {
 
 void usage() {
   std::cerr << "usage: drover-stepd --spool DIR --node NAME [--munge-socket PATH] "
-               "[--report-to HOST:CLI_PORT] [--groups GID,...] < LaunchStepRequest\n";
+               "[--report-to HOST:CLI_PORT] [--groups GID,...] < LaunchStepRequest\n"
+               "       drover-stepd --spool DIR --node NAME --launcher < launch orders\n";
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// One step, from its command line and (when given; else stdin) its serialized request: the
+// whole of an exec'd drover-stepd, and what each supervisor forked by the launcher runs.
+int superviseStep(const std::vector<std::string>& arguments, const std::string* request_bytes) {
+  std::vector<std::string> storage(arguments);
+  std::vector<char*> argv;
+  for (auto& a : storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const int argc = static_cast<int>(storage.size());
+  optind = 0;   // getopt's state starts afresh, whatever the launcher parsed before the fork
   Args args;
   static const option kOptions[] = {{"spool", required_argument, nullptr, 's'},
                                     {"node", required_argument, nullptr, 'n'},
@@ -56,7 +68,7 @@ int main(int argc, char** argv) {
                                     {"groups", required_argument, nullptr, 'g'},
                                     {nullptr, 0, nullptr, 0}};
   int opt;
-  while ((opt = getopt_long(argc, argv, "", kOptions, nullptr)) != -1) {
+  while ((opt = getopt_long(argc, argv.data(), "", kOptions, nullptr)) != -1) {
     switch (opt) {
       case 's': args.spool_dir = optarg; break;
       case 'n': args.node_name = optarg; break;
@@ -75,9 +87,13 @@ int main(int argc, char** argv) {
   // Signals are blocked before gRPC (or anything else) can start a thread.
   drover::stepd::blockSupervisorSignals();
 
-  std::string input((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+  std::string input;
+  if (request_bytes == nullptr) {
+    input.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    request_bytes = &input;
+  }
   drover::v1::LaunchStepRequest request;
-  if (!request.ParseFromString(input)) {
+  if (!request.ParseFromString(*request_bytes)) {
     std::cerr << "drover-stepd: cannot parse the launch request on stdin\n";
     return 2;
   }
@@ -99,4 +115,22 @@ int main(int argc, char** argv) {
   if (!target) return outcome.exit_code;   // nobody to tell (tests of the supervisor alone)
   const auto event = drover::stepd::stepEvent(request, outcome, args.node_name);
   return drover::stepd::reportStepEvent(event, *target) ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> arguments(argv, argv + argc);
+  if (std::find(arguments.begin(), arguments.end(), "--launcher") == arguments.end()) {
+    return superviseStep(arguments, nullptr);
+  }
+  // The launcher's own --spool and --node only name it (in ps, and for scripts that find a
+  // node's supervisors by their command line): its children get their own from each order.
+  if (auto supported = drover::stepd::launcherSupported(); !supported) {
+    std::cerr << "drover-stepd --launcher: " << supported.error() << "\n";
+    return 3;
+  }
+  return drover::stepd::runLauncher(STDIN_FILENO, [](const drover::stepd::LaunchOrder& order) {
+    return superviseStep(order.argv, &order.request);
+  });
 }

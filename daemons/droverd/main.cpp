@@ -34,7 +34,12 @@ int main(int argc, char** argv) {
                  "<controller.state_dir>/../spool/<node name>, one per node)");
   app.add_option("--stepd", opts.stepd_path,
                  "the step supervisor to run (default: drover-stepd next to droverd)");
+  bool no_launcher = false;
+  app.add_flag("--no-stepd-launcher", no_launcher,
+               "exec drover-stepd for every step instead of forking it from one pre-started "
+               "drover-stepd --launcher");
   CLI11_PARSE(app, argc, argv);
+  opts.use_launcher = !no_launcher;
   if (report_memory_mb != 0) opts.report_memory_mb = report_memory_mb;
 
   auto cfg = drover::config::loadClusterConfig(config_path);

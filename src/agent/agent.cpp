@@ -375,6 +375,7 @@ Result<std::unique_ptr<AgentDaemon>> AgentDaemon::create(config::ClusterConfig c
   step_opts.stepd_path = !opts.stepd_path.empty() ? opts.stepd_path
                                                   : ownExecutableDir() + "/drover-stepd";
   step_opts.node_name = node->name;
+  step_opts.use_launcher = opts.use_launcher;
   step_opts.munge_socket = cfg.munge_socket;
   step_opts.report_to =
       numericHost(cfg.controller.host) + ":" + std::to_string(cfg.controller.cliPort());

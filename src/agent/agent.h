@@ -23,6 +23,9 @@ struct AgentOptions {
   std::optional<std::uint64_t> report_memory_mb; // report this much memory (tests of DRAIN)
   std::string spool_dir;     // "" = <controller.state_dir>/../spool/<node name>
   std::string stepd_path;    // "" = drover-stepd next to this process's executable
+  // Fork each step's supervisor from one pre-forked drover-stepd (src/stepd/launcher.h);
+  // false = exec drover-stepd per step (the fallback whenever the launcher fails anyway).
+  bool use_launcher = true;
 };
 
 class AgentDaemon {

@@ -87,6 +87,10 @@ std::string stepLogPath(const std::string& spool_dir, const StepKey& key) {
   return stepBase(spool_dir, key) + ".log";
 }
 
+std::string launcherLogPath(const std::string& spool_dir) {
+  return (fs::path(spool_dir) / "launcher.log").string();
+}
+
 std::optional<std::uint64_t> processStartTicks(pid_t pid) {
   auto st = readProcStat(pid);
   if (!st) return std::nullopt;

@@ -6,7 +6,9 @@
 // Spool layout (<spool> = droverd --spool-dir, one per node):
 //   <spool>/steps/<job>.<step>.rec   "<job> <step> <pid> <start ticks>": the agent's record
 //   <spool>/steps/<job>.<step>.log   drover-stepd's stdout and stderr
-//   <spool>/job<job>/script          the batch script (written by drover-stepd)
+//   <spool>/job<job>.script          the batch script (written by drover-stepd, removed at
+//                                    the batch step's end)
+//   <spool>/launcher.log             the supervisor launcher's stdout and stderr
 // <step> is the wire number: -5 = batch, -4 = extern, >= 0 numbered.
 #include <sys/types.h>
 
@@ -34,6 +36,7 @@ struct StepRecord {
 // "<spool>/steps/<job>.<step>.rec" and ".log".
 std::string stepRecordPath(const std::string& spool_dir, const StepKey& key);
 std::string stepLogPath(const std::string& spool_dir, const StepKey& key);
+std::string launcherLogPath(const std::string& spool_dir);
 
 // The process's start time in clock ticks since boot; nullopt when it does not exist.
 std::optional<std::uint64_t> processStartTicks(pid_t pid);

@@ -66,12 +66,24 @@ Status StepTable::start() {
     return makeError("cannot create spool dir " + opts_.spool_dir + ": " + ec.message() +
                      " (give a writable one with --spool-dir)");
   }
-  // Users' batch scripts live in per-job dirs below it (owned by them), so others may traverse.
+  // Users' batch scripts (job<ID>.script, owned by them) are read from it by their shells.
   ::chmod(opts_.spool_dir.c_str(), 0755);
   for (const auto& record : loadRunningSteps(opts_.spool_dir)) {
     log().info("[J{}.{}] supervisor pid {} still runs; supervising it again", record.key.job_id,
                record.key.step_id, record.pid);
     steps_[record.key] = record;
+  }
+  if (opts_.use_launcher) {
+    LauncherOptions launcher;
+    launcher.stepd_path = opts_.stepd_path;
+    // --spool and --node only name it: local-cluster and admins find a node's supervisors by
+    // "drover-stepd --spool <dir>" in their command line, which forked ones inherit.
+    launcher.args = {"--spool", opts_.spool_dir, "--node", opts_.node_name, "--launcher"};
+    launcher.log_path = launcherLogPath(opts_.spool_dir);
+    launcher_ = std::make_unique<SupervisorLauncher>(std::move(launcher));
+    if (auto started = launcher_->start(); !started) {
+      log().warn("{}; steps start drover-stepd with exec until it runs", started.error());
+    }
   }
   return okStatus();
 }
@@ -104,7 +116,15 @@ Result<pid_t> StepTable::launch(const v1::LaunchStepRequest& request) {
     return makeError("cannot serialize the launch request");
   }
   spec.log_path = stepLogPath(opts_.spool_dir, key);
-  auto pid = spawnSupervisor(spec);
+  Result<pid_t> pid = makeError("no supervisor launcher");
+  if (launcher_) {
+    pid = launcher_->launch(spec, [this](pid_t p) { return children_.count(p) > 0; });
+    if (!pid) {
+      log().warn("[J{}.{}] {}; starting drover-stepd with exec", key.job_id, key.step_id,
+                 pid.error());
+    }
+  }
+  if (!pid) pid = spawnSupervisor(spec);
   if (!pid) return pid;
   children_.insert(*pid);
   StepRecord record{key, *pid, processStartTicks(*pid).value_or(0)};
@@ -176,6 +196,7 @@ std::vector<pid_t> StepTable::waitChildren() {
 }
 
 void StepTable::reapChildren() {
+  if (launcher_) launcher_->reapIfEnded();
   for (pid_t pid : waitChildren()) {
     // The step's record may already name a newer run's supervisor: only the reaped pid goes.
     std::optional<StepKey> ended;
@@ -187,6 +208,7 @@ void StepTable::reapChildren() {
 }
 
 void StepTable::reap() {
+  if (launcher_) launcher_->reapIfEnded();
   waitChildren();
   std::vector<StepKey> ended;
   for (const auto& [key, record] : steps_) {

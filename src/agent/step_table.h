@@ -7,11 +7,13 @@
 #include <chrono>
 
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "agent/step_records.h"
+#include "agent/supervisor_launcher.h"
 #include "drover/result.h"
 #include "drover/v1/jobs.pb.h"
 
@@ -25,6 +27,9 @@ struct StepTableOptions {
   // host:port of the controller's frame transport (controller.cli_port), where each
   // supervisor reports its step's end; "" = the supervisor reports to nobody.
   std::string report_to;
+  // Fork supervisors from a pre-forked drover-stepd --launcher (supervisor_launcher.h) instead
+  // of exec'ing drover-stepd per step; exec stays the fallback whenever the launcher fails.
+  bool use_launcher = true;
 };
 
 // Signal values the supervisor understands (src/stepd/supervisor.h): SIGRTMIN carrying the
@@ -37,7 +42,8 @@ class StepTable {
  public:
   explicit StepTable(StepTableOptions opts);
 
-  // Creates the spool dir and takes over the records of supervisors that still run.
+  // Creates the spool dir, takes over the records of supervisors that still run, and starts
+  // the supervisor launcher (when it cannot, steps start with exec: logged, not an error).
   Status start();
 
   // Starts drover-stepd for the request; the same step of the same run again returns the
@@ -56,6 +62,9 @@ class StepTable {
   // After SIGCHLD: reaps ended children and forgets their steps, reading nothing from /proc.
   void reapChildren();
 
+  // The supervisor launcher's pid; 0 when none runs (not started yet, died, or not used).
+  pid_t launcherPid() const { return launcher_ ? launcher_->pid() : 0; }
+
   std::vector<StepKey> running() const;
   std::optional<pid_t> pidOf(const StepKey& key) const;
   const std::string& spoolDir() const { return opts_.spool_dir; }
@@ -67,6 +76,7 @@ class StepTable {
   std::vector<pid_t> waitChildren();
 
   StepTableOptions opts_;
+  std::unique_ptr<SupervisorLauncher> launcher_;
   std::map<StepKey, StepRecord> steps_;
   std::set<pid_t> children_;     // started by this process, so waitpid is ours to call
   // The run (restart count) each step's supervisor was started for; unknown for supervisors

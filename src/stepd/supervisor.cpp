@@ -14,7 +14,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -53,23 +52,35 @@ sigset_t handledSignals() {
   return set;
 }
 
+// The script is one file in the spool dir, which only root may write: nothing the user owns is
+// on the path root writes through (a user-owned job directory, as before, let its owner plant
+// a symlink where root wrote a requeued job's next script), and no directory per job is left
+// behind. O_NOFOLLOW besides. (Measured: no CPU difference per job against the directory.)
 Result<std::string> writeBatchScript(const drover::v1::LaunchStepRequest& req,
                                      const std::string& spool_dir) {
   const std::string path = batchScriptPath(spool_dir, req.step().job_id());
-  const std::string dir = path.substr(0, path.rfind('/'));
-  mkdir(spool_dir.c_str(), 0755);
-  if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
-    return makeError("cannot create " + dir + ": " + strerror(errno));
-  {
-    std::ofstream out(path, std::ios::trunc);
-    out << req.script();
-    if (!out) return makeError("cannot write batch script " + path);
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0700);
+  if (fd < 0 && errno == ENOENT) {
+    mkdir(spool_dir.c_str(), 0755);
+    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0700);
   }
-  chmod(path.c_str(), 0700);
-  if (geteuid() == 0) {
-    (void)!chown(dir.c_str(), req.uid(), req.gid());
-    (void)!chown(path.c_str(), req.uid(), req.gid());
+  if (fd < 0) return makeError("cannot write batch script " + path + ": " + strerror(errno));
+  const std::string& text = req.script();
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = n < 0 ? errno : EIO;
+      ::close(fd);
+      return makeError("cannot write batch script " + path + ": " + strerror(err));
+    }
+    done += static_cast<std::size_t>(n);
   }
+  // An existing file (a requeued job's last run) keeps its mode: set it, and the owner.
+  (void)!::fchmod(fd, 0700);
+  if (geteuid() == 0) (void)!::fchown(fd, req.uid(), req.gid());
+  ::close(fd);
   return path;
 }
 
@@ -79,6 +90,13 @@ class StepRun {
       : req_(req), opts_(opts) {}
 
   StepOutcome run(const std::function<void(int)>& on_started) {
+    // However the step ends, as Slurm the node keeps no copy of the batch script after it.
+    struct RemoveScript {
+      std::string path;
+      ~RemoveScript() {
+        if (!path.empty()) ::unlink(path.c_str());
+      }
+    } remove_script{isBatch() ? batchScriptPath(opts_.spool_dir, req_.step().job_id()) : ""};
     outcome_.start_time = unixNow();
     if (!spawnAll()) {
       outcome_.end_time = unixNow();
@@ -404,7 +422,7 @@ void blockSupervisorSignals() {
 }
 
 std::string batchScriptPath(const std::string& spool_dir, std::uint64_t job_id) {
-  return spool_dir + "/job" + std::to_string(job_id) + "/script";
+  return spool_dir + "/job" + std::to_string(job_id) + ".script";
 }
 
 StepOutcome runStep(const drover::v1::LaunchStepRequest& request, const SupervisorOptions& opts,

@@ -59,7 +59,8 @@ void blockSupervisorSignals();
 StepOutcome runStep(const drover::v1::LaunchStepRequest& request, const SupervisorOptions& opts,
                     const std::function<void(int pid)>& on_started = {});
 
-// Scripts are written to <spool>/job<ID>/script, owned by the user, mode 0700.
+// Scripts are written to <spool>/job<ID>.script, owned by the user, mode 0700, and removed
+// when the batch step ends.
 std::string batchScriptPath(const std::string& spool_dir, std::uint64_t job_id);
 
 }  // namespace drover::stepd

@@ -206,12 +206,13 @@ class StepLaunchTest : public ::testing::Test {
     return cfg;
   }
 
-  void startAgent() {
+  void startAgent(bool use_launcher = true, const std::string& stepd_path = DROVER_STEPD_PATH) {
     AgentOptions opts;
     opts.node_name = "n1";
     opts.any_free_port = true;
     opts.fake_resources = true;
-    opts.stepd_path = DROVER_STEPD_PATH;
+    opts.stepd_path = stepd_path;
+    opts.use_launcher = use_launcher;
     auto agent = AgentDaemon::create(clusterConfig(), opts);
     ASSERT_TRUE(agent.ok()) << agent.error();
     agent_ = std::move(*agent);
@@ -296,6 +297,45 @@ class StepLaunchTest : public ::testing::Test {
 };
 
 bool processGone(pid_t pid) { return ::kill(pid, 0) != 0 && errno == ESRCH; }
+
+// A process's command line, arguments joined by spaces ("" when it is gone).
+std::string commandLine(pid_t pid) {
+  std::string text = readFile("/proc/" + std::to_string(pid) + "/cmdline");
+  for (char& c : text) c = c == '\0' ? ' ' : c;
+  return text;
+}
+
+// "pid (comm) state ppid ...": the ppid.
+pid_t parentOf(pid_t pid) {
+  const std::string stat = readFile("/proc/" + std::to_string(pid) + "/stat");
+  const auto close = stat.rfind(')');
+  if (close == std::string::npos) return 0;
+  char state = 0;
+  int ppid = 0;
+  return std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2 ? ppid : 0;
+}
+
+// The supervisor launcher of the agent whose spool dir is `spool`: this process's child
+// running drover-stepd --spool SPOOL ... --launcher with droverd's socket as its stdin. (The
+// supervisors it forks share its command line but have /dev/null there; earlier tests' agents
+// had other spool dirs.)
+pid_t launcherPid(const std::string& spool) {
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const pid_t pid = std::stoi(name);
+    if (parentOf(pid) != ::getpid()) continue;
+    const std::string command = commandLine(pid);
+    if (command.find("drover-stepd --spool " + spool + " ") == std::string::npos ||
+        command.find("--launcher") == std::string::npos) {
+      continue;
+    }
+    std::error_code ec;
+    const auto in = fs::read_symlink("/proc/" + name + "/fd/0", ec);
+    if (!ec && in.string().rfind("socket:", 0) == 0) return pid;
+  }
+  return 0;
+}
 
 TEST_F(StepLaunchTest, BatchStepRunsReportsItsExitAndIsReaped) {
   v1::LaunchStepReply rep;
@@ -479,6 +519,82 @@ TEST_F(StepLaunchTest, AgentRestartKeepsTheStepRunningAndFindsItAgain) {
   EXPECT_EQ(event->kind(), v1::StepEventRequest::FINISHED);
   // Only this test process (its parent here; init in a real restart) can reap it.
   EXPECT_EQ(::waitpid(pid, nullptr, 0), pid);
+}
+
+// The supervisor is forked by the launcher, yet is the agent's own child in its own session,
+// with the launcher's command line (which names the spool dir, as local-cluster looks for).
+TEST_F(StepLaunchTest, SupervisorsAreForkedByTheLauncherAsTheAgentsChildren) {
+  const pid_t launcher = launcherPid(agent_->spoolDir());
+  ASSERT_GT(launcher, 0) << "no drover-stepd --launcher under the agent";
+  const pid_t pid = launchWaitingStep(21);
+  ASSERT_GT(pid, 0);
+  EXPECT_EQ(parentOf(pid), ::getpid());
+  EXPECT_EQ(::getsid(pid), pid);
+  EXPECT_EQ(commandLine(pid), commandLine(launcher));
+  ASSERT_TRUE(signal(21, 0, true).ok());
+  auto event = controller_.awaitEvent(21);
+  ASSERT_TRUE(event.has_value());
+  EXPECT_EQ(event->kind(), v1::StepEventRequest::FINISHED);
+  EXPECT_TRUE(waitUntil([&] { return processGone(pid); })) << "the agent did not reap it";
+}
+
+// A launcher that died is started again at the next launch; the step runs either way.
+TEST_F(StepLaunchTest, KilledLauncherIsReplacedAndTheNextStepStillRuns) {
+  const pid_t launcher = launcherPid(agent_->spoolDir());
+  ASSERT_GT(launcher, 0);
+  ASSERT_EQ(::kill(launcher, SIGKILL), 0);
+  // The agent reaps it on SIGCHLD (or finds it dead when it sends the next order).
+  v1::LaunchStepReply rep;
+  auto st = launch(batch(22, "#!/bin/sh\nexit 4\n"), &rep);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  auto event = controller_.awaitEvent(22);
+  ASSERT_TRUE(event.has_value());
+  EXPECT_EQ(event->exit_code(), 4);
+  EXPECT_TRUE(waitUntil([&] { return processGone(launcher); })) << "the dead launcher stays";
+  const pid_t next = launcherPid(agent_->spoolDir());
+  EXPECT_GT(next, 0);
+  EXPECT_NE(next, launcher);
+}
+
+// --no-stepd-launcher: drover-stepd is exec'd for each step, as before the launcher.
+TEST_F(StepLaunchTest, WithoutTheLauncherSupervisorsAreExeced) {
+  stopAgent();
+  startAgent(/*use_launcher=*/false);
+  EXPECT_EQ(launcherPid(agent_->spoolDir()), 0);
+  const pid_t pid = launchWaitingStep(23);
+  ASSERT_GT(pid, 0);
+  EXPECT_EQ(parentOf(pid), ::getpid());
+  EXPECT_EQ(commandLine(pid).find("--launcher"), std::string::npos) << commandLine(pid);
+  EXPECT_NE(commandLine(pid).find("--report-to"), std::string::npos) << commandLine(pid);
+  ASSERT_TRUE(signal(23, 0, true).ok());
+  ASSERT_TRUE(controller_.awaitEvent(23).has_value());
+}
+
+// A drover-stepd installed while the agent runs (a package upgrade renames the new file into
+// place) runs the next step: the agent starts a new launcher from it, as an exec would.
+TEST_F(StepLaunchTest, NewStepdOnDiskGetsANewLauncher) {
+  const fs::path stepd = dir_ / "bin" / "drover-stepd";
+  fs::create_directories(stepd.parent_path());
+  fs::copy_file(DROVER_STEPD_PATH, stepd);
+  stopAgent();
+  startAgent(/*use_launcher=*/true, stepd.string());
+  const pid_t first = launcherPid(agent_->spoolDir());
+  ASSERT_GT(first, 0);
+  v1::LaunchStepReply rep;
+  ASSERT_TRUE(launch(batch(24, "#!/bin/sh\nexit 0\n"), &rep).ok());
+  ASSERT_TRUE(controller_.awaitEvent(24).has_value());
+  EXPECT_EQ(launcherPid(agent_->spoolDir()), first) << "an unchanged binary keeps its launcher";
+
+  fs::copy_file(DROVER_STEPD_PATH, dir_ / "bin" / "drover-stepd.new");
+  fs::rename(dir_ / "bin" / "drover-stepd.new", stepd);
+  ASSERT_TRUE(launch(batch(25, "#!/bin/sh\nexit 6\n"), &rep).ok());
+  auto event = controller_.awaitEvent(25);
+  ASSERT_TRUE(event.has_value());
+  EXPECT_EQ(event->exit_code(), 6);
+  const pid_t second = launcherPid(agent_->spoolDir());
+  EXPECT_GT(second, 0);
+  EXPECT_NE(second, first);
+  EXPECT_TRUE(processGone(first));
 }
 
 }  // namespace

@@ -71,6 +71,29 @@ TEST_F(SupervisorTest, ExitCodeOfTheBatchShell) {
   EXPECT_EQ(readFile("out.txt"), "hello\n");
 }
 
+// The script is one root-written file in the spool dir while the step runs, and is removed
+// when it ends (as Slurm's slurm_script).
+TEST_F(SupervisorTest, BatchScriptLivesInTheSpoolWhileTheStepRuns) {
+  const std::string path = batchScriptPath(opts_.spool_dir, 7);
+  EXPECT_EQ(path, opts_.spool_dir + "/job7.script");
+  auto out = runStep(batch("#!/bin/sh\necho \"$0\"\nls -l \"$0\" | cut -c1-10\n"), opts_);
+  ASSERT_TRUE(out.started) << out.start_error;
+  EXPECT_EQ(readFile("out.txt"), path + "\n-rwx------\n");
+  EXPECT_FALSE(fs::exists(path)) << "the script outlived its step";
+}
+
+// Root never writes the script through a link someone left at its path.
+TEST_F(SupervisorTest, BatchScriptIsNotWrittenThroughASymlink) {
+  fs::create_directories(opts_.spool_dir);
+  std::ofstream(dir_ / "precious") << "keep\n";
+  fs::create_symlink(dir_ / "precious", batchScriptPath(opts_.spool_dir, 7));
+  auto out = runStep(batch("#!/bin/sh\ntrue\n"), opts_);
+  EXPECT_FALSE(out.started);
+  EXPECT_NE(out.start_error.find("cannot write batch script"), std::string::npos)
+      << out.start_error;
+  EXPECT_EQ(readFile("precious"), "keep\n");
+}
+
 TEST_F(SupervisorTest, SignalThatEndedTheTask) {
   auto out = runStep(batch("#!/bin/sh\nkill -9 $$\n"), opts_);
   EXPECT_EQ(out.exit_signal, 9);
