@@ -102,12 +102,15 @@ class StepIoTest : public ::testing::Test {
       if (each_round) each_round(srv, result);
       if (finished) ++extra;
     }
-    supervisor.join();
-    close(out);
-    close(err);
     result.ends = srv.taskEnds();
     result.rejected = srv.rejectedConnections();
     result.nodes = srv.connectedNodes();
+    // Close the connections as srun does when it exits: the supervisor's forwarder waits (up to
+    // 10 s) for that after its last frame.
+    server->reset();
+    supervisor.join();
+    close(out);
+    close(err);
     result.out = readFile(out_path);
     result.err = readFile(err_path);
     return result;
