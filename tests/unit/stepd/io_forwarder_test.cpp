@@ -29,8 +29,14 @@ class IoForwarderTest : public ::testing::Test {
     address_ = "127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
   }
   void TearDown() override {
-    if (peer_ >= 0) close(peer_);
+    closePeer();
     close(listener_);
+  }
+
+  // srun's side closes: a forwarder destroyed after this does not wait out its 10 s linger.
+  void closePeer() {
+    if (peer_ >= 0) close(peer_);
+    peer_ = -1;
   }
 
   std::unique_ptr<IoForwarder> connect(std::vector<std::uint32_t> ranks) {
@@ -106,6 +112,7 @@ TEST_F(IoForwarderTest, HelloThenOutputThenExit) {
   EXPECT_EQ(got[3].exit().rank(), 5u);
   EXPECT_EQ(got[3].exit().exit_code(), 3);
   EXPECT_TRUE(forwarder->finished());
+  closePeer();
 }
 
 TEST_F(IoForwarderTest, ASlowReaderFillsThePipeNotTheQueue) {
@@ -144,6 +151,7 @@ TEST_F(IoForwarderTest, ASlowReaderFillsThePipeNotTheQueue) {
     exit_seen = got[0].has_exit();
   }
   EXPECT_EQ(received, written);
+  closePeer();
 }
 
 TEST_F(IoForwarderTest, StdinAndSignalsFromSrun) {
@@ -179,6 +187,7 @@ TEST_F(IoForwarderTest, StdinAndSignalsFromSrun) {
   EXPECT_EQ(zero, "to zero\n");
   ssize_t n = read(t1->stdin_fd, buf, sizeof buf);
   EXPECT_EQ(std::string(buf, n > 0 ? n : 0), "to all\n");
+  closePeer();
 }
 
 TEST_F(IoForwarderTest, UnreachableSrunIsAnError) {

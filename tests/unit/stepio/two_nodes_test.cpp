@@ -88,14 +88,17 @@ TEST_F(TwoNodesTest, OutputStdinAndExitCodesAcrossNodes) {
   pid_t a = startStepd(node(0, **server), "node01");
   pid_t b = startStepd(node(1, **server), "node02");
   for (int rounds = 0; !(*server)->done() && rounds < 300; ++rounds) (*server)->runOnce(100);
+  const auto connected = (*server)->connectedNodes();
+  auto ends = (*server)->taskEnds();
+  // Closed as srun closes it when it exits: each supervisor waits for that after its last frame.
+  server->reset();
   int status_a = 0, status_b = 0;
   waitpid(a, &status_a, 0);
   waitpid(b, &status_b, 0);
   close(in);
   close(out);
 
-  EXPECT_EQ((*server)->connectedNodes(), 2u);
-  auto ends = (*server)->taskEnds();
+  EXPECT_EQ(connected, 2u);
   ASSERT_EQ(ends.size(), 4u);
   for (std::uint32_t rank = 0; rank < 4; ++rank) {
     EXPECT_EQ(ends[rank].exit_code, static_cast<int>(rank));
