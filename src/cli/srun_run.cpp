@@ -95,7 +95,11 @@ class StepRun {
     total_tasks_ = std::max<std::uint32_t>(1, ntasks);
     expected_nodes_ = static_cast<std::size_t>(reply->nodes_size());
     if (reply->launch_errors_size() > 0) launchFailed(*reply);
-    return loop();
+    const int code = loop();
+    // Close the step's connections now, not when srun exits: each supervisor waits for that
+    // after its last frame before it reports the step's end to the controller.
+    server_.reset();
+    return code;
   }
 
  private:
