@@ -1,5 +1,7 @@
 #include "launch/job_env.h"
 
+#include <algorithm>
+#include <optional>
 #include <string>
 
 #include "drover/hostlist.h"
@@ -27,6 +29,22 @@ std::string joinIndices(const std::vector<std::uint32_t>& indices) {
   }
   return out;
 }
+
+namespace {
+
+// SLURM_TASKS_PER_NODE as real Slurm sets it: the tasks laid out when -n or --ntasks-per-node
+// was given; otherwise as many tasks as the node's CPUs hold at --cpus-per-task (16 for
+// --exclusive on a 16-CPU node, 8 for --gpus=2 --cpus-per-gpu=4), although srun inside such a
+// job still starts one task per node.
+std::vector<std::uint32_t> shownTasksPerNode(const JobEnvContext& ctx) {
+  if (ctx.ntasks || ctx.ntasks_per_node) return ctx.tasks_per_node;
+  std::vector<std::uint32_t> out;
+  const std::uint32_t cpt = std::max<std::uint32_t>(1, ctx.cpus_per_task.value_or(1));
+  for (std::uint32_t cpus : ctx.cpus_per_node) out.push_back(std::max<std::uint32_t>(1, cpus / cpt));
+  return out;
+}
+
+}  // namespace
 
 Environment batchJobVariables(const JobEnvContext& ctx) {
   Environment env;
@@ -63,7 +81,7 @@ Environment batchJobVariables(const JobEnvContext& ctx) {
   env["SLURM_PRIO_PROCESS"] = "0";
   env["SLURM_SUBMIT_DIR"] = ctx.submit_dir;
   env["SLURM_SUBMIT_HOST"] = ctx.submit_host;
-  env["SLURM_TASKS_PER_NODE"] = compressCounts(ctx.tasks_per_node);
+  env["SLURM_TASKS_PER_NODE"] = compressCounts(shownTasksPerNode(ctx));
   env["SLURM_TOPOLOGY_ADDR"] = this_node;
   env["SLURM_TOPOLOGY_ADDR_PATTERN"] = "node";
   // cluster:controller-host:port:protocol-version:plugin-id, as Slurm formats it.
@@ -71,9 +89,12 @@ Environment batchJobVariables(const JobEnvContext& ctx) {
                                  std::to_string(ctx.controller_port) + ":9728:109";
   if (!ctx.reservation.empty()) env["SLURM_JOB_RESERVATION"] = ctx.reservation;
   if (!ctx.dependency.empty()) env["SLURM_JOB_DEPENDENCY"] = ctx.dependency;
-  if (ctx.ntasks) {
-    env["SLURM_NTASKS"] = std::to_string(*ctx.ntasks);
-    env["SLURM_NPROCS"] = std::to_string(*ctx.ntasks);
+  // -n, or --ntasks-per-node times the nodes (real Slurm sets both then; neither otherwise).
+  std::optional<std::uint64_t> ntasks = ctx.ntasks;
+  if (!ntasks && ctx.ntasks_per_node) ntasks = std::uint64_t{*ctx.ntasks_per_node} * ctx.nodes.size();
+  if (ntasks) {
+    env["SLURM_NTASKS"] = std::to_string(*ntasks);
+    env["SLURM_NPROCS"] = std::to_string(*ntasks);
   }
   if (ctx.cpus_per_task) env["SLURM_CPUS_PER_TASK"] = std::to_string(*ctx.cpus_per_task);
   if (ctx.ntasks_per_node) env["SLURM_NTASKS_PER_NODE"] = std::to_string(*ctx.ntasks_per_node);

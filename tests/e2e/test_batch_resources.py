@@ -91,14 +91,16 @@ def test_gpu_options_are_echoed_in_the_job_environment(cluster, work, args, vari
 
 @pytest.mark.parametrize("args, cpus, mem, ntasks, tasks_per_node", [
     (["-n", "2", "-c", "3"], 6, 6 * 4000, "2", "2"),
-    (["--gpus=2", "--cpus-per-gpu=4"], 8, 8 * 4000, None, "1"),
+    (["--gpus=2", "--cpus-per-gpu=4"], 8, 8 * 4000, None, "8"),
     (["-c", "4", "--mem-per-cpu=500"], 4, 2000, None, "1"),
     (["--gpus=2", "--mem-per-gpu=1500"], 1, 3000, None, "1"),
-    (["-N", "2", "--ntasks-per-node=2", "--mem=1G"], 4, 2 * 1024, None, "2(x2)"),
-    (["--exclusive", "--mem=2G"], 16, 2 * 1024, None, "1"),
+    (["-N", "2", "--ntasks-per-node=2", "--mem=1G"], 4, 2 * 1024, "4", "2(x2)"),
+    (["--exclusive", "--mem=2G"], 16, 2 * 1024, None, "16"),
 ])
 def test_cpu_memory_and_task_forms(cluster, work, args, cpus, mem, ntasks, tasks_per_node):
-    """SLURM_NTASKS is set only when the tasks were asked for (golden 043-045 have none)."""
+    """The task variables as real Slurm 22.05 set them for these requests (run on the reference
+    cluster): SLURM_NTASKS only with -n or --ntasks-per-node; without -n, SLURM_TASKS_PER_NODE
+    counts the tasks the node's CPUs hold."""
     job, env = run_env(cluster, work, *args)
     t = tres(job)
     assert (int(t["cpu"]), mem_mb(t["mem"])) == (cpus, mem), job["TRES"]

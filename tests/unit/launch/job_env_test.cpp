@@ -121,6 +121,39 @@ TEST(BatchJobVariables, GpuOptionsEchoedOnlyWhenGiven) {
   EXPECT_EQ(env["SLURM_MEM_PER_GPU"], "2048");
 }
 
+// Observed on real Slurm 22.05 (the reference cluster's 16-CPU nodes): without -n,
+// SLURM_TASKS_PER_NODE counts the tasks the allocated CPUs hold and SLURM_NTASKS is unset;
+// with --ntasks-per-node alone both SLURM_NTASKS and SLURM_NPROCS are its total.
+TEST(BatchJobVariables, TaskCountsAsSlurmShowsThem) {
+  struct Case {
+    std::string name;
+    std::vector<std::uint32_t> cpus, tasks;
+    std::optional<std::uint32_t> ntasks, per_node, cpt;
+    std::string tasks_per_node, ntasks_env;  // "" = unset
+  };
+  const std::vector<Case> cases = {
+      {"--exclusive", {16}, {1}, {}, {}, {}, "16", ""},
+      {"-c 4", {4}, {1}, {}, {}, 4, "1", ""},
+      {"--gpus=2 --cpus-per-gpu=4", {8}, {1}, {}, {}, {}, "8", ""},
+      {"-N 1-2", {1, 1}, {1, 1}, {}, {}, {}, "1(x2)", ""},
+      {"-N 2 --ntasks-per-node=2", {2, 2}, {2, 2}, {}, 2, {}, "2(x2)", "4"},
+      {"-n 2 -c 3", {6}, {2}, 2, {}, 3, "2", "2"},
+  };
+  for (const auto& c : cases) {
+    JobEnvContext ctx = referenceJob();
+    ctx.nodes.resize(c.cpus.size(), "n");
+    ctx.cpus_per_node = c.cpus;
+    ctx.tasks_per_node = c.tasks;
+    ctx.ntasks = c.ntasks;
+    ctx.ntasks_per_node = c.per_node;
+    ctx.cpus_per_task = c.cpt;
+    Environment env = batchJobVariables(ctx);
+    EXPECT_EQ(env["SLURM_TASKS_PER_NODE"], c.tasks_per_node) << c.name;
+    EXPECT_EQ(env.count("SLURM_NTASKS") ? env["SLURM_NTASKS"] : "", c.ntasks_env) << c.name;
+    EXPECT_EQ(env.count("SLURM_NPROCS") ? env["SLURM_NPROCS"] : "", c.ntasks_env) << c.name;
+  }
+}
+
 TEST(BatchJobVariables, ArrayAndRestart) {
   JobEnvContext ctx = referenceJob();
   ctx.array = ArrayContext{10, 3, 4, 0, 6, 2};
