@@ -230,3 +230,31 @@ def test_sacct_selectors(c):
     assert {line.split("|")[0] for line in sacct(c, *names, user="alice")} == {"acA", "acB"}
     assert sacct(c, "-j", f"{bad}.batch", "-o", "JobID,State,ExitCode") == \
         [f"{bad}.batch|FAILED|3:0"]
+
+
+# --- pending reasons from the partition -----------------------------------------------------
+
+def test_partition_down_and_node_limit_reasons_follow_the_configuration(c):
+    """A pending job whose partition goes DOWN waits with PartitionDown; one asking for more
+    nodes than its partition's MaxNodes (lowered after it was submitted) with
+    PartitionNodeLimit; both run once cluster.conf is restored."""
+    original = c.conf.read_text()
+    down = submit(c, "-H", "-p", "debug", "-J", "pdown", "--wrap=true")
+    wide = submit(c, "-H", "-N", "2", "-J", "pwide", "--wrap=true")
+    changed = original.replace("    max_nodes: UNLIMITED", "    max_nodes: 1", 1)
+    start = changed.index("  - name: debug")
+    changed = changed[:start] + changed[start:].replace("    state: UP", "    state: DOWN", 1)
+    assert changed.count("state: DOWN") == 1 and "max_nodes: 1" in changed
+    try:
+        c.conf.write_text(changed)
+        assert c.scontrol("reconfigure").returncode == 0
+        assert c.scontrol("release", str(down), str(wide)).returncode == 0
+        for job, reason in ((down, "PartitionDown"), (wide, "PartitionNodeLimit")):
+            wait_for(lambda: show(c, job).get("Reason") == reason, 10, what=f"{job}: {reason}")
+            r = c.cli("squeue", "-h", "-j", str(job), "-o", "%t %r")
+            assert r.stdout.split() == ["PD", reason], r.stdout
+    finally:
+        c.conf.write_text(original)
+        assert c.scontrol("reconfigure").returncode == 0
+    wait_state(c, down, "COMPLETED")
+    wait_state(c, wide, "COMPLETED")
