@@ -83,6 +83,7 @@ sched::JobRequest buildRequest(const v1::JobInfo& info) {
   r.maxNodes = static_cast<int>(s.max_nodes());
   r.ntasks = static_cast<int>(effectiveTasks(s));
   r.ntasksPerNode = static_cast<int>(s.ntasks_per_node());
+  r.ntasksGiven = s.ntasks() > 0;
   r.cpusPerTask = s.cpus_per_task() > 0 ? static_cast<int>(s.cpus_per_task()) : 1;
   r.cpusPerGpu = static_cast<int>(s.cpus_per_gpu());
   if (s.mem_set()) r.memPerNodeMb = static_cast<std::int64_t>(s.mem_per_node_mb());

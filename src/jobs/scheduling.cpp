@@ -26,12 +26,14 @@ sched::Policy toPolicy(config::BackfillPolicy p) {
 constexpr const char* kArrayTaskLimit = "JobArrayTaskLimit";
 
 // Tasks per node: --ntasks-per-node where given, else as many as the node's CPUs hold, with
-// what is left spread round-robin.
+// what is left spread round-robin. Without -n the job has one task (or --ntasks-per-node) per
+// allocated node, however many a -N range gave it.
 std::vector<std::uint32_t> distributeTasks(const sched::JobRequest& r,
                                            const std::vector<sched::NodeAllocation>& nodes) {
   std::vector<std::uint32_t> tasks(nodes.size(), 0);
   if (nodes.empty()) return tasks;
-  int left = r.ntasks;
+  int left = r.ntasksGiven ? r.ntasks
+                           : std::max(1, r.ntasksPerNode) * static_cast<int>(nodes.size());
   for (std::size_t i = 0; i < nodes.size() && left > 0; ++i) {
     int fit = r.ntasksPerNode > 0 ? r.ntasksPerNode : std::max(1, nodes[i].cpus / std::max(1, r.cpusPerTask));
     int n = std::min(left, fit);
@@ -182,6 +184,9 @@ std::vector<Launch> JobManager::applyPlanEntries(const sched::Plan& plan,
     i.set_nodes(hostlist::compress(names));
     i.set_num_nodes(static_cast<std::uint32_t>(names.size()));
     i.set_num_cpus(cpus);
+    std::uint32_t ntasks = 0;
+    for (std::uint32_t t : tasks) ntasks += t;
+    i.set_num_tasks(ntasks);
     i.set_batch_host(names.front());
     i.set_alloc_tres(allocTres(i));
     if (i.eligible_time() == 0) i.set_eligible_time(now);

@@ -55,6 +55,7 @@ struct JobCtx {
   std::vector<int> required;
   std::vector<int> excluded;  // sorted
   int reservation = -1;       // index into Pass::resv_ when the job runs in an advance reservation
+  int maxNodes = 0;           // a start now may take up to this many nodes (-N min-max)
 };
 
 // An advance reservation as a pass sees it: its nodes, and a profile of its own in which the
@@ -305,7 +306,7 @@ bool Pass::tryStartNow(const JobCtx& ctx, Plan& plan) {
   }
   if (static_cast<int>(ctx.required.size()) < ctx.demand.nodes) {
     int lowest = ctx.demand.wholeNode ? 0 : ctx.demand.perNode.gpus;
-    bool single = ctx.demand.nodes == 1 && ctx.required.empty();
+    bool single = ctx.maxNodes <= 1 && ctx.required.empty();
     ++scan_;
     for (int b = std::min(lowest, maxGpus_ + 1); b <= maxGpus_; ++b) {
       for (int node : buckets_[b]) {
@@ -317,7 +318,16 @@ bool Pass::tryStartNow(const JobCtx& ctx, Plan& plan) {
       if (single && index_.uniformWeight() && !cands.empty()) break;
     }
   }
-  std::vector<int> chosen = chooseNodes(ctx, std::move(cands));
+  std::vector<int> chosen;
+  if (ctx.maxNodes > ctx.demand.nodes && static_cast<int>(cands.size()) > ctx.demand.nodes) {
+    // Every candidate fits for the job's whole run (fitsNow asks the profile, reservations
+    // included), so taking more of them delays nobody.
+    JobCtx wide = ctx;
+    wide.demand.nodes = std::min(ctx.maxNodes, static_cast<int>(cands.size()));
+    chosen = chooseNodes(wide, std::move(cands));
+  } else {
+    chosen = chooseNodes(ctx, std::move(cands));
+  }
   if (chosen.empty()) return false;
   commitNow(ctx, std::move(chosen), profile_, plan);
   return true;
@@ -615,6 +625,13 @@ Reason Pass::shapeReason(const Job& job, JobCtx& ctx) {
   ctx.demand = computeDemand(r, index_.largestCpus());
   if (part.exclusive) ctx.demand.wholeNode = true;
   if (part.maxNodes > 0 && ctx.demand.nodes > part.maxNodes) return Reason::PartitionNodeLimit;
+  // -N min-max: sbatch(1) allocates "as many nodes as possible within the range specified and
+  // without delaying the initiation of the job". Done where a node's share does not depend on
+  // the count (no -n, no per-job GPU count); reservations plan for the minimum.
+  ctx.maxNodes = ctx.demand.nodes;
+  if (r.maxNodes > ctx.demand.nodes && !r.ntasksGiven && r.gpusPerJob == 0) {
+    ctx.maxNodes = part.maxNodes > 0 ? std::min(r.maxNodes, part.maxNodes) : r.maxNodes;
+  }
   if (!r.constraint.empty()) {
     auto it = constraints_.find(r.constraint);
     if (it == constraints_.end()) {

@@ -50,6 +50,7 @@ struct JobRequest {
   int maxNodes = 0;  // 0 = no maximum
   int ntasks = 1;
   int ntasksPerNode = 0;  // 0 = spread as needed
+  bool ntasksGiven = false;  // -n was given (else one task per node, or --ntasks-per-node)
   int cpusPerTask = 1;
   int cpusPerGpu = 0;  // --cpus-per-gpu: a node's CPUs are at least its GPUs times this
   int64_t memPerNodeMb = 0;  // at most one of the three memory forms is set

@@ -108,10 +108,10 @@ def test_cpu_memory_and_task_forms(cluster, work, args, cpus, mem, ntasks, tasks
     assert env["SLURM_TASKS_PER_NODE"] == tasks_per_node
 
 
-def test_node_range_is_shown_and_honoured(cluster, work):
-    """`-N 1-2`: scontrol shows the range while the job waits; it runs on at least the minimum
-    and at most the maximum. Drover starts such a job on the minimum that fits (Slurm takes as
-    many as are free up to the maximum: docs/cli-compatibility.md)."""
+def test_node_range_takes_as_many_nodes_as_are_free(cluster, work):
+    """`-N 1-2`: scontrol shows the range while the job waits; on an idle cluster it then runs
+    on 2 nodes with one task each, as real Slurm 22.05 does (sbatch(1): "as many nodes as
+    possible within the range specified and without delaying the initiation of the job")."""
     script = work / "env.sh"
     script.write_text(ENV_SCRIPT)
     job = sbatch(cluster, work, "-H", "-N", "1-2", "-o", "/dev/null", str(script))
@@ -121,7 +121,9 @@ def test_node_range_is_shown_and_honoured(cluster, work):
     out = work / f"env-{job}.out"
     wait_for(out.exists, 10, what=str(out))
     env = env_of(out.read_text())
-    assert env["SLURM_JOB_NUM_NODES"] in ("1", "2") and env["SLURM_NNODES"] == done["NumNodes"]
+    assert (done["NumNodes"], done["NumTasks"]) == ("2", "2"), done
+    assert (env["SLURM_JOB_NUM_NODES"], env["SLURM_TASKS_PER_NODE"]) == ("2", "1(x2)")
+    assert "SLURM_NTASKS" not in env
 
 
 # --- placement -------------------------------------------------------------------------------

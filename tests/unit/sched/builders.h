@@ -44,6 +44,11 @@ class JobBuilder {
     j_.request.submitTime = static_cast<int64_t>(id);
   }
   JobBuilder& nodes(int n) { j_.request.minNodes = n; return *this; }
+  JobBuilder& nodeRange(int lo, int hi) {
+    j_.request.minNodes = lo;
+    j_.request.maxNodes = hi;
+    return *this;
+  }
   JobBuilder& tasks(int n) { j_.request.ntasks = n; return *this; }
   JobBuilder& tasksPerNode(int n) { j_.request.ntasksPerNode = n; return *this; }
   JobBuilder& cpusPerTask(int n) { j_.request.cpusPerTask = n; return *this; }

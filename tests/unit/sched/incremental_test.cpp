@@ -18,6 +18,7 @@ Job randomJob(std::mt19937& rng, JobId id, int64_t now) {
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   JobBuilder b(id);
   b.nodes(pick(1, 3) == 3 ? pick(2, 3) : 1);
+  if (pick(0, 6) == 0) b.nodeRange(1, pick(2, 4));  // -N 1-max: takes what is free at start
   if (pick(0, 5) == 0) {
     b.exclusive();
   } else {

@@ -58,6 +58,18 @@ TEST(Placement, Cases) {
       {"cpu-only job prefers a node without free GPUs",
        {NodeBuilder("g", 0).gpus(8), NodeBuilder("c", 1).gpus(0)}, {},
        JobBuilder(1).tasks(4), {"c"}, {}},
+
+      // -N min-max takes as many free nodes as the range allows (sbatch(1); real Slurm gives
+      // `-N 1-2` two idle nodes) ...
+      {"node range takes every free node up to its maximum",
+       gpuNodes(4), {}, JobBuilder(1).nodeRange(1, 3), {"gpu001", "gpu002", "gpu003"}, {}},
+      {"node range takes what is free",
+       gpuNodes(3), {running(90, "gpu002", 1, {0, 1, 2, 3, 4, 5, 6, 7}, 5000)},
+       JobBuilder(1).nodeRange(1, 3).gpusPerNode(1), {"gpu001", "gpu003"}, {0}},
+      // ... but with -n a range starts on its minimum (each node's share would change).
+      {"node range with -n keeps the minimum",
+       gpuNodes(3), {}, [] { Job j = JobBuilder(1).nodeRange(1, 3).tasks(2); j.request.ntasksGiven = true; return j; }(),
+       {"gpu001"}, {}},
   };
   for (const auto& c : cases) {
     Snapshot s;

@@ -29,6 +29,7 @@ std::vector<Node> randomCluster(std::mt19937& rng) {
 Job randomJob(std::mt19937& rng, JobId id) {
   JobBuilder b(id);
   b.nodes(std::uniform_int_distribution<int>(1, 3)(rng));
+  if (std::uniform_int_distribution<int>(0, 6)(rng) == 0) b.nodeRange(1, 4);
   if (std::uniform_int_distribution<int>(0, 4)(rng) == 0) {
     b.exclusive();
   } else {
