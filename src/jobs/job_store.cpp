@@ -67,7 +67,10 @@ Result<std::unique_ptr<JobStore>> JobStore::open(const std::string& path) {
     store->next_id_ = static_cast<JobId>(sqlite3_column_int64(q.get(), 0));
   }
   // Never hand out an id at or below one already stored, whatever the counter says.
-  Stmt m(db, "SELECT MAX(id) FROM jobs");
+  // Rows of array tasks that have not started are keyed above every id (job.h, kTaskKeyBit).
+  const std::string max_sql =
+      "SELECT MAX(id) FROM jobs WHERE id < " + std::to_string(static_cast<sqlite3_int64>(kTaskKeyBit));
+  Stmt m(db, max_sql.c_str());
   if (m.ok() && sqlite3_step(m.get()) == SQLITE_ROW && sqlite3_column_type(m.get(), 0) != SQLITE_NULL) {
     store->next_id_ = std::max<JobId>(store->next_id_,
                                       static_cast<JobId>(sqlite3_column_int64(m.get(), 0)) + 1);
@@ -146,6 +149,12 @@ void JobStore::stageDelete(JobId id) {
   staged_.push_back(Staged{Staged::kDelete, id, 0, 0, 0, {}, nullptr});
 }
 
+void JobStore::stageRename(JobId from, const Job& job) {
+  staged_.push_back(Staged{Staged::kRename, job.id(), job.state(), job.info.end_time(),
+                           static_cast<std::uint32_t>(job.pending_end),
+                           job.info.SerializeAsString(), nullptr, from});
+}
+
 // The statements of commit() are prepared on first use and kept for the store's life: parsing
 // them again for every group commit was a tenth of the controller's CPU per trivial job.
 sqlite3_stmt* JobStore::cached(CachedStmt which) {
@@ -159,6 +168,8 @@ sqlite3_stmt* JobStore::cached(CachedStmt which) {
       "DELETE FROM jobs WHERE id = ?",
       "INSERT OR REPLACE INTO meta(key, value) VALUES ('next_job_id', ?)",
       "SELECT script, environment FROM jobs WHERE id = ?",
+      "UPDATE jobs SET id = ?6, state = ?2, end_time = ?3, pending_end = ?4, info = ?5"
+      " WHERE id = ?1",
   };
   sqlite3_stmt*& s = stmts_[which];
   if (s == nullptr &&
@@ -194,7 +205,8 @@ Status JobStore::commit() {
   sqlite3_stmt* upd = cached(kUpdate);
   sqlite3_stmt* del = cached(kDelete);
   sqlite3_stmt* meta = cached(kMeta);
-  if (ins == nullptr || upd == nullptr || del == nullptr || meta == nullptr) {
+  sqlite3_stmt* ren = cached(kRename);
+  if (ins == nullptr || upd == nullptr || del == nullptr || meta == nullptr || ren == nullptr) {
     return fail("preparing writes");
   }
   for (const Staged& s : staged_) {
@@ -203,8 +215,9 @@ Status JobStore::commit() {
       st = del;
       sqlite3_bind_int64(st, 1, static_cast<sqlite3_int64>(s.id));
     } else {
-      st = s.kind == Staged::kInsert ? ins : upd;
-      sqlite3_bind_int64(st, 1, static_cast<sqlite3_int64>(s.id));
+      st = s.kind == Staged::kInsert ? ins : s.kind == Staged::kRename ? ren : upd;
+      sqlite3_bind_int64(st, 1, static_cast<sqlite3_int64>(s.kind == Staged::kRename ? s.from : s.id));
+      if (s.kind == Staged::kRename) sqlite3_bind_int64(st, 6, static_cast<sqlite3_int64>(s.id));
       sqlite3_bind_int(st, 2, s.state);
       sqlite3_bind_int64(st, 3, s.end_time);
       sqlite3_bind_int64(st, 4, s.pending_end);
@@ -241,6 +254,8 @@ Result<LoadedJobs> JobStore::load(std::int64_t finished_since) {
                        std::to_string(sqlite3_column_int64(q.get(), 0)) + " is corrupt");
     }
     job.pending_end = static_cast<PendingEnd>(sqlite3_column_int(q.get(), 2));
+    const auto row = static_cast<JobId>(sqlite3_column_int64(q.get(), 0));
+    if (row != job.info.job_id()) job.key = row;
     if (!job.info.dependency().empty()) {
       auto dep = jobspec::parseDependencySpec(job.info.dependency());
       if (dep) job.dependency = *dep;
@@ -252,8 +267,11 @@ Result<LoadedJobs> JobStore::load(std::int64_t finished_since) {
 }
 
 Result<JobPayload> JobStore::payload(JobId id) {
+  // Newest first: a staged rename to `id` means the payload is under its old id.
   for (auto it = staged_.rbegin(); it != staged_.rend(); ++it) {
-    if (it->id == id && it->kind == Staged::kInsert) return *it->payload;
+    if (it->id != id) continue;
+    if (it->kind == Staged::kInsert) return *it->payload;
+    if (it->kind == Staged::kRename) id = it->from;
   }
   // Read at every launch: the cached statement, reset on every way out.
   sqlite3_stmt* q = cached(kPayload);

@@ -45,6 +45,9 @@ class JobStore {
   void stageInsert(const Job& job, JobPayload payload);
   void stageUpdate(const Job& job);
   void stageDelete(JobId id);
+  // The row of `from` becomes the row of job.id() (a started array task taking its job id):
+  // its script and environment stay where they are, nothing is copied.
+  void stageRename(JobId from, const Job& job);
   std::size_t stagedCount() const { return staged_.size(); }
 
   // Writes everything staged in one transaction. On failure nothing staged is written and
@@ -52,6 +55,8 @@ class JobStore {
   Status commit();
 
   // Every job not in a final state, and final ones that ended at or after `finished_since`.
+  // A row whose id differs from its record's job id (an array task not started yet) loads
+  // with Job::key set to the row's id.
   Result<LoadedJobs> load(std::int64_t finished_since);
   // The script and environment of a job (staged or committed).
   Result<JobPayload> payload(JobId id);
@@ -66,19 +71,20 @@ class JobStore {
   Status migrate();
 
   enum CachedStmt { kBegin, kCommit, kRollback, kInsert, kUpdate, kDelete, kMeta, kPayload,
-                   kCachedStmtCount };
+                   kRename, kCachedStmtCount };
   sqlite3_stmt* cached(CachedStmt which);   // nullptr when it cannot be prepared
   bool runCached(sqlite3_stmt* s);
   void rollback();
 
   struct Staged {
-    enum Kind { kInsert, kUpdate, kDelete } kind;
+    enum Kind { kInsert, kUpdate, kDelete, kRename } kind;
     JobId id = 0;
     int state = 0;
     std::int64_t end_time = 0;
     std::uint32_t pending_end = 0;
     std::string info;  // serialized v1::JobInfo
     std::unique_ptr<JobPayload> payload;
+    JobId from = 0;  // kRename: the row's old id
   };
 
   sqlite3* db_;

@@ -184,6 +184,8 @@ std::vector<Launch> JobManager::applyPlanEntries(const sched::Plan& plan,
     i.set_batch_host(names.front());
     i.set_alloc_tres(allocTres(i));
     if (i.eligible_time() == 0) i.set_eligible_time(now);
+    // An array task takes its own job id now (its %j, SLURM_JOB_ID, its accounting record).
+    if (job->unsplit()) splitStarted(*job);
     expandJobPaths(i, names.front());
 
     if (!i.batch()) {
