@@ -8,7 +8,7 @@ namespace drover::jobs {
 
 namespace {
 
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;
 
 // Finalizes on scope exit, so every early return releases the statement.
 class Stmt {
@@ -123,6 +123,18 @@ Status JobStore::migrate() {
       return st;
     }
   }
+  if (version < 2) {
+    if (auto st = exec(
+            "BEGIN;"
+            "CREATE TABLE IF NOT EXISTS array_payloads ("
+            "  array_id INTEGER PRIMARY KEY, script BLOB, environment BLOB);"
+            "INSERT INTO schema_version(version) VALUES (2);"
+            "COMMIT;");
+        !st) {
+      exec("ROLLBACK");
+      return st;
+    }
+  }
   return okStatus();
 }
 
@@ -137,6 +149,21 @@ void JobStore::stageInsert(const Job& job, JobPayload payload) {
            static_cast<std::uint32_t>(job.pending_end), job.info.SerializeAsString(),
            std::make_unique<JobPayload>(std::move(payload))};
   staged_.push_back(std::move(s));
+}
+
+void JobStore::stageArrayPayload(JobId array_id, JobPayload payload) {
+  staged_.push_back(Staged{Staged::kArrayInsert, array_id, 0, 0, 0, {},
+                           std::make_unique<JobPayload>(std::move(payload))});
+}
+
+void JobStore::stageInsertTask(const Job& job) {
+  staged_.push_back(Staged{Staged::kInsert, job.id(), job.state(), job.info.end_time(),
+                           static_cast<std::uint32_t>(job.pending_end),
+                           job.info.SerializeAsString(), nullptr});
+}
+
+void JobStore::stageArrayPayloadDelete(JobId array_id) {
+  staged_.push_back(Staged{Staged::kArrayDelete, array_id, 0, 0, 0, {}, nullptr});
 }
 
 void JobStore::stageUpdate(const Job& job) {
@@ -170,6 +197,9 @@ sqlite3_stmt* JobStore::cached(CachedStmt which) {
       "SELECT script, environment FROM jobs WHERE id = ?",
       "UPDATE jobs SET id = ?6, state = ?2, end_time = ?3, pending_end = ?4, info = ?5"
       " WHERE id = ?1",
+      "INSERT OR REPLACE INTO array_payloads(array_id, script, environment) VALUES (?, ?, ?)",
+      "DELETE FROM array_payloads WHERE array_id = ?",
+      "SELECT script, environment FROM array_payloads WHERE array_id = ?",
   };
   sqlite3_stmt*& s = stmts_[which];
   if (s == nullptr &&
@@ -206,12 +236,23 @@ Status JobStore::commit() {
   sqlite3_stmt* del = cached(kDelete);
   sqlite3_stmt* meta = cached(kMeta);
   sqlite3_stmt* ren = cached(kRename);
-  if (ins == nullptr || upd == nullptr || del == nullptr || meta == nullptr || ren == nullptr) {
+  sqlite3_stmt* ains = cached(kArrayInsert);
+  sqlite3_stmt* adel = cached(kArrayDelete);
+  if (ins == nullptr || upd == nullptr || del == nullptr || meta == nullptr || ren == nullptr ||
+      ains == nullptr || adel == nullptr) {
     return fail("preparing writes");
   }
   for (const Staged& s : staged_) {
     sqlite3_stmt* st = nullptr;
-    if (s.kind == Staged::kDelete) {
+    if (s.kind == Staged::kArrayInsert) {
+      st = ains;
+      sqlite3_bind_int64(st, 1, static_cast<sqlite3_int64>(s.id));
+      bindBlob(st, 2, s.payload->script);
+      bindBlob(st, 3, serializeEnv(s.payload->environment));
+    } else if (s.kind == Staged::kArrayDelete) {
+      st = adel;
+      sqlite3_bind_int64(st, 1, static_cast<sqlite3_int64>(s.id));
+    } else if (s.kind == Staged::kDelete) {
       st = del;
       sqlite3_bind_int64(st, 1, static_cast<sqlite3_int64>(s.id));
     } else {
@@ -222,9 +263,12 @@ Status JobStore::commit() {
       sqlite3_bind_int64(st, 3, s.end_time);
       sqlite3_bind_int64(st, 4, s.pending_end);
       bindBlob(st, 5, s.info);
-      if (s.kind == Staged::kInsert) {
+      if (s.kind == Staged::kInsert && s.payload) {
         bindBlob(st, 6, s.payload->script);
         bindBlob(st, 7, serializeEnv(s.payload->environment));
+      } else if (s.kind == Staged::kInsert) {
+        sqlite3_bind_null(st, 6);  // a task: its array's payload
+        sqlite3_bind_null(st, 7);
       }
     }
     if (!runCached(st)) return fail("writing job " + std::to_string(s.id));
@@ -266,16 +310,10 @@ Result<LoadedJobs> JobStore::load(std::int64_t finished_since) {
   return out;
 }
 
-Result<JobPayload> JobStore::payload(JobId id) {
-  // Newest first: a staged rename to `id` means the payload is under its old id.
-  for (auto it = staged_.rbegin(); it != staged_.rend(); ++it) {
-    if (it->id != id) continue;
-    if (it->kind == Staged::kInsert) return *it->payload;
-    if (it->kind == Staged::kRename) id = it->from;
-  }
-  // Read at every launch: the cached statement, reset on every way out.
-  sqlite3_stmt* q = cached(kPayload);
-  if (q == nullptr) return sqlError(db_, "reading script");
+namespace {
+
+// Reads (script, environment) from a cached statement bound to one id and resets it.
+Result<JobPayload> readPayload(sqlite3_stmt* q, sqlite3_int64 key, bool& found, bool& shared) {
   struct Reset {
     sqlite3_stmt* s;
     ~Reset() {
@@ -283,17 +321,58 @@ Result<JobPayload> JobStore::payload(JobId id) {
       sqlite3_clear_bindings(s);
     }
   } reset{q};
-  sqlite3_bind_int64(q, 1, static_cast<sqlite3_int64>(id));
-  if (sqlite3_step(q) != SQLITE_ROW) {
-    return makeError("job store: no stored script for job " + std::to_string(id));
-  }
+  sqlite3_bind_int64(q, 1, key);
+  found = sqlite3_step(q) == SQLITE_ROW;
+  shared = found && sqlite3_column_type(q, 0) == SQLITE_NULL;
   JobPayload p;
+  if (!found || shared) return p;
   p.script = columnBlob(q, 0);
   v1::JobSpec holder;
   if (!holder.ParseFromString(columnBlob(q, 1))) {
-    return makeError("job store: the environment of job " + std::to_string(id) + " is corrupt");
+    return makeError("job store: the environment of job " + std::to_string(key) + " is corrupt");
   }
   p.environment.insert(holder.environment().begin(), holder.environment().end());
+  return p;
+}
+
+}  // namespace
+
+Result<JobPayload> JobStore::payload(JobId id, JobId array_id) {
+  // Newest first: a staged rename to `id` means the payload is under its old id.
+  for (auto it = staged_.rbegin(); it != staged_.rend(); ++it) {
+    if (it->id != id || (it->kind != Staged::kInsert && it->kind != Staged::kRename)) continue;
+    if (it->kind == Staged::kRename) {
+      id = it->from;
+      continue;
+    }
+    if (it->payload) return *it->payload;
+    return arrayPayload(array_id);  // a task inserted with its array's payload
+  }
+  // Read at every launch: the cached statement, reset on every way out.
+  sqlite3_stmt* q = cached(kPayload);
+  if (q == nullptr) return sqlError(db_, "reading script");
+  bool found = false;
+  bool shared = false;
+  auto p = readPayload(q, static_cast<sqlite3_int64>(id), found, shared);
+  if (!p) return p;
+  if (!found) return makeError("job store: no stored script for job " + std::to_string(id));
+  if (shared) return arrayPayload(array_id);
+  return p;
+}
+
+Result<JobPayload> JobStore::arrayPayload(JobId array_id) {
+  for (auto it = staged_.rbegin(); it != staged_.rend(); ++it) {
+    if (it->id == array_id && it->kind == Staged::kArrayInsert) return *it->payload;
+  }
+  sqlite3_stmt* q = cached(kArrayPayload);
+  if (q == nullptr) return sqlError(db_, "reading an array's script");
+  bool found = false;
+  bool shared = false;
+  auto p = readPayload(q, static_cast<sqlite3_int64>(array_id), found, shared);
+  if (!p) return p;
+  if (!found || shared) {
+    return makeError("job store: no stored script for array " + std::to_string(array_id));
+  }
   return p;
 }
 

@@ -311,6 +311,7 @@ void JobManager::purgeFinished() {
         std::erase(arr->second, job.id());
         if (arr->second.empty()) {
           unsplit_pending_.erase(arr->first);
+          store_.stageArrayPayloadDelete(arr->first);
           arrays_.erase(arr);
         }
       }

@@ -304,7 +304,7 @@ launch::JobEnvContext jobEnvContext(const Job& job, const config::ClusterConfig&
 }
 
 Result<v1::LaunchStepRequest> JobManager::launchRequest(const Job& job) {
-  auto payload = store_.payload(job.id());
+  auto payload = store_.payload(job.id(), job.info.array_job_id());
   if (!payload) return makeError(payload.error());
   const v1::JobInfo& i = job.info;
   const v1::JobSpec& s = i.spec();

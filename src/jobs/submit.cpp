@@ -299,13 +299,18 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
     auto it = jobs_.emplace(job.id(), std::move(job)).first;
     index(it->second);
   }
-  if (!task_ids.empty()) unsplit_pending_[first] = count;
+  if (!task_ids.empty()) {
+    unsplit_pending_[first] = count;
+    // One copy of the script and environment for all the tasks.
+    store_.stageArrayPayload(first, JobPayload{std::move(script), std::move(env)});
+  }
   reevaluateDependencies();
   for (JobId key : keys) {
     Job& job = jobs_.at(key);
     refreshEligibility(job, now);
     job.info.set_reason(std::string(sched::reasonName(initialReason(job))));
-    store_.stageInsert(job, JobPayload{script, env});
+    if (task_ids.empty()) store_.stageInsert(job, JobPayload{script, env});
+    else store_.stageInsertTask(job);
     record(job);
     // The maintained scheduler finds new jobs above its watermark of ids; task keys lie above
     // every id, so it hears of them this way (incremental_pass.cpp).

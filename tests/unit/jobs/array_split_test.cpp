@@ -2,6 +2,8 @@
 // pending tasks have none of their own (squeue/scontrol show A, sacct one remainder record
 // `A_[...]`); a task takes the next id when it starts, the last one to leave the remainder takes
 // A; all of it survives a restart; pending tasks rank as their array.
+#include <sqlite3.h>
+
 #include <algorithm>
 
 #include "jobs_fixture.h"
@@ -152,7 +154,7 @@ TEST_F(ArraySplitTest, PendingTasksIdCounterAndStartedIdsSurviveARestart) {
   EXPECT_EQ(task(a, 0).state(), v1::JOB_RUNNING);
   EXPECT_EQ(task(a, 2).job_id(), a);
   EXPECT_EQ(task(a, 2).state(), v1::JOB_PENDING);
-  auto payload = store_->payload(n);  // the renamed row kept its script
+  auto payload = store_->payload(n, a);  // the renamed task finds its array's script
   ASSERT_TRUE(payload.ok()) << payload.error();
   EXPECT_EQ(payload->script, "#!/bin/sh\ntrue\n");
   EXPECT_EQ(submit(SpecBuilder().name("next").hold()), n + 1);
@@ -269,6 +271,62 @@ TEST_F(ArraySplitTest, IncrementalPassRenamesWithoutLosingItsMemo) {
   for (const auto& p : full_plan.pending) full.emplace_back(p.id, p.reason);
   EXPECT_EQ(incremental, full);
   EXPECT_EQ(incremental.size(), 4u);  // tasks 2-5
+}
+
+}  // namespace
+}  // namespace drover::jobs::testing
+
+namespace drover::jobs::testing {
+namespace {
+
+// An array of many tasks stores its script and environment once, not once per task; each task
+// still launches with them, before and after a restart.
+TEST_F(ArraySplitTest, TasksShareOneStoredScript) {
+  const JobId a = submit(SpecBuilder().array("0-99").time(10));
+  auto payload = store_->payload(taskKey(a, 7), a);
+  ASSERT_TRUE(payload.ok()) << payload.error();
+  EXPECT_EQ(payload->script, "#!/bin/sh\ntrue\n");
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(dbPath().c_str(), &db), SQLITE_OK);
+    auto count = [&](const char* sql) {
+      sqlite3_stmt* q = nullptr;
+      EXPECT_EQ(sqlite3_prepare_v2(db, sql, -1, &q, nullptr), SQLITE_OK);
+      EXPECT_EQ(sqlite3_step(q), SQLITE_ROW);
+      const int n = sqlite3_column_int(q, 0);
+      sqlite3_finalize(q);
+      return n;
+    };
+    EXPECT_EQ(count("SELECT COUNT(*) FROM jobs"), 100);
+    EXPECT_EQ(count("SELECT COUNT(*) FROM jobs WHERE script IS NOT NULL"), 0);
+    EXPECT_EQ(count("SELECT COUNT(*) FROM array_payloads"), 1);
+    sqlite3_close(db);
+  }
+  reopen();
+  auto launches = pass();
+  ASSERT_EQ(launches.size(), 16u);  // 4 nodes x 4 CPUs
+  EXPECT_EQ(launches[0].request.script(), "#!/bin/sh\ntrue\n");
+  EXPECT_EQ(launches[0].request.environment().at("HOME"), "/home/alice");
+
+  // Once every task ended and was purged, the array's copy goes too.
+  v1::CancelJobsRequest all;
+  all.add_job_ids(std::to_string(a));
+  manager_->cancel(alice(), all);
+  for (const Launch& l : launches) finishBatch(l.job_id, 0);
+  ASSERT_TRUE(manager_->commit().ok());
+  clock_.advanceSeconds(kMinJobAgeS + 1);
+  manager_->purgeFinished();
+  ASSERT_TRUE(manager_->commit().ok());
+  EXPECT_EQ(manager_->size(), 0u);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(dbPath().c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* q = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM array_payloads", -1, &q, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(q), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(q, 0), 0);
+  sqlite3_finalize(q);
+  sqlite3_close(db);
 }
 
 }  // namespace
