@@ -7,6 +7,7 @@
 #include <boost/asio/post.hpp>
 #include <csignal>
 #include <optional>
+#include <limits>
 #include <set>
 
 #include "common/log.h"
@@ -447,7 +448,9 @@ void JobService::reconcile(const std::string& node, const std::vector<v1::StepId
   for (const auto& step : running) listed.insert(step.job_id());
   v1::GetJobsRequest on_node;
   on_node.set_nodes(node);
-  const std::int64_t settled = clock_.now() - kLaunchGraceS;
+  const bool first = registered_.insert(node).second;
+  const std::int64_t settled =
+      first ? std::numeric_limits<std::int64_t>::max() : clock_.now() - kLaunchGraceS;
   std::vector<jobs::JobId> lost;
   std::size_t held = 0;
   for (const auto& job : manager_->query(on_node)) {

@@ -14,6 +14,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -130,6 +131,11 @@ class JobService {
   void armBeginTimer(std::int64_t now);
   bool pass_armed_ = false;
   std::int64_t last_purge_ = 0;
+  // Nodes that registered with this controller process: a launch of ours may be in flight to
+  // them. At a node's first registration none can be (nothing is launched on a node before it
+  // registers), so a running job it lacks lost its launch (sent by no one: the previous process
+  // died between committing the start and sending it) and is handled at once, with no grace.
+  std::set<std::string> registered_;
   std::map<std::string, std::pair<std::string, std::shared_ptr<grpc::Channel>>> channels_;
   std::unique_ptr<boost::asio::thread_pool> pool_;
   // Callers' user and group names by uid and gid, each looked up at most once per

@@ -50,7 +50,7 @@ Result<std::vector<JobId>> JobManager::resolveIds(const std::string& text) const
   std::string_view t = text;
   std::size_t us = t.find('_');
   auto id = parseNumber(t.substr(0, us));
-  if (!id) return makeError(kInvalidJobId);
+  if (!id || isTaskKey(*id)) return makeError(kInvalidJobId);  // task keys are never ids
   if (us == std::string_view::npos) {
     if (auto arr = arrays_.find(*id); arr != arrays_.end()) return arr->second;
     if (jobs_.count(*id)) return std::vector<JobId>{*id};

@@ -87,7 +87,9 @@ struct Internals {
         for (const auto& [id, other] : m.jobs_) {
           if (id == job.id() || isFinal(other.state())) continue;
           if (other.info.uid() != job.info.uid() || other.info.name() != job.info.name()) continue;
-          if (holdsResources(other.state()) || id < job.id()) {
+          // Earlier by job id (an array's pending tasks count as their array's id).
+          if (holdsResources(other.state()) ||
+              std::pair(other.info.job_id(), id) < std::pair(job.info.job_id(), job.id())) {
             waiting = true;
             break;
           }

@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <iterator>
 #include <set>
+#include <unordered_map>
 
 #include "jobs/job_manager.h"
 #include "jobs/request.h"
@@ -148,8 +150,9 @@ void JobManager::rebuildScheduler(const std::vector<NodeView>& nodes, std::int64
     if (!in_snapshot.count(id)) st.throttled.insert(id);
     noteBeginWait(id, &job, now);
   }
-  st.watermark = jobs_.empty() ? 0 : jobs_.rbegin()->first;
+  st.watermark = highestId();
   touched_.clear();
+  renamed_.clear();  // the snapshot already holds the renamed jobs under their ids
 }
 
 void JobManager::syncScheduler(std::int64_t now) {
@@ -172,8 +175,31 @@ void JobManager::syncScheduler(std::int64_t now) {
 
   std::set<JobId> ids(touched_.begin(), touched_.end());
   touched_.clear();
-  for (auto it = jobs_.upper_bound(st.watermark); it != jobs_.end(); ++it) ids.insert(it->first);
-  if (!jobs_.empty()) st.watermark = std::max(st.watermark, jobs_.rbegin()->first);
+  // New jobs lie above the watermark; array tasks not started yet, keyed above every id, were
+  // touched when submitted.
+  for (auto it = jobs_.upper_bound(st.watermark); it != jobs_.end() && !isTaskKey(it->first);
+       ++it) {
+    ids.insert(it->first);
+  }
+  st.watermark = std::max(st.watermark, highestId());
+
+  // Array tasks that started under their task key and took a job id (splitStarted): the
+  // scheduler hears of the start under the key it planned (so a plan applied as made keeps its
+  // memo), then of the new id.
+  std::unordered_map<JobId, JobId> renamed_from;  // job id -> the task key it started under
+  for (const auto& [key, id] : renamed_) {
+    ids.erase(key);
+    ids.insert(id);
+    noteBeginWait(key, nullptr, now);
+    st.throttled.erase(key);
+    st.factors.erase(key);
+    auto h = st.held.find(key);
+    if (h == st.held.end()) continue;
+    const bool was_pending = !h->second.running;
+    st.held.erase(h);
+    if (was_pending) renamed_from[id] = key;
+  }
+  renamed_.clear();
 
   // Array throttles (%N) of the arrays whose tasks changed, as buildSnapshot computes them.
   std::set<JobId> arrays;
@@ -264,6 +290,9 @@ void JobManager::syncScheduler(std::int64_t now) {
       st.running_held.insert(id);
       st.factors.erase(id);
       started.push_back(runningOf(*job));
+      if (auto from = renamed_from.find(id); from != renamed_from.end()) {
+        started.back().id = from->second;
+      }
       continue;
     }
     if (want == Want::kAbsent) {
@@ -296,6 +325,19 @@ void JobManager::syncScheduler(std::int64_t now) {
   if (!ended.empty() || !started.empty()) st.full_unapplied = true;
   s.onJobsEnded(ended);
   if (!started.empty()) s.onJobsStarted(std::move(started));
+  for (const auto& [id, key] : renamed_from) {
+    const Job* job = find(id);
+    if (!job || !holdsResources(job->state())) {
+      s.onJobEnded(key);  // it started and ended within one pass (launch failure)
+      continue;
+    }
+    s.renameRunning(key, id);
+  }
+}
+
+JobId JobManager::highestId() const {
+  auto it = jobs_.lower_bound(kTaskKeyBit);
+  return it == jobs_.begin() ? 0 : std::prev(it)->first;
 }
 
 std::vector<Launch> JobManager::schedulePass(const std::vector<NodeView>& nodes) {

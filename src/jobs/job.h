@@ -16,6 +16,18 @@ namespace drover::jobs {
 
 using JobId = std::uint64_t;
 
+// An array's tasks that have not started have no job id of their own (Slurm shows them as the
+// array's id A, "A_[2-9%2]", sacct as one record): the table keys them by an internal key with
+// this bit set, (A << kTaskKeyShift) + the task's position in the array, never shown and never
+// handed out as an id. When such a task starts it takes a job id (the next one, or A for the
+// last task to leave the pending remainder) and is re-keyed (JobManager::splitStarted).
+inline constexpr JobId kTaskKeyBit = JobId{1} << 62;
+inline constexpr int kTaskKeyShift = 22;  // room for 4M tasks per array
+inline constexpr bool isTaskKey(JobId key) { return (key & kTaskKeyBit) != 0; }
+inline constexpr JobId taskKey(JobId array_id, std::uint32_t position) {
+  return kTaskKeyBit | (array_id << kTaskKeyShift) | position;
+}
+
 // What a running job is waiting for once its batch step ends (persisted with the job).
 enum class PendingEnd : std::uint32_t {
   kNone = 0,
@@ -28,6 +40,9 @@ enum class PendingEnd : std::uint32_t {
 
 struct Job {
   v1::JobInfo info;
+  // The key of the job table and the job store: 0 = info.job_id(); a task key (above) for an
+  // array task that has not started (info.job_id() is then the array's id).
+  JobId key = 0;
   PendingEnd pending_end = PendingEnd::kNone;
   // Parsed info.dependency ("" = none); kept in step with the text.
   std::optional<jobspec::DependencySpec> dependency;
@@ -35,7 +50,10 @@ struct Job {
   // rebuilt on load and on update, so a pass does not re-parse hostlists.
   sched::JobRequest request;
 
-  JobId id() const { return info.job_id(); }
+  // The table's key (what every index holds); info.job_id() is the id users see.
+  JobId id() const { return key != 0 ? key : info.job_id(); }
+  // An array task that has not started yet: part of its array's pending remainder.
+  bool unsplit() const { return isTaskKey(id()); }
   v1::JobState state() const { return info.state(); }
   bool isArrayTask() const { return info.array_job_id() != 0; }
 };

@@ -241,7 +241,17 @@ class JobManager {
 
   Job* mutableJob(JobId id);
   void stage(Job& job);
+  // The job's accounting record into the batch; an array task that has not started only marks
+  // its array's pending remainder (one record, `A_[2-9%2]`), written once per batch
+  // (recordRemainder, from takeAccounting).
   void record(const Job& job);
+  acct::JobRecord jobRecord(const Job& job) const;
+  void putRecord(acct::JobRecord r);
+  void recordRemainder(JobId array_id);
+  // A task leaving its array's pending remainder to start: it takes its job id (the next id,
+  // or the array's own for the last one) and is re-keyed everywhere the table indexes it; the
+  // maintained scheduler hears of the rename at the next sync (renamed_).
+  void splitStarted(Job& job);
   void recordBatchStep(const Job& job, const v1::StepEventRequest* event);
   void changed() { schedule_requested_ = true; }
   // Every staged change passes here, so the maintained scheduler hears of it (stage()).
@@ -255,6 +265,8 @@ class JobManager {
   // calc period has passed (or when `recalculate`).
   const std::map<Association, double>& usageForFactors(std::int64_t now, bool recalculate = false);
   void rebuildScheduler(const std::vector<NodeView>& nodes, std::int64_t now);
+  // The highest job id in the table (task keys aside; 0 = none).
+  JobId highestId() const;
   void syncScheduler(std::int64_t now);
   // A pending job's entry in the scheduling state's begin-time set (incremental_pass.cpp).
   void noteBeginWait(JobId id, const Job* job, std::int64_t now);
@@ -303,7 +315,12 @@ class JobManager {
   std::vector<sched::Partition> partitions_;
   std::vector<sched::Node> last_nodes_;
   std::map<JobId, Job> jobs_;
-  std::map<JobId, std::vector<JobId>> arrays_;  // array job id -> task job ids (by task id)
+  std::map<JobId, std::vector<JobId>> arrays_;  // array job id -> task keys (ascending)
+  // Array job id -> its tasks still pending without an id of their own (Job::unsplit): the
+  // task that starts when this is 1 takes the array's id.
+  std::unordered_map<JobId, std::uint32_t> unsplit_pending_;
+  std::set<JobId> dirty_remainders_;               // arrays whose remainder record is due
+  std::vector<std::pair<JobId, JobId>> renamed_;   // (task key, job id) since the last sync
   std::set<JobId> with_dependencies_;
   acct::AcctBatch accounting_;
   std::unordered_map<JobId, std::size_t> accounting_index_;  // job id -> its record in the batch

@@ -8,7 +8,7 @@ namespace drover::jobs {
 
 namespace {
 
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;
 
 // Finalizes on scope exit, so every early return releases the statement.
 class Stmt {
@@ -67,7 +67,10 @@ Result<std::unique_ptr<JobStore>> JobStore::open(const std::string& path) {
     store->next_id_ = static_cast<JobId>(sqlite3_column_int64(q.get(), 0));
   }
   // Never hand out an id at or below one already stored, whatever the counter says.
-  Stmt m(db, "SELECT MAX(id) FROM jobs");
+  // Rows of array tasks that have not started are keyed above every id (job.h, kTaskKeyBit).
+  const std::string max_sql =
+      "SELECT MAX(id) FROM jobs WHERE id < " + std::to_string(static_cast<sqlite3_int64>(kTaskKeyBit));
+  Stmt m(db, max_sql.c_str());
   if (m.ok() && sqlite3_step(m.get()) == SQLITE_ROW && sqlite3_column_type(m.get(), 0) != SQLITE_NULL) {
     store->next_id_ = std::max<JobId>(store->next_id_,
                                       static_cast<JobId>(sqlite3_column_int64(m.get(), 0)) + 1);
@@ -120,6 +123,18 @@ Status JobStore::migrate() {
       return st;
     }
   }
+  if (version < 2) {
+    if (auto st = exec(
+            "BEGIN;"
+            "CREATE TABLE IF NOT EXISTS array_payloads ("
+            "  array_id INTEGER PRIMARY KEY, script BLOB, environment BLOB);"
+            "INSERT INTO schema_version(version) VALUES (2);"
+            "COMMIT;");
+        !st) {
+      exec("ROLLBACK");
+      return st;
+    }
+  }
   return okStatus();
 }
 
@@ -136,6 +151,21 @@ void JobStore::stageInsert(const Job& job, JobPayload payload) {
   staged_.push_back(std::move(s));
 }
 
+void JobStore::stageArrayPayload(JobId array_id, JobPayload payload) {
+  staged_.push_back(Staged{Staged::kArrayInsert, array_id, 0, 0, 0, {},
+                           std::make_unique<JobPayload>(std::move(payload))});
+}
+
+void JobStore::stageInsertTask(const Job& job) {
+  staged_.push_back(Staged{Staged::kInsert, job.id(), job.state(), job.info.end_time(),
+                           static_cast<std::uint32_t>(job.pending_end),
+                           job.info.SerializeAsString(), nullptr});
+}
+
+void JobStore::stageArrayPayloadDelete(JobId array_id) {
+  staged_.push_back(Staged{Staged::kArrayDelete, array_id, 0, 0, 0, {}, nullptr});
+}
+
 void JobStore::stageUpdate(const Job& job) {
   staged_.push_back(Staged{Staged::kUpdate, job.id(), job.state(), job.info.end_time(),
                            static_cast<std::uint32_t>(job.pending_end),
@@ -144,6 +174,12 @@ void JobStore::stageUpdate(const Job& job) {
 
 void JobStore::stageDelete(JobId id) {
   staged_.push_back(Staged{Staged::kDelete, id, 0, 0, 0, {}, nullptr});
+}
+
+void JobStore::stageRename(JobId from, const Job& job) {
+  staged_.push_back(Staged{Staged::kRename, job.id(), job.state(), job.info.end_time(),
+                           static_cast<std::uint32_t>(job.pending_end),
+                           job.info.SerializeAsString(), nullptr, from});
 }
 
 // The statements of commit() are prepared on first use and kept for the store's life: parsing
@@ -159,6 +195,11 @@ sqlite3_stmt* JobStore::cached(CachedStmt which) {
       "DELETE FROM jobs WHERE id = ?",
       "INSERT OR REPLACE INTO meta(key, value) VALUES ('next_job_id', ?)",
       "SELECT script, environment FROM jobs WHERE id = ?",
+      "UPDATE jobs SET id = ?6, state = ?2, end_time = ?3, pending_end = ?4, info = ?5"
+      " WHERE id = ?1",
+      "INSERT OR REPLACE INTO array_payloads(array_id, script, environment) VALUES (?, ?, ?)",
+      "DELETE FROM array_payloads WHERE array_id = ?",
+      "SELECT script, environment FROM array_payloads WHERE array_id = ?",
   };
   sqlite3_stmt*& s = stmts_[which];
   if (s == nullptr &&
@@ -194,24 +235,40 @@ Status JobStore::commit() {
   sqlite3_stmt* upd = cached(kUpdate);
   sqlite3_stmt* del = cached(kDelete);
   sqlite3_stmt* meta = cached(kMeta);
-  if (ins == nullptr || upd == nullptr || del == nullptr || meta == nullptr) {
+  sqlite3_stmt* ren = cached(kRename);
+  sqlite3_stmt* ains = cached(kArrayInsert);
+  sqlite3_stmt* adel = cached(kArrayDelete);
+  if (ins == nullptr || upd == nullptr || del == nullptr || meta == nullptr || ren == nullptr ||
+      ains == nullptr || adel == nullptr) {
     return fail("preparing writes");
   }
   for (const Staged& s : staged_) {
     sqlite3_stmt* st = nullptr;
-    if (s.kind == Staged::kDelete) {
+    if (s.kind == Staged::kArrayInsert) {
+      st = ains;
+      sqlite3_bind_int64(st, 1, static_cast<sqlite3_int64>(s.id));
+      bindBlob(st, 2, s.payload->script);
+      bindBlob(st, 3, serializeEnv(s.payload->environment));
+    } else if (s.kind == Staged::kArrayDelete) {
+      st = adel;
+      sqlite3_bind_int64(st, 1, static_cast<sqlite3_int64>(s.id));
+    } else if (s.kind == Staged::kDelete) {
       st = del;
       sqlite3_bind_int64(st, 1, static_cast<sqlite3_int64>(s.id));
     } else {
-      st = s.kind == Staged::kInsert ? ins : upd;
-      sqlite3_bind_int64(st, 1, static_cast<sqlite3_int64>(s.id));
+      st = s.kind == Staged::kInsert ? ins : s.kind == Staged::kRename ? ren : upd;
+      sqlite3_bind_int64(st, 1, static_cast<sqlite3_int64>(s.kind == Staged::kRename ? s.from : s.id));
+      if (s.kind == Staged::kRename) sqlite3_bind_int64(st, 6, static_cast<sqlite3_int64>(s.id));
       sqlite3_bind_int(st, 2, s.state);
       sqlite3_bind_int64(st, 3, s.end_time);
       sqlite3_bind_int64(st, 4, s.pending_end);
       bindBlob(st, 5, s.info);
-      if (s.kind == Staged::kInsert) {
+      if (s.kind == Staged::kInsert && s.payload) {
         bindBlob(st, 6, s.payload->script);
         bindBlob(st, 7, serializeEnv(s.payload->environment));
+      } else if (s.kind == Staged::kInsert) {
+        sqlite3_bind_null(st, 6);  // a task: its array's payload
+        sqlite3_bind_null(st, 7);
       }
     }
     if (!runCached(st)) return fail("writing job " + std::to_string(s.id));
@@ -241,6 +298,8 @@ Result<LoadedJobs> JobStore::load(std::int64_t finished_since) {
                        std::to_string(sqlite3_column_int64(q.get(), 0)) + " is corrupt");
     }
     job.pending_end = static_cast<PendingEnd>(sqlite3_column_int(q.get(), 2));
+    const auto row = static_cast<JobId>(sqlite3_column_int64(q.get(), 0));
+    if (row != job.info.job_id()) job.key = row;
     if (!job.info.dependency().empty()) {
       auto dep = jobspec::parseDependencySpec(job.info.dependency());
       if (dep) job.dependency = *dep;
@@ -251,13 +310,10 @@ Result<LoadedJobs> JobStore::load(std::int64_t finished_since) {
   return out;
 }
 
-Result<JobPayload> JobStore::payload(JobId id) {
-  for (auto it = staged_.rbegin(); it != staged_.rend(); ++it) {
-    if (it->id == id && it->kind == Staged::kInsert) return *it->payload;
-  }
-  // Read at every launch: the cached statement, reset on every way out.
-  sqlite3_stmt* q = cached(kPayload);
-  if (q == nullptr) return sqlError(db_, "reading script");
+namespace {
+
+// Reads (script, environment) from a cached statement bound to one id and resets it.
+Result<JobPayload> readPayload(sqlite3_stmt* q, sqlite3_int64 key, bool& found, bool& shared) {
   struct Reset {
     sqlite3_stmt* s;
     ~Reset() {
@@ -265,17 +321,58 @@ Result<JobPayload> JobStore::payload(JobId id) {
       sqlite3_clear_bindings(s);
     }
   } reset{q};
-  sqlite3_bind_int64(q, 1, static_cast<sqlite3_int64>(id));
-  if (sqlite3_step(q) != SQLITE_ROW) {
-    return makeError("job store: no stored script for job " + std::to_string(id));
-  }
+  sqlite3_bind_int64(q, 1, key);
+  found = sqlite3_step(q) == SQLITE_ROW;
+  shared = found && sqlite3_column_type(q, 0) == SQLITE_NULL;
   JobPayload p;
+  if (!found || shared) return p;
   p.script = columnBlob(q, 0);
   v1::JobSpec holder;
   if (!holder.ParseFromString(columnBlob(q, 1))) {
-    return makeError("job store: the environment of job " + std::to_string(id) + " is corrupt");
+    return makeError("job store: the environment of job " + std::to_string(key) + " is corrupt");
   }
   p.environment.insert(holder.environment().begin(), holder.environment().end());
+  return p;
+}
+
+}  // namespace
+
+Result<JobPayload> JobStore::payload(JobId id, JobId array_id) {
+  // Newest first: a staged rename to `id` means the payload is under its old id.
+  for (auto it = staged_.rbegin(); it != staged_.rend(); ++it) {
+    if (it->id != id || (it->kind != Staged::kInsert && it->kind != Staged::kRename)) continue;
+    if (it->kind == Staged::kRename) {
+      id = it->from;
+      continue;
+    }
+    if (it->payload) return *it->payload;
+    return arrayPayload(array_id);  // a task inserted with its array's payload
+  }
+  // Read at every launch: the cached statement, reset on every way out.
+  sqlite3_stmt* q = cached(kPayload);
+  if (q == nullptr) return sqlError(db_, "reading script");
+  bool found = false;
+  bool shared = false;
+  auto p = readPayload(q, static_cast<sqlite3_int64>(id), found, shared);
+  if (!p) return p;
+  if (!found) return makeError("job store: no stored script for job " + std::to_string(id));
+  if (shared) return arrayPayload(array_id);
+  return p;
+}
+
+Result<JobPayload> JobStore::arrayPayload(JobId array_id) {
+  for (auto it = staged_.rbegin(); it != staged_.rend(); ++it) {
+    if (it->id == array_id && it->kind == Staged::kArrayInsert) return *it->payload;
+  }
+  sqlite3_stmt* q = cached(kArrayPayload);
+  if (q == nullptr) return sqlError(db_, "reading an array's script");
+  bool found = false;
+  bool shared = false;
+  auto p = readPayload(q, static_cast<sqlite3_int64>(array_id), found, shared);
+  if (!p) return p;
+  if (!found || shared) {
+    return makeError("job store: no stored script for array " + std::to_string(array_id));
+  }
   return p;
 }
 

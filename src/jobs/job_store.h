@@ -43,8 +43,16 @@ class JobStore {
 
   // Staged writes; nothing reaches the disk before commit().
   void stageInsert(const Job& job, JobPayload payload);
+  // An array's tasks share one script and environment: stored once for the array (not once per
+  // task), the tasks' rows holding none; payload() finds it by the task's array id.
+  void stageArrayPayload(JobId array_id, JobPayload payload);
+  void stageInsertTask(const Job& job);
+  void stageArrayPayloadDelete(JobId array_id);
   void stageUpdate(const Job& job);
   void stageDelete(JobId id);
+  // The row of `from` becomes the row of job.id() (a started array task taking its job id):
+  // its script and environment stay where they are, nothing is copied.
+  void stageRename(JobId from, const Job& job);
   std::size_t stagedCount() const { return staged_.size(); }
 
   // Writes everything staged in one transaction. On failure nothing staged is written and
@@ -52,9 +60,12 @@ class JobStore {
   Status commit();
 
   // Every job not in a final state, and final ones that ended at or after `finished_since`.
+  // A row whose id differs from its record's job id (an array task not started yet) loads
+  // with Job::key set to the row's id.
   Result<LoadedJobs> load(std::int64_t finished_since);
-  // The script and environment of a job (staged or committed).
-  Result<JobPayload> payload(JobId id);
+  // The script and environment of a job (staged or committed); `array_id`: the array of a task
+  // stored with stageInsertTask.
+  Result<JobPayload> payload(JobId id, JobId array_id = 0);
   // Deletes finished jobs that ended before `before` (they live on in accounting).
   Status purgeFinished(std::int64_t before);
 
@@ -64,21 +75,23 @@ class JobStore {
   explicit JobStore(sqlite3* db) : db_(db) {}
   Status exec(const char* sql);
   Status migrate();
+  Result<JobPayload> arrayPayload(JobId array_id);
 
   enum CachedStmt { kBegin, kCommit, kRollback, kInsert, kUpdate, kDelete, kMeta, kPayload,
-                   kCachedStmtCount };
+                   kRename, kArrayInsert, kArrayDelete, kArrayPayload, kCachedStmtCount };
   sqlite3_stmt* cached(CachedStmt which);   // nullptr when it cannot be prepared
   bool runCached(sqlite3_stmt* s);
   void rollback();
 
   struct Staged {
-    enum Kind { kInsert, kUpdate, kDelete } kind;
+    enum Kind { kInsert, kUpdate, kDelete, kRename, kArrayInsert, kArrayDelete } kind;
     JobId id = 0;
     int state = 0;
     std::int64_t end_time = 0;
     std::uint32_t pending_end = 0;
     std::string info;  // serialized v1::JobInfo
-    std::unique_ptr<JobPayload> payload;
+    std::unique_ptr<JobPayload> payload;  // kInsert: null for a task (the array's payload)
+    JobId from = 0;  // kRename: the row's old id
   };
 
   sqlite3* db_;

@@ -5,6 +5,7 @@
 #include "jobs/request.h"
 #include "jobs/step_layout.h"
 #include "jobs/task_usage_wire.h"
+#include "jobspec/array_spec.h"
 
 namespace drover::jobs {
 
@@ -92,6 +93,14 @@ void JobManager::refreshEligibility(Job& job, std::int64_t now) {
 }
 
 void JobManager::record(const Job& job) {
+  if (job.unsplit()) {
+    dirty_remainders_.insert(job.info.array_job_id());
+    return;
+  }
+  putRecord(jobRecord(job));
+}
+
+acct::JobRecord JobManager::jobRecord(const Job& job) const {
   const v1::JobInfo& i = job.info;
   acct::JobRecord r;
   r.job_id = i.job_id();
@@ -140,6 +149,10 @@ void JobManager::record(const Job& job) {
   r.constraints = i.features();
   r.restart_count = i.restart_count();
   r.priority = static_cast<std::uint32_t>(std::max<std::int64_t>(0, i.priority()));
+  return r;
+}
+
+void JobManager::putRecord(acct::JobRecord r) {
   // A later record of the same job replaces an earlier one in the batch.
   auto [slot, fresh] = accounting_index_.try_emplace(r.job_id, accounting_.jobs.size());
   if (fresh) accounting_.jobs.push_back(std::move(r));
@@ -202,7 +215,49 @@ void JobManager::recordBatchStep(const Job& job, const v1::StepEventRequest* eve
   else steps.push_back(std::move(s));
 }
 
+// The tasks of an array that never started, as one record with the array's id: its pending
+// tasks while there are any (JobID `A_[2-9%2]`), else, once the last of them ended without
+// starting (cancelled), the whole array's expression as Slurm prints it (golden 116:
+// `29_[0-9%2]` after tasks 0 and 1 ran and 2-9 were cancelled). None once the last task took
+// the array's id: that task's own record is A's.
+void JobManager::recordRemainder(JobId array_id) {
+  if (jobs_.contains(array_id)) return;
+  auto arr = arrays_.find(array_id);
+  if (arr == arrays_.end()) return;
+  const Job* pending = nullptr;
+  const Job* ended = nullptr;
+  std::vector<std::uint32_t> pending_ids;
+  for (JobId key : arr->second) {
+    if (!isTaskKey(key)) continue;
+    const Job& t = jobs_.at(key);
+    if (t.state() == v1::JOB_PENDING) {
+      pending_ids.push_back(static_cast<std::uint32_t>(t.info.array_task_id()));
+      if (!pending) pending = &t;
+    } else if (!ended || t.info.end_time() >= ended->info.end_time()) {
+      ended = &t;
+    }
+  }
+  const Job* base = pending ? pending : ended;
+  if (!base) return;
+  acct::JobRecord r = jobRecord(*base);
+  r.job_id = array_id;
+  r.array_task_id.reset();
+  std::string expr;
+  if (pending) {
+    expr = compressTaskIds(pending_ids);
+  } else if (auto spec = jobspec::parseArraySpec(base->info.spec().array())) {
+    expr = compressTaskIds(spec->taskIds());
+  }
+  if (base->info.array_max_running() > 0) {
+    expr += "%" + std::to_string(base->info.array_max_running());
+  }
+  r.array_task_str = std::move(expr);
+  putRecord(std::move(r));
+}
+
 acct::AcctBatch JobManager::takeAccounting() {
+  for (JobId array_id : dirty_remainders_) recordRemainder(array_id);
+  dirty_remainders_.clear();
   acct::AcctBatch out = std::move(accounting_);
   accounting_ = {};
   accounting_index_.clear();
@@ -227,7 +282,12 @@ Status JobManager::recover() {
   jobs_.clear();
   arrays_.clear();
   with_dependencies_.clear();
+  unsplit_pending_.clear();
+  renamed_.clear();
   for (Job& job : loaded->jobs) {
+    if (job.unsplit() && job.state() == v1::JOB_PENDING) {
+      ++unsplit_pending_[job.info.array_job_id()];
+    }
     job.request = buildRequest(job.info);
     job.request.dependency =
         job.dependency ? sched::DependencyState::Pending : sched::DependencyState::Satisfied;
@@ -251,7 +311,11 @@ void JobManager::purgeFinished() {
       auto arr = arrays_.find(job.info.array_job_id());
       if (arr != arrays_.end()) {
         std::erase(arr->second, job.id());
-        if (arr->second.empty()) arrays_.erase(arr);
+        if (arr->second.empty()) {
+          unsplit_pending_.erase(arr->first);
+          store_.stageArrayPayloadDelete(arr->first);
+          arrays_.erase(arr);
+        }
       }
     }
     with_dependencies_.erase(job.id());
@@ -264,6 +328,10 @@ void JobManager::finish(Job& job, v1::JobState state, std::int32_t code, std::in
                         const v1::StepEventRequest* event) {
   const std::int64_t now = clock_.now();
   bool ran = holdsResources(job.state());
+  if (job.unsplit() && job.state() == v1::JOB_PENDING) {
+    auto left = unsplit_pending_.find(job.info.array_job_id());
+    if (left != unsplit_pending_.end() && left->second > 0) --left->second;
+  }
   // A cancelled job ended when scancel said so, not when its step reported.
   const std::int64_t end = cancelling(job) && job.info.end_time() <= now ? job.info.end_time() : now;
   job.info.set_state(state);
@@ -315,6 +383,32 @@ void JobManager::requeue(Job& job, bool hold) {
   record(job);
   reevaluateDependencies();
   changed();
+}
+
+void JobManager::splitStarted(Job& job) {
+  const JobId from = job.id();
+  const JobId array_id = job.info.array_job_id();
+  auto left = unsplit_pending_.find(array_id);
+  const bool last = left == unsplit_pending_.end() || left->second <= 1;
+  if (left != unsplit_pending_.end() && left->second > 0) --left->second;
+  const JobId to = last ? array_id : store_.allocateIds(1);
+  job.info.set_job_id(to);
+  job.key = 0;
+  auto node = jobs_.extract(from);
+  node.key() = to;
+  jobs_.insert(std::move(node));  // the same Job object: `job` stays valid
+  auto& tasks = arrays_[array_id];
+  std::erase(tasks, from);
+  tasks.insert(std::lower_bound(tasks.begin(), tasks.end(), to), to);
+  if (with_dependencies_.erase(from)) with_dependencies_.insert(to);
+  if (auto d = deadline_of_.find(from); d != deadline_of_.end()) {
+    deadlines_.erase({d->second, from});
+    deadline_of_.erase(d);
+    deadline_touched_.push_back(to);
+  }
+  store_.stageRename(from, job);
+  renamed_.emplace_back(from, to);
+  dirty_remainders_.insert(array_id);
 }
 
 std::vector<std::string> nodesOf(const Job& job) { return allocatedNodes(job.info); }

@@ -117,7 +117,9 @@ v1::GetPrioritiesReply JobManager::priorities(const v1::GetPrioritiesRequest& re
   const std::vector<sched::Node>& nodes = last_nodes_.empty() ? config_nodes_ : last_nodes_;
   for (const auto& [id, job] : jobs_) {
     if (job.state() != v1::JOB_PENDING || !listedBySprio(job, now)) continue;
-    if (!ids.empty() && !ids.count(id) && !ids.count(job.info.array_job_id())) continue;
+    if (!ids.empty() && !ids.count(job.info.job_id()) && !ids.count(job.info.array_job_id())) {
+      continue;
+    }
     if (!users.empty() && !users.count(job.info.user()) &&
         !users.count(std::to_string(job.info.uid()))) {
       continue;
@@ -138,7 +140,7 @@ v1::GetPrioritiesReply JobManager::priorities(const v1::GetPrioritiesRequest& re
       priority = f.priority;
     }
     v1::JobPriority* p = reply.add_jobs();
-    p->set_job_id(id);
+    p->set_job_id(job.info.job_id());  // an array's pending tasks show as the array's id
     p->set_partition(job.info.partition());
     p->set_user(job.info.user());
     p->set_account(job.info.account());

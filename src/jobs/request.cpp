@@ -114,6 +114,7 @@ sched::JobRequest buildRequest(const v1::JobInfo& info) {
   // Resolved at submission: minutes, or unlimited (a year, the scheduler's horizon).
   r.timeLimitS = info.time_limit_min() < 0 ? 365LL * 24 * 3600 : info.time_limit_min() * 60;
   r.submitTime = info.submit_time();
+  r.rankId = info.array_job_id();  // an array's tasks rank as their array (0: not an array)
   r.beginTime = s.begin_time();
   r.hold = info.held_admin()  ? sched::Hold::Admin
            : info.held_user() ? sched::Hold::User

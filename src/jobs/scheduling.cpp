@@ -190,6 +190,8 @@ std::vector<Launch> JobManager::applyPlanEntries(const sched::Plan& plan,
     i.set_batch_host(names.front());
     i.set_alloc_tres(allocTres(i));
     if (i.eligible_time() == 0) i.set_eligible_time(now);
+    // An array task takes its own job id now (its %j, SLURM_JOB_ID, its accounting record).
+    if (job->unsplit()) splitStarted(*job);
     expandJobPaths(i, names.front());
 
     if (!i.batch()) {
@@ -304,7 +306,7 @@ launch::JobEnvContext jobEnvContext(const Job& job, const config::ClusterConfig&
 }
 
 Result<v1::LaunchStepRequest> JobManager::launchRequest(const Job& job) {
-  auto payload = store_.payload(job.id());
+  auto payload = store_.payload(job.id(), job.info.array_job_id());
   if (!payload) return makeError(payload.error());
   const v1::JobInfo& i = job.info;
   const v1::JobSpec& s = i.spec();

@@ -327,7 +327,10 @@ void JobManager::recordStep(const Job& job, const v1::JobStep& step, bool final)
     else if (step.timed_out()) s.state = acct::JobState::kTimeout;
     else if (step.failed_to_start()) s.state = acct::JobState::kFailed;
     else if (step.out_of_memory()) s.state = acct::JobState::kOutOfMemory;
-    else if (step.exit_code() != 0 || step.exit_signal() != 0) s.state = acct::JobState::kFailed;
+    else if (step.exit_code() != 0) s.state = acct::JobState::kFailed;
+    // Tasks killed by a signal and none failing: CANCELLED with the signal, as Slurm (golden
+    // 109: `srun bash -c 'kill -9 $$'` is CANCELLED 0:9).
+    else if (step.exit_signal() != 0) s.state = acct::JobState::kCancelled;
     else s.state = acct::JobState::kCompleted;
     s.usage.user_cpu_usec = static_cast<std::int64_t>(step.user_cpu_ms()) * 1000;
     s.usage.system_cpu_usec = static_cast<std::int64_t>(step.system_cpu_ms()) * 1000;

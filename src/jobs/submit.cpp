@@ -275,31 +275,47 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
     return r;
   }
 
+  // One job id for the whole array (Slurm): its tasks wait under internal keys (job.h) and
+  // take ids of their own as they start (splitStarted).
   const std::uint32_t count = task_ids.empty() ? 1 : static_cast<std::uint32_t>(task_ids.size());
-  const JobId first = store_.allocateIds(count);
+  const JobId first = store_.allocateIds(1);
+  std::vector<JobId> keys;
+  keys.reserve(count);
   for (std::uint32_t i = 0; i < count; ++i) {
     Job job;
     job.info = base;
-    job.info.set_job_id(first + i);
+    job.info.set_job_id(first);
     if (!task_ids.empty()) {
+      job.key = taskKey(first, i);
       job.info.set_array_job_id(first);
       job.info.set_array_task_id(task_ids[i]);
     }
     expandJobPaths(job.info, "");
     job.dependency = dependency;
     job.request = request;
+    job.request.rankId = job.info.array_job_id();
     job.request.dependency =
         dependency ? sched::DependencyState::Pending : sched::DependencyState::Satisfied;
+    keys.push_back(job.id());
     auto it = jobs_.emplace(job.id(), std::move(job)).first;
     index(it->second);
   }
+  if (!task_ids.empty()) {
+    unsplit_pending_[first] = count;
+    // One copy of the script and environment for all the tasks.
+    store_.stageArrayPayload(first, JobPayload{std::move(script), std::move(env)});
+  }
   reevaluateDependencies();
-  for (std::uint32_t i = 0; i < count; ++i) {
-    Job& job = jobs_.at(first + i);
+  for (JobId key : keys) {
+    Job& job = jobs_.at(key);
     refreshEligibility(job, now);
     job.info.set_reason(std::string(sched::reasonName(initialReason(job))));
-    store_.stageInsert(job, JobPayload{script, env});
+    if (task_ids.empty()) store_.stageInsert(job, JobPayload{script, env});
+    else store_.stageInsertTask(job);
     record(job);
+    // The maintained scheduler finds new jobs above its watermark of ids; task keys lie above
+    // every id, so it hears of them this way (incremental_pass.cpp).
+    if (job.unsplit()) touched_.push_back(key);
   }
   changed();
   Submitted out;

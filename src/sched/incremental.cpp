@@ -152,6 +152,24 @@ void Scheduler::onJobsStarted(std::vector<RunningJob> jobs) {
   if (startsLeft_ == 0) keepStarts();
 }
 
+bool Scheduler::renameRunning(JobId from, JobId to) {
+  auto it = std::find_if(snap_.running.begin(), snap_.running.end(),
+                         [from](const RunningJob& r) { return r.id == from; });
+  if (it == snap_.running.end()) return false;
+  it->id = to;
+  // Until every start of the last plan is reported, its starts and ranks are matched by id.
+  if (awaitingStarts_) {
+    for (const Start& st : plan_.starts) {
+      if (st.id == from) {
+        invalidate();
+        submittedSince_.clear();
+        break;
+      }
+    }
+  }
+  return true;
+}
+
 bool Scheduler::startsKeepable() const {
   if (!snap_.reservations.empty() || params_.policy == Policy::Conservative) return false;
   return params_.reservationDepth <= 1;
@@ -221,7 +239,7 @@ void Scheduler::keepStarts() {
     std::vector<int>& behind = nodesBehind.emplace_back();
     for (auto r = std::upper_bound(startRanks.begin(), startRanks.end(), h); r != startRanks.end();
          ++r) {
-      auto st = startOf.find(std::get<3>(*r));
+      auto st = startOf.find(std::get<4>(*r));
       if (st == startOf.end()) continue;
       for (const NodeAllocation& a : st->second->allocation.nodes) {
         const bool known = a.nodeIndex >= 0 && a.nodeIndex < static_cast<int>(snap_.nodes.size()) &&

@@ -50,6 +50,11 @@ class Scheduler {
   void setReservations(std::vector<AdvanceReservation> reservations);
   // Any other change to a pending job (priority, hold, dependency): replace it by id.
   void onJobUpdated(Job job);
+  // A running job takes a new id (the controller gives a started array task its own job id).
+  // Its place and end stay as they are, so the memo stays valid; only while the last plan still
+  // waits for that job's start to be reported is the memo dropped. Returns false when no running
+  // job has id `from` (nothing changes then).
+  bool renameRunning(JobId from, JobId to);
 
   // One pass at `now`. Starts in the returned plan are not applied: the driver reports them back
   // with onJobStarted (or onJobEnded when a launch fails).

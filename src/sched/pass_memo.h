@@ -21,8 +21,10 @@ namespace drover::sched {
 
 class ClusterIndex;
 
-// A job's place in the pass order: tier first, then priority, submit time, id.
-using RankKey = std::tuple<int, double, int64_t, JobId>;
+// A job's place in the pass order: tier first, then priority, submit time, rank id
+// (JobRequest::rankId, else the id), id. The id is last: keepStarts reads it back.
+using RankKey = std::tuple<int, double, int64_t, JobId, JobId>;
+inline JobId rankIdOf(const Job& job) { return job.request.rankId ? job.request.rankId : job.id; }
 
 struct OwnedShape {
   int partition = 0, nodes = 0, cpus = 0, gpus = 0;

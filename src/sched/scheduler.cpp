@@ -676,8 +676,8 @@ Plan Pass::run(PassMemo* memo) {
   auto before = [&](int a, int b) {
     const Job& x = pending[a];
     const Job& y = pending[b];
-    return std::tuple(-tier[a], -x.priority, x.request.submitTime, x.id) <
-           std::tuple(-tier[b], -y.priority, y.request.submitTime, y.id);
+    return std::tuple(-tier[a], -x.priority, x.request.submitTime, rankIdOf(x), x.id) <
+           std::tuple(-tier[b], -y.priority, y.request.submitTime, rankIdOf(y), y.id);
   };
   // Drivers usually keep the queue in order already; checking is O(n), sorting O(n log n).
   if (!std::is_sorted(order.begin(), order.end(), before)) {
@@ -716,7 +716,7 @@ Plan Pass::run(PassMemo* memo) {
       params_.indexedReserveSearch ? std::max(0, params_.estimateDepth) : 0;
   auto rank = [&](int idx) {
     const Job& j = pending[idx];
-    return RankKey{-tier[idx], -j.priority, j.request.submitTime, j.id};
+    return RankKey{-tier[idx], -j.priority, j.request.submitTime, rankIdOf(j), j.id};
   };
   // Shape groups of the jobs that reach a start attempt (for the replay after a completion).
   std::unordered_map<ShapeKey, int, ShapeHash> groupIds;
@@ -1674,7 +1674,7 @@ bool appendLastRanked(const ClusterIndex& index, const Snapshot& snapshot,
 RankKey rankOf(const ClusterIndex& index, const Snapshot& snapshot, const Job& job) {
   int p = index.partition(job.request.partition);
   int tier = p < 0 ? 0 : snapshot.partitions[p].priorityTier;
-  return RankKey{-tier, -job.priority, job.request.submitTime, job.id};
+  return RankKey{-tier, -job.priority, job.request.submitTime, rankIdOf(job), job.id};
 }
 
 }  // namespace drover::sched

@@ -72,6 +72,10 @@ struct JobRequest {
   std::string reservation;
   int nice = 0;
   std::string qos;
+  // Ties of tier, priority and submit time are broken by this id, then by the job's own id
+  // (0: the job's own id alone). The controller gives an array's pending tasks their array's
+  // id here, so they rank as their array, ahead of later jobs, whatever internal ids they hold.
+  JobId rankId = 0;
 };
 
 struct Job {

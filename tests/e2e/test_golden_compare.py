@@ -260,13 +260,16 @@ SCHED = ("Scheduler",)
 # assigned) to jobs its node selection refuses (golden 010, 011, 016); Drover refuses them
 # before they exist, so ids are not consumed and sacct has no such rows.
 REJECTED = (r"^<ID> +wrap .*FAILED +1:0|^<ID>\|FAILED\|1:0\|<DUR>\|wrap\|None assigned"
-            r"|^<ID> +FAILED +1:0 *$",
+            r"|^<ID> +FAILED +1:0 *$|^<ID> +alice +research +gpu +wrap +FAILED +1:0$",
             "submissions refused at submit time get no job id or accounting record")
 # Jobs of srun commands (golden 047-057), present only once srun is built.
 SRUN_ROWS = (r" (hostname|env|false|bash) ", "srun is not built yet: no srun jobs or steps")
-ARRAY_RECORDS = ("sacct lists each pending array task as its own record, and array tasks "
-                 "take ids first+i (Slurm: the pending remainder is one record `29_[2-9%2]` "
-                 "with the array's id, tasks get later ids); closing note of session 1")
+# The batch steps of array 29's tasks 0 and 1, cancelled by one scancel while running: Slurm
+# recorded task 0's as FAILED 15:0 and task 1's as CANCELLED 0:15 (golden 109, 116, 120); Drover
+# records both as task 1's.
+ARRAY_BATCH = "which of a cancelled array's batch steps Slurm records FAILED 15:0 (task 0 here)"
+ARRAY_BATCH_MISSING = (r"^<ID>_0\.batch .*FAILED +15:0", ARRAY_BATCH)
+ARRAY_BATCH_EXTRA = (r"^<ID>_0\.batch .*CANCELLED +<DUR>", ARRAY_BATCH)
 
 # Agents listen on ports of the test's choosing; Version is Drover's; the kernel is this host's.
 NODE_VOLATILE = ("Port", "Version")
@@ -276,6 +279,10 @@ KERNEL = (r"(OS=Linux )\S+", r"\1<KERNEL>")
 # job and 2+2 for another (golden 041 vs 042), so the batch step's AllocCPUS may differ.
 LAYOUT = (r"^<ID>(_\d)?\.batch +batch +research +[24] +COMPLETED +0:0$",
           "-N 2 -n 4 laid out 2+2 (Slurm: 3+1 or 2+2, golden 041/042)")
+# The same layout as Slurm printed it (3+1: 3 or 6 CPUs on the first node), and the numbered
+# step of the `steps` job on its first node (golden 109: 16.1 with 3 CPUs, Drover 2).
+LAYOUT_SLURM = (r"^<ID>(_\d)?\.batch +batch +research +[36] +COMPLETED +0:0$", LAYOUT[1])
+LAYOUT_STEP = (r"^<ID>\.1 +false +research +2 +FAILED +1:0$", LAYOUT[1])
 
 # sacct -l (golden 117): the srun step's usage is this run's (sizes, major faults, frequency,
 # which task had each peak); TRES strings cut at the column width cut our shorter node names
@@ -319,17 +326,20 @@ SPECS = {
     "scontrol-show-hostnames": Spec(nodes=False), "scontrol-show-hostlist": Spec(nodes=False),
     "scontrol-show-hostlist-unsorted": Spec(nodes=False),
     "scontrol-show-hostlistsorted": Spec(nodes=False),
-    "sacct-default": Spec("rows", missing_ok=(REJECTED, SRUN_ROWS), extra_ok=(LAYOUT,),
-                          bug=ARRAY_RECORDS),
-    "sacct-X-parsable2": Spec("rows", missing_ok=(REJECTED, SRUN_ROWS), bug=ARRAY_RECORDS),
-    "sacct-a-root": Spec("rows", missing_ok=(REJECTED, SRUN_ROWS), bug=ARRAY_RECORDS),
-    "sacct-brief": Spec("rows", missing_ok=(REJECTED, SRUN_ROWS), bug=ARRAY_RECORDS),
+    "sacct-default": Spec("rows", missing_ok=(REJECTED, SRUN_ROWS, LAYOUT_SLURM,
+                                              ARRAY_BATCH_MISSING),
+                          extra_ok=(LAYOUT, LAYOUT_STEP, ARRAY_BATCH_EXTRA)),
+    "sacct-X-parsable2": Spec("rows", missing_ok=(REJECTED, SRUN_ROWS)),
+    "sacct-a-root": Spec("rows", missing_ok=(REJECTED, SRUN_ROWS)),
+    "sacct-brief": Spec("rows", missing_ok=(REJECTED, SRUN_ROWS, ARRAY_BATCH_MISSING),
+                        extra_ok=(ARRAY_BATCH_EXTRA,)),
     # Priority factors and usage are Drover's weights and this run's usage: numbers masked,
     # columns, users, accounts and partitions kept.
     "sprio-l": Spec("rows", extra=[NUMBERS]), "sshare-a": Spec("rows", extra=[NUMBERS]),
     "sacct-l-one": Spec("rows", extra=USAGE_VALUES, missing_ok=(BATCH_USAGE,),
                         extra_ok=(BATCH_USAGE,)),
-    "sacct-array": Spec("rows", extra=[(r"^(\S+\s+)\d+", r"\1<ID>")], bug=ARRAY_RECORDS),
+    "sacct-array": Spec("rows", extra=[(r"^(\S+\s+)\d+", r"\1<ID>")],
+                        missing_ok=(ARRAY_BATCH_MISSING,), extra_ok=(ARRAY_BATCH_EXTRA,)),
 }
 # Which pending job is the top one (reason Resources) and which wait behind it (Priority)
 # follows each system's priorities: Drover's fair-share already counts alice's earlier jobs of

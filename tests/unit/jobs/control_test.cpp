@@ -71,12 +71,12 @@ TEST_F(JobsTest, CancelArrayFormsAndFilters) {
   auto one = manager_->cancel(alice(), cancelIds({a + "_4"}));
   ASSERT_EQ(one.size(), 1u);
   EXPECT_TRUE(one[0].ok());
-  EXPECT_EQ(job(arr + 4).state(), v1::JOB_CANCELLED);
+  EXPECT_EQ(task(arr, 4).state(), v1::JOB_CANCELLED);
   auto range = manager_->cancel(alice(), cancelIds({a + "_[1-2]"}));
   ASSERT_EQ(range.size(), 2u);
   EXPECT_EQ(range[0].job_id(), a + "_1");
-  EXPECT_EQ(job(arr + 1).state(), v1::JOB_CANCELLED);
-  EXPECT_EQ(job(arr + 3).state(), v1::JOB_PENDING);
+  EXPECT_EQ(task(arr, 1).state(), v1::JOB_CANCELLED);
+  EXPECT_EQ(task(arr, 3).state(), v1::JOB_PENDING);
   EXPECT_FALSE(manager_->cancel(alice(), cancelIds({a + "_77"}))[0].ok());
 
   JobId other = submit(SpecBuilder().name("keep"));
@@ -84,7 +84,7 @@ TEST_F(JobsTest, CancelArrayFormsAndFilters) {
   by_name.set_name("arr");
   auto named = manager_->cancel(alice(), by_name);
   EXPECT_EQ(named.size(), 3u);  // tasks 0, 3, 5 still live
-  EXPECT_EQ(job(arr + 5).state(), v1::JOB_CANCELLED);
+  EXPECT_EQ(task(arr, 5).state(), v1::JOB_CANCELLED);
   EXPECT_EQ(job(other).state(), v1::JOB_PENDING);
 
   v1::CancelJobsRequest bobs;

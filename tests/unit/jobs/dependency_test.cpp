@@ -119,16 +119,16 @@ TEST_F(JobsTest, ArrayDependenciesWholeTaskAndCorresponding) {
   JobId on_task = submit(SpecBuilder().dependency("afterok:" + std::to_string(arr) + "_1"));
   JobId corr = submit(SpecBuilder().array("0-1").dependency("aftercorr:" + std::to_string(arr)));
   pass();
-  finishBatch(arr + 1, 0);  // task 1 done
+  finishBatch(task(arr, 1).job_id(), 0);  // task 1 done
   manager_->buildSnapshot({});
   EXPECT_EQ(job(on_all).reason(), "Dependency");
   EXPECT_EQ(job(on_task).reason(), "None");
-  EXPECT_EQ(job(corr).reason(), "Dependency");      // task 0 waits on task 0
-  EXPECT_EQ(job(corr + 1).reason(), "None");        // task 1 follows task 1
-  finishBatch(arr, 2);
+  EXPECT_EQ(task(corr, 0).reason(), "Dependency");  // task 0 waits on task 0
+  EXPECT_EQ(task(corr, 1).reason(), "None");        // task 1 follows task 1
+  finishBatch(task(arr, 0).job_id(), 2);
   manager_->buildSnapshot({});
   EXPECT_EQ(job(on_all).reason(), "DependencyNeverSatisfied");
-  EXPECT_EQ(job(corr).reason(), "DependencyNeverSatisfied");
+  EXPECT_EQ(task(corr, 0).reason(), "DependencyNeverSatisfied");
 }
 
 TEST_F(JobsTest, DependencyIsReevaluatedAfterRestart) {
@@ -232,14 +232,14 @@ TEST_F(JobsTest, DependencyOnAWholeArrayShowsAllTasks) {
   JobId on_task = submit(SpecBuilder().dependency("afterok:" + a + "_1"));
   EXPECT_EQ(job(on_all).dependency_status(), "afterok:" + a + "_*(unfulfilled)");
   EXPECT_EQ(job(on_all).dependency(), "afterok:" + a + "_*");
-  EXPECT_EQ(job(corr).dependency_status(), "aftercorr:" + a + "_*(unfulfilled)");
+  EXPECT_EQ(task(corr, 0).dependency_status(), "aftercorr:" + a + "_*(unfulfilled)");
   EXPECT_EQ(job(on_task).dependency_status(), "afterok:" + a + "_1(unfulfilled)");
   pass();
-  finishBatch(arr, 3);
+  finishBatch(task(arr, 0).job_id(), 3);
   manager_->buildSnapshot({});
   EXPECT_EQ(job(on_all).dependency_status(), "afterok:" + a + "_*(failed)");
-  EXPECT_EQ(job(corr).dependency_status(), "aftercorr:" + a + "_*(failed)");  // task 0
-  EXPECT_EQ(job(corr + 1).dependency_status(), "aftercorr:" + a + "_*(unfulfilled)");
+  EXPECT_EQ(task(corr, 0).dependency_status(), "aftercorr:" + a + "_*(failed)");  // task 0
+  EXPECT_EQ(task(corr, 1).dependency_status(), "aftercorr:" + a + "_*(unfulfilled)");
 }
 
 // Slurm refuses a dependency on a job it does not know: never submitted, purged after

@@ -140,6 +140,16 @@ class JobsTest : public ::testing::Test {
 
   // One scheduling pass through the real scheduler, on every configured node.
   std::vector<Launch> pass() {
+    std::vector<NodeView> nodes = nodeViews();
+    sched::Snapshot snap = manager_->buildSnapshot(nodes);
+    sched::Plan plan = sched::schedule(snap, manager_->schedulerParams(), clock_.now());
+    auto launches = manager_->applyPlan(plan);
+    EXPECT_TRUE(manager_->commit().ok());
+    return launches;
+  }
+
+  // Every configured node, up.
+  std::vector<NodeView> nodeViews() const {
     std::vector<NodeView> nodes;
     for (const auto& n : config_.nodes) {
       NodeView v;
@@ -153,11 +163,7 @@ class JobsTest : public ::testing::Test {
           v.partitions.push_back(p.name);
       nodes.push_back(v);
     }
-    sched::Snapshot snap = manager_->buildSnapshot(nodes);
-    sched::Plan plan = sched::schedule(snap, manager_->schedulerParams(), clock_.now());
-    auto launches = manager_->applyPlan(plan);
-    EXPECT_TRUE(manager_->commit().ok());
-    return launches;
+    return nodes;
   }
 
   void finishBatch(JobId id, int code, int sig = 0, bool timed_out = false, bool oom = false) {
@@ -181,6 +187,18 @@ class JobsTest : public ::testing::Test {
     EXPECT_NE(j, nullptr) << "job " << id;
     static v1::JobInfo empty;
     return j ? j->info : empty;
+  }
+
+  // Task `index` of array `array` as squeue -r / scontrol show job A_i see it (job_id: the
+  // array's id while it waits, its own once started).
+  v1::JobInfo task(JobId array, std::int64_t index) {
+    v1::GetJobsRequest q;
+    q.add_job_ids(std::to_string(array) + "_" + std::to_string(index));
+    q.set_array_tasks_expanded(true);
+    q.set_include_finished(true);
+    auto rows = manager_->query(q);
+    EXPECT_EQ(rows.size(), 1u) << "task " << array << "_" << index;
+    return rows.empty() ? v1::JobInfo() : rows.front();
   }
 
   std::filesystem::path dir_;

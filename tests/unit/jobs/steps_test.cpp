@@ -129,6 +129,20 @@ TEST_F(StepsTest, CreateStepLaysOutTasksAndBuildsEachNodesLaunch) {
   EXPECT_EQ(create(stepSpec(id)).reply.step_id(), 1);
 }
 
+// Golden 109: a step whose task was killed by a signal is CANCELLED with it, not FAILED.
+TEST_F(StepsTest, StepKilledByASignalIsCancelled) {
+  JobId id = runningJob();
+  create(stepSpec(id));
+  report(id, 0, "node01", 0);
+  (void)manager_->takeAccounting();
+  report(id, 0, "node02", 0, 9);
+  auto batch = manager_->takeAccounting();
+  const acct::StepRecord* rec = stepRecord(batch, id, 0);
+  ASSERT_NE(rec, nullptr);
+  EXPECT_EQ(rec->state, acct::JobState::kCancelled);
+  EXPECT_EQ(rec->exit.signal, 9);
+}
+
 TEST_F(StepsTest, StepEndsWhenEveryNodeReportedWithTheHighestExitCode) {
   JobId id = runningJob();
   create(stepSpec(id));

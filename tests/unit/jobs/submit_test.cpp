@@ -87,17 +87,25 @@ TEST_F(JobsTest, AdminMayChargeAnyAccount) {
   EXPECT_EQ(job(id).account(), "ops");
 }
 
-TEST_F(JobsTest, ArrayAllocatesIdsUpFrontAndFoldsPendingTasks) {
-  JobId first = submit(SpecBuilder().name("arr").array("0-9%2").output("out-%A_%a.txt"));
+TEST_F(JobsTest, ArrayTakesOneIdAndFoldsPendingTasks) {
+  JobId first = submit(SpecBuilder().name("arr").array("0-9%2").output("out-%A_%a-%j.txt"));
   EXPECT_EQ(manager_->size(), 10u);
-  const auto& t3 = job(first + 3);
+  const v1::JobInfo t3 = task(first, 3);
+  EXPECT_EQ(t3.job_id(), first);  // no id of its own while pending
   EXPECT_EQ(t3.array_job_id(), first);
   EXPECT_EQ(t3.array_task_id(), 3);
-  EXPECT_EQ(t3.std_out(), "/home/alice/out-" + std::to_string(first) + "_3.txt");
+  EXPECT_EQ(t3.std_out(), "/home/alice/out-" + std::to_string(first) + "_3-" +
+                              std::to_string(first) + ".txt");
 
   auto launches = pass();
   ASSERT_EQ(launches.size(), 2u);  // %2
-  EXPECT_EQ(job(first + 2).reason(), "JobArrayTaskLimit");
+  EXPECT_EQ(task(first, 2).reason(), "JobArrayTaskLimit");
+  // Started tasks took the next ids, in task order.
+  EXPECT_EQ(launches[0].job_id, first + 1);
+  EXPECT_EQ(launches[1].job_id, first + 2);
+  EXPECT_EQ(task(first, 0).job_id(), first + 1);
+  EXPECT_EQ(job(first + 1).std_out(), "/home/alice/out-" + std::to_string(first) + "_0-" +
+                                          std::to_string(first + 1) + ".txt");
 
   v1::GetJobsRequest q;
   q.add_job_ids(std::to_string(first));
@@ -113,8 +121,10 @@ TEST_F(JobsTest, ArrayAllocatesIdsUpFrontAndFoldsPendingTasks) {
   finishBatch(launches[0].job_id, 0);
   auto next = pass();
   ASSERT_EQ(next.size(), 1u);
+  EXPECT_EQ(next[0].job_id, first + 3);
   EXPECT_EQ(job(next[0].job_id).array_task_id(), 2);
   auto env = next[0].request.environment();
+  EXPECT_EQ(env.at("SLURM_JOB_ID"), std::to_string(first + 3));
   EXPECT_EQ(env.at("SLURM_ARRAY_JOB_ID"), std::to_string(first));
   EXPECT_EQ(env.at("SLURM_ARRAY_TASK_ID"), "2");
   EXPECT_EQ(env.at("SLURM_ARRAY_TASK_COUNT"), "10");

@@ -334,5 +334,66 @@ TEST(Incremental, IndexedReservationSearchEqualsAskingEveryNode) {
   }
 }
 
+// A running job that takes a new id (the controller gives a started array task its job id)
+// keeps the memo: the next submission and completions still take their shortcuts (the sequence
+// of AppliedStartsKeepTheMemoForTheNextEvent, with job 2 renamed once it started).
+TEST(Incremental, RenamedRunningJobKeepsTheMemo) {
+  SchedulerParams params;
+  params.policy = Policy::Easy;
+  params.estimateDepth = 0;
+  Scheduler sched(gpuNodes(2), {partition()}, params);
+  sched.onJobsStarted({running(100, "gpu001", 8, {0, 1, 2, 3, 4, 5, 6, 7}, 1000),
+                       running(101, "gpu002", 6, {0, 1, 2, 3, 4, 5}, 2000)});
+  auto job = [](JobId id, int gpus, double prio) {
+    return JobBuilder(id).gpusPerNode(gpus).tasks(1).cpusPerTask(1).time(100).priority(prio);
+  };
+  sched.onJobSubmitted(job(1, 8, 100));
+  sched.onJobSubmitted(job(2, 2, 50));  // starts on gpu002
+  sched.onJobSubmitted(job(4, 2, 40));
+  int64_t now = 0;
+  auto step = [&](const std::string& what) {
+    SCOPED_TRACE(what);
+    Snapshot copy = sched.snapshot();
+    const Plan& got = sched.pass(now);
+    expectSamePlan(got, schedule(copy, params, now));
+    std::vector<RunningJob> started;
+    for (const Start& st : got.starts) {
+      started.push_back(RunningJob{st.id, "gpu", st.allocation, st.endTime});
+    }
+    if (!started.empty()) sched.onJobsStarted(std::move(started));
+  };
+  step("first pass");
+  ASSERT_EQ(sched.counters().startsKept, 1);
+  EXPECT_TRUE(sched.renameRunning(2, 902));
+  EXPECT_FALSE(sched.renameRunning(2, 903));  // no longer running under 2
+  sched.onJobSubmitted(job(3, 2, 10));
+  now = 10;
+  step("a submission after the renamed start");
+  now = 20;
+  sched.onJobEnded(100);
+  step("a completion: job 1 starts on gpu001");
+  now = 40;
+  sched.onJobEnded(902);
+  step("the renamed job ends");
+  EXPECT_EQ(sched.counters().fullPasses, 1);
+}
+
+// Ties of tier, priority and submit time go to the lower rank id (an array's pending tasks
+// carry their array's), then the lower job id.
+TEST(Incremental, RankIdBreaksTiesBeforeTheJobId) {
+  Snapshot snap;
+  snap.nodes = gpuNodes(1);
+  snap.partitions = {partition()};
+  auto whole = [](JobId id) {
+    return JobBuilder(id).gpusPerNode(8).tasks(1).cpusPerTask(1).time(100).priority(10).submit(5);
+  };
+  Job task = whole(4000);
+  task.request.rankId = 7;  // a task of array 7, under an internal id above every job id
+  snap.pending = {whole(8), task, whole(9)};
+  Plan plan = schedule(snap, SchedulerParams{}, 0);
+  ASSERT_EQ(plan.starts.size(), 1u);
+  EXPECT_EQ(plan.starts[0].id, 4000u);
+}
+
 }  // namespace
 }  // namespace drover::sched
