@@ -227,8 +227,10 @@ void JobManager::moveToTop(Job& job) {
     ahead.push_back(&other);
     highest = std::max<std::int64_t>(highest, o.priority());
   }
-  const int gap = static_cast<int>(highest - job.info.priority() + 1);
-  if (gap <= 0) return;
+  // Nice is an int; priorities reach 2^32, so a gap past what nice holds is cut there.
+  const std::int64_t wanted = highest - job.info.priority() + 1;
+  if (wanted <= 0) return;
+  const int gap = static_cast<int>(std::min<std::int64_t>(wanted, 1 << 30));
   job.info.set_nice(job.info.nice() - gap);
   job.info.set_priority(job.info.priority() + gap);
   for (Job* other : ahead) {
