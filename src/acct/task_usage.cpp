@@ -4,6 +4,8 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "acct/size_text.h"
+
 namespace drover::acct {
 namespace {
 
@@ -40,24 +42,12 @@ std::string duration(std::int64_t seconds) {
   return buf;
 }
 
-// Sizes as sacct prints memory: K, converted to a larger unit only when exact.
-std::string sizeKb(std::int64_t kb) {
-  static constexpr char kUnits[] = {'K', 'M', 'G', 'T', 'P'};
-  if (kb == 0) return "0";
-  std::size_t unit = 0;
-  while (unit + 1 < sizeof kUnits && kb % 1024 == 0) {
-    kb /= 1024;
-    ++unit;
-  }
-  return std::to_string(kb) + kUnits[unit];
-}
-
 // A TRES value as Slurm writes it in TRESUsage*: cpu as a duration (its unit is ms here),
 // mem and vmem as sizes, the rest as plain numbers (fs/disk in bytes).
 std::string tresValue(const char* name, std::int64_t v) {
   const std::string n = name;
   if (n == "cpu") return duration(v / 1000);
-  if (n == "mem" || n == "vmem") return sizeKb(v);
+  if (n == "mem" || n == "vmem") return formatSizeKb(v);
   return std::to_string(v);
 }
 

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "acct/size_text.h"  // formatSizeKb, which the formatters use too
 #include "drover/accounting.h"
 
 namespace drover::acct::report {
@@ -59,7 +60,6 @@ std::string renderHelpFormat();
 std::string formatSacctDuration(std::int64_t seconds);        // 00:00:01, 1-02:03:04
 std::string formatSacctTime(std::int64_t unix_seconds);       // 2026-11-30T12:29:05, Unknown
 std::string formatCpuTime(std::int64_t usec);                 // 00:00.001, 01:02:03
-std::string formatSizeKb(std::int64_t kb);                    // 732K, 2M (exact units only)
 std::string jobIdText(const JobRecord& job);                  // 16, 12_0, 29_[0-9%2]
 // AveCPUFreq: kHz, scaled by 1000 with two decimals unless whole (324K, 2.30G, 0).
 std::string formatCpuFreqKhz(std::int64_t khz);

@@ -342,17 +342,6 @@ std::string formatCpuTime(std::int64_t usec) {
   return buf;
 }
 
-std::string formatSizeKb(std::int64_t kb) {
-  static constexpr char kUnits[] = {'K', 'M', 'G', 'T', 'P'};
-  if (kb == 0) return "0";
-  std::size_t unit = 0;
-  // Slurm converts only when exact, so 1048576K prints as 1G but 1000000K stays in K.
-  while (unit + 1 < sizeof kUnits && kb % 1024 == 0) {
-    kb /= 1024;
-    ++unit;
-  }
-  return std::to_string(kb) + kUnits[unit];
-}
 
 std::string formatCpuFreqKhz(std::int64_t khz) {
   if (khz <= 0) return "0";
