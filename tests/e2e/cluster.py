@@ -6,6 +6,7 @@ installs the same names in /usr/bin)."""
 import os
 import pwd
 import random
+import re
 import shutil
 import signal
 import socket
@@ -201,3 +202,17 @@ class Cluster:
         wants = {want} if isinstance(want, str) else set(want)
         return wait_for(lambda: self.node_state(node) in wants and self.node_state(node),
                         timeout, what=f"{node} to be {want}")
+
+    def job_fields(self, job):
+        """`scontrol show job -o JOB` as a dict of its key=value pairs (keys like CPUs/Task and
+        AllocNode:Sid whole); {} when scontrol does not know the job."""
+        r = self.scontrol("show", "job", "-o", str(job))
+        if r.returncode != 0:
+            return {}
+        return dict(m.groups() for m in re.finditer(r"(?:^|\s)([\w/:]+)=(\S*)", r.stdout))
+
+    def wait_job(self, job, states, timeout=30):
+        """Polls the job until its JobState is `states` (a name or a set); returns its fields."""
+        states = {states} if isinstance(states, str) else set(states)
+        return wait_for(lambda: (f := self.job_fields(job)).get("JobState") in states and f,
+                        timeout, what=f"job {job} to be {sorted(states)}")

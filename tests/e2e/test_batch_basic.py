@@ -20,10 +20,7 @@ def submit(cluster, *args, user=None):
 
 
 def job_fields(cluster, job_id):
-    r = cluster.scontrol("show", "job", "-o", str(job_id))
-    if r.returncode != 0:
-        return {}
-    return dict(m.groups() for m in re.finditer(r"(?:^|\s)(\w+)=(\S*)", r.stdout))
+    return cluster.job_fields(job_id)
 
 
 def wait_final(cluster, job_id, timeout=30):

@@ -40,14 +40,11 @@ def submit(c, *args, user="alice"):
 
 
 def show(c, job):
-    r = c.scontrol("show", "job", "-o", str(job))
-    return dict(m.groups() for m in re.finditer(r"(?:^|\s)([\w/:]+)=(\S*)", r.stdout))
+    return c.job_fields(job)
 
 
 def wait_state(c, job, states, timeout=30):
-    states = {states} if isinstance(states, str) else set(states)
-    return wait_for(lambda: show(c, job).get("JobState") in states, timeout,
-                    what=f"job {job} in {states}")
+    return c.wait_job(job, states, timeout)
 
 
 def queued(c, *args, user=None):

@@ -34,16 +34,11 @@ def submit(cluster, *args, user=USER):
 
 
 def fields(cluster, job):
-    r = cluster.scontrol("show", "job", "-o", str(job))
-    if r.returncode != 0:
-        return {}
-    return dict(m.groups() for m in re.finditer(r"(?:^|\s)(\w+)=(\S*)", r.stdout))
+    return cluster.job_fields(job)
 
 
 def wait_state(cluster, job, states, timeout=30):
-    states = {states} if isinstance(states, str) else set(states)
-    return wait_for(lambda: (f := fields(cluster, job)).get("JobState") in states and f,
-                    timeout, what=f"job {job} to be {sorted(states)}")
+    return cluster.wait_job(job, states, timeout)
 
 
 def wait_reason(cluster, job, reason, timeout=30):

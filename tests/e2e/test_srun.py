@@ -42,10 +42,7 @@ def shared_dir(cluster, name):
 
 
 def job_fields(cluster, job_id):
-    r = cluster.scontrol("show", "job", "-o", str(job_id))
-    if r.returncode != 0:
-        return {}
-    return dict(m.groups() for m in re.finditer(r"(?:^|\s)(\w+)=(\S*)", r.stdout))
+    return cluster.job_fields(job_id)
 
 
 def wait_final(cluster, job_id, timeout=60):

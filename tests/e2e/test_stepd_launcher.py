@@ -28,16 +28,11 @@ def submit(cluster, *args):
 
 
 def job_fields(cluster, job_id):
-    r = cluster.scontrol("show", "job", "-o", str(job_id))
-    if r.returncode != 0:
-        return {}
-    return dict(m.groups() for m in re.finditer(r"(?:^|\s)(\w+)=(\S*)", r.stdout))
+    return cluster.job_fields(job_id)
 
 
 def wait_state(cluster, job_id, states, timeout=30):
-    states = {states} if isinstance(states, str) else set(states)
-    return wait_for(lambda: (f := job_fields(cluster, job_id)).get("JobState") in states and f,
-                    timeout, what=f"job {job_id} to be {sorted(states)}")
+    return cluster.wait_job(job_id, states, timeout)
 
 
 def stat(pid):
