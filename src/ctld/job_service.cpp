@@ -217,8 +217,11 @@ void JobService::armPeriodic() {
 }
 
 void JobService::armBeginTimer(std::int64_t now) {
-  // The job manager keeps the begin times ahead in order: no walk of the pending jobs.
-  const std::int64_t next = manager_->nextBeginTime();
+  // The job manager keeps the begin times ahead in order (no walk of the pending jobs), and
+  // the next `after:ID+minutes` delay end from its last dependency evaluation.
+  std::int64_t next = manager_->nextBeginTime();
+  if (const std::int64_t dep = manager_->nextDependencyTime(); dep > 0 && (next == 0 || dep < next))
+    next = dep;
   if (next <= now || next == begin_armed_for_) return;
   begin_armed_for_ = next;
   begin_timer_.expires_after(std::chrono::seconds(next - now));

@@ -28,16 +28,21 @@ DependencyState combine(const std::vector<DependencyState>& states, bool any) {
   return DependencyState::Pending;
 }
 
+// `wake` falls to the time an `after:ID+minutes` item whose delay still runs will be met.
 DependencyState onTarget(const jobspec::DependencyItem& item, const Job& target,
-                         std::int64_t now) {
+                         std::int64_t now, std::int64_t& wake) {
   v1::JobState st = target.state();
   switch (item.type) {
     case DependencyType::After:
       if (st == v1::JOB_PENDING || st == v1::JOB_REQUEUED) return DependencyState::Pending;
       if (target.info.start_time() == 0) return DependencyState::Satisfied;  // cancelled unstarted
-      return target.info.start_time() + static_cast<std::int64_t>(item.delay_minutes) * 60 <= now
-                 ? DependencyState::Satisfied
-                 : DependencyState::Pending;
+      if (const std::int64_t met = target.info.start_time() +
+                                   static_cast<std::int64_t>(item.delay_minutes) * 60;
+          met > now) {
+        wake = std::min(wake, met);
+        return DependencyState::Pending;
+      }
+      return DependencyState::Satisfied;
     case DependencyType::AfterAny:
       return isFinal(st) ? DependencyState::Satisfied : DependencyState::Pending;
     case DependencyType::AfterOk:
@@ -76,7 +81,8 @@ struct Internals {
   // (`spec_changed` set): an item on a whole array reads "ID_*" as Slurm shows it, and an item
   // whose target can never meet it is marked failed for good.
   static DependencyState evaluate(const JobManager& m, Job& job, std::int64_t now,
-                                  std::vector<DependencyState>& per_item, bool& spec_changed) {
+                                  std::vector<DependencyState>& per_item, bool& spec_changed,
+                                  std::int64_t& wake) {
     for (auto& item : job.dependency->items) {
       if (item.failed) {
         per_item.push_back(DependencyState::NeverSatisfied);
@@ -117,7 +123,7 @@ struct Internals {
         targets.push_back(&it->second);
       }
       std::vector<DependencyState> per_target;
-      for (const Job* t : targets) per_target.push_back(onTarget(item, *t, now));
+      for (const Job* t : targets) per_target.push_back(onTarget(item, *t, now, wake));
       const DependencyState state = combine(per_target, false);
       if (state == DependencyState::NeverSatisfied) {
         item.failed = true;
@@ -151,6 +157,7 @@ std::optional<std::string> JobManager::unknownDependencyTarget(
 
 void JobManager::reevaluateDependencies() {
   const std::int64_t now = clock_.now();
+  next_dependency_time_ = kNoTime;
   // Only job states feed the evaluation and none changes here, so one pass is enough.
   for (JobId id : with_dependencies_) {
     Job& job = jobs_.at(id);
@@ -161,7 +168,9 @@ void JobManager::reevaluateDependencies() {
     }
     std::vector<DependencyState> items;
     bool spec_changed = false;
-    DependencyState after = Internals::evaluate(*this, job, now, items, spec_changed);
+    std::int64_t wake = kNoTime;
+    DependencyState after = Internals::evaluate(*this, job, now, items, spec_changed, wake);
+    if (after == DependencyState::Pending) next_dependency_time_ = std::min(next_dependency_time_, wake);
     if (spec_changed) {
       job.info.set_dependency(jobspec::formatDependency(*job.dependency));
       stage(job);

@@ -8,6 +8,7 @@
 // injected Clock. Every change is staged in the JobStore; the daemon calls commit() before it
 // replies (durable before acknowledged), then drains takeAccounting() and takeSignals().
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -154,6 +155,11 @@ class JobManager {
   // The earliest --begin time a pending job still waits for (0 = none): when the next pass
   // must run for it to start on time. O(1) (an ordered set the passes maintain).
   std::int64_t nextBeginTime() const;
+  // The earliest time an `after:ID+minutes` dependency of a pending job will be met (0 =
+  // none), as of the last evaluation: when a pass must run for that job to start on time.
+  std::int64_t nextDependencyTime() const {
+    return next_dependency_time_ == kNoTime ? 0 : next_dependency_time_;
+  }
   // What applying plans cost: pending entries looked at and entries whose reason, expected
   // start or planned nodes were written (tests: an unchanged entry is not rewritten).
   struct ApplyStats {
@@ -322,6 +328,8 @@ class JobManager {
   std::set<JobId> dirty_remainders_;               // arrays whose remainder record is due
   std::vector<std::pair<JobId, JobId>> renamed_;   // (task key, job id) since the last sync
   std::set<JobId> with_dependencies_;
+  static constexpr std::int64_t kNoTime = std::numeric_limits<std::int64_t>::max();
+  std::int64_t next_dependency_time_ = kNoTime;  // reevaluateDependencies keeps it
   acct::AcctBatch accounting_;
   std::unordered_map<JobId, std::size_t> accounting_index_;  // job id -> its record in the batch
   std::vector<SignalAction> signals_;

@@ -89,14 +89,19 @@ TEST_F(JobsTest, OrAndCombinations) {
 }
 
 TEST_F(JobsTest, AfterWithDelayWaitsAfterTheStart) {
+  EXPECT_EQ(manager_->nextDependencyTime(), 0);
   JobId t = submit(SpecBuilder());
   pass();
+  const std::int64_t started = job(t).start_time();
   JobId dep = submit(SpecBuilder().dependency("after:" + std::to_string(t) + "+5"));
   manager_->buildSnapshot({});
   EXPECT_EQ(job(dep).reason(), "Dependency");
+  // The controller arms a timer for this moment, so the job starts on time.
+  EXPECT_EQ(manager_->nextDependencyTime(), started + 5 * 60);
   clock_.advanceSeconds(5 * 60);
   pass();
   EXPECT_EQ(job(dep).state(), v1::JOB_RUNNING);
+  EXPECT_EQ(manager_->nextDependencyTime(), 0);
 }
 
 TEST_F(JobsTest, SingletonWaitsForEarlierJobsOfSameNameAndUser) {
