@@ -1,10 +1,8 @@
 #include "acct/task_usage.h"
 
 #include <algorithm>
-#include <cinttypes>
-#include <cstdio>
 
-#include "acct/size_text.h"
+#include "acct/value_text.h"
 
 namespace drover::acct {
 namespace {
@@ -29,24 +27,11 @@ void fold(Tres& t, const TaskUsage& task) {
   t.total += v;
 }
 
-std::string duration(std::int64_t seconds) {
-  char buf[48];
-  const std::int64_t d = seconds / 86400, h = seconds / 3600 % 24, m = seconds / 60 % 60,
-                     s = seconds % 60;
-  if (d > 0) {
-    std::snprintf(buf, sizeof buf, "%" PRId64 "-%02" PRId64 ":%02" PRId64 ":%02" PRId64, d, h, m,
-                  s);
-  } else {
-    std::snprintf(buf, sizeof buf, "%02" PRId64 ":%02" PRId64 ":%02" PRId64, h, m, s);
-  }
-  return buf;
-}
-
 // A TRES value as Slurm writes it in TRESUsage*: cpu as a duration (its unit is ms here),
 // mem and vmem as sizes, the rest as plain numbers (fs/disk in bytes).
 std::string tresValue(const char* name, std::int64_t v) {
   const std::string n = name;
-  if (n == "cpu") return duration(v / 1000);
+  if (n == "cpu") return formatSacctDuration(v / 1000);
   if (n == "mem" || n == "vmem") return formatSizeKb(v);
   return std::to_string(v);
 }

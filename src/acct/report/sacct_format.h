@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "acct/size_text.h"  // formatSizeKb, which the formatters use too
+#include "acct/value_text.h"  // formatSizeKb, formatSacctDuration: the records use them too
 #include "drover/accounting.h"
 
 namespace drover::acct::report {
@@ -57,7 +57,6 @@ std::string renderSacctJson(const std::vector<JobWithSteps>& jobs, std::int64_t 
 std::string renderHelpFormat();
 
 // Formatting helpers, exposed for tests and other commands.
-std::string formatSacctDuration(std::int64_t seconds);        // 00:00:01, 1-02:03:04
 std::string formatSacctTime(std::int64_t unix_seconds);       // 2026-11-30T12:29:05, Unknown
 std::string formatCpuTime(std::int64_t usec);                 // 00:00.001, 01:02:03
 std::string jobIdText(const JobRecord& job);                  // 16, 12_0, 29_[0-9%2]

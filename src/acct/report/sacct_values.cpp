@@ -302,20 +302,6 @@ const std::vector<FieldDef>& table() {
 
 const std::vector<FieldDef>& fieldTable() { return table(); }
 
-std::string formatSacctDuration(std::int64_t seconds) {
-  if (seconds < 0) seconds = 0;
-  std::int64_t d = seconds / 86400, h = seconds / 3600 % 24, m = seconds / 60 % 60,
-               s = seconds % 60;
-  char buf[64];
-  if (d > 0) {
-    std::snprintf(buf, sizeof buf, "%" PRId64 "-%02" PRId64 ":%02" PRId64 ":%02" PRId64, d, h, m,
-                  s);
-  } else {
-    std::snprintf(buf, sizeof buf, "%02" PRId64 ":%02" PRId64 ":%02" PRId64, h, m, s);
-  }
-  return buf;
-}
-
 std::string formatSacctTime(std::int64_t unix_seconds) {
   if (unix_seconds <= 0) return "Unknown";
   std::time_t t = static_cast<std::time_t>(unix_seconds);
