@@ -60,6 +60,24 @@ void expectSamePlan(const Plan& got, const Plan& want) {
   EXPECT_EQ(got.stats.reservationsMade, want.stats.reservationsMade);
 }
 
+// A one-task job of `gpus` GPUs for 100 s at priority `prio`.
+Job gpuJob(JobId id, int gpus, double prio) {
+  return JobBuilder(id).gpusPerNode(gpus).tasks(1).cpusPerTask(1).time(100).priority(prio);
+}
+
+// One pass, checked equal to a full schedule() of the same state; its starts are applied as
+// planned, as the controller does.
+void passAndStart(Scheduler& sched, const SchedulerParams& params, int64_t now) {
+  Snapshot copy = sched.snapshot();
+  const Plan& got = sched.pass(now);
+  expectSamePlan(got, schedule(copy, params, now));
+  std::vector<RunningJob> started;
+  for (const Start& st : got.starts) {
+    started.push_back(RunningJob{st.id, "gpu", st.allocation, st.endTime});
+  }
+  if (!started.empty()) sched.onJobsStarted(std::move(started));
+}
+
 TEST(Incremental, EqualsFullPassOnRandomEventSequences) {
   int shortcuts = 0, replays = 0, replayable = 0;
   int kept[3] = {0, 0, 0};
@@ -227,32 +245,22 @@ TEST(Incremental, AppliedStartsKeepTheMemoForTheNextEvent) {
     // gpu001 busy until 1000; gpu002 has 2 GPUs free until 2000.
     sched.onJobsStarted({running(100, "gpu001", 8, {0, 1, 2, 3, 4, 5, 6, 7}, 1000),
                          running(101, "gpu002", 6, {0, 1, 2, 3, 4, 5}, 2000)});
-    auto job = [](JobId id, int gpus, double prio) {
-      return JobBuilder(id).gpusPerNode(gpus).tasks(1).cpusPerTask(1).time(100).priority(prio);
-    };
-    sched.onJobSubmitted(job(1, 8, 100));  // blocked: reserves gpu001 at 1000
-    sched.onJobSubmitted(job(2, 2, 50));   // backfills on gpu002 (EASY, conservative)
-    sched.onJobSubmitted(job(4, 2, 40));   // fails: a failure of its shape
+    sched.onJobSubmitted(gpuJob(1, 8, 100));  // blocked: reserves gpu001 at 1000
+    sched.onJobSubmitted(gpuJob(2, 2, 50));   // backfills on gpu002 (EASY, conservative)
+    sched.onJobSubmitted(gpuJob(4, 2, 40));   // fails: a failure of its shape
     int64_t now = 0;
     auto step = [&](const std::string& what) {
       SCOPED_TRACE(what);
-      Snapshot copy = sched.snapshot();
-      const Plan& got = sched.pass(now);
-      expectSamePlan(got, schedule(copy, params, now));
-      std::vector<RunningJob> started;
-      for (const Start& st : got.starts) {
-        started.push_back(RunningJob{st.id, "gpu", st.allocation, st.endTime});
-      }
-      if (!started.empty()) sched.onJobsStarted(std::move(started));
+      passAndStart(sched, params, now);
     };
     step("first pass");
-    sched.onJobSubmitted(job(3, 2, 10));
+    sched.onJobSubmitted(gpuJob(3, 2, 10));
     now = 10;
     step("a submission after the first pass's starts");
     now = 20;
     sched.onJobEnded(100);
     step("a completion: job 1 starts on gpu001");
-    sched.onJobSubmitted(job(5, 2, 5));
+    sched.onJobSubmitted(gpuJob(5, 2, 5));
     now = 30;
     step("a submission after the replay's starts");
     sched.onJobEnded(1);
@@ -344,29 +352,19 @@ TEST(Incremental, RenamedRunningJobKeepsTheMemo) {
   Scheduler sched(gpuNodes(2), {partition()}, params);
   sched.onJobsStarted({running(100, "gpu001", 8, {0, 1, 2, 3, 4, 5, 6, 7}, 1000),
                        running(101, "gpu002", 6, {0, 1, 2, 3, 4, 5}, 2000)});
-  auto job = [](JobId id, int gpus, double prio) {
-    return JobBuilder(id).gpusPerNode(gpus).tasks(1).cpusPerTask(1).time(100).priority(prio);
-  };
-  sched.onJobSubmitted(job(1, 8, 100));
-  sched.onJobSubmitted(job(2, 2, 50));  // starts on gpu002
-  sched.onJobSubmitted(job(4, 2, 40));
+  sched.onJobSubmitted(gpuJob(1, 8, 100));
+  sched.onJobSubmitted(gpuJob(2, 2, 50));  // starts on gpu002
+  sched.onJobSubmitted(gpuJob(4, 2, 40));
   int64_t now = 0;
   auto step = [&](const std::string& what) {
     SCOPED_TRACE(what);
-    Snapshot copy = sched.snapshot();
-    const Plan& got = sched.pass(now);
-    expectSamePlan(got, schedule(copy, params, now));
-    std::vector<RunningJob> started;
-    for (const Start& st : got.starts) {
-      started.push_back(RunningJob{st.id, "gpu", st.allocation, st.endTime});
-    }
-    if (!started.empty()) sched.onJobsStarted(std::move(started));
+    passAndStart(sched, params, now);
   };
   step("first pass");
   ASSERT_EQ(sched.counters().startsKept, 1);
   EXPECT_TRUE(sched.renameRunning(2, 902));
   EXPECT_FALSE(sched.renameRunning(2, 903));  // no longer running under 2
-  sched.onJobSubmitted(job(3, 2, 10));
+  sched.onJobSubmitted(gpuJob(3, 2, 10));
   now = 10;
   step("a submission after the renamed start");
   now = 20;
