@@ -315,40 +315,41 @@ int main(int argc, char** argv) {
   const int keptBefore = sched.counters().startsKept;
   const double applyReplayS = applyStarts(afterEnd);
   const bool replayStartsKept = sched.counters().startsKept > keptBefore;
+  // One timed pass at `at`: its CPU time, what kind of pass it was and whether its plan equals a
+  // full pass's; the plan stays readable until the next pass.
+  struct TimedPass {
+    const Plan* plan;
+    double s;
+    const char* kind;
+    bool same;
+    const char* verdict() const { return same ? "equals" : "DIFFERS FROM"; }
+  };
+  auto timedPass = [&](int64_t at) {
+    const Scheduler::Counters before = sched.counters();
+    const double t = cpuNow();
+    const Plan& got = sched.pass(at);
+    TimedPass r{&got, seconds(t), kind(before), false};
+    r.same = equalsFull(got, at);
+    return r;
+  };
   sched.onJobSubmitted(makeJob(rngSched, pending + 2 + submitRounds));
-  Scheduler::Counters c0 = sched.counters();
-  t0 = cpuNow();
-  const Plan& afterStartSubmit = sched.pass(now + 4);
-  const double startSubmitS = seconds(t0);
-  const char* startSubmitKind = kind(c0);
-  const size_t startSubmitStarts = afterStartSubmit.starts.size();
-  const bool startSubmitSame = equalsFull(afterStartSubmit, now + 4);
-  const double applySubmitS = applyStarts(afterStartSubmit);
+  const TimedPass startSubmit = timedPass(now + 4);
+  const size_t startSubmitStarts = startSubmit.plan->starts.size();
+  applyStarts(*startSubmit.plan);
   // Another completion: a job that ran before the bench's passes (not one they started).
   sched.onJobEnded(sched.snapshot().running[1].id);
-  c0 = sched.counters();
-  t0 = cpuNow();
-  const Plan& afterSecondEnd = sched.pass(now + 5);
-  const double secondEndS = seconds(t0);
-  const char* secondEndKind = kind(c0);
-  const size_t secondEndStarts = afterSecondEnd.starts.size();
-  const bool secondEndSame = equalsFull(afterSecondEnd, now + 5);
-  (void)applySubmitS;
+  const TimedPass secondEnd = timedPass(now + 5);
+  const size_t secondEndStarts = secondEnd.plan->starts.size();
   // Its starts applied, then a completion straight away.
-  applyStarts(afterSecondEnd);
+  applyStarts(*secondEnd.plan);
   sched.onJobEnded(sched.snapshot().running[2].id);
-  c0 = sched.counters();
-  t0 = cpuNow();
-  const Plan& afterThirdEnd = sched.pass(now + 6);
-  const double thirdEndS = seconds(t0);
-  const char* thirdEndKind = kind(c0);
-  const size_t thirdEndStarts = afterThirdEnd.starts.size();
-  const bool thirdEndSame = equalsFull(afterThirdEnd, now + 6);
+  const TimedPass thirdEnd = timedPass(now + 6);
+  const size_t thirdEndStarts = thirdEnd.plan->starts.size();
 
   // Submissions ranked behind the whole queue (priority 0, the latest ids), the usual case, after
   // a pass that started nothing: under conservative the last plan plus their own start-now
   // checks and reservation searches on the profile the memo keeps (appendLastRanked).
-  applyStarts(afterThirdEnd);
+  applyStarts(*thirdEnd.plan);
   int settlePasses = 0;
   for (; settlePasses < 5; ++settlePasses) {
     const Plan& p = sched.pass(now + 7);
@@ -366,7 +367,7 @@ int main(int argc, char** argv) {
     Job j = makeJob(rngSched, pending + 100 + k);
     j.priority = 0;
     sched.onJobSubmitted(std::move(j));
-    c0 = sched.counters();
+    const Scheduler::Counters c0 = sched.counters();
     t0 = cpuNow();
     const Plan& got = sched.pass(now + 8);
     const double took = seconds(t0);
@@ -432,12 +433,11 @@ int main(int argc, char** argv) {
   std::printf("  apply the replay's starts %8.6f s  (%s)\n", applyReplayS,
               replayStartsKept ? "memo kept" : "memo dropped");
   std::printf("  then one submission      %8.6f s  starts %zu (%s; plan %s a full pass's)\n",
-              startSubmitS, startSubmitStarts, startSubmitKind,
-              startSubmitSame ? "equals" : "DIFFERS FROM");
+              startSubmit.s, startSubmitStarts, startSubmit.kind, startSubmit.verdict());
   std::printf("  then a completion        %8.6f s  starts %zu (%s; plan %s a full pass's)\n",
-              secondEndS, secondEndStarts, secondEndKind, secondEndSame ? "equals" : "DIFFERS FROM");
+              secondEnd.s, secondEndStarts, secondEnd.kind, secondEnd.verdict());
   std::printf("  its starts, a completion %8.6f s  starts %zu (%s; plan %s a full pass's)\n",
-              thirdEndS, thirdEndStarts, thirdEndKind, thirdEndSame ? "equals" : "DIFFERS FROM");
+              thirdEnd.s, thirdEndStarts, thirdEnd.kind, thirdEnd.verdict());
   std::printf("  plans whose applied starts kept the memo: %d\n", sched.counters().startsKept);
   std::printf("  last-ranked submission   %8.6f s  mean, %8.6f s max over %d (%d appended, %d full; "
               "starts %zu; plans %s a full pass's)\n",
