@@ -144,10 +144,15 @@ JobId JobStore::allocateIds(std::uint32_t count) {
   return first;
 }
 
+JobStore::Staged JobStore::rowOf(Staged::Kind kind, const Job& job) {
+  return Staged{kind, job.id(), job.state(), job.info.end_time(),
+                static_cast<std::uint32_t>(job.pending_end), job.info.SerializeAsString(),
+                nullptr};
+}
+
 void JobStore::stageInsert(const Job& job, JobPayload payload) {
-  Staged s{Staged::kInsert, job.id(), job.state(), job.info.end_time(),
-           static_cast<std::uint32_t>(job.pending_end), job.info.SerializeAsString(),
-           std::make_unique<JobPayload>(std::move(payload))};
+  Staged s = rowOf(Staged::kInsert, job);
+  s.payload = std::make_unique<JobPayload>(std::move(payload));
   staged_.push_back(std::move(s));
 }
 
@@ -156,30 +161,22 @@ void JobStore::stageArrayPayload(JobId array_id, JobPayload payload) {
                            std::make_unique<JobPayload>(std::move(payload))});
 }
 
-void JobStore::stageInsertTask(const Job& job) {
-  staged_.push_back(Staged{Staged::kInsert, job.id(), job.state(), job.info.end_time(),
-                           static_cast<std::uint32_t>(job.pending_end),
-                           job.info.SerializeAsString(), nullptr});
-}
+void JobStore::stageInsertTask(const Job& job) { staged_.push_back(rowOf(Staged::kInsert, job)); }
 
 void JobStore::stageArrayPayloadDelete(JobId array_id) {
   staged_.push_back(Staged{Staged::kArrayDelete, array_id, 0, 0, 0, {}, nullptr});
 }
 
-void JobStore::stageUpdate(const Job& job) {
-  staged_.push_back(Staged{Staged::kUpdate, job.id(), job.state(), job.info.end_time(),
-                           static_cast<std::uint32_t>(job.pending_end),
-                           job.info.SerializeAsString(), nullptr});
-}
+void JobStore::stageUpdate(const Job& job) { staged_.push_back(rowOf(Staged::kUpdate, job)); }
 
 void JobStore::stageDelete(JobId id) {
   staged_.push_back(Staged{Staged::kDelete, id, 0, 0, 0, {}, nullptr});
 }
 
 void JobStore::stageRename(JobId from, const Job& job) {
-  staged_.push_back(Staged{Staged::kRename, job.id(), job.state(), job.info.end_time(),
-                           static_cast<std::uint32_t>(job.pending_end),
-                           job.info.SerializeAsString(), nullptr, from});
+  Staged s = rowOf(Staged::kRename, job);
+  s.from = from;
+  staged_.push_back(std::move(s));
 }
 
 // The statements of commit() are prepared on first use and kept for the store's life: parsing

@@ -93,6 +93,8 @@ class JobStore {
     std::unique_ptr<JobPayload> payload;  // kInsert: null for a task (the array's payload)
     JobId from = 0;  // kRename: the row's old id
   };
+  // A row holding the job as it is now (no payload, no old id).
+  static Staged rowOf(Staged::Kind kind, const Job& job);
 
   sqlite3* db_;
   JobId next_id_ = 1;
