@@ -76,6 +76,17 @@ def test_scancel_by_name_user_partition_and_state(c):
         wait_for(lambda: live(c, mine) == before - gone, 10, what=f"scancel {args}")
 
 
+def test_scancel_me_is_the_callers_real_user(c):
+    """--me is the uid scancel runs as, whatever $USER says (the harness keeps root's)."""
+    alices = submit(c, "-H", "--wrap=true")
+    bobs = submit(c, "-H", "--wrap=true", user="bob")
+    r = c.cli("scancel", "--me", user="bob")
+    assert r.returncode == 0, r.stderr
+    wait_state(c, bobs, "CANCELLED")
+    assert show(c, alices)["JobState"] == "PENDING"
+    c.cli("scancel", str(alices))
+
+
 def test_scancel_nodelist_cancels_only_jobs_on_those_nodes(c):
     on1 = submit(c, "-w", "node1", "--wrap=sleep 300")
     on2 = submit(c, "-w", "node2", "--wrap=sleep 300")
