@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "config/plain_block_map.h"
 #include "config/sections.h"
 
 namespace drover::config {
@@ -78,7 +79,9 @@ std::filesystem::path baseDirOf(const std::string& file_name) {
 bool parseSections(const std::string& text, const std::string& file_name, ClientSettings& out) {
   try {
     detail::Context ctx(file_name, baseDirOf(file_name));
-    const YAML::Node root = YAML::Load(text);
+    // The usual file's client sections are plain `key: value` lines: no yaml-cpp scan.
+    auto plain = loadPlainBlockMap(text);
+    const YAML::Node root = plain ? *plain : YAML::Load(text);
     // No wanted section at all (an empty or foreign file): the full parser says what is wrong.
     if (!root.IsMap()) return false;
     detail::MapReader m;
