@@ -661,8 +661,8 @@ Reason Pass::shapeReason(const Job& job, JobCtx& ctx) {
   // without delaying the initiation of the job". With -n, at most one node per task, and the
   // tasks are laid out over the nodes taken (task_layout.h), as Slurm does (-N1-3 -n 2 on an
   // idle cluster: 2 nodes, one task each). Not with --ntasks-per-node and -n together, nor a
-  // per-job GPU count, whose per-node share depends on the node count; reservations plan for
-  // the minimum.
+  // per-job GPU count, whose per-node share depends on the node count (Slurm also ran
+  // -N 1-3 --gpus=2 on one node); reservations plan for the minimum.
   ctx.maxNodes = ctx.demand.nodes;
   if (r.maxNodes > ctx.demand.nodes && r.gpusPerJob == 0 &&
       !(r.ntasksGiven && r.ntasksPerNode > 0)) {
