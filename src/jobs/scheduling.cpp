@@ -25,20 +25,35 @@ sched::Policy toPolicy(config::BackfillPolicy p) {
 
 constexpr const char* kArrayTaskLimit = "JobArrayTaskLimit";
 
-// Tasks per node: --ntasks-per-node where given, else as many as the node's CPUs hold, with
-// what is left spread round-robin. Without -n the job has one task (or --ntasks-per-node) per
-// allocated node, however many a -N range gave it.
+// Tasks per node: the scheduler's layout where it made one (sched/task_layout.h: -n over
+// several nodes, the first nodes filled); else --ntasks-per-node, or one task at a time over
+// the nodes in turn while their CPUs hold them at --cpus-per-task (what is left after that in
+// turn too). So whole nodes split -n evenly, earlier nodes taking the remainder, as Slurm
+// does (`-N 2 -n 5 --exclusive`: 3,2; `-N 3 -n 4 --exclusive`: 2,1,1). Without -n the job has
+// one task (or --ntasks-per-node) per allocated node, however many a -N range gave it.
 std::vector<std::uint32_t> distributeTasks(const sched::JobRequest& r,
                                            const std::vector<sched::NodeAllocation>& nodes) {
   std::vector<std::uint32_t> tasks(nodes.size(), 0);
   if (nodes.empty()) return tasks;
+  if (std::all_of(nodes.begin(), nodes.end(), [](const auto& a) { return a.tasks > 0; })) {
+    for (std::size_t i = 0; i < nodes.size(); ++i) tasks[i] = static_cast<std::uint32_t>(nodes[i].tasks);
+    return tasks;
+  }
   int left = r.ntasksGiven ? r.ntasks
                            : std::max(1, r.ntasksPerNode) * static_cast<int>(nodes.size());
-  for (std::size_t i = 0; i < nodes.size() && left > 0; ++i) {
-    int fit = r.ntasksPerNode > 0 ? r.ntasksPerNode : std::max(1, nodes[i].cpus / std::max(1, r.cpusPerTask));
-    int n = std::min(left, fit);
-    tasks[i] = static_cast<std::uint32_t>(n);
-    left -= n;
+  std::vector<int> room(nodes.size());
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    room[i] = r.ntasksPerNode > 0 ? r.ntasksPerNode
+                                  : std::max(1, nodes[i].cpus / std::max(1, r.cpusPerTask));
+  }
+  for (bool placed = true; left > 0 && placed;) {
+    placed = false;
+    for (std::size_t i = 0; i < nodes.size() && left > 0; ++i) {
+      if (static_cast<int>(tasks[i]) >= room[i]) continue;
+      ++tasks[i];
+      --left;
+      placed = true;
+    }
   }
   for (std::size_t i = 0; left > 0; i = (i + 1) % nodes.size(), --left) ++tasks[i];
   return tasks;

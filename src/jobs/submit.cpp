@@ -5,6 +5,7 @@
 #include "jobs/request.h"
 #include "jobspec/array_spec.h"
 #include "jobspec/dependency_spec.h"
+#include "sched/demand.h"
 #include "drover/hostlist.h"
 
 namespace drover::jobs {
@@ -202,11 +203,13 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
   // Limits Slurm checks against the partition before placement.
   std::int64_t part_cpus = 0;
   std::int64_t largest_mem = 0;
+  int largest_cpus = 0;
   int part_nodes = 0;
   for (const auto& n : config_nodes_) {
     if (!contains(n.partitions, part->name)) continue;
     part_cpus += n.cpus;
     largest_mem = std::max(largest_mem, n.memoryMb);
+    largest_cpus = std::max(largest_cpus, n.cpus);
     ++part_nodes;
   }
   if (request.minNodes > part_nodes ||
@@ -222,7 +225,9 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
                       std::to_string(part_cpus));
   }
   {
-    int nodes = std::max(1, request.minNodes);
+    // Without -N, as many nodes as the scheduler gives the tasks (`-n 20` on 16-CPU nodes: 2).
+    int nodes = request.minNodes > 0 ? request.minNodes
+                                     : sched::computeDemand(request, largest_cpus).nodes;
     int cpus_per_node = static_cast<int>((req_cpus + nodes - 1) / nodes);
     int gpus_per_node = static_cast<int>((requestedGpus(request, nodes) + nodes - 1) / nodes);
     std::int64_t mem = requestedMemPerNodeMb(request, cpus_per_node, gpus_per_node);

@@ -25,25 +25,31 @@ Demand computeDemand(const JobRequest& r, int largestNodeCpus) {
   d.nodes = std::max(1, nodes);
   int tasksPerNode = r.ntasksPerNode > 0 ? r.ntasksPerNode
                                          : static_cast<int>(ceilDiv(ntasks, d.nodes));
-  d.perNode.cpus = tasksPerNode * cpt;
-  if (r.gpusPerNode > 0) {
-    d.perNode.gpus = r.gpusPerNode;
-  } else if (r.gpusPerTask > 0) {
-    d.perNode.gpus = r.gpusPerTask * tasksPerNode;
-  } else if (r.gpusPerJob > 0) {
-    d.perNode.gpus = static_cast<int>(ceilDiv(r.gpusPerJob, d.nodes));
-  }
-  if (r.cpusPerGpu > 0) d.perNode.cpus = std::max(d.perNode.cpus, r.cpusPerGpu * d.perNode.gpus);
-  if (r.memPerNodeMb > 0) {
-    d.perNode.memoryMb = r.memPerNodeMb;
-  } else if (r.memPerCpuMb > 0) {
-    d.perNode.memoryMb = r.memPerCpuMb * d.perNode.cpus;
-  } else if (r.memPerGpuMb > 0) {
-    d.perNode.memoryMb = r.memPerGpuMb * d.perNode.gpus;
-  }
+  d.perNode = shareForTasks(r, tasksPerNode, d.nodes);
   d.wholeNode = r.exclusive;
   d.gpuType = r.gpuType;
   return d;
+}
+
+Capacity shareForTasks(const JobRequest& r, int tasks, int nodes) {
+  Capacity c;
+  c.cpus = tasks * std::max(1, r.cpusPerTask);
+  if (r.gpusPerNode > 0) {
+    c.gpus = r.gpusPerNode;
+  } else if (r.gpusPerTask > 0) {
+    c.gpus = r.gpusPerTask * tasks;
+  } else if (r.gpusPerJob > 0) {
+    c.gpus = static_cast<int>(ceilDiv(r.gpusPerJob, std::max(1, nodes)));
+  }
+  if (r.cpusPerGpu > 0) c.cpus = std::max(c.cpus, r.cpusPerGpu * c.gpus);
+  if (r.memPerNodeMb > 0) {
+    c.memoryMb = r.memPerNodeMb;
+  } else if (r.memPerCpuMb > 0) {
+    c.memoryMb = r.memPerCpuMb * c.cpus;
+  } else if (r.memPerGpuMb > 0) {
+    c.memoryMb = r.memPerGpuMb * c.gpus;
+  }
+  return c;
 }
 
 int64_t wholeNodeMemoryMb(const JobRequest& r, const Capacity& node) {

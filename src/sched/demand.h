@@ -20,6 +20,11 @@ struct Demand {
 // GPUs times that count where the tasks alone need fewer.
 Demand computeDemand(const JobRequest& request, int largestNodeCpus);
 
+// What one node gives a job of `nodes` nodes that runs `tasks` of its tasks there: CPUs for the
+// tasks (raised by --cpus-per-gpu), GPUs per node, per task or the job's GPUs over its nodes,
+// and memory by the request's form. computeDemand's perNode is this for its even share.
+Capacity shareForTasks(const JobRequest& request, int tasks, int nodes);
+
 // The memory a whole-node (--exclusive) allocation holds on a node of capacity `node`: every CPU
 // of the node times --mem-per-cpu (which DefMemPerCPU fills in), every GPU times --mem-per-gpu,
 // --mem itself, or the node's whole memory when none is given; never more than the node has.

@@ -16,6 +16,7 @@
 #include "sched/fit_index.h"
 #include "sched/pass_memo.h"
 #include "sched/profile.h"
+#include "sched/task_layout.h"
 
 namespace drover::sched {
 
@@ -142,6 +143,10 @@ class Pass {
                  AvailabilityProfile& profile);
   void commitNow(const JobCtx& ctx, std::vector<int> chosen, AvailabilityProfile& profile,
                  Plan& plan);
+  // Tasks per chosen node (in node order) when the job's tasks are laid out at start
+  // (sched/task_layout.h); empty when each node takes the even share.
+  std::vector<int> layTasks(const JobCtx& ctx, const std::vector<int>& chosen,
+                            const AvailabilityProfile& profile, int64_t end) const;
   void prepareReservations();
   bool tryStartInReservation(const JobCtx& ctx, Plan& plan);
   std::vector<int> reservationNodes(const JobCtx& ctx) const;
@@ -340,12 +345,17 @@ void Pass::commitNow(const JobCtx& ctx, std::vector<int> chosen, AvailabilityPro
   start.endTime = ctx.duration >= kNever - now_ ? kNever : now_ + ctx.duration;
   std::sort(chosen.begin(), chosen.end(),
             [&](int a, int b) { return snap_.nodes[a].index < snap_.nodes[b].index; });
-  for (int node : chosen) {
-    Capacity need = needOn(ctx, node);
+  const std::vector<int> tasks = layTasks(ctx, chosen, profile, start.endTime);
+  for (size_t k = 0; k < chosen.size(); ++k) {
+    const int node = chosen[k];
+    Capacity need = tasks.empty() ? needOn(ctx, node)
+                                  : shareForTasks(ctx.job->request, tasks[k],
+                                                  static_cast<int>(chosen.size()));
     NodeAllocation a;
     a.node = snap_.nodes[node].name;
     a.nodeIndex = node;
     a.cpus = need.cpus;
+    if (!tasks.empty()) a.tasks = tasks[k];
     // The profile holds the whole node; the allocation records what Slurm would (demand.h).
     a.memoryMb = ctx.demand.wholeNode ? wholeNodeMemoryMb(ctx.job->request, need) : need.memoryMb;
     uint64_t free = freeGpuMask_[node];
@@ -357,6 +367,28 @@ void Pass::commitNow(const JobCtx& ctx, std::vector<int> chosen, AvailabilityPro
     start.allocation.nodes.push_back(std::move(a));
   }
   plan.starts.push_back(std::move(start));
+}
+
+std::vector<int> Pass::layTasks(const JobCtx& ctx, const std::vector<int>& chosen,
+                                const AvailabilityProfile& profile, int64_t end) const {
+  const JobRequest& r = ctx.job->request;
+  const int nodes = static_cast<int>(chosen.size());
+  if (!laysOutTasks(r, nodes, ctx.demand.wholeNode)) return {};
+  // What stays free on each node until the job's end: claims made for reservations of jobs
+  // ahead (and advance reservations) bound a node's share as much as what runs there now.
+  std::vector<Capacity> free(chosen.size());
+  std::vector<int> typedGpus(chosen.size(), -1);
+  for (size_t k = 0; k < chosen.size(); ++k) {
+    free[k] = profile.minFree(chosen[k], now_, end);
+    if (!ctx.demand.gpuType.empty()) {
+      typedGpus[k] = std::popcount(freeGpuMask_[chosen[k]] &
+                                   index_.gpuMask(chosen[k], ctx.demand.gpuType));
+    }
+  }
+  return blockLayout(r.ntasks, nodes, [&](int k, int t) {
+    const Capacity need = shareForTasks(r, t, nodes);
+    return free[k].covers(need) && (typedGpus[k] < 0 || typedGpus[k] >= need.gpus);
+  });
 }
 
 // Finds the earliest time the job fits and claims it in the profile, so lower-priority work
@@ -626,11 +658,16 @@ Reason Pass::shapeReason(const Job& job, JobCtx& ctx) {
   if (part.exclusive) ctx.demand.wholeNode = true;
   if (part.maxNodes > 0 && ctx.demand.nodes > part.maxNodes) return Reason::PartitionNodeLimit;
   // -N min-max: sbatch(1) allocates "as many nodes as possible within the range specified and
-  // without delaying the initiation of the job". Done where a node's share does not depend on
-  // the count (no -n, no per-job GPU count); reservations plan for the minimum.
+  // without delaying the initiation of the job". With -n, at most one node per task, and the
+  // tasks are laid out over the nodes taken (task_layout.h), as Slurm does (-N1-3 -n 2 on an
+  // idle cluster: 2 nodes, one task each). Not with --ntasks-per-node and -n together, nor a
+  // per-job GPU count, whose per-node share depends on the node count (Slurm also ran
+  // -N 1-3 --gpus=2 on one node); reservations plan for the minimum.
   ctx.maxNodes = ctx.demand.nodes;
-  if (r.maxNodes > ctx.demand.nodes && !r.ntasksGiven && r.gpusPerJob == 0) {
+  if (r.maxNodes > ctx.demand.nodes && r.gpusPerJob == 0 &&
+      !(r.ntasksGiven && r.ntasksPerNode > 0)) {
     ctx.maxNodes = part.maxNodes > 0 ? std::min(r.maxNodes, part.maxNodes) : r.maxNodes;
+    if (r.ntasksGiven) ctx.maxNodes = std::max(ctx.demand.nodes, std::min(ctx.maxNodes, r.ntasks));
   }
   if (!r.constraint.empty()) {
     auto it = constraints_.find(r.constraint);

@@ -92,6 +92,9 @@ struct NodeAllocation {
   int cpus = 0;
   int64_t memoryMb = 0;
   std::vector<int> gpus;  // GPU indices on that node
+  // The job's tasks on that node when the scheduler laid them out (sched/task_layout.h); 0 when
+  // it did not, and the controller spreads them by its own rule.
+  int tasks = 0;
 };
 
 struct Allocation {

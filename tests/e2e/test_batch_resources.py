@@ -126,6 +126,80 @@ def test_node_range_takes_as_many_nodes_as_are_free(cluster, work):
     assert "SLURM_NTASKS" not in env
 
 
+# --- how tasks are laid out over the nodes -----------------------------------------------------
+
+def sacct_cpus(cluster, step):
+    """AllocCPUS of a job or step id, as sacct prints it."""
+    r = cluster.cli("sacct", "-n", "-P", "-j", step, "-o", "JobID,AllocCPUS")
+    rows = dict(line.split("|") for line in r.stdout.splitlines() if "|" in line)
+    return rows.get(step)
+
+
+@pytest.mark.parametrize("args, tasks_per_node, cpus_per_node, nodes", [
+    # golden 041: `-N 2 -n 4 -c 2` on idle nodes; batch step AllocCPUS 6 (golden 109).
+    (["-N", "2", "-n", "4", "-c", "2"], "3,1", "6,2", "node[1-2]"),
+    (["-N", "3", "-n", "7"], "5,1(x2)", "5,1(x2)", "node[1-3]"),
+    (["-n", "20"], "16,4", "16,4", "node[1-2]"),
+    # -N min-max with -n: as many free nodes as the range allows, at most one per task.
+    (["-N", "1-3", "-n", "2"], "1(x2)", "1(x2)", "node[1-2]"),
+    (["-N", "1-4", "-n", "6"], "3,1(x3)", "3,1(x3)", "node[1-4]"),
+    # Whole nodes split -n evenly, the first taking the remainder.
+    (["-N", "2", "-n", "5", "--exclusive"], "3,2", "16(x2)", "node[1-2]"),
+])
+def test_tasks_fill_the_first_nodes_as_slurm_lays_them_out(cluster, work, args, tasks_per_node,
+                                                           cpus_per_node, nodes):
+    """Each layout is what real Slurm 22.05 gave the same request on the reference cluster's
+    idle 16-CPU nodes: the first nodes as full as they can be, one task left for each later
+    node, CPUs following the tasks; the job's record, its environment and the batch step's
+    accounting agree."""
+    job, env = run_env(cluster, work, *args)
+    ntasks = args[args.index("-n") + 1]
+    assert job["NodeList"] == nodes, job["NodeList"]
+    assert (env["SLURM_TASKS_PER_NODE"], env["SLURM_JOB_CPUS_PER_NODE"]) == \
+        (tasks_per_node, cpus_per_node)
+    first_cpus = cpus_per_node.split(",")[0].split("(")[0]
+    assert env["SLURM_CPUS_ON_NODE"] == first_cpus
+    assert env["SLURM_NTASKS"] == ntasks == job["NumTasks"]
+    per_node = [int(c) for part in cpus_per_node.split(",")
+                for c in ([part.split("(")[0]] * (int(part.split("(x")[1][:-1]) if "(x" in part
+                                                  else 1))]
+    assert int(job["NumCPUs"]) == sum(per_node) == int(tres(job)["cpu"]), job["TRES"]
+    assert wait_for(lambda: sacct_cpus(cluster, f"{job['JobId']}.batch"), 10,
+                    what="the batch step in sacct") == first_cpus
+
+
+def test_busy_first_node_holds_fewer_tasks(cluster, work):
+    """With 12 of node1's 16 CPUs taken, `-N 2 -n 4 -c 2` fits 2 tasks there: 2+2 (Slurm laid
+    an array task out so, golden 042), never more than the node holds."""
+    blocker = sbatch(cluster, work, "-w", "node1", "-c", "12", "-o", "/dev/null", "--wrap=sleep 30")
+    wait_state(cluster, blocker, "RUNNING")
+    try:
+        job, env = run_env(cluster, work, "-N", "2", "-n", "4", "-c", "2", "-w", "node[1-2]")
+        assert (env["SLURM_TASKS_PER_NODE"], env["SLURM_JOB_CPUS_PER_NODE"]) == ("2(x2)", "4(x2)")
+    finally:
+        cluster.cli("scancel", str(blocker))
+        wait_state(cluster, blocker, {"CANCELLED", "COMPLETED"})
+
+
+@pytest.mark.parametrize("args, step_tasks, per_node", [
+    # srun runs SLURM_NTASKS over the allocation's CPUs at its own -c (1: srun does not take
+    # SLURM_CPUS_PER_TASK), so 3+1 inside `-N 2 -n 4` ...
+    (["-N", "2", "-n", "4"], "3,1", {"node1": 3, "node2": 1}),
+    # ... and 2+2 inside `-N 2 -n 4 -c 2` (CPUs 6,2), as golden 041's srun -l env shows.
+    (["-N", "2", "-n", "4", "-c", "2"], "2(x2)", {"node1": 2, "node2": 2}),
+])
+def test_srun_inside_a_laid_out_allocation(cluster, work, args, step_tasks, per_node):
+    script = work / "steps.sh"
+    script.write_text("#!/bin/bash\nsrun -l printenv SLURMD_NODENAME SLURM_STEP_TASKS_PER_NODE"
+                      " > srun-$SLURM_JOB_ID.out\n")
+    job = sbatch(cluster, work, "-o", "/dev/null", *args, str(script))
+    assert wait_state(cluster, job, "COMPLETED")["JobState"] == "COMPLETED"
+    lines = (work / f"srun-{job}.out").read_text().split()
+    names = [v for v in lines if v.startswith("node")]
+    assert {n: names.count(n) for n in set(names)} == per_node, lines
+    assert set(v for v in lines if v[0].isdigit() and not v.endswith(":")) == {step_tasks}, lines
+
+
 # --- placement -------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("args, nodelist", [

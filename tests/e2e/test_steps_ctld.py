@@ -50,6 +50,8 @@ def shared_dir(cluster, name):
 
 
 def submit_allocation(cluster, nodes, work_dir, minutes=10, exclusive=False):
+    # Two tasks on every node: --ntasks-per-node keeps the layout even (-n alone would fill
+    # the first node, 3+1 for two nodes, as Slurm does).
     body = ok(cluster, "SubmitJob", f"""
 spec {{
   name: "alloc"
@@ -57,6 +59,7 @@ spec {{
   batch: false
   min_nodes: {nodes}
   ntasks: {2 * nodes}
+  ntasks_per_node: 2
   time_limit_min: {minutes}
   work_dir: "{work_dir}"
   environment {{ key: "PATH" value: "/usr/bin:/bin" }}

@@ -49,6 +49,7 @@ void expectSamePlan(const sched::Plan& got, const sched::Plan& want, const std::
       EXPECT_EQ(a.allocation.nodes[k].cpus, b.allocation.nodes[k].cpus) << where;
       EXPECT_EQ(a.allocation.nodes[k].memoryMb, b.allocation.nodes[k].memoryMb) << where;
       EXPECT_EQ(a.allocation.nodes[k].gpus, b.allocation.nodes[k].gpus) << where;
+      EXPECT_EQ(a.allocation.nodes[k].tasks, b.allocation.nodes[k].tasks) << where;
     }
   }
   ASSERT_EQ(got.pending.size(), want.pending.size()) << where;

@@ -72,6 +72,7 @@ class SpecBuilder {
   SpecBuilder& time(std::int64_t minutes) { s_.set_time_limit_min(minutes); return *this; }
   SpecBuilder& nodes(std::uint32_t n) { s_.set_min_nodes(n); return *this; }
   SpecBuilder& ntasks(std::uint32_t n) { s_.set_ntasks(n); return *this; }
+  SpecBuilder& ntasksPerNode(std::uint32_t n) { s_.set_ntasks_per_node(n); return *this; }
   SpecBuilder& cpusPerTask(std::uint32_t n) { s_.set_cpus_per_task(n); return *this; }
   SpecBuilder& mem(std::uint64_t mb) { s_.set_mem_per_node_mb(mb); s_.set_mem_set(true); return *this; }
   SpecBuilder& gres(const std::string& name, std::uint32_t count) {

@@ -22,10 +22,11 @@ v1::StepSpec stepSpec(JobId job) {
 
 class StepsTest : public JobsTest {
  protected:
-  // A running batch job on 2 nodes with 2 tasks each.
+  // A running batch job on 2 nodes with 2 tasks each (--ntasks-per-node keeps them even;
+  // -n 4 alone would run 3+1, as Slurm's block layout does).
   JobId runningJob(const Caller& who = alice(), std::uint32_t gpus = 0) {
     SpecBuilder b;
-    b.nodes(2).ntasks(4).time(30);
+    b.nodes(2).ntasks(4).ntasksPerNode(2).time(30);
     if (gpus > 0) b.gres("gpu", gpus);
     JobId id = submit(b, who);
     clock_.advanceSeconds(1);
@@ -244,6 +245,31 @@ TEST_F(StepsTest, BatchJobStepsTresAndDistribution) {
   }
   ASSERT_NE(batch_step, nullptr);
   EXPECT_EQ(batch_step->alloc_tres.find("billing"), std::string::npos) << batch_step->alloc_tres;
+}
+
+TEST_F(StepsTest, TasksFillTheFirstNodeAndTheDefaultStepFollows) {
+  // -N 2 -n 4 on idle 4-CPU nodes: 3 tasks on the first node, 1 on the second (Slurm's block
+  // layout, sched/task_layout.h); CPUs, the batch step and srun's default layout follow.
+  JobId id = submit(SpecBuilder().nodes(2).ntasks(4).time(30), alice());
+  clock_.advanceSeconds(1);
+  pass();
+  const v1::JobInfo& i = job(id);
+  ASSERT_EQ(i.allocation_size(), 2);
+  EXPECT_EQ(i.allocation(0).tasks(), 3u);
+  EXPECT_EQ(i.allocation(0).cpus(), 3u);
+  EXPECT_EQ(i.allocation(1).tasks(), 1u);
+  EXPECT_EQ(i.allocation(1).cpus(), 1u);
+  EXPECT_EQ(i.num_cpus(), 4u);
+  EXPECT_EQ(i.num_tasks(), 4u);
+  auto batch = manager_->takeAccounting();
+  const acct::StepRecord* batch_step = stepRecord(batch, id, acct::kBatchStep);
+  ASSERT_NE(batch_step, nullptr);
+  EXPECT_EQ(batch_step->ncpus, 3);
+  auto created = create(stepSpec(id));
+  ASSERT_EQ(created.launches.size(), 2u);
+  EXPECT_EQ(created.launches[0].request.environment().at("SLURM_STEP_TASKS_PER_NODE"), "3,1");
+  EXPECT_EQ(created.launches[0].request.num_tasks(), 3u);
+  EXPECT_EQ(created.launches[1].request.num_tasks(), 1u);
 }
 
 TEST(StepTresTest, SlurmsStepTres) {

@@ -49,6 +49,20 @@ TEST_F(JobsTest, RefusalsUseSlurmsTexts) {
   EXPECT_EQ(store_->stagedCount(), 0u);
 }
 
+TEST_F(JobsTest, TasksWithoutANodeCountAreCheckedOverTheNodesTheyNeed) {
+  // -n 8 on 4-CPU, 16000 MB nodes at DefMemPerCPU 4000: two nodes of 4 CPUs and 16000 MB each
+  // (Slurm runs `-n 20` on 16-CPU nodes as 16+4), not one node of 32000 MB.
+  JobId id = submit(SpecBuilder().ntasks(8));
+  clock_.advanceSeconds(1);
+  pass();
+  const auto& j = job(id);
+  EXPECT_EQ(j.state(), v1::JOB_RUNNING);
+  ASSERT_EQ(j.allocation_size(), 2);
+  EXPECT_EQ(j.allocation(0).tasks(), 4u);
+  EXPECT_EQ(j.allocation(1).tasks(), 4u);
+  EXPECT_EQ(j.allocation(0).memory_mb(), 16000u);
+}
+
 TEST_F(JobsTest, DefaultsFromPartitionAccountTreeAndConfig) {
   JobId id = submit(SpecBuilder());
   const auto& j = job(id);

@@ -50,6 +50,12 @@ class JobBuilder {
     return *this;
   }
   JobBuilder& tasks(int n) { j_.request.ntasks = n; return *this; }
+  // -n given on the command line (tasks() alone is the count the controller derived).
+  JobBuilder& ntasks(int n) {
+    j_.request.ntasks = n;
+    j_.request.ntasksGiven = true;
+    return *this;
+  }
   JobBuilder& tasksPerNode(int n) { j_.request.ntasksPerNode = n; return *this; }
   JobBuilder& cpusPerTask(int n) { j_.request.cpusPerTask = n; return *this; }
   JobBuilder& gpusPerNode(int n, const std::string& type = "") {

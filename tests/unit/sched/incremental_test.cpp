@@ -19,8 +19,12 @@ Job randomJob(std::mt19937& rng, JobId id, int64_t now) {
   JobBuilder b(id);
   b.nodes(pick(1, 3) == 3 ? pick(2, 3) : 1);
   if (pick(0, 6) == 0) b.nodeRange(1, pick(2, 4));  // -N 1-max: takes what is free at start
-  if (pick(0, 5) == 0) {
+  const int kind = pick(0, 7);
+  if (kind == 0) {
     b.exclusive();
+  } else if (kind == 1) {
+    // -n over the nodes: laid out at start, the first node filled (sched/task_layout.h).
+    b.ntasks(pick(3, 12)).cpusPerTask(pick(1, 4));
   } else {
     b.gpusPerNode(1 << pick(0, 3));
     b.tasks(1).cpusPerTask(pick(1, 2));
@@ -45,6 +49,10 @@ void expectSamePlan(const Plan& got, const Plan& want) {
     for (size_t k = 0; k < got.starts[i].allocation.nodes.size(); ++k) {
       EXPECT_EQ(got.starts[i].allocation.nodes[k].node, want.starts[i].allocation.nodes[k].node);
       EXPECT_EQ(got.starts[i].allocation.nodes[k].gpus, want.starts[i].allocation.nodes[k].gpus);
+      EXPECT_EQ(got.starts[i].allocation.nodes[k].cpus, want.starts[i].allocation.nodes[k].cpus);
+      EXPECT_EQ(got.starts[i].allocation.nodes[k].memoryMb,
+                want.starts[i].allocation.nodes[k].memoryMb);
+      EXPECT_EQ(got.starts[i].allocation.nodes[k].tasks, want.starts[i].allocation.nodes[k].tasks);
     }
   }
   ASSERT_EQ(got.pending.size(), want.pending.size());

@@ -66,10 +66,12 @@ TEST(Placement, Cases) {
       {"node range takes what is free",
        gpuNodes(3), {running(90, "gpu002", 1, {0, 1, 2, 3, 4, 5, 6, 7}, 5000)},
        JobBuilder(1).nodeRange(1, 3).gpusPerNode(1), {"gpu001", "gpu003"}, {0}},
-      // ... but with -n a range starts on its minimum (each node's share would change).
-      {"node range with -n keeps the minimum",
-       gpuNodes(3), {}, [] { Job j = JobBuilder(1).nodeRange(1, 3).tasks(2); j.request.ntasksGiven = true; return j; }(),
-       {"gpu001"}, {}},
+      // ... and with -n at most one node per task (real Slurm: `-N 1-3 -n 2` runs on 2 nodes).
+      {"node range with -n takes one node per task at most",
+       gpuNodes(3), {}, JobBuilder(1).nodeRange(1, 3).ntasks(2), {"gpu001", "gpu002"}, {}},
+      // ... but a per-job GPU count keeps the minimum (`-N 1-3 --gpus=2`: one node in Slurm).
+      {"node range with a per-job GPU count keeps the minimum",
+       gpuNodes(3), {}, JobBuilder(1).nodeRange(1, 3).gpusPerJob(2), {"gpu001"}, {0, 1}},
   };
   for (const auto& c : cases) {
     Snapshot s;

@@ -1,0 +1,202 @@
+// Tasks laid out over a job's nodes at start as Slurm's block layout does (sched/task_layout.h):
+// the first nodes filled as far as they hold for the job's whole run, one task left for each
+// later node. Expected layouts are what real Slurm 22.05 (select/cons_tres, 16-CPU nodes) gave
+// for the same requests on the reference cluster.
+#include "sched/task_layout.h"
+
+#include <gtest/gtest.h>
+
+#include "builders.h"
+#include "sched/scheduler.h"
+
+namespace drover::sched {
+namespace {
+using namespace testing;
+
+TEST(BlockLayout, FillsEarlierNodesLeavingOneTaskForEachLaterNode) {
+  struct Case {
+    std::string name;
+    int ntasks;
+    std::vector<int> room;  // tasks each node holds
+    std::vector<int> want;
+  };
+  std::vector<Case> cases = {
+      {"room for all on the first node", 4, {8, 8}, {3, 1}},
+      {"first node holds two", 4, {2, 8}, {2, 2}},
+      {"three nodes", 7, {16, 16, 16}, {5, 1, 1}},
+      {"spill past a full first node", 20, {16, 16}, {16, 4}},
+      {"middle node limited", 10, {4, 2, 8}, {4, 2, 4}},
+      {"one task per node", 3, {5, 5, 5}, {1, 1, 1}},
+  };
+  for (const auto& c : cases) {
+    auto fits = [&](int node, int t) { return t <= c.room[static_cast<size_t>(node)]; };
+    EXPECT_EQ(blockLayout(c.ntasks, static_cast<int>(c.room.size()), fits), c.want) << c.name;
+  }
+}
+
+TEST(BlockLayout, OnlyForTasksGivenOverSeveralNodes) {
+  EXPECT_TRUE(laysOutTasks(JobBuilder(1).ntasks(4).build().request, 2, false));
+  EXPECT_FALSE(laysOutTasks(JobBuilder(1).tasks(2).build().request, 2, false));  // no -n
+  EXPECT_FALSE(laysOutTasks(JobBuilder(1).ntasks(4).build().request, 1, false));
+  EXPECT_FALSE(laysOutTasks(JobBuilder(1).ntasks(4).build().request, 2, true));  // --exclusive
+  EXPECT_FALSE(laysOutTasks(JobBuilder(1).ntasks(4).tasksPerNode(2).build().request, 2, false));
+}
+
+// Four nodes as the reference cluster's: 16 CPUs, 64 GiB, 8 GPUs.
+std::vector<Node> refNodes(int n = 4) {
+  std::vector<Node> out;
+  for (int i = 0; i < n; ++i) {
+    out.push_back(NodeBuilder("node0" + std::to_string(i + 1), i).cpus(16).memory(65536).gpus(8));
+  }
+  return out;
+}
+
+struct Laid {
+  std::vector<std::string> nodes;
+  std::vector<int> tasks, cpus;
+  std::vector<int64_t> mem;
+  std::vector<size_t> gpus;
+};
+
+Laid laidOut(const Start& s) {
+  Laid out;
+  for (const auto& a : s.allocation.nodes) {
+    out.nodes.push_back(a.node);
+    out.tasks.push_back(a.tasks);
+    out.cpus.push_back(a.cpus);
+    out.mem.push_back(a.memoryMb);
+    out.gpus.push_back(a.gpus.size());
+  }
+  return out;
+}
+
+Plan scheduleOne(const Job& job, std::vector<RunningJob> running = {},
+                 std::vector<Job> ahead = {}) {
+  Snapshot s;
+  s.nodes = refNodes();
+  s.partitions = {partition()};
+  s.running = std::move(running);
+  s.pending = std::move(ahead);
+  s.pending.push_back(job);
+  return schedule(s, SchedulerParams{}, 1000);
+}
+
+TEST(TaskLayoutAtStart, AsSlurmLaysOutIdleNodes) {
+  struct Case {
+    std::string name;
+    Job job;
+    std::vector<std::string> nodes;
+    std::vector<int> tasks, cpus;
+  };
+  std::vector<Case> cases = {
+      // golden 041: SLURM_TASKS_PER_NODE=3,1, SLURM_JOB_CPUS_PER_NODE=6,2.
+      {"-N 2 -n 4 -c 2", JobBuilder(1).nodes(2).ntasks(4).cpusPerTask(2),
+       {"node01", "node02"}, {3, 1}, {6, 2}},
+      {"-N 2 -n 4", JobBuilder(1).nodes(2).ntasks(4), {"node01", "node02"}, {3, 1}, {3, 1}},
+      {"-N 3 -n 7", JobBuilder(1).nodes(3).ntasks(7), {"node01", "node02", "node03"},
+       {5, 1, 1}, {5, 1, 1}},
+      {"-N 2 -n 6 -c 4: the first node holds 4", JobBuilder(1).nodes(2).ntasks(6).cpusPerTask(4),
+       {"node01", "node02"}, {4, 2}, {16, 8}},
+      // -n alone: as few nodes as the CPUs need, the first filled (Slurm: 16,4).
+      {"-n 20", JobBuilder(1).ntasks(20), {"node01", "node02"}, {16, 4}, {16, 4}},
+      // -N min-max with -n: as many free nodes as the range allows, one task each at least.
+      {"-N 1-3 -n 2", JobBuilder(1).nodeRange(1, 3).ntasks(2), {"node01", "node02"},
+       {1, 1}, {1, 1}},
+      {"-N 1-4 -n 6", JobBuilder(1).nodeRange(1, 4).ntasks(6),
+       {"node01", "node02", "node03", "node04"}, {3, 1, 1, 1}, {3, 1, 1, 1}},
+      {"-N 2-3 -n 7", JobBuilder(1).nodeRange(2, 3).ntasks(7), {"node01", "node02", "node03"},
+       {5, 1, 1}, {5, 1, 1}},
+      // --ntasks-per-node and whole nodes keep their even per-node rules.
+      {"--ntasks-per-node", JobBuilder(1).nodes(2).ntasks(4).tasksPerNode(2),
+       {"node01", "node02"}, {0, 0}, {2, 2}},
+      {"--exclusive", JobBuilder(1).nodes(2).ntasks(4).exclusive(), {"node01", "node02"},
+       {0, 0}, {16, 16}},
+  };
+  for (const auto& c : cases) {
+    Plan plan = scheduleOne(c.job);
+    const Start* st = startOf(plan, 1);
+    ASSERT_NE(st, nullptr) << c.name;
+    Laid got = laidOut(*st);
+    EXPECT_EQ(got.nodes, c.nodes) << c.name;
+    EXPECT_EQ(got.tasks, c.tasks) << c.name;
+    EXPECT_EQ(got.cpus, c.cpus) << c.name;
+  }
+}
+
+TEST(TaskLayoutAtStart, MemoryAndGpusPerTaskFollowEachNodesTasks) {
+  // Slurm: `-N 2 -n 4 --gpus-per-task=1` ran 3+1 with GPUs 3 and 1 (gres/gpu=4 in all).
+  Plan plan = scheduleOne(JobBuilder(1).nodes(2).ntasks(4).gpusPerTask(1).memPerCpu(1000));
+  const Start* st = startOf(plan, 1);
+  ASSERT_NE(st, nullptr);
+  Laid got = laidOut(*st);
+  EXPECT_EQ(got.tasks, (std::vector<int>{3, 1}));
+  EXPECT_EQ(got.gpus, (std::vector<size_t>{3, 1}));
+  EXPECT_EQ(got.mem, (std::vector<int64_t>{3000, 1000}));
+  // --gpus-per-node stays per node; --mem too.
+  plan = scheduleOne(JobBuilder(1).nodes(2).ntasks(4).gpusPerNode(2).memPerNode(1024));
+  st = startOf(plan, 1);
+  ASSERT_NE(st, nullptr);
+  got = laidOut(*st);
+  EXPECT_EQ(got.tasks, (std::vector<int>{3, 1}));
+  EXPECT_EQ(got.gpus, (std::vector<size_t>{2, 2}));
+  EXPECT_EQ(got.mem, (std::vector<int64_t>{1024, 1024}));
+}
+
+TEST(TaskLayoutAtStart, BusyFirstNodeTakesWhatItHolds) {
+  // 12 of node01's 16 CPUs are busy: it holds 2 tasks of 2 CPUs, so 2+2 (as Slurm's 12_1, golden 042).
+  Plan plan = scheduleOne(JobBuilder(1).nodes(2).ntasks(4).cpusPerTask(2),
+                          {running(90, "node01", 12, {}, 5000)});
+  const Start* st = startOf(plan, 1);
+  ASSERT_NE(st, nullptr);
+  Laid got = laidOut(*st);
+  EXPECT_EQ(got.nodes, (std::vector<std::string>{"node01", "node02"}));
+  EXPECT_EQ(got.tasks, (std::vector<int>{2, 2}));
+  EXPECT_EQ(got.cpus, (std::vector<int>{4, 4}));
+}
+
+TEST(TaskLayoutAtStart, ReservationOfAJobAheadLimitsTheFirstNode) {
+  // node01 has 8 CPUs busy until 2000, node02..04 8 each until 9000. Job 2 (first in line) wants
+  // 12 CPUs on one node: it reserves node01 from 2000. Job 1 (-N 2 -n 4 -c 2, one hour) backfills
+  // on node01 and node02, but node01 keeps only 16 - 12 = 4 CPUs free after 2000: 2 tasks there.
+  std::vector<RunningJob> busy = {running(90, "node01", 8, {}, 2000), running(91, "node02", 8, {}, 9000),
+                                  running(92, "node03", 8, {}, 9000), running(93, "node04", 8, {}, 9000)};
+  Job ahead = JobBuilder(2).ntasks(12).priority(100);
+  Plan plan = scheduleOne(JobBuilder(1).nodes(2).ntasks(4).cpusPerTask(2), busy, {ahead});
+  const PendingInfo* held = pendingOf(plan, 2);
+  ASSERT_NE(held, nullptr);
+  ASSERT_EQ(held->expectedStart, 2000);
+  ASSERT_EQ(held->plannedNodes, (std::vector<std::string>{"node01"}));
+  const Start* st = startOf(plan, 1);
+  ASSERT_NE(st, nullptr);
+  Laid got = laidOut(*st);
+  EXPECT_EQ(got.nodes, (std::vector<std::string>{"node01", "node02"}));
+  EXPECT_EQ(got.tasks, (std::vector<int>{2, 2}));
+  EXPECT_EQ(got.cpus, (std::vector<int>{4, 4}));
+  // Without the reservation node01's 8 free CPUs take 3 tasks.
+  plan = scheduleOne(JobBuilder(1).nodes(2).ntasks(4).cpusPerTask(2), busy);
+  st = startOf(plan, 1);
+  ASSERT_NE(st, nullptr);
+  EXPECT_EQ(laidOut(*st).tasks, (std::vector<int>{3, 1}));
+}
+
+TEST(TaskLayoutAtStart, InsideAnAdvanceReservation) {
+  Snapshot s;
+  s.nodes = refNodes();
+  s.partitions = {partition()};
+  AdvanceReservation r;
+  r.name = "team";
+  r.nodes = {"node03", "node04"};
+  r.start = 0;
+  r.end = 100000;
+  s.reservations = {r};
+  s.pending = {JobBuilder(1).nodes(2).ntasks(4).reservation("team")};
+  Plan plan = schedule(s, SchedulerParams{}, 1000);
+  const Start* st = startOf(plan, 1);
+  ASSERT_NE(st, nullptr);
+  Laid got = laidOut(*st);
+  EXPECT_EQ(got.nodes, (std::vector<std::string>{"node03", "node04"}));
+  EXPECT_EQ(got.tasks, (std::vector<int>{3, 1}));
+}
+
+}  // namespace
+}  // namespace drover::sched
