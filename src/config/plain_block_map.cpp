@@ -10,6 +10,10 @@ bool isKeyChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
+bool isNullSpelling(std::string_view v) {
+  return v == "~" || v == "null" || v == "Null" || v == "NULL";
+}
+
 // A plain scalar yaml-cpp reads back unchanged: printable ASCII, no leading indicator, no
 // ": " or trailing ':' (a nested mapping), not one of the spellings of null.
 bool isPlainScalar(std::string_view v) {
@@ -20,7 +24,7 @@ bool isPlainScalar(std::string_view v) {
     if (c < 0x20 || c > 0x7e) return false;
   }
   if (v.back() == ':' || v.find(": ") != v.npos) return false;
-  return v != "~" && v != "null" && v != "Null" && v != "NULL";
+  return !isNullSpelling(v);
 }
 
 struct Line {
@@ -36,6 +40,7 @@ bool splitLine(std::string_view text, std::size_t indent, Line& out) {
   if (i == indent || i >= text.size() || text[i] != ':') return false;
   out.indent = indent;
   out.key = text.substr(indent, i - indent);
+  if (isNullSpelling(out.key)) return false;  // a null key to yaml-cpp
   std::string_view rest = text.substr(i + 1);
   if (!rest.empty() && rest.front() != ' ') return false;  // "key:value" is one scalar
   // A comment starts at a '#' after a space; the value is what precedes it, trimmed.

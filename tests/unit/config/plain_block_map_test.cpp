@@ -40,6 +40,7 @@ TEST(PlainBlockMap, LeavesEverythingElseToYamlCpp) {
       {"sequence", "a:\n  - 1\n"},
       {"anchor", "a: &x 1\n"},
       {"null value", "a: ~\n"},
+      {"null key (found by the fuzz target)", "a:\n NULL: 1\n"},
       {"section with nothing under it", "a:\nb: 1\n"},
       {"three levels", "a:\n  b:\n    c: 1\n"},
       {"uneven indentation", "a:\n  b: 1\n   c: 2\n"},
