@@ -243,7 +243,8 @@ void JobService::runPass() {
   // incremental pass); JobManager rebuilds it after recovery and every priority calc period.
   auto launches = manager_->schedulePass(nodeViews(state_.config(), state_.registry()));
   armBeginTimer(now);
-  (void)manager_->takeScheduleRequest();  // the pass itself is not a new reason for a pass
+  (void)manager_->takeScheduleRequest();  // the pass itself is not a new reason for a pass...
+  if (manager_->takeReleasedByStarts()) requestPass();  // ...but jobs its starts released are
   // Launch only what the job table holds as RUNNING on disk.
   afterCommit([this, launches = std::move(launches)](Status s) mutable {
     if (s) sendLaunches(std::move(launches));

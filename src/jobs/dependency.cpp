@@ -155,7 +155,8 @@ std::optional<std::string> JobManager::unknownDependencyTarget(
   return std::nullopt;
 }
 
-void JobManager::reevaluateDependencies() {
+bool JobManager::reevaluateDependencies() {
+  bool any = false;
   const std::int64_t now = clock_.now();
   next_dependency_time_ = kNoTime;
   // Only job states feed the evaluation and none changes here, so one pass is enough.
@@ -183,7 +184,9 @@ void JobManager::reevaluateDependencies() {
     touch(id);  // the maintained scheduler hears of it at the next pass
     refreshEligibility(job, now);
     changed();
+    any = true;
   }
+  return any;
 }
 
 }  // namespace drover::jobs

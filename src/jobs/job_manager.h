@@ -14,6 +14,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "common/clock.h"
@@ -203,6 +204,9 @@ class JobManager {
   std::vector<SignalAction> takeSignals();
   // True once since anything changed that a scheduling pass could act on.
   bool takeScheduleRequest();
+  // True once after a pass whose starts satisfied another job's dependency (`after:`): the
+  // pass's own changes are no reason for another pass, but those jobs need one.
+  bool takeReleasedByStarts() { return std::exchange(released_by_starts_, false); }
   // Drops jobs finished more than MinJobAge ago from memory and the store.
   void purgeFinished();
 
@@ -290,7 +294,8 @@ class JobManager {
   void noteDeadline(JobId id);
   std::vector<JobId> touched_;
   std::unique_ptr<SchedulingState, SchedulingStateDeleter> scheduling_;
-  void reevaluateDependencies();
+  // True when some pending job's dependency state changed.
+  bool reevaluateDependencies();
   // The first job id of `spec` this controller does not know (never given out, or purged after
   // MinJobAge; an array task that does not exist), which Slurm refuses as "Job dependency
   // problem" (dependency.cpp).
@@ -334,6 +339,7 @@ class JobManager {
   std::unordered_map<JobId, std::size_t> accounting_index_;  // job id -> its record in the batch
   std::vector<SignalAction> signals_;
   bool schedule_requested_ = false;
+  bool released_by_starts_ = false;
   ReservationBook reservations_{config_};
 };
 

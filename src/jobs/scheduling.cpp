@@ -247,7 +247,7 @@ std::vector<Launch> JobManager::applyPlanEntries(const sched::Plan& plan,
       writePending(*job, p, now);
     }
   }
-  if (!plan.starts.empty()) reevaluateDependencies();
+  if (!plan.starts.empty() && reevaluateDependencies()) released_by_starts_ = true;
   return launches;
 }
 

@@ -104,6 +104,23 @@ TEST_F(JobsTest, AfterWithDelayWaitsAfterTheStart) {
   EXPECT_EQ(manager_->nextDependencyTime(), 0);
 }
 
+// A pass that starts the target of `after:` releases its dependent; the controller discards
+// the pass's own change notices, so it must be told separately to run the next pass (the
+// dependent otherwise waited for an unrelated event, often the target's end).
+TEST_F(JobsTest, StartThatSatisfiesAnAfterDependencyAsksForAnotherPass) {
+  JobId target = submit(SpecBuilder());
+  JobId dep = submit(SpecBuilder().dependency("after:" + std::to_string(target)));
+  EXPECT_FALSE(manager_->takeReleasedByStarts());
+  pass();
+  EXPECT_EQ(job(target).state(), v1::JOB_RUNNING);
+  EXPECT_EQ(job(dep).state(), v1::JOB_PENDING);
+  EXPECT_TRUE(manager_->takeReleasedByStarts());
+  EXPECT_FALSE(manager_->takeReleasedByStarts());  // once
+  pass();
+  EXPECT_EQ(job(dep).state(), v1::JOB_RUNNING);
+  EXPECT_FALSE(manager_->takeReleasedByStarts());
+}
+
 TEST_F(JobsTest, SingletonWaitsForEarlierJobsOfSameNameAndUser) {
   JobId a = submit(SpecBuilder().name("single").dependency("singleton"));
   JobId b = submit(SpecBuilder().name("single").dependency("singleton"));
