@@ -150,6 +150,7 @@ int runSbatch(int argc, char** argv) {
     std::cerr << request.error().text << "\n";
     return request.error().exit_code;
   }
+  if (auto warning = jobspec::fitNodesToTasks(jobspec::Tool::Sbatch, request->spec)) std::cerr << *warning;
   if (request->spec.mail_type || request->spec.mail_user) {
     // Accepted for compatibility; Drover sends no mail.
     if (request->spec.verbose > 0) std::cerr << "sbatch: mail is not configured; --mail-* ignored\n";

@@ -64,7 +64,7 @@ int runSrun(int argc, char** argv) {
   ParsedLaunch parsed = parseLaunch(jobspec::Tool::Srun, argc, argv, kHelp, kUsage);
   if (!parsed.input) return parsed.exit_code;
   jobspec::StepRequest& request = parsed.input->request;
-  if (auto warning = fitNodesToTasks(request.spec)) std::cerr << *warning;
+  if (auto warning = jobspec::fitNodesToTasks(jobspec::Tool::Srun, request.spec)) std::cerr << *warning;
   const StepContext& context = parsed.input->context;
 
   auto client = ControllerClient::fromConfig();

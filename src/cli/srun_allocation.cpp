@@ -29,6 +29,10 @@ ParsedLaunch parseLaunch(jobspec::Tool tool, int argc, char** argv, std::string_
     std::cerr << request.error().text << "\n";
     return {std::nullopt, request.error().exit_code};
   }
+  // srun fits nodes to tasks later, once it knows whether it runs inside an allocation.
+  if (tool == jobspec::Tool::Salloc) {
+    if (auto warning = jobspec::fitNodesToTasks(tool, request->spec)) std::cerr << *warning;
+  }
   LaunchInput in{std::move(*request), {}};
   in.context.environment = std::move(env);
   in.context.cwd = workingDirectory();

@@ -48,18 +48,6 @@ std::optional<std::uint64_t> allocationJobId(const jobspec::JobSpec& spec) {
   return std::nullopt;
 }
 
-std::optional<std::string> fitNodesToTasks(jobspec::JobSpec& spec) {
-  if (!spec.nodes || !spec.ntasks || *spec.ntasks == 0 || *spec.ntasks >= spec.nodes->min) {
-    return std::nullopt;
-  }
-  std::string warning = "srun: Warning: can't run " + std::to_string(*spec.ntasks) +
-                        " processes on " + std::to_string(spec.nodes->min) +
-                        " nodes, setting nnodes to " + std::to_string(*spec.ntasks) + "\n";
-  spec.nodes->min = *spec.ntasks;
-  if (spec.nodes->max > spec.nodes->min) spec.nodes->max = spec.nodes->min;
-  return warning;
-}
-
 std::string stepName(const jobspec::StepRequest& request, bool inside_allocation) {
   const auto& s = request.spec;
   if (s.job_name) {

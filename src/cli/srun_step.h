@@ -30,12 +30,6 @@ std::optional<std::uint64_t> allocationJobId(const jobspec::JobSpec& spec);
 // allocation, as Slurm), else the command's base name.
 std::string stepName(const jobspec::StepRequest& request, bool inside_allocation);
 
-// Fewer tasks than nodes (-n 1 with -N 2, or -n 1 inside a 2-node job, whose SLURM_NNODES srun
-// reads as -N): as Slurm's srun, the node count becomes the task count and the warning to
-// print is returned ("srun: Warning: can't run 1 processes on 2 nodes, setting nnodes to 1\n",
-// golden 046); nothing when the tasks fill the nodes.
-std::optional<std::string> fitNodesToTasks(jobspec::JobSpec& spec);
-
 v1::StepSpec toStepSpec(const jobspec::StepRequest& request, const StepContext& context,
                         std::uint64_t job_id, bool inside_allocation);
 

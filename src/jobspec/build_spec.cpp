@@ -81,4 +81,17 @@ CliResult<StepRequest> buildAllocRequest(const std::vector<std::string>& args, c
   return buildInteractive(Tool::Salloc, args, env, now);
 }
 
+std::optional<std::string> fitNodesToTasks(Tool tool, JobSpec& spec) {
+  if (!spec.nodes || !spec.ntasks || *spec.ntasks == 0 || *spec.ntasks >= spec.nodes->min) {
+    return std::nullopt;
+  }
+  std::string warning = std::string(toolName(tool)) + ": Warning: can't run " +
+                        std::to_string(*spec.ntasks) + " processes on " +
+                        std::to_string(spec.nodes->min) + " nodes, setting nnodes to " +
+                        std::to_string(*spec.ntasks) + "\n";
+  spec.nodes->min = *spec.ntasks;
+  if (spec.nodes->max > spec.nodes->min) spec.nodes->max = spec.nodes->min;
+  return warning;
+}
+
 }  // namespace drover::jobspec

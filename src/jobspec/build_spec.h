@@ -46,4 +46,10 @@ CliResult<StepRequest> buildStepRequest(const std::vector<std::string>& args, co
 CliResult<StepRequest> buildAllocRequest(const std::vector<std::string>& args, const EnvMap& env,
                                          std::int64_t now);
 
+// Fewer tasks than nodes (-N 3 -n 2; for srun also -n 1 inside a 2-node job, whose
+// SLURM_NNODES it reads as -N): as Slurm's sbatch, salloc and srun, the node count becomes the
+// task count and the warning to print is returned ("sbatch: Warning: can't run 2 processes on
+// 3 nodes, setting nnodes to 2\n"); nothing when the tasks fill the nodes.
+std::optional<std::string> fitNodesToTasks(Tool tool, JobSpec& spec);
+
 }  // namespace drover::jobspec

@@ -168,6 +168,23 @@ def test_tasks_fill_the_first_nodes_as_slurm_lays_them_out(cluster, work, args, 
                     what="the batch step in sacct") == first_cpus
 
 
+def test_fewer_tasks_than_nodes_sets_the_node_count_with_slurms_warning(cluster, work):
+    """`-N 3 -n 2`: real Slurm's sbatch warns "sbatch: Warning: can't run 2 processes on 3
+    nodes, setting nnodes to 2" and the job gets 2 nodes of one task each (checked on the
+    reference cluster)."""
+    (work / "env.sh").write_text(ENV_SCRIPT)
+    r = sh(cluster, "sbatch --parsable -o /dev/null -N 3 -n 2 env.sh", work)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == "sbatch: Warning: can't run 2 processes on 3 nodes, setting nnodes to 2\n"
+    job = int(r.stdout.strip())
+    done = wait_state(cluster, job, "COMPLETED")
+    assert done["NumNodes"] == "2", done["NumNodes"]
+    out = work / f"env-{job}.out"
+    wait_for(out.exists, 10, what=str(out))
+    env = env_of(out.read_text())
+    assert (env["SLURM_NNODES"], env["SLURM_TASKS_PER_NODE"]) == ("2", "1(x2)")
+
+
 def test_busy_first_node_holds_fewer_tasks(cluster, work):
     """With 12 of node1's 16 CPUs taken, `-N 2 -n 4 -c 2` fits 2 tasks there: 2+2 (Slurm laid
     an array task out so, golden 042), never more than the node holds."""

@@ -122,7 +122,7 @@ TEST(SrunStepTest, FewerTasksThanNodesSetsTheNodeCountWithSlurmsWarning) {
   };
   for (const Case& c : cases) {
     auto req = srunRequest(c.args, c.env);
-    EXPECT_EQ(fitNodesToTasks(req.spec), c.warning) << c.args.front() << c.args[1];
+    EXPECT_EQ(jobspec::fitNodesToTasks(jobspec::Tool::Srun, req.spec), c.warning) << c.args.front() << c.args[1];
     ASSERT_TRUE(req.spec.nodes.has_value());
     EXPECT_EQ(req.spec.nodes->min, c.min) << c.args.front() << c.args[1];
     EXPECT_EQ(req.spec.nodes->max, c.max) << c.args.front() << c.args[1];
@@ -131,7 +131,7 @@ TEST(SrunStepTest, FewerTasksThanNodesSetsTheNodeCountWithSlurmsWarning) {
     }
   }
   auto plain = srunRequest({"-n", "4", "hostname"});
-  EXPECT_EQ(fitNodesToTasks(plain.spec), std::nullopt);
+  EXPECT_EQ(jobspec::fitNodesToTasks(jobspec::Tool::Srun, plain.spec), std::nullopt);
   EXPECT_FALSE(plain.spec.nodes.has_value());
 }
 
