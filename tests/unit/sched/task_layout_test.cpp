@@ -70,6 +70,16 @@ Laid laidOut(const Start& s) {
   return out;
 }
 
+// Job 1 started on node01 and node02 with these tasks and CPUs per node.
+void expectFirstTwoNodes(const Plan& plan, std::vector<int> tasks, std::vector<int> cpus) {
+  const Start* st = startOf(plan, 1);
+  ASSERT_NE(st, nullptr);
+  Laid got = laidOut(*st);
+  EXPECT_EQ(got.nodes, (std::vector<std::string>{"node01", "node02"}));
+  EXPECT_EQ(got.tasks, tasks);
+  EXPECT_EQ(got.cpus, cpus);
+}
+
 Plan scheduleOne(const Job& job, std::vector<RunningJob> running = {},
                  std::vector<Job> ahead = {}) {
   Snapshot s;
@@ -146,12 +156,7 @@ TEST(TaskLayoutAtStart, BusyFirstNodeTakesWhatItHolds) {
   // 12 of node01's 16 CPUs are busy: it holds 2 tasks of 2 CPUs, so 2+2 (as Slurm's 12_1, golden 042).
   Plan plan = scheduleOne(JobBuilder(1).nodes(2).ntasks(4).cpusPerTask(2),
                           {running(90, "node01", 12, {}, 5000)});
-  const Start* st = startOf(plan, 1);
-  ASSERT_NE(st, nullptr);
-  Laid got = laidOut(*st);
-  EXPECT_EQ(got.nodes, (std::vector<std::string>{"node01", "node02"}));
-  EXPECT_EQ(got.tasks, (std::vector<int>{2, 2}));
-  EXPECT_EQ(got.cpus, (std::vector<int>{4, 4}));
+  expectFirstTwoNodes(plan, {2, 2}, {4, 4});
 }
 
 TEST(TaskLayoutAtStart, ReservationOfAJobAheadLimitsTheFirstNode) {
@@ -166,17 +171,10 @@ TEST(TaskLayoutAtStart, ReservationOfAJobAheadLimitsTheFirstNode) {
   ASSERT_NE(held, nullptr);
   ASSERT_EQ(held->expectedStart, 2000);
   ASSERT_EQ(held->plannedNodes, (std::vector<std::string>{"node01"}));
-  const Start* st = startOf(plan, 1);
-  ASSERT_NE(st, nullptr);
-  Laid got = laidOut(*st);
-  EXPECT_EQ(got.nodes, (std::vector<std::string>{"node01", "node02"}));
-  EXPECT_EQ(got.tasks, (std::vector<int>{2, 2}));
-  EXPECT_EQ(got.cpus, (std::vector<int>{4, 4}));
+  expectFirstTwoNodes(plan, {2, 2}, {4, 4});
   // Without the reservation node01's 8 free CPUs take 3 tasks.
-  plan = scheduleOne(JobBuilder(1).nodes(2).ntasks(4).cpusPerTask(2), busy);
-  st = startOf(plan, 1);
-  ASSERT_NE(st, nullptr);
-  EXPECT_EQ(laidOut(*st).tasks, (std::vector<int>{3, 1}));
+  expectFirstTwoNodes(scheduleOne(JobBuilder(1).nodes(2).ntasks(4).cpusPerTask(2), busy), {3, 1},
+                      {6, 2});
 }
 
 TEST(TaskLayoutAtStart, InsideAnAdvanceReservation) {
