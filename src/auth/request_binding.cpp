@@ -8,7 +8,7 @@
 namespace drover::auth {
 namespace {
 
-std::string serializeDeterministically(const google::protobuf::Message& request) {
+std::string serializeDeterministically(const google::protobuf::MessageLite& request) {
   std::string bytes;
   {
     google::protobuf::io::StringOutputStream stream(&bytes);
@@ -21,12 +21,12 @@ std::string serializeDeterministically(const google::protobuf::Message& request)
 
 }  // namespace
 
-std::string requestDigest(const google::protobuf::Message& request) {
+std::string requestDigest(const google::protobuf::MessageLite& request) {
   request.ByteSizeLong();  // fills the cached sizes SerializeWithCachedSizes relies on
   return sha256Hex(serializeDeterministically(request));
 }
 
-std::string bindingPayload(std::string_view method, const google::protobuf::Message& request) {
+std::string bindingPayload(std::string_view method, const google::protobuf::MessageLite& request) {
   std::string payload;
   payload.reserve(kProtocolTag.size() + method.size() + 66);
   payload.append(kProtocolTag).append("\n").append(method).append("\n");
@@ -48,7 +48,7 @@ std::string_view methodLine(std::string_view payload) {
 
 Result<DecodedCredential> verifyBoundCredential(const std::string& credential,
                                                 std::string_view method,
-                                                const google::protobuf::Message& request,
+                                                const google::protobuf::MessageLite& request,
                                                 const std::string& munge_socket) {
   auto decoded = decodeCredential(credential, munge_socket);
   if (!decoded) return decoded;

@@ -58,8 +58,8 @@ Result<ControllerClient> ControllerClient::fromConfig() {
 
 ControllerClient::ControllerClient(ControllerAddress address) : address_(std::move(address)) {}
 
-Status ControllerClient::callInto(const char* name, const google::protobuf::Message& request,
-                                  google::protobuf::Message* reply) {
+Status ControllerClient::callInto(const char* name, const google::protobuf::MessageLite& request,
+                                  google::protobuf::MessageLite* reply) {
   wire::ClientOptions opts;
   opts.host = hostOf(address_);
   opts.port = portOf(address_);

@@ -62,8 +62,8 @@ class ControllerClient {
  private:
   template <typename Reply, typename Request>
   Result<Reply> call(const char* name, const Request& request);
-  Status callInto(const char* name, const google::protobuf::Message& request,
-                  google::protobuf::Message* reply);
+  Status callInto(const char* name, const google::protobuf::MessageLite& request,
+                  google::protobuf::MessageLite* reply);
 
   ControllerAddress address_;
   FailureKind last_failure_ = FailureKind::kNone;

@@ -128,7 +128,7 @@ bool readExact(int fd, char* out, std::size_t size, SteadyClock::time_point dead
 }  // namespace
 
 bool call(const ClientOptions& opts, const std::string& method,
-          const google::protobuf::Message& request, google::protobuf::Message* reply,
+          const google::protobuf::MessageLite& request, google::protobuf::MessageLite* reply,
           CallError* error) {
   const auto deadline = SteadyClock::now() + std::chrono::milliseconds(opts.timeout_ms);
   auto credential = auth::encodeCredential(auth::bindingPayload(method, request), opts.munge_socket);

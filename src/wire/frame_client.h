@@ -1,8 +1,9 @@
 #pragma once
 // The CLIs' client for the controller's frame transport (proto/drover/v1/frame.proto): one
 // blocking TCP exchange per call, bounded by a deadline, authenticated with a MUNGE credential
-// bound to the method and the request. Links protobuf and libmunge only, never gRPC.
-#include <google/protobuf/message.h>
+// bound to the method and the request. Links protobuf and libmunge only, never gRPC; the CLIs
+// link its lite variant (MessageLite, cmake/DroverLite.cmake).
+#include <google/protobuf/message_lite.h>
 
 #include <cstdint>
 #include <string>
@@ -27,7 +28,7 @@ struct CallError {
 // Sends `request` as `method` and parses the reply into `reply`. On failure returns false and
 // fills `error`.
 bool call(const ClientOptions& opts, const std::string& method,
-          const google::protobuf::Message& request, google::protobuf::Message* reply,
+          const google::protobuf::MessageLite& request, google::protobuf::MessageLite* reply,
           CallError* error);
 
 // The text a CLI prints for a failed call, e.g. "Unable to contact drover controller at
