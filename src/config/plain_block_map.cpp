@@ -28,7 +28,6 @@ bool isPlainScalar(std::string_view v) {
 }
 
 struct Line {
-  std::size_t indent = 0;
   std::string_view key;
   std::string_view value;  // "" = a section opens here
 };
@@ -38,7 +37,6 @@ bool splitLine(std::string_view text, std::size_t indent, Line& out) {
   std::size_t i = indent;
   while (i < text.size() && isKeyChar(text[i])) ++i;
   if (i == indent || i >= text.size() || text[i] != ':') return false;
-  out.indent = indent;
   out.key = text.substr(indent, i - indent);
   if (isNullSpelling(out.key)) return false;  // a null key to yaml-cpp
   std::string_view rest = text.substr(i + 1);
