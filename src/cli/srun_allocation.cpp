@@ -122,11 +122,8 @@ AllocationResult acquireAllocation(ControllerClient& client, const AllocationReq
       std::cerr << prog << ": error: Job allocation " << id << " has been revoked.\n";
       return {};
     }
-    if (give_up && Clock::now() >= *give_up) {
-      cancelQuietly(client, id);
-      std::cerr << prog << ": error: Unable to allocate resources: Connection timed out\n";
-      return {};
-    }
+    // Said once the job is known to wait, before any -I deadline (a loaded machine may pass
+    // that deadline within the first short wait; the notice still comes first, as Slurm's).
     if (!waited) {
       waited = true;
       if (!request.quiet) {
@@ -134,6 +131,11 @@ AllocationResult acquireAllocation(ControllerClient& client, const AllocationReq
         std::cerr << prog << ": job " << id << " queued and waiting for resources\n";
       }
       wait_ms = 1000;
+    }
+    if (give_up && Clock::now() >= *give_up) {
+      cancelQuietly(client, id);
+      std::cerr << prog << ": error: Unable to allocate resources: Connection timed out\n";
+      return {};
     }
   }
 }
