@@ -604,13 +604,16 @@ std::string jobSql(const Sql& common, const std::vector<Sql>& windows, bool may_
     const std::string run = std::string(table) == "jobs" ? "0" : "1";
     for (const auto& w : windows) {
       if (!sql.empty()) sql += may_overlap ? " UNION " : " UNION ALL ";
-      // Array remainder records sort after the tasks split from them, as Slurm prints them.
+      // Array remainder records sort after the tasks split from them, and an array's tasks in
+      // task order whatever ids they took when they started (the last takes the array's own),
+      // as Slurm prints them.
       sql += std::string("SELECT ") + kJobColumns +
-             ", (array_job_id != 0 AND array_task_id IS NULL) AS rest, " + run + " AS run FROM " +
-             table + " WHERE " + common.where + " AND (" + w.where + ")";
+             ", (array_job_id != 0 AND array_task_id IS NULL) AS rest, " + run +
+             " AS run, CASE WHEN array_job_id != 0 THEN array_job_id ELSE job_id END AS grp"
+             " FROM " + table + " WHERE " + common.where + " AND (" + w.where + ")";
     }
   }
-  return sql + " ORDER BY submit, rest, job_id, run DESC, restart_count";
+  return sql + " ORDER BY submit, rest, grp, array_task_id, job_id, run DESC, restart_count";
 }
 
 bool mayOverlap(const AcctFilter& f) {

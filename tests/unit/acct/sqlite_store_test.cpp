@@ -84,6 +84,24 @@ TEST_F(StoreTest, RoundTripsEveryFieldAndPrintsGolden109) {
             testing::goldenStdout("109-sacct-default.txt"));
 }
 
+// An array's tasks take ids as they start, the last one the array's own (50 here): sacct lists
+// them in task order, as real Slurm 22.05 did for `--array=0-3%1` with task 2 cancelled while
+// pending (1_0 raw 2, 1_1 raw 3, 1_3 raw 1; checked on the reference cluster).
+TEST_F(StoreTest, ArrayTasksListInTaskOrderWhateverIdsTheyTook) {
+  const std::int64_t t = kT0 + 5000;
+  for (auto [id, task] : {std::pair{52, 1}, std::pair{50, 3}, std::pair{51, 0}}) {
+    JobRecord j = JobBuilder(id).name("arr").submit(t).arrayTask(50, task).ran("node01", 1, 2);
+    ASSERT_TRUE(store_->upsertJob(j).ok());
+  }
+  AcctFilter f;
+  f.jobs = {JobSelector{50, {}, {}}};
+  auto got = store_->query(f);
+  ASSERT_TRUE(got.ok()) << got.error();
+  std::vector<std::uint64_t> order;
+  for (const auto& r : *got) order.push_back(r.job.job_id);
+  EXPECT_EQ(order, (std::vector<std::uint64_t>{51, 52, 50}));
+}
+
 TEST_F(StoreTest, UpsertIsIdempotentAndReplacesFields) {
   JobRecord j = JobBuilder(100).pending();
   ASSERT_TRUE(store_->upsertJob(j).ok());
