@@ -144,6 +144,9 @@ def test_last_task_takes_the_arrays_id_and_dependencies_follow(cluster):
     rows = wait_for(lambda: len(r := sacct(cluster, "-j", str(b), "-o", "JobID,JobIDRaw")) == 2
                     and r, 15, what="sacct to list both tasks")
     assert rows == sorted([f"{b}_0|{t0['JobId']}", f"{b}_1|{b}"]), rows
+    # In task order as printed, although task 1 holds the lower id (as Slurm lists them).
+    printed = cluster.cli("sacct", "-X", "-P", "-n", "-j", str(b), "-o", "JobID").stdout.split()
+    assert printed == [f"{b}_0", f"{b}_1"], printed
 
 
 def test_pending_tasks_rank_as_their_array(cluster):
