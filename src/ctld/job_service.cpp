@@ -500,7 +500,7 @@ void JobService::reconcile(const std::string& node, const std::vector<v1::StepId
   } else {
     for (jobs::JobId id : lost) {
       log->warn("job {}: node {} re-registered without its batch step", id, node);
-      manager_->jobLost(id, "batch step vanished from node " + node);
+      manager_->jobLost(id, "batch step vanished from node " + node, node);
     }
   }
   afterCommit({});

@@ -79,11 +79,13 @@ void JobManager::nodeFailed(const std::string& node) {
   }
 }
 
-void JobManager::jobLost(JobId id, const std::string& reason) {
+void JobManager::jobLost(JobId id, const std::string& reason, const std::string& lost_on) {
   Job* job = mutableJob(id);
   if (!job || !holdsResources(job->state())) return;
   // Its batch host no longer runs it; any other node of the allocation may still run steps.
-  lose(*job, nodesOf(*job), reason);
+  std::vector<std::string> kill_nodes = nodesOf(*job);
+  std::erase(kill_nodes, lost_on);
+  lose(*job, kill_nodes, reason);
 }
 
 void JobManager::lose(Job& job, const std::vector<std::string>& kill_nodes,

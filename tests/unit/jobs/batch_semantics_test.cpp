@@ -145,18 +145,21 @@ TEST_F(JobsTest, JobLostByItsNodeIsRequeuedWhenRequeueableElseNodeFail) {
     ASSERT_EQ(job(id).state(), v1::JOB_RUNNING) << c.name;
     manager_->takeSignals();
     manager_->takeAccounting();
-    manager_->jobLost(id, "batch step vanished from node " + job(id).batch_host());
+    const std::string host = job(id).batch_host();
+    manager_->jobLost(id, "batch step vanished from node " + host, host);
     ASSERT_TRUE(manager_->commit().ok());
     EXPECT_EQ(job(id).state(), c.state) << c.name;
     EXPECT_EQ(job(id).reason(), c.reason) << c.name;
     EXPECT_EQ(job(id).restart_count(), c.restarts) << c.name;
     EXPECT_EQ(job(id).state_reason_detail().rfind("batch step vanished from node ", 0), 0u)
         << c.name;
-    // The whole allocation is told to stop.
+    // The rest of the allocation is told to stop; the node that lost it is not (a kill there
+    // could reach the requeued run).
     auto sigs = manager_->takeSignals();
     ASSERT_EQ(sigs.size(), 1u) << c.name;
     EXPECT_TRUE(sigs[0].request.kill());
-    EXPECT_EQ(sigs[0].nodes.size(), 2u);
+    ASSERT_EQ(sigs[0].nodes.size(), 1u);
+    EXPECT_NE(sigs[0].nodes[0], host);
     // Accounting keeps the lost run as NODE_FAIL (or REQUEUED, then PENDING again).
     auto acct = manager_->takeAccounting();
     const acct::JobRecord* rec = recordOf(acct, id);
@@ -172,6 +175,19 @@ TEST_F(JobsTest, JobLostByItsNodeIsRequeuedWhenRequeueableElseNodeFail) {
       ASSERT_TRUE(manager_->commit().ok());
     }
   }
+}
+
+// A one-node job its node reported gone: no kill is sent there, since the requeued run may
+// start on that node before the kill arrives and would be the one killed (same job and step).
+TEST_F(JobsTest, JobLostOnItsOnlyNodeSendsNoKillThatCouldHitTheRequeuedRun) {
+  JobId id = submit(SpecBuilder());
+  pass();
+  manager_->takeSignals();
+  const std::string host = job(id).batch_host();
+  manager_->jobLost(id, "batch step vanished from node " + host, host);
+  ASSERT_TRUE(manager_->commit().ok());
+  EXPECT_EQ(job(id).state(), v1::JOB_PENDING);
+  EXPECT_TRUE(manager_->takeSignals().empty());
 }
 
 TEST_F(JobsTest, JobLostWhileBeingCancelledEndsCancelled) {
