@@ -100,6 +100,14 @@ def test_tasks_run_as_the_user_who_ran_srun(cluster):
     assert labelled(out) == {0: ["nobody"], 1: ["nobody"]}
 
 
+def test_salloc_fewer_tasks_than_nodes_sets_the_node_count_with_slurms_warning(cluster):
+    r = run(cluster, "salloc", "-N", "3", "-n", "2", "sh", "-c", "echo $SLURM_NNODES")
+    out, err = text(r)
+    assert r.returncode == 0, err
+    assert "salloc: Warning: can't run 2 processes on 3 nodes, setting nnodes to 2\n" in err, err
+    assert out.strip() == "2", out
+
+
 def test_salloc_immediate_and_revoked(cluster):
     blocker = subprocess.run([str(cluster.bin / "sbatch"), "--parsable", "-N3", "--exclusive",
                               "--wrap=sleep 300"], capture_output=True, env=cluster.env(),
