@@ -62,7 +62,6 @@ std::optional<YAML::Node> loadPlainBlockMap(std::string_view text) {
   std::set<std::string> top_keys, section_keys;
   std::optional<YAML::Node> section;  // the open `section:` and the indent of its entries
   std::size_t section_indent = 0;
-  bool any = false;
   auto closeSection = [&]() {
     // `section:` with nothing under it is null to yaml-cpp: leave that to yaml-cpp.
     if (section && section->size() == 0) return false;
@@ -80,7 +79,6 @@ std::optional<YAML::Node> loadPlainBlockMap(std::string_view text) {
     if (line[indent] == '#') continue;                   // comment line
     Line l;
     if (!splitLine(line, indent, l)) return std::nullopt;
-    any = true;
     if (indent == 0) {
       if (!closeSection() || !top_keys.insert(std::string(l.key)).second) return std::nullopt;
       if (l.value.empty()) {
@@ -101,7 +99,8 @@ std::optional<YAML::Node> loadPlainBlockMap(std::string_view text) {
     }
     (*section)[std::string(l.key)] = std::string(l.value);
   }
-  if (!any || !closeSection()) return std::nullopt;
+  // No line at all (only comments) is yaml-cpp's null document.
+  if (top_keys.empty() || !closeSection()) return std::nullopt;
   return root;
 }
 
