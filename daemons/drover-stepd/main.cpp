@@ -53,7 +53,9 @@ void usage() {
 
 // One step, from its command line and (when given; else stdin) its serialized request: the
 // whole of an exec'd drover-stepd, and what each supervisor forked by the launcher runs.
-int superviseStep(const std::vector<std::string>& arguments, const std::string* request_bytes) {
+// `facts`: what the launcher found once for every supervisor it forks; null for an exec'd one.
+int superviseStep(const std::vector<std::string>& arguments, const std::string* request_bytes,
+                  const drover::stepd::LauncherFacts* facts) {
   std::vector<std::string> storage(arguments);
   std::vector<char*> argv;
   for (auto& a : storage) argv.push_back(a.data());
@@ -101,6 +103,10 @@ int superviseStep(const std::vector<std::string>& arguments, const std::string* 
   opts.spool_dir = args.spool_dir;
   opts.node_name = args.node_name;
   opts.groups = args.groups;
+  if (facts != nullptr) {
+    opts.memory_cgroup_root = facts->memory_cgroup_root;
+    opts.cpu_clock = &facts->cpu_clock;
+  }
   // A bad address is found before the step runs, not after.
   std::optional<drover::wire::ClientOptions> target;
   if (!args.report_to.empty()) {
@@ -122,7 +128,7 @@ int superviseStep(const std::vector<std::string>& arguments, const std::string* 
 int main(int argc, char** argv) {
   const std::vector<std::string> arguments(argv, argv + argc);
   if (std::find(arguments.begin(), arguments.end(), "--launcher") == arguments.end()) {
-    return superviseStep(arguments, nullptr);
+    return superviseStep(arguments, nullptr, nullptr);
   }
   // The launcher's own --spool and --node only name it (in ps, and for scripts that find a
   // node's supervisors by their command line): its children get their own from each order.
@@ -130,7 +136,8 @@ int main(int argc, char** argv) {
     std::cerr << "drover-stepd --launcher: " << supported.error() << "\n";
     return 3;
   }
-  return drover::stepd::runLauncher(STDIN_FILENO, [](const drover::stepd::LaunchOrder& order) {
-    return superviseStep(order.argv, &order.request);
+  const drover::stepd::LauncherFacts facts;
+  return drover::stepd::runLauncher(STDIN_FILENO, [&facts](const drover::stepd::LaunchOrder& order) {
+    return superviseStep(order.argv, &order.request, &facts);
   });
 }

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "stepd/image_prefault.h"
 #include "stepd/supervisor.h"
 
 namespace drover::stepd {
@@ -66,21 +67,17 @@ sigset_t supervisorSignals() {
   return set;
 }
 
-// In the child: the state an exec'd drover-stepd starts with (launcher.h). Never returns.
+// In the child: the state an exec'd drover-stepd starts with (launcher.h). Never returns. The
+// signal state needs nothing here: the launcher set it once for itself (settleSignalState), and
+// a fork inherits it.
 [[noreturn]] void becomeSupervisor(int log_fd, const LaunchOrder& order,
-                                   const std::function<int(const LaunchOrder&)>& supervise) {
+                                   const std::function<int(const LaunchOrder&)>& supervise,
+                                   const std::vector<AddressRange>& image) {
+  populate(image);
   if (::setsid() < 0) {
     std::fprintf(stderr, "drover-stepd: setsid in the launched supervisor: %s\n",
                  std::strerror(errno));
   }
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  sigemptyset(&dfl.sa_mask);
-  for (int sig = 1; sig < NSIG; ++sig) {
-    if (sig != SIGKILL && sig != SIGSTOP) ::sigaction(sig, &dfl, nullptr);   // EINVAL: fine
-  }
-  const sigset_t handled = supervisorSignals();
-  ::sigprocmask(SIG_SETMASK, &handled, nullptr);
   const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (null_fd < 0 || ::dup2(null_fd, STDIN_FILENO) < 0 || ::dup2(log_fd, STDOUT_FILENO) < 0 ||
       ::dup2(log_fd, STDERR_FILENO) < 0) {
@@ -98,7 +95,8 @@ sigset_t supervisorSignals() {
 }
 
 LaunchReply launchOne(const LaunchOrder& order, int* tid_address,
-                      const std::function<int(const LaunchOrder&)>& supervise) {
+                      const std::function<int(const LaunchOrder&)>& supervise,
+                      const std::vector<AddressRange>& image) {
   LaunchReply reply;
   const int log_fd =
       ::open(order.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
@@ -120,15 +118,9 @@ LaunchReply launchOne(const LaunchOrder& order, int* tid_address,
   std::cout.flush();
   std::cerr.flush();
   std::fflush(nullptr);
-  // The child starts with the supervisor's signals blocked, so one sent in its first moments
-  // waits for its signalfd instead of killing it without a report (as with posix_spawn's mask).
-  const sigset_t handled = supervisorSignals();
-  sigset_t old;
-  ::sigprocmask(SIG_BLOCK, &handled, &old);
   const pid_t pid = cloneAsSibling(tid_address);
-  if (pid == 0) becomeSupervisor(log_fd, order, supervise);
+  if (pid == 0) becomeSupervisor(log_fd, order, supervise, image);
   const int clone_errno = errno;
-  ::sigprocmask(SIG_SETMASK, &old, nullptr);
   ::close(log_fd);
   ::close(setup[1]);
   if (pid > 0) {
@@ -143,6 +135,23 @@ LaunchReply launchOne(const LaunchOrder& order, int* tid_address,
   }
   reply.pid = pid;
   return reply;
+}
+
+// The signal state every supervisor must start with, set once for the launcher's whole life
+// instead of in each forked child (a system call per signal there was a fifth of a trivial
+// step's system calls): every disposition default, whatever the launcher was started with, and
+// the supervisor's handled signals blocked, so one sent in a child's first moments waits for
+// its signalfd instead of killing it without a report (as posix_spawn's mask does for an exec'd
+// drover-stepd). The launcher itself needs no signal: droverd stops it by closing its socket.
+void settleSignalState() {
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  for (int sig = 1; sig < NSIG; ++sig) {
+    if (sig != SIGKILL && sig != SIGSTOP) ::sigaction(sig, &dfl, nullptr);   // EINVAL: fine
+  }
+  const sigset_t handled = supervisorSignals();
+  ::sigprocmask(SIG_SETMASK, &handled, nullptr);
 }
 
 }  // namespace
@@ -163,6 +172,8 @@ int runLauncher(int fd, const std::function<int(const LaunchOrder&)>& supervise)
     std::cerr << "drover-stepd launcher: " << tid_address.error() << "\n";
     return 2;
   }
+  settleSignalState();
+  const std::vector<AddressRange> image = ownReadOnlyImageRanges();
   // Ready: droverd waits for this (its own pid) before its first order.
   if (auto ready = writeFrame(fd, encodeLaunchReply(LaunchReply{::getpid(), {}})); !ready) {
     std::cerr << "drover-stepd launcher: " << ready.error() << "; exiting\n";
@@ -180,7 +191,7 @@ int runLauncher(int fd, const std::function<int(const LaunchOrder&)>& supervise)
     if (!order) {
       reply.error = order.error();
     } else {
-      reply = launchOne(*order, *tid_address, supervise);
+      reply = launchOne(*order, *tid_address, supervise, image);
     }
     if (auto sent = writeFrame(fd, encodeLaunchReply(reply)); !sent) {
       std::cerr << "drover-stepd launcher: " << sent.error() << "; exiting\n";

@@ -20,9 +20,18 @@
 #include <functional>
 
 #include "drover/result.h"
+#include "stepd/cpu_clock.h"
 #include "stepd/launcher_protocol.h"
+#include "stepd/memory_cgroup.h"
 
 namespace drover::stepd {
+
+// What every supervisor would otherwise probe for itself, found once by the launcher before
+// it forks any: where steps' memory cgroups go, and how each CPU's clock is read.
+struct LauncherFacts {
+  CgroupRoot memory_cgroup_root = findMemoryCgroupRoot();
+  CpuClock cpu_clock;
+};
 
 // Whether this kernel lets the launcher fork supervisors the way glibc's fork does (clone3,
 // and PR_GET_TID_ADDRESS for the thread id glibc keeps): the launcher refuses to start

@@ -6,18 +6,12 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <sstream>
+
+#include "common/kernel_file.h"
 
 namespace drover::stepd {
 namespace {
-
-std::string readFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 bool writeFile(const std::string& path, const std::string& value, std::string* error) {
   int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
@@ -56,7 +50,7 @@ CgroupRoot findMemoryCgroupRoot(const std::string& mount) {
   std::string why_v2 = "no cgroup v2 hierarchy with the memory controller";
   // v2: the unified hierarchy at the mount point itself, or at <mount>/unified (hybrid).
   for (const std::string& dir : {mount, mount + "/unified"}) {
-    if (readFile(dir + "/cgroup.controllers").find("memory") == std::string::npos) continue;
+    if (readKernelFile(dir + "/cgroup.controllers").find("memory") == std::string::npos) continue;
     std::string error;
     const std::string base = dir + "/drover";
     // Children of `base` get the memory controller only if it is enabled on the way down.
@@ -68,6 +62,7 @@ CgroupRoot findMemoryCgroupRoot(const std::string& mount) {
     }
     root.kind = CgroupRoot::Kind::kV2;
     root.path = base;
+    root.limits_swap = exists(base + "/memory.swap.max");
     return root;
   }
   const std::string v1 = mount + "/memory";
@@ -82,6 +77,7 @@ CgroupRoot findMemoryCgroupRoot(const std::string& mount) {
   }
   root.kind = CgroupRoot::Kind::kV1;
   root.path = v1 + "/drover";
+  root.limits_swap = exists(root.path + "/memory.memsw.limit_in_bytes");
   return root;
 }
 
@@ -99,10 +95,9 @@ Result<MemoryCgroup> MemoryCgroup::create(const CgroupRoot& root, std::uint64_t 
   bool ok = root.kind == CgroupRoot::Kind::kV2
                 ? writeFile(path + "/memory.max", limit, &error)
                 : writeFile(path + "/memory.limit_in_bytes", limit, &error);
-  if (ok && root.kind == CgroupRoot::Kind::kV2 && exists(path + "/memory.swap.max")) {
+  if (ok && root.kind == CgroupRoot::Kind::kV2 && root.limits_swap) {
     ok = writeFile(path + "/memory.swap.max", "0", &error);
-  } else if (ok && root.kind == CgroupRoot::Kind::kV1 &&
-             exists(path + "/memory.memsw.limit_in_bytes")) {
+  } else if (ok && root.kind == CgroupRoot::Kind::kV1 && root.limits_swap) {
     // Optional: without swap accounting the RAM limit alone applies.
     writeFile(path + "/memory.memsw.limit_in_bytes", limit, nullptr);
   }
@@ -132,7 +127,7 @@ MemoryCgroup::~MemoryCgroup() {
 
 std::uint64_t MemoryCgroup::oomKills() const {
   const std::string file = kind_ == CgroupRoot::Kind::kV2 ? "/memory.events" : "/memory.oom_control";
-  return parseOomKills(readFile(path_ + file)).value_or(0);
+  return parseOomKills(readKernelFile(path_ + file)).value_or(0);
 }
 
 }  // namespace drover::stepd

@@ -17,10 +17,14 @@ struct CgroupRoot {
   enum class Kind { kNone, kV2, kV1 } kind = Kind::kNone;
   std::string path;  // the directory steps' cgroups are made in
   std::string why;   // kNone: what was missing
+  // Whether the hierarchy limits swap too (v2 memory.swap.max, v1 memory.memsw.*: swap
+  // accounting), seen on `path` itself, so each step's cgroup need not be asked.
+  bool limits_swap = false;
 };
 
 // Looks under `mount` (normally /sys/fs/cgroup) for a memory hierarchy this process may create
-// cgroups in. Steps' cgroups go below a "drover" directory of that hierarchy.
+// cgroups in. Steps' cgroups go below a "drover" directory of that hierarchy. The supervisor
+// launcher looks once for all the supervisors it forks.
 CgroupRoot findMemoryCgroupRoot(const std::string& mount = "/sys/fs/cgroup");
 
 class MemoryCgroup {

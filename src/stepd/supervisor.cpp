@@ -87,7 +87,9 @@ Result<std::string> writeBatchScript(const drover::v1::LaunchStepRequest& req,
 class StepRun {
  public:
   StepRun(const drover::v1::LaunchStepRequest& req, const SupervisorOptions& opts)
-      : req_(req), opts_(opts) {}
+      : req_(req),
+        opts_(opts),
+        task_usage_(opts.cpu_clock != nullptr ? *opts.cpu_clock : own_clock_.emplace()) {}
 
   StepOutcome run(const std::function<void(int)>& on_started) {
     // However the step ends, as Slurm the node keeps no copy of the batch script after it.
@@ -203,10 +205,15 @@ class StepRun {
   void limitMemory() {
     const std::uint64_t mb = req_.allocation().memory_mb();
     if (mb == 0) return;
-    CgroupRoot root = findMemoryCgroupRoot(opts_.cgroup_mount.empty() ? "/sys/fs/cgroup"
-                                                                      : opts_.cgroup_mount);
-    auto cg = MemoryCgroup::create(root, req_.step().job_id(), req_.step().step_id(),
-                                   mb * 1024 * 1024);
+    const std::string mount = opts_.cgroup_mount.empty() ? "/sys/fs/cgroup" : opts_.cgroup_mount;
+    const auto create = [&](const CgroupRoot& root) {
+      return MemoryCgroup::create(root, req_.step().job_id(), req_.step().step_id(),
+                                  mb * 1024 * 1024);
+    };
+    auto first = create(opts_.memory_cgroup_root ? *opts_.memory_cgroup_root
+                                                 : findMemoryCgroupRoot(mount));
+    auto cg = first || !opts_.memory_cgroup_root ? std::move(first)
+                                                 : create(findMemoryCgroupRoot(mount));
     if (!cg) {
       std::fprintf(stderr, "drover-stepd: memory limit of %llu MB not enforced: %s\n",
                    static_cast<unsigned long long>(mb), cg.error().c_str());
@@ -408,6 +415,7 @@ class StepRun {
   std::set<std::string> opened_;  // output files a task of this step already opened
   std::unique_ptr<IoForwarder> io_;   // srun's I/O stream, for steps with an io_address
   std::optional<MemoryCgroup> cgroup_;  // the step's memory limit, when cgroups are usable
+  std::optional<CpuClock> own_clock_;    // when the options bring none
   TaskUsageGatherer task_usage_;         // each task's figures for sacct (Max*/Ave*/Min*)
   bool terminating_ = false;
   bool pipes_abandoned_ = false;

@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "drover/v1/jobs.pb.h"
+#include "stepd/cpu_clock.h"
+#include "stepd/memory_cgroup.h"
 #include "stepd/task_usage.h"
 
 namespace drover::stepd {
@@ -47,6 +49,10 @@ struct SupervisorOptions {
   int usage_sample_ms = 2000;
   // Where steps' memory cgroups are made (memory_cgroup.h); empty = /sys/fs/cgroup.
   std::string cgroup_mount;
+  // What the supervisor launcher found once for all its supervisors; unset = found per step.
+  // A root found gone (its directory removed since) is looked for again.
+  std::optional<CgroupRoot> memory_cgroup_root;
+  const CpuClock* cpu_clock = nullptr;
   // The user's supplementary groups from the agent (drover-stepd --groups); unset = looked up
   // with getgrouplist, which a statically linked supervisor cannot do (task_spawn.h).
   std::optional<std::vector<gid_t>> groups;

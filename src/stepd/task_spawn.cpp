@@ -13,20 +13,33 @@
 namespace drover::stepd {
 namespace {
 
+// Why a child could not start, written by the vfork child into its parent's memory (which it
+// borrows until exec), as glibc's posix_spawn reports its child's errors: no pipe to make,
+// read and close for every task. The parent reads it once the child has exec'd or exited.
+struct Failure {
+  char text[512];
+  std::size_t length;
+};
+
 // Only async-signal-safe calls below this point run in the child.
 void put(int fd, const char* s) {
   if (s) (void)!write(fd, s, strlen(s));
 }
 
-[[noreturn]] void childFail(int fd, const char* what, const char* path) {
+void append(Failure* failure, const char* s) {
+  for (; s != nullptr && *s != '\0' && failure->length + 1 < sizeof failure->text; ++s)
+    failure->text[failure->length++] = *s;
+}
+
+[[noreturn]] void childFail(Failure* failure, const char* what, const char* path) {
   const char* reason = strerror(errno);
-  put(fd, what);
+  append(failure, what);
   if (path) {
-    put(fd, " ");
-    put(fd, path);
+    append(failure, " ");
+    append(failure, path);
   }
-  put(fd, ": ");
-  put(fd, reason);
+  append(failure, ": ");
+  append(failure, reason);
   _exit(127);
 }
 
@@ -61,7 +74,7 @@ struct ChildPlan {
   std::size_t group_count;
   bool change_user;
   int out_flags;
-  int report_fd;                // close-on-exec: why the task could not start
+  Failure* failure;             // in the parent's memory: why the task could not start
 };
 
 // The child, from vfork to exec. Its own frame: nothing it writes lands in spawnTask's frame,
@@ -77,32 +90,31 @@ struct ChildPlan {
     char text[24];
     for (int i = 0; i < n; ++i) text[i] = digits[n - 1 - i];
     if (write(spec.cgroup_procs_fd, text, static_cast<std::size_t>(n)) != n)
-      childFail(plan.report_fd, "joining the step's memory cgroup", nullptr);
+      childFail(plan.failure, "joining the step's memory cgroup", nullptr);
   }
-  // Default dispositions before unblocking, so no signal runs a handler of the supervisor's
-  // in this child (which still shares the supervisor's memory).
-  for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGCHLD, SIGHUP}) signal(sig, SIG_DFL);
+  // The supervisor has no signal handler (every disposition is the default: task_spawn.h), so
+  // no signal can run one in this child, which still shares the supervisor's memory.
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
 
   if (plan.change_user) {
-    if (setgroups(plan.group_count, plan.groups) != 0) childFail(plan.report_fd, "setgroups", nullptr);
-    if (setgid(spec.gid) != 0) childFail(plan.report_fd, "setgid", nullptr);
-    if (setuid(spec.uid) != 0) childFail(plan.report_fd, "setuid", nullptr);
+    if (setgroups(plan.group_count, plan.groups) != 0) childFail(plan.failure, "setgroups", nullptr);
+    if (setgid(spec.gid) != 0) childFail(plan.failure, "setgid", nullptr);
+    if (setuid(spec.uid) != 0) childFail(plan.failure, "setuid", nullptr);
   }
   // Output files are opened after dropping privileges, so they belong to the user and a
   // path the user may not write fails the job instead of writing as root.
   int in = spec.stdin_fd >= 0 ? spec.stdin_fd : openFor(spec.stdin_path, O_RDONLY);
-  if (in < 0) childFail(plan.report_fd, "could not open input file", spec.stdin_path.c_str());
+  if (in < 0) childFail(plan.failure, "could not open input file", spec.stdin_path.c_str());
   int out = spec.stdout_fd >= 0 ? spec.stdout_fd : openFor(spec.stdout_path, plan.out_flags);
-  if (out < 0) childFail(plan.report_fd, "could not open output file", spec.stdout_path.c_str());
+  if (out < 0) childFail(plan.failure, "could not open output file", spec.stdout_path.c_str());
   int err = spec.stderr_fd >= 0                        ? spec.stderr_fd
             : spec.stderr_path == spec.stdout_path ? out
                                                    : openFor(spec.stderr_path, plan.out_flags);
-  if (err < 0) childFail(plan.report_fd, "could not open error file", spec.stderr_path.c_str());
+  if (err < 0) childFail(plan.failure, "could not open error file", spec.stderr_path.c_str());
   if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
-    childFail(plan.report_fd, "dup2", nullptr);
+    childFail(plan.failure, "dup2", nullptr);
   if (!spec.work_dir.empty() && chdir(spec.work_dir.c_str()) != 0) {
     // As Slurm: say so on the task's stderr and run in /tmp rather than fail.
     const char* reason = strerror(errno);
@@ -111,12 +123,12 @@ struct ChildPlan {
     put(2, "': ");
     put(2, reason);
     put(2, ": going to /tmp instead\n");
-    if (chdir("/tmp") != 0) childFail(plan.report_fd, "chdir", "/tmp");
+    if (chdir("/tmp") != 0) childFail(plan.failure, "chdir", "/tmp");
   }
   char pid_entry[48];
   setTaskPid(plan.envp, pid_entry);
   execvpe(plan.argv[0], plan.argv, plan.envp);
-  childFail(plan.report_fd, "execve", plan.argv[0]);
+  childFail(plan.failure, "execve", plan.argv[0]);
 }
 
 }  // namespace
@@ -146,41 +158,27 @@ Result<pid_t> spawnTask(const TaskSpec& spec) {
     groups.resize(count > 0 ? count : 0);
   }
 
-  int report[2];
-  if (pipe2(report, O_CLOEXEC) != 0) return makeError(std::string("pipe: ") + strerror(errno));
+  Failure failure{};
   const ChildPlan plan{&spec,         argv.data(), envp.data(),
                        groups.data(), groups.size(), change_user,
-                       O_WRONLY | O_CREAT | (spec.append ? O_APPEND : O_TRUNC), report[1]};
+                       O_WRONLY | O_CREAT | (spec.append ? O_APPEND : O_TRUNC), &failure};
 
   // vfork: the child borrows this process's memory until it execs, instead of fork copying the
-  // page tables (and tearing the copy down again at exec) for every task.
+  // page tables (and tearing the copy down again at exec) for every task. This process resumes
+  // only once the child has exec'd or exited: its process group is set by then, and `failure`
+  // holds why it exited.
+  // `failure` must be in memory before vfork and read from memory after it: the compiler may
+  // not keep it in registers or assume vfork left it as it was. An empty asm statement that
+  // is given its address (and clobbers memory) makes it escape to vfork, an opaque call.
+  asm volatile("" : : "r"(&failure) : "memory");
   pid_t pid = vfork();
   if (pid == 0) runChild(plan);
-  if (pid < 0) {
-    close(report[0]);
-    close(report[1]);
-    return makeError(std::string("vfork: ") + strerror(errno));
-  }
-
-  close(report[1]);
-  std::string failure;
-  char buf[512];
-  ssize_t n;
-  while ((n = read(report[0], buf, sizeof buf)) != 0) {
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    failure.append(buf, static_cast<std::size_t>(n));
-  }
-  close(report[0]);
-  // Also set the group from the parent, so signalling the group cannot race the child.
-  setpgid(pid, spec.process_group == 0 ? pid : spec.process_group);
-  if (!failure.empty()) {
+  if (pid < 0) return makeError(std::string("vfork: ") + strerror(errno));
+  if (failure.length > 0) {
     int status;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    return makeError(failure);
+    return makeError(std::string(failure.text, failure.length));
   }
   return pid;
 }

@@ -1,7 +1,8 @@
 #pragma once
 // Starting one task of a step as the submitting user. Everything that can fail in the child
-// (privileges, working directory, output files, exec) is reported back to the parent through a
-// close-on-exec pipe, so a task that cannot start is an error message, not a silent exit 127.
+// (privileges, working directory, output files, exec) is reported back to the parent (through
+// the memory a vfork child shares with it), so a task that cannot start is an error message,
+// not a silent exit 127.
 #include <sys/types.h>
 
 #include <string>
@@ -37,7 +38,9 @@ struct TaskSpec {
 };
 
 // Forks and execs the task. Blocks only until exec succeeded or the child reported why not.
-// Signals blocked in the caller are unblocked in the task.
+// Signals blocked in the caller are unblocked in the task. The caller must have no signal
+// handler installed (a supervisor has none: it reads its signals from a signalfd): the child
+// runs in the caller's memory until its exec, where a handler must not run.
 Result<pid_t> spawnTask(const TaskSpec& spec);
 
 }  // namespace drover::stepd

@@ -4,8 +4,9 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
+
+#include "common/kernel_file.h"
 
 namespace drover::stepd {
 namespace {
@@ -13,9 +14,9 @@ namespace {
 // Fields of /proc/PID/stat after the command name (which may hold spaces and parentheses),
 // numbered as proc(5): 3 = state, 4 = ppid, 39 = processor.
 std::vector<std::string> statFields(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  if (!std::getline(in, line)) return {};
+  std::string line = readKernelFile(path);
+  if (line.empty()) return {};
+  line.resize(std::min(line.size(), line.find('\n')));
   const auto close = line.rfind(')');
   if (close == std::string::npos || close + 2 > line.size()) return {};
   std::istringstream rest(line.substr(close + 2));
@@ -30,7 +31,7 @@ std::uint64_t number(const std::string& text) { return std::strtoull(text.c_str(
 // "Key:   123 kB" lines of a /proc file.
 std::map<std::string, std::uint64_t> keyedNumbers(const std::string& path) {
   std::map<std::string, std::uint64_t> out;
-  std::ifstream in(path);
+  std::istringstream in(readKernelFile(path));
   std::string line;
   while (std::getline(in, line)) {
     const auto colon = line.find(':');
@@ -43,8 +44,8 @@ std::map<std::string, std::uint64_t> keyedNumbers(const std::string& path) {
 
 }  // namespace
 
-TaskUsageGatherer::TaskUsageGatherer(std::string proc, std::string sys_cpu)
-    : proc_(std::move(proc)), sys_cpu_(std::move(sys_cpu)) {}
+TaskUsageGatherer::TaskUsageGatherer(const CpuClock& clock, std::string proc)
+    : clock_(clock), proc_(std::move(proc)) {}
 
 void TaskUsageGatherer::watch(pid_t pid, std::uint32_t rank) {
   Watched& w = tasks_[pid];
@@ -105,7 +106,7 @@ void TaskUsageGatherer::ended(pid_t pid) {
   f.read_bytes = io["rchar"];
   f.write_bytes = io["wchar"];
   const auto stat = statFields(dir + "/stat");
-  if (stat.size() > 39) f.cpu_freq_khz = cpuFreqKhz(static_cast<int>(number(stat[39])));
+  if (stat.size() > 39) f.cpu_freq_khz = clock_.khz(static_cast<int>(number(stat[39])));
   it->second.running = false;
 }
 
@@ -124,30 +125,6 @@ void TaskUsageGatherer::reaped(pid_t pid, const rusage& usage) {
   // resident set is a lower bound of it (what is resident is mapped).
   f.vmsize_kb = std::max(f.vmsize_kb, f.rss_kb);
   it->second.running = false;
-}
-
-std::uint64_t TaskUsageGatherer::cpuFreqKhz(int cpu) {
-  std::ifstream cur(sys_cpu_ + "/cpu" + std::to_string(cpu) + "/cpufreq/scaling_cur_freq");
-  std::uint64_t khz = 0;
-  if (cur >> khz && khz > 0) return khz;
-  // Without cpufreq (virtual machines) the kernel still tells each CPU's clock in cpuinfo.
-  if (!cpuinfo_read_) {
-    cpuinfo_read_ = true;
-    std::ifstream in(proc_ + "/cpuinfo");
-    std::string line;
-    int processor = -1;
-    while (std::getline(in, line)) {
-      const auto colon = line.find(':');
-      if (colon == std::string::npos) continue;
-      const std::string key = line.substr(0, line.find_last_not_of(" \t", colon - 1) + 1);
-      const std::string value = line.substr(colon + 1);
-      if (key == "processor") processor = std::atoi(value.c_str());
-      if (key == "cpu MHz" && processor >= 0)
-        cpuinfo_mhz_khz_[processor] = static_cast<std::uint64_t>(std::atof(value.c_str()) * 1000);
-    }
-  }
-  auto it = cpuinfo_mhz_khz_.find(cpu);
-  return it == cpuinfo_mhz_khz_.end() ? 0 : it->second;
 }
 
 std::vector<TaskFigures> TaskUsageGatherer::figures() const {

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "stepd/cpu_clock.h"
+
 namespace drover::stepd {
 
 struct TaskFigures {
@@ -30,10 +32,9 @@ struct TaskFigures {
 
 class TaskUsageGatherer {
  public:
-  // `proc` is the proc file system's mount (tests may point elsewhere), `sys_cpu` the folder
-  // holding cpuN/cpufreq/scaling_cur_freq.
-  explicit TaskUsageGatherer(std::string proc = "/proc",
-                             std::string sys_cpu = "/sys/devices/system/cpu");
+  // `proc` is the proc file system's mount (tests may point elsewhere); `clock` tells each
+  // CPU's frequency and must outlive the gatherer.
+  TaskUsageGatherer(const CpuClock& clock, std::string proc = "/proc");
 
   // A task just started (its exec succeeded): sampled at once.
   void watch(pid_t pid, std::uint32_t rank);
@@ -54,12 +55,10 @@ class TaskUsageGatherer {
   };
   std::multimap<pid_t, pid_t> readChildren() const;  // parent pid -> child pid
   void sampleTree(pid_t root, const std::multimap<pid_t, pid_t>& children, TaskFigures* f) const;
-  std::uint64_t cpuFreqKhz(int cpu);
 
-  std::string proc_, sys_cpu_;
+  const CpuClock& clock_;
+  std::string proc_;
   std::map<pid_t, Watched> tasks_;
-  std::map<int, std::uint64_t> cpuinfo_mhz_khz_;  // /proc/cpuinfo "cpu MHz", read once
-  bool cpuinfo_read_ = false;
 };
 
 }  // namespace drover::stepd

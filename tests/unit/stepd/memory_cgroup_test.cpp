@@ -74,12 +74,20 @@ TEST(MemoryCgroup, StepAllocatingPastItsLimitIsOutOfMemory) {
   EXPECT_TRUE(under.started);
   EXPECT_FALSE(under.out_of_memory);
   EXPECT_EQ(under.exit_code, 0);
+  // As the supervisor launcher passes it: the root it found once. And a root found gone since
+  // (its directory removed): looked for again, the limit still holds.
+  opts.memory_cgroup_root = root;
+  EXPECT_TRUE(runStep(request(3, "200"), opts).out_of_memory);
+  CgroupRoot gone = root;
+  gone.path += "-removed";
+  opts.memory_cgroup_root = gone;
+  EXPECT_TRUE(runStep(request(4, "200"), opts).out_of_memory);
   // The step's cgroups are gone once the steps ended.
   // (Named step_<job>.<step>_<supervisor pid>: the check must fail if the name changes, so
   // it first asserts that no other entry for these jobs exists at all.)
   for (const auto& entry : fs::directory_iterator(root.path)) {
     const std::string name = entry.path().filename().string();
-    for (int job : {1, 2}) {
+    for (int job : {1, 2, 3, 4}) {
       const std::string prefix = "step_" + std::to_string(900000 + job + getpid() * 10) + ".";
       EXPECT_NE(name.rfind(prefix, 0), 0u) << name << " left behind";
     }

@@ -80,7 +80,8 @@ TEST(TaskUsageGatherer, SumsEachTasksTreeAndKeepsItsPeaks) {
   FakeProc p;
   p.process(100, 1, 3000, 1500);  // task 0
   p.process(200, 1, 2000, 1000);  // task 1
-  TaskUsageGatherer g(p.proc(), p.sys());
+  CpuClock clock(p.proc(), p.sys());
+  TaskUsageGatherer g(clock, p.proc());
   g.watch(100, 0);
   g.watch(200, 1);
   // Task 0 starts a child: both count; the other task's processes do not.
@@ -100,9 +101,11 @@ TEST(TaskUsageGatherer, SumsEachTasksTreeAndKeepsItsPeaks) {
 
 TEST(TaskUsageGatherer, FinalFiguresComeFromTheZombieAndTheRusage) {
   FakeProc p;
+  p.cpufreq(0, 1000000);
   p.cpufreq(1, 2100000);
   p.process(100, 1, 3000, 1500, /*cpu=*/1);
-  TaskUsageGatherer g(p.proc(), p.sys());
+  CpuClock clock(p.proc(), p.sys());
+  TaskUsageGatherer g(clock, p.proc());
   g.watch(100, 7);
   p.zombie(100, 12813, 2048);
   g.ended(100);
@@ -126,11 +129,42 @@ TEST(TaskUsageGatherer, CpuFrequencyFallsBackToCpuinfo) {
   FakeProc p;
   p.cpuinfo("processor\t: 0\ncpu MHz\t\t: 2300.000\n\nprocessor\t: 1\ncpu MHz\t\t: 1800.500\n");
   p.process(100, 1, 10, 10, /*cpu=*/1);
-  TaskUsageGatherer g(p.proc(), p.sys());
+  CpuClock clock(p.proc(), p.sys());
+  TaskUsageGatherer g(clock, p.proc());
   g.watch(100, 0);
   p.zombie(100, 0, 0);
   g.ended(100);
   EXPECT_EQ(g.figures().at(0).cpu_freq_khz, 1800500u);
+}
+
+// cpufreq's clock moves with load and is read when asked; cpuinfo's (virtual machines, where it
+// does not move) is read once, when the clock is made: the launcher makes one for every step.
+TEST(CpuClock, ReadsCpufreqWhenAskedAndCpuinfoOnce) {
+  FakeProc p;
+  p.cpuinfo("processor\t: 0\ncpu MHz\t\t: 2300.000\n");
+  CpuClock without_cpufreq(p.proc(), p.sys());
+  p.cpuinfo("processor\t: 0\ncpu MHz\t\t: 9999.000\n");
+  EXPECT_EQ(without_cpufreq.khz(0), 2300000u);
+  EXPECT_EQ(without_cpufreq.khz(5), 0u);  // a CPU cpuinfo does not name
+
+  p.cpufreq(0, 1500000);
+  CpuClock with_cpufreq(p.proc(), p.sys());
+  EXPECT_EQ(with_cpufreq.khz(0), 1500000u);
+  p.cpufreq(0, 3100000);
+  EXPECT_EQ(with_cpufreq.khz(0), 3100000u);
+  // A CPU without its own cpufreq entry falls back to cpuinfo's line.
+  EXPECT_EQ(with_cpufreq.khz(1), 0u);
+}
+
+TEST(CpuClock, ParsesCpuinfoClocks) {
+  const auto khz = parseCpuinfoClocks(
+      "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu MHz\t\t: 2450.125\n\n"
+      "processor\t: 1\ncpu MHz\t\t: 800\nflags\t\t: fpu : x\n\n: odd\nno colon\n");
+  ASSERT_EQ(khz.size(), 2u);
+  EXPECT_EQ(khz.at(0), 2450125u);
+  EXPECT_EQ(khz.at(1), 800000u);
+  EXPECT_TRUE(parseCpuinfoClocks("").empty());
+  EXPECT_TRUE(parseCpuinfoClocks("cpu MHz : 100\n").empty());  // before any processor line
 }
 
 TEST(TaskUsageGatherer, ARealTaskThatEndsAtOnce) {
@@ -146,7 +180,8 @@ TEST(TaskUsageGatherer, ARealTaskThatEndsAtOnce) {
     }
     _exit(block[4096] == 1 ? 0 : 1);
   }
-  TaskUsageGatherer g;
+  CpuClock clock;
+  TaskUsageGatherer g(clock);
   g.watch(pid, 0);
   siginfo_t info{};
   ASSERT_EQ(waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT), 0);

@@ -1,0 +1,15 @@
+#pragma once
+// Reading the small files the kernel generates (/proc, /sys, cgroup files) with plain system
+// calls. They are read per step and per sample, where each system call counts (on a
+// paravirtualized guest every one traps to the hypervisor: docs/performance.md) and an ifstream
+// adds its own allocations and locale set-up on top.
+#include <string>
+
+namespace drover {
+
+// The whole file, or "" when it cannot be opened. A read that returns less than asked is taken
+// as the end: the kernel's generated files (seq_file, sysfs) fill every read as far as they
+// can, so the usual extra read that returns 0 is saved. Regular files behave the same.
+std::string readKernelFile(const std::string& path);
+
+}  // namespace drover
