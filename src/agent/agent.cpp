@@ -14,7 +14,6 @@
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <csignal>
-#include <fstream>
 #include <future>
 #include <sstream>
 #include <thread>
@@ -22,6 +21,7 @@
 #include "agent/resources.h"
 #include "agent/step_spawn.h"
 #include "agent/step_table.h"
+#include "common/kernel_file.h"
 #include "common/log.h"
 #include "drover/v1/agent.grpc.pb.h"
 #include "drover/v1/agent_control.grpc.pb.h"
@@ -34,15 +34,8 @@ namespace {
 
 constexpr const char* kVersion = "0.1.0";
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 std::int64_t bootTime() {
-  std::istringstream in(readFile("/proc/stat"));
+  std::istringstream in(readKernelFile("/proc/stat"));
   std::string key;
   while (in >> key) {
     if (key == "btime") {
@@ -288,8 +281,8 @@ struct AgentDaemon::Impl {
   void sendHeartbeat() {
     v1::HeartbeatRequest req;
     req.set_node_name(node.name);
-    req.set_cpu_load(parseLoadavg(readFile("/proc/loadavg")));
-    auto avail = parseMeminfoMb(readFile("/proc/meminfo"), "MemAvailable");
+    req.set_cpu_load(parseLoadavg(readKernelFile("/proc/loadavg")));
+    auto avail = parseMeminfoMb(readKernelFile("/proc/meminfo"), "MemAvailable");
     req.set_free_memory_mb(avail ? *avail : 0);
     steps->reap();
     addSteps(*steps, req.mutable_running_steps());

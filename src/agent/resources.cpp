@@ -6,11 +6,12 @@
 #include <array>
 #include <cctype>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 #include <utility>
+
+#include "common/kernel_file.h"
 
 namespace drover::agent {
 namespace {
@@ -19,13 +20,6 @@ std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
   return s;
-}
-
-std::string readFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 std::vector<Gpu> configuredGpus(const config::GpuConfig& g) {
@@ -195,11 +189,11 @@ HostResources detectResources(const config::NodeConfig& node) {
   } else {
     r.cpus = static_cast<std::uint32_t>(sysconf(_SC_NPROCESSORS_ONLN));
   }
-  Topology t = parseCpuinfo(readFile("/proc/cpuinfo"), r.cpus);
+  Topology t = parseCpuinfo(readKernelFile("/proc/cpuinfo"), r.cpus);
   r.sockets = t.sockets;
   r.cores_per_socket = t.cores_per_socket;
   r.threads_per_core = t.threads_per_core;
-  auto mem = parseMeminfoMb(readFile("/proc/meminfo"));
+  auto mem = parseMeminfoMb(readKernelFile("/proc/meminfo"));
   r.real_memory_mb = mem ? *mem : 0;
   if (node.gpus.autodetect_nvidia) {
     if (auto smi = runNvidiaSmi()) {

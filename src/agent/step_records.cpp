@@ -11,6 +11,8 @@
 #include <sstream>
 #include <system_error>
 
+#include "common/kernel_file.h"
+
 namespace drover::agent {
 namespace {
 
@@ -22,23 +24,6 @@ std::string stepBase(const std::string& spool_dir, const StepKey& key) {
   return (fs::path(spool_dir) / "steps" /
           (std::to_string(key.job_id) + "." + std::to_string(key.step_id)))
       .string();
-}
-
-// Plain read(2): /proc/<pid>/stat is read at every launch and heartbeat, where an ifstream and a
-// stringstream cost more than the read itself.
-std::string readSmallFile(const std::string& path) {
-  std::string out;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return out;
-  char buf[1024];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    out.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
-  return out;
 }
 
 bool writeAll(int fd, const std::string& bytes) {
@@ -61,7 +46,7 @@ struct ProcStat {
 };
 
 std::optional<ProcStat> readProcStat(pid_t pid) {
-  const std::string text = readSmallFile("/proc/" + std::to_string(pid) + "/stat");
+  const std::string text = readKernelFile("/proc/" + std::to_string(pid) + "/stat");
   const auto open = text.find('(');
   const auto close = text.rfind(')');
   if (open == std::string::npos || close == std::string::npos || close < open) return std::nullopt;
@@ -140,7 +125,7 @@ std::vector<StepRecord> loadRunningSteps(const std::string& spool_dir) {
   if (ec) return running;
   for (const auto& entry : it) {
     if (entry.path().extension() != ".rec") continue;
-    std::istringstream in(readSmallFile(entry.path().string()));
+    std::istringstream in(readKernelFile(entry.path().string()));
     StepRecord r;
     if (!(in >> r.key.job_id >> r.key.step_id >> r.pid >> r.start_ticks) ||
         !isRunningSupervisor(r)) {
