@@ -175,17 +175,18 @@ void JobService::flush() {
   auto waiting = std::move(waiting_commit_);
   waiting_commit_.clear();
   Status committed = manager_->commit();
-  if (!committed) {
-    drover::log::get("ctld")->error("job table commit failed: {}", committed.error());
-  } else {
-    auto batch = manager_->takeAccounting();
-    if (!batch.empty()) {
-      auto applied = accounting_->apply(batch);
-      if (!applied) drover::log::get("ctld")->error("accounting write failed: {}", applied.error());
-    }
-  }
+  if (!committed) drover::log::get("ctld")->error("job table commit failed: {}", committed.error());
+  // Exactly what this commit holds (the answers below may stage more for the next one).
+  acct::AcctBatch batch = committed ? manager_->takeAccounting() : acct::AcctBatch{};
+  // Answered once the job table holds what they asked for (an acknowledged job is durable),
+  // before the accounting write: nobody waits on it. Accounting queries still see it, since
+  // this thread takes their requests only after this flush.
   for (auto& done : waiting) {
     if (done) done(committed);
+  }
+  if (!batch.empty()) {
+    auto applied = accounting_->apply(batch);
+    if (!applied) drover::log::get("ctld")->error("accounting write failed: {}", applied.error());
   }
   sendSignals();
   if (committed) answerWaiters();  // job_service_steps.cpp
