@@ -107,9 +107,21 @@ MungedProcess::MungedProcess(std::string dir, pid_t pid)
 
 MungedProcess::~MungedProcess() {
   if (pid_ > 0) {
+    // munged can miss a SIGTERM that lands just before it blocks in accept (its handler only
+    // sets a flag, and accept restarts): seen as a test hanging in this wait for 20 minutes.
+    // So it gets 5 s, then SIGKILL, as tests/support/munge.py and scripts/local-cluster do.
     ::kill(pid_, SIGTERM);
     int status = 0;
-    ::waitpid(pid_, &status, 0);
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (::waitpid(pid_, &status, WNOHANG) == 0) {
+      if (std::chrono::steady_clock::now() > give_up) {
+        ::kill(pid_, SIGKILL);
+        ::waitpid(pid_, &status, 0);
+        break;
+      }
+      const timespec pause{0, 5'000'000};
+      ::nanosleep(&pause, nullptr);
+    }
   }
   std::error_code ignored;
   std::filesystem::remove_all(dir_, ignored);
