@@ -120,16 +120,20 @@ class AgentService final : public v1::Agent::Service {
     }
     auto outcome = onLoop([this, request = *req] {
       std::string error;
-      const SignalOutcome sent =
-          steps_.signal(StepKey{request.step().job_id(), request.step().step_id()},
-                        request.signal(), request.batch_shell_only(), request.kill(), &error);
+      const RunNumber run = request.step().has_restart_count()
+                                ? RunNumber(request.step().restart_count())
+                                : std::nullopt;
+      const SignalOutcome sent = steps_.signal(
+          StepKey{request.step().job_id(), request.step().step_id()}, run, request.signal(),
+          request.batch_shell_only(), request.kill(), &error);
       return std::make_pair(sent, error);
     });
     if (!outcome) return *outcome.error_status;
     const auto& [sent, error] = *outcome.value;
     switch (sent) {
       case SignalOutcome::kSent: return grpc::Status::OK;
-      case SignalOutcome::kNotFound: return grpc::Status(grpc::StatusCode::NOT_FOUND, error);
+      case SignalOutcome::kNotFound:
+      case SignalOutcome::kStale: return grpc::Status(grpc::StatusCode::NOT_FOUND, error);
       case SignalOutcome::kFailed: break;
     }
     return grpc::Status(grpc::StatusCode::INTERNAL, error);
@@ -185,10 +189,11 @@ class AgentService final : public v1::Agent::Service {
 
 void addSteps(const StepTable& table,
               google::protobuf::RepeatedPtrField<v1::StepId>* out) {
-  for (const auto& key : table.running()) {
+  for (const auto& record : table.running()) {
     auto* id = out->Add();
-    id->set_job_id(key.job_id);
-    id->set_step_id(key.step_id);
+    id->set_job_id(record.key.job_id);
+    id->set_step_id(record.key.step_id);
+    if (record.run) id->set_restart_count(*record.run);
   }
 }
 

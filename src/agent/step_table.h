@@ -36,7 +36,9 @@ struct StepTableOptions {
 // signal, with this bit when only the batch shell gets it.
 inline constexpr int kBatchShellOnlyFlag = 0x100;
 
-enum class SignalOutcome { kSent, kNotFound, kFailed };
+// kStale: the signal names an earlier run of the job than the step's supervisor runs (a kill
+// meant for the run before a requeue, arriving after the next run started here): not sent.
+enum class SignalOutcome { kSent, kNotFound, kStale, kFailed };
 
 class StepTable {
  public:
@@ -48,12 +50,16 @@ class StepTable {
 
   // Starts drover-stepd for the request; the same step of the same run again returns the
   // running one's pid (the controller may retry a launch whose reply it lost). The next run of a
-  // requeued job (another SLURM_RESTART_COUNT) starts even while the last run's supervisor exits.
+  // requeued job (a higher step.restart_count) starts even while the last run's supervisor
+  // exits; a launch of an earlier run than the one running (a late launch of the run before a
+  // requeue) is refused. A launch or a running step that names no run counts as the same run.
   Result<pid_t> launch(const v1::LaunchStepRequest& request);
 
   // `kill`: SIGTERM to the supervisor (cancel). Otherwise sigqueue(SIGRTMIN, signal | flag).
-  SignalOutcome signal(const StepKey& key, int signal, bool batch_shell_only, bool kill,
-                       std::string* error);
+  // `run`: the run the sender means (step.restart_count); kStale, and nothing sent, when the
+  // step's supervisor runs a later one.
+  SignalOutcome signal(const StepKey& key, RunNumber run, int signal, bool batch_shell_only,
+                       bool kill, std::string* error);
 
   // Reaps ended children and forgets every step whose supervisor is gone (checked in /proc,
   // which also finds the end of supervisors taken over after a restart): before a heartbeat
@@ -65,7 +71,8 @@ class StepTable {
   // The supervisor launcher's pid; 0 when none runs (not started yet, died, or not used).
   pid_t launcherPid() const { return launcher_ ? launcher_->pid() : 0; }
 
-  std::vector<StepKey> running() const;
+  // The steps whose supervisors run, with the run each was started for.
+  std::vector<StepRecord> running() const;
   std::optional<pid_t> pidOf(const StepKey& key) const;
   const std::string& spoolDir() const { return opts_.spool_dir; }
 
@@ -79,9 +86,6 @@ class StepTable {
   std::unique_ptr<SupervisorLauncher> launcher_;
   std::map<StepKey, StepRecord> steps_;
   std::set<pid_t> children_;     // started by this process, so waitpid is ours to call
-  // The run (restart count) each step's supervisor was started for; unknown for supervisors
-  // taken over after an agent restart.
-  std::map<StepKey, std::string> runs_;
   // The user's supplementary groups (drover-stepd --groups) by (user, gid), looked up at most
   // once per kGroupsCacheTtl: with nsswitch's systemd back end each lookup is dozens of
   // syscalls, at every launch. Slurm's slurmd keeps such a cache too.

@@ -291,8 +291,17 @@ void JobService::sendLaunches(std::vector<jobs::Launch> launches) {
                       st.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
       }
       if (why.empty()) return;
-      boost::asio::post(io_, [this, id = launch.job_id, node = launch.node, why, unreachable] {
+      boost::asio::post(io_, [this, id = launch.job_id, step = launch.request.step(),
+                              node = launch.node, why, unreachable] {
         drover::log::get("ctld")->warn("job {}: launch on {} failed: {}", id, node, why);
+        // The job was requeued while this launch was out (its node failed, say): the failure
+        // is the run's that ended, not the one the job runs or waits to run now.
+        if (manager_->ofOtherRun(step)) {
+          drover::log::get("ctld")->info("job {}: that launch was for run {}, not the job's "
+                                         "current run: ignored",
+                                         id, step.restart_count());
+          return;
+        }
         // A node that does not answer has failed, as Slurm sees it: a job that may not be
         // requeued ends NODE_FAIL. A requeueable one ends FAILED here: requeued, it would be
         // sent straight back to the node, which stays up until its heartbeats time out. An
@@ -405,8 +414,19 @@ void JobService::stepEvent(const v1::StepEventRequest& event, Done done) {
   drover::log::get("ctld")->info("job {} step {} on {}: kind {} exit {}:{}", event.step().job_id(),
                                  event.step().step_id(), event.node(), static_cast<int>(event.kind()),
                                  event.exit_code(), event.exit_signal());
-  // A supervisor left over from an earlier run of a requeued job must not end the new run.
+  // A supervisor left over from an earlier run of a requeued job must not end the new run:
+  // its report names its run (a late FINISHED of the run before a requeue, arriving after the
+  // next run started, would otherwise end that one with the old run's result).
   const jobs::Job* job = manager_->find(event.step().job_id());
+  if (manager_->ofOtherRun(event.step())) {
+    drover::log::get("ctld")->warn(
+        "job {}: ignoring a report of step {} from {} for run {}: the job runs run {}",
+        event.step().job_id(), event.step().step_id(), event.node(),
+        event.step().restart_count(), job->info.restart_count());
+    done(okStatus());   // acknowledged, so the old supervisor stops retrying it
+    return;
+  }
+  // Reports that name no run (a supervisor older than the run number) fall back on the node.
   if (job != nullptr && !event.node().empty() && jobs::holdsResources(job->state())) {
     const auto nodes = jobs::nodesOf(*job);
     if (!nodes.empty() && nodes.front() != event.node() &&
@@ -448,8 +468,12 @@ void JobService::nodeChanged(const StateChange& change) {
 }
 
 void JobService::reconcile(const std::string& node, const std::vector<v1::StepId>& running) {
+  // A step of an earlier run of a job (its supervisor outlived a requeue) is not the job's:
+  // the run the controller holds as current is not there.
   std::set<jobs::JobId> listed;
-  for (const auto& step : running) listed.insert(step.job_id());
+  for (const auto& step : running) {
+    if (!manager_->ofOtherRun(step)) listed.insert(step.job_id());
+  }
   v1::GetJobsRequest on_node;
   on_node.set_nodes(node);
   const bool first = registered_.insert(node).second;
@@ -470,11 +494,13 @@ void JobService::reconcile(const std::string& node, const std::vector<v1::StepId
     lost.push_back(job.job_id());
   }
   // Steps the agent runs that this controller does not hold there (a job that ended, was
-  // cancelled or requeued elsewhere while the node was away) are killed.
+  // cancelled or requeued elsewhere while the node was away, or a run before the job's
+  // current one) are killed. The kill names the step's own run, so it cannot reach a newer
+  // run that the agent starts meanwhile.
   std::vector<jobs::SignalAction> strays;
   for (const auto& step : running) {
     const jobs::Job* job = manager_->find(step.job_id());
-    if (job != nullptr && jobs::holdsResources(job->state())) {
+    if (job != nullptr && jobs::holdsResources(job->state()) && !manager_->ofOtherRun(step)) {
       const auto nodes = jobs::nodesOf(*job);
       if (std::find(nodes.begin(), nodes.end(), node) != nodes.end()) continue;
     }
