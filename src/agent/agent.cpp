@@ -102,11 +102,19 @@ class AgentService final : public v1::Agent::Service {
                           v1::LaunchStepReply* rep) override {
     if (auto s = authenticateController(*ctx, *req); !s.ok()) return s;
     // The closure owns its copy: after a timeout the handler returns before it runs.
-    auto pid = onLoop([this, request = *req]() -> Result<pid_t> { return steps_.launch(request); });
+    auto pid =
+        onLoop([this, request = *req]() -> Result<Launched> { return steps_.launch(request); });
     if (!pid) return *pid.error_status;
-    const Result<pid_t>& launched = *pid.value;
+    const Result<Launched>& launched = *pid.value;
     if (!launched) return grpc::Status(grpc::StatusCode::INTERNAL, launched.error());
-    rep->set_supervisor_pid(*launched);
+    if (launched->ended) {
+      return grpc::Status(grpc::StatusCode::ALREADY_EXISTS,
+                          "step " + std::to_string(req->step().job_id()) + "." +
+                              std::to_string(req->step().step_id()) + " of run " +
+                              std::to_string(req->step().restart_count()) +
+                              " already ran on node " + node_name_ + " and ended");
+    }
+    rep->set_supervisor_pid(launched->pid);
     return grpc::Status::OK;
   }
 

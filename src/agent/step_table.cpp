@@ -87,7 +87,7 @@ Status StepTable::start() {
   return okStatus();
 }
 
-Result<pid_t> StepTable::launch(const v1::LaunchStepRequest& request) {
+Result<Launched> StepTable::launch(const v1::LaunchStepRequest& request) {
   const StepKey key = keyOf(request.step());
   if (key.job_id == 0) return makeError("launch request names no job (step.job_id = 0)");
   const RunNumber run = runOf(request.step());
@@ -95,7 +95,7 @@ Result<pid_t> StepTable::launch(const v1::LaunchStepRequest& request) {
     switch (compareRuns(run, it->second.run)) {
       case RunOrder::kUnknown:
       case RunOrder::kSame:
-        return it->second.pid;   // a retried launch: the running supervisor answers
+        return Launched{it->second.pid};   // a retried launch: the running supervisor answers
       case RunOrder::kEarlier:
         // Starting it would run the job's script twice and take the step's record from the
         // run the controller holds as current.
@@ -115,6 +115,10 @@ Result<pid_t> StepTable::launch(const v1::LaunchStepRequest& request) {
                    runText(it->second.run));
         break;
     }
+  } else if (endedLately(key, run)) {
+    log().info("[J{}.{}] run {} already ran here and ended: not started again", key.job_id,
+               key.step_id, runText(run));
+    return Launched{0, true};
   }
   SpawnSpec spec;
   spec.program = opts_.stepd_path;
@@ -141,7 +145,7 @@ Result<pid_t> StepTable::launch(const v1::LaunchStepRequest& request) {
     }
   }
   if (!pid) pid = spawnSupervisor(spec);
-  if (!pid) return pid;
+  if (!pid) return makeError(pid.error());
   children_.insert(*pid);
   StepRecord record{key, *pid, processStartTicks(*pid).value_or(0), run};
   steps_[key] = record;
@@ -151,7 +155,7 @@ Result<pid_t> StepTable::launch(const v1::LaunchStepRequest& request) {
   }
   log().info("[J{}.{}] started supervisor pid {} (uid {})", key.job_id, key.step_id, *pid,
              request.uid());
-  return *pid;
+  return Launched{*pid};
 }
 
 SignalOutcome StepTable::signal(const StepKey& key, RunNumber run, int signal,
@@ -248,11 +252,24 @@ void StepTable::forget(const StepKey& key) {
   auto it = steps_.find(key);
   if (it == steps_.end()) return;
   log().info("[J{}.{}] supervisor pid {} ended", key.job_id, key.step_id, it->second.pid);
+  if (it->second.run && ended_.emplace(key, *it->second.run).second) {
+    ended_order_.push_back(EndedRun{std::chrono::steady_clock::now(), key, *it->second.run});
+  }
   steps_.erase(it);
   removeStepRecord(opts_.spool_dir, key);
   const std::string log_path = stepLogPath(opts_.spool_dir, key);
   struct stat st {};
   if (::stat(log_path.c_str(), &st) == 0 && st.st_size == 0) ::unlink(log_path.c_str());
+}
+
+bool StepTable::endedLately(const StepKey& key, RunNumber run) {
+  const auto now = std::chrono::steady_clock::now();
+  while (!ended_order_.empty() && (now - ended_order_.front().at > kEndedRunMemory ||
+                                   ended_order_.size() > kEndedRunsKept)) {
+    ended_.erase({ended_order_.front().key, ended_order_.front().run});
+    ended_order_.pop_front();
+  }
+  return run && ended_.count({key, *run}) != 0;
 }
 
 std::vector<StepRecord> StepTable::running() const {

@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <deque>
 
 #include <map>
 #include <memory>
@@ -40,6 +41,14 @@ inline constexpr int kBatchShellOnlyFlag = 0x100;
 // meant for the run before a requeue, arriving after the next run started here): not sent.
 enum class SignalOutcome { kSent, kNotFound, kStale, kFailed };
 
+// A launch's outcome: the supervisor's pid, or `ended`: this run of the step already ran here
+// and ended lately (a launch the controller sent again because the first attempt's answer was
+// late), so nothing was started.
+struct Launched {
+  pid_t pid = 0;
+  bool ended = false;
+};
+
 class StepTable {
  public:
   explicit StepTable(StepTableOptions opts);
@@ -53,7 +62,8 @@ class StepTable {
   // requeued job (a higher step.restart_count) starts even while the last run's supervisor
   // exits; a launch of an earlier run than the one running (a late launch of the run before a
   // requeue) is refused. A launch or a running step that names no run counts as the same run.
-  Result<pid_t> launch(const v1::LaunchStepRequest& request);
+  // A run that ended here in the last kEndedRunMemory is not started again (`ended`).
+  Result<Launched> launch(const v1::LaunchStepRequest& request);
 
   // `kill`: SIGTERM to the supervisor (cancel). Otherwise sigqueue(SIGRTMIN, signal | flag).
   // `run`: the run the sender means (step.restart_count); kStale, and nothing sent, when the
@@ -78,6 +88,7 @@ class StepTable {
 
  private:
   void forget(const StepKey& key);
+  bool endedLately(const StepKey& key, RunNumber run);
   std::optional<std::string> groupsArgument(const v1::LaunchStepRequest& request);
   // Reaps the children that ended; returns their pids.
   std::vector<pid_t> waitChildren();
@@ -86,6 +97,17 @@ class StepTable {
   std::unique_ptr<SupervisorLauncher> launcher_;
   std::map<StepKey, StepRecord> steps_;
   std::set<pid_t> children_;     // started by this process, so waitpid is ours to call
+  // The runs whose supervisors ended here, oldest first, kept kEndedRunMemory (at most
+  // kEndedRunsKept of them): the controller retries a launch it got no answer to, and a run
+  // that meanwhile ran and ended must not run its script a second time. Lost when the agent
+  // restarts.
+  struct EndedRun {
+    std::chrono::steady_clock::time_point at;
+    StepKey key;
+    std::uint32_t run = 0;
+  };
+  std::deque<EndedRun> ended_order_;
+  std::set<std::pair<StepKey, std::uint32_t>> ended_;
   // The user's supplementary groups (drover-stepd --groups) by (user, gid), looked up at most
   // once per kGroupsCacheTtl: with nsswitch's systemd back end each lookup is dozens of
   // syscalls, at every launch. Slurm's slurmd keeps such a cache too.
@@ -95,6 +117,11 @@ class StepTable {
   };
   std::map<std::pair<std::string, gid_t>, CachedGroups> groups_cache_;
 };
+
+// How long, and how many, ended runs are remembered (StepTable::ended_): well past the
+// controller's launch attempts (a few message timeouts).
+inline constexpr std::chrono::minutes kEndedRunMemory{10};
+inline constexpr std::size_t kEndedRunsKept = 100000;
 
 // How long a user's looked-up supplementary groups are reused for launches.
 inline constexpr std::chrono::seconds kGroupsCacheTtl{60};

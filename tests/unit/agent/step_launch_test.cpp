@@ -555,6 +555,27 @@ TEST_F(StepLaunchTest, LaunchOfAnEarlierRunIsRefused) {
   EXPECT_TRUE(waitUntil([&] { return processGone(pid); }));
 }
 
+// The controller sends a launch again when the agent did not answer in time; if the first
+// attempt reached the agent after all and the run already ended, it must not run again.
+TEST_F(StepLaunchTest, LaunchOfARunThatEndedHereIsNotStartedAgain) {
+  const fs::path ran = dir_ / "ran23";
+  const std::string script = "#!/bin/sh\necho x >> " + ran.string() + "\n";
+  v1::LaunchStepReply rep;
+  ASSERT_TRUE(launch(batch(23, script, 0u), &rep).ok());
+  ASSERT_TRUE(controller_.awaitEvent(23).has_value());
+  ASSERT_TRUE(waitUntil([&] {
+    return !fs::exists(stepRecordPath(agent_->spoolDir(), StepKey{23, kBatch}));
+  })) << "the run's supervisor was never reaped";
+
+  auto st = launch(batch(23, script, 0u), &rep);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::ALREADY_EXISTS) << st.error_message();
+  std::this_thread::sleep_for(300ms);
+  EXPECT_EQ(readFile(ran), "x\n") << "the ended run ran again";
+  // The job's next run (requeued) is another run: it starts.
+  ASSERT_TRUE(launch(batch(23, script, 1u), &rep).ok());
+  EXPECT_TRUE(waitUntil([&] { return readFile(ran) == "x\nx\n"; })) << readFile(ran);
+}
+
 TEST_F(StepLaunchTest, AgentRestartKeepsTheStepRunningAndFindsItAgain) {
   const pid_t pid = launchWaitingStep(15, "", 3u);
   ASSERT_TRUE(controller_.awaitRegistration(0).has_value());
