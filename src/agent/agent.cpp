@@ -95,11 +95,19 @@ class AgentService final : public v1::Agent::Service {
                           v1::LaunchStepReply* rep) override {
     if (auto s = authenticateController(*ctx, *req); !s.ok()) return s;
     // The closure owns its copy: after a timeout the handler returns before it runs.
-    auto pid = onLoop([this, request = *req]() -> Result<pid_t> { return steps_.launch(request); });
+    auto pid =
+        onLoop([this, request = *req]() -> Result<Launched> { return steps_.launch(request); });
     if (!pid) return *pid.error_status;
-    const Result<pid_t>& launched = *pid.value;
+    const Result<Launched>& launched = *pid.value;
     if (!launched) return grpc::Status(grpc::StatusCode::INTERNAL, launched.error());
-    rep->set_supervisor_pid(*launched);
+    if (launched->ended) {
+      return grpc::Status(grpc::StatusCode::ALREADY_EXISTS,
+                          "step " + std::to_string(req->step().job_id()) + "." +
+                              std::to_string(req->step().step_id()) + " of run " +
+                              std::to_string(req->step().restart_count()) +
+                              " already ran on node " + node_name_ + " and ended");
+    }
+    rep->set_supervisor_pid(launched->pid);
     return grpc::Status::OK;
   }
 
@@ -113,16 +121,20 @@ class AgentService final : public v1::Agent::Service {
     }
     auto outcome = onLoop([this, request = *req] {
       std::string error;
-      const SignalOutcome sent =
-          steps_.signal(StepKey{request.step().job_id(), request.step().step_id()},
-                        request.signal(), request.batch_shell_only(), request.kill(), &error);
+      const RunNumber run = request.step().has_restart_count()
+                                ? RunNumber(request.step().restart_count())
+                                : std::nullopt;
+      const SignalOutcome sent = steps_.signal(
+          StepKey{request.step().job_id(), request.step().step_id()}, run, request.signal(),
+          request.batch_shell_only(), request.kill(), &error);
       return std::make_pair(sent, error);
     });
     if (!outcome) return *outcome.error_status;
     const auto& [sent, error] = *outcome.value;
     switch (sent) {
       case SignalOutcome::kSent: return grpc::Status::OK;
-      case SignalOutcome::kNotFound: return grpc::Status(grpc::StatusCode::NOT_FOUND, error);
+      case SignalOutcome::kNotFound:
+      case SignalOutcome::kStale: return grpc::Status(grpc::StatusCode::NOT_FOUND, error);
       case SignalOutcome::kFailed: break;
     }
     return grpc::Status(grpc::StatusCode::INTERNAL, error);
@@ -178,10 +190,11 @@ class AgentService final : public v1::Agent::Service {
 
 void addSteps(const StepTable& table,
               google::protobuf::RepeatedPtrField<v1::StepId>* out) {
-  for (const auto& key : table.running()) {
+  for (const auto& record : table.running()) {
     auto* id = out->Add();
-    id->set_job_id(key.job_id);
-    id->set_step_id(key.step_id);
+    id->set_job_id(record.key.job_id);
+    id->set_step_id(record.key.step_id);
+    if (record.run) id->set_restart_count(*record.run);
   }
 }
 

@@ -64,6 +64,27 @@ std::optional<ProcStat> readProcStat(pid_t pid) {
 
 }  // namespace
 
+std::string formatStepRecord(const StepRecord& record) {
+  std::string line = std::to_string(record.key.job_id) + ' ' +
+                     std::to_string(record.key.step_id) + ' ' + std::to_string(record.pid) + ' ' +
+                     std::to_string(record.start_ticks);
+  if (record.run) line += ' ' + std::to_string(*record.run);
+  return line + '\n';
+}
+
+std::optional<StepRecord> parseStepRecord(const std::string& line) {
+  std::istringstream in(line);
+  StepRecord r;
+  if (!(in >> r.key.job_id >> r.key.step_id >> r.pid >> r.start_ticks)) return std::nullopt;
+  std::uint32_t run = 0;
+  if (in >> run) {
+    r.run = run;
+  } else if (!in.eof()) {
+    return std::nullopt;   // a fifth field that is not a run number
+  }
+  return r;
+}
+
 std::string stepRecordPath(const std::string& spool_dir, const StepKey& key) {
   return stepBase(spool_dir, key) + ".rec";
 }
@@ -101,9 +122,7 @@ Status writeStepRecord(const std::string& spool_dir, const StepRecord& record) {
     fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   }
   if (fd < 0) return makeError("cannot write step record " + tmp + ": " + std::strerror(errno));
-  const std::string line = std::to_string(record.key.job_id) + ' ' +
-                           std::to_string(record.key.step_id) + ' ' + std::to_string(record.pid) +
-                           ' ' + std::to_string(record.start_ticks) + '\n';
+  const std::string line = formatStepRecord(record);
   const bool written = writeAll(fd, line);
   ::close(fd);
   if (!written) return makeError("cannot write step record " + tmp + ": " + std::strerror(errno));
@@ -125,14 +144,12 @@ std::vector<StepRecord> loadRunningSteps(const std::string& spool_dir) {
   if (ec) return running;
   for (const auto& entry : it) {
     if (entry.path().extension() != ".rec") continue;
-    std::istringstream in(readKernelFile(entry.path().string()));
-    StepRecord r;
-    if (!(in >> r.key.job_id >> r.key.step_id >> r.pid >> r.start_ticks) ||
-        !isRunningSupervisor(r)) {
+    auto r = parseStepRecord(readKernelFile(entry.path().string()));
+    if (!r || !isRunningSupervisor(*r)) {
       fs::remove(entry.path(), ec);
       continue;
     }
-    running.push_back(r);
+    running.push_back(*r);
   }
   return running;
 }

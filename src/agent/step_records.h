@@ -4,7 +4,10 @@
 // running steps again (DESIGN.md: an agent restart never kills running work).
 //
 // Spool layout (<spool> = droverd --spool-dir, one per node):
-//   <spool>/steps/<job>.<step>.rec   "<job> <step> <pid> <start ticks>": the agent's record
+//   <spool>/steps/<job>.<step>.rec   "<job> <step> <pid> <start ticks> <run>": the agent's
+//                                    record; <run> is the job's restart count the step was
+//                                    launched for (common/step_run.h), absent in records
+//                                    written before it was kept (its run is then unknown)
 //   <spool>/steps/<job>.<step>.log   drover-stepd's stdout and stderr
 //   <spool>/job<job>.script          the batch script (written by drover-stepd, removed at
 //                                    the batch step's end)
@@ -17,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "common/step_run.h"
 #include "drover/result.h"
 
 namespace drover::agent {
@@ -31,7 +35,14 @@ struct StepRecord {
   StepKey key;
   pid_t pid = 0;
   std::uint64_t start_ticks = 0;   // /proc/<pid>/stat field 22: tells a reused pid apart
+  // The run of the job this supervisor was started for; kept on disk so that a restarted agent
+  // still tells a stale signal (for an earlier run) from one for this run.
+  RunNumber run;
 };
+
+// The record file's one line, and back; nullopt for a line that is not a record.
+std::string formatStepRecord(const StepRecord& record);
+std::optional<StepRecord> parseStepRecord(const std::string& line);
 
 // "<spool>/steps/<job>.<step>.rec" and ".log".
 std::string stepRecordPath(const std::string& spool_dir, const StepKey& key);

@@ -42,12 +42,11 @@ std::string lookUpGroups(const std::string& user, gid_t gid) {
   return out;
 }
 
-// Which run of the job a launch belongs to: a requeued batch job runs the same step again with
-// the next restart count, while a launch retried by the controller repeats the same one.
-std::string runOf(const v1::LaunchStepRequest& request) {
-  auto it = request.environment().find("SLURM_RESTART_COUNT");
-  return it == request.environment().end() ? "0" : it->second;
+RunNumber runOf(const v1::StepId& id) {
+  return id.has_restart_count() ? RunNumber(id.restart_count()) : std::nullopt;
 }
+
+std::string runText(RunNumber run) { return run ? std::to_string(*run) : "?"; }
 
 }  // namespace
 
@@ -88,17 +87,38 @@ Status StepTable::start() {
   return okStatus();
 }
 
-Result<pid_t> StepTable::launch(const v1::LaunchStepRequest& request) {
+Result<Launched> StepTable::launch(const v1::LaunchStepRequest& request) {
   const StepKey key = keyOf(request.step());
   if (key.job_id == 0) return makeError("launch request names no job (step.job_id = 0)");
-  const std::string run = runOf(request);
+  const RunNumber run = runOf(request.step());
   if (auto it = steps_.find(key); it != steps_.end() && isRunningSupervisor(it->second)) {
-    auto known = runs_.find(key);
-    if (known == runs_.end() || known->second == run) return it->second.pid;
-    // The previous run's supervisor reported its end (that is why the controller relaunched)
-    // and is still exiting: start the new run beside it, which now owns the step's record.
-    log().info("[J{}.{}] run {} starts while the supervisor pid {} of run {} exits", key.job_id,
-               key.step_id, run, it->second.pid, known->second);
+    switch (compareRuns(run, it->second.run)) {
+      case RunOrder::kUnknown:
+      case RunOrder::kSame:
+        return Launched{it->second.pid};   // a retried launch: the running supervisor answers
+      case RunOrder::kEarlier:
+        // Starting it would run the job's script twice and take the step's record from the
+        // run the controller holds as current.
+        log().warn("[J{}.{}] launch of run {} refused: supervisor pid {} runs the later run {}",
+                   key.job_id, key.step_id, runText(run), it->second.pid,
+                   runText(it->second.run));
+        return makeError("step " + std::to_string(key.job_id) + "." +
+                         std::to_string(key.step_id) + " of run " + runText(run) +
+                         " is stale: node " + opts_.node_name + " runs its run " +
+                         runText(it->second.run));
+      case RunOrder::kLater:
+        // The previous run's supervisor reported its end (that is why the controller
+        // relaunched) and is still exiting: start the new run beside it, which now owns the
+        // step's record.
+        log().info("[J{}.{}] run {} starts while the supervisor pid {} of run {} exits",
+                   key.job_id, key.step_id, runText(run), it->second.pid,
+                   runText(it->second.run));
+        break;
+    }
+  } else if (endedLately(key, run)) {
+    log().info("[J{}.{}] run {} already ran here and ended: not started again", key.job_id,
+               key.step_id, runText(run));
+    return Launched{0, true};
   }
   SpawnSpec spec;
   spec.program = opts_.stepd_path;
@@ -125,22 +145,21 @@ Result<pid_t> StepTable::launch(const v1::LaunchStepRequest& request) {
     }
   }
   if (!pid) pid = spawnSupervisor(spec);
-  if (!pid) return pid;
+  if (!pid) return makeError(pid.error());
   children_.insert(*pid);
-  StepRecord record{key, *pid, processStartTicks(*pid).value_or(0)};
+  StepRecord record{key, *pid, processStartTicks(*pid).value_or(0), run};
   steps_[key] = record;
-  runs_[key] = run;
   if (auto written = writeStepRecord(opts_.spool_dir, record); !written) {
     // The step runs; only a restarted agent would not find it again. Say so, do not fail it.
     log().error("[J{}.{}] {}", key.job_id, key.step_id, written.error());
   }
   log().info("[J{}.{}] started supervisor pid {} (uid {})", key.job_id, key.step_id, *pid,
              request.uid());
-  return *pid;
+  return Launched{*pid};
 }
 
-SignalOutcome StepTable::signal(const StepKey& key, int signal, bool batch_shell_only, bool kill,
-                                std::string* error) {
+SignalOutcome StepTable::signal(const StepKey& key, RunNumber run, int signal,
+                                bool batch_shell_only, bool kill, std::string* error) {
   auto it = steps_.find(key);
   if (it == steps_.end() || !isRunningSupervisor(it->second)) {
     if (it != steps_.end()) forget(key);
@@ -149,6 +168,18 @@ SignalOutcome StepTable::signal(const StepKey& key, int signal, bool batch_shell
     return SignalOutcome::kNotFound;
   }
   const pid_t pid = it->second.pid;
+  if (compareRuns(run, it->second.run) == RunOrder::kEarlier) {
+    // Meant for the run before a requeue: that run is gone from here, and this one is not
+    // the sender's to stop. (A signal for a later run than this supervisor's reaches it: the
+    // step's older run is on its way out anyway.)
+    *error = "step " + std::to_string(key.job_id) + "." + std::to_string(key.step_id) +
+             " of run " + runText(run) + " does not run on node " + opts_.node_name +
+             " (its run " + runText(it->second.run) + " does)";
+    log().info("[J{}.{}] {} for run {} ignored: supervisor pid {} runs run {}", key.job_id,
+               key.step_id, kill ? std::string("cancel") : "signal " + std::to_string(signal),
+               runText(run), pid, runText(it->second.run));
+    return SignalOutcome::kStale;
+  }
   int rc = 0;
   if (kill) {
     rc = ::kill(pid, SIGTERM);
@@ -221,18 +252,30 @@ void StepTable::forget(const StepKey& key) {
   auto it = steps_.find(key);
   if (it == steps_.end()) return;
   log().info("[J{}.{}] supervisor pid {} ended", key.job_id, key.step_id, it->second.pid);
+  if (it->second.run && ended_.emplace(key, *it->second.run).second) {
+    ended_order_.push_back(EndedRun{std::chrono::steady_clock::now(), key, *it->second.run});
+  }
   steps_.erase(it);
-  runs_.erase(key);
   removeStepRecord(opts_.spool_dir, key);
   const std::string log_path = stepLogPath(opts_.spool_dir, key);
   struct stat st {};
   if (::stat(log_path.c_str(), &st) == 0 && st.st_size == 0) ::unlink(log_path.c_str());
 }
 
-std::vector<StepKey> StepTable::running() const {
-  std::vector<StepKey> keys;
-  for (const auto& [key, record] : steps_) keys.push_back(key);
-  return keys;
+bool StepTable::endedLately(const StepKey& key, RunNumber run) {
+  const auto now = std::chrono::steady_clock::now();
+  while (!ended_order_.empty() && (now - ended_order_.front().at > kEndedRunMemory ||
+                                   ended_order_.size() > kEndedRunsKept)) {
+    ended_.erase({ended_order_.front().key, ended_order_.front().run});
+    ended_order_.pop_front();
+  }
+  return run && ended_.count({key, *run}) != 0;
+}
+
+std::vector<StepRecord> StepTable::running() const {
+  std::vector<StepRecord> records;
+  for (const auto& [key, record] : steps_) records.push_back(record);
+  return records;
 }
 
 std::optional<pid_t> StepTable::pidOf(const StepKey& key) const {

@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <deque>
 
 #include <map>
 #include <memory>
@@ -36,7 +37,17 @@ struct StepTableOptions {
 // signal, with this bit when only the batch shell gets it.
 inline constexpr int kBatchShellOnlyFlag = 0x100;
 
-enum class SignalOutcome { kSent, kNotFound, kFailed };
+// kStale: the signal names an earlier run of the job than the step's supervisor runs (a kill
+// meant for the run before a requeue, arriving after the next run started here): not sent.
+enum class SignalOutcome { kSent, kNotFound, kStale, kFailed };
+
+// A launch's outcome: the supervisor's pid, or `ended`: this run of the step already ran here
+// and ended lately (a launch the controller sent again because the first attempt's answer was
+// late), so nothing was started.
+struct Launched {
+  pid_t pid = 0;
+  bool ended = false;
+};
 
 class StepTable {
  public:
@@ -48,12 +59,17 @@ class StepTable {
 
   // Starts drover-stepd for the request; the same step of the same run again returns the
   // running one's pid (the controller may retry a launch whose reply it lost). The next run of a
-  // requeued job (another SLURM_RESTART_COUNT) starts even while the last run's supervisor exits.
-  Result<pid_t> launch(const v1::LaunchStepRequest& request);
+  // requeued job (a higher step.restart_count) starts even while the last run's supervisor
+  // exits; a launch of an earlier run than the one running (a late launch of the run before a
+  // requeue) is refused. A launch or a running step that names no run counts as the same run.
+  // A run that ended here in the last kEndedRunMemory is not started again (`ended`).
+  Result<Launched> launch(const v1::LaunchStepRequest& request);
 
   // `kill`: SIGTERM to the supervisor (cancel). Otherwise sigqueue(SIGRTMIN, signal | flag).
-  SignalOutcome signal(const StepKey& key, int signal, bool batch_shell_only, bool kill,
-                       std::string* error);
+  // `run`: the run the sender means (step.restart_count); kStale, and nothing sent, when the
+  // step's supervisor runs a later one.
+  SignalOutcome signal(const StepKey& key, RunNumber run, int signal, bool batch_shell_only,
+                       bool kill, std::string* error);
 
   // Reaps ended children and forgets every step whose supervisor is gone (checked in /proc,
   // which also finds the end of supervisors taken over after a restart): before a heartbeat
@@ -65,12 +81,14 @@ class StepTable {
   // The supervisor launcher's pid; 0 when none runs (not started yet, died, or not used).
   pid_t launcherPid() const { return launcher_ ? launcher_->pid() : 0; }
 
-  std::vector<StepKey> running() const;
+  // The steps whose supervisors run, with the run each was started for.
+  std::vector<StepRecord> running() const;
   std::optional<pid_t> pidOf(const StepKey& key) const;
   const std::string& spoolDir() const { return opts_.spool_dir; }
 
  private:
   void forget(const StepKey& key);
+  bool endedLately(const StepKey& key, RunNumber run);
   std::optional<std::string> groupsArgument(const v1::LaunchStepRequest& request);
   // Reaps the children that ended; returns their pids.
   std::vector<pid_t> waitChildren();
@@ -79,9 +97,17 @@ class StepTable {
   std::unique_ptr<SupervisorLauncher> launcher_;
   std::map<StepKey, StepRecord> steps_;
   std::set<pid_t> children_;     // started by this process, so waitpid is ours to call
-  // The run (restart count) each step's supervisor was started for; unknown for supervisors
-  // taken over after an agent restart.
-  std::map<StepKey, std::string> runs_;
+  // The runs whose supervisors ended here, oldest first, kept kEndedRunMemory (at most
+  // kEndedRunsKept of them): the controller retries a launch it got no answer to, and a run
+  // that meanwhile ran and ended must not run its script a second time. Lost when the agent
+  // restarts.
+  struct EndedRun {
+    std::chrono::steady_clock::time_point at;
+    StepKey key;
+    std::uint32_t run = 0;
+  };
+  std::deque<EndedRun> ended_order_;
+  std::set<std::pair<StepKey, std::uint32_t>> ended_;
   // The user's supplementary groups (drover-stepd --groups) by (user, gid), looked up at most
   // once per kGroupsCacheTtl: with nsswitch's systemd back end each lookup is dozens of
   // syscalls, at every launch. Slurm's slurmd keeps such a cache too.
@@ -91,6 +117,11 @@ class StepTable {
   };
   std::map<std::pair<std::string, gid_t>, CachedGroups> groups_cache_;
 };
+
+// How long, and how many, ended runs are remembered (StepTable::ended_): well past the
+// controller's launch attempts (a few message timeouts).
+inline constexpr std::chrono::minutes kEndedRunMemory{10};
+inline constexpr std::size_t kEndedRunsKept = 100000;
 
 // How long a user's looked-up supplementary groups are reused for launches.
 inline constexpr std::chrono::seconds kGroupsCacheTtl{60};

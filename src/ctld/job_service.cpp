@@ -37,6 +37,9 @@ constexpr std::int64_t kNameCacheMs = 60'000;
 constexpr std::int64_t kPurgeEveryS = 30;
 // A job started this recently may still have its LaunchStep in flight.
 constexpr std::int64_t kLaunchGraceS = 3;
+// A batch launch the agent did not answer within the message timeout is sent this many times
+// in all (the same run each time) before the job ends for it.
+constexpr int kLaunchAttempts = 3;
 constexpr int kPeriodicPassS = 10;
 
 }  // namespace
@@ -262,52 +265,89 @@ std::shared_ptr<grpc::Channel> JobService::channelFor(const std::string& node) {
 }
 
 void JobService::sendLaunches(std::vector<jobs::Launch> launches) {
-  rpc::ClientOptions base;
-  base.munge_socket = state_.config().munge_socket;
-  base.timeout_ms = static_cast<int>(state_.config().timeouts.message_s) * 1000;
   for (auto& launch : launches) {
-    auto channel = channelFor(launch.node);
-    if (!channel) {
+    if (!channelFor(launch.node)) {
       manager_->launchFailed(launch.job_id, "node " + launch.node + " has no agent address");
       afterCommit({});
       continue;
     }
     drover::log::get("ctld")->info("job {} starting on {}", launch.job_id, launch.node);
-    boost::asio::post(*pool_, [this, channel, base, launch = std::move(launch)]() {
-      grpc::ClientContext ctx;
-      // A node that re-registered a moment ago may still have this cached channel in its
-      // reconnect backoff: wait for it (up to the message timeout) instead of failing at once.
-      ctx.set_wait_for_ready(true);
-      v1::LaunchStepReply reply;
-      std::string why;
-      bool unreachable = false;
-      auto prepared = rpc::prepareCall(ctx, "/drover.v1.Agent/LaunchStep", launch.request, base);
-      if (!prepared) {
-        why = prepared.error();
-      } else {
-        auto stub = v1::Agent::NewStub(channel);
-        grpc::Status st = stub->LaunchStep(&ctx, launch.request, &reply);
-        if (!st.ok()) why = st.error_message().empty() ? "agent unreachable" : st.error_message();
-        unreachable = st.error_code() == grpc::StatusCode::UNAVAILABLE ||
-                      st.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
-      }
-      if (why.empty()) return;
-      boost::asio::post(io_, [this, id = launch.job_id, node = launch.node, why, unreachable] {
-        drover::log::get("ctld")->warn("job {}: launch on {} failed: {}", id, node, why);
-        // A node that does not answer has failed, as Slurm sees it: a job that may not be
-        // requeued ends NODE_FAIL. A requeueable one ends FAILED here: requeued, it would be
-        // sent straight back to the node, which stays up until its heartbeats time out. An
-        // agent that answered with an error failed the launch itself.
-        const jobs::Job* job = manager_->find(id);
-        if (unreachable && job && !(job->info.requeue() && job->info.batch())) {
-          manager_->jobLost(id, "node " + node + " not responding to the launch: " + why);
-        } else {
-          manager_->launchFailed(id, "launch on " + node + " failed: " + why);
-        }
-        afterCommit({});
-      });
-    });
+    sendLaunch(std::move(launch), 1);
   }
+}
+
+void JobService::sendLaunch(jobs::Launch launch, int attempt) {
+  auto channel = channelFor(launch.node);
+  if (!channel) {
+    manager_->launchFailed(launch.job_id, "node " + launch.node + " has no agent address");
+    afterCommit({});
+    return;
+  }
+  rpc::ClientOptions base;
+  base.munge_socket = state_.config().munge_socket;
+  base.timeout_ms = static_cast<int>(state_.config().timeouts.message_s) * 1000;
+  boost::asio::post(*pool_, [this, channel, base, attempt, launch = std::move(launch)]() mutable {
+    grpc::ClientContext ctx;
+    // A node that re-registered a moment ago may still have this cached channel in its
+    // reconnect backoff: wait for it (up to the message timeout) instead of failing at once.
+    ctx.set_wait_for_ready(true);
+    v1::LaunchStepReply reply;
+    std::string why;
+    bool unreachable = false;
+    auto prepared = rpc::prepareCall(ctx, "/drover.v1.Agent/LaunchStep", launch.request, base);
+    if (!prepared) {
+      why = prepared.error();
+    } else {
+      auto stub = v1::Agent::NewStub(channel);
+      grpc::Status st = stub->LaunchStep(&ctx, launch.request, &reply);
+      // The agent ran this very run already and it ended (an earlier attempt of ours, late):
+      // the supervisor's report, not this reply, ends the job.
+      if (!st.ok() && st.error_code() != grpc::StatusCode::ALREADY_EXISTS) {
+        why = st.error_message().empty() ? "agent unreachable" : st.error_message();
+      }
+      unreachable = st.error_code() == grpc::StatusCode::UNAVAILABLE ||
+                    st.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
+    }
+    if (why.empty()) return;
+    boost::asio::post(io_, [this, attempt, launch = std::move(launch), why, unreachable]() mutable {
+      const jobs::JobId id = launch.job_id;
+      const std::string node = launch.node;
+      const v1::StepId step = launch.request.step();
+      drover::log::get("ctld")->warn("job {}: launch on {} failed: {}", id, node, why);
+      // The job was requeued while this launch was out (its node failed, say): the failure
+      // is the run's that ended, not the one the job runs or waits to run now.
+      if (manager_->ofOtherRun(step)) {
+        drover::log::get("ctld")->info("job {}: that launch was for run {}, not the job's "
+                                       "current run: ignored",
+                                       id, step.restart_count());
+        return;
+      }
+      const jobs::Job* job = manager_->find(id);
+      if (job == nullptr || !jobs::holdsResources(job->state())) return;
+      // An agent that did not answer in time may be busy rather than gone, and may have
+      // started the step after all: LaunchStep of one run is idempotent there (a retry gets
+      // the running supervisor, or ALREADY_EXISTS once it ended), so the launch is sent again
+      // before the job is failed for it. Not for a job cancelled or requeued meanwhile: its
+      // kill went out already, and a launch sent after it would start what it was to stop.
+      if (unreachable && attempt < kLaunchAttempts &&
+          job->pending_end == jobs::PendingEnd::kNone) {
+        drover::log::get("ctld")->info("job {}: sending its launch to {} again (attempt {} of {})",
+                                       id, node, attempt + 1, kLaunchAttempts);
+        sendLaunch(std::move(launch), attempt + 1);
+        return;
+      }
+      // A node that does not answer has failed, as Slurm sees it: a job that may not be
+      // requeued ends NODE_FAIL. A requeueable one ends FAILED here: requeued, it would be
+      // sent straight back to the node, which stays up until its heartbeats time out. An
+      // agent that answered with an error failed the launch itself.
+      if (unreachable && !(job->info.requeue() && job->info.batch())) {
+        manager_->jobLost(id, "node " + node + " not responding to the launch: " + why);
+      } else {
+        manager_->launchFailed(id, "launch on " + node + " failed: " + why);
+      }
+      afterCommit({});
+    });
+  });
 }
 
 void JobService::sendSignals() {
@@ -406,8 +446,19 @@ void JobService::stepEvent(const v1::StepEventRequest& event, Done done) {
   drover::log::get("ctld")->info("job {} step {} on {}: kind {} exit {}:{}", event.step().job_id(),
                                  event.step().step_id(), event.node(), static_cast<int>(event.kind()),
                                  event.exit_code(), event.exit_signal());
-  // A supervisor left over from an earlier run of a requeued job must not end the new run.
+  // A supervisor left over from an earlier run of a requeued job must not end the new run:
+  // its report names its run (a late FINISHED of the run before a requeue, arriving after the
+  // next run started, would otherwise end that one with the old run's result).
   const jobs::Job* job = manager_->find(event.step().job_id());
+  if (manager_->ofOtherRun(event.step())) {
+    drover::log::get("ctld")->warn(
+        "job {}: ignoring a report of step {} from {} for run {}: the job runs run {}",
+        event.step().job_id(), event.step().step_id(), event.node(),
+        event.step().restart_count(), job->info.restart_count());
+    done(okStatus());   // acknowledged, so the old supervisor stops retrying it
+    return;
+  }
+  // Reports that name no run (a supervisor older than the run number) fall back on the node.
   if (job != nullptr && !event.node().empty() && jobs::holdsResources(job->state())) {
     const auto nodes = jobs::nodesOf(*job);
     if (!nodes.empty() && nodes.front() != event.node() &&
@@ -449,8 +500,12 @@ void JobService::nodeChanged(const StateChange& change) {
 }
 
 void JobService::reconcile(const std::string& node, const std::vector<v1::StepId>& running) {
+  // A step of an earlier run of a job (its supervisor outlived a requeue) is not the job's:
+  // the run the controller holds as current is not there.
   std::set<jobs::JobId> listed;
-  for (const auto& step : running) listed.insert(step.job_id());
+  for (const auto& step : running) {
+    if (!manager_->ofOtherRun(step)) listed.insert(step.job_id());
+  }
   v1::GetJobsRequest on_node;
   on_node.set_nodes(node);
   const bool first = registered_.insert(node).second;
@@ -471,11 +526,13 @@ void JobService::reconcile(const std::string& node, const std::vector<v1::StepId
     lost.push_back(job.job_id());
   }
   // Steps the agent runs that this controller does not hold there (a job that ended, was
-  // cancelled or requeued elsewhere while the node was away) are killed.
+  // cancelled or requeued elsewhere while the node was away, or a run before the job's
+  // current one) are killed. The kill names the step's own run, so it cannot reach a newer
+  // run that the agent starts meanwhile.
   std::vector<jobs::SignalAction> strays;
   for (const auto& step : running) {
     const jobs::Job* job = manager_->find(step.job_id());
-    if (job != nullptr && jobs::holdsResources(job->state())) {
+    if (job != nullptr && jobs::holdsResources(job->state()) && !manager_->ofOtherRun(step)) {
       const auto nodes = jobs::nodesOf(*job);
       if (std::find(nodes.begin(), nodes.end(), node) != nodes.end()) continue;
     }

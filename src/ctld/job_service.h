@@ -107,6 +107,9 @@ class JobService {
   void flush();
   void runPass();
   void sendLaunches(std::vector<jobs::Launch> launches);
+  // One attempt (1, 2, ...) of one launch; a timed-out one is sent again while the job still
+  // waits for it (job_service.cpp kLaunchAttempts).
+  void sendLaunch(jobs::Launch launch, int attempt);
   void sendSignals();
   void sendSignalActions(std::vector<jobs::SignalAction> signals);
   std::shared_ptr<grpc::Channel> channelFor(const std::string& node);

@@ -168,8 +168,7 @@ std::vector<v1::CancelResult> JobManager::cancel(const Caller& caller,
         SignalAction a;
         a.job_id = id;
         a.nodes = std::vector<std::string>{job.info.batch_host()};
-        a.request.mutable_step()->set_job_id(id);
-        a.request.mutable_step()->set_step_id(acct::kBatchStep);
+        nameStep(a.request.mutable_step(), job, acct::kBatchStep);
         a.request.set_signal(req.signal());
         a.request.set_batch_shell_only(batch_shell);
         signals_.push_back(std::move(a));
@@ -197,8 +196,7 @@ std::vector<v1::CancelResult> JobManager::cancel(const Caller& caller,
       SignalAction a;
       a.job_id = id;
       a.nodes = req.batch_only() ? std::vector<std::string>{job.info.batch_host()} : nodesOf(job);
-      a.request.mutable_step()->set_job_id(id);
-      a.request.mutable_step()->set_step_id(acct::kBatchStep);
+      nameStep(a.request.mutable_step(), job, acct::kBatchStep);
       a.request.set_signal(SIGKILL);
       a.request.set_batch_shell_only(req.batch_only());
       a.request.set_kill(true);
@@ -291,8 +289,7 @@ std::vector<v1::CancelResult> JobManager::control(const Caller& caller,
           SignalAction a;
           a.job_id = id;
           a.nodes = nodesOf(job);
-          a.request.mutable_step()->set_job_id(id);
-          a.request.mutable_step()->set_step_id(acct::kBatchStep);
+          nameStep(a.request.mutable_step(), job, acct::kBatchStep);
           a.request.set_signal(SIGKILL);
           a.request.set_kill(true);
           signals_.push_back(std::move(a));
@@ -321,8 +318,7 @@ std::vector<v1::CancelResult> JobManager::control(const Caller& caller,
           SignalAction a;
           a.job_id = id;
           a.nodes = nodesOf(job);
-          a.request.mutable_step()->set_job_id(id);
-          a.request.mutable_step()->set_step_id(acct::kBatchStep);
+          nameStep(a.request.mutable_step(), job, acct::kBatchStep);
           a.request.set_signal(suspend ? SIGSTOP : SIGCONT);
           signals_.push_back(std::move(a));
         }

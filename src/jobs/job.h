@@ -58,6 +58,16 @@ struct Job {
   bool isArrayTask() const { return info.array_job_id() != 0; }
 };
 
+// Names step `step_id` of the job's current run in a message to or from its nodes: the job's
+// id, the step and the restart count, so that an agent or the controller can tell the message
+// from one of the job's previous run (common/step_run.h). Built when the message is made: a
+// kill sent as the job is requeued names the run it ends, not the next one.
+inline void nameStep(v1::StepId* out, const Job& job, std::int64_t step_id) {
+  out->set_job_id(job.info.job_id());
+  out->set_step_id(step_id);
+  out->set_restart_count(job.info.restart_count());
+}
+
 // COMPLETED, CANCELLED, FAILED, TIMEOUT, NODE_FAIL, ... : the job can no longer change.
 bool isFinal(v1::JobState state);
 // PENDING and REQUEUED wait for the scheduler; RUNNING, SUSPENDED, COMPLETING hold nodes.

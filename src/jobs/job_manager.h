@@ -177,7 +177,12 @@ class JobManager {
   v1::GetSharesReply shares(const Caller& caller, const v1::GetSharesRequest& request);
 
   // A step supervisor's report. The batch step's FINISHED or FAILED_TO_START ends the job.
+  // A report of another run than the job's current one (ofOtherRun) changes nothing.
   void stepEvent(const v1::StepEventRequest& event);
+  // Whether `step` names a run of its job other than the current one (common/step_run.h): a
+  // late report or launch outcome of the run before a requeue, which must not end this one.
+  // False for an unknown job and for a step that names no run.
+  bool ofOtherRun(const v1::StepId& step) const;
   // The batch step could not be sent to its node (agent unreachable): the job fails.
   void launchFailed(JobId id, const std::string& why);
   // The node is gone: its running jobs end NODE_FAIL, or go back to PENDING when requeueable.

@@ -1,11 +1,19 @@
 // From RUNNING to a final state: step reports, launch failures and node failures.
 #include <csignal>
 
+#include "common/step_run.h"
 #include "jobs/job_manager.h"
 
 namespace drover::jobs {
 
+bool JobManager::ofOtherRun(const v1::StepId& step) const {
+  const Job* job = find(step.job_id());
+  if (job == nullptr || !step.has_restart_count()) return false;
+  return isOtherRun(step.restart_count(), job->info.restart_count());
+}
+
 void JobManager::stepEvent(const v1::StepEventRequest& event) {
+  if (ofOtherRun(event.step())) return;   // the daemon logged it
   Job* job = mutableJob(event.step().job_id());
   if (job && isFinal(job->state()) && event.step().step_id() >= 0) {
     numberedStepEvent(*job, event);  // steps.cpp: a step that ended just before its job
@@ -95,8 +103,7 @@ void JobManager::lose(Job& job, const std::vector<std::string>& kill_nodes,
     SignalAction kill;
     kill.job_id = id;
     kill.nodes = kill_nodes;
-    kill.request.mutable_step()->set_job_id(id);
-    kill.request.mutable_step()->set_step_id(acct::kBatchStep);
+    nameStep(kill.request.mutable_step(), job, acct::kBatchStep);
     kill.request.set_signal(SIGKILL);
     kill.request.set_kill(true);
     signals_.push_back(std::move(kill));

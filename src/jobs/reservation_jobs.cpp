@@ -38,8 +38,7 @@ std::int64_t JobManager::endReservationJobs(std::int64_t over_run_s) {
     SignalAction kill_all;
     kill_all.job_id = id;
     kill_all.nodes = nodesOf(job);
-    kill_all.request.mutable_step()->set_job_id(id);
-    kill_all.request.mutable_step()->set_step_id(acct::kBatchStep);
+    nameStep(kill_all.request.mutable_step(), job, acct::kBatchStep);
     kill_all.request.set_signal(SIGKILL);
     kill_all.request.set_kill(true);
     signals_.push_back(std::move(kill_all));

@@ -329,8 +329,7 @@ Result<v1::LaunchStepRequest> JobManager::launchRequest(const Job& job) {
   const launch::JobEnvContext ctx = jobEnvContext(job, config_, 0);
 
   v1::LaunchStepRequest r;
-  r.mutable_step()->set_job_id(i.job_id());
-  r.mutable_step()->set_step_id(acct::kBatchStep);
+  nameStep(r.mutable_step(), job, acct::kBatchStep);
   r.set_uid(i.uid());
   r.set_gid(i.gid());
   r.set_user(i.user());

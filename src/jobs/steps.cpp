@@ -175,8 +175,7 @@ Result<JobManager::CreatedStep> JobManager::createStep(
         launch::stepEnvironment(user_env, jobEnvContext(*job, config_, job_index), sctx);
 
     v1::LaunchStepRequest r;
-    r.mutable_step()->set_job_id(info.job_id());
-    r.mutable_step()->set_step_id(step_id);
+    nameStep(r.mutable_step(), *job, step_id);
     r.set_uid(info.uid());
     r.set_gid(info.gid());
     r.set_user(info.user());
@@ -259,8 +258,7 @@ void JobManager::numberedStepEvent(Job& job, const v1::StepEventRequest& event) 
       const auto& done = step.reported_nodes();
       if (std::find(done.begin(), done.end(), n.node()) == done.end()) kill.nodes.push_back(n.node());
     }
-    kill.request.mutable_step()->set_job_id(job.id());
-    kill.request.mutable_step()->set_step_id(step.step_id());
+    nameStep(kill.request.mutable_step(), job, step.step_id());
     kill.request.set_signal(SIGKILL);
     kill.request.set_kill(true);
     signals_.push_back(std::move(kill));
@@ -273,8 +271,7 @@ void JobManager::stepLaunchFailed(JobId id, std::int64_t step_id, const std::str
   Job* job = mutableJob(id);
   if (job == nullptr || !holdsResources(job->state())) return;
   v1::StepEventRequest event;
-  event.mutable_step()->set_job_id(id);
-  event.mutable_step()->set_step_id(step_id);
+  nameStep(event.mutable_step(), *job, step_id);
   event.set_node(node);
   event.set_kind(v1::StepEventRequest::FAILED_TO_START);
   event.set_error(why);
@@ -365,8 +362,7 @@ void JobManager::endSteps(Job& job) {
         kill.nodes.push_back(n.node());
       }
     }
-    kill.request.mutable_step()->set_job_id(job.id());
-    kill.request.mutable_step()->set_step_id(step.step_id());
+    nameStep(kill.request.mutable_step(), job, step.step_id());
     kill.request.set_signal(SIGKILL);
     kill.request.set_kill(true);
     if (!kill.nodes.empty()) signals_.push_back(std::move(kill));
@@ -383,8 +379,7 @@ void JobManager::signalSteps(const Job& job, int signal) {
     SignalAction a;
     a.job_id = job.id();
     for (const auto& n : step.nodes()) a.nodes.push_back(n.node());
-    a.request.mutable_step()->set_job_id(job.id());
-    a.request.mutable_step()->set_step_id(step.step_id());
+    nameStep(a.request.mutable_step(), job, step.step_id());
     a.request.set_signal(signal);
     signals_.push_back(std::move(a));
   }
@@ -413,8 +408,7 @@ v1::CancelResult JobManager::cancelStep(const Caller& caller, const std::string&
   SignalAction a;
   a.job_id = job.id();
   for (const auto& n : step.nodes()) a.nodes.push_back(n.node());
-  a.request.mutable_step()->set_job_id(job.id());
-  a.request.mutable_step()->set_step_id(step_id);
+  nameStep(a.request.mutable_step(), job, step_id);
   if (signal == 0 || signal == SIGKILL) {
     a.request.set_signal(SIGKILL);
     a.request.set_kill(true);

@@ -8,8 +8,13 @@
 //   drover-e2e-rawcall HOST:PORT job MUNGE_SOCKET JOB_ID
 //   drover-e2e-rawcall HOST:PORT cancel MUNGE_SOCKET JOB_ID
 // Any Controller RPC over the frame transport (the CLIs' port), the request in protobuf text
-// format on stdin; prints "OK" and the reply in text format, or "<code> <message>":
+// format on stdin; prints "OK" and the reply in text format, or "<code> <message>". METHOD is
+// a Controller method ("GetJobs") or Service.Method for the other services served there
+// ("AgentControl.StepEvent", as drover-stepd reports):
 //   drover-e2e-rawcall HOST:CLI_PORT frame MUNGE_SOCKET METHOD < request.txt
+// Agent.SignalStep to a node's droverd over gRPC, as the controller sends it, the request in
+// text format on stdin; prints "OK" or "<GRPC_CODE> <message>":
+//   drover-e2e-rawcall HOST:AGENT_PORT signal-step MUNGE_SOCKET < request.txt
 #include <grpcpp/grpcpp.h>
 
 #include <iostream>
@@ -23,6 +28,8 @@
 #include <memory>
 
 #include "auth/request_binding.h"
+#include "drover/v1/agent.grpc.pb.h"
+#include "drover/v1/agent_control.pb.h"
 #include "drover/v1/controller.grpc.pb.h"
 #include "drover/v1/jobs.pb.h"
 #include "rpc/client.h"
@@ -38,6 +45,7 @@ const char* codeName(grpc::StatusCode c) {
     case grpc::StatusCode::UNAUTHENTICATED: return "UNAUTHENTICATED";
     case grpc::StatusCode::UNAVAILABLE: return "UNAVAILABLE";
     case grpc::StatusCode::DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
+    case grpc::StatusCode::NOT_FOUND: return "NOT_FOUND";
     default: return "OTHER";
   }
 }
@@ -136,10 +144,13 @@ int jobCall(drover::v1::Controller::Stub& stub, const std::string& target, const
 
 int frameCall(const std::string& target, const std::string& socket, const std::string& method) {
   namespace pb = google::protobuf;
-  const pb::MethodDescriptor* m =
-      pb::DescriptorPool::generated_pool()->FindMethodByName("drover.v1.Controller." + method);
+  const std::string full =
+      "drover.v1." + (method.find('.') == std::string::npos ? "Controller." + method : method);
+  // Links agent_control.proto's descriptors in, so the pool knows AgentControl's methods.
+  (void)drover::v1::RegisterRequest::descriptor();
+  const pb::MethodDescriptor* m = pb::DescriptorPool::generated_pool()->FindMethodByName(full);
   if (m == nullptr) {
-    std::cerr << "no method drover.v1.Controller." << method << "\n";
+    std::cerr << "no method " << full << "\n";
     return 2;
   }
   auto* factory = pb::MessageFactory::generated_factory();
@@ -157,13 +168,40 @@ int frameCall(const std::string& target, const std::string& socket, const std::s
   opts.munge_socket = socket;
   opts.timeout_ms = 60000;
   drover::wire::CallError error;
-  if (!drover::wire::call(opts, "/drover.v1.Controller/" + method, *req, rep.get(), &error)) {
+  const std::string path = "/" + m->service()->full_name() + "/" + m->name();
+  if (!drover::wire::call(opts, path, *req, rep.get(), &error)) {
     std::cout << error.code << " " << error.message << "\n";
     return 1;
   }
   std::string out;
   pb::TextFormat::PrintToString(*rep, &out);
   std::cout << "OK\n" << out;
+  return 0;
+}
+
+int signalStep(const std::string& target, const std::string& socket) {
+  namespace pb = google::protobuf;
+  drover::v1::SignalStepRequest req;
+  std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+  if (!pb::TextFormat::ParseFromString(text, &req)) {
+    std::cerr << "cannot parse the request as drover.v1.SignalStepRequest\n";
+    return 2;
+  }
+  grpc::ClientContext ctx;
+  drover::rpc::ClientOptions opts{target, socket, 10000};
+  auto prepared = drover::rpc::prepareCall(ctx, "/drover.v1.Agent/SignalStep", req, opts);
+  if (!prepared) {
+    std::cout << "OTHER " << prepared.error() << "\n";
+    return 1;
+  }
+  drover::v1::SignalStepReply rep;
+  auto stub = drover::v1::Agent::NewStub(drover::rpc::makeChannel(target));
+  const grpc::Status st = stub->SignalStep(&ctx, req, &rep);
+  if (!st.ok()) {
+    std::cout << codeName(st.error_code()) << " " << st.error_message() << "\n";
+    return 1;
+  }
+  std::cout << "OK\n";
   return 0;
 }
 
@@ -205,6 +243,8 @@ int main(int argc, char** argv) {
       return 2;
     }
     return frameCall(target, socket, argv[4]);
+  } else if (mode == "signal-step") {
+    return signalStep(target, socket);
   } else if (mode == "submit" || mode == "job" || mode == "cancel") {
     if (argc < 5) {
       std::cerr << "usage: drover-e2e-rawcall HOST:PORT submit|job|cancel MUNGE_SOCKET ARG...\n";

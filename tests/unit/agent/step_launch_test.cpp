@@ -230,10 +230,13 @@ class StepLaunchTest : public ::testing::Test {
     agent_.reset();
   }
 
-  v1::LaunchStepRequest batch(std::uint64_t job_id, const std::string& script) {
+  // Run 0 of the job unless told: the controller names the run in every launch.
+  v1::LaunchStepRequest batch(std::uint64_t job_id, const std::string& script,
+                              RunNumber run = 0u) {
     v1::LaunchStepRequest req;
     req.mutable_step()->set_job_id(job_id);
     req.mutable_step()->set_step_id(kBatch);
+    if (run) req.mutable_step()->set_restart_count(*run);
     req.set_uid(getuid());
     req.set_gid(getgid());
     req.set_user("root");
@@ -254,10 +257,12 @@ class StepLaunchTest : public ::testing::Test {
     return stub_->LaunchStep(&ctx, req, rep);
   }
 
-  grpc::Status signal(std::uint64_t job_id, int sig, bool kill) {
+  // `run`: the run the signal is meant for; none = a sender that names no run.
+  grpc::Status signal(std::uint64_t job_id, int sig, bool kill, RunNumber run = std::nullopt) {
     v1::SignalStepRequest req;
     req.mutable_step()->set_job_id(job_id);
     req.mutable_step()->set_step_id(kBatch);
+    if (run) req.mutable_step()->set_restart_count(*run);
     req.set_signal(sig);
     req.set_kill(kill);
     grpc::ClientContext ctx;
@@ -268,11 +273,12 @@ class StepLaunchTest : public ::testing::Test {
   }
 
   // Launches a script that marks itself ready, then runs until signalled.
-  pid_t launchWaitingStep(std::uint64_t job_id, const std::string& traps = "") {
+  pid_t launchWaitingStep(std::uint64_t job_id, const std::string& traps = "",
+                          RunNumber run = 0u) {
     const fs::path ready = dir_ / ("ready" + std::to_string(job_id));
     v1::LaunchStepReply rep;
     auto st = launch(batch(job_id, "#!/bin/sh\n" + traps + "touch " + ready.string() +
-                                       "\nwhile :; do sleep 0.05; done\n"),
+                                       "\nwhile :; do sleep 0.05; done\n", run),
                      &rep);
     EXPECT_TRUE(st.ok()) << st.error_message();
     EXPECT_TRUE(waitUntil([&] { return fs::exists(ready); })) << "the script never started";
@@ -453,8 +459,7 @@ TEST_F(StepLaunchTest, NextRunOfARequeuedJobStartsBesideTheExitingSupervisor) {
   const pid_t old_pid = launchWaitingStep(16);
   const fs::path second = dir_ / "second16";
   v1::LaunchStepRequest next =
-      batch(16, "#!/bin/sh\ntouch " + second.string() + "\nwhile :; do sleep 0.05; done\n");
-  (*next.mutable_environment())["SLURM_RESTART_COUNT"] = "1";
+      batch(16, "#!/bin/sh\ntouch " + second.string() + "\nwhile :; do sleep 0.05; done\n", 1u);
   v1::LaunchStepReply rep;
   auto st = launch(next, &rep);
   ASSERT_TRUE(st.ok()) << st.error_message();
@@ -475,8 +480,7 @@ TEST_F(StepLaunchTest, ReapingTheLastRunsSupervisorKeepsTheNextRunsRecord) {
   const pid_t old_pid = launchWaitingStep(18);
   const fs::path second = dir_ / "second18";
   v1::LaunchStepRequest next =
-      batch(18, "#!/bin/sh\ntouch " + second.string() + "\nwhile :; do sleep 0.05; done\n");
-  (*next.mutable_environment())["SLURM_RESTART_COUNT"] = "1";
+      batch(18, "#!/bin/sh\ntouch " + second.string() + "\nwhile :; do sleep 0.05; done\n", 1u);
   v1::LaunchStepReply rep;
   ASSERT_TRUE(launch(next, &rep).ok());
   ASSERT_TRUE(waitUntil([&] { return fs::exists(second); })) << "the next run never started";
@@ -495,8 +499,85 @@ TEST_F(StepLaunchTest, ReapingTheLastRunsSupervisorKeepsTheNextRunsRecord) {
   }));
 }
 
+// A kill sent to end the run before a requeue can reach the node after the next run started
+// there (same job, same step): it names its run, and the agent leaves the next run alone.
+TEST_F(StepLaunchTest, SignalOfAnEarlierRunLeavesTheStepsRunAlone) {
+  const fs::path got = dir_ / "got-usr1-20";
+  const pid_t pid =
+      launchWaitingStep(20, "trap 'echo usr1 > " + got.string() + "' USR1\n", 1u);
+  auto st = signal(20, 0, true, 0u);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::NOT_FOUND) << st.error_message();
+  EXPECT_NE(st.error_message().find("of run 0"), std::string::npos) << st.error_message();
+  st = signal(20, SIGUSR1, false, 0u);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::NOT_FOUND) << st.error_message();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_FALSE(processGone(pid)) << "a kill of run 0 ended run 1";
+  EXPECT_FALSE(fs::exists(got)) << "a signal of run 0 reached run 1";
+  // Its own run's signal, and one that names no run (an older controller), reach it.
+  ASSERT_TRUE(signal(20, SIGUSR1, false, 1u).ok());
+  EXPECT_TRUE(waitUntil([&] { return fs::exists(got); }));
+  fs::remove(got);
+  ASSERT_TRUE(signal(20, SIGUSR1, false).ok());
+  EXPECT_TRUE(waitUntil([&] { return fs::exists(got); }));
+  // A cancel of a later run than the supervisor's reaches it (that run is on its way out).
+  ASSERT_TRUE(signal(20, 0, true, 2u).ok());
+  ASSERT_TRUE(controller_.awaitEvent(20).has_value());
+  EXPECT_TRUE(waitUntil([&] { return processGone(pid); }));
+}
+
+// The supervisor puts its run in its report, so the controller can ignore a late one.
+TEST_F(StepLaunchTest, ReportNamesTheRun) {
+  v1::LaunchStepReply rep;
+  ASSERT_TRUE(launch(batch(21, "#!/bin/sh\nexit 0\n", 4u), &rep).ok());
+  auto event = controller_.awaitEvent(21);
+  ASSERT_TRUE(event.has_value());
+  ASSERT_TRUE(event->step().has_restart_count());
+  EXPECT_EQ(event->step().restart_count(), 4u);
+}
+
+// A launch of the run before a requeue that reaches the node after the next run started there
+// must not start the old run's script again, nor take the step's record.
+TEST_F(StepLaunchTest, LaunchOfAnEarlierRunIsRefused) {
+  const pid_t pid = launchWaitingStep(22, "", 2u);
+  v1::LaunchStepReply rep;
+  auto st = launch(batch(22, "#!/bin/sh\ntouch " + (dir_ / "old-run-22").string() + "\n", 1u),
+                   &rep);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.error_message().find("stale"), std::string::npos) << st.error_message();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_FALSE(fs::exists(dir_ / "old-run-22"));
+  const std::string record = readFile(stepRecordPath(agent_->spoolDir(), StepKey{22, kBatch}));
+  auto parsed = parseStepRecord(record);
+  ASSERT_TRUE(parsed.has_value()) << record;
+  EXPECT_EQ(parsed->pid, pid);
+  EXPECT_EQ(parsed->run, RunNumber(2u));
+  ASSERT_TRUE(signal(22, 0, true, 2u).ok());
+  EXPECT_TRUE(waitUntil([&] { return processGone(pid); }));
+}
+
+// The controller sends a launch again when the agent did not answer in time; if the first
+// attempt reached the agent after all and the run already ended, it must not run again.
+TEST_F(StepLaunchTest, LaunchOfARunThatEndedHereIsNotStartedAgain) {
+  const fs::path ran = dir_ / "ran23";
+  const std::string script = "#!/bin/sh\necho x >> " + ran.string() + "\n";
+  v1::LaunchStepReply rep;
+  ASSERT_TRUE(launch(batch(23, script, 0u), &rep).ok());
+  ASSERT_TRUE(controller_.awaitEvent(23).has_value());
+  ASSERT_TRUE(waitUntil([&] {
+    return !fs::exists(stepRecordPath(agent_->spoolDir(), StepKey{23, kBatch}));
+  })) << "the run's supervisor was never reaped";
+
+  auto st = launch(batch(23, script, 0u), &rep);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::ALREADY_EXISTS) << st.error_message();
+  std::this_thread::sleep_for(300ms);
+  EXPECT_EQ(readFile(ran), "x\n") << "the ended run ran again";
+  // The job's next run (requeued) is another run: it starts.
+  ASSERT_TRUE(launch(batch(23, script, 1u), &rep).ok());
+  EXPECT_TRUE(waitUntil([&] { return readFile(ran) == "x\nx\n"; })) << readFile(ran);
+}
+
 TEST_F(StepLaunchTest, AgentRestartKeepsTheStepRunningAndFindsItAgain) {
-  const pid_t pid = launchWaitingStep(15);
+  const pid_t pid = launchWaitingStep(15, "", 3u);
   ASSERT_TRUE(controller_.awaitRegistration(0).has_value());
 
   stopAgent();
@@ -510,9 +591,15 @@ TEST_F(StepLaunchTest, AgentRestartKeepsTheStepRunningAndFindsItAgain) {
   ASSERT_EQ(registration->running_steps_size(), 1);
   EXPECT_EQ(registration->running_steps(0).job_id(), 15u);
   EXPECT_EQ(registration->running_steps(0).step_id(), kBatch);
+  // It knows the step's run again (from the step record), and says so to the controller.
+  ASSERT_TRUE(registration->running_steps(0).has_restart_count());
+  EXPECT_EQ(registration->running_steps(0).restart_count(), 3u);
+  auto st = signal(15, 0, true, 2u);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::NOT_FOUND) << st.error_message();
+  EXPECT_FALSE(processGone(pid));
 
   // The new agent supervises it: it can cancel it.
-  auto st = signal(15, 0, true);
+  st = signal(15, 0, true, 3u);
   ASSERT_TRUE(st.ok()) << st.error_message();
   auto event = controller_.awaitEvent(15);
   ASSERT_TRUE(event.has_value());

@@ -181,6 +181,73 @@ TEST_F(JobsTest, NodeFailureRequeuesOrFails) {
   EXPECT_EQ(launches[0].request.environment().at("SLURM_RESTART_COUNT"), "1");
 }
 
+// A requeued job runs again under the same job and step ids. Everything sent to or about its
+// steps names the run (the restart count); what the previous run's supervisor reports late
+// must not end the next run (common/step_run.h).
+TEST_F(JobsTest, ReportOfTheRunBeforeARequeueDoesNotEndTheNextRun) {
+  JobId id = submit(SpecBuilder().nodes(2));
+  auto first = pass();
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].request.step().restart_count(), 0u);
+  EXPECT_TRUE(first[0].request.step().has_restart_count());  // run 0 is named, not "unknown"
+  manager_->nodeFailed(job(id).allocation(1).node());
+  ASSERT_TRUE(manager_->commit().ok());
+  ASSERT_EQ(job(id).state(), v1::JOB_PENDING);
+  // The kill sent to the surviving node names the run it ends, not the next one.
+  auto kills = manager_->takeSignals();
+  ASSERT_EQ(kills.size(), 1u);
+  EXPECT_EQ(kills[0].request.step().restart_count(), 0u);
+
+  auto next = pass();
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_EQ(next[0].request.step().restart_count(), 1u);
+  ASSERT_EQ(job(id).state(), v1::JOB_RUNNING);
+
+  // The first run's supervisor reports its end after the next run started.
+  v1::StepEventRequest stale;
+  nameStep(stale.mutable_step(), *manager_->find(id), acct::kBatchStep);
+  stale.mutable_step()->set_restart_count(0);
+  stale.set_node(job(id).batch_host());
+  stale.set_kind(v1::StepEventRequest::FINISHED);
+  stale.set_exit_code(7);
+  EXPECT_TRUE(manager_->ofOtherRun(stale.step()));
+  manager_->stepEvent(stale);
+  ASSERT_TRUE(manager_->commit().ok());
+  EXPECT_EQ(job(id).state(), v1::JOB_RUNNING);
+  stale.set_kind(v1::StepEventRequest::FAILED_TO_START);
+  manager_->stepEvent(stale);
+  EXPECT_EQ(job(id).state(), v1::JOB_RUNNING);
+
+  // The next run's own report ends it with its own result.
+  v1::StepEventRequest own = stale;
+  own.mutable_step()->set_restart_count(1);
+  own.set_kind(v1::StepEventRequest::FINISHED);
+  own.set_exit_code(0);
+  EXPECT_FALSE(manager_->ofOtherRun(own.step()));
+  manager_->stepEvent(own);
+  ASSERT_TRUE(manager_->commit().ok());
+  EXPECT_EQ(job(id).state(), v1::JOB_COMPLETED);
+  EXPECT_EQ(job(id).exit_code(), 0u);
+  EXPECT_EQ(job(id).restart_count(), 1u);
+}
+
+// A report that names no run (a supervisor from before the run number) is taken as before.
+TEST_F(JobsTest, ReportNamingNoRunEndsTheCurrentRun) {
+  JobId id = submit(SpecBuilder());
+  pass();
+  manager_->nodeFailed(job(id).allocation(0).node());
+  ASSERT_TRUE(manager_->commit().ok());
+  pass();
+  ASSERT_EQ(job(id).restart_count(), 1u);
+  v1::StepId unnamed;
+  unnamed.set_job_id(id);
+  unnamed.set_step_id(acct::kBatchStep);
+  EXPECT_FALSE(manager_->ofOtherRun(unnamed));
+  finishBatch(id, 3);   // names no run
+  EXPECT_EQ(job(id).state(), v1::JOB_FAILED);
+  EXPECT_EQ(job(id).exit_code(), 3u);
+}
+
 TEST_F(JobsTest, RequeuedRunKeepsItsOwnAccountingRecord) {
   JobId id = submit(SpecBuilder());
   pass();

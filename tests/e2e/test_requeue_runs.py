@@ -1,0 +1,114 @@
+"""A requeued job runs again under the same job id and step ids; its restart count names the
+run in every message about its steps (common/step_run.h). Here the race of a late message of
+the previous run against the next run is made deterministic: after `scontrol requeue` the
+next run runs on the same node, and drover-e2e-rawcall delivers what the old run could still
+send (its supervisor's end report, to the controller) or receive (the controller's kill, at
+the agent), naming run 0. Each must leave run 1 alone, which then ends with its own result."""
+
+import os
+import re
+import subprocess
+import time
+from pathlib import Path
+
+from cluster import wait_for
+
+NODE = "node1"
+
+
+def shared_dir(cluster, name):
+    d = Path(cluster.run_dir) / name
+    d.mkdir(exist_ok=True)
+    os.chmod(d, 0o1777)
+    return d
+
+
+def cli_port(cluster):
+    for line in Path(cluster.conf).read_text().splitlines():
+        m = re.match(r"\s*cli_port:\s*(\d+)", line)
+        if m:
+            return int(m.group(1))
+    return cluster.port_base + 1
+
+
+def agent_port(cluster, node):
+    # local-cluster: the controller on port_base and port_base + 1, nodeK's agent on
+    # port_base + 1 + K.
+    return cluster.port_base + 1 + int(node.removeprefix("node"))
+
+
+def rawcall(cluster, target, *args, request):
+    exe = cluster.build / "tests" / "drover-e2e-rawcall"
+    r = subprocess.run([str(exe), target, args[0], str(cluster.run_dir / "munge" / "munge.socket"),
+                        *args[1:]], input=request, capture_output=True, text=True, timeout=60)
+    assert r.returncode in (0, 1), r.stderr
+    return r.stdout.partition("\n")[0]
+
+
+def requeued_and_running_again(cluster, name):
+    """A job on NODE that waits for its `go` file, requeued once and running its run 1 there
+    (its supervisor started: the script printed its run). Returns (job id, go file, output)."""
+    out_dir = shared_dir(cluster, name)
+    go = out_dir / "go"
+    out = out_dir / "job.out"
+    script = (f'echo "run ${{SLURM_RESTART_COUNT:-0}}"; '
+              f"while [ ! -e {go} ]; do sleep 0.1; done; exit 0")
+    r = cluster.cli("sbatch", "--parsable", "-w", NODE, "-o", str(out), "--open-mode=append",
+                    f"--wrap={script}")
+    assert r.returncode == 0, r.stderr
+    job = int(r.stdout.strip().split(";")[0])
+    cluster.wait_job(job, "RUNNING")
+    wait_for(lambda: out.exists() and "run 0" in out.read_text(), 30, what="run 0 to start")
+    assert cluster.scontrol("requeue", str(job)).returncode == 0
+    wait_for(lambda: out.exists() and "run 1" in out.read_text(), 60, what="run 1 to start")
+    f = cluster.job_fields(job)
+    assert f["JobState"] == "RUNNING" and f["Restarts"] == "1", f
+    return job, go, out
+
+
+def finishes_with_its_own_result(cluster, job, go, out):
+    go.touch()
+    f = cluster.wait_job(job, "COMPLETED", timeout=30)
+    assert f["Restarts"] == "1", f
+    assert f["ExitCode"] == "0:0", f
+    assert out.read_text() == "run 0\nrun 1\n"
+
+
+def test_late_end_report_of_the_previous_run_does_not_end_the_next(cluster):
+    job, go, out = requeued_and_running_again(cluster, "out-stale-report")
+    # Run 0's supervisor reports its end late (exit 7), as drover-stepd does: over the
+    # frame transport, acknowledged so that it stops retrying.
+    status = rawcall(cluster, f"127.0.0.1:{cli_port(cluster)}", "frame", "AgentControl.StepEvent",
+                     request=f"""
+step {{ job_id: {job} step_id: -5 restart_count: 0 }}
+node: "{NODE}"
+kind: FINISHED
+exit_code: 7
+""")
+    assert status == "OK", status
+    # The reply came after the report was handled (and committed, had it changed anything).
+    f = cluster.job_fields(job)
+    assert f["JobState"] == "RUNNING", f
+    assert f["ExitCode"] == "0:0", f
+    finishes_with_its_own_result(cluster, job, go, out)
+
+
+def test_late_kill_of_the_previous_run_leaves_the_next_running(cluster):
+    job, go, out = requeued_and_running_again(cluster, "out-stale-kill")
+    record = Path(cluster.run_dir) / "spool" / NODE / "steps" / f"{job}.-5.rec"
+    fields = record.read_text().split()
+    assert fields[4] == "1", fields  # the agent keeps the step's run in its record
+    supervisor = int(fields[2])
+    # The controller's kill of run 0 reaches the node after run 1 started there.
+    status = rawcall(cluster, f"127.0.0.1:{agent_port(cluster, NODE)}", "signal-step",
+                     request=f"""
+step {{ job_id: {job} step_id: -5 restart_count: 0 }}
+signal: 9
+kill: true
+""")
+    assert status.startswith("NOT_FOUND") and "of run 0" in status, status
+    time.sleep(1)  # a kill that went through ends the step (SIGTERM) well within this
+    os.kill(supervisor, 0)  # still there
+    f = cluster.job_fields(job)
+    assert f["JobState"] == "RUNNING", f
+    finishes_with_its_own_result(cluster, job, go, out)
