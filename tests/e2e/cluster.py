@@ -64,6 +64,23 @@ def pick_port_base(count):
     raise RuntimeError("no free port range found")
 
 
+def shared_dir(cluster, name):
+    """A directory in the cluster's run dir that every test user may write (sticky, as /tmp)."""
+    d = Path(cluster.run_dir) / name
+    d.mkdir(exist_ok=True)
+    os.chmod(d, 0o1777)
+    return d
+
+
+def cli_port(cluster):
+    """The controller's frame-transport port, as the cluster's cluster.conf names it."""
+    for line in Path(cluster.conf).read_text().splitlines():
+        m = re.match(r"\s*cli_port:\s*(\d+)", line)
+        if m:
+            return int(m.group(1))
+    return cluster.port_base + 1
+
+
 def wait_for(predicate, timeout, interval=0.2, what="condition"):
     """Polls predicate() until it returns something truthy; fails after `timeout` seconds
     with the last value seen."""

@@ -3,13 +3,11 @@ submitted it and writes its output file, ends COMPLETED 0:0 or FAILED with its e
 running job is cancelled (its node freed), and every job id acknowledged before a kill -9 of
 the controller is still known after the restart (durable before acknowledged)."""
 
-import os
 import subprocess
 import re
 import threading
-from pathlib import Path
 
-from cluster import wait_for
+from cluster import shared_dir, wait_for
 
 
 def submit(cluster, *args, user=None):
@@ -27,13 +25,6 @@ def wait_final(cluster, job_id, timeout=30):
     final = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY"}
     return wait_for(lambda: (f := job_fields(cluster, job_id)).get("JobState") in final and f,
                     timeout, what=f"job {job_id} to end")
-
-
-def shared_dir(cluster, name):
-    d = Path(cluster.run_dir) / name
-    d.mkdir(exist_ok=True)
-    os.chmod(d, 0o1777)
-    return d
 
 
 def test_job_runs_as_submitter_and_completes(cluster):

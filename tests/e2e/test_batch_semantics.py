@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from cluster import wait_for
+from cluster import shared_dir, wait_for
 
 FINAL = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY"}
 
@@ -30,13 +30,6 @@ def job_fields(cluster, job_id):
 
 def wait_state(cluster, job_id, states, timeout=30):
     return cluster.wait_job(job_id, states, timeout)
-
-
-def shared_dir(cluster, name):
-    d = Path(cluster.run_dir) / name
-    d.mkdir(exist_ok=True)
-    os.chmod(d, 0o1777)
-    return d
 
 
 def sacct_row(cluster, job_id, fields="JobID,State,ExitCode,Elapsed"):

@@ -8,15 +8,13 @@
     2 nodes x 2 ranks and checks an allreduce.
 Every rank checks that all ranks hold identical parameters after a few steps."""
 
-import os
 import re
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
-from cluster import wait_for
+from cluster import shared_dir, wait_for
 
 PYTHON = "/usr/bin/python3"
 
@@ -114,13 +112,6 @@ int main(int argc, char** argv) {
   return sum == (long)size * (size + 1) / 2 ? 0 : 1;
 }
 '''
-
-
-def shared_dir(cluster, name):
-    d = Path(cluster.run_dir) / name
-    d.mkdir(exist_ok=True)
-    os.chmod(d, 0o1777)
-    return d
 
 
 def job_fields(cluster, job_id):

@@ -6,29 +6,13 @@ send (its supervisor's end report, to the controller) or receive (the controller
 the agent), naming run 0. Each must leave run 1 alone, which then ends with its own result."""
 
 import os
-import re
 import subprocess
 import time
 from pathlib import Path
 
-from cluster import wait_for
+from cluster import cli_port, shared_dir, wait_for
 
 NODE = "node1"
-
-
-def shared_dir(cluster, name):
-    d = Path(cluster.run_dir) / name
-    d.mkdir(exist_ok=True)
-    os.chmod(d, 0o1777)
-    return d
-
-
-def cli_port(cluster):
-    for line in Path(cluster.conf).read_text().splitlines():
-        m = re.match(r"\s*cli_port:\s*(\d+)", line)
-        if m:
-            return int(m.group(1))
-    return cluster.port_base + 1
 
 
 def agent_port(cluster, node):

@@ -11,11 +11,10 @@ import re
 import signal
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
 
-from cluster import wait_for
+from cluster import shared_dir, wait_for
 
 
 def run(cluster, name, *args, timeout=60, input=None, user=None):
@@ -32,13 +31,6 @@ def spawn(cluster, name, *args):
     return subprocess.Popen([str(cluster.bin / name), *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=cluster.env(),
                             cwd=str(cluster.run_dir))
-
-
-def shared_dir(cluster, name):
-    d = Path(cluster.run_dir) / name
-    d.mkdir(exist_ok=True)
-    os.chmod(d, 0o1777)
-    return d
 
 
 def job_fields(cluster, job_id):

@@ -9,15 +9,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from cluster import wait_for
-
-
-def cli_port(cluster):
-    for line in Path(cluster.conf).read_text().splitlines():
-        m = re.match(r"\s*cli_port:\s*(\d+)", line)
-        if m:
-            return int(m.group(1))
-    return cluster.port_base + 1
+from cluster import cli_port, shared_dir, wait_for
 
 
 def rpc(cluster, method, request_text, timeout=60):
@@ -40,13 +32,6 @@ def field(body, name):
     """First top-level-or-nested `name: value` in a text-format reply."""
     m = re.search(rf"^\s*{name}: (.+)$", body, re.M)
     return m.group(1).strip().strip('"') if m else None
-
-
-def shared_dir(cluster, name):
-    d = Path(cluster.run_dir) / name
-    d.mkdir(exist_ok=True)
-    d.chmod(0o1777)
-    return d
 
 
 def submit_allocation(cluster, nodes, work_dir, minutes=10, exclusive=False):
