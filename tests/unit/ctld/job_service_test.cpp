@@ -9,6 +9,7 @@
 #include <fstream>
 #include <random>
 
+#include "acct/sqlite_store.h"
 #include "common/clock.h"
 
 namespace drover::ctld {
@@ -131,6 +132,30 @@ TEST_F(JobServiceTest, BurstIsOneCommitAndRepliesWaitForIt) {
   io_.poll();
   EXPECT_EQ(ids, (std::vector<std::uint64_t>{1, 2, 3, 4, 5}));
   EXPECT_EQ(jobs_->commits(), before + 1);
+}
+
+// The reply waits only for the job table (where an acknowledged job is durable); the same
+// flush writes the accounting record after it, so sacct, served after the flush, finds it.
+TEST_F(JobServiceTest, RepliesGoBeforeTheAccountingWriteOfTheSameFlush) {
+  start();
+  const std::string accounting = (dir_ / "state" / "accounting.db").string();
+  auto recorded = [&]() -> std::size_t {
+    auto store = acct::SqliteAccountingStore::open(accounting);
+    if (!store) return 0;
+    auto jobs = (*store)->query(acct::AcctFilter{});
+    return jobs ? jobs->size() : 0;
+  };
+  std::size_t at_reply = 99;
+  bool replied = false;
+  jobs_->submit(rpc::Caller{}, batchSpec(), [&](Result<v1::SubmitJobReply> r) {
+    ASSERT_TRUE(r) << r.error();
+    replied = true;
+    at_reply = recorded();
+  });
+  io_.poll();
+  ASSERT_TRUE(replied);
+  EXPECT_EQ(at_reply, 0u) << "the reply waited for the accounting write";
+  EXPECT_EQ(recorded(), 1u);
 }
 
 TEST_F(JobServiceTest, RefusalAnswersAtOnceWithNotes) {
