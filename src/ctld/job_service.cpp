@@ -35,7 +35,9 @@ constexpr std::int64_t kNameCacheMs = 60'000;
 
 // Finished jobs are dropped from memory at most this often (they stay in accounting).
 constexpr std::int64_t kPurgeEveryS = 30;
-// A job started this recently may still have its LaunchStep in flight.
+// A job started this recently may not have sent its launch yet (it goes out after the commit),
+// or its step may be missing from a registration the agent sent just before the launch reached
+// it. (A launch sent and not yet answered is known exactly: launches_in_flight_.)
 constexpr std::int64_t kLaunchGraceS = 3;
 // A batch launch the agent did not answer within the message timeout is sent this many times
 // in all (the same run each time) before the job ends for it.
@@ -286,6 +288,7 @@ void JobService::sendLaunch(jobs::Launch launch, int attempt) {
   rpc::ClientOptions base;
   base.munge_socket = state_.config().munge_socket;
   base.timeout_ms = static_cast<int>(state_.config().timeouts.message_s) * 1000;
+  ++launches_in_flight_[launch.job_id];
   boost::asio::post(*pool_, [this, channel, base, attempt, launch = std::move(launch)]() mutable {
     grpc::ClientContext ctx;
     // A node that re-registered a moment ago may still have this cached channel in its
@@ -308,9 +311,13 @@ void JobService::sendLaunch(jobs::Launch launch, int attempt) {
       unreachable = st.error_code() == grpc::StatusCode::UNAVAILABLE ||
                     st.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
     }
-    if (why.empty()) return;
+    if (why.empty()) {
+      boost::asio::post(io_, [this, id = launch.job_id] { launchSettled(id); });
+      return;
+    }
     boost::asio::post(io_, [this, attempt, launch = std::move(launch), why, unreachable]() mutable {
       const jobs::JobId id = launch.job_id;
+      launchSettled(id);
       const std::string node = launch.node;
       const v1::StepId step = launch.request.step();
       drover::log::get("ctld")->warn("job {}: launch on {} failed: {}", id, node, why);
@@ -348,6 +355,11 @@ void JobService::sendLaunch(jobs::Launch launch, int attempt) {
       afterCommit({});
     });
   });
+}
+
+void JobService::launchSettled(jobs::JobId job) {
+  auto it = launches_in_flight_.find(job);
+  if (it != launches_in_flight_.end() && --it->second <= 0) launches_in_flight_.erase(it);
 }
 
 void JobService::sendSignals() {
@@ -522,7 +534,10 @@ void JobService::reconcile(const std::string& node, const std::vector<v1::StepId
       continue;
     }
     ++held;
-    if (job.start_time() > settled || listed.count(job.job_id()) != 0) continue;
+    if (job.start_time() > settled || listed.count(job.job_id()) != 0 ||
+        launches_in_flight_.count(job.job_id()) != 0) {
+      continue;
+    }
     lost.push_back(job.job_id());
   }
   // Steps the agent runs that this controller does not hold there (a job that ended, was

@@ -110,6 +110,8 @@ class JobService {
   // One attempt (1, 2, ...) of one launch; a timed-out one is sent again while the job still
   // waits for it (job_service.cpp kLaunchAttempts).
   void sendLaunch(jobs::Launch launch, int attempt);
+  // An attempt of `job`'s launch came back (launched, or failed: a retry counts anew).
+  void launchSettled(jobs::JobId job);
   void sendSignals();
   void sendSignalActions(std::vector<jobs::SignalAction> signals);
   std::shared_ptr<grpc::Channel> channelFor(const std::string& node);
@@ -139,6 +141,11 @@ class JobService {
   // registers), so a running job it lacks lost its launch (sent by no one: the previous process
   // died between committing the start and sending it) and is handled at once, with no grace.
   std::set<std::string> registered_;
+  // Batch launches sent and not yet answered, by job: a node that registers again meanwhile
+  // (its agent restarted while the launch waited for it) does not list the step yet, and the
+  // launch's own outcome, not the registration, decides about the job. The time grace alone
+  // (kLaunchGraceS) is shorter than a launch retried up to kLaunchAttempts message timeouts.
+  std::map<jobs::JobId, int> launches_in_flight_;
   std::map<std::string, std::pair<std::string, std::shared_ptr<grpc::Channel>>> channels_;
   std::unique_ptr<boost::asio::thread_pool> pool_;
   // Callers' user and group names by uid and gid, each looked up at most once per

@@ -15,6 +15,8 @@
 // Agent.SignalStep to a node's droverd over gRPC, as the controller sends it, the request in
 // text format on stdin; prints "OK" or "<GRPC_CODE> <message>":
 //   drover-e2e-rawcall HOST:AGENT_PORT signal-step MUNGE_SOCKET < request.txt
+// AgentControl.Register to the controller over gRPC, as a (re)starting droverd sends it:
+//   drover-e2e-rawcall HOST:PORT register MUNGE_SOCKET < request.txt
 #include <grpcpp/grpcpp.h>
 
 #include <iostream>
@@ -29,7 +31,7 @@
 
 #include "auth/request_binding.h"
 #include "drover/v1/agent.grpc.pb.h"
-#include "drover/v1/agent_control.pb.h"
+#include "drover/v1/agent_control.grpc.pb.h"
 #include "drover/v1/controller.grpc.pb.h"
 #include "drover/v1/jobs.pb.h"
 #include "rpc/client.h"
@@ -205,6 +207,35 @@ int signalStep(const std::string& target, const std::string& socket) {
   return 0;
 }
 
+// An agent's registration, as droverd sends it (a RegisterRequest in text format on stdin), over
+// gRPC with this process's MUNGE credential: the controller reconciles the node's jobs as at
+// a re-registered agent, while the real one may be stopped.
+int registerAgent(const std::string& target, const std::string& socket) {
+  namespace pb = google::protobuf;
+  drover::v1::RegisterRequest req;
+  std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+  if (!pb::TextFormat::ParseFromString(text, &req)) {
+    std::cerr << "cannot parse the request as drover.v1.RegisterRequest\n";
+    return 2;
+  }
+  grpc::ClientContext ctx;
+  drover::rpc::ClientOptions opts{target, socket, 10000};
+  auto prepared = drover::rpc::prepareCall(ctx, "/drover.v1.AgentControl/Register", req, opts);
+  if (!prepared) {
+    std::cout << "OTHER " << prepared.error() << "\n";
+    return 1;
+  }
+  drover::v1::RegisterReply rep;
+  auto stub = drover::v1::AgentControl::NewStub(drover::rpc::makeChannel(target));
+  const grpc::Status st = stub->Register(&ctx, req, &rep);
+  if (!st.ok()) {
+    std::cout << codeName(st.error_code()) << " " << st.error_message() << "\n";
+    return 1;
+  }
+  std::cout << "OK\n";
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -245,6 +276,8 @@ int main(int argc, char** argv) {
     return frameCall(target, socket, argv[4]);
   } else if (mode == "signal-step") {
     return signalStep(target, socket);
+  } else if (mode == "register") {
+    return registerAgent(target, socket);
   } else if (mode == "submit" || mode == "job" || mode == "cancel") {
     if (argc < 5) {
       std::cerr << "usage: drover-e2e-rawcall HOST:PORT submit|job|cancel MUNGE_SOCKET ARG...\n";
