@@ -66,9 +66,11 @@ class AgentControlService final : public v1::AgentControl::Service {
   grpc::Status Heartbeat(grpc::ServerContext* ctx, const v1::HeartbeatRequest* req,
                          v1::HeartbeatReply* rep) override {
     if (auto s = authorize(*ctx, *req); !s.ok()) return s;
+    std::vector<v1::StepId> running(req->running_steps().begin(), req->running_steps().end());
     return runOnLoop(io_, [&] {
-      rep->set_reregister(
-          !state_.heartbeat(req->node_name(), req->cpu_load(), req->free_memory_mb()));
+      const bool known = state_.heartbeat(req->node_name(), req->cpu_load(), req->free_memory_mb());
+      rep->set_reregister(!known);
+      if (known && jobs_ != nullptr) jobs_->heartbeat(req->node_name(), running);
       return grpc::Status::OK;
     });
   }

@@ -511,6 +511,44 @@ void JobService::nodeChanged(const StateChange& change) {
   requestPass();
 }
 
+void JobService::killStrays(const std::string& node, const std::vector<v1::StepId>& running,
+                            bool named_runs_only) {
+  // Steps the agent runs that this controller does not hold there (a job that ended, was
+  // cancelled or requeued elsewhere while the node was away, or a run before the job's
+  // current one) are killed. The kill names the step's own run, so it cannot reach a newer
+  // run that the agent starts meanwhile.
+  std::vector<jobs::SignalAction> strays;
+  for (const auto& step : running) {
+    if (named_runs_only && !step.has_restart_count()) continue;
+    const jobs::Job* job = manager_->find(step.job_id());
+    if (job != nullptr && jobs::holdsResources(job->state()) && !manager_->ofOtherRun(step)) {
+      const auto nodes = jobs::nodesOf(*job);
+      if (std::find(nodes.begin(), nodes.end(), node) != nodes.end()) continue;
+    }
+    jobs::SignalAction kill;
+    kill.job_id = step.job_id();
+    kill.nodes = {node};
+    *kill.request.mutable_step() = step;
+    kill.request.set_signal(SIGKILL);
+    kill.request.set_kill(true);
+    strays.push_back(std::move(kill));
+  }
+  if (strays.empty()) return;
+  drover::log::get("ctld")->warn("node {} runs {} step(s) of jobs not running there: killing",
+                                 node, strays.size());
+  sendSignalActions(std::move(strays));
+}
+
+void JobService::heartbeat(const std::string& node, const std::vector<v1::StepId>& running) {
+  // A run nobody holds any more keeps running until killed: an old run whose launch reached
+  // its node only after the job was requeued elsewhere, a step whose end this controller
+  // recorded without it (its kill lost while the agent was away). Every heartbeat lists the
+  // node's steps, so such a step is killed within a heartbeat, as Slurm kills the orphan
+  // steps a node reports. Only steps that name their run: a step from an agent older than the
+  // run number could be a newer run the kill would reach (registration handles those).
+  killStrays(node, running, /*named_runs_only=*/true);
+}
+
 void JobService::reconcile(const std::string& node, const std::vector<v1::StepId>& running) {
   // A step of an earlier run of a job (its supervisor outlived a requeue) is not the job's:
   // the run the controller holds as current is not there.
@@ -540,30 +578,7 @@ void JobService::reconcile(const std::string& node, const std::vector<v1::StepId
     }
     lost.push_back(job.job_id());
   }
-  // Steps the agent runs that this controller does not hold there (a job that ended, was
-  // cancelled or requeued elsewhere while the node was away, or a run before the job's
-  // current one) are killed. The kill names the step's own run, so it cannot reach a newer
-  // run that the agent starts meanwhile.
-  std::vector<jobs::SignalAction> strays;
-  for (const auto& step : running) {
-    const jobs::Job* job = manager_->find(step.job_id());
-    if (job != nullptr && jobs::holdsResources(job->state()) && !manager_->ofOtherRun(step)) {
-      const auto nodes = jobs::nodesOf(*job);
-      if (std::find(nodes.begin(), nodes.end(), node) != nodes.end()) continue;
-    }
-    jobs::SignalAction kill;
-    kill.job_id = step.job_id();
-    kill.nodes = {node};
-    *kill.request.mutable_step() = step;
-    kill.request.set_signal(SIGKILL);
-    kill.request.set_kill(true);
-    strays.push_back(std::move(kill));
-  }
-  if (!strays.empty()) {
-    drover::log::get("ctld")->warn("node {} runs {} step(s) of jobs not running there: killing",
-                                   node, strays.size());
-    sendSignalActions(std::move(strays));
-  }
+  killStrays(node, running, /*named_runs_only=*/false);
   if (lost.empty()) return;
   auto log = drover::log::get("ctld");
   if (lost.size() == held) {

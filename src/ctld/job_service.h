@@ -74,6 +74,9 @@ class JobService {
   // of them (rebooted) that is a node failure (requeue or NODE_FAIL per the job); single
   // vanished jobs fail. Jobs started in the last few seconds are skipped (launch in flight).
   void reconcile(const std::string& node, const std::vector<v1::StepId>& running);
+  // An agent's heartbeat listed the steps it runs: those of no job's current run there are
+  // killed.
+  void heartbeat(const std::string& node, const std::vector<v1::StepId>& running);
   // Anything that may let a job start.
   void requestPass();
   // The configuration was reloaded: the manager takes the new nodes and partitions, then a pass.
@@ -112,6 +115,10 @@ class JobService {
   void sendLaunch(jobs::Launch launch, int attempt);
   // An attempt of `job`'s launch came back (launched, or failed: a retry counts anew).
   void launchSettled(jobs::JobId job);
+  // Kills the steps in `running` (listed by `node`'s agent) that no job holds there in its
+  // current run; with `named_runs_only`, only those that name their run.
+  void killStrays(const std::string& node, const std::vector<v1::StepId>& running,
+                  bool named_runs_only);
   void sendSignals();
   void sendSignalActions(std::vector<jobs::SignalAction> signals);
   std::shared_ptr<grpc::Channel> channelFor(const std::string& node);

@@ -96,3 +96,29 @@ kill: true
     f = cluster.job_fields(job)
     assert f["JobState"] == "RUNNING", f
     finishes_with_its_own_result(cluster, job, go, out)
+
+
+def test_a_step_no_job_holds_any_more_is_killed_at_the_next_heartbeat(cluster):
+    """An orphan (a run whose end the controller recorded without it: here a forged end report
+    of the running step; in life an old run whose launch reached its node after the job was
+    requeued elsewhere) is killed by its run number when its agent's heartbeat lists it, as
+    Slurm kills the orphan steps a node reports."""
+    out_dir = shared_dir(cluster, "out-orphan")
+    out = out_dir / "job.out"
+    script = "trap 'echo killed; exit 143' TERM; echo started; sleep 300 & wait"
+    r = cluster.cli("sbatch", "--parsable", "-w", NODE, "-o", str(out), f"--wrap={script}")
+    assert r.returncode == 0, r.stderr
+    job = int(r.stdout.strip().split(";")[0])
+    cluster.wait_job(job, "RUNNING")
+    wait_for(lambda: out.exists() and "started" in out.read_text(), 30, what="the script to start")
+    status = rawcall(cluster, f"127.0.0.1:{cli_port(cluster)}", "frame", "AgentControl.StepEvent",
+                     request=f"""
+step {{ job_id: {job} step_id: -5 restart_count: 0 }}
+node: "{NODE}"
+kind: FINISHED
+exit_code: 0
+""")
+    assert status == "OK", status
+    assert cluster.job_fields(job)["JobState"] == "COMPLETED"
+    # Heartbeats come every second here: the orphan's shell gets its SIGTERM within a few.
+    wait_for(lambda: "killed" in out.read_text(), 15, what="the orphaned step to be killed")
