@@ -2,6 +2,7 @@
 
 #include <google/protobuf/arena.h>
 
+#include "ctld/reply_block.h"
 #include "ctld/services.h"
 #include "rpc/server_auth.h"
 
@@ -95,14 +96,20 @@ ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs) {
     if (noJobs(jobs, done)) return;
     // Rows are built in place on an arena: no allocation, move or destructor per row and
     // string, which were half of the controller's time for squeue over thousands of jobs.
+    // Its first block is kept from one request to the next (ReplyBlock), so a long queue's
+    // megabytes are not faulted in afresh on every squeue.
+    static ReplyBlock block;
     google::protobuf::ArenaOptions options;
     options.start_block_size = 64 << 10;
     options.max_block_size = 4 << 20;
+    options.initial_block = block.data();
+    options.initial_block_size = block.size();
     google::protobuf::Arena arena(options);
     auto* rep = google::protobuf::Arena::CreateMessage<v1::GetJobsReply>(&arena);
     rep->set_time(state.now());
     jobs->query(req, rep->mutable_jobs());
     done(wire::Outcome::ok(), *rep);
+    block.fit(arena.SpaceAllocated());
   };
   h.cancel_jobs = [jobs](const rpc::Caller& caller, const v1::CancelJobsRequest& req,
                          wire::Reply_<v1::CancelJobsReply> done) {
