@@ -104,12 +104,16 @@ ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs) {
     options.max_block_size = 4 << 20;
     options.initial_block = block.data();
     options.initial_block_size = block.size();
-    google::protobuf::Arena arena(options);
-    auto* rep = google::protobuf::Arena::CreateMessage<v1::GetJobsReply>(&arena);
-    rep->set_time(state.now());
-    jobs->query(req, rep->mutable_jobs());
-    done(wire::Outcome::ok(), *rep);
-    block.fit(arena.SpaceAllocated());
+    std::size_t used = 0;
+    {
+      google::protobuf::Arena arena(options);
+      auto* rep = google::protobuf::Arena::CreateMessage<v1::GetJobsReply>(&arena);
+      rep->set_time(state.now());
+      jobs->query(req, rep->mutable_jobs());
+      done(wire::Outcome::ok(), *rep);
+      used = arena.SpaceAllocated();
+    }
+    block.fit(used);
   };
   h.cancel_jobs = [jobs](const rpc::Caller& caller, const v1::CancelJobsRequest& req,
                          wire::Reply_<v1::CancelJobsReply> done) {

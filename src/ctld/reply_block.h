@@ -22,12 +22,16 @@ class ReplyBlock {
   char* data() const { return data_; }
   std::size_t size() const { return size_; }
 
-  // After a reply that used `bytes` in all: grows so the next one of that size fits.
+  // After a reply that used `bytes` in all: grows so the next one of that size fits. The
+  // memory replaced stays mapped until the next growth, so an arena still built on it (its
+  // destructor walks its blocks) is never left on unmapped memory.
   void fit(std::size_t bytes);
 
  private:
   char* data_ = nullptr;
   std::size_t size_ = 0;
+  char* retired_ = nullptr;   // the block before the last growth
+  std::size_t retired_size_ = 0;
 };
 
 }  // namespace drover::ctld

@@ -65,5 +65,23 @@ TEST(ReplyBlock, AnArenaOnItBuildsRepliesRequestAfterRequest) {
   }
 }
 
+// Growing while an arena still stands on the block (its destructor walks the block's cleanup
+// list): the replaced memory must still be mapped then. (A first version unmapped it at once;
+// the controller crashed at the first squeue that outgrew the block.)
+TEST(ReplyBlock, GrowingUnderALiveArenaLeavesItsMemoryMapped) {
+  ReplyBlock block;
+  block.fit(1);
+  for (int growth = 0; growth < 3; ++growth) {
+    google::protobuf::ArenaOptions options;
+    options.initial_block = block.data();
+    options.initial_block_size = block.size();
+    google::protobuf::Arena arena(options);
+    auto* reply = google::protobuf::Arena::CreateMessage<v1::GetJobsReply>(&arena);
+    for (int i = 0; i < 100; ++i) reply->add_jobs()->set_name(std::string(100, 'x') + std::to_string(i));
+    block.fit(block.size() + (std::size_t{4} << 20));   // grows now, the arena not yet gone
+    EXPECT_EQ(reply->jobs(99).name(), std::string(100, 'x') + "99");
+  }   // each arena is destroyed here, on the block it was given
+}
+
 }  // namespace
 }  // namespace drover::ctld
