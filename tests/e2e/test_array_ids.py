@@ -194,3 +194,21 @@ def test_pending_tasks_counter_and_task_ids_survive_kill_9(cluster):
     assert int(t1["JobId"]) == nxt + 1, t1
     cancel(cluster, a, blocker, nxt)
     wait_state(cluster, f"{a}_3", "CANCELLED")
+
+
+def test_squeue_replies_that_grow_from_small_to_large_keep_the_controller_up(cluster):
+    """The controller builds squeue's reply in memory it keeps between calls and grows to the
+    largest reply (src/ctld/reply_block.h). A small reply first, then one many times larger
+    (six held arrays of 1000 tasks, one row each with -r), then the large one again: a
+    version that unmapped the grown-out block under the reply still being built crashed here."""
+    assert len(squeue(cluster, "-o", "%i")) < 10
+    arrays = [submit(cluster, "-H", "--array=0-999", "-o", "/dev/null", "--wrap=true")
+              for _ in range(6)]
+    ids = ",".join(str(a) for a in arrays)
+    for _ in range(2):
+        # The default columns: rows with strings, which the reply's arena must clean up.
+        rows = squeue(cluster, "-r", "-j", ids)
+        assert len(rows) == 6000, rows[:3]
+        assert all(" PD " in row for row in rows), rows[:3]
+    assert squeue(cluster, "-o", "%i", "-j", ids) == [f"{a}_[0-999]" for a in arrays]
+    assert cluster.cli("scancel", *map(str, arrays)).returncode == 0
