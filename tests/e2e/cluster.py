@@ -81,6 +81,20 @@ def cli_port(cluster):
     return cluster.port_base + 1
 
 
+def agent_port(cluster, node):
+    """local-cluster's port of nodeK's agent: port_base + 1 + K (the controller has port_base
+    for gRPC and port_base + 1 for the CLIs)."""
+    return cluster.port_base + 1 + int(node.removeprefix("node"))
+
+
+def rawcall(cluster, target, mode, *args, request=None, timeout=60):
+    """tests/e2e/raw_call.cpp (drover-e2e-rawcall) against HOST:PORT `target`, authenticated
+    with the cluster's munged; `request` (protobuf text) on its stdin. Returns the process."""
+    exe = cluster.build / "tests" / "drover-e2e-rawcall"
+    return subprocess.run([str(exe), target, mode, str(cluster.run_dir / "munge" / "munge.socket"),
+                           *args], input=request, capture_output=True, text=True, timeout=timeout)
+
+
 def wait_for(predicate, timeout, interval=0.2, what="condition"):
     """Polls predicate() until it returns something truthy; fails after `timeout` seconds
     with the last value seen."""

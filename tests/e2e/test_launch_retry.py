@@ -6,53 +6,58 @@ rather than gone does not fail the job, and the script still runs once. The agen
 
 import os
 import signal
-import subprocess
 import time
-from pathlib import Path
+
+from cluster import agent_port, rawcall, shared_dir
 
 FINAL = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY"}
 
 
-def test_launch_the_agent_answers_late_is_sent_again_and_runs_once(make_cluster):
-    c = make_cluster(nodes=1, heartbeat=1, node_down=30)
+def one_node_with_a_2s_message_timeout(make_cluster, **kw):
+    c = make_cluster(nodes=1, heartbeat=1, node_down=30, **kw)
     c.start()
     text = c.conf.read_text()
     assert "  message: 10" in text, "etc/cluster.conf lost its message timeout line"
     c.conf.write_text(text.replace("  message: 10", "  message: 2"))
     assert c.scontrol("reconfigure").returncode == 0
-    out_dir = Path(c.run_dir) / "out-retry"
-    out_dir.mkdir()
-    os.chmod(out_dir, 0o1777)
-    out = out_dir / "job.out"
+    return c
 
+
+def submit_while_the_agent_is_stopped(c, name, stopped_for, meanwhile=lambda: None):
+    """`sbatch --wrap='echo ran'` while node1's droverd is stopped for `stopped_for` seconds
+    (then `meanwhile()`); returns the job's final fields and its output file."""
+    out = shared_dir(c, name) / "job.out"
     agent = c.pid("node1")
     os.kill(agent, signal.SIGSTOP)
     try:
         r = c.cli("sbatch", "--parsable", "-o", str(out), "--open-mode=append", "--wrap=echo ran")
         assert r.returncode == 0, r.stderr
         job = int(r.stdout.strip().split(";")[0])
-        # The first attempt times out after 2 s; the agent answers the next one.
-        time.sleep(3)
+        time.sleep(stopped_for)
+        meanwhile()
     finally:
         os.kill(agent, signal.SIGCONT)
     f = c.wait_job(job, FINAL, timeout=30)
+    time.sleep(1)  # a second run of the script would have written by now
+    return f, out
+
+
+def test_launch_the_agent_answers_late_is_sent_again_and_runs_once(make_cluster):
+    c = one_node_with_a_2s_message_timeout(make_cluster)
+    # The first attempt times out after 2 s; the agent answers the next one.
+    f, out = submit_while_the_agent_is_stopped(c, "out-retry", 3)
     assert f["JobState"] == "COMPLETED", f
     assert f["Restarts"] == "0", f
-    time.sleep(1)  # a second run of the script would have written by now
     assert out.read_text() == "ran\n"
 
 
 def register_again(c, node):
     """AgentControl.Register for `node` as its droverd would send it after a restart (no steps
     running), while the real droverd is stopped: the controller reconciles the node's jobs."""
-    port = c.port_base + 1 + int(node.removeprefix("node"))
-    request = (f'node_name: "{node}" address: "127.0.0.1" port: {port} '
+    request = (f'node_name: "{node}" address: "127.0.0.1" port: {agent_port(c, node)} '
                'resources { cpus: 16 sockets: 2 cores_per_socket: 8 threads_per_core: 1 '
                'real_memory_mb: 65536 } version: "e2e"')
-    exe = c.build / "tests" / "drover-e2e-rawcall"
-    r = subprocess.run([str(exe), f"127.0.0.1:{c.port_base}", "register",
-                        str(c.run_dir / "munge" / "munge.socket")],
-                       input=request, capture_output=True, text=True, timeout=30)
+    r = rawcall(c, f"127.0.0.1:{c.port_base}", "register", request=request, timeout=30)
     assert r.stdout.startswith("OK"), (r.stdout, r.stderr)
 
 
@@ -61,30 +66,11 @@ def test_a_registration_while_the_launch_is_retried_does_not_lose_the_job(make_c
     step yet: the launch's outcome decides, not the registration. (Before, a registration more
     than 3 s after the start declared the job lost and requeued it, while the retried launch
     went on to start the old run.)"""
-    c = make_cluster(nodes=1, gpus_per_node=0, heartbeat=1, node_down=30)
-    c.start()
-    text = c.conf.read_text()
-    c.conf.write_text(text.replace("  message: 10", "  message: 2"))
-    assert c.scontrol("reconfigure").returncode == 0
-    out_dir = Path(c.run_dir) / "out-reregister"
-    out_dir.mkdir()
-    os.chmod(out_dir, 0o1777)
-    out = out_dir / "job.out"
-
-    agent = c.pid("node1")
-    os.kill(agent, signal.SIGSTOP)
-    try:
-        r = c.cli("sbatch", "--parsable", "-o", str(out), "--open-mode=append", "--wrap=echo ran")
-        assert r.returncode == 0, r.stderr
-        job = int(r.stdout.strip().split(";")[0])
-        # The first attempt timed out at 2 s, the second waits until 4 s: register in between,
-        # past the 3 s a fresh start is given.
-        time.sleep(3.4)
-        register_again(c, "node1")
-    finally:
-        os.kill(agent, signal.SIGCONT)
-    f = c.wait_job(job, FINAL, timeout=30)
+    c = one_node_with_a_2s_message_timeout(make_cluster, gpus_per_node=0)
+    # The first attempt timed out at 2 s, the second waits until 4 s: register in between,
+    # past the 3 s a fresh start is given.
+    f, out = submit_while_the_agent_is_stopped(c, "out-reregister", 3.4,
+                                               meanwhile=lambda: register_again(c, "node1"))
     assert f["JobState"] == "COMPLETED", f
     assert f["Restarts"] == "0", f
-    time.sleep(1)
     assert out.read_text() == "ran\n"

@@ -6,27 +6,29 @@ send (its supervisor's end report, to the controller) or receive (the controller
 the agent), naming run 0. Each must leave run 1 alone, which then ends with its own result."""
 
 import os
-import subprocess
 import time
 from pathlib import Path
 
-from cluster import cli_port, shared_dir, wait_for
+from cluster import agent_port, cli_port, rawcall, shared_dir, wait_for
 
 NODE = "node1"
 
 
-def agent_port(cluster, node):
-    # local-cluster: the controller on port_base and port_base + 1, nodeK's agent on
-    # port_base + 1 + K.
-    return cluster.port_base + 1 + int(node.removeprefix("node"))
+def first_line(result):
+    assert result.returncode in (0, 1), result.stderr
+    return result.stdout.partition("\n")[0]
 
 
-def rawcall(cluster, target, *args, request):
-    exe = cluster.build / "tests" / "drover-e2e-rawcall"
-    r = subprocess.run([str(exe), target, args[0], str(cluster.run_dir / "munge" / "munge.socket"),
-                        *args[1:]], input=request, capture_output=True, text=True, timeout=60)
-    assert r.returncode in (0, 1), r.stderr
-    return r.stdout.partition("\n")[0]
+def report_batch_end(cluster, job, run, exit_code):
+    """The batch step's end report of run `run`, as its drover-stepd sends it: over the frame
+    transport, acknowledged so that it stops retrying. Returns the first line of the answer."""
+    return first_line(rawcall(cluster, f"127.0.0.1:{cli_port(cluster)}", "frame",
+                              "AgentControl.StepEvent", request=f"""
+step {{ job_id: {job} step_id: -5 restart_count: {run} }}
+node: "{NODE}"
+kind: FINISHED
+exit_code: {exit_code}
+"""))
 
 
 def requeued_and_running_again(cluster, name):
@@ -60,15 +62,8 @@ def finishes_with_its_own_result(cluster, job, go, out):
 
 def test_late_end_report_of_the_previous_run_does_not_end_the_next(cluster):
     job, go, out = requeued_and_running_again(cluster, "out-stale-report")
-    # Run 0's supervisor reports its end late (exit 7), as drover-stepd does: over the
-    # frame transport, acknowledged so that it stops retrying.
-    status = rawcall(cluster, f"127.0.0.1:{cli_port(cluster)}", "frame", "AgentControl.StepEvent",
-                     request=f"""
-step {{ job_id: {job} step_id: -5 restart_count: 0 }}
-node: "{NODE}"
-kind: FINISHED
-exit_code: 7
-""")
+    # Run 0's supervisor reports its end late (exit 7).
+    status = report_batch_end(cluster, job, run=0, exit_code=7)
     assert status == "OK", status
     # The reply came after the report was handled (and committed, had it changed anything).
     f = cluster.job_fields(job)
@@ -84,12 +79,12 @@ def test_late_kill_of_the_previous_run_leaves_the_next_running(cluster):
     assert fields[4] == "1", fields  # the agent keeps the step's run in its record
     supervisor = int(fields[2])
     # The controller's kill of run 0 reaches the node after run 1 started there.
-    status = rawcall(cluster, f"127.0.0.1:{agent_port(cluster, NODE)}", "signal-step",
-                     request=f"""
+    status = first_line(rawcall(cluster, f"127.0.0.1:{agent_port(cluster, NODE)}", "signal-step",
+                                request=f"""
 step {{ job_id: {job} step_id: -5 restart_count: 0 }}
 signal: 9
 kill: true
-""")
+"""))
     assert status.startswith("NOT_FOUND") and "of run 0" in status, status
     time.sleep(1)  # a kill that went through ends the step (SIGTERM) well within this
     os.kill(supervisor, 0)  # still there
@@ -111,13 +106,7 @@ def test_a_step_no_job_holds_any_more_is_killed_at_the_next_heartbeat(cluster):
     job = int(r.stdout.strip().split(";")[0])
     cluster.wait_job(job, "RUNNING")
     wait_for(lambda: out.exists() and "started" in out.read_text(), 30, what="the script to start")
-    status = rawcall(cluster, f"127.0.0.1:{cli_port(cluster)}", "frame", "AgentControl.StepEvent",
-                     request=f"""
-step {{ job_id: {job} step_id: -5 restart_count: 0 }}
-node: "{NODE}"
-kind: FINISHED
-exit_code: 0
-""")
+    status = report_batch_end(cluster, job, run=0, exit_code=0)
     assert status == "OK", status
     assert cluster.job_fields(job)["JobState"] == "COMPLETED"
     # Heartbeats come every second here: the orphan's shell gets its SIGTERM within a few.
