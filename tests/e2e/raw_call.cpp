@@ -181,53 +181,29 @@ int frameCall(const std::string& target, const std::string& socket, const std::s
   return 0;
 }
 
-int signalStep(const std::string& target, const std::string& socket) {
+// One daemon RPC over gRPC, as the daemons call each other (a MUNGE credential bound to the
+// request), the request in text format on stdin; prints "OK" or "<GRPC_CODE> <message>".
+// `Call` is the stub's method (&Stub::SignalStep), `path` its full name for the binding.
+template <typename Service, typename Request, typename Reply, typename Call>
+int daemonCall(const std::string& target, const std::string& socket, const char* path,
+               Call call) {
   namespace pb = google::protobuf;
-  drover::v1::SignalStepRequest req;
+  Request req;
   std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
   if (!pb::TextFormat::ParseFromString(text, &req)) {
-    std::cerr << "cannot parse the request as drover.v1.SignalStepRequest\n";
+    std::cerr << "cannot parse the request as " << Request::descriptor()->full_name() << "\n";
     return 2;
   }
   grpc::ClientContext ctx;
   drover::rpc::ClientOptions opts{target, socket, 10000};
-  auto prepared = drover::rpc::prepareCall(ctx, "/drover.v1.Agent/SignalStep", req, opts);
+  auto prepared = drover::rpc::prepareCall(ctx, path, req, opts);
   if (!prepared) {
     std::cout << "OTHER " << prepared.error() << "\n";
     return 1;
   }
-  drover::v1::SignalStepReply rep;
-  auto stub = drover::v1::Agent::NewStub(drover::rpc::makeChannel(target));
-  const grpc::Status st = stub->SignalStep(&ctx, req, &rep);
-  if (!st.ok()) {
-    std::cout << codeName(st.error_code()) << " " << st.error_message() << "\n";
-    return 1;
-  }
-  std::cout << "OK\n";
-  return 0;
-}
-
-// An agent's registration, as droverd sends it (a RegisterRequest in text format on stdin), over
-// gRPC with this process's MUNGE credential: the controller reconciles the node's jobs as at
-// a re-registered agent, while the real one may be stopped.
-int registerAgent(const std::string& target, const std::string& socket) {
-  namespace pb = google::protobuf;
-  drover::v1::RegisterRequest req;
-  std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-  if (!pb::TextFormat::ParseFromString(text, &req)) {
-    std::cerr << "cannot parse the request as drover.v1.RegisterRequest\n";
-    return 2;
-  }
-  grpc::ClientContext ctx;
-  drover::rpc::ClientOptions opts{target, socket, 10000};
-  auto prepared = drover::rpc::prepareCall(ctx, "/drover.v1.AgentControl/Register", req, opts);
-  if (!prepared) {
-    std::cout << "OTHER " << prepared.error() << "\n";
-    return 1;
-  }
-  drover::v1::RegisterReply rep;
-  auto stub = drover::v1::AgentControl::NewStub(drover::rpc::makeChannel(target));
-  const grpc::Status st = stub->Register(&ctx, req, &rep);
+  Reply rep;
+  auto stub = Service::NewStub(drover::rpc::makeChannel(target));
+  const grpc::Status st = ((*stub).*call)(&ctx, req, &rep);
   if (!st.ok()) {
     std::cout << codeName(st.error_code()) << " " << st.error_message() << "\n";
     return 1;
@@ -275,9 +251,17 @@ int main(int argc, char** argv) {
     }
     return frameCall(target, socket, argv[4]);
   } else if (mode == "signal-step") {
-    return signalStep(target, socket);
+    // Agent.SignalStep to a node's droverd, as the controller sends it.
+    return daemonCall<drover::v1::Agent, drover::v1::SignalStepRequest,
+                      drover::v1::SignalStepReply>(target, socket, "/drover.v1.Agent/SignalStep",
+                                                   &drover::v1::Agent::Stub::SignalStep);
   } else if (mode == "register") {
-    return registerAgent(target, socket);
+    // AgentControl.Register to the controller, as a (re)starting droverd sends it: the
+    // controller reconciles the node's jobs, while the real agent may be stopped.
+    return daemonCall<drover::v1::AgentControl, drover::v1::RegisterRequest,
+                      drover::v1::RegisterReply>(target, socket,
+                                                 "/drover.v1.AgentControl/Register",
+                                                 &drover::v1::AgentControl::Stub::Register);
   } else if (mode == "submit" || mode == "job" || mode == "cancel") {
     if (argc < 5) {
       std::cerr << "usage: drover-e2e-rawcall HOST:PORT submit|job|cancel MUNGE_SOCKET ARG...\n";
