@@ -121,12 +121,8 @@ class AgentService final : public v1::Agent::Service {
     }
     auto outcome = onLoop([this, request = *req] {
       std::string error;
-      const RunNumber run = request.step().has_restart_count()
-                                ? RunNumber(request.step().restart_count())
-                                : std::nullopt;
-      const SignalOutcome sent = steps_.signal(
-          StepKey{request.step().job_id(), request.step().step_id()}, run, request.signal(),
-          request.batch_shell_only(), request.kill(), &error);
+      const SignalOutcome sent = steps_.signal(request.step(), request.signal(),
+                                               request.batch_shell_only(), request.kill(), &error);
       return std::make_pair(sent, error);
     });
     if (!outcome) return *outcome.error_status;

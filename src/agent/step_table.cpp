@@ -158,8 +158,10 @@ Result<Launched> StepTable::launch(const v1::LaunchStepRequest& request) {
   return Launched{*pid};
 }
 
-SignalOutcome StepTable::signal(const StepKey& key, RunNumber run, int signal,
-                                bool batch_shell_only, bool kill, std::string* error) {
+SignalOutcome StepTable::signal(const v1::StepId& step, int signal, bool batch_shell_only,
+                                bool kill, std::string* error) {
+  const StepKey key = keyOf(step);
+  const RunNumber run = runOf(step);
   auto it = steps_.find(key);
   if (it == steps_.end() || !isRunningSupervisor(it->second)) {
     if (it != steps_.end()) forget(key);

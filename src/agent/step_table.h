@@ -66,10 +66,10 @@ class StepTable {
   Result<Launched> launch(const v1::LaunchStepRequest& request);
 
   // `kill`: SIGTERM to the supervisor (cancel). Otherwise sigqueue(SIGRTMIN, signal | flag).
-  // `run`: the run the sender means (step.restart_count); kStale, and nothing sent, when the
+  // `step` names the run the sender means (restart_count); kStale, and nothing sent, when the
   // step's supervisor runs a later one.
-  SignalOutcome signal(const StepKey& key, RunNumber run, int signal, bool batch_shell_only,
-                       bool kill, std::string* error);
+  SignalOutcome signal(const v1::StepId& step, int signal, bool batch_shell_only, bool kill,
+                       std::string* error);
 
   // Reaps ended children and forgets every step whose supervisor is gone (checked in /proc,
   // which also finds the end of supervisors taken over after a restart): before a heartbeat

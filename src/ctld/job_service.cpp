@@ -267,15 +267,7 @@ std::shared_ptr<grpc::Channel> JobService::channelFor(const std::string& node) {
 }
 
 void JobService::sendLaunches(std::vector<jobs::Launch> launches) {
-  for (auto& launch : launches) {
-    if (!channelFor(launch.node)) {
-      manager_->launchFailed(launch.job_id, "node " + launch.node + " has no agent address");
-      afterCommit({});
-      continue;
-    }
-    drover::log::get("ctld")->info("job {} starting on {}", launch.job_id, launch.node);
-    sendLaunch(std::move(launch), 1);
-  }
+  for (auto& launch : launches) sendLaunch(std::move(launch), 1);
 }
 
 void JobService::sendLaunch(jobs::Launch launch, int attempt) {
@@ -285,6 +277,7 @@ void JobService::sendLaunch(jobs::Launch launch, int attempt) {
     afterCommit({});
     return;
   }
+  if (attempt == 1) drover::log::get("ctld")->info("job {} starting on {}", launch.job_id, launch.node);
   rpc::ClientOptions base;
   base.munge_socket = state_.config().munge_socket;
   base.timeout_ms = static_cast<int>(state_.config().timeouts.message_s) * 1000;

@@ -189,9 +189,9 @@ class JobManager {
   void nodeFailed(const std::string& node);
   // The job's node lost it (its agent re-registered without the batch step): as Slurm, back to
   // PENDING when it may be requeued (batch and --requeue, the default), else NODE_FAIL. The rest
-  // of its allocation is told to stop, except `lost_on`, the node that reported it gone: a kill
-  // there could only reach the job's next run, which the requeue may start there before the
-  // kill arrives (same job and step ids). `reason` is kept as the job's reason detail.
+  // of its allocation is told to stop, except `lost_on`, the node that reported it gone: there
+  // is nothing to stop there (and the kill, naming the lost run, would be refused by a next run
+  // the requeue started there meanwhile). `reason` is kept as the job's reason detail.
   void jobLost(JobId id, const std::string& reason, const std::string& lost_on = {});
 
   std::vector<v1::CancelResult> cancel(const Caller& caller, const v1::CancelJobsRequest& request);

@@ -153,8 +153,8 @@ TEST_F(JobsTest, JobLostByItsNodeIsRequeuedWhenRequeueableElseNodeFail) {
     EXPECT_EQ(job(id).restart_count(), c.restarts) << c.name;
     EXPECT_EQ(job(id).state_reason_detail().rfind("batch step vanished from node ", 0), 0u)
         << c.name;
-    // The rest of the allocation is told to stop; the node that lost it is not (a kill there
-    // could reach the requeued run).
+    // The rest of the allocation is told to stop; the node that lost it is not (nothing runs
+    // there to stop).
     auto sigs = manager_->takeSignals();
     ASSERT_EQ(sigs.size(), 1u) << c.name;
     EXPECT_TRUE(sigs[0].request.kill());
@@ -177,8 +177,9 @@ TEST_F(JobsTest, JobLostByItsNodeIsRequeuedWhenRequeueableElseNodeFail) {
   }
 }
 
-// A one-node job its node reported gone: no kill is sent there, since the requeued run may
-// start on that node before the kill arrives and would be the one killed (same job and step).
+// A one-node job its node reported gone: no kill is sent there, where nothing of it runs (the
+// requeued run may start there before a kill would arrive; the run number in the kill would
+// keep it safe, but there is no reason to send one).
 TEST_F(JobsTest, JobLostOnItsOnlyNodeSendsNoKillThatCouldHitTheRequeuedRun) {
   JobId id = submit(SpecBuilder());
   pass();
