@@ -3,22 +3,18 @@
 #include <fmt/format.h>
 
 #include <array>
-#include <cerrno>
-#include <cstring>
 #include <exception>
 #include <filesystem>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <string_view>
 
+#include "config/config_file.h"
 #include "config/plain_block_map.h"
 #include "config/sections.h"
 
 namespace drover::config {
 namespace {
 
-constexpr std::size_t kMaxFileBytes = 64u << 20;
 constexpr std::array<std::string_view, 3> kClientKeys = {"controller", "munge_socket", "timeouts"};
 
 // The top-level key a column-0 line starts, or "" when the line continues the previous entry
@@ -66,13 +62,6 @@ std::optional<std::string> clientSections(std::string_view text) {
     pos = end + 1;
   }
   return out;
-}
-
-std::filesystem::path baseDirOf(const std::string& file_name) {
-  std::error_code ec;
-  auto abs = std::filesystem::absolute(std::filesystem::path(file_name), ec);
-  if (ec) return std::filesystem::path(file_name).parent_path();
-  return abs.parent_path();
 }
 
 // Parses the kept sections; false when anything is off (the caller then parses in full).
@@ -126,19 +115,9 @@ Result<ClientSettings> parseClientSettings(const std::string& yaml_text,
 }
 
 Result<ClientSettings> loadClientSettings(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return makeError(fmt::format("{}: cannot open cluster configuration: {}", path,
-                                 std::strerror(errno)));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return makeError(fmt::format("{}: cannot read cluster configuration", path));
-  if (text.tellp() > static_cast<std::streamoff>(kMaxFileBytes)) {
-    return makeError(fmt::format("{}: larger than {} MiB; not a cluster configuration", path,
-                                 kMaxFileBytes >> 20));
-  }
-  return parseClientSettings(text.str(), path);
+  auto text = readConfigFile(path);
+  if (!text) return makeError(text.error());
+  return parseClientSettings(*text, path);
 }
 
 }  // namespace drover::config

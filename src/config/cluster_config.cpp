@@ -1,17 +1,15 @@
 // The public API of drover/config.h: load, parse, look up. yaml-cpp exceptions stop here.
 #include <fmt/format.h>
 
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <exception>
 #include <optional>
-#include <fstream>
 #include <sstream>
 #include <system_error>
 
 #include <yaml-cpp/eventhandler.h>
 
+#include "config/config_file.h"
 #include "config/sections.h"
 #include "drover/config.h"
 
@@ -50,7 +48,6 @@ class SecondDocumentFinder : public YAML::EventHandler {
   std::optional<YAML::Mark> second_;
 };
 
-constexpr std::size_t kMaxFileBytes = 64u << 20;
 
 bool parseDocument(detail::Context& ctx, const YAML::Node& root, const ParseOptions& options,
                    ClusterConfig& out) {
@@ -101,13 +98,6 @@ bool parseDocument(detail::Context& ctx, const YAML::Node& root, const ParseOpti
     }
   }
   return true;
-}
-
-std::filesystem::path baseDirOf(std::string_view file_name) {
-  std::error_code ec;
-  auto abs = std::filesystem::absolute(std::filesystem::path(file_name), ec);
-  if (ec) return std::filesystem::path(file_name).parent_path();
-  return abs.parent_path();
 }
 
 }  // namespace
@@ -184,19 +174,9 @@ Result<ClusterConfig> parseClusterConfig(std::string_view yaml_text, std::string
 }
 
 Result<ClusterConfig> loadClusterConfig(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return makeError(fmt::format("{}: cannot open cluster configuration: {}", path,
-                                 std::strerror(errno)));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return makeError(fmt::format("{}: cannot read cluster configuration", path));
-  if (text.tellp() > static_cast<std::streamoff>(kMaxFileBytes)) {
-    return makeError(fmt::format("{}: larger than {} MiB; not a cluster configuration", path,
-                                 kMaxFileBytes >> 20));
-  }
-  auto config = parseClusterConfig(text.str(), path);
+  auto text = readConfigFile(path);
+  if (!text) return makeError(text.error());
+  auto config = parseClusterConfig(*text, path);
   if (config) {
     std::error_code ec;
     auto abs = std::filesystem::absolute(path, ec);
