@@ -3,12 +3,6 @@
 namespace drover::cli {
 namespace {
 
-void setGres(v1::GresRequest* out, const jobspec::GpuCount& count) {
-  out->set_name("gpu");
-  if (count.type) out->set_type(*count.type);
-  out->set_count(static_cast<std::uint32_t>(count.count));
-}
-
 std::string exportText(const jobspec::ExportSpec& spec) {
   std::string out = spec.propagate_all ? "ALL" : (spec.vars.empty() ? "NONE" : "");
   for (const auto& v : spec.vars) {
@@ -42,6 +36,12 @@ std::map<std::string, std::string> exportedEnvironment(const jobspec::JobSpec& s
   return out;
 }
 
+void setGres(v1::GresRequest* out, const jobspec::GpuCount& count) {
+  out->set_name("gpu");
+  if (count.type) out->set_type(*count.type);
+  out->set_count(static_cast<std::uint32_t>(count.count));
+}
+
 v1::JobSpec toWireSpec(const jobspec::BatchRequest& request, const SubmitContext& context) {
   const jobspec::JobSpec& s = request.spec;
   v1::JobSpec w;
@@ -68,15 +68,7 @@ v1::JobSpec toWireSpec(const jobspec::BatchRequest& request, const SubmitContext
   }
   if (s.mem_per_cpu_mb) w.set_mem_per_cpu_mb(*s.mem_per_cpu_mb);
   if (s.mem_per_gpu_mb) w.set_mem_per_gpu_mb(*s.mem_per_gpu_mb);
-  for (const auto& g : s.gres) {
-    auto* out = w.add_gres();
-    out->set_name(g.name);
-    if (g.type) out->set_type(*g.type);
-    out->set_count(static_cast<std::uint32_t>(g.count));
-  }
-  if (s.gpus) setGres(w.mutable_gpus(), *s.gpus);
-  if (s.gpus_per_node) setGres(w.mutable_gpus_per_node(), *s.gpus_per_node);
-  if (s.gpus_per_task) setGres(w.mutable_gpus_per_task(), *s.gpus_per_task);
+  setGpuRequests(s, w);
   if (s.cpus_per_gpu) w.set_cpus_per_gpu(*s.cpus_per_gpu);
   w.set_exclusive(s.exclusive.has_value());
   if (s.nodelist) w.set_nodelist(*s.nodelist);

@@ -24,4 +24,21 @@ v1::JobSpec toWireSpec(const jobspec::BatchRequest& request, const SubmitContext
 std::map<std::string, std::string> exportedEnvironment(const jobspec::JobSpec& spec,
                                                        const std::map<std::string, std::string>& env);
 
+void setGres(v1::GresRequest* out, const jobspec::GpuCount& count);
+
+// --gres, --gpus, --gpus-per-node and --gpus-per-task into a JobSpec or a StepSpec (the
+// fields have the same names in both).
+template <typename WireSpec>
+void setGpuRequests(const jobspec::JobSpec& s, WireSpec& w) {
+  for (const auto& g : s.gres) {
+    auto* out = w.add_gres();
+    out->set_name(g.name);
+    if (g.type) out->set_type(*g.type);
+    out->set_count(static_cast<std::uint32_t>(g.count));
+  }
+  if (s.gpus) setGres(w.mutable_gpus(), *s.gpus);
+  if (s.gpus_per_node) setGres(w.mutable_gpus_per_node(), *s.gpus_per_node);
+  if (s.gpus_per_task) setGres(w.mutable_gpus_per_task(), *s.gpus_per_task);
+}
+
 }  // namespace drover::cli

@@ -11,12 +11,6 @@
 namespace drover::cli {
 namespace {
 
-void setGres(v1::GresRequest* out, const jobspec::GpuCount& count) {
-  out->set_name("gpu");
-  if (count.type) out->set_type(*count.type);
-  out->set_count(static_cast<std::uint32_t>(count.count));
-}
-
 std::string baseName(const std::string& path) {
   const auto slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -76,15 +70,7 @@ v1::StepSpec toStepSpec(const jobspec::StepRequest& request, const StepContext& 
   if (s.exclude) w.set_exclude(*s.exclude);
   w.set_exclusive(s.exclusive.has_value());
   w.set_overlap(s.overlap);
-  for (const auto& g : s.gres) {
-    auto* out = w.add_gres();
-    out->set_name(g.name);
-    if (g.type) out->set_type(*g.type);
-    out->set_count(static_cast<std::uint32_t>(g.count));
-  }
-  if (s.gpus) setGres(w.mutable_gpus(), *s.gpus);
-  if (s.gpus_per_node) setGres(w.mutable_gpus_per_node(), *s.gpus_per_node);
-  if (s.gpus_per_task) setGres(w.mutable_gpus_per_task(), *s.gpus_per_task);
+  setGpuRequests(s, w);
   if (s.mem_mb) w.set_mem_per_node_mb(*s.mem_mb);
   if (s.time_limit_minutes) w.set_time_limit_min(*s.time_limit_minutes);
   for (const auto& a : request.command) w.add_argv(a);
