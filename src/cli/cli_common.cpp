@@ -67,18 +67,6 @@ void printError(std::string_view prog, std::string_view message) {
   std::fputs(line.c_str(), stderr);
 }
 
-std::vector<std::string> splitCommas(std::string_view text) {
-  std::vector<std::string> out;
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    std::size_t end = text.find(',', pos);
-    if (end == std::string_view::npos) end = text.size();
-    if (end > pos) out.emplace_back(text.substr(pos, end - pos));
-    pos = end + 1;
-  }
-  return out;
-}
-
 std::vector<std::string> argsWithEnvironment(int argc, char** argv,
                                              std::initializer_list<EnvOption> table) {
   std::vector<std::string> args;

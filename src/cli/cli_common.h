@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/comma_list.h"
+
 namespace drover::cli {
 
 // `--version` / `-V`: Slurm prints "slurm 22.05.8"; Drover names itself.
@@ -15,8 +17,6 @@ inline constexpr std::string_view kVersionLine = "drover 0.1.0";
 // "<prog>: error: <message>" on stderr, as Slurm's commands print errors.
 void printError(std::string_view prog, std::string_view message);
 
-// Splits "a,b,c" (empty items dropped).
-std::vector<std::string> splitCommas(std::string_view text);
 
 // What sbatch, srun and salloc record about their own invocation.
 std::map<std::string, std::string> processEnvironment();  // environ as NAME -> value

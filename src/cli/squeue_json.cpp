@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "drover/hostlist.h"
+#include "jobspec/array_spec.h"
 #include "jobstate/job_state.h"
 
 namespace drover::cli {
@@ -25,20 +26,6 @@ std::string gresText(const v1::GresRequest& g) {
   return out + ":" + std::to_string(g.count());
 }
 
-std::string compressIndices(std::vector<std::uint32_t> ids) {
-  std::sort(ids.begin(), ids.end());
-  std::string out;
-  for (std::size_t i = 0; i < ids.size();) {
-    std::size_t j = i;
-    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
-    if (!out.empty()) out += ',';
-    out += std::to_string(ids[i]);
-    if (j > i) out += '-' + std::to_string(ids[j]);
-    i = j + 1;
-  }
-  return out;
-}
-
 // Slurm prints the path patterns as given (absolute against the work dir), "" for its default.
 std::string pathPattern(const std::string& pattern, const std::string& work_dir) {
   if (pattern.empty() || pattern.front() == '/') return pattern;
@@ -53,8 +40,9 @@ json::Value gresDetail(const v1::JobInfo& j) {
   for (const auto& a : j.allocation()) {
     if (a.gpu_indices_size() == 0) continue;
     std::vector<std::uint32_t> ids(a.gpu_indices().begin(), a.gpu_indices().end());
+    std::sort(ids.begin(), ids.end());
     out.push_back("gpu" + (type.empty() ? "" : ":" + type) + ":" + std::to_string(ids.size()) +
-                  "(IDX:" + compressIndices(ids) + ")");
+                  "(IDX:" + jobspec::compressIds(ids) + ")");
   }
   return json::Value(std::move(out));
 }

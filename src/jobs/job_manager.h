@@ -357,7 +357,4 @@ sched::Reason initialReason(const Job& job);
 // The nodes of a job's allocation, in allocation order (the batch host first).
 std::vector<std::string> nodesOf(const Job& job);
 
-// Array task ids, compressed as Slurm prints them: {2,3,4,7} -> "2-4,7".
-std::string compressTaskIds(const std::vector<std::uint32_t>& ids);
-
 }  // namespace drover::jobs

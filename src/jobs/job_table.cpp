@@ -39,19 +39,6 @@ std::vector<std::string> allocatedNodes(const v1::JobInfo& info) {
 
 }  // namespace
 
-std::string compressTaskIds(const std::vector<std::uint32_t>& ids) {
-  std::string out;
-  for (std::size_t i = 0; i < ids.size();) {
-    std::size_t j = i;
-    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
-    if (!out.empty()) out += ',';
-    out += std::to_string(ids[i]);
-    if (j > i) out += '-' + std::to_string(ids[j]);
-    i = j + 1;
-  }
-  return out;
-}
-
 const Job* JobManager::find(JobId id) const {
   auto it = jobs_.find(id);
   return it == jobs_.end() ? nullptr : &it->second;
@@ -244,9 +231,9 @@ void JobManager::recordRemainder(JobId array_id) {
   r.array_task_id.reset();
   std::string expr;
   if (pending) {
-    expr = compressTaskIds(pending_ids);
+    expr = jobspec::compressIds(pending_ids);
   } else if (auto spec = jobspec::parseArraySpec(base->info.spec().array())) {
-    expr = compressTaskIds(spec->taskIds());
+    expr = jobspec::compressIds(spec->taskIds());
   }
   if (base->info.array_max_running() > 0) {
     expr += "%" + std::to_string(base->info.array_max_running());

@@ -6,6 +6,7 @@
 
 #include "drover/hostlist.h"
 #include "jobs/job_fields.h"
+#include "jobspec/array_spec.h"
 #include "jobs/job_manager.h"
 
 namespace drover::jobs {
@@ -96,7 +97,7 @@ void JobManager::query(const v1::GetJobsRequest& req,
     mask.copy(tasks.front()->info, &row);
     row.set_job_id(array_id);
     row.set_array_task_id(-1);
-    std::string pending = compressTaskIds(ids);
+    std::string pending = jobspec::compressIds(ids);
     // From the task, not the row: the row holds only the fields the caller asked for.
     const std::uint32_t max_running = tasks.front()->info.array_max_running();
     if (max_running > 0) pending += "%" + std::to_string(max_running);

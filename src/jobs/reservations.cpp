@@ -5,6 +5,7 @@
 #include <limits>
 #include <set>
 
+#include "common/comma_list.h"
 #include "drover/hostlist.h"
 
 namespace drover::jobs {
@@ -12,18 +13,6 @@ namespace {
 
 // An UNLIMITED duration: far enough that no job ever reaches the end.
 constexpr std::int64_t kUnlimitedResvS = 10LL * 365 * 24 * 3600;
-
-std::vector<std::string> splitList(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t comma = text.find(',', start);
-    if (comma == std::string::npos) comma = text.size();
-    if (comma > start) out.push_back(text.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return out;
-}
 
 bool listed(const google::protobuf::RepeatedPtrField<std::string>& list, const std::string& v) {
   return std::find(list.begin(), list.end(), v) != list.end();
@@ -40,7 +29,7 @@ Result<std::vector<std::string>> applyList(const std::vector<std::string>& curre
                                            const std::string& text, bool updating,
                                            const char* what) {
   std::vector<std::string> out;
-  std::vector<std::string> entries = splitList(text);
+  std::vector<std::string> entries = splitCommas(text);
   if (entries.empty()) return out;
   char op = 0;
   if (entries.front()[0] == '+' || entries.front()[0] == '-') {
@@ -77,7 +66,7 @@ const std::vector<std::string>& knownReservationFlags() {
 
 Result<std::vector<std::string>> parseReservationFlags(const std::string& text) {
   std::set<std::string> given;
-  for (const std::string& f : splitList(text)) {
+  for (const std::string& f : splitCommas(text)) {
     std::string u = upper(f);
     const auto& known = knownReservationFlags();
     if (std::find(known.begin(), known.end(), u) == known.end()) {

@@ -1,6 +1,7 @@
 // Submission: Slurm's checks and defaults, array expansion, staging.
 #include <algorithm>
 
+#include "common/comma_list.h"
 #include "jobs/job_manager.h"
 #include "jobs/request.h"
 #include "jobspec/array_spec.h"
@@ -20,18 +21,6 @@ SubmitResult refuse(std::string message, std::string detail = {},
   r.failure.notes = std::move(notes);
   r.failure.submission_failed_prefix = prefixed;
   return r;
-}
-
-std::vector<std::string> splitComma(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t comma = text.find(',', start);
-    if (comma == std::string::npos) comma = text.size();
-    if (comma > start) out.push_back(text.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return out;
 }
 
 bool contains(const std::vector<std::string>& v, const std::string& s) {
@@ -84,7 +73,7 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
     part = config_.defaultPartition();
     if (!part) return refuse("No partition specified or system default partition");
   } else {
-    for (const std::string& name : splitComma(spec.partition())) {
+    for (const std::string& name : splitCommas(spec.partition())) {
       if ((part = config_.findPartition(name))) break;
     }
     if (!part) {

@@ -61,4 +61,17 @@ Result<ArraySpec> parseArraySpec(std::string_view text, std::uint32_t max_array_
   return spec;
 }
 
+std::string compressIds(const std::vector<std::uint32_t>& sorted_ids) {
+  std::string out;
+  for (std::size_t i = 0; i < sorted_ids.size();) {
+    std::size_t j = i;
+    while (j + 1 < sorted_ids.size() && sorted_ids[j + 1] == sorted_ids[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += std::to_string(sorted_ids[i]);
+    if (j > i) out += '-' + std::to_string(sorted_ids[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
 }  // namespace drover::jobspec

@@ -31,6 +31,10 @@ struct ArraySpec {
   bool operator==(const ArraySpec&) const = default;
 };
 
+// Sorted ids written back compressed, as Slurm prints array task ids and GPU indices:
+// {2,3,4,7} -> "2-4,7".
+std::string compressIds(const std::vector<std::uint32_t>& sorted_ids);
+
 // Ids must be < max_array_size; the error says which part is wrong.
 Result<ArraySpec> parseArraySpec(std::string_view text,
                                  std::uint32_t max_array_size = kDefaultMaxArraySize);

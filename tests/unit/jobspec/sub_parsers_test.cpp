@@ -56,6 +56,18 @@ TEST(ArraySpec, RejectsBadForms) {
   EXPECT_TRUE(parseArraySpec("0-5000", 10000).ok());  // MaxArraySize is a parameter
 }
 
+TEST(ArraySpec, CompressesSortedIdsAsSlurmPrintsThem) {
+  EXPECT_EQ(compressIds({}), "");
+  EXPECT_EQ(compressIds({7}), "7");
+  EXPECT_EQ(compressIds({2, 3, 4, 7}), "2-4,7");
+  EXPECT_EQ(compressIds({0, 2, 4}), "0,2,4");
+  EXPECT_EQ(compressIds({1, 2, 5, 6, 7, 9}), "1-2,5-7,9");
+  // The inverse of parsing: what squeue prints for a pending array's tasks reads back.
+  auto spec = parseArraySpec("0-9:2,11-13");
+  ASSERT_TRUE(spec.ok());
+  EXPECT_EQ(compressIds(spec->taskIds()), "0,2,4,6,8,11-13");
+}
+
 TEST(DependencySpec, ParsesTypesAndCombinations) {
   struct Case {
     std::string text;

@@ -1,0 +1,17 @@
+#include "common/comma_list.h"
+
+namespace drover {
+
+std::vector<std::string> splitCommas(std::string_view text) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    std::size_t end = text.find(',', pos);
+    if (end == std::string_view::npos) end = text.size();
+    if (end > pos) out.emplace_back(text.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return out;
+}
+
+}  // namespace drover

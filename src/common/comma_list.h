@@ -1,0 +1,12 @@
+#pragma once
+// Comma lists as users write them in options and cluster.conf values ("a,b,c").
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace drover {
+
+// The non-empty items, in order ("a,,b," is a and b).
+std::vector<std::string> splitCommas(std::string_view text);
+
+}  // namespace drover
