@@ -50,6 +50,18 @@ bool sameReservations(const std::vector<sched::AdvanceReservation>& a,
   });
 }
 
+HeldJob heldRunning(const Job& job) {
+  HeldJob h;
+  h.running = true;
+  h.start = job.info.start_time();
+  h.end = job.info.end_time();
+  h.cpus = job.info.num_cpus();
+  h.who = {fairShareAccount(job.info.account()), job.info.user()};
+  return h;
+}
+
+}  // namespace
+
 sched::RunningJob runningOf(const Job& job) {
   sched::RunningJob r;
   r.id = job.id();
@@ -65,18 +77,6 @@ sched::RunningJob runningOf(const Job& job) {
   r.expectedEnd = job.info.end_time();
   return r;
 }
-
-HeldJob heldRunning(const Job& job) {
-  HeldJob h;
-  h.running = true;
-  h.start = job.info.start_time();
-  h.end = job.info.end_time();
-  h.cpus = job.info.num_cpus();
-  h.who = {fairShareAccount(job.info.account()), job.info.user()};
-  return h;
-}
-
-}  // namespace
 
 SchedulingState& JobManager::schedState() {
   if (!scheduling_) {

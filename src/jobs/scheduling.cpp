@@ -6,6 +6,7 @@
 #include "drover/hostlist.h"
 #include "jobs/job_manager.h"
 #include "jobs/request.h"
+#include "jobs/scheduling_state.h"
 #include "jobspec/array_spec.h"
 #include "launch/job_env.h"
 #include "launch/request_env.h"
@@ -96,19 +97,7 @@ sched::Snapshot JobManager::buildSnapshot(const std::vector<NodeView>& nodes) {
 
   for (auto& [id, job] : jobs_) {
     if (holdsResources(job.state())) {
-      sched::RunningJob r;
-      r.id = id;
-      r.partition = job.info.partition();
-      for (const auto& a : job.info.allocation()) {
-        sched::NodeAllocation na;
-        na.node = a.node();
-        na.cpus = static_cast<int>(a.cpus());
-        na.memoryMb = static_cast<std::int64_t>(a.memory_mb());
-        na.gpus.assign(a.gpu_indices().begin(), a.gpu_indices().end());
-        r.allocation.nodes.push_back(std::move(na));
-      }
-      r.expectedEnd = job.info.end_time();
-      snap.running.push_back(std::move(r));
+      snap.running.push_back(runningOf(job));
       continue;
     }
     if (job.state() != v1::JOB_PENDING) continue;

@@ -21,6 +21,9 @@
 
 namespace drover::jobs {
 
+// A running job as the scheduler holds it: its nodes, CPUs, memory, GPU indices, expected end.
+sched::RunningJob runningOf(const Job& job);
+
 struct HeldJob {
   bool running = false;
   std::int64_t start = 0;   // running: when this run started

@@ -87,6 +87,25 @@ int64_t FitIndex::rebound(const AvailabilityProfile& profile, const Entry& e) co
   return profile.earliestFit(e.node, needOn(profile, e.node), e.bound, probe_);
 }
 
+std::optional<FitIndex::Entry> FitIndex::popFreshUpTo(const AvailabilityProfile& profile,
+                                                      int64_t t) {
+  while (!heap_.empty() && heap_.front().bound <= t) {
+    Entry& top = heap_.front();
+    if (versionOf_[top.node] != profile.version(top.node)) {
+      // Stale: re-bound it (never lower); it comes round again if still <= t.
+      versionOf_[top.node] = profile.version(top.node);
+      const int64_t fresh = rebound(profile, top);
+      if (fresh != top.bound) {
+        top.bound = fresh;
+        siftDown(0);
+        continue;
+      }
+    }
+    return pop();
+  }
+  return std::nullopt;
+}
+
 // The search that asks every node (each node's earliest fit, take the k-th smallest t, keep the
 // nodes that fit at t, move the others on to their next fit after t, repeat) converges to the
 // smallest t at which k nodes fit, and returns all nodes fitting there. Here a node's value
@@ -119,21 +138,9 @@ int64_t FitIndex::earliestStart(const AvailabilityProfile& profile, int k, int64
     std::nth_element(values_.begin(), values_.begin() + (k - 1), values_.end());
     const int64_t t = values_[k - 1];
     if (t == kNever || t > latest) return finish(kNever);
-    while (!heap_.empty() && heap_.front().bound <= t) {
-      Entry& top = heap_.front();
-      if (versionOf_[top.node] != profile.version(top.node)) {
-        // Stale: re-bound it (never lower); it comes round again if still <= t.
-        versionOf_[top.node] = profile.version(top.node);
-        const int64_t fresh = rebound(profile, top);
-        if (fresh != top.bound) {
-          top.bound = fresh;
-          siftDown(0);
-          continue;
-        }
-      }
-      const Entry e = pop();
+    while (const auto e = popFreshUpTo(profile, t)) {
       // A fresh bound probed with the search's own duration is the node's true earliest fit.
-      active_.push_back(Active{e.bound, e.bound, e.node, probe_ == duration});
+      active_.push_back(Active{e->bound, e->bound, e->node, probe_ == duration});
     }
     ready.clear();
     for (Active& a : active_) {
@@ -221,21 +228,9 @@ int64_t FitIndex::earliestStartOne(const AvailabilityProfile& profile, int64_t d
       ready.clear();
       return finish(kNever);
     }
-    while (!heap_.empty() && heap_.front().bound <= t) {
-      Entry& top = heap_.front();
-      if (versionOf_[top.node] != profile.version(top.node)) {
-        // Stale: re-bound it (never lower); it comes round again if still <= t.
-        versionOf_[top.node] = profile.version(top.node);
-        const int64_t fresh = rebound(profile, top);
-        if (fresh != top.bound) {
-          top.bound = fresh;
-          siftDown(0);
-          continue;
-        }
-      }
-      const Entry e = pop();
-      taken_.push_back(e);
-      candidates_.push_back(Candidate{e.bound, e.node, probe_ == duration});
+    while (const auto e = popFreshUpTo(profile, t)) {
+      taken_.push_back(*e);
+      candidates_.push_back(Candidate{e->bound, e->node, probe_ == duration});
       std::push_heap(candidates_.begin(), candidates_.end());
     }
     while (!candidates_.empty() && candidates_.front().value <= t) {

@@ -12,6 +12,7 @@
 // them (the node's profile version tells which are stale): a claim costs nothing here.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -66,6 +67,9 @@ class FitIndex {
   void siftDown(size_t i);
   void push(Entry e);
   Entry pop();
+  // The heap's first node whose bound, brought up to date with the profile, is still <= t
+  // (taken off the heap); nullopt when there is none.
+  std::optional<Entry> popFreshUpTo(const AvailabilityProfile& profile, int64_t t);
 
   Capacity need_;
   bool wholeNode_;

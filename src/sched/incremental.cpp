@@ -514,12 +514,7 @@ void Scheduler::applyDelta(PlanDelta delta, int64_t now) {
       return;
     }
     // The replayed pass's memo, once its starts are applied as planned (keepStarts).
-    memo_.now = now;
-    memo_.depthReached = std::move(delta.depthReached);
-    memo_.estimatesFull = delta.estimatesFull;
-    memo_.lastEstimated = delta.lastEstimated;
-    memo_.estimated = std::move(delta.estimated);
-    memo_.nextBoundary = nextBoundaryAfterReplay(delta.plannedBoundary, now);
+    adoptReplayedMemo(delta, now);
     awaitStarts(std::move(delta.removed));
     if (!awaitingStarts_) {
       planRanks_.clear();
@@ -528,6 +523,10 @@ void Scheduler::applyDelta(PlanDelta delta, int64_t now) {
     return;
   }
   // Nothing started: the replayed pass becomes the memo's pass.
+  adoptReplayedMemo(delta, now);
+}
+
+void Scheduler::adoptReplayedMemo(PlanDelta& delta, int64_t now) {
   memo_.now = now;
   memo_.depthReached = std::move(delta.depthReached);
   memo_.estimatesFull = delta.estimatesFull;
