@@ -244,6 +244,31 @@ bool partitionSelected(const SinfoOptions& opts, const v1::PartitionInfo& p) {
          std::find(opts.partitions.begin(), opts.partitions.end(), p.name()) != opts.partitions.end();
 }
 
+// Lines in the making: a node joins the line whose grouping columns (groupsBy) print the same,
+// or starts a new one, in the order first seen.
+struct GroupedRecords {
+  GroupedRecords(const Format& format, bool exact) : format(format), exact(exact) {}
+
+  void add(Record single) {
+    std::string key;
+    for (const auto& item : format) {
+      if (item.is_field && groupsBy(item.field.code, exact)) key += value(item.field.code, single) + '\x1f';
+    }
+    auto k = std::find(keys.begin(), keys.end(), key);
+    if (k == keys.end()) {
+      keys.push_back(std::move(key));
+      records.push_back(std::move(single));
+    } else {
+      records[static_cast<std::size_t>(k - keys.begin())].nodes.push_back(single.nodes.front());
+    }
+  }
+
+  const Format& format;
+  const bool exact;
+  std::vector<std::string> keys;
+  std::vector<Record> records;
+};
+
 // The partition-oriented records: per partition (in configuration order), nodes grouped by the
 // values of the grouping fields, groups ordered by decreasing state (Slurm's "#P,-t").
 std::vector<Record> partitionRecords(const SinfoOptions& opts, const Format& format,
@@ -263,26 +288,15 @@ std::vector<Record> partitionRecords(const SinfoOptions& opts, const Format& for
   for (const auto& part : partitions) {
     if (!partitionSelected(opts, part)) continue;
     auto members = hostlist::expand(part.nodes());
-    std::vector<Record> recs;
-    std::vector<std::string> keys;
+    GroupedRecords grouped(format, opts.exact);
     if (members.ok()) {
       for (const auto& name : *members) {
         auto it = by_name.find(name);
         if (it == by_name.end() || !nodeSelected(opts, *it->second, node_filter)) continue;
-        const Record single{&part, {it->second}};
-        std::string key;
-        for (const auto& item : format) {
-          if (item.is_field && groupsBy(item.field.code, opts.exact)) key += value(item.field.code, single) + '\x1f';
-        }
-        auto k = std::find(keys.begin(), keys.end(), key);
-        if (k == keys.end()) {
-          keys.push_back(key);
-          recs.push_back(single);
-        } else {
-          recs[static_cast<std::size_t>(k - keys.begin())].nodes.push_back(it->second);
-        }
+        grouped.add(Record{&part, {it->second}});
       }
     }
+    std::vector<Record> recs = std::move(grouped.records);
     if (recs.empty() && !filtering && (!members.ok() || members->empty())) {
       recs.push_back(Record{&part, {}});  // an empty partition still shows, as "0 n/a"
     }
@@ -342,23 +356,9 @@ std::vector<Record> reasonRecords(const SinfoOptions& opts, const Format& format
   std::stable_sort(picked.begin(), picked.end(),
                    [&rank](const auto* a, const auto* b) { return rank[a->name()] < rank[b->name()]; });
 
-  std::vector<Record> out;
-  std::vector<std::string> keys;
-  for (const auto* n : picked) {
-    const Record single{nullptr, {n}};
-    std::string key;
-    for (const auto& item : format) {
-      if (item.is_field && groupsBy(item.field.code, opts.exact)) key += value(item.field.code, single) + '\x1f';
-    }
-    auto k = std::find(keys.begin(), keys.end(), key);
-    if (k == keys.end()) {
-      keys.push_back(key);
-      out.push_back(single);
-    } else {
-      out[static_cast<std::size_t>(k - keys.begin())].nodes.push_back(n);
-    }
-  }
-  return out;
+  GroupedRecords grouped(format, opts.exact);
+  for (const auto* n : picked) grouped.add(Record{nullptr, {n}});
+  return std::move(grouped.records);
 }
 
 std::string dateLine(std::int64_t now) {
