@@ -13,25 +13,6 @@
 namespace drover::jobs::testing {
 namespace {
 
-std::vector<NodeView> viewsOf(const config::ClusterConfig& config) {
-  std::vector<NodeView> nodes;
-  for (const auto& n : config.nodes) {
-    NodeView v;
-    v.name = n.name;
-    v.cpus = n.cpus;
-    v.memory_mb = n.real_memory_mb;
-    v.gpu_types.assign(n.gpus.count, n.gpus.type);
-    v.features = n.features;
-    for (const auto& p : config.partitions) {
-      if (std::find(p.nodes.begin(), p.nodes.end(), n.name) != p.nodes.end()) {
-        v.partitions.push_back(p.name);
-      }
-    }
-    nodes.push_back(v);
-  }
-  return nodes;
-}
-
 v1::CancelJobsRequest cancelIds(const std::vector<std::string>& ids) {
   v1::CancelJobsRequest r;
   for (const auto& id : ids) r.add_job_ids(id);
@@ -158,7 +139,7 @@ TEST_F(CancelBatchTest, OneRequestOfManyIdsEqualsOneRequestPerId) {
 // The controller's path: a maintained scheduler with many pending jobs, a batch cancel of most
 // of them, and the next pass equals a full schedule() of what is left.
 TEST_F(CancelBatchTest, MaintainedSchedulerDropsABatchAndPlansAsAFullSchedule) {
-  const auto nodes = viewsOf(config_);
+  const auto nodes = nodeViews();
   std::vector<JobId> ids;
   for (int i = 0; i < 60; ++i) {
     SpecBuilder b;

@@ -11,30 +11,11 @@
 namespace drover::jobs::testing {
 namespace {
 
-std::vector<NodeView> viewsOf(const config::ClusterConfig& config) {
-  std::vector<NodeView> nodes;
-  for (const auto& n : config.nodes) {
-    NodeView v;
-    v.name = n.name;
-    v.cpus = n.cpus;
-    v.memory_mb = n.real_memory_mb;
-    v.gpu_types.assign(n.gpus.count, n.gpus.type);
-    v.features = n.features;
-    for (const auto& p : config.partitions) {
-      if (std::find(p.nodes.begin(), p.nodes.end(), n.name) != p.nodes.end()) {
-        v.partitions.push_back(p.name);
-      }
-    }
-    nodes.push_back(v);
-  }
-  return nodes;
-}
-
 class EventIndexesTest : public JobsTest {
  protected:
   // The controller's path: the maintained scheduler, its plan applied, then a commit.
   std::vector<Launch> controllerPass() {
-    auto launches = manager_->schedulePass(viewsOf(config_));
+    auto launches = manager_->schedulePass(nodeViews());
     EXPECT_TRUE(manager_->commit().ok());
     return launches;
   }

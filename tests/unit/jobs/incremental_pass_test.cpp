@@ -15,25 +15,6 @@
 namespace drover::jobs::testing {
 namespace {
 
-std::vector<NodeView> viewsOf(const config::ClusterConfig& config) {
-  std::vector<NodeView> nodes;
-  for (const auto& n : config.nodes) {
-    NodeView v;
-    v.name = n.name;
-    v.cpus = n.cpus;
-    v.memory_mb = n.real_memory_mb;
-    v.gpu_types.assign(n.gpus.count, n.gpus.type);
-    v.features = n.features;
-    for (const auto& p : config.partitions) {
-      if (std::find(p.nodes.begin(), p.nodes.end(), n.name) != p.nodes.end()) {
-        v.partitions.push_back(p.name);
-      }
-    }
-    nodes.push_back(v);
-  }
-  return nodes;
-}
-
 // Plans are equal when they start the same jobs on the same resources and say the same about
 // every other job, in the same order.
 void expectSamePlan(const sched::Plan& got, const sched::Plan& want, const std::string& where) {
@@ -68,7 +49,7 @@ class IncrementalPassTest : public JobsTest {
  protected:
   // One controller pass, checked against a full schedule() of the job table first.
   std::vector<Launch> checkedPass(const std::string& where) {
-    const auto nodes = viewsOf(config_);
+    const auto nodes = nodeViews();
     const sched::Plan& plan = manager_->planPass(nodes);
     sched::Plan fresh = sched::schedule(manager_->tableSnapshot(nodes),
                                         manager_->schedulerParams(), clock_.now());
