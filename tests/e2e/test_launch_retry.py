@@ -1,12 +1,14 @@
-"""A batch launch that the node's agent does not answer within the message timeout is sent
-again (the same run: LaunchStep of one run is idempotent on the agent, which answers a repeat
-with the running supervisor, or ALREADY_EXISTS once that run ended, even after droverd
-restarted), so an agent that is busy rather than gone does not fail the job, and the script
-still runs once. The agent is made "busy"
-deterministically by stopping its droverd (SIGSTOP) for longer than the timeout."""
+"""A launch that the node's agent does not answer within the message timeout (a batch job's,
+or one node's part of an srun step) is sent again (the same run: LaunchStep of one run and
+step is idempotent on the agent, which answers a repeat with the running supervisor, or
+ALREADY_EXISTS once that run ended, even after droverd restarted), so an agent that is busy
+rather than gone does not fail the job or the step, and the script or tasks still run once.
+The agent is made "busy" deterministically by stopping its droverd (SIGSTOP) for longer than
+the timeout."""
 
 import os
 import signal
+import subprocess
 import time
 from pathlib import Path
 
@@ -76,6 +78,36 @@ def test_a_registration_while_the_launch_is_retried_does_not_lose_the_job(make_c
     assert f["JobState"] == "COMPLETED", f
     assert f["Restarts"] == "0", f
     assert out.read_text() == "ran\n"
+
+
+def test_an_srun_step_launch_the_agent_answers_late_is_sent_again_and_runs_once(make_cluster):
+    c = one_node_with_a_2s_message_timeout(make_cluster, gpus_per_node=0)
+    out = shared_dir(c, "out-srun-retry") / "ran"
+    r = c.cli("sbatch", "--parsable", "-n1", "--wrap=sleep 120")
+    assert r.returncode == 0, r.stderr
+    job = int(r.stdout.strip().split(";")[0])
+    c.wait_job(job, "RUNNING")
+    agent = c.pid("node1")
+    os.kill(agent, signal.SIGSTOP)
+    try:
+        srun = subprocess.Popen([str(c.bin / "srun"), f"--jobid={job}", "-n1", "sh", "-c",
+                                 f"echo ran >> {out}; echo task-ran"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=c.env(), cwd=str(c.run_dir))
+        # The step's first LaunchStep times out after 2 s; the agent answers the next one.
+        time.sleep(3)
+    finally:
+        os.kill(agent, signal.SIGCONT)
+    stdout, stderr = srun.communicate(timeout=30)
+    assert srun.returncode == 0, (stdout, stderr)
+    assert stdout == "task-ran\n", (stdout, stderr)
+    assert "launch" not in stderr.lower(), stderr
+    time.sleep(1)  # a second start of the step would have written by now
+    assert out.read_text() == "ran\n"
+    wait_for(lambda: f"{job}.0|COMPLETED" in c.cli("sacct", "-j", str(job), "-P", "-n", "-o",
+                                                    "JobID,State").stdout.splitlines(),
+             15, what="step 0 to be recorded COMPLETED")
+    assert c.cli("scancel", str(job)).returncode == 0
 
 
 def launch_again(c, node, job, run, out):

@@ -620,6 +620,40 @@ TEST_F(StepLaunchTest, ARunThatEndedWhileTheAgentWasAwayIsNotStartedAgain) {
   EXPECT_EQ(readFile(ran), "x\n") << "the run that ended while the agent was away ran again";
 }
 
+// An srun step's launch on a node is sent again as a batch launch is: the agent knows it by
+// the same (job, step) key and run, so a repeat gets the running supervisor, and once the
+// node's part of the step ended (before an agent restart too), ALREADY_EXISTS.
+TEST_F(StepLaunchTest, ANumberedStepsRepeatedLaunchIsAnsweredAsABatchStepsIs) {
+  const fs::path ran = dir_ / "ran26";
+  const fs::path go = dir_ / "go26";
+  v1::LaunchStepRequest req = batch(26, "", 0u);
+  req.mutable_step()->set_step_id(0);
+  req.clear_script();
+  for (const char* arg : {"/bin/sh", "-c"}) req.add_argv(arg);
+  req.add_argv("echo x >> " + ran.string() + "; while [ ! -e " + go.string() +
+               " ]; do sleep 0.05; done");
+  v1::LaunchStepReply first;
+  ASSERT_TRUE(launch(req, &first).ok());
+  ASSERT_TRUE(waitUntil([&] { return readFile(ran) == "x\n"; })) << "the task never started";
+  v1::LaunchStepReply again;
+  ASSERT_TRUE(launch(req, &again).ok());
+  EXPECT_EQ(again.supervisor_pid(), first.supervisor_pid());
+
+  std::ofstream(go).put('\n');
+  ASSERT_TRUE(controller_.awaitEvent(26).has_value());
+  ASSERT_TRUE(waitUntil([&] {
+    return !fs::exists(stepRecordPath(agent_->spoolDir(), StepKey{26, 0}));
+  })) << "the step's supervisor was never reaped";
+  auto st = launch(req, &again);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::ALREADY_EXISTS) << st.error_message();
+  stopAgent();
+  startAgent();
+  st = launch(req, &again);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::ALREADY_EXISTS) << st.error_message();
+  std::this_thread::sleep_for(300ms);
+  EXPECT_EQ(readFile(ran), "x\n") << "the step's tasks ran again";
+}
+
 TEST_F(StepLaunchTest, AgentRestartKeepsTheStepRunningAndFindsItAgain) {
   const pid_t pid = launchWaitingStep(15, "", 3u);
   ASSERT_TRUE(controller_.awaitRegistration(0).has_value());
