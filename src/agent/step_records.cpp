@@ -137,7 +137,8 @@ void removeStepRecord(const std::string& spool_dir, const StepKey& key) {
   fs::remove(stepRecordPath(spool_dir, key), ec);
 }
 
-std::vector<StepRecord> loadRunningSteps(const std::string& spool_dir) {
+std::vector<StepRecord> loadRunningSteps(const std::string& spool_dir,
+                                         std::vector<StepRecord>* ended) {
   std::vector<StepRecord> running;
   std::error_code ec;
   fs::directory_iterator it(fs::path(spool_dir) / "steps", ec);
@@ -146,6 +147,7 @@ std::vector<StepRecord> loadRunningSteps(const std::string& spool_dir) {
     if (entry.path().extension() != ".rec") continue;
     auto r = parseStepRecord(readKernelFile(entry.path().string()));
     if (!r || !isRunningSupervisor(*r)) {
+      if (r && ended != nullptr) ended->push_back(*r);
       fs::remove(entry.path(), ec);
       continue;
     }

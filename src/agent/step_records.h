@@ -12,6 +12,7 @@
 //   <spool>/job<job>.script          the batch script (written by drover-stepd, removed at
 //                                    the batch step's end)
 //   <spool>/launcher.log             the supervisor launcher's stdout and stderr
+//   <spool>/ended_runs               the runs that ended here lately (ended_runs.h)
 // <step> is the wire number: -5 = batch, -4 = extern, >= 0 numbered.
 #include <sys/types.h>
 
@@ -59,7 +60,9 @@ bool isRunningSupervisor(const StepRecord& record);
 Status writeStepRecord(const std::string& spool_dir, const StepRecord& record);
 void removeStepRecord(const std::string& spool_dir, const StepKey& key);
 
-// Every record in the spool dir whose supervisor still runs; records of ended ones are removed.
-std::vector<StepRecord> loadRunningSteps(const std::string& spool_dir);
+// Every record in the spool dir whose supervisor still runs; records of ended ones are removed
+// (and, when `ended` is given, added to it: their runs ended while no agent watched).
+std::vector<StepRecord> loadRunningSteps(const std::string& spool_dir,
+                                         std::vector<StepRecord>* ended = nullptr);
 
 }  // namespace drover::agent

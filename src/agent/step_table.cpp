@@ -56,7 +56,8 @@ std::string defaultSpoolDir(const std::string& state_dir, const std::string& nod
   return (state.parent_path() / "spool" / node_name).string();
 }
 
-StepTable::StepTable(StepTableOptions opts) : opts_(std::move(opts)) {}
+StepTable::StepTable(StepTableOptions opts)
+    : opts_(std::move(opts)), ended_(endedRunsPath(opts_.spool_dir), clock_) {}
 
 Status StepTable::start() {
   std::error_code ec;
@@ -67,10 +68,18 @@ Status StepTable::start() {
   }
   // Users' batch scripts (job<ID>.script, owned by them) are read from it by their shells.
   ::chmod(opts_.spool_dir.c_str(), 0755);
-  for (const auto& record : loadRunningSteps(opts_.spool_dir)) {
+  ended_.load();
+  std::vector<StepRecord> ended_meanwhile;
+  for (const auto& record : loadRunningSteps(opts_.spool_dir, &ended_meanwhile)) {
     log().info("[J{}.{}] supervisor pid {} still runs; supervising it again", record.key.job_id,
                record.key.step_id, record.pid);
     steps_[record.key] = record;
+  }
+  for (const auto& record : ended_meanwhile) {
+    if (!record.run) continue;   // a record from before runs were kept: no run to remember
+    log().info("[J{}.{}] supervisor pid {} of run {} ended while the agent was away",
+               record.key.job_id, record.key.step_id, record.pid, *record.run);
+    ended_.add(record.key, *record.run);
   }
   if (opts_.use_launcher) {
     LauncherOptions launcher;
@@ -254,9 +263,7 @@ void StepTable::forget(const StepKey& key) {
   auto it = steps_.find(key);
   if (it == steps_.end()) return;
   log().info("[J{}.{}] supervisor pid {} ended", key.job_id, key.step_id, it->second.pid);
-  if (it->second.run && ended_.emplace(key, *it->second.run).second) {
-    ended_order_.push_back(EndedRun{std::chrono::steady_clock::now(), key, *it->second.run});
-  }
+  if (it->second.run) ended_.add(key, *it->second.run);
   steps_.erase(it);
   removeStepRecord(opts_.spool_dir, key);
   const std::string log_path = stepLogPath(opts_.spool_dir, key);
@@ -265,13 +272,7 @@ void StepTable::forget(const StepKey& key) {
 }
 
 bool StepTable::endedLately(const StepKey& key, RunNumber run) {
-  const auto now = std::chrono::steady_clock::now();
-  while (!ended_order_.empty() && (now - ended_order_.front().at > kEndedRunMemory ||
-                                   ended_order_.size() > kEndedRunsKept)) {
-    ended_.erase({ended_order_.front().key, ended_order_.front().run});
-    ended_order_.pop_front();
-  }
-  return run && ended_.count({key, *run}) != 0;
+  return run && ended_.contains(key, *run);
 }
 
 std::vector<StepRecord> StepTable::running() const {

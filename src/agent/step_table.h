@@ -5,16 +5,16 @@
 #include <sys/types.h>
 
 #include <chrono>
-#include <deque>
-
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "agent/ended_runs.h"
 #include "agent/step_records.h"
 #include "agent/supervisor_launcher.h"
+#include "common/clock.h"
 #include "drover/result.h"
 #include "drover/v1/jobs.pb.h"
 
@@ -53,8 +53,9 @@ class StepTable {
  public:
   explicit StepTable(StepTableOptions opts);
 
-  // Creates the spool dir, takes over the records of supervisors that still run, and starts
-  // the supervisor launcher (when it cannot, steps start with exec: logged, not an error).
+  // Creates the spool dir, loads the runs that ended here lately (those whose supervisors
+  // ended while the agent was away among them), takes over the records of supervisors that
+  // still run, and starts the supervisor launcher (when it cannot, steps start with exec: logged, not an error).
   Status start();
 
   // Starts drover-stepd for the request; the same step of the same run again returns the
@@ -62,7 +63,8 @@ class StepTable {
   // requeued job (a higher step.restart_count) starts even while the last run's supervisor
   // exits; a launch of an earlier run than the one running (a late launch of the run before a
   // requeue) is refused. A launch or a running step that names no run counts as the same run.
-  // A run that ended here in the last kEndedRunMemory is not started again (`ended`).
+  // A run that ended here in the last kEndedRunMemory (ended_runs.h), before a restart of the
+  // agent too, is not started again (`ended`).
   Result<Launched> launch(const v1::LaunchStepRequest& request);
 
   // `kill`: SIGTERM to the supervisor (cancel). Otherwise sigqueue(SIGRTMIN, signal | flag).
@@ -97,17 +99,11 @@ class StepTable {
   std::unique_ptr<SupervisorLauncher> launcher_;
   std::map<StepKey, StepRecord> steps_;
   std::set<pid_t> children_;     // started by this process, so waitpid is ours to call
-  // The runs whose supervisors ended here, oldest first, kept kEndedRunMemory (at most
-  // kEndedRunsKept of them): the controller retries a launch it got no answer to, and a run
-  // that meanwhile ran and ended must not run its script a second time. Lost when the agent
-  // restarts.
-  struct EndedRun {
-    std::chrono::steady_clock::time_point at;
-    StepKey key;
-    std::uint32_t run = 0;
-  };
-  std::deque<EndedRun> ended_order_;
-  std::set<std::pair<StepKey, std::uint32_t>> ended_;
+  SystemClock clock_;
+  // The runs whose supervisors ended here lately (ended_runs.h), also kept in the spool dir:
+  // the controller retries a launch it got no answer to, and a run that meanwhile ran and ended
+  // must not run its script a second time, even if droverd restarted in between.
+  EndedRuns ended_;
   // The user's supplementary groups (drover-stepd --groups) by (user, gid), looked up at most
   // once per kGroupsCacheTtl: with nsswitch's systemd back end each lookup is dozens of
   // syscalls, at every launch. Slurm's slurmd keeps such a cache too.
@@ -117,11 +113,6 @@ class StepTable {
   };
   std::map<std::pair<std::string, gid_t>, CachedGroups> groups_cache_;
 };
-
-// How long, and how many, ended runs are remembered (StepTable::ended_): well past the
-// controller's launch attempts (a few message timeouts).
-inline constexpr std::chrono::minutes kEndedRunMemory{10};
-inline constexpr std::size_t kEndedRunsKept = 100000;
 
 // How long a user's looked-up supplementary groups are reused for launches.
 inline constexpr std::chrono::seconds kGroupsCacheTtl{60};

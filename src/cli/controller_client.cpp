@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "common/launch_attempts.h"
 #include "config/client_settings.h"
 #include "drover/config.h"
 #include "wire/frame_client.h"
@@ -59,12 +60,12 @@ Result<ControllerClient> ControllerClient::fromConfig() {
 ControllerClient::ControllerClient(ControllerAddress address) : address_(std::move(address)) {}
 
 Status ControllerClient::callInto(const char* name, const google::protobuf::MessageLite& request,
-                                  google::protobuf::MessageLite* reply) {
+                                  google::protobuf::MessageLite* reply, int timeout_ms) {
   wire::ClientOptions opts;
   opts.host = hostOf(address_);
   opts.port = portOf(address_);
   opts.munge_socket = address_.munge_socket;
-  opts.timeout_ms = address_.timeout_ms;
+  opts.timeout_ms = timeout_ms > 0 ? timeout_ms : address_.timeout_ms;
   wire::CallError error;
   if (!wire::call(opts, std::string("/drover.v1.Controller/") + name, request, reply, &error)) {
     last_failure_ = kindOf(error.code);
@@ -79,9 +80,9 @@ Status ControllerClient::callInto(const char* name, const google::protobuf::Mess
 }
 
 template <typename Reply, typename Request>
-Result<Reply> ControllerClient::call(const char* name, const Request& request) {
+Result<Reply> ControllerClient::call(const char* name, const Request& request, int timeout_ms) {
   Reply reply;
-  if (auto s = callInto(name, request, &reply); !s.ok()) return makeError(s.error());
+  if (auto s = callInto(name, request, &reply, timeout_ms); !s.ok()) return makeError(s.error());
   return reply;
 }
 
@@ -127,7 +128,10 @@ Result<v1::QueryAccountingReply> ControllerClient::queryAccounting(
 }
 
 Result<v1::CreateStepReply> ControllerClient::createStep(const v1::CreateStepRequest& request) {
-  return call<v1::CreateStepReply>("CreateStep", request);
+  // The controller answers once the step's launches did: a node's agent that does not answer
+  // gets its launch again, up to kLaunchAttempts message timeouts.
+  return call<v1::CreateStepReply>(
+      "CreateStep", request, static_cast<int>(createStepTimeoutMs(address_.timeout_ms)));
 }
 Result<v1::AwaitAllocationReply> ControllerClient::awaitAllocation(
     const v1::AwaitAllocationRequest& request) {

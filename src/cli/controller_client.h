@@ -2,8 +2,8 @@
 // The CLIs' path to droverctld: reads cluster.conf ($DROVER_CONF or the installed default) for
 // the controller's address, the MUNGE socket and the message timeout, and makes one
 // authenticated call per RPC over the frame transport (src/wire), so no CLI loads gRPC
-// (PLATFORM.md: start-up cost). Every call gives up after the message timeout, so a controller
-// that is down is a clear error, never a hang.
+// (PLATFORM.md: start-up cost). Every call gives up after the message timeout (CreateStep after
+// a few), so a controller that is down is a clear error, never a hang.
 #include <google/protobuf/arena.h>
 
 #include <cstdint>
@@ -46,7 +46,9 @@ class ControllerClient {
   Result<v1::JobControlReply> jobControl(const v1::JobControlRequest& request);
   Result<v1::UpdateJobReply> updateJob(const v1::UpdateJobRequest& request);
   Result<v1::QueryAccountingReply> queryAccounting(const v1::QueryAccountingRequest& request);
-  // srun and salloc: steps and interactive allocations.
+  // srun and salloc: steps and interactive allocations. CreateStep waits for the step's
+  // launches, which the controller may send again: it gives up after createStepTimeoutMs
+  // (common/launch_attempts.h), not the message timeout.
   Result<v1::CreateStepReply> createStep(const v1::CreateStepRequest& request);
   Result<v1::AwaitAllocationReply> awaitAllocation(const v1::AwaitAllocationRequest& request);
   Result<v1::CompleteAllocationReply> completeAllocation(
@@ -60,10 +62,11 @@ class ControllerClient {
   FailureKind lastFailure() const { return last_failure_; }
 
  private:
+  // `timeout_ms` 0: the message timeout.
   template <typename Reply, typename Request>
-  Result<Reply> call(const char* name, const Request& request);
+  Result<Reply> call(const char* name, const Request& request, int timeout_ms = 0);
   Status callInto(const char* name, const google::protobuf::MessageLite& request,
-                  google::protobuf::MessageLite* reply);
+                  google::protobuf::MessageLite* reply, int timeout_ms = 0);
 
   ControllerAddress address_;
   FailureKind last_failure_ = FailureKind::kNone;

@@ -10,6 +10,7 @@
 #include <limits>
 #include <set>
 
+#include "common/launch_attempts.h"
 #include "common/log.h"
 #include "ctld/accounting_query.h"
 #include "ctld/services.h"
@@ -39,9 +40,6 @@ constexpr std::int64_t kPurgeEveryS = 30;
 // or its step may be missing from a registration the agent sent just before the launch reached
 // it. (A launch sent and not yet answered is known exactly: launches_in_flight_.)
 constexpr std::int64_t kLaunchGraceS = 3;
-// A batch launch the agent did not answer within the message timeout is sent this many times
-// in all (the same run each time) before the job ends for it.
-constexpr int kLaunchAttempts = 3;
 constexpr int kPeriodicPassS = 10;
 
 }  // namespace

@@ -111,7 +111,7 @@ class JobService {
   void runPass();
   void sendLaunches(std::vector<jobs::Launch> launches);
   // One attempt (1, 2, ...) of one launch; a timed-out one is sent again while the job still
-  // waits for it (job_service.cpp kLaunchAttempts).
+  // waits for it (common/launch_attempts.h).
   void sendLaunch(jobs::Launch launch, int attempt);
   // An attempt of `job`'s launch came back (launched, or failed: a retry counts anew).
   void launchSettled(jobs::JobId job);
@@ -174,8 +174,14 @@ class JobService {
   Result<v1::AwaitAllocationReply> allocationReply(jobs::JobId id) const;
   void answerWaiters();
   void armAllocationTimer(std::int64_t next_end);
+  struct StepFanOut;
   void launchStep(jobs::JobManager::CreatedStep created,
                   std::function<void(Result<v1::CreateStepReply>)> done);
+  // One attempt (1, 2, ...) of one node's launch of a step; a timed-out one is sent again while
+  // the step still wants it (common/launch_attempts.h).
+  void sendStepLaunch(std::shared_ptr<StepFanOut> fan, jobs::Launch launch, int attempt);
+  void settleStepLaunch(const std::shared_ptr<StepFanOut>& fan, const std::string& node,
+                        const std::string& why);
   std::map<std::uint64_t, AllocationWaiter> waiters_;  // by token
   std::uint64_t next_waiter_ = 1;
   std::unique_ptr<boost::asio::steady_timer> allocation_timer_;

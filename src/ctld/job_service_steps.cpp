@@ -6,6 +6,7 @@
 #include <boost/asio/post.hpp>
 #include <chrono>
 
+#include "common/launch_attempts.h"
 #include "common/log.h"
 #include "ctld/job_service.h"
 #include "drover/v1/agent.grpc.pb.h"
@@ -38,56 +39,90 @@ void JobService::createStep(const rpc::Caller& caller, const v1::CreateStepReque
   });
 }
 
+// One srun step's launches: CreateStep is answered once every node's launch has settled
+// (launched, or failed for good) and the failures are committed.
+struct JobService::StepFanOut {
+  v1::CreateStepReply reply;
+  std::size_t left = 0;
+  std::function<void(Result<v1::CreateStepReply>)> done;
+};
+
 void JobService::launchStep(jobs::JobManager::CreatedStep created,
                             std::function<void(Result<v1::CreateStepReply>)> done) {
-  struct FanOut {
-    v1::CreateStepReply reply;
-    std::size_t left = 0;
-    std::function<void(Result<v1::CreateStepReply>)> done;
-  };
-  auto fan = std::make_shared<FanOut>();
+  auto fan = std::make_shared<StepFanOut>();
   fan->reply = std::move(created.reply);
   fan->left = created.launches.size();
   fan->done = std::move(done);
-  const jobs::JobId job_id = fan->reply.job_id();
-  const std::int64_t step_id = fan->reply.step_id();
-  drover::log::get("ctld")->info("job {} step {}: launching {} task(s) on {}", job_id, step_id,
-                                 fan->reply.ntasks(), fan->reply.nodelist());
-  // Runs on the state thread once per node; the last one replies after the failures committed.
-  auto settle = [this, fan, job_id, step_id](const std::string& node, const std::string& why) {
-    if (!why.empty()) {
-      drover::log::get("ctld")->warn("job {} step {}: launch on {} failed: {}", job_id, step_id,
-                                     node, why);
-      fan->reply.add_launch_errors(node + ": " + why);
-      manager_->stepLaunchFailed(job_id, step_id, node, why);
-    }
-    if (--fan->left > 0) return;
-    afterCommit([fan](Status) { fan->done(fan->reply); });
-  };
+  drover::log::get("ctld")->info("job {} step {}: launching {} task(s) on {}",
+                                 fan->reply.job_id(), fan->reply.step_id(), fan->reply.ntasks(),
+                                 fan->reply.nodelist());
+  for (auto& launch : created.launches) sendStepLaunch(fan, std::move(launch), 1);
+}
+
+void JobService::sendStepLaunch(std::shared_ptr<StepFanOut> fan, jobs::Launch launch,
+                                int attempt) {
+  auto channel = channelFor(launch.node);
+  if (!channel) {
+    settleStepLaunch(fan, launch.node, "node has no agent address");
+    return;
+  }
   rpc::ClientOptions base;
   base.munge_socket = state_.config().munge_socket;
   base.timeout_ms = static_cast<int>(state_.config().timeouts.message_s) * 1000;
-  for (auto& launch : created.launches) {
-    auto channel = channelFor(launch.node);
-    if (!channel) {
-      settle(launch.node, "node has no agent address");
-      continue;
-    }
-    // In parallel on the agent RPC pool: a step on many nodes costs about one round trip.
-    boost::asio::post(*pool_, [this, channel, base, settle, launch = std::move(launch)]() {
-      grpc::ClientContext ctx;
-      v1::LaunchStepReply reply;
-      std::string why;
-      auto prepared = rpc::prepareCall(ctx, "/drover.v1.Agent/LaunchStep", launch.request, base);
-      if (!prepared) {
-        why = prepared.error();
-      } else {
-        grpc::Status st = v1::Agent::NewStub(channel)->LaunchStep(&ctx, launch.request, &reply);
-        if (!st.ok()) why = st.error_message().empty() ? "agent unreachable" : st.error_message();
+  // In parallel on the agent RPC pool: a step on many nodes costs about one round trip.
+  boost::asio::post(*pool_, [this, channel, base, fan, attempt,
+                             launch = std::move(launch)]() mutable {
+    grpc::ClientContext ctx;
+    v1::LaunchStepReply reply;
+    std::string why;
+    bool unreachable = false;
+    auto prepared = rpc::prepareCall(ctx, "/drover.v1.Agent/LaunchStep", launch.request, base);
+    if (!prepared) {
+      why = prepared.error();
+    } else {
+      grpc::Status st = v1::Agent::NewStub(channel)->LaunchStep(&ctx, launch.request, &reply);
+      // The agent ran this very run of the step already and it ended (an earlier attempt of
+      // ours, late): its supervisor reports the end, as any other.
+      if (!st.ok() && st.error_code() != grpc::StatusCode::ALREADY_EXISTS) {
+        why = st.error_message().empty() ? "agent unreachable" : st.error_message();
       }
-      boost::asio::post(io_, [settle, node = launch.node, why] { settle(node, why); });
+      unreachable = st.error_code() == grpc::StatusCode::UNAVAILABLE ||
+                    st.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
+    }
+    boost::asio::post(io_, [this, fan, attempt, launch = std::move(launch), why,
+                            unreachable]() mutable {
+      // As for batch launches (sendLaunch): an agent that did not answer in time may be busy
+      // and may have started the step after all, and a repeat of the same run and step is
+      // answered with the running supervisor (or ALREADY_EXISTS), never a second start. Not
+      // once the job or the step was cancelled or the node's part of it is over: its kill went
+      // out already, and a launch sent after it would start what it was to stop.
+      if (!why.empty() && unreachable && attempt < kLaunchAttempts &&
+          manager_->stepLaunchWanted(launch.request.step(), launch.node)) {
+        drover::log::get("ctld")->info(
+            "job {} step {}: launch on {} failed ({}); sending it again (attempt {} of {})",
+            launch.job_id, launch.request.step().step_id(), launch.node, why, attempt + 1,
+            kLaunchAttempts);
+        sendStepLaunch(std::move(fan), std::move(launch), attempt + 1);
+        return;
+      }
+      settleStepLaunch(fan, launch.node, why);
     });
+  });
+}
+
+// Runs on the state thread once per node; the last one replies after the failures committed.
+void JobService::settleStepLaunch(const std::shared_ptr<StepFanOut>& fan,
+                                  const std::string& node, const std::string& why) {
+  const jobs::JobId job_id = fan->reply.job_id();
+  const std::int64_t step_id = fan->reply.step_id();
+  if (!why.empty()) {
+    drover::log::get("ctld")->warn("job {} step {}: launch on {} failed: {}", job_id, step_id,
+                                   node, why);
+    fan->reply.add_launch_errors(node + ": " + why);
+    manager_->stepLaunchFailed(job_id, step_id, node, why);
   }
+  if (--fan->left > 0) return;
+  afterCommit([fan](Status) { fan->done(fan->reply); });
 }
 
 Result<v1::AwaitAllocationReply> JobService::allocationReply(jobs::JobId id) const {

@@ -229,6 +229,10 @@ class JobManager {
   // `addresses`: node name -> address its agent registered with (MASTER_ADDR).
   Result<CreatedStep> createStep(const Caller& caller, const v1::StepSpec& spec,
                                  const std::map<std::string, std::string>& addresses);
+  // Whether node `node`'s launch of `step` (a numbered step) is still wanted: its job runs
+  // that run and is not being cancelled or requeued, and the step is neither cancelled nor over
+  // on that node. A launch whose agent did not answer is sent again only then.
+  bool stepLaunchWanted(const v1::StepId& step, const std::string& node) const;
   // LaunchStep could not reach `node`: the step counts that node as failed to start.
   void stepLaunchFailed(JobId id, std::int64_t step_id, const std::string& node,
                         const std::string& why);

@@ -266,6 +266,19 @@ void JobManager::numberedStepEvent(Job& job, const v1::StepEventRequest& event) 
   stage(job);
 }
 
+bool JobManager::stepLaunchWanted(const v1::StepId& step, const std::string& node) const {
+  const Job* job = find(step.job_id());
+  if (job == nullptr || job->state() != v1::JOB_RUNNING ||
+      job->pending_end != PendingEnd::kNone || ofOtherRun(step)) {
+    return false;
+  }
+  const int index = stepIndex(*job, step.step_id());
+  if (index < 0) return false;
+  const v1::JobStep& s = job->info.steps(index);
+  const auto& reported = s.reported_nodes();
+  return !s.cancelled() && std::find(reported.begin(), reported.end(), node) == reported.end();
+}
+
 void JobManager::stepLaunchFailed(JobId id, std::int64_t step_id, const std::string& node,
                                   const std::string& why) {
   Job* job = mutableJob(id);

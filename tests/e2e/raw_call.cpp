@@ -15,6 +15,8 @@
 // Agent.SignalStep to a node's droverd over gRPC, as the controller sends it, the request in
 // text format on stdin; prints "OK" or "<GRPC_CODE> <message>":
 //   drover-e2e-rawcall HOST:AGENT_PORT signal-step MUNGE_SOCKET < request.txt
+// Agent.LaunchStep the same way, as the controller sends (or sends again) a launch:
+//   drover-e2e-rawcall HOST:AGENT_PORT launch-step MUNGE_SOCKET < request.txt
 // AgentControl.Register to the controller over gRPC, as a (re)starting droverd sends it:
 //   drover-e2e-rawcall HOST:PORT register MUNGE_SOCKET < request.txt
 #include <grpcpp/grpcpp.h>
@@ -48,6 +50,7 @@ const char* codeName(grpc::StatusCode c) {
     case grpc::StatusCode::UNAVAILABLE: return "UNAVAILABLE";
     case grpc::StatusCode::DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
     case grpc::StatusCode::NOT_FOUND: return "NOT_FOUND";
+    case grpc::StatusCode::ALREADY_EXISTS: return "ALREADY_EXISTS";
     default: return "OTHER";
   }
 }
@@ -255,6 +258,12 @@ int main(int argc, char** argv) {
     return daemonCall<drover::v1::Agent, drover::v1::SignalStepRequest,
                       drover::v1::SignalStepReply>(target, socket, "/drover.v1.Agent/SignalStep",
                                                    &drover::v1::Agent::Stub::SignalStep);
+  } else if (mode == "launch-step") {
+    // Agent.LaunchStep to a node's droverd, as the controller sends it again when the first
+    // attempt got no answer in time.
+    return daemonCall<drover::v1::Agent, drover::v1::LaunchStepRequest,
+                      drover::v1::LaunchStepReply>(target, socket, "/drover.v1.Agent/LaunchStep",
+                                                   &drover::v1::Agent::Stub::LaunchStep);
   } else if (mode == "register") {
     // AgentControl.Register to the controller, as a (re)starting droverd sends it: the
     // controller reconciles the node's jobs, while the real agent may be stopped.

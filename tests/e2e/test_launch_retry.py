@@ -1,14 +1,18 @@
-"""A batch launch that the node's agent does not answer within the message timeout is sent
-again (the same run: LaunchStep of one run is idempotent on the agent, which answers a repeat
-with the running supervisor, or ALREADY_EXISTS once that run ended), so an agent that is busy
-rather than gone does not fail the job, and the script still runs once. The agent is made
-"busy" deterministically by stopping its droverd (SIGSTOP) for longer than the timeout."""
+"""A launch that the node's agent does not answer within the message timeout (a batch job's,
+or one node's part of an srun step) is sent again (the same run: LaunchStep of one run and
+step is idempotent on the agent, which answers a repeat with the running supervisor, or
+ALREADY_EXISTS once that run ended, even after droverd restarted), so an agent that is busy
+rather than gone does not fail the job or the step, and the script or tasks still run once.
+The agent is made "busy" deterministically by stopping its droverd (SIGSTOP) for longer than
+the timeout."""
 
 import os
 import signal
+import subprocess
 import time
+from pathlib import Path
 
-from cluster import agent_port, rawcall, shared_dir
+from cluster import agent_port, rawcall, shared_dir, wait_for
 
 FINAL = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY"}
 
@@ -74,3 +78,82 @@ def test_a_registration_while_the_launch_is_retried_does_not_lose_the_job(make_c
     assert f["JobState"] == "COMPLETED", f
     assert f["Restarts"] == "0", f
     assert out.read_text() == "ran\n"
+
+
+def test_an_srun_step_launch_the_agent_answers_late_is_sent_again_and_runs_once(make_cluster):
+    c = one_node_with_a_2s_message_timeout(make_cluster, gpus_per_node=0)
+    out = shared_dir(c, "out-srun-retry") / "ran"
+    r = c.cli("sbatch", "--parsable", "-n1", "--wrap=sleep 120")
+    assert r.returncode == 0, r.stderr
+    job = int(r.stdout.strip().split(";")[0])
+    c.wait_job(job, "RUNNING")
+    agent = c.pid("node1")
+    os.kill(agent, signal.SIGSTOP)
+    try:
+        srun = subprocess.Popen([str(c.bin / "srun"), f"--jobid={job}", "-n1", "sh", "-c",
+                                 f"echo ran >> {out}; echo task-ran"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=c.env(), cwd=str(c.run_dir))
+        # The step's first LaunchStep times out after 2 s; the agent answers the next one.
+        time.sleep(3)
+    finally:
+        os.kill(agent, signal.SIGCONT)
+    stdout, stderr = srun.communicate(timeout=30)
+    assert srun.returncode == 0, (stdout, stderr)
+    assert stdout == "task-ran\n", (stdout, stderr)
+    assert "launch" not in stderr.lower(), stderr
+    time.sleep(1)  # a second start of the step would have written by now
+    assert out.read_text() == "ran\n"
+    wait_for(lambda: f"{job}.0|COMPLETED" in c.cli("sacct", "-j", str(job), "-P", "-n", "-o",
+                                                    "JobID,State").stdout.splitlines(),
+             15, what="step 0 to be recorded COMPLETED")
+    assert c.cli("scancel", str(job)).returncode == 0
+
+
+def launch_again(c, node, job, run, out):
+    """The batch launch of `job`'s run `run` on `node`, as the controller sends it again when
+    its first attempt got no answer in time: a script that appends "ran" to `out`. Returns the
+    first line of the answer ("OK", "ALREADY_EXISTS ...")."""
+    request = f"""
+step {{ job_id: {job} step_id: -5 restart_count: {run} }}
+uid: {os.getuid()} gid: {os.getgid()} user: "root"
+work_dir: "{out.parent}"
+script: "#!/bin/sh\\necho ran\\n"
+std_out: "{out}"
+open_append: true
+kill_wait_s: 1
+num_tasks: 1
+allocation {{ node: "{node}" cpus: 1 memory_mb: 100 tasks: 1 }}
+environment {{ key: "PATH" value: "/usr/bin:/bin" }}
+"""
+    r = rawcall(c, f"127.0.0.1:{agent_port(c, node)}", "launch-step", request=request, timeout=30)
+    assert r.returncode in (0, 1), (r.stdout, r.stderr)
+    return r.stdout.partition("\n")[0]
+
+
+def test_a_run_that_ended_before_droverd_restarted_is_not_launched_again(make_cluster):
+    """The agent's memory of ended runs is kept in its spool dir: a launch retried after
+    droverd restarted (the controller's first attempt reached the old droverd, which ran the
+    job's script to its end) is answered ALREADY_EXISTS, and the script does not run again."""
+    c = make_cluster(nodes=1, gpus_per_node=0, heartbeat=1, node_down=30)
+    c.start()
+    out = shared_dir(c, "out-ended-restart") / "job.out"
+    r = c.cli("sbatch", "--parsable", "-o", str(out), "--open-mode=append", "--wrap=echo ran")
+    assert r.returncode == 0, r.stderr
+    job = int(r.stdout.strip().split(";")[0])
+    assert c.wait_job(job, FINAL)["JobState"] == "COMPLETED"
+    record = Path(c.run_dir) / "spool" / "node1" / "steps" / f"{job}.-5.rec"
+    wait_for(lambda: not record.exists(), 15, what="the agent to forget the ended step")
+    assert out.read_text() == "ran\n"
+
+    c.kill("node1", signal.SIGTERM)
+    c.start()
+    c.wait_state("node1", "idle", timeout=15)
+    status = launch_again(c, "node1", job, 0, out)
+    assert status.startswith("ALREADY_EXISTS"), status
+    time.sleep(1)  # a second run of the script would have written by now
+    assert out.read_text() == "ran\n", "the ended run ran again after droverd restarted"
+    # The same request for a run that did not end here does run (so the one above would
+    # have): the refusal came from the memory of the ended run.
+    assert launch_again(c, "node1", job, 1, out) == "OK"
+    wait_for(lambda: out.read_text() == "ran\nran\n", 15, what="run 1 of the script")

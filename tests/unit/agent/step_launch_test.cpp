@@ -576,6 +576,84 @@ TEST_F(StepLaunchTest, LaunchOfARunThatEndedHereIsNotStartedAgain) {
   EXPECT_TRUE(waitUntil([&] { return readFile(ran) == "x\nx\n"; })) << readFile(ran);
 }
 
+// The same, across a restart of the agent: the ended runs are kept in the spool dir.
+TEST_F(StepLaunchTest, ARunThatEndedBeforeAnAgentRestartIsNotStartedAgain) {
+  const fs::path ran = dir_ / "ran24";
+  const std::string script = "#!/bin/sh\necho x >> " + ran.string() + "\n";
+  v1::LaunchStepReply rep;
+  ASSERT_TRUE(launch(batch(24, script, 2u), &rep).ok());
+  ASSERT_TRUE(controller_.awaitEvent(24).has_value());
+  ASSERT_TRUE(waitUntil([&] {
+    return !fs::exists(stepRecordPath(agent_->spoolDir(), StepKey{24, kBatch}));
+  })) << "the run's supervisor was never reaped";
+
+  stopAgent();
+  startAgent();
+  auto st = launch(batch(24, script, 2u), &rep);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::ALREADY_EXISTS) << st.error_message();
+  std::this_thread::sleep_for(300ms);
+  EXPECT_EQ(readFile(ran), "x\n") << "the ended run ran again after the agent's restart";
+}
+
+// A run whose supervisor ended while no agent ran: the restarted agent finds its record with
+// no supervisor behind it, and remembers the run as ended.
+TEST_F(StepLaunchTest, ARunThatEndedWhileTheAgentWasAwayIsNotStartedAgain) {
+  const fs::path ran = dir_ / "ran25";
+  const fs::path go = dir_ / "go25";
+  const std::string script = "#!/bin/sh\necho x >> " + ran.string() + "\nwhile [ ! -e " +
+                             go.string() + " ]; do sleep 0.05; done\n";
+  v1::LaunchStepReply rep;
+  ASSERT_TRUE(launch(batch(25, script, 1u), &rep).ok());
+  const pid_t pid = rep.supervisor_pid();
+  ASSERT_TRUE(waitUntil([&] { return readFile(ran) == "x\n"; })) << "the script never started";
+
+  stopAgent();
+  std::ofstream(go).put('\n');
+  // Only this test process (its parent here; init in a real restart) can reap it.
+  ASSERT_EQ(::waitpid(pid, nullptr, 0), pid);
+  ASSERT_TRUE(fs::exists(stepRecordPath(dir_ / "spool" / "n1", StepKey{25, kBatch})))
+      << "the step's record went with the agent";
+  startAgent();
+  auto st = launch(batch(25, script, 1u), &rep);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::ALREADY_EXISTS) << st.error_message();
+  std::this_thread::sleep_for(300ms);
+  EXPECT_EQ(readFile(ran), "x\n") << "the run that ended while the agent was away ran again";
+}
+
+// An srun step's launch on a node is sent again as a batch launch is: the agent knows it by
+// the same (job, step) key and run, so a repeat gets the running supervisor, and once the
+// node's part of the step ended (before an agent restart too), ALREADY_EXISTS.
+TEST_F(StepLaunchTest, ANumberedStepsRepeatedLaunchIsAnsweredAsABatchStepsIs) {
+  const fs::path ran = dir_ / "ran26";
+  const fs::path go = dir_ / "go26";
+  v1::LaunchStepRequest req = batch(26, "", 0u);
+  req.mutable_step()->set_step_id(0);
+  req.clear_script();
+  for (const char* arg : {"/bin/sh", "-c"}) req.add_argv(arg);
+  req.add_argv("echo x >> " + ran.string() + "; while [ ! -e " + go.string() +
+               " ]; do sleep 0.05; done");
+  v1::LaunchStepReply first;
+  ASSERT_TRUE(launch(req, &first).ok());
+  ASSERT_TRUE(waitUntil([&] { return readFile(ran) == "x\n"; })) << "the task never started";
+  v1::LaunchStepReply again;
+  ASSERT_TRUE(launch(req, &again).ok());
+  EXPECT_EQ(again.supervisor_pid(), first.supervisor_pid());
+
+  std::ofstream(go).put('\n');
+  ASSERT_TRUE(controller_.awaitEvent(26).has_value());
+  ASSERT_TRUE(waitUntil([&] {
+    return !fs::exists(stepRecordPath(agent_->spoolDir(), StepKey{26, 0}));
+  })) << "the step's supervisor was never reaped";
+  auto st = launch(req, &again);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::ALREADY_EXISTS) << st.error_message();
+  stopAgent();
+  startAgent();
+  st = launch(req, &again);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::ALREADY_EXISTS) << st.error_message();
+  std::this_thread::sleep_for(300ms);
+  EXPECT_EQ(readFile(ran), "x\n") << "the step's tasks ran again";
+}
+
 TEST_F(StepLaunchTest, AgentRestartKeepsTheStepRunningAndFindsItAgain) {
   const pid_t pid = launchWaitingStep(15, "", 3u);
   ASSERT_TRUE(controller_.awaitRegistration(0).has_value());

@@ -295,6 +295,48 @@ TEST_F(StepsTest, LaunchFailureCountsAsFailedToStart) {
   EXPECT_EQ(job(id).steps_size(), 0);
 }
 
+// The controller sends a node's step launch again (its agent did not answer in time) only
+// while the step still wants it there.
+TEST_F(StepsTest, ALaunchIsSentAgainOnlyWhileTheStepStillWantsIt) {
+  JobId id = runningJob();
+  auto created = create(stepSpec(id));
+  ASSERT_EQ(created.launches.size(), 2u);
+  const v1::StepId step = created.launches[0].request.step();
+  ASSERT_TRUE(step.has_restart_count());
+  EXPECT_TRUE(manager_->stepLaunchWanted(step, "node01"));
+  EXPECT_TRUE(manager_->stepLaunchWanted(step, "node02"));
+  v1::StepId other_run = step;
+  other_run.set_restart_count(step.restart_count() + 1);
+  EXPECT_FALSE(manager_->stepLaunchWanted(other_run, "node01"));
+  v1::StepId no_such_step = step;
+  no_such_step.set_step_id(7);
+  EXPECT_FALSE(manager_->stepLaunchWanted(no_such_step, "node01"));
+  v1::StepId no_such_job = step;
+  no_such_job.set_job_id(99999);
+  EXPECT_FALSE(manager_->stepLaunchWanted(no_such_job, "node01"));
+
+  // node02's part ran and ended: nothing is left to launch there.
+  report(id, 0, "node02", 0);
+  EXPECT_FALSE(manager_->stepLaunchWanted(step, "node02"));
+  EXPECT_TRUE(manager_->stepLaunchWanted(step, "node01"));
+
+  // scancel JOB.STEP: its kill went out; a launch sent after it would start the step again.
+  v1::CancelJobsRequest cancel_step;
+  cancel_step.add_job_ids(std::to_string(id) + ".0");
+  ASSERT_TRUE(manager_->cancel(alice(), cancel_step)[0].ok());
+  ASSERT_TRUE(manager_->commit().ok());
+  EXPECT_FALSE(manager_->stepLaunchWanted(step, "node01"));
+
+  // scancel JOB: the same for every step of the job.
+  const v1::StepId next = create(stepSpec(id)).launches[0].request.step();
+  EXPECT_TRUE(manager_->stepLaunchWanted(next, "node01"));
+  v1::CancelJobsRequest cancel_job;
+  cancel_job.add_job_ids(std::to_string(id));
+  ASSERT_TRUE(manager_->cancel(alice(), cancel_job)[0].ok());
+  ASSERT_TRUE(manager_->commit().ok());
+  EXPECT_FALSE(manager_->stepLaunchWanted(next, "node01"));
+}
+
 TEST_F(StepsTest, RunningStepsAreKilledAndCancelledWhenTheJobEnds) {
   JobId id = runningJob();
   create(stepSpec(id));
