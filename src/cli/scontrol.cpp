@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <optional>
 #include <iostream>
 #include <sstream>
 
@@ -17,6 +18,8 @@
 #include "cli/job_values.h"
 #include "cli/scontrol_reservation.h"
 #include "cli/scontrol_view.h"
+#include "cli/step_rows.h"
+#include "cli/step_show.h"
 #include "drover/hostlist.h"
 #include "jobspec/begin_time.h"
 
@@ -45,7 +48,7 @@ constexpr const char* kHelp =
     "     ping                     print status of the drover controller.\n"
     "     reconfigure              re-read cluster.conf in the controller.\n"
     "     show <ENTITY> [<ID>]     display state of identified entity, default is all records.\n"
-    "                              <ENTITY> is job, node, partition, reservation, hostnames,\n"
+    "                              <ENTITY> is job, step, node, partition, reservation, hostnames,\n"
     "                              hostlist or hostlistsorted.\n"
     "     update <SPECIFICATIONS>  update job (JobId=<id> TimeLimit= Partition= NumNodes=\n"
     "                              Dependency= Nice= ...) or node state (NodeName=<name>\n"
@@ -201,6 +204,67 @@ int showJobs(const std::string& id, const Globals& g) {
   return 0;
 }
 
+// show step [JOB[.STEP]]: the running steps of every job, of one job, or one step.
+int showSteps(const std::string& id, const Globals& g) {
+  std::optional<StepIdFilter> filter;
+  if (!id.empty()) {
+    auto parsed = parseStepId(id, true);
+    if (!parsed.ok()) {
+      if (!g.quiet) std::cerr << "slurm_get_job_steps error: Invalid job id specified\n";
+      return 1;
+    }
+    filter = *parsed;
+  }
+  auto client = connect();
+  if (!client.ok()) {
+    printError(kProg, client.error());
+    return 1;
+  }
+  v1::GetJobsRequest req;
+  using J = v1::JobInfo;
+  for (auto n : {J::kJobIdFieldNumber, J::kArrayJobIdFieldNumber, J::kArrayTaskIdFieldNumber,
+                 J::kStateFieldNumber, J::kUidFieldNumber, J::kPartitionFieldNumber,
+                 J::kBatchFieldNumber, J::kBatchHostFieldNumber, J::kStartTimeFieldNumber,
+                 J::kAllocationFieldNumber, J::kStepsFieldNumber})
+    req.add_fields(n);
+  // One job: whatever its state, to tell a job without that step from no job at all.
+  if (filter) {
+    req.add_job_ids(filter->job);
+  } else {
+    for (const char* state : {"RUNNING", "SUSPENDED", "COMPLETING"}) req.add_states(state);
+  }
+  auto reply = client->getJobs(req);
+  if (!reply.ok()) {
+    printError(kProg, reply.error());
+    return 1;
+  }
+  std::vector<const v1::JobInfo*> jobs;
+  for (const auto& job : reply->jobs())
+    if (!filter || jobMatchesId(job, filter->job)) jobs.push_back(&job);
+  if (filter && jobs.empty()) {
+    if (!g.quiet) std::cerr << "slurm_get_job_steps error: Invalid job id specified\n";
+    return 1;
+  }
+  std::stable_sort(jobs.begin(), jobs.end(),
+                   [](const v1::JobInfo* a, const v1::JobInfo* b) { return a->job_id() < b->job_id(); });
+  std::string out;
+  for (const v1::JobInfo* job : jobs) {
+    for (const StepRow& row : jobStepRows(*job))
+      if (!filter || stepMatches(row, *filter)) out += formatStepRecord(row, g.oneliner);
+  }
+  if (out.empty()) {
+    if (!filter) {
+      std::cout << "No job steps in the system\n";
+      return 0;
+    }
+    // Slurm names the step as "JOB.STEP", a job alone as "JOB." (nothing after the dot).
+    if (!g.quiet) std::cout << "Job step " << id << (id.find('.') == std::string::npos ? "." : "") << " not found\n";
+    return 1;
+  }
+  std::cout << out;
+  return 0;
+}
+
 // hold, uhold, release, requeue, requeuehold, suspend, resume, top: one JobControl call.
 int cmdJobControl(const std::string& action, const std::vector<std::string>& words) {
   std::vector<std::string> ids;
@@ -314,10 +378,11 @@ int cmdShow(const std::vector<std::string>& words, const Globals& g) {
     return 0;
   }
   if (abbrev(entity, "jobs", 1) || lower(entity) == "jobid") return showJobs(id, g);
+  if (abbrev(entity, "steps", 2)) return showSteps(id, g);
   const bool is_node = abbrev(entity, "nodes", 1);
   const bool is_part = abbrev(entity, "partitions", 1) || abbrev(entity, "partitionname", 1);
   if (!is_node && !is_part) {
-    printError(kProg, "invalid entity:" + entity + " for keyword:show (supported: job, node, partition, "
+    printError(kProg, "invalid entity:" + entity + " for keyword:show (supported: job, step, node, partition, "
                       "hostnames, hostlist, hostlistsorted)");
     return 1;
   }

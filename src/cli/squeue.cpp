@@ -11,6 +11,8 @@
 #include "cli/cli_common.h"
 #include "cli/controller_client.h"
 #include "cli/huge_page_heap.h"
+#include "cli/squeue_steps.h"
+#include "cli/step_rows.h"
 #include "drover/config.h"
 #include "drover/hostlist.h"
 
@@ -46,6 +48,8 @@ constexpr const char* kHelp =
     "  -p, --partition=partition(s)    comma separated list of partitions\n"
     "                                  to view, default is all partitions\n"
     "  -r, --array                     display one job array element per line\n"
+    "  -s, --step=step(s)              comma separated list of job steps\n"
+    "                                  to view, default is all\n"
     "  -S, --sort=fields               comma separated list of fields to sort on\n"
     "      --start                     print expected start times of pending jobs\n"
     "  -t, --states=states             comma separated list of states to view,\n"
@@ -74,6 +78,38 @@ void writeAll(int fd, const std::string& text) {
     if (n <= 0) return;
     done += static_cast<std::size_t>(n);
   }
+}
+
+// squeue -s: the jobs that can hold steps, with only what the step view reads.
+int runSqueueSteps(ControllerClient& client, const SqueueOptions& o) {
+  v1::GetJobsRequest request;
+  for (const auto& id : o.job_ids) request.add_job_ids(id);
+  // The jobs of the listed steps (an id the job list does not name selects nothing either way).
+  if (o.job_ids.empty()) {
+    for (const auto& id : o.step_ids) request.add_job_ids(id.substr(0, id.find('.')));
+  }
+  for (const auto& u : o.users) request.add_users(u);
+  for (const auto& p : o.partitions) request.add_partitions(p);
+  for (const char* state : {"RUNNING", "SUSPENDED", "COMPLETING"}) request.add_states(state);
+  for (auto n : squeueStepFields().info) request.add_fields(n);
+  auto reply = client.getJobs(request);
+  if (!reply.ok()) {
+    printError(kProg, reply.error());
+    return 1;
+  }
+  std::vector<const v1::JobInfo*> jobs;
+  for (const auto& job : reply->jobs()) jobs.push_back(&job);
+  const std::int64_t now = reply->time() != 0 ? reply->time() : static_cast<std::int64_t>(std::time(nullptr));
+  std::string text;
+  std::vector<std::string> warnings;
+  const Status rendered = renderSqueueStepsTo(o, jobs, now, &text, &warnings);
+  for (const auto& w : warnings) printError(kProg, w);
+  if (!rendered.ok()) {
+    printError(kProg, rendered.error());
+    return 1;
+  }
+  writeAll(STDOUT_FILENO, text);
+  return 0;
 }
 
 }  // namespace
@@ -125,7 +161,14 @@ Result<SqueueCommand> parseSqueueArgs(const std::vector<std::string>& args) {
       case 'p': o.partitions = append(o.partitions, splitCommas(optarg)); break;
       case 'q': break;
       case 'r': o.expand_arrays = true; break;
-      case 's': return makeError("--steps (-s) is not supported yet");
+      case 's':
+        o.steps = true;
+        // Only attached (-s28.0, --steps=28.0): a separate word is not the list, as in Slurm.
+        for (const auto& id : optarg ? splitCommas(optarg) : std::vector<std::string>{}) {
+          if (auto valid = parseStepId(id, false); !valid.ok()) return makeError(valid.error());
+          o.step_ids.push_back(id);
+        }
+        break;
       case 'S': o.sort = optarg; break;
       case 't': o.states = append(o.states, splitCommas(optarg)); break;
       case 'u': o.users = append(o.users, splitCommas(optarg)); break;
@@ -176,6 +219,8 @@ int runSqueue(int argc, char** argv) {
     return 1;
   }
   const SqueueOptions& o = cmd.options;
+  // --json prints jobs whatever else is given (Slurm 22.05 ignores -s there too).
+  if (o.steps && !o.json) return runSqueueSteps(*client, o);
   v1::GetJobsRequest request;
   for (const auto& id : o.job_ids) request.add_job_ids(id);
   for (const auto& u : o.users) request.add_users(u);

@@ -18,6 +18,8 @@ struct SqueueOptions {
   bool long_format = false;  // -l
   bool start = false;        // --start
   bool expand_arrays = false;  // -r
+  bool steps = false;          // -s/--steps: steps instead of jobs (squeue_steps.h)
+  std::vector<std::string> step_ids;  // -sLIST / --steps=LIST: "28.0", "28.batch"
   bool json = false;
   std::string cluster_name;  // --json's "cluster"
   std::string sort;          // -S

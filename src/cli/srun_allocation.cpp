@@ -1,5 +1,7 @@
 #include "cli/srun_allocation.h"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <ctime>
 #include <iostream>
@@ -37,6 +39,7 @@ ParsedLaunch parseLaunch(jobspec::Tool tool, int argc, char** argv, std::string_
   in.context.environment = std::move(env);
   in.context.cwd = workingDirectory();
   in.context.host = hostName();
+  in.context.pid = static_cast<int>(::getpid());
   in.context.submit_line = submitLine(prog, args);
   return {std::move(in), 0};
 }

@@ -89,6 +89,8 @@ v1::StepSpec toStepSpec(const jobspec::StepRequest& request, const StepContext& 
   if (auto plan = stdinPlan(s); plan.file_pattern) w.set_std_in(*plan.file_pattern);
   w.set_kill_on_bad_exit(s.kill_on_bad_exit);
   w.set_submit_line(context.submit_line);
+  w.set_srun_host(context.host);
+  w.set_srun_pid(context.pid);
   if (s.cpu_bind) w.set_cpu_bind(*s.cpu_bind);
   if (s.mpi) w.set_mpi(*s.mpi);
   w.set_open_append(s.open_mode && *s.open_mode == jobspec::OpenMode::Append);

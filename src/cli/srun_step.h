@@ -19,6 +19,7 @@ struct StepContext {
   std::map<std::string, std::string> environment;  // srun's whole environment
   std::string cwd;
   std::string host;
+  int pid = 0;              // srun's own: scontrol show step's SrunHost:Pid
   std::string submit_line;  // "srun -N2 hostname"
 };
 

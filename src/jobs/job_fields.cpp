@@ -78,6 +78,15 @@ bool copyCommon(const v1::JobInfo& from, v1::JobInfo* to, int number) {
     case J::kNumCpusFieldNumber: to->set_num_cpus(from.num_cpus()); return true;
     case J::kNodesFieldNumber: str(from.nodes(), [to](const std::string& v) { to->set_nodes(v); }); return true;
     case J::kRunTimeSFieldNumber: to->set_run_time_s(from.run_time_s()); return true;
+    case J::kStepsFieldNumber:
+      // squeue -s / scontrol show step read a step's shape, never the usage its nodes reported
+      // so far (one record per task: the bulk of a large step).
+      for (const auto& step : from.steps()) {
+        v1::JobStep* copy = to->add_steps();
+        *copy = step;
+        copy->clear_task_usage();
+      }
+      return true;
     default: return false;
   }
 }

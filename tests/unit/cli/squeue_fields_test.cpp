@@ -3,9 +3,11 @@
 // field and built-in view must print the same from those partial rows as from whole records.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "cli/squeue.h"
+#include "cli/squeue_steps.h"
 #include "cli/squeue_view.h"
 #include "job_fixture.h"
 #include "jobs/job_fields.h"
@@ -196,6 +198,63 @@ TEST(JobFieldMaskTest, CopiesOnlyTheNamedFieldsAndSpecFields) {
   v1::JobInfo all;
   jobs::JobFieldMask::fromRequest(v1::GetJobsRequest{}).copy(job, &all);
   EXPECT_EQ(all.SerializeAsString(), job.SerializeAsString());
+}
+
+
+// squeue -s asks for squeueStepFields() only: every step code and -O field prints the same from
+// those rows (the batch step is made of the job's batch host and start), and each step comes
+// without the per-task usage its nodes reported so far.
+TEST(StepFieldsTest, StepViewsPrintTheSameFromTheStepFields) {
+  setenv("TZ", "UTC", 1);
+  tzset();
+  std::vector<v1::JobInfo> full = {
+      JobBuilder(40, "steps").running("node[01-02]", "node01").times(at(12, 0, 0), at(12, 1, 0), 0).build(),
+      JobBuilder(41, "alloc").user("bob", 1002).running("node03", "node03").build(),
+      JobBuilder(42, "task").array(29, 4).running("node04", "node04").build()};
+  full[1].set_batch(false);  // an allocation of srun's own: no batch step
+  for (auto& j : full) {
+    v1::JobStep* s = j.add_steps();
+    s->set_step_id(j.job_id() == 40 ? 3 : 0);
+    s->set_name("sleep");
+    s->add_nodes()->set_node(j.batch_host());
+    s->mutable_nodes(0)->set_cpus(2);
+    s->set_ntasks(2);
+    s->set_start_time(at(12, 5, 0));
+    s->set_time_limit_min(j.job_id() == 40 ? 7 : 0);
+    s->set_tres_per_node("gres:gpu:1");
+    s->add_task_usage()->set_rss_kb(1);
+  }
+  v1::GetJobsRequest request;
+  for (auto n : squeueStepFields().info) request.add_fields(n);
+  const auto mask = jobs::JobFieldMask::fromRequest(request);
+  std::vector<v1::JobInfo> rows;
+  for (const auto& j : full) mask.copy(j, &rows.emplace_back());
+  for (const auto& j : rows) {
+    ASSERT_EQ(j.steps_size(), 1);
+    EXPECT_EQ(j.steps(0).task_usage_size(), 0);
+    EXPECT_TRUE(j.name().empty());  // not asked for
+  }
+  auto render = [](const std::vector<std::string>& args, const std::vector<v1::JobInfo>& jobs) {
+    auto cmd = parseSqueueArgs(args);
+    EXPECT_TRUE(cmd.ok()) << cmd.error();
+    std::vector<const v1::JobInfo*> ptrs;
+    for (const auto& j : jobs) ptrs.push_back(&j);
+    std::string out;
+    std::vector<std::string> warnings;
+    EXPECT_TRUE(renderSqueueStepsTo(cmd->options, ptrs, kNow, &out, &warnings).ok());
+    return out;
+  };
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"-s"},
+           {"-s", "-o", "%all"},
+           {"-s", "-u", "bob", "-w", "node03", "-S", "-M,j"},
+           {"-s29_4.0", "-p", "gpu"},
+           {"-s", "-O", "StepID,StepName,StepState,Nodes,NumTasks,NumCPUs,Partition,StartTime,TimeLimit,"
+                        "TimeUsed,UserName,UserID,JobID,ArrayJobID,ArrayTaskID"}}) {
+    const std::string want = render(args, full);
+    EXPECT_EQ(render(args, rows), want) << ::testing::PrintToString(args);
+    EXPECT_GT(std::count(want.begin(), want.end(), '\n'), 1) << want;
+  }
 }
 
 }  // namespace
