@@ -18,8 +18,20 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 LOCAL_CLUSTER = REPO / "scripts" / "local-cluster"
 
-# Slurm's reference cluster (6817-6834) and its MariaDB (13306) sit below this range.
-_PORT_LOW, _PORT_HIGH = 20000, 60000
+
+def _ephemeral_low():
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+# Slurm's reference cluster (6817-6834) and its MariaDB (13306) sit below this range. Its top
+# is where the kernel's ephemeral ports begin: a port found free there can be taken by any
+# outgoing connection (a CLI's, an agent's) before the daemon binds it, and the daemon then
+# fails to start with "address in use".
+_PORT_LOW = 14000
+_PORT_HIGH = max(_PORT_LOW + 4000, min(_ephemeral_low(), 60000))
 
 
 def build_dir():
