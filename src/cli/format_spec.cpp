@@ -1,6 +1,9 @@
 #include "cli/format_spec.h"
 
 #include <cctype>
+#include <charconv>
+
+#include "common/comma_list.h"
 
 namespace drover::cli {
 
@@ -55,6 +58,34 @@ Result<Format> parseFormat(std::string_view text) {
     out.push_back(std::move(item));
   }
   flushLiteral();
+  return out;
+}
+
+Result<std::vector<LongFormatItem>> parseLongFormatItems(std::string_view text) {
+  std::vector<LongFormatItem> out;
+  for (std::string item : splitCommas(text)) {
+    LongFormatItem parsed;
+    parsed.spec.width = 20;
+    const auto colon = item.find(':');
+    parsed.name = item.substr(0, colon);
+    if (colon != std::string::npos) {
+      std::string_view size = std::string_view(item).substr(colon + 1);
+      if (!size.empty() && size.front() == '.') {
+        parsed.spec.right = true;
+        size.remove_prefix(1);
+      }
+      if (!size.empty()) {
+        int width = -1;
+        const auto [end, ec] = std::from_chars(size.data(), size.data() + size.size(), width);
+        if (ec != std::errc() || end != size.data() + size.size() || width < 0 ||
+            width > kMaxFieldWidth) {
+          return makeError("Invalid size for -O field " + parsed.name + ": " + std::string(size));
+        }
+        parsed.spec.width = width;
+      }
+    }
+    out.push_back(std::move(parsed));
+  }
   return out;
 }
 

@@ -31,6 +31,18 @@ using Format = std::vector<FormatItem>;
 // naming the position; unknown type letters are left for the command to reject or ignore.
 Result<Format> parseFormat(std::string_view text);
 
+// One item of a `-O/--Format` list ("JobID,Name:30,State:.10"): the field's name as written,
+// and the width and justification its ":[.]size" asks for (20 when it gives none, as Slurm).
+struct LongFormatItem {
+  std::string name;
+  FieldSpec spec;   // code left 0: each command maps names to its own codes
+};
+
+// Splits and sizes the items (empty ones skipped); a size that is not a number up to
+// kMaxFieldWidth is an error naming the item.
+inline constexpr int kMaxFieldWidth = 10000;
+Result<std::vector<LongFormatItem>> parseLongFormatItems(std::string_view text);
+
 // Pads (and truncates) value to the field's width, Slurm style.
 std::string applyWidth(std::string_view value, const FieldSpec& spec);
 

@@ -85,29 +85,15 @@ std::string lower(std::string s) {
 }
 
 Result<Format> longFormat(const std::string& text, std::vector<std::string>* warnings) {
+  auto items = parseLongFormatItems(text);
+  if (!items) return makeError(items.error());
   Format out;
-  for (std::string item : splitCommas(text)) {
-    if (item.empty()) continue;
-    FieldSpec spec;
-    spec.width = 20;
-    if (auto colon = item.find(':'); colon != std::string::npos) {
-      std::string size = item.substr(colon + 1);
-      item = item.substr(0, colon);
-      if (!size.empty() && size[0] == '.') {
-        spec.right = true;
-        size = size.substr(1);
-      }
-      if (!size.empty()) {
-        if (!std::all_of(size.begin(), size.end(), [](char c) { return c >= '0' && c <= '9'; }))
-          return makeError("Invalid size for -O field " + item + ": " + size);
-        spec.width = std::stoi(size);
-      }
-    }
-    const std::string key = lower(item);
+  for (auto& [name, spec] : *items) {
+    const std::string key = lower(name);
     const auto* found = std::find_if(std::begin(kLongFields), std::end(kLongFields),
                                      [&key](const LongField& f) { return key == f.name; });
     if (found == std::end(kLongFields)) {
-      warnings->push_back("Invalid job step format specification: " + item);
+      warnings->push_back("Invalid job step format specification: " + name);
       continue;
     }
     spec.code = found->code;

@@ -275,36 +275,15 @@ std::string lower(std::string s) {
 }
 
 Result<Format> parseLongFormat(const std::string& text) {
+  auto items = parseLongFormatItems(text);
+  if (!items) return makeError(items.error());
   Format out;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t end = text.find(',', pos);
-    if (end == std::string::npos) end = text.size();
-    std::string item = text.substr(pos, end - pos);
-    pos = end + 1;
-    if (item.empty()) continue;
-    FieldSpec spec;
-    spec.width = 20;
-    if (auto colon = item.find(':'); colon != std::string::npos) {
-      std::string size = item.substr(colon + 1);
-      item = item.substr(0, colon);
-      if (!size.empty() && size[0] == '.') {
-        spec.right = true;
-        size = size.substr(1);
-      }
-      if (!size.empty()) {
-        try {
-          spec.width = std::stoi(size);
-        } catch (...) {
-          return makeError("Invalid size for -O field " + item + ": " + size);
-        }
-      }
-    }
-    const std::string key = lower(item);
+  for (auto& [name, spec] : *items) {
+    const std::string key = lower(name);
     const OField* found = nullptr;
     for (const auto& f : kOFields)
       if (key == f.name) found = &f;
-    if (!found) return makeError("Invalid job format specification: " + item);
+    if (!found) return makeError("Invalid job format specification: " + name);
     spec.code = found->code;
     FormatItem fi;
     fi.is_field = true;

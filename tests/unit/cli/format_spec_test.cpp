@@ -52,5 +52,32 @@ TEST(FormatSpecTest, RejectsFieldWithoutType) {
   }
 }
 
+TEST(FormatSpecTest, LongFormatItemsCarryNameWidthAndJustification) {
+  auto items = parseLongFormatItems("JobID,Name:30,,State:.10,Reason:.");
+  ASSERT_TRUE(items.ok()) << items.error();
+  ASSERT_EQ(items->size(), 4u);
+  EXPECT_EQ((*items)[0].name, "JobID");
+  EXPECT_EQ((*items)[0].spec.width, 20);   // Slurm's default -O width
+  EXPECT_FALSE((*items)[0].spec.right);
+  EXPECT_EQ((*items)[1].name, "Name");
+  EXPECT_EQ((*items)[1].spec.width, 30);
+  EXPECT_EQ((*items)[2].name, "State");
+  EXPECT_EQ((*items)[2].spec.width, 10);
+  EXPECT_TRUE((*items)[2].spec.right);
+  EXPECT_EQ((*items)[3].spec.width, 20);
+  EXPECT_TRUE((*items)[3].spec.right);
+}
+
+TEST(FormatSpecTest, LongFormatSizesThatAreNotWidthsAreErrors) {
+  // 99999999999 once threw std::out_of_range out of squeue -s -O (a crash, not an error).
+  for (const std::string bad : {"Name:x", "Name:12abc", "Name:-3", "Name:.+4", "Name:99999999999",
+                                "Name:10001"}) {
+    auto items = parseLongFormatItems(bad);
+    EXPECT_FALSE(items.ok()) << bad;
+    if (!items.ok()) EXPECT_NE(items.error().find("Invalid size for -O field Name"), std::string::npos);
+  }
+  EXPECT_TRUE(parseLongFormatItems("Name:10000").ok());
+}
+
 }  // namespace
 }  // namespace drover::cli
