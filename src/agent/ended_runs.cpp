@@ -22,17 +22,6 @@ spdlog::logger& log() { return *drover::log::get("agent"); }
 // each rewrite follows at least as many appends as it writes lines.
 constexpr std::size_t kCompactSlack = 1024;
 
-bool writeAll(int fd, std::string_view bytes) {
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
 // The whole file; nullopt (errno set) when it cannot be opened or read.
 std::optional<std::string> readAll(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

@@ -26,17 +26,6 @@ std::string stepBase(const std::string& spool_dir, const StepKey& key) {
       .string();
 }
 
-bool writeAll(int fd, const std::string& bytes) {
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
 // /proc/<pid>/stat: "pid (comm) state ppid ..."; comm may hold spaces and parentheses, so the
 // fields after it are found from the last ')'.
 struct ProcStat {
@@ -63,6 +52,17 @@ std::optional<ProcStat> readProcStat(pid_t pid) {
 }
 
 }  // namespace
+
+bool writeAll(int fd, std::string_view bytes) {
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
 
 std::string formatStepRecord(const StepRecord& record) {
   std::string line = std::to_string(record.key.job_id) + ' ' +

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/step_run.h"
@@ -55,6 +56,10 @@ std::optional<std::uint64_t> processStartTicks(pid_t pid);
 
 // Whether `record` still names a live (not zombie) drover-stepd started at its start time.
 bool isRunningSupervisor(const StepRecord& record);
+
+// Writes all of `bytes` to fd (a short write is continued, EINTR retried); false on an error,
+// errno set. For the spool's files.
+bool writeAll(int fd, std::string_view bytes);
 
 // Writes the record atomically (temp file + rename).
 Status writeStepRecord(const std::string& spool_dir, const StepRecord& record);
