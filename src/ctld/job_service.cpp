@@ -13,6 +13,7 @@
 #include "common/launch_attempts.h"
 #include "common/log.h"
 #include "ctld/accounting_query.h"
+#include "ctld/launch_call.h"
 #include "ctld/services.h"
 #include "drover/v1/agent.grpc.pb.h"
 #include "jobs/usage_store.h"
@@ -255,6 +256,13 @@ void JobService::runPass() {
   });
 }
 
+rpc::ClientOptions JobService::agentCallOptions() const {
+  rpc::ClientOptions options;
+  options.munge_socket = state_.config().munge_socket;
+  options.timeout_ms = static_cast<int>(state_.config().timeouts.message_s) * 1000;
+  return options;
+}
+
 std::shared_ptr<grpc::Channel> JobService::channelFor(const std::string& node) {
   const NodeRecord* n = state_.registry().find(node);
   if (n == nullptr || n->address.empty() || n->port == 0) return nullptr;
@@ -276,32 +284,14 @@ void JobService::sendLaunch(jobs::Launch launch, int attempt) {
     return;
   }
   if (attempt == 1) drover::log::get("ctld")->info("job {} starting on {}", launch.job_id, launch.node);
-  rpc::ClientOptions base;
-  base.munge_socket = state_.config().munge_socket;
-  base.timeout_ms = static_cast<int>(state_.config().timeouts.message_s) * 1000;
+  const rpc::ClientOptions base = agentCallOptions();
   ++launches_in_flight_[launch.job_id];
   boost::asio::post(*pool_, [this, channel, base, attempt, launch = std::move(launch)]() mutable {
-    grpc::ClientContext ctx;
     // A node that re-registered a moment ago may still have this cached channel in its
     // reconnect backoff: wait for it (up to the message timeout) instead of failing at once.
-    ctx.set_wait_for_ready(true);
-    v1::LaunchStepReply reply;
-    std::string why;
-    bool unreachable = false;
-    auto prepared = rpc::prepareCall(ctx, "/drover.v1.Agent/LaunchStep", launch.request, base);
-    if (!prepared) {
-      why = prepared.error();
-    } else {
-      auto stub = v1::Agent::NewStub(channel);
-      grpc::Status st = stub->LaunchStep(&ctx, launch.request, &reply);
-      // The agent ran this very run already and it ended (an earlier attempt of ours, late):
-      // the supervisor's report, not this reply, ends the job.
-      if (!st.ok() && st.error_code() != grpc::StatusCode::ALREADY_EXISTS) {
-        why = st.error_message().empty() ? "agent unreachable" : st.error_message();
-      }
-      unreachable = st.error_code() == grpc::StatusCode::UNAVAILABLE ||
-                    st.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
-    }
+    LaunchCallResult result = callLaunchStep(channel, launch.request, base, true);
+    std::string why = std::move(result.why);
+    const bool unreachable = result.unreachable;
     if (why.empty()) {
       boost::asio::post(io_, [this, id = launch.job_id] { launchSettled(id); });
       return;
@@ -359,9 +349,7 @@ void JobService::sendSignals() {
 }
 
 void JobService::sendSignalActions(std::vector<jobs::SignalAction> signals) {
-  rpc::ClientOptions base;
-  base.munge_socket = state_.config().munge_socket;
-  base.timeout_ms = static_cast<int>(state_.config().timeouts.message_s) * 1000;
+  const rpc::ClientOptions base = agentCallOptions();
   for (auto& action : signals) {
     for (const auto& node : action.nodes) {
       auto channel = channelFor(node);

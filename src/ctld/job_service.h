@@ -25,6 +25,7 @@
 #include "jobs/job_manager.h"
 #include "jobs/job_store.h"
 #include "rpc/caller.h"
+#include "rpc/client.h"
 
 namespace grpc {
 class Channel;
@@ -122,6 +123,8 @@ class JobService {
   void sendSignals();
   void sendSignalActions(std::vector<jobs::SignalAction> signals);
   std::shared_ptr<grpc::Channel> channelFor(const std::string& node);
+  // How the controller calls agents: its MUNGE socket, the message timeout.
+  rpc::ClientOptions agentCallOptions() const;
 
   boost::asio::io_context& io_;
   CtldState& state_;

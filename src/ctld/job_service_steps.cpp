@@ -9,6 +9,7 @@
 #include "common/launch_attempts.h"
 #include "common/log.h"
 #include "ctld/job_service.h"
+#include "ctld/launch_call.h"
 #include "drover/v1/agent.grpc.pb.h"
 #include "rpc/client.h"
 
@@ -66,29 +67,13 @@ void JobService::sendStepLaunch(std::shared_ptr<StepFanOut> fan, jobs::Launch la
     settleStepLaunch(fan, launch.node, "node has no agent address");
     return;
   }
-  rpc::ClientOptions base;
-  base.munge_socket = state_.config().munge_socket;
-  base.timeout_ms = static_cast<int>(state_.config().timeouts.message_s) * 1000;
+  const rpc::ClientOptions base = agentCallOptions();
   // In parallel on the agent RPC pool: a step on many nodes costs about one round trip.
   boost::asio::post(*pool_, [this, channel, base, fan, attempt,
                              launch = std::move(launch)]() mutable {
-    grpc::ClientContext ctx;
-    v1::LaunchStepReply reply;
-    std::string why;
-    bool unreachable = false;
-    auto prepared = rpc::prepareCall(ctx, "/drover.v1.Agent/LaunchStep", launch.request, base);
-    if (!prepared) {
-      why = prepared.error();
-    } else {
-      grpc::Status st = v1::Agent::NewStub(channel)->LaunchStep(&ctx, launch.request, &reply);
-      // The agent ran this very run of the step already and it ended (an earlier attempt of
-      // ours, late): its supervisor reports the end, as any other.
-      if (!st.ok() && st.error_code() != grpc::StatusCode::ALREADY_EXISTS) {
-        why = st.error_message().empty() ? "agent unreachable" : st.error_message();
-      }
-      unreachable = st.error_code() == grpc::StatusCode::UNAVAILABLE ||
-                    st.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
-    }
+    LaunchCallResult result = callLaunchStep(channel, launch.request, base, false);
+    std::string why = std::move(result.why);
+    const bool unreachable = result.unreachable;
     boost::asio::post(io_, [this, fan, attempt, launch = std::move(launch), why,
                             unreachable]() mutable {
       // As for batch launches (sendLaunch): an agent that did not answer in time may be busy
