@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <ctime>
 
 #include "common/comma_list.h"
 
@@ -87,6 +88,15 @@ Result<std::vector<LongFormatItem>> parseLongFormatItems(std::string_view text) 
     out.push_back(std::move(parsed));
   }
   return out;
+}
+
+std::string dateLine(std::int64_t now) {
+  const std::time_t t = static_cast<std::time_t>(now);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%a %b %d %H:%M:%S %Y", &tm);
+  return buf;
 }
 
 std::string applyWidth(std::string_view value, const FieldSpec& spec) {

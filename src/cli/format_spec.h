@@ -4,6 +4,7 @@
 // right-justifies, `-` (or nothing) left-justifies, and a given width both pads and truncates,
 // as Slurm does. `#` in place of a width asks the command to compute the width from the data
 // (Slurm documents its built-in formats that way); only built-in formats use it.
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,10 @@ struct LongFormatItem {
 // kMaxFieldWidth is an error naming the item.
 inline constexpr int kMaxFieldWidth = 10000;
 Result<std::vector<LongFormatItem>> parseLongFormatItems(std::string_view text);
+
+// The line long reports (sinfo -l, squeue -l, squeue -i) start with, in local time:
+// "Tue Dec 01 16:40:00 2026".
+std::string dateLine(std::int64_t now);
 
 // Pads (and truncates) value to the field's width, Slurm style.
 std::string applyWidth(std::string_view value, const FieldSpec& spec);

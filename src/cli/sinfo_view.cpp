@@ -361,15 +361,6 @@ std::vector<Record> reasonRecords(const SinfoOptions& opts, const Format& format
   return std::move(grouped.records);
 }
 
-std::string dateLine(std::int64_t now) {
-  const std::time_t t = static_cast<std::time_t>(now);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, "%a %b %d %H:%M:%S %Y", &tm);
-  return buf;
-}
-
 }  // namespace
 
 std::string builtinSinfoFormat(const SinfoOptions& opts) {

@@ -4,9 +4,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
+#include <chrono>
 #include <ctime>
 #include <iostream>
+#include <thread>
 
 #include "cli/cli_common.h"
 #include "cli/controller_client.h"
@@ -80,6 +83,16 @@ void writeAll(int fd, const std::string& text) {
   }
 }
 
+// -i's interval: whole seconds, at least 1.
+Result<int> parseIterateSeconds(const std::string& text) {
+  int seconds = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+  if (ec != std::errc() || end != text.data() + text.size() || seconds <= 0) {
+    return makeError("--iterate=" + text + ": the interval must be a whole number of seconds, 1 or more");
+  }
+  return seconds;
+}
+
 // squeue -s: the jobs that can hold steps, with only what the step view reads.
 int runSqueueSteps(ControllerClient& client, const SqueueOptions& o) {
   v1::GetJobsRequest request;
@@ -105,6 +118,74 @@ int runSqueueSteps(ControllerClient& client, const SqueueOptions& o) {
   const Status rendered = renderSqueueStepsTo(o, jobs, now, &text, &warnings);
   for (const auto& w : warnings) printError(kProg, w);
   if (!rendered.ok()) {
+    printError(kProg, rendered.error());
+    return 1;
+  }
+  writeAll(STDOUT_FILENO, text);
+  return 0;
+}
+
+// One report of the jobs (or with -s the steps) the options select, printed; 1 when the
+// controller could not be asked or the options do not render.
+int report(ControllerClient& client, const SqueueOptions& o) {
+  // --json prints jobs whatever else is given (Slurm 22.05 ignores -s there too).
+  if (o.steps && !o.json) return runSqueueSteps(client, o);
+  v1::GetJobsRequest request;
+  for (const auto& id : o.job_ids) request.add_job_ids(id);
+  for (const auto& u : o.users) request.add_users(u);
+  for (const auto& p : o.partitions) request.add_partitions(p);
+  for (const auto& n : o.names) request.add_names(n);
+  for (const auto& a : o.accounts) request.add_accounts(a);
+  for (const auto& s : o.states) request.add_states(s);
+  request.set_array_tasks_expanded(o.expand_arrays);
+  request.set_include_finished(!o.states.empty() || !o.job_ids.empty());
+  // Only the fields the output reads: a few dozen bytes per job instead of its whole record.
+  const SqueueFields fields = squeueFields(o);
+  for (auto n : fields.info) request.add_fields(n);
+  for (auto n : fields.spec) request.add_spec_fields(n);
+  // Thousands of rows parsed into one arena: a few large blocks instead of an allocation per
+  // string and message. It is never torn down (squeue exits right after printing; destroying
+  // 5,000 rows and their strings was a fifth of its instructions), and stays reachable from
+  // this static so leak checkers do not report it.
+  static google::protobuf::Arena* const arena = [] {
+    useHugePageHeap();
+    google::protobuf::ArenaOptions arena_options;
+    arena_options.start_block_size = 64 * 1024;
+    arena_options.max_block_size = 1024 * 1024;
+    return new google::protobuf::Arena(arena_options);
+  }();
+  static bool reused = false;
+  if (reused) arena->Reset();   // -i: the previous report's rows are printed and done with
+  reused = true;
+  auto reply = client.getJobs(request, arena);
+  if (!reply.ok()) {
+    if (client.lastFailure() == FailureKind::kNotFound || client.lastFailure() == FailureKind::kInvalid) {
+      std::cerr << "slurm_load_jobs error: " << reply.error() << "\n";
+    } else {
+      printError(kProg, reply.error());
+    }
+    return 1;
+  }
+  std::vector<const v1::JobInfo*> jobs;
+  const v1::GetJobsReply& rows = **reply;
+  jobs.reserve(rows.jobs_size());
+  for (const auto& job : rows.jobs()) jobs.push_back(&job);
+  const std::int64_t now = rows.time() != 0 ? rows.time() : static_cast<std::int64_t>(std::time(nullptr));
+  if (!o.job_ids.empty() && o.job_ids.size() == 1) {
+    auto selected = selectSqueueRows(o, jobs);
+    if (selected.ok() && selected->rows.empty()) {
+      std::cerr << "slurm_load_jobs error: Invalid job id specified\n";
+      return 1;
+    }
+  }
+  SqueueOptions shown = o;
+  if (o.json) {
+    // --json names the cluster; only that output pays for reading the config a second time.
+    if (auto cfg = config::loadClusterConfig(config::defaultConfigPath()))
+      shown.cluster_name = cfg->cluster_name;
+  }
+  std::string text;
+  if (auto rendered = renderSqueueTo(shown, jobs, now, &text); !rendered.ok()) {
     printError(kProg, rendered.error());
     return 1;
   }
@@ -184,7 +265,12 @@ Result<SqueueCommand> parseSqueueArgs(const std::vector<std::string>& args) {
       case 'V': cmd.version = true; break;
       case kOptHelp: cmd.help = true; break;
       case kOptUsage: cmd.usage = true; break;
-      case 'i': return makeError("--iterate is not supported yet");
+      case 'i': {
+        auto seconds = parseIterateSeconds(optarg);
+        if (!seconds.ok()) return makeError(seconds.error());
+        o.iterate_s = *seconds;
+        break;
+      }
       case 'M': return makeError("--clusters is not supported: Drover runs one cluster");
       default: return makeError(unrecognizedOption(kProg, argv[optind - 1]));
     }
@@ -219,64 +305,14 @@ int runSqueue(int argc, char** argv) {
     return 1;
   }
   const SqueueOptions& o = cmd.options;
-  // --json prints jobs whatever else is given (Slurm 22.05 ignores -s there too).
-  if (o.steps && !o.json) return runSqueueSteps(*client, o);
-  v1::GetJobsRequest request;
-  for (const auto& id : o.job_ids) request.add_job_ids(id);
-  for (const auto& u : o.users) request.add_users(u);
-  for (const auto& p : o.partitions) request.add_partitions(p);
-  for (const auto& n : o.names) request.add_names(n);
-  for (const auto& a : o.accounts) request.add_accounts(a);
-  for (const auto& s : o.states) request.add_states(s);
-  request.set_array_tasks_expanded(o.expand_arrays);
-  request.set_include_finished(!o.states.empty() || !o.job_ids.empty());
-  // Only the fields the output reads: a few dozen bytes per job instead of its whole record.
-  const SqueueFields fields = squeueFields(o);
-  for (auto n : fields.info) request.add_fields(n);
-  for (auto n : fields.spec) request.add_spec_fields(n);
-  // Thousands of rows parsed into one arena: a few large blocks instead of an allocation per
-  // string and message. It is never torn down (squeue exits right after printing; destroying
-  // 5,000 rows and their strings was a fifth of its instructions), and stays reachable from
-  // this static so leak checkers do not report it.
-  useHugePageHeap();
-  google::protobuf::ArenaOptions arena_options;
-  arena_options.start_block_size = 64 * 1024;
-  arena_options.max_block_size = 1024 * 1024;
-  static google::protobuf::Arena* const arena = new google::protobuf::Arena(arena_options);
-  auto reply = client->getJobs(request, arena);
-  if (!reply.ok()) {
-    if (client->lastFailure() == FailureKind::kNotFound || client->lastFailure() == FailureKind::kInvalid) {
-      std::cerr << "slurm_load_jobs error: " << reply.error() << "\n";
-    } else {
-      printError(kProg, reply.error());
-    }
-    return 1;
+  if (o.iterate_s == 0) return report(*client, o);
+  // -i: until interrupted, as Slurm's; a report that failed (the controller restarting, say)
+  // is said and the next one tried at its time.
+  for (;;) {
+    report(*client, o);
+    writeAll(STDOUT_FILENO, "\n");   // each report ends with an empty line
+    std::this_thread::sleep_for(std::chrono::seconds(o.iterate_s));
   }
-  std::vector<const v1::JobInfo*> jobs;
-  const v1::GetJobsReply& rows = **reply;
-  jobs.reserve(rows.jobs_size());
-  for (const auto& job : rows.jobs()) jobs.push_back(&job);
-  const std::int64_t now = rows.time() != 0 ? rows.time() : static_cast<std::int64_t>(std::time(nullptr));
-  if (!o.job_ids.empty() && o.job_ids.size() == 1) {
-    auto selected = selectSqueueRows(o, jobs);
-    if (selected.ok() && selected->rows.empty()) {
-      std::cerr << "slurm_load_jobs error: Invalid job id specified\n";
-      return 1;
-    }
-  }
-  SqueueOptions shown = o;
-  if (o.json) {
-    // --json names the cluster; only that output pays for reading the config a second time.
-    if (auto cfg = config::loadClusterConfig(config::defaultConfigPath()))
-      shown.cluster_name = cfg->cluster_name;
-  }
-  std::string text;
-  if (auto rendered = renderSqueueTo(shown, jobs, now, &text); !rendered.ok()) {
-    printError(kProg, rendered.error());
-    return 1;
-  }
-  writeAll(STDOUT_FILENO, text);
-  return 0;
 }
 
 }  // namespace drover::cli

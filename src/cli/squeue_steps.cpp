@@ -216,14 +216,7 @@ Status renderSqueueStepsTo(const SqueueOptions& options, const std::vector<const
   }
   sortSteps(rows, options.sort, now);
 
-  if (options.long_format) {
-    char buf[64];
-    const std::time_t t = static_cast<std::time_t>(now);
-    std::tm tm{};
-    localtime_r(&t, &tm);
-    std::strftime(buf, sizeof buf, "%a %b %d %H:%M:%S %Y", &tm);
-    out->append(buf).push_back('\n');
-  }
+  if (printsDateLine(options)) out->append(dateLine(now)).push_back('\n');
   if (!options.no_header) {
     out->append(renderLine(*format, [](const FieldSpec& f) { return header(f.code); }));
     out->push_back('\n');

@@ -494,15 +494,7 @@ Status renderSqueueTo(const SqueueOptions& options, const std::vector<const v1::
   }
   auto format = outputFormat(options);
   if (!format.ok()) return makeError(format.error());
-  if (options.long_format && options.format.empty() && options.format_long.empty()) {
-    char buf[64];
-    const std::time_t t = static_cast<std::time_t>(now);
-    std::tm tm{};
-    localtime_r(&t, &tm);
-    std::strftime(buf, sizeof buf, "%a %b %d %H:%M:%S %Y", &tm);
-    out->append(buf);
-    out->push_back('\n');
-  }
+  if (printsDateLine(options)) out->append(dateLine(now)).push_back('\n');
   // Fixed-width rows: reserving by the first row's width keeps the buffer from regrowing.
   std::size_t line = 1;
   for (const auto& item : *format)

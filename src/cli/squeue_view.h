@@ -23,10 +23,17 @@ struct SqueueOptions {
   bool json = false;
   std::string cluster_name;  // --json's "cluster"
   std::string sort;          // -S
+  int iterate_s = 0;         // -i: report again every this many seconds; 0 = once
   // Filters (applied here too, so results hold whatever the controller returned).
   std::vector<std::string> job_ids, users, partitions, names, accounts, states;
   std::vector<std::string> nodes;  // expanded host names
 };
+
+// Whether the report starts with the date line: with -l or -i, above the header (so not
+// with -h), whatever the format, as Slurm's squeue.
+inline bool printsDateLine(const SqueueOptions& options) {
+  return (options.long_format || options.iterate_s > 0) && !options.no_header;
+}
 
 // The JobInfo / JobSpec fields (by number) that the output for these options reads, for
 // GetJobsRequest.fields / spec_fields; `info` empty = every field (--json prints them all).

@@ -5,7 +5,8 @@ loopback. The whole module is skipped while the controller does not serve Submit
 (the job RPCs land separately from the CLIs)."""
 
 import re
-import time
+import subprocess
+import threading
 
 import pytest
 
@@ -99,6 +100,44 @@ def test_squeue_default_header_and_filters(jobs):
     r = jobs.cli("squeue", "-j", "999999")
     assert r.returncode == 1
     assert "Invalid job id specified" in r.stderr
+    jobs.cli("scancel", str(job_id))
+
+
+def test_squeue_iterate_reports_until_stopped(jobs):
+    """squeue -i N: a report every N seconds, each the date line, the header, the rows and an
+    empty line (Slurm 22.05's layout); with -h only the rows and the empty line."""
+    job_id = submit(jobs, "-H", "-J", "iter", "--wrap=true")
+    date = re.compile(r"\w{3} \w{3} \d\d \d\d:\d\d:\d\d \d{4}")
+    for args, reports_start in ((["-i", "1", "-n", "iter"], "date"), (["-i", "1", "-h", "-n", "iter"], "row")):
+        p = subprocess.Popen([str(jobs.bin / "squeue"), *args], stdout=subprocess.PIPE, text=True,
+                             env=jobs.env(), cwd=str(jobs.run_dir))
+        stop = threading.Timer(15, p.kill)   # a squeue that prints nothing ends the read too
+        stop.start()
+        try:
+            reports, current = [], []
+            for line in p.stdout:
+                if line == "\n":
+                    reports.append(current)
+                    current = []
+                    if len(reports) == 2:
+                        break
+                else:
+                    current.append(line.rstrip("\n"))
+        finally:
+            stop.cancel()
+            p.kill()
+            p.wait()
+        assert len(reports) == 2, reports
+        for report in reports:
+            if reports_start == "date":
+                assert date.fullmatch(report[0]), report
+                assert report[1].split()[0] == "JOBID", report
+                rows = report[2:]
+            else:
+                rows = report
+            assert [row.split()[0] for row in rows] == [str(job_id)], report
+    r = jobs.cli("squeue", "-i", "0")
+    assert r.returncode == 1 and "--iterate=0" in r.stderr, r.stderr
     jobs.cli("scancel", str(job_id))
 
 

@@ -74,7 +74,9 @@ TEST(FormatSpecTest, LongFormatSizesThatAreNotWidthsAreErrors) {
                                 "Name:10001"}) {
     auto items = parseLongFormatItems(bad);
     EXPECT_FALSE(items.ok()) << bad;
-    if (!items.ok()) EXPECT_NE(items.error().find("Invalid size for -O field Name"), std::string::npos);
+    if (!items.ok()) {
+      EXPECT_NE(items.error().find("Invalid size for -O field Name"), std::string::npos);
+    }
   }
   EXPECT_TRUE(parseLongFormatItems("Name:10000").ok());
 }

@@ -1,5 +1,6 @@
 // squeue's views against Slurm's captured outputs (golden 068-079), byte for byte, from the
 // reference cluster's jobs (job_fixture.h) and the capture time of each golden.
+#include "cli/format_spec.h"
 #include "cli/squeue_view.h"
 
 #include <gtest/gtest.h>
@@ -64,6 +65,40 @@ TEST_F(SqueueViewTest, UserFilterMatchesGolden076) { expectGolden({"-u", "alice"
 TEST_F(SqueueViewTest, LongViewWithDateLineMatchesGolden077) { expectGolden({"-l"}, "077-squeue-l.txt"); }
 
 TEST_F(SqueueViewTest, StartViewMatchesGolden078) { expectGolden({"--start"}, "078-squeue-start.txt"); }
+
+TEST_F(SqueueViewTest, DateLineGoesWithTheHeaderOfLongAndIteratedReports) {
+  // As Slurm 22.05's squeue does (checked against the reference cluster): -l and -i start each
+  // report with the date line above the header, whatever the format; -h drops both.
+  const std::string golden = "068-squeue-default.txt";
+  const std::string date = dateLine(goldenNow(golden)) + "\n";
+  auto startsWithDate = [&](const std::vector<std::string>& args) {
+    return render(args, golden).rfind(date, 0) == 0;
+  };
+  EXPECT_TRUE(startsWithDate({"-l"}));
+  EXPECT_TRUE(startsWithDate({"-i", "5"}));
+  EXPECT_TRUE(startsWithDate({"-i", "5", "-o", "%i"}));
+  EXPECT_TRUE(startsWithDate({"-l", "-O", "JobID"}));
+  EXPECT_FALSE(startsWithDate({"-l", "-h"}));
+  EXPECT_FALSE(startsWithDate({"-i", "5", "-h"}));
+  EXPECT_FALSE(startsWithDate({}));
+  EXPECT_EQ(render({"-i", "5"}, golden), date + goldenStdout(golden));
+}
+
+TEST_F(SqueueViewTest, IterateTakesWholeSecondsFromOne) {
+  auto short_form = parseSqueueArgs({"-i", "5"});
+  ASSERT_TRUE(short_form.ok()) << short_form.error();
+  EXPECT_EQ(short_form->options.iterate_s, 5);
+  auto long_form = parseSqueueArgs({"--iterate=2"});
+  ASSERT_TRUE(long_form.ok()) << long_form.error();
+  EXPECT_EQ(long_form->options.iterate_s, 2);
+  for (const std::string bad : {"0", "-5", "abc", "1.5", "", "99999999999"}) {
+    auto parsed = parseSqueueArgs({"--iterate=" + bad});
+    EXPECT_FALSE(parsed.ok()) << bad;
+    if (!parsed.ok()) {
+      EXPECT_NE(parsed.error().find("--iterate=" + bad + ":"), std::string::npos);
+    }
+  }
+}
 
 TEST_F(SqueueViewTest, ArrayJobIdSelectsRemainderAndTasksGolden079) {
   // Slurm's controller listed task 1 before task 0 for this query; the sort keeps that order.
