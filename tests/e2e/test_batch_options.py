@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import golden_norm as gn
-from cluster import REPO, Cluster, wait_for
+from cluster import Cluster, wait_for
 
 # The reference outputs, copied from ../shared/slurm-reference/golden (see golden/README.md).
 GOLDEN_DIR = Path(os.environ.get("DROVER_GOLDEN_DIR", Path(__file__).resolve().parent / "golden"))

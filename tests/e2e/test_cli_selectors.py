@@ -202,7 +202,7 @@ def test_scontrol_update_within_the_users_rights(c):
     assert update("Partition=gpu").returncode == 0
     r = c.scontrol("top", str(other), user="alice")
     assert (r.returncode, r.stderr) == \
-        (1, f"slurm_top_job error: Access/permission denied\n"), r.stderr
+        (1, "slurm_top_job error: Access/permission denied\n"), r.stderr
     assert c.scontrol("top", str(other)).returncode == 0
     assert int(show(c, other)["Priority"]) > int(show(c, job)["Priority"])
     c.cli("scancel", str(job), str(other))

@@ -8,7 +8,6 @@ Which pending jobs sprio lists follows Slurm's (golden 084): those the scheduler
 (waiting for priority or resources behind a job that holds the cluster), not held jobs, jobs
 waiting on a dependency or their --begin, or array tasks over their %N throttle."""
 
-import re
 
 import pytest
 

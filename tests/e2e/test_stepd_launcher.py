@@ -4,7 +4,6 @@ session, a killed launcher is replaced and the next job still runs, and an agent
 running supervisors (the old launcher goes with the old agent, the new agent starts its own)."""
 
 import os
-import re
 import signal
 from pathlib import Path
 
