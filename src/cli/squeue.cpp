@@ -275,6 +275,10 @@ Result<SqueueCommand> parseSqueueArgs(const std::vector<std::string>& args) {
       default: return makeError(unrecognizedOption(kProg, argv[optind - 1]));
     }
   }
+  if (!o.format.empty() && o.long_format) return makeError(std::string(kFormatWithLong));
+  if (!o.format.empty() && !o.format_long.empty()) {
+    return makeError("-o (--format) is incompatible with -O (--Format)");
+  }
   // A bare job id list, as Slurm accepts after options ("squeue 12,13" is not Slurm; ignore).
   if (optind < argv.argc()) {
     return makeError(std::string("Unknown argument: ") + argv[optind] +
@@ -283,20 +287,31 @@ Result<SqueueCommand> parseSqueueArgs(const std::vector<std::string>& args) {
   return cmd;
 }
 
+void applyEnvironmentFormats(SqueueOptions& options) {
+  if (!options.format.empty() || !options.format_long.empty() || options.long_format) return;
+  if (const char* format = std::getenv("SQUEUE_FORMAT"); format && *format) options.format = format;
+  if (const char* format = std::getenv("SQUEUE_FORMAT2"); format && *format) {
+    options.format_long = format;
+  }
+}
+
 int runSqueue(int argc, char** argv) {
   const auto args = argsWithEnvironment(argc, argv,
-                                        {{"SQUEUE_FORMAT", "--format"},
-                                         {"SQUEUE_FORMAT2", "--Format"},
-                                         {"SQUEUE_SORT", "--sort"},
+                                        {{"SQUEUE_SORT", "--sort"},
                                          {"SQUEUE_PARTITION", "--partition"},
                                          {"SQUEUE_USERS", "--user"},
                                          {"SQUEUE_ACCOUNT", "--account"},
                                          {"SQUEUE_STATES", "--states"}});
   auto parsed = parseSqueueArgs(args);
   if (!parsed.ok()) {
-    printError(kProg, parsed.error());
+    if (parsed.error() == kFormatWithLong) {
+      std::cerr << kProg << ": fatal: " << parsed.error() << "\n";   // Slurm's word for it
+    } else {
+      printError(kProg, parsed.error());
+    }
     return 1;
   }
+  applyEnvironmentFormats(parsed->options);
   const SqueueCommand& cmd = *parsed;
   if (printedInfo(cmd, kHelp, kUsage)) return 0;
   auto client = ControllerClient::fromConfig();

@@ -84,6 +84,40 @@ TEST_F(SqueueViewTest, DateLineGoesWithTheHeaderOfLongAndIteratedReports) {
   EXPECT_EQ(render({"-i", "5"}, golden), date + goldenStdout(golden));
 }
 
+TEST_F(SqueueViewTest, FormatOptionsConflictAsSlurmsDo) {
+  // As the reference Slurm 22.05: -o with -l, and -o with -O, on one command line are errors;
+  // -O with -l is a long report in -O's columns.
+  auto with_long = parseSqueueArgs({"-o", "%i", "-l"});
+  ASSERT_FALSE(with_long.ok());
+  EXPECT_EQ(with_long.error(), kFormatWithLong);
+  auto with_o2 = parseSqueueArgs({"-O", "JobID", "-o", "%i"});
+  ASSERT_FALSE(with_o2.ok());
+  EXPECT_EQ(with_o2.error(), "-o (--format) is incompatible with -O (--Format)");
+  EXPECT_TRUE(parseSqueueArgs({"-O", "JobID", "-l"}).ok());
+}
+
+TEST_F(SqueueViewTest, EnvironmentFormatsGiveWayToTheCommandLineAndToLong) {
+  setenv("SQUEUE_FORMAT", "%i %j", 1);
+  setenv("SQUEUE_FORMAT2", "JobID", 1);
+  auto apply = [](const std::vector<std::string>& args) {
+    auto cmd = parseSqueueArgs(args);
+    EXPECT_TRUE(cmd.ok()) << cmd.error();
+    applyEnvironmentFormats(cmd->options);
+    return cmd->options;
+  };
+  const SqueueOptions plain = apply({});
+  EXPECT_EQ(plain.format, "%i %j");
+  EXPECT_EQ(plain.format_long, "JobID");
+  const SqueueOptions line = apply({"-o", "%u"});
+  EXPECT_EQ(line.format, "%u");
+  EXPECT_EQ(line.format_long, "");
+  const SqueueOptions long_view = apply({"-l"});   // Slurm: the long report, not an error
+  EXPECT_EQ(long_view.format, "");
+  EXPECT_EQ(long_view.format_long, "");
+  unsetenv("SQUEUE_FORMAT");
+  unsetenv("SQUEUE_FORMAT2");
+}
+
 TEST_F(SqueueViewTest, IterateTakesWholeSecondsFromOne) {
   auto short_form = parseSqueueArgs({"-i", "5"});
   ASSERT_TRUE(short_form.ok()) << short_form.error();
