@@ -104,7 +104,7 @@ Result<SinfoCommand> parseSinfoArgs(const std::vector<std::string>& args) {
       case kOptUsage: cmd.usage = true; break;
       case 'i': return makeError("--iterate is not supported yet");
       case 'M': return makeError("--clusters is not supported: Drover runs one cluster");
-      case 'O': return makeError("--Format (-O) is not supported yet; use --format (-o)");
+      case 'O': o.format_long = optarg; break;
       case 'R': o.list_reasons = true; break;
       case 'T': return makeError("--reservation (-T) is not supported yet");
       default: return makeError(unrecognizedOption(kProg, argv[optind - 1]));

@@ -361,6 +361,49 @@ std::vector<Record> reasonRecords(const SinfoOptions& opts, const Format& format
   return std::move(grouped.records);
 }
 
+// -O's field names (case-insensitive, as Slurm's) and the -o codes printing the same column.
+struct LongField {
+  std::string_view name;
+  char code;
+};
+constexpr LongField kLongFields[] = {
+    {"available", 'a'},    {"cluster", 'V'},        {"cores", 'Y'},
+    {"cpus", 'c'},         {"cpusload", 'O'},       {"cpusstate", 'C'},
+    {"defaulttime", 'L'},  {"disk", 'd'},           {"features", 'f'},
+    {"features_act", 'b'}, {"freemem", 'e'},        {"gres", 'G'},
+    {"groups", 'g'},       {"maxcpuspernode", 'B'}, {"memory", 'm'},
+    {"nodeaddr", 'o'},     {"nodeai", 'A'},         {"nodeaiot", 'F'},
+    {"nodehost", 'n'},     {"nodelist", 'N'},       {"nodes", 'D'},
+    {"oversubscribe", 'h'}, {"partition", 'P'},     {"partitionname", 'R'},
+    {"preemptmode", 'M'},  {"priorityjobfactor", 'I'}, {"prioritytier", 'p'},
+    {"reason", 'E'},       {"root", 'r'},           {"size", 's'},
+    {"socketcorethread", 'z'}, {"sockets", 'X'},    {"statecompact", 't'},
+    {"statelong", 'T'},    {"threads", 'Z'},        {"time", 'l'},
+    {"timestamp", 'H'},    {"user", 'u'},           {"userlong", 'U'},
+    {"version", 'v'},      {"weight", 'w'},         {"allocnodes", 'S'},
+};
+
+Result<Format> longFormat(const std::string& text) {
+  auto items = parseLongFormatItems(text);
+  if (!items) return makeError(items.error());
+  Format out;
+  for (auto& [name, spec] : *items) {
+    std::string key = name;
+    for (auto& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const auto* found = std::find_if(std::begin(kLongFields), std::end(kLongFields),
+                                     [&key](const LongField& f) { return key == f.name; });
+    if (found == std::end(kLongFields)) {
+      return makeError("Invalid node format specification: " + name);
+    }
+    spec.code = found->code;
+    FormatItem item;
+    item.is_field = true;
+    item.field = spec;
+    out.push_back(item);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string builtinSinfoFormat(const SinfoOptions& opts) {
@@ -379,7 +422,7 @@ Result<std::string> renderSinfo(const SinfoOptions& opts, const std::vector<v1::
                                 const std::vector<v1::PartitionInfo>& partitions,
                                 std::int64_t now) {
   const std::string format_text = opts.format.empty() ? builtinSinfoFormat(opts) : opts.format;
-  auto parsed = parseFormat(format_text);
+  auto parsed = opts.format_long.empty() ? parseFormat(format_text) : longFormat(opts.format_long);
   if (!parsed.ok()) return makeError(parsed.error());
   Format format = std::move(*parsed);
   for (const auto& item : format) {

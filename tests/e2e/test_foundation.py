@@ -29,6 +29,17 @@ def test_sinfo_node_oriented(cluster):
     assert lines == [f"node{i} idle 16 gpu:8" for i in (1, 2, 3)], r.stdout
 
 
+def test_sinfo_long_format_fields(cluster):
+    r = cluster.sinfo("-h", "-N", "-O", "NodeList:10,StateCompact:6,CPUs:.4,Gres")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert sorted({line[:10].strip() for line in lines}) == ["node1", "node2", "node3"], r.stdout
+    assert all(line[10:16] == "idle  " and line[16:20] == "  16" and line[20:].startswith("gpu:")
+               for line in lines), r.stdout
+    r = cluster.sinfo("-O", "NodeList,Bogus")
+    assert r.returncode == 1 and "Invalid node format specification: Bogus" in r.stderr, r.stderr
+
+
 def test_scontrol_show_node(cluster):
     r = cluster.scontrol("show", "node", "node1")
     assert r.returncode == 0, r.stderr

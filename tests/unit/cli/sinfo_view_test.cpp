@@ -47,6 +47,38 @@ TEST_F(SinfoViewTest, FormatCodesMatchGolden082) {
   EXPECT_EQ(render({"-N", "-o", "%N %P %c %m %G %T %C %O %e"}), goldenStdout("082-sinfo-o-gres.txt"));
 }
 
+TEST_F(SinfoViewTest, LongFormatNamesFieldsAsTheOCodesPrintThem) {
+  // Headers as the reference Slurm 22.05 printed them for these -O lists (captured by hand):
+  // width 20 and left-justified by default, no separator, ":[.]N" for width and justification.
+  const std::string fields = "Partition,Available,Time,Nodes,StateCompact,NodeList";
+  const std::string text = render({"-O", fields});
+  EXPECT_EQ(text.substr(0, text.find('\n')),
+            "PARTITION           AVAIL               TIMELIMIT           NODES               "
+            "STATE               NODELIST            ");
+  EXPECT_EQ(text, render({"-o", "%20P%20a%20l%20D%20t%20N"}));
+  EXPECT_EQ(render({"-h", "-O", "nodelist:12,CPUS:.5,Memory"}),
+            render({"-h", "-o", "%12N%.5c%20m"}));
+  const std::string sized = render({"-O", "NodeList:12,CPUs:.5,Memory,Gres,StateLong,PartitionName,Reason"});
+  EXPECT_EQ(sized.substr(0, sized.find('\n')),
+            "NODELIST     CPUSMEMORY              GRES                STATE               "
+            "PARTITION           REASON              ");
+  EXPECT_EQ(render({"-N", "-h", "-O", "NodeList,CPUsState"}), render({"-N", "-h", "-o", "%20N%20C"}));
+  // -O wins over -o, as Slurm's.
+  EXPECT_EQ(render({"-o", "%P", "-O", "Nodes"}), render({"-O", "Nodes"}));
+}
+
+TEST_F(SinfoViewTest, LongFormatRefusesUnknownFieldsAndSizes) {
+  for (const auto& [arg, error] : std::vector<std::pair<std::string, std::string>>{
+           {"bogus", "Invalid node format specification: bogus"},
+           {"Nodes:x", "Invalid size for -O field Nodes: x"}}) {
+    auto cmd = parseSinfoArgs({"-O", arg});
+    ASSERT_TRUE(cmd.ok()) << cmd.error();
+    auto text = renderSinfo(cmd->options, referenceNodes(), referencePartitions(), kCaptureTime);
+    ASSERT_FALSE(text.ok()) << arg;
+    EXPECT_EQ(text.error(), error);
+  }
+}
+
 TEST_F(SinfoViewTest, JsonMatchesGolden083) {
   EXPECT_EQ(renderSinfoJson(referenceNodes()), goldenStdout("083-sinfo-json.txt"));
 }
