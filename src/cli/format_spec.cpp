@@ -1,5 +1,6 @@
 #include "cli/format_spec.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <ctime>
@@ -86,6 +87,29 @@ Result<std::vector<LongFormatItem>> parseLongFormatItems(std::string_view text) 
       }
     }
     out.push_back(std::move(parsed));
+  }
+  return out;
+}
+
+Result<Format> namedFieldFormat(std::string_view text, std::span<const NamedField> fields,
+                                const std::function<std::string(const std::string&)>& unknown) {
+  auto items = parseLongFormatItems(text);
+  if (!items) return makeError(items.error());
+  Format out;
+  for (auto& [name, spec] : *items) {
+    std::string key = name;
+    for (auto& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const auto found = std::find_if(fields.begin(), fields.end(),
+                                    [&key](const NamedField& f) { return f.name == key; });
+    if (found == fields.end()) {
+      if (std::string error = unknown(name); !error.empty()) return makeError(error);
+      continue;
+    }
+    spec.code = found->code;
+    FormatItem item;
+    item.is_field = true;
+    item.field = spec;
+    out.push_back(std::move(item));
   }
   return out;
 }

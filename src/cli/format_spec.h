@@ -5,6 +5,8 @@
 // as Slurm does. `#` in place of a width asks the command to compute the width from the data
 // (Slurm documents its built-in formats that way); only built-in formats use it.
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,6 +45,18 @@ struct LongFormatItem {
 // kMaxFieldWidth is an error naming the item.
 inline constexpr int kMaxFieldWidth = 10000;
 Result<std::vector<LongFormatItem>> parseLongFormatItems(std::string_view text);
+
+// A command's -O field: its name as Slurm spells it, in lower case, and the -o code printing it.
+struct NamedField {
+  std::string_view name;
+  char code;
+};
+
+// -O's list as a Format, each name looked up (in any case) in `fields`. A name not there is
+// handed to `unknown`: a text it returns is the error; "" leaves the item out (squeue -s warns
+// and goes on, as Slurm).
+Result<Format> namedFieldFormat(std::string_view text, std::span<const NamedField> fields,
+                                const std::function<std::string(const std::string&)>& unknown);
 
 // The line long reports (sinfo -l, squeue -l, squeue -i) start with, in local time:
 // "Tue Dec 01 16:40:00 2026".

@@ -361,12 +361,8 @@ std::vector<Record> reasonRecords(const SinfoOptions& opts, const Format& format
   return std::move(grouped.records);
 }
 
-// -O's field names (case-insensitive, as Slurm's) and the -o codes printing the same column.
-struct LongField {
-  std::string_view name;
-  char code;
-};
-constexpr LongField kLongFields[] = {
+// -O's field names and the -o codes printing the same columns.
+constexpr NamedField kLongFields[] = {
     {"available", 'a'},    {"cluster", 'V'},        {"cores", 'Y'},
     {"cpus", 'c'},         {"cpusload", 'O'},       {"cpusstate", 'C'},
     {"defaulttime", 'L'},  {"disk", 'd'},           {"features", 'f'},
@@ -384,24 +380,9 @@ constexpr LongField kLongFields[] = {
 };
 
 Result<Format> longFormat(const std::string& text) {
-  auto items = parseLongFormatItems(text);
-  if (!items) return makeError(items.error());
-  Format out;
-  for (auto& [name, spec] : *items) {
-    std::string key = name;
-    for (auto& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    const auto* found = std::find_if(std::begin(kLongFields), std::end(kLongFields),
-                                     [&key](const LongField& f) { return key == f.name; });
-    if (found == std::end(kLongFields)) {
-      return makeError("Invalid node format specification: " + name);
-    }
-    spec.code = found->code;
-    FormatItem item;
-    item.is_field = true;
-    item.field = spec;
-    out.push_back(item);
-  }
-  return out;
+  return namedFieldFormat(text, kLongFields, [](const std::string& name) {
+    return "Invalid node format specification: " + name;
+  });
 }
 
 }  // namespace

@@ -67,42 +67,19 @@ std::string value(const StepRow& row, char code, std::int64_t now) {
   }
 }
 
-struct LongField {
-  const char* name;
-  char code;
-};
 // The -O fields squeue(1) marks valid for steps that Drover has values for.
-constexpr LongField kLongFields[] = {
+constexpr NamedField kLongFields[] = {
     {"stepid", 'i'},    {"stepname", 'j'},      {"stepstate", kState},     {"nodes", 'N'},
     {"numtasks", 'A'},  {"numcpus", kCpus},     {"partition", 'P'},        {"starttime", 'S'},
     {"timelimit", 'l'}, {"timeused", 'M'},      {"username", 'u'},         {"userid", 'U'},
     {"jobid", kJobId},  {"arrayjobid", kArrayJob}, {"arraytaskid", kArrayTask},
 };
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 Result<Format> longFormat(const std::string& text, std::vector<std::string>* warnings) {
-  auto items = parseLongFormatItems(text);
-  if (!items) return makeError(items.error());
-  Format out;
-  for (auto& [name, spec] : *items) {
-    const std::string key = lower(name);
-    const auto* found = std::find_if(std::begin(kLongFields), std::end(kLongFields),
-                                     [&key](const LongField& f) { return key == f.name; });
-    if (found == std::end(kLongFields)) {
-      warnings->push_back("Invalid job step format specification: " + name);
-      continue;
-    }
-    spec.code = found->code;
-    FormatItem fi;
-    fi.is_field = true;
-    fi.field = spec;
-    out.push_back(fi);
-  }
-  return out;
+  return namedFieldFormat(text, kLongFields, [warnings](const std::string& name) {
+    warnings->push_back("Invalid job step format specification: " + name);
+    return std::string();
+  });
 }
 
 Result<Format> stepFormat(const SqueueOptions& options, std::vector<std::string>* warnings) {

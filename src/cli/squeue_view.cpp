@@ -252,11 +252,7 @@ CodeFields fieldsOf(char code) {
   }
 }
 
-struct OField {
-  const char* name;
-  char code;
-};
-constexpr OField kOFields[] = {
+constexpr NamedField kOFields[] = {
     {"jobid", kRawJobId}, {"jobarrayid", 'i'}, {"arrayjobid", 'F'}, {"arraytaskid", 'K'},
     {"name", 'j'}, {"username", 'u'}, {"userid", 'U'}, {"groupname", 'g'}, {"groupid", 'G'},
     {"account", 'a'}, {"partition", 'P'}, {"state", 'T'}, {"statecompact", 't'}, {"reason", 'r'},
@@ -275,22 +271,9 @@ std::string lower(std::string s) {
 }
 
 Result<Format> parseLongFormat(const std::string& text) {
-  auto items = parseLongFormatItems(text);
-  if (!items) return makeError(items.error());
-  Format out;
-  for (auto& [name, spec] : *items) {
-    const std::string key = lower(name);
-    const OField* found = nullptr;
-    for (const auto& f : kOFields)
-      if (key == f.name) found = &f;
-    if (!found) return makeError("Invalid job format specification: " + name);
-    spec.code = found->code;
-    FormatItem fi;
-    fi.is_field = true;
-    fi.field = spec;
-    out.push_back(fi);
-  }
-  return out;
+  return namedFieldFormat(text, kOFields, [](const std::string& name) {
+    return "Invalid job format specification: " + name;
+  });
 }
 
 // Sort keys as Slurm's -S: [+|-]letter, comma separated; default "P,t,-p" (partition, state,
