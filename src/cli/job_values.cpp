@@ -9,15 +9,10 @@
 
 #include "cli/cli_common.h"
 #include "cli/node_values.h"
+#include "jobstate/gres_text.h"
 
 namespace drover::cli {
 namespace {
-
-std::string gresText(const v1::GresRequest& g) {
-  std::string out = "gres:" + (g.name().empty() ? std::string("gpu") : g.name());
-  if (!g.type().empty()) out += ":" + g.type();
-  return out + ":" + std::to_string(g.count());
-}
 
 std::optional<std::uint64_t> parseMemMb(std::string_view text) {
   if (text.empty()) return std::nullopt;
@@ -140,15 +135,7 @@ std::int64_t jobEndTime(const v1::JobInfo& job) {
   return job.start_time() + job.time_limit_min() * 60;
 }
 
-std::string tresPerNode(const v1::JobInfo& job) {
-  const auto& s = job.spec();
-  std::vector<std::string> parts;
-  for (const auto& g : s.gres()) parts.push_back(gresText(g));
-  if (parts.empty() && s.gpus_per_node().count() > 0) parts.push_back(gresText(s.gpus_per_node()));
-  std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : ",") + p;
-  return out;
-}
+std::string tresPerNode(const v1::JobInfo& job) { return tresPerNodeText(job.spec()); }
 
 MinMemory minMemory(const v1::JobInfo& job) {
   const auto& s = job.spec();

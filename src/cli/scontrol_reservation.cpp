@@ -6,6 +6,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/controller_client.h"
+#include "cli/scontrol_view.h"
 #include "cli/node_values.h"
 #include "drover/hostlist.h"
 #include "drover/time_spec.h"
@@ -163,13 +164,7 @@ std::string formatReservationRecord(const v1::ReservationInfo& r, bool oneliner)
           " BurstBuffer=(null) Watts=n/a",
       "MaxStartDelay=(null)",
   };
-  std::string out;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (i > 0) out += oneliner ? " " : "\n   ";
-    out += lines[i];
-  }
-  out += oneliner ? "\n" : "\n\n";
-  return out;
+  return joinRecord(lines, oneliner);
 }
 
 bool isReservationCommand(const std::vector<std::string>& words) {

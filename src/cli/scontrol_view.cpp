@@ -9,19 +9,6 @@
 namespace drover::cli {
 namespace {
 
-// Joins a record's lines: "\n   " between lines and a blank line after it; or, one-line, a
-// single space between lines and one newline at the end. Trailing spaces inside a line stay,
-// as Slurm prints them ("CoresPerSocket=8 ").
-std::string joinRecord(const std::vector<std::string>& lines, bool oneliner) {
-  std::string out;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (i > 0) out += oneliner ? " " : "\n   ";
-    out += lines[i];
-  }
-  out += oneliner ? "\n" : "\n\n";
-  return out;
-}
-
 std::string orNull(const std::string& s) { return s.empty() ? "(null)" : s; }
 
 std::string joinList(const google::protobuf::RepeatedPtrField<std::string>& items,
@@ -38,6 +25,17 @@ std::string scontrolTime(std::int64_t minutes, const char* unset) {
 }
 
 }  // namespace
+
+// Trailing spaces inside a line stay, as Slurm prints them ("CoresPerSocket=8 ").
+std::string joinRecord(const std::vector<std::string>& lines, bool oneliner) {
+  std::string out;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (i > 0) out += oneliner ? " " : "\n   ";
+    out += lines[i];
+  }
+  out += oneliner ? "\n" : "\n\n";
+  return out;
+}
 
 std::string formatNodeRecord(const v1::NodeInfo& n, bool oneliner) {
   const auto& c = n.configured();

@@ -5,6 +5,7 @@
 
 #include "drover/hostlist.h"
 #include "jobspec/array_spec.h"
+#include "jobstate/gres_text.h"
 #include "jobstate/job_state.h"
 
 namespace drover::cli {
@@ -19,12 +20,8 @@ json::Value billable(const std::string& tres) {
   return json::Value(std::strtod(tres.c_str() + p + 8, nullptr));
 }
 
-std::string gresText(const v1::GresRequest& g) {
-  if (g.count() == 0) return "";
-  std::string out = "gres:" + (g.name().empty() ? std::string("gpu") : g.name());
-  if (!g.type().empty()) out += ":" + g.type();
-  return out + ":" + std::to_string(g.count());
-}
+// JSON leaves a request not made empty.
+std::string gresText(const v1::GresRequest& g) { return g.count() == 0 ? "" : gresRequestText(g); }
 
 // Slurm prints the path patterns as given (absolute against the work dir), "" for its default.
 std::string pathPattern(const std::string& pattern, const std::string& work_dir) {

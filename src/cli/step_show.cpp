@@ -4,6 +4,7 @@
 
 #include "cli/job_values.h"
 #include "cli/node_values.h"
+#include "cli/scontrol_view.h"
 
 namespace drover::cli {
 
@@ -29,15 +30,7 @@ std::string formatStepRecord(const StepRow& row, bool oneliner) {
   const bool srun = row.step && !row.step->srun_host().empty();
   lines.push_back("SrunHost:Pid=" + (srun ? row.step->srun_host() : std::string("(null)")) + ":" +
                   std::to_string(srun ? row.step->srun_pid() : 0));
-
-  std::string out;
-  if (oneliner) {
-    for (std::size_t i = 0; i < lines.size(); ++i) out += (i ? " " : "") + lines[i];
-    return out + "\n";
-  }
-  out = lines.front() + "\n";
-  for (std::size_t i = 1; i < lines.size(); ++i) out += "   " + lines[i] + "\n";
-  return out + "\n";
+  return joinRecord(lines, oneliner);
 }
 
 }  // namespace drover::cli

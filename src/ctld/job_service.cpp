@@ -290,13 +290,13 @@ void JobService::sendLaunch(jobs::Launch launch, int attempt) {
     // A node that re-registered a moment ago may still have this cached channel in its
     // reconnect backoff: wait for it (up to the message timeout) instead of failing at once.
     LaunchCallResult result = callLaunchStep(channel, launch.request, base, true);
-    std::string why = std::move(result.why);
-    const bool unreachable = result.unreachable;
-    if (why.empty()) {
+    if (result.why.empty()) {
       boost::asio::post(io_, [this, id = launch.job_id] { launchSettled(id); });
       return;
     }
-    boost::asio::post(io_, [this, attempt, launch = std::move(launch), why, unreachable]() mutable {
+    boost::asio::post(io_, [this, attempt, launch = std::move(launch),
+                            result = std::move(result)]() mutable {
+      const std::string& why = result.why;
       const jobs::JobId id = launch.job_id;
       launchSettled(id);
       const std::string node = launch.node;
@@ -317,7 +317,7 @@ void JobService::sendLaunch(jobs::Launch launch, int attempt) {
       // the running supervisor, or ALREADY_EXISTS once it ended), so the launch is sent again
       // before the job is failed for it. Not for a job cancelled or requeued meanwhile: its
       // kill went out already, and a launch sent after it would start what it was to stop.
-      if (unreachable && attempt < kLaunchAttempts &&
+      if (result.unreachable && attempt < kLaunchAttempts &&
           job->pending_end == jobs::PendingEnd::kNone) {
         drover::log::get("ctld")->info("job {}: sending its launch to {} again (attempt {} of {})",
                                        id, node, attempt + 1, kLaunchAttempts);
@@ -328,7 +328,7 @@ void JobService::sendLaunch(jobs::Launch launch, int attempt) {
       // requeued ends NODE_FAIL. A requeueable one ends FAILED here: requeued, it would be
       // sent straight back to the node, which stays up until its heartbeats time out. An
       // agent that answered with an error failed the launch itself.
-      if (unreachable && !(job->info.requeue() && job->info.batch())) {
+      if (result.unreachable && !(job->info.requeue() && job->info.batch())) {
         manager_->jobLost(id, "node " + node + " not responding to the launch: " + why);
       } else {
         manager_->launchFailed(id, "launch on " + node + " failed: " + why);
@@ -500,9 +500,10 @@ void JobService::killStrays(const std::string& node, const std::vector<v1::StepI
   for (const auto& step : running) {
     if (named_runs_only && !step.has_restart_count()) continue;
     const jobs::Job* job = manager_->find(step.job_id());
-    if (job != nullptr && jobs::holdsResources(job->state()) && !manager_->ofOtherRun(step)) {
-      const auto nodes = jobs::nodesOf(*job);
-      if (std::find(nodes.begin(), nodes.end(), node) != nodes.end()) continue;
+    if (job != nullptr && jobs::holdsResources(job->state()) && !manager_->ofOtherRun(step) &&
+        std::any_of(job->info.allocation().begin(), job->info.allocation().end(),
+                    [&node](const auto& a) { return a.node() == node; })) {
+      continue;
     }
     jobs::SignalAction kill;
     kill.job_id = step.job_id();

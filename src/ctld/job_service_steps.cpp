@@ -72,25 +72,23 @@ void JobService::sendStepLaunch(std::shared_ptr<StepFanOut> fan, jobs::Launch la
   boost::asio::post(*pool_, [this, channel, base, fan, attempt,
                              launch = std::move(launch)]() mutable {
     LaunchCallResult result = callLaunchStep(channel, launch.request, base, false);
-    std::string why = std::move(result.why);
-    const bool unreachable = result.unreachable;
-    boost::asio::post(io_, [this, fan, attempt, launch = std::move(launch), why,
-                            unreachable]() mutable {
+    boost::asio::post(io_, [this, fan, attempt, launch = std::move(launch),
+                            result = std::move(result)]() mutable {
       // As for batch launches (sendLaunch): an agent that did not answer in time may be busy
       // and may have started the step after all, and a repeat of the same run and step is
       // answered with the running supervisor (or ALREADY_EXISTS), never a second start. Not
       // once the job or the step was cancelled or the node's part of it is over: its kill went
       // out already, and a launch sent after it would start what it was to stop.
-      if (!why.empty() && unreachable && attempt < kLaunchAttempts &&
+      if (!result.why.empty() && result.unreachable && attempt < kLaunchAttempts &&
           manager_->stepLaunchWanted(launch.request.step(), launch.node)) {
         drover::log::get("ctld")->info(
             "job {} step {}: launch on {} failed ({}); sending it again (attempt {} of {})",
-            launch.job_id, launch.request.step().step_id(), launch.node, why, attempt + 1,
+            launch.job_id, launch.request.step().step_id(), launch.node, result.why, attempt + 1,
             kLaunchAttempts);
         sendStepLaunch(std::move(fan), std::move(launch), attempt + 1);
         return;
       }
-      settleStepLaunch(fan, launch.node, why);
+      settleStepLaunch(fan, launch.node, result.why);
     });
   });
 }

@@ -11,6 +11,7 @@
 #include "jobs/request.h"
 #include "jobs/step_layout.h"
 #include "jobs/task_usage_wire.h"
+#include "jobstate/gres_text.h"
 #include "launch/step_env.h"
 
 namespace drover::jobs {
@@ -53,20 +54,6 @@ std::string absolutePattern(const std::string& pattern, const std::string& work_
   return work_dir + (work_dir.back() == '/' ? "" : "/") + pattern;
 }
 
-
-// srun's per-node GRES request as squeue's %b prints it ("gres:gpu:1", "gres:gpu:h100:2").
-std::string tresPerNode(const v1::StepSpec& spec) {
-  std::string out;
-  auto add = [&out](const v1::GresRequest& g) {
-    if (!out.empty()) out += ",";
-    out += "gres:" + (g.name().empty() ? std::string("gpu") : g.name());
-    if (!g.type().empty()) out += ":" + g.type();
-    out += ":" + std::to_string(g.count());
-  };
-  for (const auto& g : spec.gres()) add(g);
-  if (out.empty() && spec.gpus_per_node().count() > 0) add(spec.gpus_per_node());
-  return out;
-}
 
 int stepIndex(const Job& job, std::int64_t step_id) {
   for (int k = 0; k < job.info.steps_size(); ++k)
@@ -131,7 +118,7 @@ Result<JobManager::CreatedStep> JobManager::createStep(
   step.set_start_time(now);
   step.set_time_limit_s(limit_s);
   step.set_time_limit_min(std::max<std::int64_t>(0, spec.time_limit_min()));
-  step.set_tres_per_node(tresPerNode(spec));
+  step.set_tres_per_node(tresPerNodeText(spec));
   step.set_srun_host(spec.srun_host());
   step.set_srun_pid(spec.srun_pid());
   step.set_mem_per_node_mb(spec.mem_per_node_mb());

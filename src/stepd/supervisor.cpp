@@ -210,10 +210,13 @@ class StepRun {
       return MemoryCgroup::create(root, req_.step().job_id(), req_.step().step_id(),
                                   mb * 1024 * 1024);
     };
-    auto first = create(opts_.memory_cgroup_root ? *opts_.memory_cgroup_root
-                                                 : findMemoryCgroupRoot(mount));
-    auto cg = first || !opts_.memory_cgroup_root ? std::move(first)
-                                                 : create(findMemoryCgroupRoot(mount));
+    auto cg = [&]() -> Result<MemoryCgroup> {
+      if (opts_.memory_cgroup_root) {
+        if (auto known = create(*opts_.memory_cgroup_root)) return known;
+        // The root the launcher found once may be gone since (an admin removed it): look again.
+      }
+      return create(findMemoryCgroupRoot(mount));
+    }();
     if (!cg) {
       std::fprintf(stderr, "drover-stepd: memory limit of %llu MB not enforced: %s\n",
                    static_cast<unsigned long long>(mb), cg.error().c_str());
