@@ -61,10 +61,20 @@ std::string submitLine(std::string_view prog, const std::vector<std::string>& ar
   return line;
 }
 
-void printError(std::string_view prog, std::string_view message) {
+namespace {
+void printLabelled(std::string_view prog, std::string_view label, std::string_view message) {
   std::string line;
-  line.append(prog).append(": error: ").append(message).append("\n");
+  line.append(prog).append(label).append(message).append("\n");
   std::fputs(line.c_str(), stderr);
+}
+}  // namespace
+
+void printError(std::string_view prog, std::string_view message) {
+  printLabelled(prog, ": error: ", message);
+}
+
+void printParseError(std::string_view prog, std::string_view message) {
+  printLabelled(prog, message == kFormatWithLong ? ": fatal: " : ": error: ", message);
 }
 
 std::vector<std::string> argsWithEnvironment(int argc, char** argv,

@@ -17,6 +17,14 @@ inline constexpr std::string_view kVersionLine = "drover 0.1.0";
 // "<prog>: error: <message>" on stderr, as Slurm's commands print errors.
 void printError(std::string_view prog, std::string_view message);
 
+// What Slurm's squeue and sinfo say, as "fatal", of -o (sinfo: also -O) with -l on one
+// command line.
+inline constexpr std::string_view kFormatWithLong =
+    "Options -o(--format) and -l(--long) are mutually exclusive. Please remove one and retry.";
+
+// printError, except that kFormatWithLong is printed as Slurm's "<prog>: fatal: ...".
+void printParseError(std::string_view prog, std::string_view message);
+
 
 // What sbatch, srun and salloc record about their own invocation.
 std::map<std::string, std::string> processEnvironment();  // environ as NAME -> value

@@ -9,6 +9,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/controller_client.h"
+#include "cli/iterate.h"
 #include "drover/hostlist.h"
 
 namespace drover::cli {
@@ -28,6 +29,7 @@ constexpr const char* kHelp =
     "  -d, --dead                 show only non-responding nodes\n"
     "  -e, --exact                group nodes only on exact match of configuration\n"
     "  -h, --noheader             no headers on output\n"
+    "  -i, --iterate=seconds      specify an iteration period\n"
     "      --json                 produce JSON output\n"
     "  -l, --long                 long output - displays more information\n"
     "  -n, --nodes=NODES          report on specific node(s)\n"
@@ -102,7 +104,15 @@ Result<SinfoCommand> parseSinfoArgs(const std::vector<std::string>& args) {
       case 'V': cmd.version = true; break;
       case kOptHelp: cmd.help = true; break;
       case kOptUsage: cmd.usage = true; break;
-      case 'i': return makeError("--iterate is not supported yet");
+      case 'i': {
+        const auto seconds = parseIterateSeconds(optarg);
+        if (!seconds) {
+          return makeError(std::string("Error: invalid entry for --iterate=") + optarg +
+                           ": the interval must be a number of seconds, 1 or more");
+        }
+        o.iterate_s = *seconds;
+        break;
+      }
       case 'M': return makeError("--clusters is not supported: Drover runs one cluster");
       case 'O': o.format_long = optarg; break;
       case 'R': o.list_reasons = true; break;
@@ -114,17 +124,60 @@ Result<SinfoCommand> parseSinfoArgs(const std::vector<std::string>& args) {
     return makeError(std::string("Unknown argument: ") + argv[optind] +
                      "\nTry \"sinfo --help\" for more information");
   }
+  if (o.long_format && (!o.format.empty() || !o.format_long.empty())) {
+    return makeError(std::string(kFormatWithLong));
+  }
   return cmd;
 }
 
-int runSinfo(int argc, char** argv) {
-  const auto args = argsWithEnvironment(
-      argc, argv, {{"SINFO_FORMAT", "--format"}, {"SINFO_PARTITION", "--partition"}});
-  auto parsed = parseSinfoArgs(args);
-  if (!parsed.ok()) {
-    printError(kProg, parsed.error());
+void applyEnvironmentFormat(SinfoOptions& options) {
+  if (!options.format.empty() || !options.format_long.empty()) return;
+  if (const char* format = std::getenv("SINFO_FORMAT"); format && *format) options.format = format;
+}
+
+namespace {
+
+// One report: the nodes and partitions asked for now, rendered; an error is said, not fatal,
+// so that -i goes on with the next report.
+int report(ControllerClient& client, const SinfoOptions& o) {
+  auto nodes = client.getNodes(v1::GetNodesRequest{});
+  if (!nodes.ok()) {
+    printError(kProg, nodes.error());
     return 1;
   }
+  std::vector<v1::NodeInfo> node_list(nodes->nodes().begin(), nodes->nodes().end());
+  if (o.json) {
+    std::cout << renderSinfoJson(node_list);
+    std::cout.flush();
+    return 0;
+  }
+  auto parts = client.getPartitions(v1::GetPartitionsRequest{});
+  if (!parts.ok()) {
+    printError(kProg, parts.error());
+    return 1;
+  }
+  std::vector<v1::PartitionInfo> part_list(parts->partitions().begin(), parts->partitions().end());
+  const std::int64_t now = nodes->time() != 0 ? nodes->time() : static_cast<std::int64_t>(std::time(nullptr));
+  auto text = renderSinfo(o, node_list, part_list, now);
+  if (!text.ok()) {
+    printError(kProg, text.error());
+    return 1;
+  }
+  std::cout << *text;
+  std::cout.flush();
+  return 0;
+}
+
+}  // namespace
+
+int runSinfo(int argc, char** argv) {
+  const auto args = argsWithEnvironment(argc, argv, {{"SINFO_PARTITION", "--partition"}});
+  auto parsed = parseSinfoArgs(args);
+  if (!parsed.ok()) {
+    printParseError(kProg, parsed.error());
+    return 1;
+  }
+  applyEnvironmentFormat(parsed->options);
   const SinfoCommand& cmd = *parsed;
   if (printedInfo(cmd, kHelp, kUsage)) return 0;
 
@@ -133,32 +186,9 @@ int runSinfo(int argc, char** argv) {
     printError(kProg, client.error());
     return 1;
   }
-  auto nodes = client->getNodes(v1::GetNodesRequest{});
-  if (!nodes.ok()) {
-    printError(kProg, nodes.error());
-    return 1;
-  }
-  std::vector<v1::NodeInfo> node_list(nodes->nodes().begin(), nodes->nodes().end());
-  if (cmd.options.json) {
-    std::cout << renderSinfoJson(node_list);
-    std::cout.flush();
-    return 0;
-  }
-  auto parts = client->getPartitions(v1::GetPartitionsRequest{});
-  if (!parts.ok()) {
-    printError(kProg, parts.error());
-    return 1;
-  }
-  std::vector<v1::PartitionInfo> part_list(parts->partitions().begin(), parts->partitions().end());
-  const std::int64_t now = nodes->time() != 0 ? nodes->time() : static_cast<std::int64_t>(std::time(nullptr));
-  auto text = renderSinfo(cmd.options, node_list, part_list, now);
-  if (!text.ok()) {
-    printError(kProg, text.error());
-    return 1;
-  }
-  std::cout << *text;
-  std::cout.flush();
-  return 0;
+  const SinfoOptions& o = cmd.options;
+  if (o.iterate_s == 0) return report(*client, o);
+  reportEvery(o.iterate_s, [&] { report(*client, o); });
 }
 
 }  // namespace drover::cli

@@ -16,8 +16,13 @@ struct SinfoCommand {
   bool version = false;
 };
 
-// argv[0] excluded. Environment defaults (SINFO_FORMAT, SINFO_PARTITION) are the caller's.
+// argv[0] excluded. SINFO_PARTITION is the caller's (runSinfo). -o or -O with -l is an error
+// (kFormatWithLong), as in Slurm.
 Result<SinfoCommand> parseSinfoArgs(const std::vector<std::string>& args);
+
+// SINFO_FORMAT stands for -o when the command line gives neither -o nor -O; unlike squeue's
+// SQUEUE_FORMAT it also applies with -l (Slurm's sinfo prints -l's date line above it).
+void applyEnvironmentFormat(SinfoOptions& options);
 
 int runSinfo(int argc, char** argv);
 

@@ -426,7 +426,8 @@ Result<std::string> renderSinfo(const SinfoOptions& opts, const std::vector<v1::
   }
 
   std::string out;
-  if (opts.long_format && opts.format.empty()) out += dateLine(now) + "\n";
+  // As Slurm's: with -l or -i whatever the format, and only above a header.
+  if ((opts.long_format || opts.iterate_s > 0) && !opts.no_header) out += dateLine(now) + "\n";
   if (!opts.no_header) {
     out += renderLine(format, [](const FieldSpec& f) { return header(f.code); }) + "\n";
   }

@@ -21,6 +21,7 @@ struct SinfoOptions {
   bool dead_only = false;       // -d
   bool json = false;            // --json
   bool list_reasons = false;    // -R: down/drained nodes grouped by reason
+  int iterate_s = 0;            // -i: report again every this many seconds; 0 = once
   std::string format;           // -o; empty = the built-in format for the other flags
   std::string format_long;      // -O: field names, "NodeList:20,CPUs:.5"; wins over -o
   std::vector<std::string> partitions;  // -p, empty = all
@@ -31,8 +32,8 @@ struct SinfoOptions {
 // The format string sinfo uses when -o is not given (see `man sinfo`, -o).
 std::string builtinSinfoFormat(const SinfoOptions& opts);
 
-// The table (with its header unless -h, and the date line for -l). `now` only feeds -l's date
-// line, printed in local time as "Mon Nov 30 12:29:05 2026".
+// The table (with its header unless -h, and above it the date line for -l or -i). `now` only
+// feeds the date line, printed in local time as "Mon Nov 30 12:29:05 2026".
 Result<std::string> renderSinfo(const SinfoOptions& opts, const std::vector<v1::NodeInfo>& nodes,
                                 const std::vector<v1::PartitionInfo>& partitions,
                                 std::int64_t now);

@@ -4,16 +4,14 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <charconv>
 #include <cstdlib>
-#include <chrono>
 #include <ctime>
 #include <iostream>
-#include <thread>
 
 #include "cli/cli_common.h"
 #include "cli/controller_client.h"
 #include "cli/huge_page_heap.h"
+#include "cli/iterate.h"
 #include "cli/squeue_steps.h"
 #include "cli/step_rows.h"
 #include "drover/config.h"
@@ -81,16 +79,6 @@ void writeAll(int fd, const std::string& text) {
     if (n <= 0) return;
     done += static_cast<std::size_t>(n);
   }
-}
-
-// -i's interval: whole seconds, at least 1.
-Result<int> parseIterateSeconds(const std::string& text) {
-  int seconds = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
-  if (ec != std::errc() || end != text.data() + text.size() || seconds <= 0) {
-    return makeError("--iterate=" + text + ": the interval must be a whole number of seconds, 1 or more");
-  }
-  return seconds;
 }
 
 // squeue -s: the jobs that can hold steps, with only what the step view reads.
@@ -266,8 +254,11 @@ Result<SqueueCommand> parseSqueueArgs(const std::vector<std::string>& args) {
       case kOptHelp: cmd.help = true; break;
       case kOptUsage: cmd.usage = true; break;
       case 'i': {
-        auto seconds = parseIterateSeconds(optarg);
-        if (!seconds.ok()) return makeError(seconds.error());
+        const auto seconds = parseIterateSeconds(optarg);
+        if (!seconds) {
+          return makeError(std::string("--iterate=") + optarg +
+                           ": the interval must be a number of seconds, 1 or more");
+        }
         o.iterate_s = *seconds;
         break;
       }
@@ -304,11 +295,7 @@ int runSqueue(int argc, char** argv) {
                                          {"SQUEUE_STATES", "--states"}});
   auto parsed = parseSqueueArgs(args);
   if (!parsed.ok()) {
-    if (parsed.error() == kFormatWithLong) {
-      std::cerr << kProg << ": fatal: " << parsed.error() << "\n";   // Slurm's word for it
-    } else {
-      printError(kProg, parsed.error());
-    }
+    printParseError(kProg, parsed.error());
     return 1;
   }
   applyEnvironmentFormats(parsed->options);
@@ -321,13 +308,7 @@ int runSqueue(int argc, char** argv) {
   }
   const SqueueOptions& o = cmd.options;
   if (o.iterate_s == 0) return report(*client, o);
-  // -i: until interrupted, as Slurm's; a report that failed (the controller restarting, say)
-  // is said and the next one tried at its time.
-  for (;;) {
-    report(*client, o);
-    writeAll(STDOUT_FILENO, "\n");   // each report ends with an empty line
-    std::this_thread::sleep_for(std::chrono::seconds(o.iterate_s));
-  }
+  reportEvery(o.iterate_s, [&] { report(*client, o); });
 }
 
 }  // namespace drover::cli

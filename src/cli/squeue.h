@@ -16,10 +16,6 @@ struct SqueueCommand {
   bool version = false;
 };
 
-// What Slurm's squeue says (as "fatal") of -o and -l on one command line.
-inline constexpr std::string_view kFormatWithLong =
-    "Options -o(--format) and -l(--long) are mutually exclusive. Please remove one and retry.";
-
 // argv[0] excluded; SQUEUE_SORT etc. are the caller's (runSqueue). -o with -l, and -o with -O,
 // are errors, as in Slurm.
 Result<SqueueCommand> parseSqueueArgs(const std::vector<std::string>& args);

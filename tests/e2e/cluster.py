@@ -12,6 +12,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -226,6 +227,30 @@ class Cluster:
         return subprocess.run([str(exe), *args], capture_output=True, text=True,
                               env=self.env(conf), timeout=timeout, user=user,
                               cwd=str(self.run_dir))
+
+    def reports(self, name, *args, count=2, timeout=15):
+        """The first `count` reports of a CLI run with -i (squeue, sinfo), each a list of its
+        lines: reports end with an empty line. The CLI is killed afterwards, and after
+        `timeout` seconds whatever it printed (a CLI that prints nothing ends the read too)."""
+        p = subprocess.Popen([str(self.bin / name), *args], stdout=subprocess.PIPE, text=True,
+                             env=self.env(), cwd=str(self.run_dir))
+        stop = threading.Timer(timeout, p.kill)
+        stop.start()
+        try:
+            reports, current = [], []
+            for line in p.stdout:
+                if line == "\n":
+                    reports.append(current)
+                    current = []
+                    if len(reports) == count:
+                        break
+                else:
+                    current.append(line.rstrip("\n"))
+        finally:
+            stop.cancel()
+            p.kill()
+            p.wait()
+        return reports
 
     def sinfo(self, *args, **kw):
         return self.cli("sinfo", *args, **kw)

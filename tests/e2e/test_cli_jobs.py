@@ -5,8 +5,6 @@ loopback. The whole module is skipped while the controller does not serve Submit
 (the job RPCs land separately from the CLIs)."""
 
 import re
-import subprocess
-import threading
 
 import pytest
 
@@ -109,24 +107,7 @@ def test_squeue_iterate_reports_until_stopped(jobs):
     job_id = submit(jobs, "-H", "-J", "iter", "--wrap=true")
     date = re.compile(r"\w{3} \w{3} \d\d \d\d:\d\d:\d\d \d{4}")
     for args, reports_start in ((["-i", "1", "-n", "iter"], "date"), (["-i", "1", "-h", "-n", "iter"], "row")):
-        p = subprocess.Popen([str(jobs.bin / "squeue"), *args], stdout=subprocess.PIPE, text=True,
-                             env=jobs.env(), cwd=str(jobs.run_dir))
-        stop = threading.Timer(15, p.kill)   # a squeue that prints nothing ends the read too
-        stop.start()
-        try:
-            reports, current = [], []
-            for line in p.stdout:
-                if line == "\n":
-                    reports.append(current)
-                    current = []
-                    if len(reports) == 2:
-                        break
-                else:
-                    current.append(line.rstrip("\n"))
-        finally:
-            stop.cancel()
-            p.kill()
-            p.wait()
+        reports = jobs.reports("squeue", *args)
         assert len(reports) == 2, reports
         for report in reports:
             if reports_start == "date":

@@ -29,6 +29,22 @@ def test_sinfo_node_oriented(cluster):
     assert lines == [f"node{i} idle 16 gpu:8" for i in (1, 2, 3)], r.stdout
 
 
+def test_sinfo_iterate_reports_until_stopped(cluster):
+    """sinfo -i N: a report every N seconds, each the date line, the header, the rows and an
+    empty line (as Slurm 22.05's); -h keeps only the rows; -l with -o is Slurm's fatal error."""
+    date = re.compile(r"\w{3} \w{3} \d\d \d\d:\d\d:\d\d \d{4}")
+    reports = cluster.reports("sinfo", "-i", "1", "-o", "%P %a")
+    assert len(reports) == 2, reports
+    for report in reports:
+        assert date.fullmatch(report[0]), report
+        assert report[1:] == ["PARTITION AVAIL", "gpu* up", "debug up"], report
+    assert cluster.reports("sinfo", "--iterate=1", "-h", "-p", "debug", "-o", "%P") == [["debug"]] * 2
+    r = cluster.sinfo("-i", "0")
+    assert r.returncode == 1 and "sinfo: error: Error: invalid entry for --iterate=0" in r.stderr, r.stderr
+    r = cluster.sinfo("-l", "-o", "%P")
+    assert r.returncode == 1 and r.stderr.startswith("sinfo: fatal: Options -o(--format) and -l(--long)"), r.stderr
+
+
 def test_sinfo_long_format_fields(cluster):
     r = cluster.sinfo("-h", "-N", "-O", "NodeList:10,StateCompact:6,CPUs:.4,Gres")
     assert r.returncode == 0, r.stderr

@@ -1,5 +1,6 @@
 // The pieces every command's option handling shares.
 #include "cli/cli_common.h"
+#include "cli/iterate.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -49,6 +50,26 @@ TEST(SubmitLine, QuotesOnlyWhatTheShellWouldSplitOrExpand) {
   EXPECT_EQ(submitLine("sbatch", {}), "sbatch");
   EXPECT_EQ(submitLine("srun", {"-N2", "--wrap=echo hi", "it's", "$HOME", ""}),
             "srun -N2 '--wrap=echo hi' 'it'\\''s' '$HOME' ''");
+}
+
+TEST(IterateSeconds, ReadsTheLeadingNumberAsSlurmsAtoiAndRefusesBelowOne) {
+  EXPECT_EQ(parseIterateSeconds("5"), 5);
+  EXPECT_EQ(parseIterateSeconds(" 3"), 3);
+  EXPECT_EQ(parseIterateSeconds("+2"), 2);
+  EXPECT_EQ(parseIterateSeconds("1.5"), 1);   // the reference Slurm reports every second
+  EXPECT_EQ(parseIterateSeconds("2x"), 2);
+  EXPECT_EQ(parseIterateSeconds("2147483647"), 2147483647);
+  for (const char* bad : {"0", "-1", "-0", "abc", "", " ", "x5", "2147483648", "99999999999"}) {
+    EXPECT_EQ(parseIterateSeconds(bad), std::nullopt) << bad;
+  }
+}
+
+TEST(PrintParseError, SaysFatalForFormatWithLongAsSlurm) {
+  ::testing::internal::CaptureStderr();
+  printParseError("sinfo", kFormatWithLong);
+  printParseError("sinfo", "bad");
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(),
+            "sinfo: fatal: " + std::string(kFormatWithLong) + "\nsinfo: error: bad\n");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "cli/cli_common.h"
 #include "cli/sinfo.h"
 #include "reference_cluster.h"
 
@@ -188,6 +189,54 @@ TEST_F(SinfoViewTest, BadFormatIsAnError) {
   auto text = renderSinfo(opts, referenceNodes(), referencePartitions(), kCaptureTime);
   ASSERT_FALSE(text.ok());
   EXPECT_EQ(text.error(), "Invalid node format specification: Q");
+}
+
+TEST_F(SinfoViewTest, DateLineGoesAboveTheHeaderWithLongOrIterate) {
+  // As the reference Slurm 22.05 printed them: -l and -i put the date line above the header,
+  // whatever the format (-s keeps its own columns); -h drops both.
+  const std::string date = "Mon Nov 30 12:29:05 2026\n";
+  EXPECT_EQ(render({"-i", "2"}), date + goldenStdout("080-sinfo-default.txt"));
+  EXPECT_EQ(render({"-i", "2", "-h"}), render({"-h"}));
+  const std::string node_long = render({"-N", "-l"});   // the date line, the header, the rows
+  EXPECT_EQ(render({"-N", "-l", "-h"}), node_long.substr(node_long.find('\n', date.size()) + 1));
+  EXPECT_EQ(render({"-s", "-l"}), date + render({"-s"}));
+  EXPECT_EQ(render({"-i", "1", "-o", "%P"}), date + "PARTITION\ngpu*\ndebug\n");
+}
+
+TEST_F(SinfoViewTest, EnvironmentFormatAppliesWithLongAndGivesWayToTheCommandLine) {
+  setenv("SINFO_FORMAT", "%P", 1);
+  auto with_long = parseSinfoArgs({"-l"});
+  ASSERT_TRUE(with_long.ok()) << with_long.error();
+  applyEnvironmentFormat(with_long->options);
+  auto text = renderSinfo(with_long->options, referenceNodes(), referencePartitions(), kCaptureTime);
+  ASSERT_TRUE(text.ok()) << text.error();
+  EXPECT_EQ(*text, "Mon Nov 30 12:29:05 2026\nPARTITION\ngpu*\ndebug\n");
+  for (const std::vector<std::string> line : {std::vector<std::string>{"-o", "%a"},
+                                              std::vector<std::string>{"-O", "Available"}}) {
+    auto cmd = parseSinfoArgs(line);
+    ASSERT_TRUE(cmd.ok()) << cmd.error();
+    applyEnvironmentFormat(cmd->options);
+    EXPECT_NE(cmd->options.format, "%P") << line[0];
+  }
+  unsetenv("SINFO_FORMAT");
+}
+
+TEST(SinfoArgsTest, IterateAndFormatConflictsAsSlurms) {
+  auto every = parseSinfoArgs({"--iterate=3"});
+  ASSERT_TRUE(every.ok()) << every.error();
+  EXPECT_EQ(every->options.iterate_s, 3);
+  for (const std::string bad : {"0", "-1", "abc"}) {
+    auto parsed = parseSinfoArgs({"-i", bad});
+    ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_EQ(parsed.error().rfind("Error: invalid entry for --iterate=" + bad + ":", 0), 0u)
+        << parsed.error();
+  }
+  for (const std::vector<std::string> line : {std::vector<std::string>{"-l", "-o", "%P"},
+                                              std::vector<std::string>{"-O", "Partition", "-l"}}) {
+    auto parsed = parseSinfoArgs(line);
+    ASSERT_FALSE(parsed.ok()) << line[0];
+    EXPECT_EQ(parsed.error(), kFormatWithLong);
+  }
 }
 
 TEST(SinfoArgsTest, ParsesOptionsAndRejectsBadOnes) {

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 
+#include "cli/cli_common.h"
 #include "cli/squeue.h"
 #include "job_fixture.h"
 #include "reference_cluster.h"
@@ -118,14 +119,17 @@ TEST_F(SqueueViewTest, EnvironmentFormatsGiveWayToTheCommandLineAndToLong) {
   unsetenv("SQUEUE_FORMAT2");
 }
 
-TEST_F(SqueueViewTest, IterateTakesWholeSecondsFromOne) {
+TEST_F(SqueueViewTest, IterateTakesSecondsFromOneAsSlurmReadsThem) {
   auto short_form = parseSqueueArgs({"-i", "5"});
   ASSERT_TRUE(short_form.ok()) << short_form.error();
   EXPECT_EQ(short_form->options.iterate_s, 5);
   auto long_form = parseSqueueArgs({"--iterate=2"});
   ASSERT_TRUE(long_form.ok()) << long_form.error();
   EXPECT_EQ(long_form->options.iterate_s, 2);
-  for (const std::string bad : {"0", "-5", "abc", "1.5", "", "99999999999"}) {
+  auto leading = parseSqueueArgs({"-i", "1.5"});   // atoi's reading, as Slurm's squeue
+  ASSERT_TRUE(leading.ok()) << leading.error();
+  EXPECT_EQ(leading->options.iterate_s, 1);
+  for (const std::string bad : {"0", "-5", "abc", "", "99999999999"}) {
     auto parsed = parseSqueueArgs({"--iterate=" + bad});
     EXPECT_FALSE(parsed.ok()) << bad;
     if (!parsed.ok()) {
