@@ -6,16 +6,17 @@
 
 #include "cli/cli_common.h"
 #include "cli/controller_client.h"
+#include "drover/config.h"
 
 namespace drover::cli {
 
 namespace {
 
 constexpr const char* kProg = "sshare";
-enum LongOnly { kOptHelp = 1000, kOptUsage };
+enum LongOnly { kOptHelp = 1000, kOptUsage, kOptHelpFormat };
 
 constexpr const char* kUsage =
-    "Usage:  sshare [-A Accounts] [-a] [-l] [-n] [-p] [-P] [-U] [-u Users] [-v] [-V]\n";
+    "Usage:  sshare [-A Accounts] [-a] [-l] [-n] [-o format] [-p] [-P] [-U] [-u Users] [-v] [-V]\n";
 constexpr const char* kHelp =
     "sshare [<OPTION>]                                                          \n"
     "    Valid <OPTION> values are:                                            \n"
@@ -24,12 +25,14 @@ constexpr const char* kHelp =
     "     -l or --long         include normalized usage in output              \n"
     "     -M or --cluster=     cluster to issue commands to                    \n"
     "     -n or --noheader     omit header from output                         \n"
+    "     -o or --format=      comma separated list of fields to display       \n"
     "     -p or --parsable     '|' delimited output with a trailing '|'        \n"
     "     -P or --parsable2    '|' delimited output without a trailing '|'     \n"
     "     -u or --users=       display specific users (comma separated list)   \n"
     "     -U or --Users        display only user information                   \n"
     "     -v or --verbose      display more information                        \n"
     "     -V or --version      display tool version number                     \n"
+    "           --helpformat   list the fields -o accepts                      \n"
     "           --help         display this usage description                  \n"
     "           --usage        display this usage description                  \n";
 
@@ -45,6 +48,7 @@ Result<SshareCommand> parseSshareArgs(const std::vector<std::string>& args) {
       {"users", required_argument, nullptr, 'u'},    {"Users", no_argument, nullptr, 'U'},
       {"verbose", no_argument, nullptr, 'v'},        {"version", no_argument, nullptr, 'V'},
       {"help", no_argument, nullptr, kOptHelp},      {"usage", no_argument, nullptr, kOptUsage},
+      {"helpformat", no_argument, nullptr, kOptHelpFormat},
       {nullptr, 0, nullptr, 0},
   };
   GetoptArgs argv(kProg, args);
@@ -59,7 +63,12 @@ Result<SshareCommand> parseSshareArgs(const std::vector<std::string>& args) {
       case 'a': cmd.all_users = true; break;
       case 'l': o.long_format = true; break;
       case 'n': o.no_header = true; break;
-      case 'o': return makeError("--format (-o) is not supported yet; use -l, -p or -P");
+      case 'o': {
+        auto columns = parseSshareFormat(optarg);
+        if (!columns.ok()) return makeError(columns.error());
+        o.columns = std::move(*columns);   // wins over -l, as Slurm's
+        break;
+      }
       case 'p': o.parsable = true; break;
       case 'P': o.parsable2 = true; break;
       case 'u':
@@ -74,6 +83,7 @@ Result<SshareCommand> parseSshareArgs(const std::vector<std::string>& args) {
       case 'M': case 'm': case 'v': break;
       case kOptHelp: cmd.help = true; break;
       case kOptUsage: cmd.usage = true; break;
+      case kOptHelpFormat: cmd.help_format = true; break;
       default: return makeError(unrecognizedOption(kProg, argv[optind - 1]));
     }
   }
@@ -88,8 +98,17 @@ int runSshare(int argc, char** argv) {
     printError(kProg, parsed.error());
     return 1;
   }
-  const SshareCommand& cmd = *parsed;
+  SshareCommand& cmd = *parsed;
   if (printedInfo(cmd, kHelp, kUsage)) return 0;
+  if (cmd.help_format) {
+    std::cout << sshareHelpFormat();
+    return 0;
+  }
+  if (sshareShowsCluster(cmd.options)) {
+    if (auto cfg = config::loadClusterConfig(config::defaultConfigPath())) {
+      cmd.options.cluster_name = cfg->cluster_name;
+    }
+  }
   auto client = ControllerClient::fromConfig();
   if (!client.ok()) {
     printError(kProg, client.error());

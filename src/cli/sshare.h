@@ -15,6 +15,7 @@ struct SshareCommand {
   bool all_users = false;
   bool help = false;
   bool usage = false;
+  bool help_format = false;   // --helpformat
   bool version = false;
 };
 

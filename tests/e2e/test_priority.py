@@ -1,7 +1,7 @@
 """sprio and sshare on a small local cluster (2 nodes x 4 GPUs, account research with alice and
 bob as in etc/cluster.conf), end to end through the real CLIs: the weights line, the fair-share
 tree before and after alice used the cluster, the factors of pending jobs (bob's job, whose user
-has no usage, outranks alice's by fair share), the filters (-j, -u, -o, -h), and usage that a
+has no usage, outranks alice's by fair share), the filters (-j, -u, -o, -h), sshare -o, and usage that a
 restarted controller still remembers (usage.db)."""
 
 import re
@@ -68,6 +68,24 @@ def test_weights_line_shows_the_configured_weights(cluster):
     assert lines[0].split() == ["JOBID", "PARTITION", "PRIORITY", "SITE", "AGE", "FAIRSHARE",
                                 "JOBSIZE", "PARTITION", "QOS", "NICE"], lines
     assert lines[1].split() == ["Weights", "1", "1000", "10000", "1000", "1000", "1000"], lines
+
+
+def test_sshare_format_chooses_columns(cluster):
+    """sshare -o: fields by (the beginning of) their names, widths and sides as Slurm's, the
+    cluster's name from cluster.conf; an unknown field is Slurm's error; --helpformat."""
+    r = cluster.cli("sshare", "-a", "-l", "-o", "acc%-12,User%6,clus,fair")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[:2] == ["Account        User    Cluster  FairShare ",
+                         "------------ ------ ---------- ---------- "], lines
+    name = re.search(r"^cluster_name:\s*(\S+)", open(cluster.conf).read(), re.M).group(1)
+    assert f"  research    alice {name:>10}   1.000000 " in lines, lines
+    r = cluster.cli("sshare", "-P", "-o", "User,RawShares", user="bob")
+    assert r.stdout.splitlines()[0] == "User|RawShares" and "bob|1" in r.stdout.splitlines(), r.stdout
+    r = cluster.cli("sshare", "-o", "Account,bogus")
+    assert r.returncode == 1 and r.stderr == 'sshare: error: Invalid field requested: "bogus"\n', r.stderr
+    r = cluster.cli("sshare", "--helpformat")
+    assert r.returncode == 0 and r.stdout.split()[:3] == ["Account", "Cluster", "EffectvUsage"], r.stdout
 
 
 def test_fair_share_tree_then_usage_then_priorities(cluster):

@@ -207,6 +207,84 @@ TEST(SshareViewTest, Variants) {
   for (const auto& c : cases) EXPECT_EQ(renderSshare(c.options, used), c.want) << c.name;
 }
 
+TEST(SshareViewTest, FormatPicksFieldsWidthsAndSidesAsSlurm) {
+  // Each expected text is what the reference Slurm 22.05 printed for `sshare -a -o ...` over
+  // the same tree (golden 085's cluster), with the trailing spaces it prints.
+  auto render = [](const std::string& format) {
+    auto columns = parseSshareFormat(format);
+    EXPECT_TRUE(columns.ok()) << columns.error();
+    SshareOptions options;
+    options.long_format = true;   // -o wins over -l
+    if (columns.ok()) options.columns = *columns;
+    options.cluster_name = "oracle";
+    return renderSshare(options, referenceTree());
+  };
+  EXPECT_EQ(render("Norm,Grp,Raw,f,e,l,p,t,c"),
+            " NormShares                    GrpTRESMins  RawShares  FairShare  EffectvUsage    LevelFS    Partition                    TRESRunMins    Cluster \n"
+            "----------- ------------------------------ ---------- ---------- ------------- ---------- ------------ ------------------------------ ---------- \n"
+            "   0.000000                                                           1.000000                         cpu=0,mem=0,energy=0,node=0,b+     oracle \n"
+            "   0.500000                                         1   1.000000      0.000000        inf              cpu=0,mem=0,energy=0,node=0,b+     oracle \n"
+            "   0.500000                                         1                 0.000000        inf              cpu=0,mem=0,energy=0,node=0,b+     oracle \n"
+            "   0.500000                                         1   1.000000      0.000000        inf              cpu=0,mem=0,energy=0,node=0,b+     oracle \n"
+            "   0.500000                                         1   1.000000      0.000000        inf              cpu=0,mem=0,energy=0,node=0,b+     oracle \n");
+  EXPECT_EQ(render("Account%12,User%-8,RawShares%12"),
+            "     Account User        RawShares \n"
+            "------------ -------- ------------ \n"
+            "        root                       \n"
+            "        root root                1 \n"
+            "    research                     1 \n"
+            "    research alice               1 \n"
+            "    research bob                 1 \n");
+  EXPECT_EQ(render("User%-3,acc%5x,,GrpTRESRaw"),
+            "Use Accou                     GrpTRESRaw \n"
+            "--- ----- ------------------------------ \n"
+            "     root cpu=0,mem=0,energy=0,node=0,b+ \n"
+            "ro+  root cpu=0,mem=0,energy=0,node=0,b+ \n"
+            "     res+ cpu=0,mem=0,energy=0,node=0,b+ \n"
+            "al+   re+ cpu=0,mem=0,energy=0,node=0,b+ \n"
+            "bob   re+ cpu=0,mem=0,energy=0,node=0,b+ \n");
+  // %0 and an unreadable width keep the field's own; -P ignores widths.
+  EXPECT_EQ(render("USER%0,Account%abc"), render("User,Account"));
+  auto parsable = parseSshareFormat("User%3,RawUsage");
+  ASSERT_TRUE(parsable.ok());
+  SshareOptions p2;
+  p2.parsable2 = true;
+  p2.columns = *parsable;
+  v1::GetSharesReply used = referenceTree();
+  used.mutable_shares(3)->set_raw_usage(7260);   // CPU-seconds: GrpTRESRaw counts minutes
+  EXPECT_EQ(renderSshare(p2, used), "User|RawUsage\n|0\nroot|0\n|0\nalice|7260\nbob|0\n");
+  p2.columns = *parseSshareFormat("User,GrpTRESRaw");
+  p2.no_header = true;
+  p2.users_only = true;
+  EXPECT_EQ(renderSshare(p2, used),
+            "root|cpu=0,mem=0,energy=0,node=0,billing=0,fs/disk=0,vmem=0,pages=0\n"
+            "alice|cpu=121,mem=0,energy=0,node=0,billing=121,fs/disk=0,vmem=0,pages=0\n"
+            "bob|cpu=0,mem=0,energy=0,node=0,billing=0,fs/disk=0,vmem=0,pages=0\n");
+}
+
+TEST(SshareViewTest, FormatErrorsAndHelpFormat) {
+  for (const std::string bad : {"bogus", "Account, User", "ID", "Accountx"}) {
+    auto parsed = parseSshareFormat(bad);
+    ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_EQ(parsed.error().rfind("Invalid field requested: \"", 0), 0u) << parsed.error();
+  }
+  EXPECT_EQ(parseSshareFormat("Account, User").error(), "Invalid field requested: \" User\"");
+  EXPECT_FALSE(parseSshareFormat("").ok());
+  EXPECT_FALSE(parseSshareFormat(",,").ok());
+  EXPECT_FALSE(parseSshareFormat("User%99999999999999999999").ok());
+  // Slurm's list less ID, in its layout.
+  EXPECT_EQ(sshareHelpFormat(),
+            "Account           Cluster           EffectvUsage      FairShare        \n"
+            "GrpTRESMins       GrpTRESRaw        LevelFS           NormShares       \n"
+            "NormUsage         Partition         RawShares         RawUsage         \n"
+            "TRESRunMins       User             \n");
+  SshareOptions long_header;
+  long_header.long_format = true;
+  const std::string long_text = renderSshare(long_header, referenceTree());
+  EXPECT_EQ(long_text.substr(0, long_text.find('\n') + 1),
+            "Account                    User  RawShares  NormShares    RawUsage   NormUsage  EffectvUsage  FairShare    LevelFS                    GrpTRESMins                    TRESRunMins \n");
+}
+
 TEST(SshareArgsTest, Options) {
   auto c = parseSshareArgs({"-A", "research,ops", "-u", "alice", "-l", "-P", "-n", "-U"});
   ASSERT_TRUE(c.ok()) << c.error();
@@ -222,6 +300,15 @@ TEST(SshareArgsTest, Options) {
   ASSERT_TRUE(u_all.ok());
   EXPECT_TRUE(u_all->all_users);
   EXPECT_FALSE(parseSshareArgs({"--bogus"}).ok());
+  auto format = parseSshareArgs({"-l", "--format=user,fair", "--helpformat"});
+  ASSERT_TRUE(format.ok()) << format.error();
+  EXPECT_TRUE(format->help_format);
+  ASSERT_EQ(format->options.columns.size(), 2u);
+  EXPECT_EQ(format->options.columns[1].field, "FairShare");
+  EXPECT_TRUE(sshareShowsCluster(parseSshareArgs({"-o", "c"})->options));
+  auto bad_field = parseSshareArgs({"-o", "Account,bogus"});
+  ASSERT_FALSE(bad_field.ok());
+  EXPECT_EQ(bad_field.error(), "Invalid field requested: \"bogus\"");
 }
 
 }  // namespace
