@@ -7,6 +7,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/format_spec.h"
+#include "cli/sort_keys.h"
 
 namespace drover::cli {
 
@@ -154,29 +155,18 @@ Result<std::string> renderSprio(const SprioOptions& o, const v1::GetPrioritiesRe
   std::vector<const v1::JobPriority*> jobs;
   for (const auto& j : reply.jobs()) jobs.push_back(&j);
   if (!o.sort.empty()) {
-    struct Key {
-      char code;
-      bool descending;
-    };
-    std::vector<Key> keys;
-    for (const auto& k : splitCommas(o.sort)) {
-      bool desc = k[0] == '-';
-      std::string code = (k[0] == '-' || k[0] == '+') ? k.substr(1) : k;
-      if (code.size() != 1 || headerOf(code[0]) == nullptr) {
-        return makeError("Invalid sort specification: " + k);
+    // Unlike squeue, sprio refuses a key that is not one of its format letters.
+    const std::vector<SortKey> keys = parseSortKeys(o.sort);
+    for (const SortKey& k : keys) {
+      if (!k.single_letter || headerOf(k.code) == nullptr) {
+        return makeError("Invalid sort specification: " + k.item);
       }
-      keys.push_back({code[0], desc});
     }
-    std::stable_sort(jobs.begin(), jobs.end(), [&](const auto* a, const auto* b) {
-      for (const Key& k : keys) {
-        std::string va = jobValue(k.code, *a, w), vb = jobValue(k.code, *b, w);
-        double na = 0, nb = 0;
-        int cmp = 0;
-        if (isNumber(va, na) && isNumber(vb, nb)) cmp = na < nb ? -1 : (na > nb ? 1 : 0);
-        else cmp = va.compare(vb) < 0 ? -1 : (va.compare(vb) > 0 ? 1 : 0);
-        if (cmp != 0) return k.descending ? cmp > 0 : cmp < 0;
-      }
-      return false;
+    sortByKeys(jobs, keys, [&](const v1::JobPriority* a, const v1::JobPriority* b, char code) {
+      const std::string va = jobValue(code, *a, w), vb = jobValue(code, *b, w);
+      double na = 0, nb = 0;
+      if (isNumber(va, na) && isNumber(vb, nb)) return threeWay(na, nb);
+      return threeWay(va, vb);
     });
   }
   for (const auto* j : jobs) {

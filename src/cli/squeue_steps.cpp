@@ -8,6 +8,7 @@
 #include "cli/format_spec.h"
 #include "cli/job_values.h"
 #include "cli/node_values.h"
+#include "cli/sort_keys.h"
 #include "cli/step_rows.h"
 
 namespace drover::cli {
@@ -122,45 +123,27 @@ bool selected(const SqueueOptions& o, const std::vector<StepIdFilter>& ids, cons
   return true;
 }
 
-// -S for steps: Slurm's default "P,i" (partition, then step id: job id, numbered steps before
-// the batch step); the sort is stable over the controller's order.
+// -S for steps (sort_keys.h): Slurm's default "P,i" (partition, then step id: job id, numbered
+// steps before the batch step).
 void sortSteps(std::vector<StepRow>& rows, const std::string& spec_text, std::int64_t now) {
-  struct Key {
-    char code;
-    bool desc;
-  };
-  std::vector<Key> keys;
-  for (const auto& item : splitCommas(spec_text.empty() ? "P,i" : spec_text)) {
-    if (item.empty()) continue;
-    const bool desc = item[0] == '-';
-    const char code = (item[0] == '-' || item[0] == '+') ? (item.size() > 1 ? item[1] : 0) : item[0];
-    keys.push_back({code, desc});
-  }
-  auto three = [](const auto& x, const auto& y) { return x < y ? -1 : (y < x ? 1 : 0); };
-  auto compare = [&](const StepRow& a, const StepRow& b, char code) {
+  sortByKeys(rows, parseSortKeys(spec_text.empty() ? "P,i" : spec_text),
+             [now](const StepRow& a, const StepRow& b, char code) {
     switch (code) {
       case 'P': return a.job->partition().compare(b.job->partition());
       case 'i': {
-        const int c = three(a.job->job_id(), b.job->job_id());
-        return c != 0 ? c : three(stepSortKey(a), stepSortKey(b));
+        const int c = threeWay(a.job->job_id(), b.job->job_id());
+        return c != 0 ? c : threeWay(stepSortKey(a), stepSortKey(b));
       }
       case 'j': return stepName(a).compare(stepName(b));
       case 'u': return a.job->user().compare(b.job->user());
-      case 'U': return three(a.job->uid(), b.job->uid());
-      case 'M': return three(stepElapsed(a, now), stepElapsed(b, now));
-      case 'S': return three(stepStartTime(a), stepStartTime(b));
-      case 'l': return three(stepTimeLimitMin(a), stepTimeLimitMin(b));
+      case 'U': return threeWay(a.job->uid(), b.job->uid());
+      case 'M': return threeWay(stepElapsed(a, now), stepElapsed(b, now));
+      case 'S': return threeWay(stepStartTime(a), stepStartTime(b));
+      case 'l': return threeWay(stepTimeLimitMin(a), stepTimeLimitMin(b));
       case 'N': return stepNodes(a).compare(stepNodes(b));
-      case 'A': return three(stepTasks(a), stepTasks(b));
+      case 'A': return threeWay(stepTasks(a), stepTasks(b));
       default: return 0;
     }
-  };
-  std::stable_sort(rows.begin(), rows.end(), [&](const StepRow& a, const StepRow& b) {
-    for (const auto& k : keys) {
-      const int c = compare(a, b, k.code);
-      if (c != 0) return k.desc ? c > 0 : c < 0;
-    }
-    return false;
   });
 }
 

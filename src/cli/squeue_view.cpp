@@ -10,6 +10,7 @@
 #include "cli/format_spec.h"
 #include "cli/job_values.h"
 #include "cli/node_values.h"
+#include "cli/sort_keys.h"
 #include "cli/slurm_json.h"
 #include "cli/squeue_json.h"
 #include "drover/hostlist.h"
@@ -276,59 +277,41 @@ Result<Format> parseLongFormat(const std::string& text) {
   });
 }
 
-// Sort keys as Slurm's -S: [+|-]letter, comma separated; default "P,t,-p" (partition, state,
-// priority descending). The sort is stable over the controller's order, as Slurm's list sort.
+// -S (sort_keys.h); default "P,t,-p" (partition, state, priority descending).
 // Rows are pointers: a message move is a swap of every field, too slow to repeat n log n times.
 void sortJobs(std::vector<const v1::JobInfo*>& jobs, const std::string& spec_text, bool start) {
-  std::string spec = spec_text.empty() ? (start ? "S" : "P,t,-p") : spec_text;
-  struct Key {
-    char code;
-    bool desc;
-  };
-  std::vector<Key> keys;
-  for (const auto& item : splitCommas(spec)) {
-    if (item.empty()) continue;
-    bool desc = item[0] == '-';
-    char code = (item[0] == '-' || item[0] == '+') ? (item.size() > 1 ? item[1] : 0) : item[0];
-    keys.push_back({code, desc});
-  }
-  auto cmp = [&keys](const v1::JobInfo& a, const v1::JobInfo& b) {
-    for (const auto& k : keys) {
-      int c = 0;
-      auto three = [](const auto& x, const auto& y) { return x < y ? -1 : (y < x ? 1 : 0); };
-      switch (k.code) {
-        case 'P': c = a.partition().compare(b.partition()); break;
-        case 't': case 'T': c = three(static_cast<int>(a.state()), static_cast<int>(b.state())); break;
-        case 'p': case 'Q': c = three(a.priority(), b.priority()); break;
-        case 'i': case 'A': c = three(a.job_id(), b.job_id()); break;
-        case 'j': c = a.name().compare(b.name()); break;
-        case 'u': c = a.user().compare(b.user()); break;
-        case 'S': {
-          // Unknown start times last, those by job id with an array's pending remainder after
-          // single jobs (as Slurm's --start lists them).
-          auto sa = a.start_time() > 0 ? a.start_time() : INT64_MAX;
-          auto sb = b.start_time() > 0 ? b.start_time() : INT64_MAX;
-          c = three(sa, sb);
-          if (c == 0 && sa == INT64_MAX) {
-            c = three(!a.array_task_pending().empty(), !b.array_task_pending().empty());
-            if (c == 0) c = three(a.job_id(), b.job_id());
-          }
-          break;
+  const std::string spec = spec_text.empty() ? (start ? "S" : "P,t,-p") : spec_text;
+  sortByKeys(jobs, parseSortKeys(spec), [](const v1::JobInfo* pa, const v1::JobInfo* pb, char code) {
+    const v1::JobInfo& a = *pa;
+    const v1::JobInfo& b = *pb;
+    switch (code) {
+      case 'P': return a.partition().compare(b.partition());
+      case 't': case 'T': return threeWay(static_cast<int>(a.state()), static_cast<int>(b.state()));
+      case 'p': case 'Q': return threeWay(a.priority(), b.priority());
+      case 'i': case 'A': return threeWay(a.job_id(), b.job_id());
+      case 'j': return a.name().compare(b.name());
+      case 'u': return a.user().compare(b.user());
+      case 'S': {
+        // Unknown start times last, those by job id with an array's pending remainder after
+        // single jobs (as Slurm's --start lists them).
+        const auto sa = a.start_time() > 0 ? a.start_time() : INT64_MAX;
+        const auto sb = b.start_time() > 0 ? b.start_time() : INT64_MAX;
+        int c = threeWay(sa, sb);
+        if (c == 0 && sa == INT64_MAX) {
+          c = threeWay(!a.array_task_pending().empty(), !b.array_task_pending().empty());
+          if (c == 0) c = threeWay(a.job_id(), b.job_id());
         }
-        case 'V': c = three(a.submit_time(), b.submit_time()); break;
-        case 'M': c = three(a.run_time_s(), b.run_time_s()); break;
-        case 'l': c = three(a.time_limit_min(), b.time_limit_min()); break;
-        case 'D': c = three(a.num_nodes(), b.num_nodes()); break;
-        case 'C': c = three(a.num_cpus(), b.num_cpus()); break;
-        case 'N': c = a.nodes().compare(b.nodes()); break;
-        default: break;
+        return c;
       }
-      if (c != 0) return k.desc ? c > 0 : c < 0;
+      case 'V': return threeWay(a.submit_time(), b.submit_time());
+      case 'M': return threeWay(a.run_time_s(), b.run_time_s());
+      case 'l': return threeWay(a.time_limit_min(), b.time_limit_min());
+      case 'D': return threeWay(a.num_nodes(), b.num_nodes());
+      case 'C': return threeWay(a.num_cpus(), b.num_cpus());
+      case 'N': return a.nodes().compare(b.nodes());
+      default: return 0;
     }
-    return false;
-  };
-  std::stable_sort(jobs.begin(), jobs.end(),
-                   [&cmp](const v1::JobInfo* a, const v1::JobInfo* b) { return cmp(*a, *b); });
+  });
 }
 
 bool contains(const std::vector<std::string>& list, const std::string& value) {

@@ -1,6 +1,7 @@
 // The pieces every command's option handling shares.
 #include "cli/cli_common.h"
 #include "cli/iterate.h"
+#include "cli/sort_keys.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -62,6 +63,26 @@ TEST(IterateSeconds, ReadsTheLeadingNumberAsSlurmsAtoiAndRefusesBelowOne) {
   for (const char* bad : {"0", "-1", "-0", "abc", "", " ", "x5", "2147483648", "99999999999"}) {
     EXPECT_EQ(parseIterateSeconds(bad), std::nullopt) << bad;
   }
+}
+
+TEST(SortKeys, ParseSignsAndLettersThenSortStablyByEachInTurn) {
+  const auto keys = parseSortKeys("P,-t,+p,,-,xy");
+  ASSERT_EQ(keys.size(), 5u);
+  EXPECT_EQ(keys[0].code, 'P');
+  EXPECT_FALSE(keys[0].descending);
+  EXPECT_TRUE(keys[1].descending && keys[1].code == 't');
+  EXPECT_TRUE(!keys[2].descending && keys[2].code == 'p' && keys[2].single_letter);
+  EXPECT_EQ(keys[3].code, '\0');
+  EXPECT_EQ(keys[3].item, "-");
+  EXPECT_FALSE(keys[4].single_letter);
+  struct Row { int a, b; char tag; };
+  std::vector<Row> rows = {{1, 2, 'w'}, {2, 1, 'x'}, {1, 3, 'y'}, {1, 2, 'z'}};
+  sortByKeys(rows, parseSortKeys("a,-b,q"), [](const Row& x, const Row& y, char code) {
+    return code == 'a' ? threeWay(x.a, y.a) : code == 'b' ? threeWay(x.b, y.b) : 0;
+  });
+  std::string order;
+  for (const Row& r : rows) order += r.tag;
+  EXPECT_EQ(order, "ywzx");   // equal rows (w, z) keep their order
 }
 
 TEST(PrintParseError, SaysFatalForFormatWithLongAsSlurm) {

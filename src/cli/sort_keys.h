@@ -1,0 +1,50 @@
+#pragma once
+// -S sort keys as Slurm's squeue and sprio take them: a comma list of [+|-]LETTER, '-' for
+// descending. Each command compares rows by its own letters; the sort is stable over the
+// controller's order, as Slurm's list sort.
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/comma_list.h"
+
+namespace drover::cli {
+
+struct SortKey {
+  std::string item;   // as written: "-p"
+  char code = 0;      // 0 when the item has no letter ("-")
+  bool descending = false;
+  bool single_letter = true;   // false when more than one letter follows the sign ("-xy")
+};
+
+inline std::vector<SortKey> parseSortKeys(std::string_view text) {
+  std::vector<SortKey> keys;
+  for (const auto& item : splitCommas(text)) {
+    const bool signed_item = item[0] == '-' || item[0] == '+';
+    const std::string_view letters = std::string_view(item).substr(signed_item ? 1 : 0);
+    keys.push_back({item, letters.empty() ? '\0' : letters[0], item[0] == '-', letters.size() == 1});
+  }
+  return keys;
+}
+
+// -1, 0 or 1 as x sorts before, with or after y.
+template <typename T>
+int threeWay(const T& x, const T& y) {
+  return x < y ? -1 : (y < x ? 1 : 0);
+}
+
+// Sorts rows by the keys in turn; compare(a, b, code) is threeWay's answer for one letter
+// (0 for a letter the command does not sort by).
+template <typename Row, typename CompareFn>
+void sortByKeys(std::vector<Row>& rows, const std::vector<SortKey>& keys, CompareFn&& compare) {
+  std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
+    for (const SortKey& k : keys) {
+      const int c = compare(a, b, k.code);
+      if (c != 0) return k.descending ? c > 0 : c < 0;
+    }
+    return false;
+  });
+}
+
+}  // namespace drover::cli

@@ -1,0 +1,1 @@
+drover_fuzz_target(fuzz_cli_formats SOURCE fuzz_cli_formats.cpp LIBS drover_cli)

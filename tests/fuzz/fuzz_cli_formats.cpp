@@ -1,0 +1,114 @@
+// The output formats users write on the command line: squeue/sinfo -o, sinfo -O, sshare -o, and
+// squeue/sinfo -i's interval. Whatever the text, parsing gives a value or an error with a
+// message, and a format that parses renders any data without crashing; sshare's fixed-width
+// columns give lines of one length.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "cli/format_spec.h"
+#include "cli/iterate.h"
+#include "cli/sinfo.h"
+#include "cli/squeue.h"
+#include "cli/sshare_view.h"
+#include "fuzz_check.h"
+
+namespace {
+
+using namespace drover;
+using namespace drover::cli;
+
+constexpr std::int64_t kNow = 1796040000;
+
+v1::GetSharesReply shareTree() {
+  v1::GetSharesReply reply;
+  auto* root = reply.add_shares();
+  root->set_account("root");
+  root->set_is_root(true);
+  auto* user = reply.add_shares();
+  user->set_account("a-rather-long-account-name");
+  user->set_user("alice");
+  user->set_depth(1);
+  user->set_raw_shares(1);
+  user->set_raw_usage(1e12);
+  user->set_tres_run_cpu_mins(123456789);
+  return reply;
+}
+
+void checkSshare(std::string_view text) {
+  auto columns = parseSshareFormat(text);
+  if (!columns.ok()) {
+    FUZZ_CHECK(!columns.error().empty(), "empty sshare error");
+    return;
+  }
+  FUZZ_CHECK(!columns->empty(), "no sshare columns from '%.*s'", int(text.size()), text.data());
+  SshareOptions options;
+  options.columns = *columns;
+  options.cluster_name = "cluster";
+  const std::string out = renderSshare(options, shareTree());
+  std::size_t width = std::string::npos, start = 0;
+  while (start < out.size()) {
+    const std::size_t end = out.find('\n', start);
+    FUZZ_CHECK(end != std::string::npos, "unterminated sshare line");
+    if (width == std::string::npos) width = end - start;
+    FUZZ_CHECK(end - start == width, "sshare lines of different lengths for '%.*s'", int(text.size()),
+               text.data());
+    start = end + 1;
+  }
+  options.parsable = true;
+  (void)renderSshare(options, shareTree());
+}
+
+void checkSqueue(const std::string& text) {
+  auto parsed = parseSqueueArgs({"-o", text});
+  if (!parsed.ok()) return;
+  v1::JobInfo job;
+  job.set_job_id(7);
+  job.set_state(v1::JOB_RUNNING);
+  job.mutable_spec()->set_name(text);
+  job.set_start_time(kNow - 100);
+  (void)renderSqueue(parsed->options, {job}, kNow);
+}
+
+void checkSinfo(const std::string& text, const char* option) {
+  auto parsed = parseSinfoArgs({option, text});
+  if (!parsed.ok()) {
+    FUZZ_CHECK(!parsed.error().empty(), "empty sinfo error");
+    return;
+  }
+  v1::NodeInfo node;
+  node.set_name("node1");
+  node.add_partitions("gpu");
+  node.mutable_configured()->set_cpus(16);
+  v1::PartitionInfo partition;
+  partition.set_name("gpu");
+  partition.set_nodes("node1");
+  (void)renderSinfo(parsed->options, {node}, {partition}, kNow);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size > 512) return 0;
+  const std::string text(reinterpret_cast<const char*>(data), size);
+
+  if (auto seconds = parseIterateSeconds(text)) {
+    FUZZ_CHECK(*seconds >= 1, "interval %d from '%s'", *seconds, text.c_str());
+  }
+  if (auto format = parseFormat(text); format.ok()) {
+    for (const auto& item : *format) {
+      FUZZ_CHECK(!item.is_field || item.field.width >= 0, "negative width in '%s'", text.c_str());
+    }
+  }
+  if (auto items = parseLongFormatItems(text); items.ok()) {
+    for (const auto& item : *items) {
+      FUZZ_CHECK(item.spec.width >= 0 && item.spec.width <= kMaxFieldWidth, "width %d",
+                 item.spec.width);
+    }
+  }
+  checkSshare(text);
+  checkSqueue(text);
+  checkSinfo(text, "-o");
+  checkSinfo(text, "-O");
+  return 0;
+}
