@@ -183,15 +183,8 @@ bool EndedRuns::compact() {
   std::string text;
   text.reserve(order_.size() * 32);
   for (const auto& run : order_) text += formatEndedRun(run);
-  const std::string tmp = path_ + ".tmp";
-  std::string error;
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0 || !writeAll(fd, text)) error = std::strerror(errno);
-  if (fd >= 0) ::close(fd);
-  if (error.empty() && ::rename(tmp.c_str(), path_.c_str()) != 0) error = std::strerror(errno);
-  if (!error.empty()) {
-    log().error("cannot rewrite {}: {}; appending to it as it is", path_, error);
-    ::unlink(tmp.c_str());
+  if (const int error = replaceFile(path_, text); error != 0) {
+    log().error("cannot rewrite {}: {}; appending to it as it is", path_, std::strerror(error));
     openForAppend();
     // Its lines that parsed stay valid: only a torn last line must go before the next append,
     // which would complete it into some other run.

@@ -64,6 +64,17 @@ bool writeAll(int fd, std::string_view bytes) {
   return true;
 }
 
+int replaceFile(const std::string& path, std::string_view bytes) {
+  const std::string tmp = path + ".tmp";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return errno;
+  int error = writeAll(fd, bytes) ? 0 : errno;
+  ::close(fd);
+  if (error == 0 && ::rename(tmp.c_str(), path.c_str()) != 0) error = errno;
+  if (error != 0) ::unlink(tmp.c_str());
+  return error;
+}
+
 std::string formatStepRecord(const StepRecord& record) {
   std::string line = std::to_string(record.key.job_id) + ' ' +
                      std::to_string(record.key.step_id) + ' ' + std::to_string(record.pid) + ' ' +
@@ -113,22 +124,15 @@ bool isRunningSupervisor(const StepRecord& record) {
 
 Status writeStepRecord(const std::string& spool_dir, const StepRecord& record) {
   const std::string path = stepRecordPath(spool_dir, record.key);
-  const std::string tmp = path + ".tmp";
-  // The steps dir exists from StepTable::start(); it is made again only if someone removed it.
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0 && errno == ENOENT) {
+  const std::string line = formatStepRecord(record);
+  int error = replaceFile(path, line);
+  if (error == ENOENT) {
+    // The steps dir exists from StepTable::start(); it is made again only if someone removed it.
     std::error_code ec;
     fs::create_directories(fs::path(path).parent_path(), ec);
-    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    error = replaceFile(path, line);
   }
-  if (fd < 0) return makeError("cannot write step record " + tmp + ": " + std::strerror(errno));
-  const std::string line = formatStepRecord(record);
-  const bool written = writeAll(fd, line);
-  ::close(fd);
-  if (!written) return makeError("cannot write step record " + tmp + ": " + std::strerror(errno));
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    return makeError("cannot rename " + tmp + " to " + path + ": " + std::strerror(errno));
-  }
+  if (error != 0) return makeError("cannot write step record " + path + ": " + std::strerror(error));
   return okStatus();
 }
 

@@ -61,6 +61,11 @@ bool isRunningSupervisor(const StepRecord& record);
 // errno set. For the spool's files.
 bool writeAll(int fd, std::string_view bytes);
 
+// Writes `bytes` to path + ".tmp" and renames that over path, so that a reader, or droverd after
+// a crash, finds the old contents or the new, never a part. Returns 0, or the errno of the step
+// that failed (the temporary file is removed then).
+int replaceFile(const std::string& path, std::string_view bytes);
+
 // Writes the record atomically (temp file + rename).
 Status writeStepRecord(const std::string& spool_dir, const StepRecord& record);
 void removeStepRecord(const std::string& spool_dir, const StepKey& key);
