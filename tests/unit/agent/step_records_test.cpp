@@ -1,6 +1,12 @@
 #include "agent/step_records.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 namespace drover::agent {
 namespace {
@@ -35,6 +41,51 @@ TEST(StepRecordLine, GarbageIsNoRecord) {
   EXPECT_FALSE(parseStepRecord("").has_value());
   EXPECT_FALSE(parseStepRecord("7 0 10\n").has_value());
   EXPECT_FALSE(parseStepRecord("7 0 10 20 run\n").has_value());
+}
+
+namespace fs = std::filesystem;
+
+std::string contents(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class SpoolFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("drover-spool-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST_F(SpoolFiles, ReplaceFileSwapsContentsWholeAndLeavesNoTemporary) {
+  const std::string path = (dir_ / "f").string();
+  EXPECT_EQ(replaceFile(path, "first\n"), 0);
+  EXPECT_EQ(replaceFile(path, "second\n"), 0);
+  EXPECT_EQ(contents(path), "second\n");
+  EXPECT_FALSE(fs::exists(path + ".tmp"));
+  // A rename that fails (over a non-empty directory) keeps the old contents and no temporary.
+  const std::string blocked = (dir_ / "d").string();
+  fs::create_directories(fs::path(blocked) / "inside");
+  EXPECT_NE(replaceFile(blocked, "x"), 0);
+  EXPECT_TRUE(fs::is_directory(blocked));
+  EXPECT_FALSE(fs::exists(blocked + ".tmp"));
+  EXPECT_EQ(replaceFile((dir_ / "missing" / "f").string(), "x"), ENOENT);
+}
+
+TEST_F(SpoolFiles, StepRecordIsWrittenAgainAfterItsDirectoryWasRemoved) {
+  const StepRecord record{StepKey{42, -5}, 1234, 987654, 3u};
+  const std::string path = stepRecordPath(dir_.string(), record.key);
+  fs::remove_all(fs::path(path).parent_path());
+  ASSERT_TRUE(writeStepRecord(dir_.string(), record).ok());
+  EXPECT_EQ(contents(path), formatStepRecord(record));
+  removeStepRecord(dir_.string(), record.key);
+  EXPECT_FALSE(fs::exists(path));
 }
 
 }  // namespace
