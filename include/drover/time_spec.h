@@ -26,6 +26,12 @@ std::string formatDuration(std::int64_t seconds);     // scontrol: 01:00:00, 1-0
 std::string formatTimeLimit(std::int64_t seconds);     // sinfo:  1:00:00, 30:00, 1-00:00:00
 std::string formatElapsed(std::int64_t seconds);       // squeue TIME: 0:00, 1:02:03, 1-00:00:00
 
+// A moment (Unix seconds) in local time, strftime's `format`: Slurm prints times as
+// kIsoLocalTime ("2026-11-30T12:29:05": scontrol, sacct, sinfo) and long reports' date line as
+// "%a %b %d %H:%M:%S %Y".
+inline constexpr const char* kIsoLocalTime = "%Y-%m-%dT%H:%M:%S";
+std::string formatLocalTime(std::int64_t unix_seconds, const char* format);
+
 // Memory sizes in MiB (Slurm's default unit): "4000" (MB), "4G", "512K", "1T", "2M"; also "P"
 // and "E", which formatMemoryMb prints for very large totals.
 Result<std::uint64_t> parseMemoryMb(std::string_view text);

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <ctime>
 
 #include "common/comma_list.h"
+#include "drover/time_spec.h"
 
 namespace drover::cli {
 
@@ -114,14 +114,7 @@ Result<Format> namedFieldFormat(std::string_view text, std::span<const NamedFiel
   return out;
 }
 
-std::string dateLine(std::int64_t now) {
-  const std::time_t t = static_cast<std::time_t>(now);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, "%a %b %d %H:%M:%S %Y", &tm);
-  return buf;
-}
+std::string dateLine(std::int64_t now) { return formatLocalTime(now, "%a %b %d %H:%M:%S %Y"); }
 
 std::string applyWidth(std::string_view value, const FieldSpec& spec) {
   if (spec.width <= 0) return std::string(value);

@@ -1,7 +1,8 @@
 #include "cli/node_values.h"
 
 #include <cstdio>
-#include <ctime>
+
+#include "drover/time_spec.h"
 
 namespace drover::cli {
 
@@ -89,13 +90,7 @@ bool hasReported(const v1::NodeInfo& node) {
 }
 
 std::string formatIsoTime(std::int64_t unix_seconds, const char* zero_text) {
-  if (unix_seconds == 0) return zero_text;
-  const std::time_t t = static_cast<std::time_t>(unix_seconds);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  return buf;
+  return unix_seconds == 0 ? zero_text : formatLocalTime(unix_seconds, kIsoLocalTime);
 }
 
 std::string formatCpuLoad(double load) {

@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <vector>
 
 namespace drover {
@@ -218,6 +219,14 @@ std::string formatMemoryMb(std::uint64_t mb) {
   else
     std::snprintf(buf.data(), buf.size(), "%.2f%c", value, kUnits[unit]);
   return buf.data();
+}
+
+std::string formatLocalTime(std::int64_t unix_seconds, const char* format) {
+  const std::time_t t = static_cast<std::time_t>(unix_seconds);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[64];
+  return std::string(buf, std::strftime(buf, sizeof buf, format, &tm));
 }
 
 }  // namespace drover

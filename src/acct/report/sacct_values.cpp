@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
-#include <ctime>
 
 #include "acct/report/sacct_values.h"
+#include "drover/time_spec.h"
 
 namespace drover::acct::report {
 namespace {
@@ -303,13 +303,7 @@ const std::vector<FieldDef>& table() {
 const std::vector<FieldDef>& fieldTable() { return table(); }
 
 std::string formatSacctTime(std::int64_t unix_seconds) {
-  if (unix_seconds <= 0) return "Unknown";
-  std::time_t t = static_cast<std::time_t>(unix_seconds);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  return buf;
+  return unix_seconds <= 0 ? "Unknown" : formatLocalTime(unix_seconds, kIsoLocalTime);
 }
 
 std::string formatCpuTime(std::int64_t usec) {

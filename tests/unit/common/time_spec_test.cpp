@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <ctime>
+
 namespace drover {
 namespace {
 
@@ -183,6 +186,20 @@ TEST(Memory, WholeUnitsParseBack) {
     ASSERT_TRUE(back.ok()) << formatMemoryMb(mb);
     EXPECT_EQ(*back, mb);
   }
+}
+
+TEST(LocalTime, FormatsInTheLocalZone) {
+  const char* saved = std::getenv("TZ");
+  const std::string before = saved ? saved : "";
+  setenv("TZ", "UTC", 1);
+  tzset();
+  EXPECT_EQ(formatLocalTime(1796040000, kIsoLocalTime), "2026-11-30T12:00:00");
+  EXPECT_EQ(formatLocalTime(1796040000, "%a %b %d %H:%M:%S %Y"), "Mon Nov 30 12:00:00 2026");
+  setenv("TZ", "EST5", 1);
+  tzset();
+  EXPECT_EQ(formatLocalTime(1796040000, kIsoLocalTime), "2026-11-30T07:00:00");
+  if (saved) setenv("TZ", before.c_str(), 1); else unsetenv("TZ");
+  tzset();
 }
 
 }  // namespace
