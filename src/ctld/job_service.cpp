@@ -450,12 +450,12 @@ void JobService::stepEvent(const v1::StepEventRequest& event, Done done) {
     return;
   }
   // Reports that name no run (a supervisor older than the run number) fall back on the node.
-  if (job != nullptr && !event.node().empty() && jobs::holdsResources(job->state())) {
-    const auto nodes = jobs::nodesOf(*job);
-    if (!nodes.empty() && nodes.front() != event.node() &&
-        event.step().step_id() == acct::kBatchStep) {
+  if (job != nullptr && !event.node().empty() && event.step().step_id() == acct::kBatchStep &&
+      jobs::holdsResources(job->state())) {
+    const std::string& batch_host = job->info.batch_host();
+    if (!batch_host.empty() && batch_host != event.node()) {
       drover::log::get("ctld")->warn("job {}: ignoring a batch step report from {} (runs on {})",
-                                     event.step().job_id(), event.node(), nodes.front());
+                                     event.step().job_id(), event.node(), batch_host);
       done(okStatus());
       return;
     }

@@ -19,13 +19,15 @@ def first_line(result):
     return result.stdout.partition("\n")[0]
 
 
-def report_batch_end(cluster, job, run, exit_code):
-    """The batch step's end report of run `run`, as its drover-stepd sends it: over the frame
-    transport, acknowledged so that it stops retrying. Returns the first line of the answer."""
+def report_batch_end(cluster, job, run, exit_code, node=NODE):
+    """The batch step's end report of run `run` (None: a supervisor older than the run number,
+    whose reports name none), as its drover-stepd sends it: over the frame transport,
+    acknowledged so that it stops retrying. Returns the first line of the answer."""
+    run_field = "" if run is None else f" restart_count: {run}"
     return first_line(rawcall(cluster, f"127.0.0.1:{cli_port(cluster)}", "frame",
                               "AgentControl.StepEvent", request=f"""
-step {{ job_id: {job} step_id: -5 restart_count: {run} }}
-node: "{NODE}"
+step {{ job_id: {job} step_id: -5{run_field} }}
+node: "{node}"
 kind: FINISHED
 exit_code: {exit_code}
 """))
@@ -70,6 +72,26 @@ def test_late_end_report_of_the_previous_run_does_not_end_the_next(cluster):
     assert f["JobState"] == "RUNNING", f
     assert f["ExitCode"] == "0:0", f
     finishes_with_its_own_result(cluster, job, go, out)
+
+
+def test_batch_end_report_naming_no_run_counts_only_from_the_batch_host(cluster):
+    """A report that names no run falls back on the node: the batch step's end reported from
+    a node that is not the job's batch host (a stray old supervisor) is acknowledged and
+    ignored; the job ends with its own result."""
+    out_dir = shared_dir(cluster, "out-other-node")
+    go, out = out_dir / "go", out_dir / "job.out"
+    r = cluster.cli("sbatch", "--parsable", "-w", NODE, "-o", str(out),
+                    f"--wrap=echo started; while [ ! -e {go} ]; do sleep 0.1; done; exit 0")
+    assert r.returncode == 0, r.stderr
+    job = int(r.stdout.strip().split(";")[0])
+    cluster.wait_job(job, "RUNNING")
+    wait_for(lambda: out.exists() and "started" in out.read_text(), 30, what="the job to start")
+    assert report_batch_end(cluster, job, run=None, exit_code=7, node="node2") == "OK"
+    f = cluster.job_fields(job)
+    assert f["JobState"] == "RUNNING" and f["ExitCode"] == "0:0", f
+    go.touch()
+    f = cluster.wait_job(job, "COMPLETED", timeout=30)
+    assert f["ExitCode"] == "0:0", f
 
 
 def test_late_kill_of_the_previous_run_leaves_the_next_running(cluster):
