@@ -149,5 +149,9 @@ Result<v1::GetPrioritiesReply> ControllerClient::getPriorities(
 Result<v1::GetSharesReply> ControllerClient::getShares(const v1::GetSharesRequest& request) {
   return call<v1::GetSharesReply>("GetShares", request);
 }
+Result<v1::GetReservationsReply> ControllerClient::getReservations(
+    const v1::GetReservationsRequest& request) {
+  return call<v1::GetReservationsReply>("GetReservations", request);
+}
 
 }  // namespace drover::cli

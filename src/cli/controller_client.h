@@ -56,6 +56,7 @@ class ControllerClient {
   // sprio and sshare.
   Result<v1::GetPrioritiesReply> getPriorities(const v1::GetPrioritiesRequest& request);
   Result<v1::GetSharesReply> getShares(const v1::GetSharesRequest& request);
+  Result<v1::GetReservationsReply> getReservations(const v1::GetReservationsRequest& request);
 
   const ControllerAddress& address() const { return address_; }
   // The kind of the last failure (kNone after a success).

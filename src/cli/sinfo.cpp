@@ -10,6 +10,7 @@
 #include "cli/cli_common.h"
 #include "cli/controller_client.h"
 #include "cli/iterate.h"
+#include "cli/sinfo_reservations.h"
 #include "drover/hostlist.h"
 
 namespace drover::cli {
@@ -40,6 +41,7 @@ constexpr const char* kHelp =
     "  -R, --list-reasons         list reason nodes are down or drained\n"
     "  -s, --summarize            report state summary only\n"
     "  -t, --states=node_state    specify the what states of nodes to view\n"
+    "  -T, --reservation          show only reservation information\n"
     "  -v, --verbose              verbosity level\n"
     "  -V, --version              output version information and exit\n"
     "\nHelp options:\n"
@@ -116,7 +118,7 @@ Result<SinfoCommand> parseSinfoArgs(const std::vector<std::string>& args) {
       case 'M': return makeError("--clusters is not supported: Drover runs one cluster");
       case 'O': o.format_long = optarg; break;
       case 'R': o.list_reasons = true; break;
-      case 'T': return makeError("--reservation (-T) is not supported yet");
+      case 'T': o.reservations = true; break;
       default: return makeError(unrecognizedOption(kProg, argv[optind - 1]));
     }
   }
@@ -140,6 +142,18 @@ namespace {
 // One report: the nodes and partitions asked for now, rendered; an error is said, not fatal,
 // so that -i goes on with the next report.
 int report(ControllerClient& client, const SinfoOptions& o) {
+  if (o.reservations && !o.json) {   // --json lists the nodes whatever else is asked, as Slurm's
+    auto reply = client.getReservations(v1::GetReservationsRequest{});
+    if (!reply.ok()) {
+      printError(kProg, reply.error());
+      return 1;
+    }
+    const std::int64_t now = reply->time() != 0 ? reply->time() : std::time(nullptr);
+    std::cout << renderSinfoReservations(
+        o, {reply->reservations().begin(), reply->reservations().end()}, now);
+    std::cout.flush();
+    return 0;
+  }
   auto nodes = client.getNodes(v1::GetNodesRequest{});
   if (!nodes.ok()) {
     printError(kProg, nodes.error());

@@ -3,7 +3,7 @@ the next hour; bob's job that fits only there stays pending while alice's job wi
 --reservation runs there and bob's job without it runs on node2; show/update/delete with
 Slurm's messages; a MAINT reservation gives "ReqNodeNotAvail, Reserved for maintenance"; the
 reservation survives a controller kill -9; after the delete bob's job starts. Then: scontrol show
-job / squeue %v name a job's reservation; a running job is ended TIMEOUT when its reservation
+job / squeue %v name a job's reservation; sinfo -T lists reservations; a running job is ended TIMEOUT when its reservation
 ends (ResvOverRun 0); a DAILY reservation moves to the next day when an occurrence ends; what
 Drover does not support is refused with a message naming it. Every wait polls."""
 
@@ -90,6 +90,12 @@ def test_reservation_lifecycle(cluster):
     assert r"MaxStartDelay=(null)" in show(c, "lab").stdout
     r = show(c, "nosuch")
     assert r.returncode == 1 and r.stdout == "Reservation nosuch not found\n"
+    # sinfo -T lists it as Slurm's does (-o does not apply there).
+    r = c.sinfo("-T", "-o", "%P", user="bob")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "RESV_NAME     STATE           START_TIME             END_TIME     DURATION  NODELIST", lines
+    assert re.fullmatch(r"lab          ACTIVE  (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d  ){2}   01:00:00  node1", lines[1]), lines
 
     # Submissions into it: only its users; unknown names are invalid.
     r = sbatch(c, "-t", "5", "--reservation=lab", "--wrap=sleep 1", user="bob")

@@ -7,6 +7,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/sinfo.h"
+#include "cli/sinfo_reservations.h"
 #include "reference_cluster.h"
 
 namespace drover::cli {
@@ -219,6 +220,45 @@ TEST_F(SinfoViewTest, EnvironmentFormatAppliesWithLongAndGivesWayToTheCommandLin
     EXPECT_NE(cmd->options.format, "%P") << line[0];
   }
   unsetenv("SINFO_FORMAT");
+}
+
+v1::ReservationInfo reservation(const std::string& name, std::int64_t start, std::int64_t end,
+                                std::vector<std::string> nodes, bool active) {
+  v1::ReservationInfo r;
+  r.set_name(name);
+  r.set_start_time(start);
+  r.set_end_time(end);
+  for (auto& n : nodes) r.add_nodes(n);
+  r.set_active(active);
+  return r;
+}
+
+TEST_F(SinfoViewTest, ReservationsAsTheReferenceSlurmListedThem) {
+  // Captured from the reference Slurm 22.05 (sinfo -T, then sinfo -T -h) with these three.
+  const std::vector<v1::ReservationInfo> reservations = {
+      reservation("r1", 1796152910, 1796152910 + 3600, {"node01", "node02"}, false),
+      reservation("maint_window", 1796149310, 1796149310 + 86400, {"node03"}, true),
+      reservation("a_much_longer_reservation_name", 1796156518, 1827692518, {"node04"}, false),
+  };
+  auto cmd = parseSinfoArgs({"-T", "-o", "%P", "-p", "debug"});   // neither applies to -T
+  ASSERT_TRUE(cmd.ok()) << cmd.error();
+  EXPECT_TRUE(cmd->options.reservations);
+  EXPECT_EQ(renderSinfoReservations(cmd->options, reservations, kCaptureTime),
+            "RESV_NAME                          STATE           START_TIME             END_TIME     DURATION  NODELIST\n"
+            "r1                              INACTIVE  2026-12-01T19:21:50  2026-12-01T20:21:50     01:00:00  node[01-02]\n"
+            "maint_window                      ACTIVE  2026-12-01T18:21:50  2026-12-02T18:21:50   1-00:00:00  node03\n"
+            "a_much_longer_reservation_name  INACTIVE  2026-12-01T20:21:58  2027-12-01T20:21:58  365-00:00:00  node04\n");
+  SinfoOptions no_header;
+  no_header.no_header = true;
+  EXPECT_EQ(renderSinfoReservations(no_header, reservations, kCaptureTime),
+            "r1         INACTIVE  2026-12-01T19:21:50  2026-12-01T20:21:50     01:00:00  node[01-02]\n"
+            "maint_window    ACTIVE  2026-12-01T18:21:50  2026-12-02T18:21:50   1-00:00:00  node03\n"
+            "a_much_longer_reservation_name  INACTIVE  2026-12-01T20:21:58  2027-12-01T20:21:58  365-00:00:00  node04\n");
+  SinfoOptions long_format;
+  long_format.long_format = true;
+  EXPECT_EQ(renderSinfoReservations(long_format, {}, kCaptureTime),
+            "Mon Nov 30 12:29:05 2026\nNo reservations in the system\n");
+  EXPECT_EQ(renderSinfoReservations(no_header, {}, kCaptureTime), "No reservations in the system\n");
 }
 
 TEST(SinfoArgsTest, IterateAndFormatConflictsAsSlurms) {
