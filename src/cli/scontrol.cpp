@@ -14,6 +14,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/controller_client.h"
+#include "cli/config_show.h"
 #include "cli/job_show.h"
 #include "cli/job_values.h"
 #include "cli/scontrol_reservation.h"
@@ -164,6 +165,23 @@ int showPartitions(ControllerClient& client, const std::string& id, const Global
 }
 
 Result<ControllerClient> connect() { return ControllerClient::fromConfig(); }
+
+// show config: the cluster.conf this scontrol reads (the controller's since its start or last
+// reconfigure), with the controller's boot time and whether it answers.
+int showConfig() {
+  const std::string path = config::defaultConfigPath();
+  auto config = config::loadClusterConfig(path);
+  if (!config.ok()) {
+    printError(kProg, config.error());
+    return 1;
+  }
+  std::optional<v1::PingReply> ping;
+  if (auto client = connect(); client.ok()) {
+    if (auto reply = client->ping(); reply.ok()) ping = std::move(*reply);
+  }
+  std::cout << renderConfig(*config, path, std::time(nullptr), ping);
+  return 0;
+}
 
 int showJobs(const std::string& id, const Globals& g) {
   auto client = connect();
@@ -377,13 +395,14 @@ int cmdShow(const std::vector<std::string>& words, const Globals& g) {
     std::cout << *text;
     return 0;
   }
+  if (abbrev(entity, "config", 1)) return showConfig();
   if (abbrev(entity, "jobs", 1) || lower(entity) == "jobid") return showJobs(id, g);
   if (abbrev(entity, "steps", 2)) return showSteps(id, g);
   const bool is_node = abbrev(entity, "nodes", 1);
   const bool is_part = abbrev(entity, "partitions", 1) || abbrev(entity, "partitionname", 1);
   if (!is_node && !is_part) {
-    printError(kProg, "invalid entity:" + entity + " for keyword:show (supported: job, step, node, partition, "
-                      "hostnames, hostlist, hostlistsorted)");
+    printError(kProg, "invalid entity:" + entity + " for keyword:show (supported: config, job, step, node, "
+                      "partition, reservation, hostnames, hostlist, hostlistsorted)");
     return 1;
   }
   auto client = connect();

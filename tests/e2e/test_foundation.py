@@ -77,6 +77,19 @@ def test_scontrol_ping_reports_controller(cluster):
     assert "UP" in r.stdout, r.stdout
 
 
+def test_scontrol_show_config_names_the_settings_as_slurm(cluster):
+    r = cluster.scontrol("show", "config")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert re.fullmatch(r"Configuration data as of \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", lines[0]), lines
+    settings = dict(line.split(" = ", 1) for line in lines[1:] if " = " in line)
+    settings = {k.strip(): v for k, v in settings.items()}
+    assert settings["SlurmdTimeout"] == "4 sec", settings   # the fixture's node_down
+    assert settings["SLURM_CONF"] == str(cluster.conf), settings
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", settings["BOOT_TIME"]), settings
+    assert lines[-2:] == ["", "Slurmctld(primary) at 127.0.0.1 is UP"], lines
+
+
 def test_killed_agent_goes_down_within_timeout_and_returns(cluster):
     cluster.kill("node2", signal.SIGKILL)
     killed_at = time.monotonic()

@@ -5,12 +5,15 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "cli/config_show.h"
+#include "drover/config.h"
 #include "reference_cluster.h"
 
 namespace drover::cli {
 namespace {
 
 using testing::goldenStdout;
+using testing::kCaptureTime;
 using testing::NodeBuilder;
 using testing::referenceNodes;
 using testing::referencePartitions;
@@ -90,6 +93,51 @@ TEST_F(ScontrolViewTest, PartitionLimitsAndLists) {
   EXPECT_NE(text.find(" TRES=cpu=2048,mem=8T,node=128,billing=2048,gres/gpu=1024\n"), std::string::npos) << text;
   EXPECT_EQ(text.back(), '\n');
   EXPECT_EQ(text.find("\n\n"), std::string::npos);
+}
+
+TEST_F(ScontrolViewTest, ShowConfigNamesDroversSettingsAsSlurm) {
+  auto config = config::parseClusterConfig(
+      "cluster_name: lab\n"
+      "controller: {host: ctl1, port: 7817, state_dir: /var/lib/drover}\n"
+      "munge_socket: /run/munge/munge.socket.2\n"
+      "timeouts: {heartbeat_interval: 10, node_down: 300, kill_wait: 30, message: 10}\n"
+      "scheduler: {policy: easy, default_mem_per_cpu: 4000,\n"
+      "            priority: {weight_fairshare: 10000, weight_tres: 'cpu=1000,gres/gpu=3000'}}\n"
+      "nodes:\n"
+      "  - {names: 'gpu[1-2]', address: 127.0.0.1, port: 7830-7831, cpus: 16, real_memory: 64G,\n"
+      "     gpus: {count: 8}}\n"
+      "partitions:\n"
+      "  - {name: gpu, nodes: ALL, default: true}\n",
+      "cluster.conf");
+  ASSERT_TRUE(config.ok()) << config.error();
+  v1::PingReply ping;
+  ping.set_start_time(kCaptureTime - 3600);
+  const std::string text = renderConfig(*config, "/etc/drover/cluster.conf", kCaptureTime, ping);
+  // Lines as the reference Slurm 22.05 laid out its own (name padded to 23, " = ").
+  for (const std::string line : {"Configuration data as of 2026-11-30T12:29:05\n",
+                                 "\nAuthInfo                = socket=/run/munge/munge.socket.2\n",
+                                 "\nBOOT_TIME               = 2026-11-30T11:29:05\n",
+                                 "\nClusterName             = lab\n",
+                                 "\nDefMemPerCPU            = 4000\n",
+                                 "\nGresTypes               = gpu\n",
+                                 "\nKillWait                = 30 sec\n",
+                                 "\nPriorityDecayHalfLife   = 7-00:00:00\n",
+                                 "\nPriorityCalcPeriod      = 00:05:00\n",
+                                 "\nPriorityWeightFairShare = 10000\n",
+                                 "\nPriorityWeightTRES      = cpu=1000,gres/gpu=3000\n",
+                                 "\nResvOverRun             = 0 min\n",
+                                 "\nSchedulerType           = sched/backfill\n",
+                                 "\nSlurmctldHost[0]        = ctl1\n",
+                                 "\nSlurmctldPort           = 7817\n",
+                                 "\nSlurmdTimeout           = 300 sec\n",
+                                 "\nSLURM_CONF              = /etc/drover/cluster.conf\n",
+                                 "\nStateSaveLocation       = /var/lib/drover\n"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+  }
+  EXPECT_TRUE(text.ends_with("\n\nSlurmctld(primary) at ctl1 is UP\n")) << text;
+  const std::string down = renderConfig(*config, "/etc/drover/cluster.conf", kCaptureTime, std::nullopt);
+  EXPECT_TRUE(down.ends_with("\n\nSlurmctld(primary) at ctl1 is DOWN\n")) << down;
+  EXPECT_NE(down.find("\nBOOT_TIME               = (null)\n"), std::string::npos) << down;
 }
 
 }  // namespace

@@ -1,0 +1,83 @@
+#include "cli/config_show.h"
+
+#include <utility>
+#include <vector>
+
+#include "drover/time_spec.h"
+#include "jobspec/array_spec.h"
+
+namespace drover::cli {
+namespace {
+
+std::string orNull(const std::string& value) { return value.empty() ? "(null)" : value; }
+std::string seconds(std::int64_t s) { return std::to_string(s) + " sec"; }
+std::string yesNo(bool b) { return b ? "Yes" : "No"; }
+
+std::string tresWeights(const config::PriorityWeights& p) {
+  std::string out;
+  for (const auto& [name, weight] : p.tres) {
+    out += (out.empty() ? "" : ",") + name + "=" + std::to_string(weight);
+  }
+  return orNull(out);
+}
+
+bool hasGpus(const config::ClusterConfig& c) {
+  for (const auto& n : c.nodes) {
+    if (n.gpus.count > 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string renderConfig(const config::ClusterConfig& c, const std::string& config_path,
+                         std::int64_t now, const std::optional<v1::PingReply>& ping) {
+  const config::SchedulerConfig& s = c.scheduler;
+  const config::PriorityWeights& p = s.priority;
+  // Slurm's order (not quite alphabetical: its Priority* block is its own).
+  const std::vector<std::pair<std::string, std::string>> settings = {
+      {"AuthInfo", c.munge_socket.empty() ? "(null)" : "socket=" + c.munge_socket},
+      {"AuthType", "auth/munge"},
+      {"BOOT_TIME", ping ? formatLocalTime(ping->start_time(), kIsoLocalTime) : "(null)"},
+      {"ClusterName", c.cluster_name},
+      s.default_mem_per_cpu_mb > 0
+          ? std::pair<std::string, std::string>{"DefMemPerCPU", std::to_string(s.default_mem_per_cpu_mb)}
+          : std::pair<std::string, std::string>{"DefMemPerNode", "UNLIMITED"},
+      {"GresTypes", hasGpus(c) ? "gpu" : "(null)"},
+      {"JobRequeue", c.jobs.requeue ? "1" : "0"},
+      {"KillWait", seconds(c.timeouts.kill_wait_s)},
+      {"MaxArraySize", std::to_string(jobspec::kDefaultMaxArraySize)},
+      {"MessageTimeout", seconds(c.timeouts.message_s)},
+      {"PriorityDecayHalfLife", formatDuration(p.decay_half_life_s)},
+      {"PriorityCalcPeriod", formatDuration(p.calc_period_s)},
+      {"PriorityFavorSmall", yesNo(p.favor_small)},
+      {"PriorityMaxAge", formatDuration(p.max_age_s)},
+      {"PriorityType", "priority/multifactor"},
+      {"PriorityWeightAge", std::to_string(p.age)},
+      {"PriorityWeightAssoc", std::to_string(p.assoc)},
+      {"PriorityWeightFairShare", std::to_string(p.fairshare)},
+      {"PriorityWeightJobSize", std::to_string(p.job_size)},
+      {"PriorityWeightPartition", std::to_string(p.partition)},
+      {"PriorityWeightQOS", std::to_string(p.qos)},
+      {"PriorityWeightTRES", tresWeights(p)},
+      {"ResvOverRun", s.resv_over_run_s < 0 ? "UNLIMITED" : std::to_string(s.resv_over_run_s / 60) + " min"},
+      {"SchedulerParameters", s.enable_user_top ? "enable_user_top" : "(null)"},
+      {"SchedulerType", s.policy == config::BackfillPolicy::kFcfs ? "sched/builtin" : "sched/backfill"},
+      {"SelectType", "select/cons_tres"},
+      {"SlurmctldHost[0]", c.controller.host},
+      {"SlurmctldPort", std::to_string(c.controller.port)},
+      {"SlurmdTimeout", seconds(c.timeouts.node_down_s)},
+      {"SLURM_CONF", config_path},
+      {"StateSaveLocation", c.controller.state_dir},
+  };
+  std::string out = "Configuration data as of " + formatLocalTime(now, kIsoLocalTime) + "\n";
+  for (const auto& [name, value] : settings) {
+    std::string line = name;
+    line.resize(std::max<std::size_t>(line.size(), 23), ' ');   // Slurm's name column
+    out += line + " = " + value + "\n";
+  }
+  out += "\nSlurmctld(primary) at " + c.controller.host + (ping ? " is UP\n" : " is DOWN\n");
+  return out;
+}
+
+}  // namespace drover::cli
