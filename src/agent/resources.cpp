@@ -11,6 +11,7 @@
 #include <sstream>
 #include <utility>
 
+#include "common/ascii_case.h"
 #include "common/kernel_file.h"
 
 namespace drover::agent {
@@ -120,9 +121,7 @@ Topology parseCpuinfo(std::string_view cpuinfo, std::uint32_t cpus) {
 }
 
 std::string gpuTypeFromName(std::string_view name) {
-  std::string lower;
-  for (char c : name) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  std::istringstream words(lower);
+  std::istringstream words(toLowerAscii(name));
   std::string w;
   while (words >> w) {
     if (w == "nvidia" || w == "tesla" || w == "geforce" || w == "quadro") continue;

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/ascii_case.h"
 #include "common/comma_list.h"
 
 namespace drover::cli {
@@ -16,6 +17,12 @@ inline constexpr std::string_view kVersionLine = "drover 0.1.0";
 
 // "<prog>: error: <message>" on stderr, as Slurm's commands print errors.
 void printError(std::string_view prog, std::string_view message);
+
+// Whether `word` abbreviates `full` (any case, `min` letters at least): scontrol's verbs and
+// entities, which Slurm accepts in any unambiguous abbreviation.
+inline bool abbrev(std::string_view word, std::string_view full, std::size_t min = 1) {
+  return word.size() >= min && startsWithIgnoreCase(full, word);
+}
 
 // What Slurm's squeue and sinfo say, as "fatal", of -o (sinfo: also -O) with -l on one
 // command line.

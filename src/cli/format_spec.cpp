@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 
+#include "common/ascii_case.h"
 #include "common/comma_list.h"
 #include "drover/time_spec.h"
 
@@ -97,8 +98,7 @@ Result<Format> namedFieldFormat(std::string_view text, std::span<const NamedFiel
   if (!items) return makeError(items.error());
   Format out;
   for (auto& [name, spec] : *items) {
-    std::string key = name;
-    for (auto& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string key = toLowerAscii(name);
     const auto found = std::find_if(fields.begin(), fields.end(),
                                     [&key](const NamedField& f) { return f.name == key; });
     if (found == fields.end()) {

@@ -21,6 +21,7 @@
 #include "cli/scontrol_view.h"
 #include "cli/step_rows.h"
 #include "cli/step_show.h"
+#include "common/ascii_case.h"
 #include "drover/hostlist.h"
 #include "jobspec/begin_time.h"
 
@@ -65,16 +66,6 @@ constexpr const char* kHelp =
     "     top <job_list>           put a job at the top of its user's queue.\n"
     "     version                  display tool version number.\n";
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-// Slurm accepts any unambiguous abbreviation; `min` letters at least.
-bool abbrev(const std::string& word, std::string_view full, std::size_t min = 1) {
-  const std::string w = lower(word);
-  return w.size() >= min && w.size() <= full.size() && full.substr(0, w.size()) == w;
-}
 
 struct Globals {
   bool oneliner = false;
@@ -288,7 +279,7 @@ int cmdJobControl(const std::string& action, const std::vector<std::string>& wor
   std::vector<std::string> ids;
   for (std::size_t i = 1; i < words.size(); ++i) {
     std::string w = words[i];
-    if (auto eq = w.find('='); eq != std::string::npos && lower(w.substr(0, eq)) == "jobid") w = w.substr(eq + 1);
+    if (auto eq = w.find('='); eq != std::string::npos && toLowerAscii(w.substr(0, eq)) == "jobid") w = w.substr(eq + 1);
     for (auto& id : splitCommas(w)) ids.push_back(id);
   }
   if (ids.empty()) {
@@ -332,14 +323,14 @@ int cmdUpdateJob(const std::vector<std::string>& specs) {
       return 1;
     }
     const std::string key = w.substr(0, eq);
-    if (lower(key) == "jobid") {
+    if (toLowerAscii(key) == "jobid") {
       req.set_job_id(w.substr(eq + 1));
       continue;
     }
     std::string value = w.substr(eq + 1);
     // StartTime takes sbatch --begin's forms (now+1hour, 16:00, ISO); like --begin it is read
     // against this host's clock and sent as seconds since the epoch.
-    if (lower(key) == "starttime" || lower(key) == "begintime") {
+    if (toLowerAscii(key) == "starttime" || toLowerAscii(key) == "begintime") {
       auto t = jobspec::parseBeginTime(value, static_cast<std::int64_t>(std::time(nullptr)));
       if (!t.ok()) {
         std::cerr << "slurm_update error: Invalid time specification: " << t.error() << "\n";
@@ -378,7 +369,7 @@ int cmdShow(const std::vector<std::string>& words, const Globals& g) {
     id = entity.substr(eq + 1);
     entity = entity.substr(0, eq);
   }
-  const std::string e = lower(entity);
+  const std::string e = toLowerAscii(entity);
   if (e == "hostnames" || e == "hostlist" || e == "hostlistsorted") {
     if (id.empty() && e == "hostnames") {
       if (const char* env = std::getenv("SLURM_JOB_NODELIST")) id = env;
@@ -396,7 +387,7 @@ int cmdShow(const std::vector<std::string>& words, const Globals& g) {
     return 0;
   }
   if (abbrev(entity, "config", 1)) return showConfig();
-  if (abbrev(entity, "jobs", 1) || lower(entity) == "jobid") return showJobs(id, g);
+  if (abbrev(entity, "jobs", 1) || toLowerAscii(entity) == "jobid") return showJobs(id, g);
   if (abbrev(entity, "steps", 2)) return showSteps(id, g);
   const bool is_node = abbrev(entity, "nodes", 1);
   const bool is_part = abbrev(entity, "partitions", 1) || abbrev(entity, "partitionname", 1);
@@ -420,7 +411,7 @@ int cmdUpdate(const std::vector<std::string>& words) {
     return 1;
   }
   for (const auto& w : specs) {
-    if (lower(w.substr(0, w.find('='))) == "jobid") return cmdUpdateJob(specs);
+    if (toLowerAscii(w.substr(0, w.find('='))) == "jobid") return cmdUpdateJob(specs);
   }
   auto req = parseUpdateNode(specs);
   if (!req.ok()) {
@@ -486,7 +477,7 @@ int dispatch(const std::vector<std::string>& words, const Globals& g) {
   if (abbrev(verb, "reconfigure", 3)) return cmdReconfigure();
   if (abbrev(verb, "ping", 2)) return cmdPing();
   for (const char* action : {"hold", "uhold", "release", "requeue", "requeuehold", "suspend", "resume", "top"}) {
-    if (lower(verb) == action) return cmdJobControl(action, words);
+    if (toLowerAscii(verb) == action) return cmdJobControl(action, words);
   }
   if (abbrev(verb, "version", 2)) {
     std::cout << kVersionLine << "\n";
@@ -533,7 +524,7 @@ Result<v1::UpdateNodeRequest> parseUpdateNode(const std::vector<std::string>& wo
     if (eq == std::string::npos || eq == 0) {
       return makeError("Invalid input: " + w + "\nRequest aborted");
     }
-    const std::string key = lower(w.substr(0, eq));
+    const std::string key = toLowerAscii(w.substr(0, eq));
     const std::string val = w.substr(eq + 1);
     if (key == "nodename" || key == "node" || key == "nodes") {
       req.set_nodes(val);

@@ -8,6 +8,7 @@
 #include "cli/controller_client.h"
 #include "cli/scontrol_view.h"
 #include "cli/node_values.h"
+#include "common/ascii_case.h"
 #include "drover/hostlist.h"
 #include "drover/time_spec.h"
 #include "jobspec/begin_time.h"
@@ -18,19 +19,9 @@ namespace {
 
 constexpr const char* kProg = "scontrol";
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-// Slurm accepts any unambiguous abbreviation; `min` letters at least.
-bool abbrev(const std::string& word, std::string_view full, std::size_t min) {
-  const std::string w = lower(word);
-  return w.size() >= min && w.size() <= full.size() && full.substr(0, w.size()) == w;
-}
 
 bool isNameKey(const std::string& key) {
-  const std::string k = lower(key);
+  const std::string k = toLowerAscii(key);
   return k == "reservationname" || k == "reservation" || k == "resvname";
 }
 
@@ -66,7 +57,7 @@ Result<v1::ReservationSpec> parseReservationArgs(const std::vector<std::string>&
       sign = key.back();
       key.pop_back();
     }
-    const std::string k = lower(key);
+    const std::string k = toLowerAscii(key);
     if (sign != 0 && k != "users" && k != "accounts" && k != "flags") {
       return makeError("Invalid input: " + word + " ('" + std::string(1, sign) +
                        "=' is accepted for Users, Accounts and Flags)\nRequest aborted");

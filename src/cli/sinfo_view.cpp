@@ -11,6 +11,7 @@
 #include "cli/format_spec.h"
 #include "cli/node_values.h"
 #include "cli/slurm_json.h"
+#include "common/ascii_case.h"
 #include "drover/hostlist.h"
 #include "drover/time_spec.h"
 
@@ -41,9 +42,7 @@ std::string sinfoTime(std::int64_t minutes) {
 
 std::string partitionAvail(const v1::PartitionInfo& p) {
   if (p.state() == "INACTIVE") return "inact";
-  std::string out = p.state().empty() ? "up" : p.state();
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
+  return toLowerAscii(p.state().empty() ? "up" : p.state());
 }
 
 template <typename T>

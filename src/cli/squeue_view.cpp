@@ -13,6 +13,7 @@
 #include "cli/sort_keys.h"
 #include "cli/slurm_json.h"
 #include "cli/squeue_json.h"
+#include "common/ascii_case.h"
 #include "drover/hostlist.h"
 
 namespace drover::cli {
@@ -266,10 +267,6 @@ constexpr NamedField kOFields[] = {
     {"reservation", 'v'},
 };
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 Result<Format> parseLongFormat(const std::string& text) {
   return namedFieldFormat(text, kOFields, [](const std::string& name) {
@@ -378,7 +375,7 @@ Result<SqueueRows> selectSqueueRows(const SqueueOptions& options,
   std::vector<v1::JobState> states;
   bool all_states = false;
   for (const auto& s : options.states) {
-    if (lower(s) == "all") {
+    if (toLowerAscii(s) == "all") {
       all_states = true;
       continue;
     }

@@ -1,7 +1,7 @@
 #include "cli/sshare_view.h"
+#include "common/ascii_case.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -73,13 +73,7 @@ constexpr Field kFields[] = {
 const Field* fieldStartingWith(std::string_view text) {
   if (text.empty()) return nullptr;
   for (const Field& f : kFields) {
-    const std::string_view name = f.name;
-    if (text.size() <= name.size() &&
-        std::equal(text.begin(), text.end(), name.begin(), [](char a, char b) {
-          return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-        })) {
-      return &f;
-    }
+    if (startsWithIgnoreCase(f.name, text)) return &f;
   }
   return nullptr;
 }

@@ -1,6 +1,7 @@
 // Slurm time limits ("1-12:00:00") and memory sizes ("4G"), parsed and printed as Slurm 22.05
 // does (formats checked against the captured sinfo/squeue/scontrol outputs).
 #include "drover/time_spec.h"
+#include "common/ascii_case.h"
 
 #include <array>
 #include <cmath>
@@ -16,17 +17,6 @@ namespace {
 constexpr std::int64_t kMaxLimitMinutes = 0xFFFFFFFDLL;
 // A field longer than this cannot be a sane limit and could overflow the arithmetic.
 constexpr std::size_t kMaxFieldDigits = 10;
-
-bool equalsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
 
 Error timeError(std::string_view text, std::string_view why) {
   return makeError("Invalid time limit specification '" + std::string(text) + "': " +

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "config/sections.h"
+#include "common/ascii_case.h"
 
 namespace drover::config::detail {
 namespace {
@@ -78,8 +79,7 @@ bool parseTresWeights(Context& ctx, const YAML::Node& node, const std::string& p
     start = comma + 1;
     if (item.empty()) continue;
     const std::size_t eq = item.find('=');
-    std::string name = item.substr(0, eq);
-    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string name = toLowerAscii(item.substr(0, eq));
     if (eq == std::string::npos ||
         std::find(known.begin(), known.end(), name) == known.end()) {
       return ctx.fail(node, fmt::format("{}: '{}' is not TRES=weight for a TRES Drover counts; "

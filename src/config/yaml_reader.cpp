@@ -7,6 +7,7 @@
 #include <charconv>
 #include <unordered_set>
 
+#include "common/ascii_case.h"
 #include "drover/config.h"
 #include "drover/hostlist.h"
 #include "drover/time_spec.h"
@@ -15,13 +16,6 @@ namespace drover::config::detail {
 namespace {
 
 constexpr std::size_t kMaxQuoted = 60;
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 std::string quote(std::string_view text) {
   if (text.size() > kMaxQuoted) return fmt::format("'{}...'", text.substr(0, kMaxQuoted));
@@ -120,7 +114,7 @@ bool MapReader::open(Context& ctx, const YAML::Node& node, std::string path,
       std::string hint;
       std::size_t best = 3;
       for (auto a : accepted) {
-        const std::size_t d = editDistance(lower(name), a);
+        const std::size_t d = editDistance(toLowerAscii(name), a);
         if (d < best) {
           best = d;
           hint = fmt::format(" (did you mean '{}'?)", a);
@@ -209,7 +203,7 @@ bool readInteger(Context& ctx, const YAML::Node& node, const std::string& path, 
 bool readBool(Context& ctx, const YAML::Node& node, const std::string& path, bool& out) {
   const std::string* s = scalarOf(ctx, node, path, "true or false");
   if (!s) return false;
-  const std::string v = lower(*s);
+  const std::string v = toLowerAscii(*s);
   if (v == "true" || v == "yes") {
     out = true;
   } else if (v == "false" || v == "no") {
@@ -323,10 +317,10 @@ bool readChoice(Context& ctx, const YAML::Node& node, const std::string& path,
                 std::initializer_list<std::string_view> accepted, std::size_t& out) {
   const std::string* s = scalarOf(ctx, node, path, fmt::format("one of {}", joinViews(accepted)));
   if (!s) return false;
-  const std::string v = lower(*s);
+  const std::string v = toLowerAscii(*s);
   std::size_t i = 0;
   for (auto a : accepted) {
-    if (lower(a) == v) {
+    if (toLowerAscii(a) == v) {
       out = i;
       return true;
     }

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "common/ascii_case.h"
 #include "jobspec/parse_util.h"
 
 namespace drover::jobspec {
@@ -48,7 +49,7 @@ struct Hms {
 
 // "HH:MM[:SS]" with optional "AM"/"PM" suffix (case-insensitive).
 std::optional<Hms> parseHms(std::string_view text) {
-  std::string lower = detail::toLower(text);
+  std::string lower = toLowerAscii(text);
   std::string_view t = lower;
   int pm = -1;
   if (t.ends_with("am") || t.ends_with("pm")) {
@@ -70,7 +71,7 @@ std::optional<Hms> parseHms(std::string_view text) {
 }
 
 std::optional<std::int64_t> unitSeconds(std::string_view unit) {
-  std::string u = detail::toLower(unit);
+  std::string u = toLowerAscii(unit);
   if (u.empty() || u == "s" || u == "sec" || u == "secs" || u == "second" || u == "seconds") return 1;
   if (u == "min" || u == "mins" || u == "minute" || u == "minutes") return 60;
   if (u == "h" || u == "hour" || u == "hours") return 3600;
@@ -150,7 +151,7 @@ Result<std::int64_t> parseBeginTime(std::string_view text, std::int64_t now) {
                      "[AM|PM], YYYY-MM-DD[THH:MM[:SS]], MM/DD[/YY], midnight, noon, elevenses, "
                      "fika, teatime, today, tomorrow)");
   };
-  std::string lower = detail::toLower(text);
+  std::string lower = toLowerAscii(text);
   std::string_view t = lower;
   if (t.starts_with("now")) {
     std::string_view rest = t.substr(3);

@@ -3,6 +3,7 @@
 #include <array>
 #include <utility>
 
+#include "common/ascii_case.h"
 #include "jobspec/parse_util.h"
 
 namespace drover::jobspec {
@@ -21,7 +22,7 @@ constexpr std::array<std::pair<DependencyType, std::string_view>, 8> kNames = {{
 }};
 
 std::optional<DependencyType> typeFromName(std::string_view name) {
-  std::string lower = detail::toLower(name);
+  std::string lower = toLowerAscii(name);
   for (const auto& [type, n] : kNames) {
     if (lower == n) return type;
   }

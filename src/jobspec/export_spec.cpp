@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "common/ascii_case.h"
 #include "jobspec/parse_util.h"
 
 namespace drover::jobspec {
@@ -27,11 +28,11 @@ Result<ExportSpec> parseExportSpec(std::string_view text) {
   bool saw_none = false;
   for (std::string_view item : detail::split(text, ',')) {
     if (item.empty()) continue;
-    if (detail::iequals(item, "ALL")) {
+    if (equalsIgnoreCase(item, "ALL")) {
       saw_all = true;
       continue;
     }
-    if (detail::iequals(item, "NONE") || detail::iequals(item, "NIL")) {
+    if (equalsIgnoreCase(item, "NONE") || equalsIgnoreCase(item, "NIL")) {
       saw_none = true;
       continue;
     }

@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "common/ascii_case.h"
 #include "jobspec/parse_util.h"
 
 namespace drover::jobspec {
@@ -41,7 +42,7 @@ Result<std::vector<GresRequest>> parseGresList(std::string_view text) {
                      " (accepted: name[:type][:count], comma separated, e.g. gpu:h100:2)");
   };
   std::vector<GresRequest> out;
-  if (detail::iequals(text, "none")) return out;
+  if (equalsIgnoreCase(text, "none")) return out;
   if (text.empty()) return fail("empty");
   for (std::string_view item : detail::split(text, ',')) {
     if (item.starts_with("gres/")) item.remove_prefix(5);

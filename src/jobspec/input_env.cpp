@@ -1,5 +1,6 @@
 #include "jobspec/input_env.h"
 
+#include "common/ascii_case.h"
 #include "jobspec/command_line.h"
 #include "jobspec/parse_util.h"
 
@@ -197,7 +198,7 @@ const EnvOption kEnv[] = {
 };
 
 bool flagValueEnables(std::string_view v) {
-  if (v.empty() || detail::iequals(v, "yes")) return true;
+  if (v.empty() || equalsIgnoreCase(v, "yes")) return true;
   auto n = detail::parseSigned(v);
   return n && *n != 0;
 }
@@ -221,7 +222,7 @@ std::optional<CliError> applyInputEnvironment(ParsedCommand& pc, const EnvMap& e
     if (def->arg == ArgKind::None) {
       if (!flagValueEnables(value)) continue;
     } else if (def->arg == ArgKind::Optional) {
-      if (!value.empty() && !detail::iequals(value, "yes")) arg = value;
+      if (!value.empty() && !equalsIgnoreCase(value, "yes")) arg = value;
     } else {
       arg = value;
     }

@@ -3,6 +3,7 @@
 #include <array>
 #include <utility>
 
+#include "common/ascii_case.h"
 #include "jobspec/parse_util.h"
 
 namespace drover::jobspec {
@@ -22,7 +23,7 @@ std::optional<std::uint32_t> parseCount(std::string_view s) {
 }
 
 std::optional<DistMode> distLevel(std::string_view s, bool first) {
-  std::string l = detail::toLower(s);
+  std::string l = toLowerAscii(s);
   if (l == "*") return DistMode::Unset;
   if (l == "block") return DistMode::Block;
   if (l == "cyclic") return DistMode::Cyclic;
@@ -64,9 +65,9 @@ Result<Distribution> parseDistribution(std::string_view text) {
   std::string_view body = text;
   if (auto comma = body.find(','); comma != std::string_view::npos) {
     std::string_view flag = body.substr(comma + 1);
-    if (detail::iequals(flag, "pack")) {
+    if (equalsIgnoreCase(flag, "pack")) {
       d.pack = true;
-    } else if (detail::iequals(flag, "nopack")) {
+    } else if (equalsIgnoreCase(flag, "nopack")) {
       d.pack = false;
     } else {
       return fail();
@@ -76,7 +77,7 @@ Result<Distribution> parseDistribution(std::string_view text) {
   if (body.empty()) return d;
   auto levels = detail::split(body, ':');
   if (levels.size() > 3) return fail();
-  std::string first = detail::toLower(levels[0]);
+  std::string first = toLowerAscii(levels[0]);
   if (first == "plane") {
     d.nodes = DistMode::Plane;  // size from SLURM_DIST_PLANESIZE or the default
   } else if (first.starts_with("plane")) {
@@ -104,7 +105,7 @@ Result<Distribution> parseDistribution(std::string_view text) {
 }
 
 Result<OpenMode> parseOpenMode(std::string_view text) {
-  std::string l = detail::toLower(text);
+  std::string l = toLowerAscii(text);
   if (l == "append" || l == "a") return OpenMode::Append;
   if (l == "truncate" || l == "t") return OpenMode::Truncate;
   return makeError("invalid open mode '" + std::string(text) + "' (accepted: append, truncate)");
@@ -128,7 +129,7 @@ Result<std::uint32_t> parseMailType(std::string_view text) {
   }};
   std::uint32_t bits = 0;
   for (std::string_view item : detail::split(text, ',')) {
-    std::string l = detail::toLower(item);
+    std::string l = toLowerAscii(item);
     bool found = false;
     for (const auto& [name, bit] : kTypes) {
       if (l == name) {
@@ -148,7 +149,7 @@ Result<std::uint32_t> parseMailType(std::string_view text) {
 
 Result<ExclusiveMode> parseExclusive(std::optional<std::string_view> text) {
   if (!text) return ExclusiveMode::Exclusive;
-  std::string l = detail::toLower(*text);
+  std::string l = toLowerAscii(*text);
   if (l == "user") return ExclusiveMode::User;
   if (l == "mcs") return ExclusiveMode::Mcs;
   return makeError("invalid --exclusive value '" + std::string(*text) + "' (accepted: user, mcs)");
@@ -161,7 +162,7 @@ Result<std::string> parseCpuBind(std::string_view text) {
   static constexpr std::array<std::string_view, 4> kLists = {"map_cpu:", "mask_cpu:", "map_ldom:",
                                                              "mask_ldom:"};
   for (std::string_view item : detail::split(text, ',')) {
-    std::string l = detail::toLower(item);
+    std::string l = toLowerAscii(item);
     bool ok = false;
     for (auto w : kWords) ok = ok || l == w;
     for (auto p : kLists) {
@@ -179,7 +180,7 @@ Result<std::string> parseCpuBind(std::string_view text) {
 Result<std::string> parseMpiType(std::string_view text) {
   static constexpr std::array<std::string_view, 8> kTypes = {
       "none", "pmi2", "pmix", "pmix_v2", "pmix_v3", "pmix_v4", "cray_shasta", "list"};
-  std::string l = detail::toLower(text);
+  std::string l = toLowerAscii(text);
   for (auto t : kTypes) {
     if (l == t) return l;
   }

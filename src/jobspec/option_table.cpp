@@ -1,6 +1,7 @@
 #include <array>
 
 #include "drover/hostlist.h"
+#include "common/ascii_case.h"
 #include "drover/time_spec.h"
 #include "jobspec/options.h"
 #include "jobspec/parse_util.h"
@@ -258,7 +259,7 @@ Out applyTmp(ParsedCommand& pc, Arg arg, const ApplyContext& ctx) {
 
 Out applyPriority(ParsedCommand& pc, Arg arg, const ApplyContext& ctx) {
   std::string_view v = arg.value_or("");
-  if (detail::iequals(v, "top")) {
+  if (equalsIgnoreCase(v, "top")) {
     pc.spec.priority = UINT32_MAX - 1;
     return std::nullopt;
   }
@@ -271,7 +272,7 @@ Out applyPriority(ParsedCommand& pc, Arg arg, const ApplyContext& ctx) {
 // "-K", "--kill-on-bad-exit[=0|1]", "--no-kill[=off]": an argument of 0/off turns it off.
 template <auto Field>
 Out setOptionalFlag(ParsedCommand& pc, Arg arg, const ApplyContext&) {
-  pc.spec.*Field = !(arg && (*arg == "0" || detail::iequals(*arg, "off")));
+  pc.spec.*Field = !(arg && (*arg == "0" || equalsIgnoreCase(*arg, "off")));
   return std::nullopt;
 }
 

@@ -42,18 +42,11 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
   }
 }
 
-std::string toLower(std::string_view s) {
-  std::string r(s);
-  for (char& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return r;
-}
-
 std::string toUpper(std::string_view s) {
   std::string r(s);
   for (char& c : r) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return r;
 }
 
-bool iequals(std::string_view a, std::string_view b) { return toLower(a) == toLower(b); }
 
 }  // namespace drover::jobspec::detail

@@ -15,8 +15,6 @@ std::optional<std::uint64_t> parseUnsigned(std::string_view s,
 std::optional<std::int64_t> parseSigned(std::string_view s);
 
 std::vector<std::string_view> split(std::string_view s, char sep);
-std::string toLower(std::string_view s);
 std::string toUpper(std::string_view s);
-bool iequals(std::string_view a, std::string_view b);
 
 }  // namespace drover::jobspec::detail

@@ -1,4 +1,5 @@
 #include "jobstate/job_state.h"
+#include "common/ascii_case.h"
 
 #include <algorithm>
 #include <array>
@@ -30,13 +31,6 @@ constexpr std::array<StateRow, 14> kStates{{
     {v1::JOB_REQUEUED, "REQUEUED", "RQ"},
 }};
 
-bool equalsNoCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
 }  // namespace
 
 std::string_view jobStateName(v1::JobState state) {
@@ -53,7 +47,7 @@ std::string_view jobStateShortName(v1::JobState state) {
 
 std::optional<v1::JobState> parseJobStateName(std::string_view text) {
   for (const auto& r : kStates)
-    if (equalsNoCase(text, r.name) || equalsNoCase(text, r.code)) return r.state;
+    if (equalsIgnoreCase(text, r.name) || equalsIgnoreCase(text, r.code)) return r.state;
   return std::nullopt;
 }
 

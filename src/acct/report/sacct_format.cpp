@@ -4,17 +4,10 @@
 #include <cstdlib>
 
 #include "acct/report/sacct_values.h"
+#include "common/ascii_case.h"
 
 namespace drover::acct::report {
 namespace {
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 std::vector<Column> columnsNamed(std::initializer_list<std::string_view> names) {
   std::vector<Column> out;
@@ -77,7 +70,7 @@ const std::vector<SacctField>& sacctFields() {
 
 const SacctField* findSacctField(std::string_view name) {
   for (const auto& f : sacctFields()) {
-    if (iequals(f.name, name)) return &f;
+    if (equalsIgnoreCase(f.name, name)) return &f;
   }
   return nullptr;
 }
