@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "drover/hostlist.h"
+#include "common/ascii_case.h"
 #include "drover/time_spec.h"
 #include "jobs/job_manager.h"
 #include "jobs/request.h"
@@ -366,8 +367,7 @@ Status JobManager::update(const Caller& caller, const v1::UpdateJobRequest& req)
       v1::JobInfo& i = job.info;
       const bool pending = job.state() == v1::JOB_PENDING;
       for (const auto& [raw_key, value] : req.fields()) {
-        std::string key = raw_key;
-        std::transform(key.begin(), key.end(), key.begin(), ::tolower);
+        const std::string key = toLowerAscii(raw_key);
         const bool apply = pass == 1;
         if (key == "timelimit") {
           auto minutes = parseTimeLimitMinutes(value);
