@@ -11,6 +11,7 @@
 #include "cli/cli_common.h"
 #include "cli/controller_client.h"
 #include "cli/srun_allocation.h"
+#include "cli/srun_multi_prog.h"
 #include "cli/srun_run.h"
 #include "cli/srun_signals.h"
 #include "cli/srun_step.h"
@@ -65,6 +66,14 @@ int runSrun(int argc, char** argv) {
   if (!parsed.input) return parsed.exit_code;
   jobspec::StepRequest& request = parsed.input->request;
   if (auto warning = jobspec::fitNodesToTasks(jobspec::Tool::Srun, request.spec)) std::cerr << *warning;
+  if (request.spec.multi_prog) {
+    auto loaded = loadMultiProg(request);
+    if (!loaded.ok()) {
+      printError(kProg, loaded.error());
+      return 1;
+    }
+    parsed.input->context.multi_prog = std::move(*loaded);
+  }
   const StepContext& context = parsed.input->context;
 
   auto client = ControllerClient::fromConfig();

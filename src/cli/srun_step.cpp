@@ -74,6 +74,7 @@ v1::StepSpec toStepSpec(const jobspec::StepRequest& request, const StepContext& 
   if (s.mem_mb) w.set_mem_per_node_mb(*s.mem_mb);
   if (s.time_limit_minutes) w.set_time_limit_min(*s.time_limit_minutes);
   for (const auto& a : request.command) w.add_argv(a);
+  if (context.multi_prog) *w.mutable_multi_prog() = *context.multi_prog;
   for (const auto& [k, v] : exportedEnvironment(s, context.environment)) (*w.mutable_environment())[k] = v;
   // srun's own variables in its tasks (goldens 049-051): its umask, its verbosity, -l.
   const mode_t mask = ::umask(0);

@@ -21,6 +21,7 @@ struct StepContext {
   std::string host;
   int pid = 0;              // srun's own: scontrol show step's SrunHost:Pid
   std::string submit_line;  // "srun -N2 hostname"
+  std::optional<v1::MultiProgram> multi_prog;  // --multi-prog: the file srun read and checked
 };
 
 // The job srun runs its step in: --jobid, else SLURM_JOB_ID (the input environment maps it

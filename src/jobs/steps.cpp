@@ -11,6 +11,7 @@
 #include "jobs/request.h"
 #include "jobs/step_layout.h"
 #include "jobs/task_usage_wire.h"
+#include "jobspec/multi_prog.h"
 #include "jobstate/gres_text.h"
 #include "launch/step_env.h"
 
@@ -55,6 +56,13 @@ std::string absolutePattern(const std::string& pattern, const std::string& work_
 }
 
 
+Result<jobspec::MultiProgAssignment> multiProgAssignment(const v1::MultiProgram& file,
+                                                         std::uint32_t ntasks) {
+  auto config = jobspec::parseMultiProg(file.text(), file.file());
+  if (!config) return Error{config.error()};
+  return jobspec::MultiProgAssignment::assign(*config, ntasks);
+}
+
 int stepIndex(const Job& job, std::int64_t step_id) {
   for (int k = 0; k < job.info.steps_size(); ++k)
     if (job.info.steps(k).step_id() == step_id) return k;
@@ -95,6 +103,15 @@ Result<JobManager::CreatedStep> JobManager::createStep(
   }
   auto layout = layoutStep(alloc, spec, used);
   if (!layout) return makeError(layout.error());
+  // srun checked the file, but only against -n when it had one: the layout decides the count.
+  std::optional<jobspec::MultiProgAssignment> programs;
+  if (spec.has_multi_prog()) {
+    auto assigned = multiProgAssignment(spec.multi_prog(), layout->ntasks);
+    if (!assigned) return makeError(assigned.error());
+    programs = std::move(*assigned);
+  }
+  // --multi-prog: srun's arguments after the file name go to every task.
+  const std::vector<std::string> extra_args(spec.argv().begin() + 1, spec.argv().end());
 
   const std::int64_t now = clock_.now();
   const auto step_id = static_cast<std::int64_t>(info.next_step_id());
@@ -186,7 +203,16 @@ Result<JobManager::CreatedStep> JobManager::createStep(
     r.set_user(info.user());
     r.set_work_dir(work_dir);
     r.mutable_environment()->insert(env.begin(), env.end());
-    for (const auto& a : spec.argv()) r.add_argv(a);
+    if (programs) {
+      // argv stays empty: an agent that does not know task_argv refuses the step instead of
+      // running the configuration file.
+      for (const std::uint32_t rank : sn.ranks()) {
+        auto* task = r.add_task_argv();
+        for (auto& a : programs->argvOf(rank, extra_args)) task->add_argv(std::move(a));
+      }
+    } else {
+      for (const auto& a : spec.argv()) r.add_argv(a);
+    }
     r.set_std_out(absolutePattern(spec.std_out(), work_dir));
     r.set_std_err(absolutePattern(spec.std_err(), work_dir));
     r.set_std_in(absolutePattern(spec.std_in(), work_dir));

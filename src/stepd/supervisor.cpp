@@ -132,7 +132,9 @@ class StepRun {
       argv.push_back(*script);
     }
     for (const auto& arg : req_.argv()) argv.push_back(arg);
-    if (argv.empty()) return fail("no command given for the step");
+    // srun --multi-prog: each task has its own argv (task_argv) and argv is empty.
+    const bool own_argv = !isBatch() && req_.task_argv_size() > 0;
+    if (argv.empty() && !own_argv) return fail("no command given for the step");
 
     // Numbered steps name their ranks (cyclic and plane layouts are not contiguous).
     std::vector<std::uint32_t> ranks(req_.task_ranks().begin(), req_.task_ranks().end());
@@ -144,6 +146,10 @@ class StepRun {
       for (std::uint32_t i = 0; i < count; ++i) ranks.push_back(req_.first_task() + i);
     }
     const auto ntasks = static_cast<std::uint32_t>(ranks.size());
+    if (own_argv && static_cast<std::size_t>(req_.task_argv_size()) != ranks.size()) {
+      return fail("the launch names " + std::to_string(req_.task_argv_size()) +
+                  " task programs (--multi-prog) for " + std::to_string(ranks.size()) + " tasks");
+    }
     launch::Environment base(req_.environment().begin(), req_.environment().end());
     if (!req_.io_address().empty()) {
       IoForwarder::Hello hello{req_.io_key(), req_.node_id(), opts_.node_name, ranks};
@@ -163,7 +169,12 @@ class StepRun {
       task.pytorch = req_.pytorch_env();
       task.bound_gpus = boundGpus(local);
       TaskSpec spec;
-      spec.argv = argv;
+      if (own_argv) {
+        const auto& mine = req_.task_argv(static_cast<int>(local)).argv();
+        spec.argv.assign(mine.begin(), mine.end());
+      } else {
+        spec.argv = argv;
+      }
       spec.uid = req_.uid();
       spec.gid = req_.gid();
       spec.user = req_.user();

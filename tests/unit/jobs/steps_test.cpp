@@ -454,6 +454,67 @@ TEST_F(StepsTest, RefusalsInSlurmsWords) {
   EXPECT_EQ(created->reply.step_id(), 0);
 }
 
+// srun --multi-prog: the file's text travels in the StepSpec; each node's launch carries its
+// tasks' own argv in task_ranks order, and argv stays empty.
+v1::StepSpec multiProgSpec(JobId job, const std::string& text) {
+  v1::StepSpec s = stepSpec(job);
+  s.clear_argv();
+  s.add_argv("mpmd.conf");
+  s.add_argv("extra");
+  s.mutable_multi_prog()->set_file("mpmd.conf");
+  s.mutable_multi_prog()->set_text(text);
+  return s;
+}
+
+std::vector<std::vector<std::string>> taskArgvs(const v1::LaunchStepRequest& r) {
+  std::vector<std::vector<std::string>> out;
+  for (const auto& t : r.task_argv()) out.emplace_back(t.argv().begin(), t.argv().end());
+  return out;
+}
+
+TEST_F(StepsTest, MultiProgGivesEachTaskItsLinesProgramInItsNodesLaunch) {
+  JobId id = runningJob();
+  auto spec = multiProgSpec(id, "# ranks 0 and 2 share a line\n0,2 echo a %t %o\n* run %t %o\n");
+  spec.set_distribution("cyclic");  // node01: ranks 0 and 2; node02: 1 and 3
+  auto created = create(spec);
+  ASSERT_EQ(created.launches.size(), 2u);
+  const v1::LaunchStepRequest& first = created.launches[0].request;
+  const v1::LaunchStepRequest& second = created.launches[1].request;
+  EXPECT_EQ(first.argv_size(), 0);
+  EXPECT_EQ(second.argv_size(), 0);
+  using Argvs = std::vector<std::vector<std::string>>;
+  EXPECT_EQ(taskArgvs(first), (Argvs{{"echo", "a", "0", "0", "extra"}, {"echo", "a", "2", "1", "extra"}}));
+  EXPECT_EQ(taskArgvs(second), (Argvs{{"run", "1", "0", "extra"}, {"run", "3", "1", "extra"}}));
+  EXPECT_EQ(job(id).steps(0).name(), "mpmd.conf");
+  // A step without --multi-prog keeps the shared argv.
+  auto plain = create(stepSpec(id));
+  EXPECT_EQ(plain.launches[0].request.argv_size(), 2);
+  EXPECT_EQ(plain.launches[0].request.task_argv_size(), 0);
+}
+
+TEST_F(StepsTest, MultiProgFileLeavingARankWithoutAProgramIsRefusedAndTakesNoStepId) {
+  JobId id = runningJob();
+  (void)manager_->takeAccounting();
+  struct Bad { std::string text; std::string error; };
+  const std::vector<Bad> bad = {
+      {"0-2 echo a\n", "mpmd.conf: No executable program specified for task 3: no line names "
+                       "rank 3 and there is no '*' line (the step has 4 tasks, ranks 0-3; name "
+                       "each once, or end the file with a '*' line for the rest)"},
+      {"0-4 echo a\n", "mpmd.conf:1: task rank 4 is out of range: the step has 4 tasks (ranks 0-3)"},
+      {"0 a\n0 b\n", "mpmd.conf:2: task rank 0 is already on line 1: each task rank may be on "
+                     "one line only"},
+  };
+  for (const auto& b : bad) {
+    auto r = manager_->createStep(alice(), multiProgSpec(id, b.text), addresses_);
+    ASSERT_FALSE(r.ok()) << b.text;
+    EXPECT_EQ(r.error(), b.error);
+  }
+  ASSERT_TRUE(manager_->commit().ok());
+  EXPECT_EQ(job(id).steps_size(), 0);
+  EXPECT_TRUE(manager_->takeAccounting().steps.empty());
+  EXPECT_EQ(create(multiProgSpec(id, "* echo %t\n")).reply.step_id(), 0);
+}
+
 TEST_F(StepsTest, ARestartedControllerContinuesNumberingAndKnowsRunningSteps) {
   JobId id = runningJob();
   create(stepSpec(id));

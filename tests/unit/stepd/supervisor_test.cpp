@@ -257,6 +257,40 @@ TEST_F(SupervisorTest, NumberedStepRunsItsListedRanksWithPerTaskFilesAndPytorchV
   EXPECT_EQ(readFile("task.7.3.3"), "3:1:3:1:1:1,3\n");
 }
 
+// srun --multi-prog: each task runs its own argv (task_argv, in task_ranks order) with the
+// usual task variables; argv is empty.
+TEST_F(SupervisorTest, EachTaskRunsItsOwnArgvUnderMultiProg) {
+  drover::v1::LaunchStepRequest req = batch("");
+  req.mutable_step()->set_step_id(2);
+  req.set_std_out((dir_ / "task.%t").string());
+  req.set_num_tasks(2);
+  req.add_task_ranks(1);
+  req.add_task_ranks(3);
+  auto* first = req.add_task_argv();
+  first->add_argv("echo");
+  first->add_argv("one");
+  auto* second = req.add_task_argv();
+  second->add_argv("/bin/sh");
+  second->add_argv("-c");
+  second->add_argv("echo three $SLURM_PROCID:$SLURM_LOCALID; exit 4");
+  auto out = runStep(req, opts_);
+  ASSERT_TRUE(out.started) << out.start_error;
+  EXPECT_EQ(out.exit_code, 4);
+  EXPECT_EQ(readFile("task.1"), "one\n");
+  EXPECT_EQ(readFile("task.3"), "three 3:1\n");
+}
+
+TEST_F(SupervisorTest, MultiProgArgvForAnotherTaskCountIsAStartError) {
+  drover::v1::LaunchStepRequest req = batch("");
+  req.mutable_step()->set_step_id(2);
+  req.set_num_tasks(2);
+  req.add_task_argv()->add_argv("true");
+  auto out = runStep(req, opts_);
+  EXPECT_FALSE(out.started);
+  EXPECT_NE(out.start_error.find("1 task programs (--multi-prog) for 2 tasks"), std::string::npos)
+      << out.start_error;
+}
+
 TEST_F(SupervisorTest, TheBatchScriptRunsOnceWhateverTheTasksOnItsNode) {
   drover::v1::LaunchStepRequest req = batch("#!/bin/sh\necho once\n");
   req.set_num_tasks(4);  // the job's tasks on the batch host

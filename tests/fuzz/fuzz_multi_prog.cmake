@@ -1,0 +1,1 @@
+drover_fuzz_target(fuzz_multi_prog SOURCE fuzz_multi_prog.cpp LIBS drover_jobspec)
