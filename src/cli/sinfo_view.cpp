@@ -22,6 +22,10 @@ namespace {
 constexpr std::size_t kMinAutoWidth = 9;
 
 // One output line: a partition (absent for nodes in no partition) and the nodes it covers.
+// -O fields that have no -o letter, under codes -o cannot produce (a digit there is a width).
+constexpr char kAllocMemCode = '1';
+constexpr char kGresUsedCode = '2';
+
 struct Record {
   const v1::PartitionInfo* part = nullptr;
   std::vector<const v1::NodeInfo*> nodes;
@@ -107,6 +111,8 @@ std::string header(char code) {
     case 'Y': return "CORES";
     case 'Z': return "THREADS";
     case 'z': return "S:C:T";
+    case kAllocMemCode: return "ALLOCMEM";
+    case kGresUsedCode: return "GRES_USED";
     default: return "";
   }
 }
@@ -118,7 +124,7 @@ bool isKnownCode(char code) { return !header(code).empty(); }
 bool groupsBy(char code, bool exact) {
   switch (code) {
     case 't': case 'T': case 'E': case 'H': case 'u': case 'U': case 'f': case 'b':
-    case 'G': case 'w': case 'v':
+    case 'G': case 'w': case 'v': case kAllocMemCode: case kGresUsedCode:
       return true;
     case 'c': case 'm': case 'd': case 'z': case 'X': case 'Y': case 'Z':
       return exact;
@@ -214,6 +220,8 @@ std::string value(char code, const Record& r) {
       if (code == 'F') out += "/" + std::to_string(other) + "/" + std::to_string(nodes.size());
       return out;
     }
+    case kAllocMemCode: return first ? std::to_string(first->alloc_memory_mb()) : "0";
+    case kGresUsedCode: return first && !first->gres_used().empty() ? first->gres_used() : "(null)";
     case 'O': case 'e': {
       bool any = false;
       double lo = 0, hi = 0;
@@ -376,6 +384,7 @@ constexpr NamedField kLongFields[] = {
     {"statelong", 'T'},    {"threads", 'Z'},        {"time", 'l'},
     {"timestamp", 'H'},    {"user", 'u'},           {"userlong", 'U'},
     {"version", 'v'},      {"weight", 'w'},         {"allocnodes", 'S'},
+    {"allocmem", kAllocMemCode}, {"gresused", kGresUsedCode},
 };
 
 Result<Format> longFormat(const std::string& text) {

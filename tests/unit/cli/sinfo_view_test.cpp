@@ -69,6 +69,31 @@ TEST_F(SinfoViewTest, LongFormatNamesFieldsAsTheOCodesPrintThem) {
   EXPECT_EQ(render({"-o", "%P", "-O", "Nodes"}), render({"-O", "Nodes"}));
 }
 
+TEST_F(SinfoViewTest, AllocMemAndGresUsedSplitRowsAsSlurms) {
+  // As the reference Slurm 22.05 printed `sinfo -O Partition,AllocMem,GresUsed` with one job
+  // (1000 MB, 2 GPUs) on node01: nodes that differ in them get rows of their own.
+  auto busy = NodeBuilder("node01").partitions({"gpu"}).alloc(1, 1000, 2).build();
+  busy.set_gres_used("gpu:2(IDX:0-1)");
+  auto idle = NodeBuilder("node02").partitions({"gpu"}).build();
+  idle.set_gres_used("gpu:0");
+  auto plain = NodeBuilder("node03").partitions({"gpu"}).build();
+  plain.set_gres_used("gpu:0");
+  v1::PartitionInfo gpu;
+  gpu.set_name("gpu");
+  gpu.set_is_default(true);
+  gpu.set_nodes("node[01-03]");
+  auto cmd = parseSinfoArgs({"-O", "Partition,AllocMem,GresUsed,Nodes:.4"});
+  ASSERT_TRUE(cmd.ok()) << cmd.error();
+  auto text = renderSinfo(cmd->options, {busy, idle, plain}, {gpu}, kCaptureTime);
+  ASSERT_TRUE(text.ok()) << text.error();
+  EXPECT_EQ(*text,
+            "PARTITION           ALLOCMEM            GRES_USED           NODE\n"
+            "gpu*                1000                gpu:2(IDX:0-1)         1\n"
+            "gpu*                0                   gpu:0                  2\n");
+  // -o has no letter for them: a digit there is a width.
+  EXPECT_FALSE(renderSinfo(parseSinfoArgs({"-o", "%1"})->options, {busy}, {gpu}, kCaptureTime).ok());
+}
+
 TEST_F(SinfoViewTest, LongFormatRefusesUnknownFieldsAndSizes) {
   for (const auto& [arg, error] : std::vector<std::pair<std::string, std::string>>{
            {"bogus", "Invalid node format specification: bogus"},
