@@ -88,6 +88,7 @@ v1::StepSpec toStepSpec(const jobspec::StepRequest& request, const StepContext& 
   if (s.error) w.set_std_err(*s.error);
   if (auto plan = stdinPlan(s); plan.file_pattern) w.set_std_in(*plan.file_pattern);
   w.set_kill_on_bad_exit(s.kill_on_bad_exit);
+  w.set_pty(s.pty);  // its window size is srun's terminal's, read when the step starts
   w.set_submit_line(context.submit_line);
   w.set_srun_host(context.host);
   w.set_srun_pid(context.pid);

@@ -78,6 +78,11 @@ TEST(SrunStepTest, SrunsOwnVariables) {
   EXPECT_EQ(labelled.environment().at("SLURM_LABELIO"), "1");
 }
 
+TEST(SrunStepTest, PtyAsksForATerminalForTaskZero) {
+  EXPECT_TRUE(toStepSpec(srunRequest({"--pty", "bash", "-i"}), context(), 7, true).pty());
+  EXPECT_FALSE(toStepSpec(srunRequest({"bash"}), context(), 7, true).pty());
+}
+
 TEST(SrunStepTest, ExportAndChdir) {
   auto req = srunRequest({"--export=NONE,FOO=bar", "-D", "sub", "/bin/true"});
   auto s = toStepSpec(req, context(), 7, true);
