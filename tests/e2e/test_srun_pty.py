@@ -3,7 +3,8 @@ it: srun runs as an unprivileged user in a session of its own whose controlling 
 the slave of a pty this test holds the master of (what `ssh login-node` gives a researcher).
 Task 0 gets a terminal of srun's window size; an interactive shell takes typed commands and
 srun exits with its code; a typed Ctrl-C interrupts the shell's foreground job, not srun; a
-resize reaches the task; srun's terminal mode is restored; other tasks' output goes nowhere."""
+resize reaches the task; srun's terminal mode is restored; other tasks' output goes nowhere;
+the same inside salloc."""
 
 import fcntl
 import os
@@ -27,7 +28,7 @@ def set_size(fd, rows, cols):
 class Terminal:
     """srun under a pseudo-terminal: write() types, expect() polls the screen."""
 
-    def __init__(self, cluster, *args, rows=37, cols=111):
+    def __init__(self, cluster, *args, rows=37, cols=111, program="srun"):
         self.master, self.slave = os.openpty()
         set_size(self.master, rows, cols)
         self.mode_before = termios.tcgetattr(self.slave)
@@ -39,7 +40,7 @@ class Terminal:
             fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
         self.proc = subprocess.Popen(
-            [str(cluster.bin / "srun"), *args], stdin=self.slave, stdout=self.slave,
+            [str(cluster.bin / program), *args], stdin=self.slave, stdout=self.slave,
             stderr=self.slave, env=cluster.env(), cwd=str(cluster.run_dir), user=USER,
             start_new_session=True, preexec_fn=controlling_terminal)
 
@@ -199,4 +200,15 @@ def test_srun_sigint_still_forwards_to_the_task(terminal):
     os.kill(t.proc.pid, signal.SIGINT)
     t.expect(rb"got-INT")
     assert t.wait() == 5, t.screen
+    assert t.mode() == t.mode_before
+
+
+def test_pty_inside_salloc(terminal):
+    """The everyday form: an allocation, then an interactive step in it."""
+    t = terminal("-N1", "srun", "--pty", "sh", "-c",
+                 "test -t 0 && echo in-step-$SLURM_STEP_ID; stty size", rows=30, cols=90,
+                 program="salloc")
+    assert t.wait() == 0, t.screen
+    assert b"in-step-0" in t.screen, t.screen
+    assert b"30 90\r\n" in t.screen, t.screen
     assert t.mode() == t.mode_before
