@@ -57,10 +57,6 @@ class StepRun {
         return 1;
       }
       terminal_ = std::move(*terminal);
-      if (auto size = terminal_->size()) {
-        spec.set_pty_rows(size->rows);
-        spec.set_pty_cols(size->cols);
-      }
       io.unbuffered = true;  // Slurm's --pty implies --unbuffered
     }
     io.stdin_mode = plan.mode;
@@ -73,6 +69,11 @@ class StepRun {
       return 1;
     }
     server_ = std::move(*server);
+    if (spec.pty()) {
+      auto size = terminal_->size();
+      if (!size) size = windowSizeOf(STDOUT_FILENO);
+      setPtyRequest(spec, size ? size->rows : 0, size ? size->cols : 0, server_->port());
+    }
     spec.set_io_address(server_->address());
     spec.set_io_key(server_->key());
     job_id_ = spec.job_id();

@@ -120,6 +120,18 @@ v1::JobSpec toAllocationSpec(const jobspec::StepRequest& request, const StepCont
   return w;
 }
 
+void setPtyRequest(v1::StepSpec& spec, std::uint16_t rows, std::uint16_t cols,
+                   std::uint16_t io_port) {
+  spec.set_pty(true);
+  auto& env = *spec.mutable_environment();
+  env["SLURM_PTY_PORT"] = std::to_string(io_port);
+  if (rows == 0 || cols == 0) return;
+  spec.set_pty_rows(rows);
+  spec.set_pty_cols(cols);
+  env["SLURM_PTY_WIN_ROW"] = std::to_string(rows);
+  env["SLURM_PTY_WIN_COL"] = std::to_string(cols);
+}
+
 StdinPlan stdinPlan(const jobspec::JobSpec& spec) {
   StdinPlan plan;
   if (!spec.input) return plan;

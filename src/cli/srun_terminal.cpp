@@ -42,11 +42,15 @@ PtyTerminal::~PtyTerminal() {
   }
 }
 
+std::optional<WindowSize> windowSizeOf(int fd) {
+  winsize ws{};
+  if (ioctl(fd, TIOCGWINSZ, &ws) != 0 || ws.ws_row == 0 || ws.ws_col == 0) return std::nullopt;
+  return WindowSize{ws.ws_row, ws.ws_col};
+}
+
 std::optional<WindowSize> PtyTerminal::size() const {
   if (!saved_) return std::nullopt;
-  winsize ws{};
-  if (ioctl(fd_, TIOCGWINSZ, &ws) != 0 || ws.ws_row == 0 || ws.ws_col == 0) return std::nullopt;
-  return WindowSize{ws.ws_row, ws.ws_col};
+  return windowSizeOf(fd_);
 }
 
 Result<bool> PtyTerminal::enterRawMode() {

@@ -63,4 +63,8 @@ class PtyTerminal {
 // The mode enterRawMode sets, from the terminal's current one (pure, for tests).
 termios rawModeOf(const termios& mode);
 
+// fd's window size (TIOCGWINSZ); none when fd is no terminal or reports 0 x 0. srun --pty with
+// stdin not a terminal takes its stdout's, as Slurm's srun does.
+std::optional<WindowSize> windowSizeOf(int fd);
+
 }  // namespace drover::cli

@@ -100,9 +100,10 @@ def terminal(cluster):
 
 
 def test_task_zero_gets_a_terminal_of_srun_window_size(terminal):
-    t = terminal("-N1", "--pty", "sh", "-c", "tty; stty size; test -t 0 && echo TTY0",
-                 rows=37, cols=111)
+    t = terminal("-N1", "--pty", "sh", "-c", "tty; stty size; test -t 0 && echo TTY0; "
+                 "echo vars=$SLURM_PTY_WIN_ROW,$SLURM_PTY_WIN_COL", rows=37, cols=111)
     assert t.wait() == 0, t.screen
+    assert b"vars=37,111\r\n" in t.screen, t.screen  # Slurm's srun sets them too
     assert re.search(rb"/dev/pts/\d+\r\n", t.screen), t.screen
     assert b"37 111\r\n" in t.screen, t.screen
     assert b"TTY0" in t.screen, t.screen
