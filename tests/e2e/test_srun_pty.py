@@ -10,6 +10,7 @@ import fcntl
 import os
 import re
 import select
+import shutil
 import signal
 import struct
 import subprocess
@@ -110,8 +111,11 @@ def test_task_zero_gets_a_terminal_of_srun_window_size(terminal):
     assert t.mode() == t.mode_before  # srun gave its terminal back as it found it
 
 
-def test_interactive_shell_takes_typed_commands_and_srun_exits_with_its_code(terminal):
-    t = terminal("-N1", "--pty", "sh")
+@pytest.mark.parametrize("shell", [["sh"], ["bash", "-i"]], ids=["sh", "bash-i"])
+def test_interactive_shell_takes_typed_commands_and_srun_exits_with_its_code(terminal, shell):
+    if not shutil.which(shell[0]):
+        pytest.skip(f"no {shell[0]} on this host")
+    t = terminal("-N1", "--pty", *shell)
     t.expect(rb"\$ ")  # the shell's prompt: it saw a terminal and is interactive
     # While the step runs srun's terminal is raw: the keys go to the task's terminal.
     mode = t.mode()
@@ -120,7 +124,11 @@ def test_interactive_shell_takes_typed_commands_and_srun_exits_with_its_code(ter
     t.expect(rb"hello-3\r\n")
     t.write(b"exit 3\n")
     assert t.wait() == 3, t.screen
-    assert b"task 0: Exited with exit code 3" in t.screen, t.screen
+    # As Slurm prints it, in the terminal's own mode again (CR LF).
+    assert b"srun: error: node1: task 0: Exited with exit code 3\r\n" in t.screen, t.screen
+    # The terminal is the shell's controlling terminal: job control works (bash says
+    # "cannot set terminal process group ... no job control in this shell" otherwise).
+    assert b"job control" not in t.screen, t.screen
     assert t.mode() == t.mode_before
 
 
