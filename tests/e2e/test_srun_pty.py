@@ -184,8 +184,9 @@ def test_a_resize_of_srun_terminal_reaches_the_task(terminal):
     assert t.wait() == 0, t.screen
 
 
-def test_only_task_zero_output_with_two_tasks(terminal):
-    t = terminal("-n2", "-N1", "--pty", "sh", "-c", "echo out-$SLURM_PROCID")
+@pytest.mark.parametrize("nodes", ["1", "2"])
+def test_only_task_zero_output_with_two_tasks(terminal, nodes):
+    t = terminal("-n2", "-N", nodes, "--pty", "sh", "-c", "echo out-$SLURM_PROCID")
     assert t.wait() == 0, t.screen
     assert b"out-0" in t.screen, t.screen
     assert b"out-1" not in t.screen, t.screen
