@@ -17,6 +17,7 @@
 #include "cli/cli_common.h"
 #include "cli/srun_allocation.h"
 #include "cli/srun_step.h"
+#include "cli/srun_terminal.h"
 #include "stepio/step_io_server.h"
 
 namespace drover::cli {
@@ -49,6 +50,15 @@ class StepRun {
     io.num_tasks = std::max<std::uint32_t>(1, spec.ntasks());
     io.label = options_.label;
     io.unbuffered = options_.unbuffered;
+    if (spec.pty()) {
+      auto terminal = PtyTerminal::open(STDIN_FILENO);
+      if (!terminal.ok()) {
+        printError("srun", terminal.error());
+        return 1;
+      }
+      terminal_ = std::move(*terminal);
+      io.unbuffered = true;  // Slurm's --pty implies --unbuffered
+    }
     io.stdin_mode = plan.mode;
     io.stdin_task = plan.task;
     io.advertise_host = localAddressToward(client_.address().host, client_.address().port);
@@ -59,6 +69,11 @@ class StepRun {
       return 1;
     }
     server_ = std::move(*server);
+    if (spec.pty()) {
+      auto size = terminal_->size();
+      if (!size) size = windowSizeOf(STDOUT_FILENO);
+      setPtyRequest(spec, size ? size->rows : 0, size ? size->cols : 0, server_->port());
+    }
     spec.set_io_address(server_->address());
     spec.set_io_key(server_->key());
     job_id_ = spec.job_id();
@@ -82,6 +97,14 @@ class StepRun {
       std::cerr << formatStepFailure(job_id_, reply.error());
       return 1;
     }
+    // Raw only now: srun's messages until here were written to a terminal in its own mode.
+    bool raw_failed = false;
+    if (terminal_) {
+      if (auto raw = terminal_->enterRawMode(); !raw.ok()) {
+        printError("srun", raw.error());
+        raw_failed = true;
+      }
+    }
     step_ = std::to_string(reply->job_id() ? reply->job_id() : job_id_) + "." +
             std::to_string(reply->step_id());
     if (options_.verbose > 0) {
@@ -95,6 +118,10 @@ class StepRun {
     total_tasks_ = std::max<std::uint32_t>(1, ntasks);
     expected_nodes_ = static_cast<std::size_t>(reply->nodes_size());
     if (reply->launch_errors_size() > 0) launchFailed(*reply);
+    if (raw_failed) {
+      std::cerr << "srun: error: Terminating StepId=" << step_ << "\n";
+      abort();
+    }
     const int code = loop();
     // Close the step's connections now, not when srun exits: each supervisor waits for that
     // after its last frame before it reports the step's end to the controller.
@@ -104,6 +131,9 @@ class StepRun {
 
  private:
   void taskEnded(const stepio::TaskEnd& end) {
+    // Nothing more is typed to task 0: srun's messages from now on go to the terminal in its
+    // own mode again.
+    if (terminal_ && end.rank == 0) terminal_->restore();
     const std::string line = stepio::taskEndMessage(end);
     if (!line.empty()) std::cerr << line << "\n";
     if (end.signal != 0 && !aborting_) signalled_ = true;
@@ -232,11 +262,15 @@ class StepRun {
         }
       }
       fds.assign(1, pollfd{signals_.fd(), POLLIN, 0});
+      const int resize_fd = terminal_ ? terminal_->resizeFd() : -1;
+      fds.push_back(pollfd{resize_fd, POLLIN, 0});  // a negative fd is skipped by poll
       server_->addPollFds(fds);
       const int ready = poll(fds.data(), fds.size(), 500);
       if (ready > 0 && fds[0].revents != 0)
         while (auto sig = signals_.take()) onSignal(*sig);
-      if (ready > 0) server_->handlePoll(fds, 1);
+      if (ready > 0 && fds[1].revents != 0)
+        if (auto size = terminal_->takeResize()) server_->resizeTerminal(size->rows, size->cols);
+      if (ready > 0) server_->handlePoll(fds, 2);
     }
     auto ends = server_->taskEnds();
     if (signalled_ && !aborting_) std::cerr << "srun: Force Terminated StepId=" << step_ << "\n";
@@ -248,6 +282,7 @@ class StepRun {
   const jobspec::JobSpec& options_;
   SignalWatch& signals_;
   std::unique_ptr<stepio::StepIoServer> server_;
+  std::unique_ptr<PtyTerminal> terminal_;   // --pty: srun's terminal, raw while the step runs
   std::uint64_t job_id_ = 0;
   std::string step_;
   std::size_t expected_nodes_ = 0;

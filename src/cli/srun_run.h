@@ -9,6 +9,9 @@
 //   SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT  forwarded to every task
 // and a line per task that did not exit 0 ("srun: error: node1: task 1: Exited with exit
 // code 3"). -K ends the step at the first non-zero exit; -W N ends it N s after the first.
+// --pty: task 0 gets a pseudo-terminal of the size of srun's terminal (srun_terminal.h), which
+// is raw until task 0 ends, so typed keys (Ctrl-C included) reach the task's terminal as
+// bytes; SIGWINCH sends the new size; output is unbuffered.
 #include <cstdint>
 
 #include "cli/controller_client.h"

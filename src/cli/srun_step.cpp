@@ -89,6 +89,7 @@ v1::StepSpec toStepSpec(const jobspec::StepRequest& request, const StepContext& 
   if (s.error) w.set_std_err(*s.error);
   if (auto plan = stdinPlan(s); plan.file_pattern) w.set_std_in(*plan.file_pattern);
   w.set_kill_on_bad_exit(s.kill_on_bad_exit);
+  w.set_pty(s.pty);  // its window size is srun's terminal's, read when the step starts
   w.set_submit_line(context.submit_line);
   w.set_srun_host(context.host);
   w.set_srun_pid(context.pid);
@@ -118,6 +119,18 @@ v1::JobSpec toAllocationSpec(const jobspec::StepRequest& request, const StepCont
     w.set_name(request.command.empty() ? default_name : baseName(request.command.front()));
   }
   return w;
+}
+
+void setPtyRequest(v1::StepSpec& spec, std::uint16_t rows, std::uint16_t cols,
+                   std::uint16_t io_port) {
+  spec.set_pty(true);
+  auto& env = *spec.mutable_environment();
+  env["SLURM_PTY_PORT"] = std::to_string(io_port);
+  if (rows == 0 || cols == 0) return;
+  spec.set_pty_rows(rows);
+  spec.set_pty_cols(cols);
+  env["SLURM_PTY_WIN_ROW"] = std::to_string(rows);
+  env["SLURM_PTY_WIN_COL"] = std::to_string(cols);
 }
 
 StdinPlan stdinPlan(const jobspec::JobSpec& spec) {

@@ -40,6 +40,13 @@ v1::StepSpec toStepSpec(const jobspec::StepRequest& request, const StepContext& 
 v1::JobSpec toAllocationSpec(const jobspec::StepRequest& request, const StepContext& context,
                              const std::string& default_name);
 
+// srun --pty's request for task 0's terminal: its size (rows/cols 0 = unknown) and, in every
+// task's environment as Slurm's srun sets them, SLURM_PTY_WIN_ROW/SLURM_PTY_WIN_COL (when
+// known) and SLURM_PTY_PORT (Drover's resizes travel on the step's I/O stream, so it is that
+// port; Slurm's is a socket of its own for them).
+void setPtyRequest(v1::StepSpec& spec, std::uint16_t rows, std::uint16_t cols,
+                   std::uint16_t io_port);
+
 // -i/--input: "all" -> every task, "none" -> no task, a task number N -> task N only (task 0
 // is the default); anything else is a per-task file pattern that goes into StepSpec.std_in,
 // and srun sends nothing.

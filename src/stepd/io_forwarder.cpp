@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "drover/v1/step_io.pb.h"
+#include "stepd/task_terminal.h"
 
 namespace drover::stepd {
 namespace {
@@ -135,12 +136,44 @@ Result<TaskPipeEnds> IoForwarder::openTask(std::uint32_t rank) {
   return task.child;
 }
 
+Result<TaskPipeEnds> IoForwarder::openTerminalTask(std::uint32_t rank, std::uint16_t rows,
+                                                   std::uint16_t cols, uid_t owner) {
+  auto terminal = openTaskTerminal(rows, cols, owner);
+  if (!terminal) return makeError(terminal.error());
+  // Input has a descriptor of its own, so srun's end of input can close it while the task's
+  // output is still read from the master.
+  const int input = fcntl(terminal->master, F_DUPFD_CLOEXEC, 0);
+  if (input < 0) {
+    const std::string why = std::string("dup: ") + strerror(errno);
+    close(terminal->master), close(terminal->slave);
+    return makeError(why);
+  }
+  Task& task = tasks_[rank];
+  task.rank = rank;
+  task.terminal = true;
+  task.child.terminal_fd = terminal->slave;
+  task.stdin_fd = input;
+  task.out = {terminal->master, false};
+  if (lost_) closeStdin(task);
+  return task.child;
+}
+
 void IoForwarder::closeTaskEnds(std::uint32_t rank) {
   auto it = tasks_.find(rank);
   if (it == tasks_.end()) return;
   closeFd(it->second.child.stdin_fd);
   closeFd(it->second.child.stdout_fd);
   closeFd(it->second.child.stderr_fd);
+  closeFd(it->second.child.terminal_fd);
+}
+
+void IoForwarder::resizeTerminals(std::uint16_t rows, std::uint16_t cols) {
+  for (auto& [rank, task] : tasks_) {
+    if (!task.terminal) continue;
+    // The master is read until the task's side closed; the input descriptor may outlive it.
+    const int fd = task.out.fd >= 0 ? task.out.fd : task.stdin_fd;
+    if (fd >= 0) setWindowSize(fd, rows, cols);
+  }
 }
 
 void IoForwarder::taskEnded(std::uint32_t rank, int exit_code, int signal) {
@@ -203,8 +236,9 @@ void IoForwarder::ackStdin() {
   std::size_t most_pending = 0;
   for (const auto& [rank, task] : tasks_)
     most_pending = std::max(most_pending, task.stdin_pending.size());
-  const std::uint64_t delivered = stdin_received_ - most_pending;
-  if (lost_ || delivered == stdin_acked_) return;
+  // A terminal's pending input may hold end-of-file characters srun never sent: never below 0.
+  const std::uint64_t delivered = stdin_received_ - std::min<std::uint64_t>(most_pending, stdin_received_);
+  if (lost_ || delivered <= stdin_acked_) return;
   if (delivered - stdin_acked_ < kReadChunk && most_pending > 0) return;  // batch acks
   stdin_acked_ = delivered;
   drover::v1::StepIoFromStepd frame;
@@ -303,12 +337,23 @@ void IoForwarder::handleFrame(const std::string& payload) {
     signals_.push_back(frame.signal().signal());
     return;
   }
+  if (frame.has_window_size()) {
+    const auto& size = frame.window_size();
+    resizeTerminals(static_cast<std::uint16_t>(std::min<std::uint32_t>(size.rows(), 0xffff)),
+                    static_cast<std::uint16_t>(std::min<std::uint32_t>(size.cols(), 0xffff)));
+    return;
+  }
   if (!frame.has_input()) return;
   const auto& input = frame.input();
   stdin_received_ += input.data().size();
   auto apply = [&](Task& task) {
     if (task.stdin_eof) return;
     task.stdin_pending += input.data();
+    if (task.terminal) {
+      if (!input.data().empty()) task.line_open = input.data().back() != '\n';
+      // A terminal has no end of input to close: type its end-of-file character instead.
+      if (input.eof() && task.out.fd >= 0) task.stdin_pending += endOfInputBytes(task.out.fd, task.line_open);
+    }
     if (input.eof()) task.stdin_eof = true;
     writeStdin(task);
   };

@@ -13,9 +13,13 @@
 //     frames reach the supervisor even while a task ignores its stdin;
 //   - a task's exit frame is sent once it was reaped AND its pipes reached EOF, i.e. after
 //     its last byte of output.
+// srun --pty: task 0 gets a pseudo-terminal instead of three pipes (openTerminalTask). Its
+// master is read as the task's stdout, input is written into it (window_size frames resize
+// it), and srun's end of input types the terminal's end-of-file character (task_terminal.h).
 // If srun goes away the forwarder reports connectionLost() and keeps draining the pipes
 // into nothing, so tasks never block on a dead reader.
 #include <poll.h>
+#include <sys/types.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -35,6 +39,7 @@ struct TaskPipeEnds {
   int stdin_fd = -1;
   int stdout_fd = -1;
   int stderr_fd = -1;
+  int terminal_fd = -1;   // openTerminalTask: the pseudo-terminal's slave, for all three
 };
 
 class IoForwarder {
@@ -59,6 +64,10 @@ class IoForwarder {
   // Creates the pipes of one task. The returned ends go to the child; call
   // closeTaskEnds(rank) once it was spawned (or failed to).
   Result<TaskPipeEnds> openTask(std::uint32_t rank);
+  // The same for the task of srun --pty: a pseudo-terminal of this size (0 = the kernel's
+  // default) whose slave belongs to `owner`.
+  Result<TaskPipeEnds> openTerminalTask(std::uint32_t rank, std::uint16_t rows,
+                                        std::uint16_t cols, uid_t owner);
   void closeTaskEnds(std::uint32_t rank);
 
   // The task was reaped; its exit frame follows its remaining output.
@@ -98,6 +107,8 @@ class IoForwarder {
     std::string stdin_pending;
     bool stdin_eof = false;       // close once stdin_pending is written
     Pipe out, err;
+    bool terminal = false;        // out.fd is a pseudo-terminal's master, stdin_fd a dup of it
+    bool line_open = false;       // terminal: the last input byte was not a newline
     bool ended = false;
     bool exit_sent = false;
     int exit_code = 0;
@@ -119,6 +130,7 @@ class IoForwarder {
   void loseConnection();
   void closeStdin(Task& task);
   void ackStdin();
+  void resizeTerminals(std::uint16_t rows, std::uint16_t cols);
 
   int socket_ = -1;
   bool lost_ = false;

@@ -24,6 +24,7 @@
 #include "launch/job_env.h"
 #include "stepd/io_forwarder.h"
 #include "stepd/memory_cgroup.h"
+#include "stepd/process_scan.h"
 #include "stepd/task_spawn.h"
 #include "stepd/task_usage.h"
 #include "stepd/usage_sampler.h"
@@ -187,22 +188,33 @@ class StepRun {
       // Tasks sharing one file (a pattern without %t) append after the first opened it, so
       // they do not overwrite each other from offset 0.
       spec.append = req_.open_append() || !opened_.insert(spec.stdout_path).second;
-      spec.process_group = pgid_;
       if (cgroup_) spec.cgroup_procs_fd = cgroup_->procsFd();
       spec.env = launch::renderEnvironment(base, launch::taskVariables(task));
-      if (io_) {
+      const bool terminal = io_ && req_.pty() && task.global_rank == 0;
+      if (terminal) {
+        // srun --pty: the terminal is all three of task 0's streams, whatever -i/-o/-e say.
+        auto ends = io_->openTerminalTask(task.global_rank, clampSize(req_.pty_rows()),
+                                          clampSize(req_.pty_cols()), req_.uid());
+        if (!ends) return failStart(ranks, "task 0's pseudo-terminal: " + ends.error());
+        spec.terminal_fd = ends->terminal_fd;
+      } else if (io_) {
         auto pipes = io_->openTask(task.global_rank);
         if (!pipes) return failStart(ranks, pipes.error());
         // srun's -i/-o/-e files win over its stream, as Slurm's: stderr follows -o unless -e.
+        // With --pty the other tasks' stream output goes to /dev/null (Slurm's --pty).
         const bool out_file = !req_.std_out().empty();
         if (req_.std_in().empty()) spec.stdin_fd = pipes->stdin_fd;
-        if (!out_file) spec.stdout_fd = pipes->stdout_fd;
-        if (req_.std_err().empty() && !out_file) spec.stderr_fd = pipes->stderr_fd;
+        if (!out_file && !req_.pty()) spec.stdout_fd = pipes->stdout_fd;
+        if (req_.std_err().empty() && !out_file && !req_.pty()) spec.stderr_fd = pipes->stderr_fd;
       }
+      if (!terminal) spec.process_group = pgid_;
       auto pid = spawnTask(spec);
       if (io_) io_->closeTaskEnds(task.global_rank);
       if (!pid) return failStart(ranks, pid.error());
-      if (pgid_ == 0) pgid_ = *pid;
+      // Task 0 of --pty leads a session of its own, which the other tasks cannot join: they
+      // make the step's process group without it.
+      if (terminal) terminal_session_ = *pid;
+      else if (pgid_ == 0) pgid_ = *pid;
       tasks_.push_back(*pid);
       task_usage_.watch(*pid, task.global_rank);
       running_.insert({*pid, true});
@@ -276,6 +288,13 @@ class StepRun {
 
   void killAll(int sig) {
     if (pgid_ > 0) kill(-pgid_, sig);
+    // An interactive shell puts each of its jobs in a process group of its own: the whole
+    // session goes, as Slurm's process tracking ends everything the step started.
+    if (terminal_session_ > 0) signalSession(terminal_session_, sig);
+  }
+
+  static std::uint16_t clampSize(std::uint32_t n) {
+    return static_cast<std::uint16_t>(std::min<std::uint32_t>(n, 0xffff));
   }
 
   void deliver(int sig, bool batch_shell_only) {
@@ -308,7 +327,7 @@ class StepRun {
     }
     // The first sample waits one interval: short steps are covered by getrusage at the end.
     auto next_sample = start + std::chrono::milliseconds(opts_.usage_sample_ms);
-    UsageSampler sampler(pgid_);
+    UsageSampler sampler(pgid_, terminal_session_);
 
     std::vector<pollfd> fds;
     while (!running_.empty() || (io_ && !io_->finished())) {
@@ -423,6 +442,7 @@ class StepRun {
   const SupervisorOptions& opts_;
   StepOutcome outcome_;
   pid_t pgid_ = 0;
+  pid_t terminal_session_ = 0;         // srun --pty: task 0's session (its pid), 0 = none
   std::vector<pid_t> tasks_;
   std::map<pid_t, bool> running_;
   std::map<pid_t, std::uint32_t> rank_of_;

@@ -4,6 +4,7 @@
 #include <grp.h>
 #include <pwd.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -81,7 +82,15 @@ struct ChildPlan {
 // which the parent resumes with. Only async-signal-safe calls, no allocation.
 [[noreturn]] __attribute__((noinline)) void runChild(const ChildPlan& plan) {
   const TaskSpec& spec = *plan.spec;
-  setpgid(0, spec.process_group);
+  if (spec.terminal_fd >= 0) {
+    // A session of its own, so the terminal can be its controlling terminal: the terminal's
+    // line discipline then signals its foreground process group (Ctrl-C, SIGWINCH, SIGHUP).
+    if (setsid() < 0) childFail(plan.failure, "setsid", nullptr);
+    if (ioctl(spec.terminal_fd, TIOCSCTTY, 0) != 0)
+      childFail(plan.failure, "making the pseudo-terminal the controlling terminal", nullptr);
+  } else {
+    setpgid(0, spec.process_group);
+  }
   if (spec.cgroup_procs_fd >= 0) {
     // The pid in decimal, no allocation.
     char digits[24];
@@ -105,11 +114,13 @@ struct ChildPlan {
   }
   // Output files are opened after dropping privileges, so they belong to the user and a
   // path the user may not write fails the job instead of writing as root.
-  int in = spec.stdin_fd >= 0 ? spec.stdin_fd : openFor(spec.stdin_path, O_RDONLY);
+  const int terminal = spec.terminal_fd;
+  int in = terminal >= 0 ? terminal : spec.stdin_fd >= 0 ? spec.stdin_fd : openFor(spec.stdin_path, O_RDONLY);
   if (in < 0) childFail(plan.failure, "could not open input file", spec.stdin_path.c_str());
-  int out = spec.stdout_fd >= 0 ? spec.stdout_fd : openFor(spec.stdout_path, plan.out_flags);
+  int out = terminal >= 0 ? terminal : spec.stdout_fd >= 0 ? spec.stdout_fd : openFor(spec.stdout_path, plan.out_flags);
   if (out < 0) childFail(plan.failure, "could not open output file", spec.stdout_path.c_str());
-  int err = spec.stderr_fd >= 0                        ? spec.stderr_fd
+  int err = terminal >= 0                              ? terminal
+            : spec.stderr_fd >= 0                      ? spec.stderr_fd
             : spec.stderr_path == spec.stdout_path ? out
                                                    : openFor(spec.stderr_path, plan.out_flags);
   if (err < 0) childFail(plan.failure, "could not open error file", spec.stderr_path.c_str());

@@ -32,6 +32,10 @@ struct TaskSpec {
   int stdout_fd = -1;
   int stderr_fd = -1;
   pid_t process_group = 0;              // 0 = lead a new group (the step's first task)
+  // srun --pty: the slave of the task's pseudo-terminal (task_terminal.h). The task leads a
+  // new session (so process_group is not used) with this as its controlling terminal, and as
+  // its stdin, stdout and stderr. The caller keeps and closes it.
+  int terminal_fd = -1;
   // cgroup.procs of the step's memory cgroup (memory_cgroup.h): the task joins it before it
   // runs anything, so all it allocates counts against the limit. -1 = none.
   int cgroup_procs_fd = -1;

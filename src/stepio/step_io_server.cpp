@@ -189,6 +189,21 @@ void StepIoServer::forwardSignal(int sig) {
   (void)!write(wake_[1], &byte, 1);
 }
 
+void StepIoServer::resizeTerminal(std::uint16_t rows, std::uint16_t cols) {
+  window_ = std::make_pair(rows, cols);
+  auto task0 = tasks_.find(0);
+  if (task0 != tasks_.end() && task0->second.conn != nullptr) sendWindowSize(*task0->second.conn);
+}
+
+void StepIoServer::sendWindowSize(Conn& conn) {
+  if (conn.fd < 0 || !window_) return;
+  drover::v1::StepIoToStepd frame;
+  frame.mutable_window_size()->set_rows(window_->first);
+  frame.mutable_window_size()->set_cols(window_->second);
+  stepd::appendFrame(frame, conn.queue);
+  flushConn(conn);
+}
+
 void StepIoServer::stop() {
   const unsigned char byte = 0;
   (void)!write(wake_[1], &byte, 1);
@@ -424,6 +439,8 @@ bool StepIoServer::handleHello(Conn& conn, const std::string& key, std::uint32_t
         (opts_.stdin_mode == StdinMode::kOneTask && rank != opts_.stdin_task))
       no_input.push_back(rank);
   if (!no_input.empty()) sendInput(conn, no_input, "", true);
+  // A resize since the step was created (its launch carried the size before it).
+  if (window_ && std::find(ranks.begin(), ranks.end(), 0u) != ranks.end()) sendWindowSize(conn);
   return true;
 }
 

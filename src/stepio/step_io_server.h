@@ -7,8 +7,9 @@
 //   stepd -> srun  StepIoFromStepd: hello{io_key, node_id, node_name, ranks} first, then
 //                  output{rank, STDOUT|STDERR, bytes} as tasks write, exit{rank, exit_code,
 //                  signal} per task after its last output, then EOF.
-//   srun -> stepd  StepIoToStepd: input{ranks (empty = all on the node), bytes, eof} and
-//                  signal{signal} (delivered to every task of the node).
+//   srun -> stepd  StepIoToStepd: input{ranks (empty = all on the node), bytes, eof},
+//                  signal{signal} (delivered to every task of the node) and, for --pty,
+//                  window_size{rows, cols} to task 0's node.
 //
 // srun creates one StepIoServer per step before asking the controller for the step:
 //
@@ -42,7 +43,9 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "drover/result.h"
@@ -107,6 +110,9 @@ class StepIoServer {
   void markLost(const std::vector<std::uint32_t>& ranks, const std::string& node_name);
 
   void forwardSignal(int sig);                 // to every connected node's tasks
+  // srun --pty: task 0's pseudo-terminal takes this window size (sent to its node now, or
+  // when it connects).
+  void resizeTerminal(std::uint16_t rows, std::uint16_t cols);
   void stop();                                 // run() returns soon
 
   bool done() const;                           // every task ended or was lost, or stopped
@@ -142,6 +148,7 @@ class StepIoServer {
   void endTask(std::uint32_t rank, const TaskEnd& end);
   void sendInput(Conn& conn, const std::vector<std::uint32_t>& ranks, const std::string& data,
                  bool eof);
+  void sendWindowSize(Conn& conn);
   bool stdinWanted() const;
   std::string label(std::uint32_t rank) const;
 
@@ -157,6 +164,7 @@ class StepIoServer {
   std::size_t nodes_ = 0;
   std::size_t rejected_ = 0;
   bool stdin_done_ = false;
+  std::optional<std::pair<std::uint16_t, std::uint16_t>> window_;  // rows, cols
   bool stopped_ = false;
   std::vector<Slot> slots_;
 };

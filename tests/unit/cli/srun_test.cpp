@@ -78,6 +78,29 @@ TEST(SrunStepTest, SrunsOwnVariables) {
   EXPECT_EQ(labelled.environment().at("SLURM_LABELIO"), "1");
 }
 
+TEST(SrunStepTest, PtyAsksForATerminalForTaskZero) {
+  EXPECT_TRUE(toStepSpec(srunRequest({"--pty", "bash", "-i"}), context(), 7, true).pty());
+  EXPECT_FALSE(toStepSpec(srunRequest({"bash"}), context(), 7, true).pty());
+}
+
+// The size and Slurm's SLURM_PTY_* variables (checked against Slurm 22.05's srun --pty: every
+// task has SLURM_PTY_PORT, SLURM_PTY_WIN_ROW and SLURM_PTY_WIN_COL).
+TEST(SrunStepTest, PtyRequestCarriesTheSizeAndSlurmsVariables) {
+  auto s = toStepSpec(srunRequest({"--pty", "bash"}), context(), 7, true);
+  setPtyRequest(s, 37, 111, 40123);
+  EXPECT_TRUE(s.pty());
+  EXPECT_EQ(s.pty_rows(), 37u);
+  EXPECT_EQ(s.pty_cols(), 111u);
+  EXPECT_EQ(s.environment().at("SLURM_PTY_WIN_ROW"), "37");
+  EXPECT_EQ(s.environment().at("SLURM_PTY_WIN_COL"), "111");
+  EXPECT_EQ(s.environment().at("SLURM_PTY_PORT"), "40123");
+  auto unknown = toStepSpec(srunRequest({"--pty", "bash"}), context(), 7, true);
+  setPtyRequest(unknown, 0, 0, 40123);  // no terminal to ask: the kernel's default size
+  EXPECT_EQ(unknown.pty_rows(), 0u);
+  EXPECT_EQ(unknown.environment().count("SLURM_PTY_WIN_ROW"), 0u);
+  EXPECT_EQ(unknown.environment().at("SLURM_PTY_PORT"), "40123");
+}
+
 TEST(SrunStepTest, ExportAndChdir) {
   auto req = srunRequest({"--export=NONE,FOO=bar", "-D", "sub", "/bin/true"});
   auto s = toStepSpec(req, context(), 7, true);

@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -187,6 +188,67 @@ TEST_F(IoForwarderTest, StdinAndSignalsFromSrun) {
   EXPECT_EQ(zero, "to zero\n");
   ssize_t n = read(t1->stdin_fd, buf, sizeof buf);
   EXPECT_EQ(std::string(buf, n > 0 ? n : 0), "to all\n");
+  closePeer();
+}
+
+// srun --pty: the window_size frame resizes task 0's terminal; input is typed into it and
+// what the task writes on it comes back as its stdout.
+TEST_F(IoForwarderTest, TerminalTaskTakesWindowSizesInputAndOutput) {
+  auto forwarder = connect({0});
+  ASSERT_TRUE(forwarder);
+  auto ends = forwarder->openTerminalTask(0, 24, 80, getuid());
+  ASSERT_TRUE(ends.ok()) << ends.error();
+  const int slave = ends->terminal_fd;
+  ASSERT_GE(slave, 0);
+  EXPECT_EQ(ends->stdin_fd, -1);
+  winsize ws{};
+  ASSERT_EQ(ioctl(slave, TIOCGWINSZ, &ws), 0);
+  EXPECT_EQ(ws.ws_row, 24);
+  EXPECT_EQ(ws.ws_col, 80);
+
+  std::string frames_out;
+  drover::v1::StepIoToStepd resize;
+  resize.mutable_window_size()->set_rows(50);
+  resize.mutable_window_size()->set_cols(132);
+  appendFrame(resize, frames_out);
+  drover::v1::StepIoToStepd input;
+  input.mutable_input()->add_ranks(0);
+  input.mutable_input()->set_data("typed\n");
+  appendFrame(input, frames_out);
+  ASSERT_EQ(write(peer_, frames_out.data(), frames_out.size()),
+            static_cast<ssize_t>(frames_out.size()));
+  // The slave reads the typed line once the frames were handled, the resize before it.
+  char buf[64];
+  std::string line;
+  for (int i = 0; i < 50 && line.find('\n') == std::string::npos; ++i) {
+    round(*forwarder, 100);
+    pollfd pfd{slave, POLLIN, 0};
+    if (poll(&pfd, 1, 0) > 0) {
+      ssize_t n = read(slave, buf, sizeof buf);
+      if (n > 0) line.append(buf, static_cast<std::size_t>(n));
+    }
+  }
+  EXPECT_EQ(line, "typed\n");
+  ASSERT_EQ(ioctl(slave, TIOCGWINSZ, &ws), 0);
+  EXPECT_EQ(ws.ws_row, 50);
+  EXPECT_EQ(ws.ws_col, 132);
+
+  // Output: the echo of the typed line, then what the "task" writes (ONLCR: CR LF).
+  ASSERT_EQ(write(slave, "shown\n", 6), 6);
+  forwarder->closeTaskEnds(0);  // the task's side is closed: the master reads EIO, its EOF
+  forwarder->taskEnded(0, 0, 0);
+  std::string out;
+  bool exit_seen = false;
+  while (!exit_seen) {
+    auto got = frames(*forwarder, 1);
+    ASSERT_EQ(got.size(), 1u);
+    if (got[0].has_output()) {
+      EXPECT_EQ(got[0].output().stream(), drover::v1::StepIoOutput::STDOUT);
+      out += got[0].output().data();
+    }
+    exit_seen = got[0].has_exit();
+  }
+  EXPECT_EQ(out, "typed\r\nshown\r\n");
   closePeer();
 }
 

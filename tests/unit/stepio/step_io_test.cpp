@@ -332,5 +332,83 @@ TEST_F(StepIoTest, ACommandThatCannotStartIsReportedOnTheStream) {
       << done.err;
 }
 
+// srun --pty: task 0's streams are one pseudo-terminal of the size srun asked for.
+TEST_F(StepIoTest, PtyGivesTaskZeroATerminalOfTheRequestedSize) {
+  auto req = step(1, "tty; stty size; test -t 0 && test -t 1 && test -t 2 && echo TTY012");
+  req.set_pty(true);
+  req.set_pty_rows(33);
+  req.set_pty_cols(101);
+  req.set_time_limit_s(20);
+  StepIoOptions options;
+  options.unbuffered = true;
+  auto done = run(req, options);
+  ASSERT_EQ(done.ends.size(), 1u);
+  EXPECT_EQ(done.ends[0].exit_code, 0) << done.out << done.err;
+  EXPECT_NE(done.out.find("/dev/pts/"), std::string::npos) << done.out;
+  // The terminal's output processing turns each newline into CR LF.
+  EXPECT_NE(done.out.find("33 101\r\n"), std::string::npos) << done.out;
+  EXPECT_NE(done.out.find("TTY012"), std::string::npos) << done.out;
+  EXPECT_EQ(done.err, "");
+}
+
+// A resize from srun reaches the terminal before input srun read after it.
+TEST_F(StepIoTest, PtyResizeArrivesBeforeLaterInput) {
+  std::ofstream(dir_ / "input") << "go\n";
+  int in = open((dir_ / "input").c_str(), O_RDONLY | O_CLOEXEC);
+  auto req = step(1, "read x; stty size");
+  req.set_pty(true);
+  req.set_pty_rows(33);
+  req.set_pty_cols(101);
+  req.set_time_limit_s(20);
+  StepIoOptions options;
+  options.unbuffered = true;
+  options.stdin_fd = in;
+  bool resized = false;
+  auto done = run(req, options, "", [&](StepIoServer& server, const Finished&) {
+    if (!resized) server.resizeTerminal(40, 120);
+    resized = true;
+  });
+  close(in);
+  ASSERT_EQ(done.ends.size(), 1u);
+  EXPECT_EQ(done.ends[0].exit_code, 0) << done.out;
+  EXPECT_NE(done.out.find("40 120\r\n"), std::string::npos) << done.out;
+}
+
+// srun's end of input is the terminal's end of file: cat in the terminal ends.
+TEST_F(StepIoTest, PtyEndOfInputEndsAReaderInTheTerminal) {
+  std::ofstream(dir_ / "input") << "abc\nno newline";
+  int in = open((dir_ / "input").c_str(), O_RDONLY | O_CLOEXEC);
+  auto req = step(1, "cat >/dev/null; echo cat-ended");
+  req.set_pty(true);
+  req.set_time_limit_s(20);
+  StepIoOptions options;
+  options.unbuffered = true;
+  options.stdin_fd = in;
+  auto done = run(req, options);
+  close(in);
+  ASSERT_EQ(done.ends.size(), 1u);
+  EXPECT_EQ(done.ends[0].exit_code, 0) << done.out;
+  EXPECT_FALSE(done.outcome.timed_out);
+  EXPECT_NE(done.out.find("cat-ended"), std::string::npos) << done.out;
+}
+
+// As Slurm's --pty: the other tasks' output goes to /dev/null.
+TEST_F(StepIoTest, PtyOtherTasksOutputGoesNowhere) {
+  auto req = step(3, "echo out-$SLURM_PROCID; echo err-$SLURM_PROCID >&2");
+  req.set_pty(true);
+  req.set_time_limit_s(20);
+  StepIoOptions options;
+  options.unbuffered = true;
+  auto done = run(req, options);
+  ASSERT_EQ(done.ends.size(), 3u);
+  EXPECT_EQ(srunExitCode(done.ends), 0);
+  EXPECT_NE(done.out.find("out-0"), std::string::npos) << done.out;
+  EXPECT_NE(done.out.find("err-0"), std::string::npos) << done.out;  // the terminal, as stdout
+  for (const char* other : {"out-1", "out-2", "err-1", "err-2"}) {
+    EXPECT_EQ(done.out.find(other), std::string::npos) << done.out;
+    EXPECT_EQ(done.err.find(other), std::string::npos) << done.err;
+  }
+}
+
 }  // namespace
 }  // namespace drover::stepio
