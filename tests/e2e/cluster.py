@@ -108,6 +108,16 @@ def rawcall(cluster, target, mode, *args, request=None, timeout=60):
                            *args], input=request, capture_output=True, text=True, timeout=timeout)
 
 
+def labelled(stdout):
+    """{rank: [lines]} from the output of srun -l."""
+    out = {}
+    for line in stdout.splitlines():
+        m = re.match(r"^\s*(\d+): (.*)$", line)
+        assert m, f"unlabelled line {line!r}"
+        out.setdefault(int(m.group(1)), []).append(m.group(2))
+    return out
+
+
 def wait_for(predicate, timeout, interval=0.2, what="condition"):
     """Polls predicate() until it returns something truthy; fails after `timeout` seconds
     with the last value seen."""

@@ -8,7 +8,7 @@ step, and the next srun runs."""
 import re
 import subprocess
 
-from cluster import shared_dir, wait_for
+from cluster import labelled, shared_dir, wait_for
 
 USER = "nobody"
 
@@ -16,16 +16,6 @@ USER = "nobody"
 def run(cluster, *args, timeout=60, user=USER):
     return subprocess.run([str(cluster.bin / args[0]), *args[1:]], capture_output=True, text=True,
                           env=cluster.env(), timeout=timeout, cwd=str(cluster.run_dir), user=user)
-
-
-def labelled(stdout):
-    """{rank: [lines]} from -l output."""
-    out = {}
-    for line in stdout.splitlines():
-        m = re.match(r"^\s*(\d+): (.*)$", line)
-        assert m, f"unlabelled line {line!r}"
-        out.setdefault(int(m.group(1)), []).append(m.group(2))
-    return out
 
 
 def conf(cluster, name, text):

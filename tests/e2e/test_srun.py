@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from cluster import shared_dir, wait_for
+from cluster import labelled, shared_dir, wait_for
 
 
 def run(cluster, name, *args, timeout=60, input=None, user=None):
@@ -41,16 +41,6 @@ def wait_final(cluster, job_id, timeout=60):
     final = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY"}
     return wait_for(lambda: (f := job_fields(cluster, job_id)).get("JobState") in final and f,
                     timeout, what=f"job {job_id} to end")
-
-
-def labelled(stdout):
-    """{rank: [lines]} from -l output."""
-    out = {}
-    for line in stdout.splitlines():
-        m = re.match(r"^\s*(\d+): (.*)$", line)
-        assert m, f"unlabelled line {line!r}"
-        out.setdefault(int(m.group(1)), []).append(m.group(2))
-    return out
 
 
 def sacct_steps(cluster, job_id):
