@@ -103,6 +103,8 @@ int runSalloc(int argc, char** argv) {
   const jobspec::StepRequest& request = parsed.input->request;
   const StepContext& context = parsed.input->context;
   std::vector<std::string> command = request.command;
+  // --no-shell ignores a command, as Slurm's salloc; the job is then named "no-shell".
+  if (request.spec.no_shell) command = {"no-shell"};
   if (command.empty()) command.push_back(userShell(context.environment));
 
   auto client = ControllerClient::fromConfig();
@@ -123,6 +125,9 @@ int runSalloc(int argc, char** argv) {
   if (!got.allocation) return got.exit_code;
   const v1::JobInfo& job = got.allocation->job;
   const std::uint64_t job_id = job.job_id();
+  // --no-shell: the allocation stays until its time limit, scancel, or `scontrol update
+  // JobId=N EndTime=now`; `srun --jobid=N` runs steps in it.
+  if (request.spec.no_shell) return 0;
 
   SallocContext sc;
   sc.cluster_name = got.allocation->cluster_name;

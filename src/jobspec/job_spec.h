@@ -114,6 +114,7 @@ struct JobSpec {
   std::optional<std::uint32_t> jobid;               // srun --jobid
   bool multi_prog = false;
   bool pty = false;
+  bool no_shell = false;   // salloc --no-shell: allocate, run nothing, leave the job running
   std::optional<std::uint32_t> relative;
   std::optional<std::string> task_prolog;
   std::optional<std::string> task_epilog;

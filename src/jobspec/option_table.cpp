@@ -356,7 +356,7 @@ const OptionDef kOptions[] = {
     {"nice", 0, ArgKind::Optional, ALL, applyNice},
     {"no-bell", 0, ArgKind::None, A, acceptOnly},
     {"no-requeue", 0, ArgKind::None, B, applyRequeue},
-    {"no-shell", 0, ArgKind::None, A, acceptOnly},
+    {"no-shell", 0, ArgKind::None, A, setTrue<&JobSpec::no_shell>},
     {"ntasks-per-node", 0, ArgKind::Required, ALL, setPositive<&JobSpec::ntasks_per_node>},
     {"nodes", 'N', ArgKind::Required, ALL, applyNodes},
     {"output", 'o', ArgKind::Required, B | R, setString<&JobSpec::output>},

@@ -121,6 +121,26 @@ def test_salloc_immediate_and_revoked(cluster):
     assert p.returncode != 0
 
 
+def test_salloc_no_shell_leaves_the_allocation_for_srun_jobid(cluster):
+    """salloc --no-shell: the allocation is granted, no command runs (one given is ignored), and
+    the job, named "no-shell" as Slurm names it, stays RUNNING for `srun --jobid` until
+    scancel."""
+    r = run(cluster, "salloc", "--no-shell", "-N1", "-t", "5", "touch", "should-not-exist")
+    out, err = text(r)
+    assert r.returncode == 0, err
+    m = re.fullmatch(r"salloc: Granted job allocation (\d+)\n", err)
+    assert m, err
+    job_id = m.group(1)
+    f = job_fields(cluster, job_id)
+    assert (f["JobState"], f["JobName"], f["BatchFlag"]) == ("RUNNING", "no-shell", "0"), f
+    assert not (cluster.run_dir / "should-not-exist").exists()
+    r = run(cluster, "srun", f"--jobid={job_id}", "printenv", "SLURM_JOB_ID")
+    assert text(r)[0].strip() == job_id, text(r)
+    assert job_fields(cluster, job_id)["JobState"] == "RUNNING"
+    assert run(cluster, "scancel", job_id).returncode == 0
+    assert wait_final(cluster, job_id)["JobState"] == "CANCELLED"
+
+
 def test_srun_inside_a_batch_job(cluster):
     out_dir = shared_dir(cluster, "batch-srun")
     out = out_dir / "steps.out"
