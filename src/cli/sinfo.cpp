@@ -79,9 +79,9 @@ Result<SinfoCommand> parseSinfoArgs(const std::vector<std::string>& args) {
                           kLong, nullptr)) != -1) {
     switch (c) {
       case 'a': case 'v': case kOptLocal: case kOptFederation: case kOptHide: case kOptNoConvert:
-      case 'S':
         break;  // accepted; nothing to change for a single cluster with no hidden partitions
       case 'd': o.dead_only = true; break;
+      case 'S': o.sort = optarg; break;
       case 'e': o.exact = true; break;
       case 'h': o.no_header = true; break;
       case 'l': o.long_format = true; break;

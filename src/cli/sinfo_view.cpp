@@ -10,6 +10,7 @@
 
 #include "cli/format_spec.h"
 #include "cli/node_values.h"
+#include "cli/sort_keys.h"
 #include "cli/slurm_json.h"
 #include "common/ascii_case.h"
 #include "drover/hostlist.h"
@@ -238,6 +239,30 @@ std::string value(char code, const Record& r) {
   }
 }
 
+// -S: the records, already in sinfo's default order, sorted stably by each key's printed value
+// (numbers as numbers); "P" by name, "#P" in the configured order; a letter sinfo does not
+// print sorts nothing, as Slurm's.
+void sortRecords(std::vector<Record>& records, const std::string& text,
+                 const std::vector<v1::PartitionInfo>& partitions) {
+  constexpr char kConfiguredOrder = '#';
+  std::vector<SortKey> keys = parseSortKeys(text);
+  for (SortKey& k : keys) {
+    if (k.item.find("#P") != std::string::npos) k.code = kConfiguredOrder;
+  }
+  auto configuredIndex = [&partitions](const Record& r) {
+    for (std::size_t i = 0; i < partitions.size(); ++i) {
+      if (&partitions[i] == r.part) return i;
+    }
+    return partitions.size();
+  };
+  sortByKeys(records, keys, [&](const Record& a, const Record& b, char code) {
+    if (code == kConfiguredOrder) return threeWay(configuredIndex(a), configuredIndex(b));
+    if (code == 'P') code = 'R';   // the name, without the default partition's '*'
+    if (!isKnownCode(code)) return 0;
+    return compareValues(value(code, a), value(code, b));
+  });
+}
+
 bool nodeSelected(const SinfoOptions& opts, const v1::NodeInfo& n,
                   const std::set<std::string>& node_filter) {
   if (!node_filter.empty() && !node_filter.count(n.name())) return false;
@@ -420,9 +445,10 @@ Result<std::string> renderSinfo(const SinfoOptions& opts, const std::vector<v1::
     }
   }
 
-  const std::vector<Record> records = opts.list_reasons    ? reasonRecords(opts, format, nodes)
-                                      : opts.node_oriented ? nodeRecords(opts, nodes, partitions)
-                                                           : partitionRecords(opts, format, nodes, partitions);
+  std::vector<Record> records = opts.list_reasons    ? reasonRecords(opts, format, nodes)
+                                : opts.node_oriented ? nodeRecords(opts, nodes, partitions)
+                                                     : partitionRecords(opts, format, nodes, partitions);
+  if (!opts.sort.empty()) sortRecords(records, opts.sort, partitions);
 
   // Compute `#` widths from the data (and at least kMinAutoWidth, as Slurm).
   for (auto& item : format) {

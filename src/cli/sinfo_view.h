@@ -23,6 +23,7 @@ struct SinfoOptions {
   bool list_reasons = false;    // -R: down/drained nodes grouped by reason
   int iterate_s = 0;            // -i: report again every this many seconds; 0 = once
   bool reservations = false;    // -T: the reservations (sinfo_reservations.h) instead
+  std::string sort;             // -S: format letters, [+|-] each, "#P" = configured order
   std::string format;           // -o; empty = the built-in format for the other flags
   std::string format_long;      // -O: field names, "NodeList:20,CPUs:.5"; wins over -o
   std::vector<std::string> partitions;  // -p, empty = all

@@ -3,6 +3,7 @@
 // descending. Each command compares rows by its own letters; the sort is stable over the
 // controller's order, as Slurm's list sort.
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,20 @@ inline std::vector<SortKey> parseSortKeys(std::string_view text) {
 template <typename T>
 int threeWay(const T& x, const T& y) {
   return x < y ? -1 : (y < x ? 1 : 0);
+}
+
+// Printed values compared as Slurm's sprio and sinfo sort them: as numbers when both are
+// numbers ("12" after "9"), else as text.
+inline int compareValues(const std::string& a, const std::string& b) {
+  auto number = [](const std::string& s, double& out) {
+    if (s.empty()) return false;
+    char* end = nullptr;
+    out = std::strtod(s.c_str(), &end);
+    return end != nullptr && *end == '\0';
+  };
+  double na = 0, nb = 0;
+  if (number(a, na) && number(b, nb)) return threeWay(na, nb);
+  return threeWay(a, b);
 }
 
 // Sorts rows by the keys in turn; compare(a, b, code) is threeWay's answer for one letter

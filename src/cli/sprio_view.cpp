@@ -110,13 +110,6 @@ std::string weightValue(char code, const v1::PriorityWeights& w) {
   }
 }
 
-bool isNumber(const std::string& s, double& out) {
-  if (s.empty()) return false;
-  char* end = nullptr;
-  out = std::strtod(s.c_str(), &end);
-  return end != nullptr && *end == '\0';
-}
-
 }  // namespace
 
 Result<std::string> renderSprio(const SprioOptions& o, const v1::GetPrioritiesReply& reply) {
@@ -163,10 +156,7 @@ Result<std::string> renderSprio(const SprioOptions& o, const v1::GetPrioritiesRe
       }
     }
     sortByKeys(jobs, keys, [&](const v1::JobPriority* a, const v1::JobPriority* b, char code) {
-      const std::string va = jobValue(code, *a, w), vb = jobValue(code, *b, w);
-      double na = 0, nb = 0;
-      if (isNumber(va, na) && isNumber(vb, nb)) return threeWay(na, nb);
-      return threeWay(va, vb);
+      return compareValues(jobValue(code, *a, w), jobValue(code, *b, w));
     });
   }
   for (const auto* j : jobs) {

@@ -69,6 +69,21 @@ TEST_F(SinfoViewTest, LongFormatNamesFieldsAsTheOCodesPrintThem) {
   EXPECT_EQ(render({"-o", "%P", "-O", "Nodes"}), render({"-O", "Nodes"}));
 }
 
+TEST_F(SinfoViewTest, SortKeysOrderRowsAsSlurms) {
+  // As the reference Slurm 22.05 sorted them: by printed value, '-' descending, stable over
+  // the default order; "#P" is the configured order; a letter sinfo does not print is ignored.
+  const std::string by_default = render({"-h", "-o", "%P %t %D"});
+  EXPECT_EQ(by_default, "gpu* mix 1\ngpu* alloc 3\ndebug mix 1\ndebug alloc 1\n");
+  EXPECT_EQ(render({"-h", "-o", "%P %t %D", "-S", "P"}),
+            "debug mix 1\ndebug alloc 1\ngpu* mix 1\ngpu* alloc 3\n");
+  EXPECT_EQ(render({"-h", "-o", "%P %t %D", "-S", "-D,P"}),
+            "gpu* alloc 3\ndebug mix 1\ndebug alloc 1\ngpu* mix 1\n");
+  EXPECT_EQ(render({"-h", "-o", "%P %t %D", "-S", "#P"}), by_default);
+  EXPECT_EQ(render({"-h", "-o", "%P %t %D", "-S", "Q"}), by_default);
+  EXPECT_EQ(render({"-N", "-h", "-o", "%N %P", "-S", "-N"}),
+            "node04 gpu*\nnode03 gpu*\nnode02 gpu*\nnode02 debug\nnode01 gpu*\nnode01 debug\n");
+}
+
 TEST_F(SinfoViewTest, AllocMemAndGresUsedSplitRowsAsSlurms) {
   // As the reference Slurm 22.05 printed `sinfo -O Partition,AllocMem,GresUsed` with one job
   // (1000 MB, 2 GPUs) on node01: nodes that differ in them get rows of their own.
