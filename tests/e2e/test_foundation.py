@@ -27,6 +27,8 @@ def test_sinfo_node_oriented(cluster):
     assert r.returncode == 0, r.stderr
     lines = sorted(set(r.stdout.split("\n")) - {""})
     assert lines == [f"node{i} idle 16 gpu:8" for i in (1, 2, 3)], r.stdout
+    r = cluster.sinfo("-h", "-N", "-p", "gpu", "-o", "%N", "-S", "-N")
+    assert r.stdout.split() == ["node3", "node2", "node1"], r.stdout
 
 
 def test_sinfo_iterate_reports_until_stopped(cluster):
