@@ -66,13 +66,14 @@ class FakeController final : public v1::AgentControl::Service {
     changed_.notify_all();
   }
 
-  // The event for the job's step, once it arrives.
-  std::optional<v1::StepEventRequest> awaitEvent(std::uint64_t job_id) {
+  // The event for the job's step (of this run of the job, when given), once it arrives.
+  std::optional<v1::StepEventRequest> awaitEvent(std::uint64_t job_id,
+                                                 std::optional<std::uint32_t> run = std::nullopt) {
     std::unique_lock lock(mu_);
     std::optional<v1::StepEventRequest> found;
     changed_.wait_for(lock, kPatience, [&] {
       for (const auto& e : events_) {
-        if (e.step().job_id() == job_id) found = e;
+        if (e.step().job_id() == job_id && (!run || e.step().restart_count() == *run)) found = e;
       }
       return found.has_value();
     });
@@ -574,6 +575,9 @@ TEST_F(StepLaunchTest, LaunchOfARunThatEndedHereIsNotStartedAgain) {
   // The job's next run (requeued) is another run: it starts.
   ASSERT_TRUE(launch(batch(23, script, 1u), &rep).ok());
   EXPECT_TRUE(waitUntil([&] { return readFile(ran) == "x\nx\n"; })) << readFile(ran);
+  // Its supervisor's report acknowledged, so that it ends with the test (unacknowledged, it
+  // would retry after this test's controller is gone).
+  EXPECT_TRUE(controller_.awaitEvent(23, 1u).has_value());
 }
 
 // The same, across a restart of the agent: the ended runs are kept in the spool dir.
