@@ -153,5 +153,17 @@ Result<v1::GetReservationsReply> ControllerClient::getReservations(
     const v1::GetReservationsRequest& request) {
   return call<v1::GetReservationsReply>("GetReservations", request);
 }
+Result<v1::CreateReservationReply> ControllerClient::createReservation(
+    const v1::CreateReservationRequest& request) {
+  return call<v1::CreateReservationReply>("CreateReservation", request);
+}
+Result<v1::UpdateReservationReply> ControllerClient::updateReservation(
+    const v1::UpdateReservationRequest& request) {
+  return call<v1::UpdateReservationReply>("UpdateReservation", request);
+}
+Result<v1::DeleteReservationReply> ControllerClient::deleteReservation(
+    const v1::DeleteReservationRequest& request) {
+  return call<v1::DeleteReservationReply>("DeleteReservation", request);
+}
 
 }  // namespace drover::cli

@@ -57,6 +57,9 @@ class ControllerClient {
   Result<v1::GetPrioritiesReply> getPriorities(const v1::GetPrioritiesRequest& request);
   Result<v1::GetSharesReply> getShares(const v1::GetSharesRequest& request);
   Result<v1::GetReservationsReply> getReservations(const v1::GetReservationsRequest& request);
+  Result<v1::CreateReservationReply> createReservation(const v1::CreateReservationRequest& request);
+  Result<v1::UpdateReservationReply> updateReservation(const v1::UpdateReservationRequest& request);
+  Result<v1::DeleteReservationReply> deleteReservation(const v1::DeleteReservationRequest& request);
 
   const ControllerAddress& address() const { return address_; }
   // The kind of the last failure (kNone after a success).

@@ -12,7 +12,6 @@
 #include "drover/hostlist.h"
 #include "drover/time_spec.h"
 #include "jobspec/begin_time.h"
-#include "wire/frame_client.h"
 
 namespace drover::cli {
 namespace {
@@ -177,26 +176,14 @@ bool isReservationCommand(const std::vector<std::string>& words) {
 
 namespace {
 
+// One call on a client made from the configuration; errors worded as for every CLI (the
+// controller's refusals as it gave them).
 template <typename Reply, typename Request>
-Result<Reply> callController(const char* method, const Request& request) {
+Result<Reply> callController(Result<Reply> (ControllerClient::*method)(const Request&),
+                             const Request& request) {
   auto client = ControllerClient::fromConfig();
   if (!client) return makeError(client.error());
-  const ControllerAddress& a = client->address();
-  wire::ClientOptions opts;
-  opts.host = a.host;
-  opts.port = a.port;
-  opts.munge_socket = a.munge_socket;
-  opts.timeout_ms = a.timeout_ms;
-  Reply reply;
-  wire::CallError error;
-  if (!wire::call(opts, std::string("/drover.v1.Controller/") + method, request, &reply, &error)) {
-    // Refusals carry the controller's text; transport failures are described as for every CLI.
-    if (error.code == 3 || error.code == 5 || error.code == 7 || error.code == 13) {
-      return makeError(error.message);
-    }
-    return makeError(wire::describe(error, opts));
-  }
-  return reply;
+  return ((*client).*method)(request);
 }
 
 // Words after the verb that are not the entity word ("reservation"), e.g. for
@@ -223,7 +210,7 @@ int cmdCreate(const std::vector<std::string>& words) {
   }
   v1::CreateReservationRequest req;
   *req.mutable_spec() = std::move(*spec);
-  auto reply = callController<v1::CreateReservationReply>("CreateReservation", req);
+  auto reply = callController(&ControllerClient::createReservation, req);
   if (!reply) {
     std::cerr << "Error creating the reservation: " << reply.error() << "\n";
     return 1;
@@ -240,7 +227,7 @@ int cmdUpdate(const std::vector<std::string>& words) {
   }
   v1::UpdateReservationRequest req;
   *req.mutable_spec() = std::move(*spec);
-  auto reply = callController<v1::UpdateReservationReply>("UpdateReservation", req);
+  auto reply = callController(&ControllerClient::updateReservation, req);
   if (!reply) {
     std::cerr << "Error updating the reservation: " << reply.error() << "\n";
     return 1;
@@ -275,7 +262,7 @@ int cmdDelete(const std::vector<std::string>& words) {
   }
   v1::DeleteReservationRequest req;
   req.set_name(name);
-  auto reply = callController<v1::DeleteReservationReply>("DeleteReservation", req);
+  auto reply = callController(&ControllerClient::deleteReservation, req);
   if (!reply) {
     std::cerr << "delete_reservation " << arg << ": " << reply.error() << "\n";
     return 1;
@@ -288,7 +275,7 @@ int cmdShow(const std::vector<std::string>& words, bool oneliner) {
   if (auto eq = words[1].find('='); eq != std::string::npos) name = words[1].substr(eq + 1);
   v1::GetReservationsRequest req;
   if (!name.empty()) req.add_names(name);
-  auto reply = callController<v1::GetReservationsReply>("GetReservations", req);
+  auto reply = callController(&ControllerClient::getReservations, req);
   if (!reply) {
     if (reply.error().rfind("Reservation ", 0) == 0) {
       std::cout << reply.error() << "\n";

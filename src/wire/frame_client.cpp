@@ -163,6 +163,10 @@ bool call(const ClientOptions& opts, const std::string& method,
   return true;
 }
 
+namespace {
+constexpr std::string_view kAccessDenied = "Access/permission denied";
+}  // namespace
+
 std::string describe(const CallError& error, const ClientOptions& opts) {
   const std::string where = opts.host + ":" + std::to_string(opts.port);
   switch (error.code) {
@@ -172,7 +176,9 @@ std::string describe(const CallError& error, const ClientOptions& opts) {
              error.message;
     case 7:
     case kUnauthenticated:
-      return "Access/permission denied: " + error.message;
+      // A refusal the controller already words so (reservations) is not said twice.
+      if (error.message.rfind(kAccessDenied, 0) == 0) return error.message;
+      return std::string(kAccessDenied) + ": " + error.message;
     default:
       return error.message;
   }

@@ -144,6 +144,23 @@ TEST_F(FrameTransportTest, DeadControllerFailsFastWithAClearMessage) {
             std::string::npos);
 }
 
+TEST(DescribeCallError, SaysAccessDeniedOnce) {
+  ClientOptions opts;
+  opts.host = "127.0.0.1";
+  opts.port = 7817;
+  CallError denied;
+  denied.code = 7;
+  denied.message = "not your job";
+  EXPECT_EQ(describe(denied, opts), "Access/permission denied: not your job");
+  // The controller's reservation refusals already start so.
+  denied.message = "Access/permission denied: reservations are changed by root";
+  EXPECT_EQ(describe(denied, opts), denied.message);
+  CallError invalid;
+  invalid.code = 3;
+  invalid.message = "Invalid job id specified";
+  EXPECT_EQ(describe(invalid, opts), invalid.message);
+}
+
 TEST_F(FrameTransportTest, ManySequentialCalls) {
   for (int i = 0; i < 200; ++i) {
     drover::v1::PingReply reply;
