@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/job_spec_wire.h"
+#include "jobspec/array_spec.h"
 
 namespace drover::cli {
 namespace {
@@ -154,16 +155,7 @@ StdinPlan stdinPlan(const jobspec::JobSpec& spec) {
 std::string compressRanks(std::vector<std::uint32_t> ranks) {
   std::sort(ranks.begin(), ranks.end());
   ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-  std::string out;
-  for (std::size_t i = 0; i < ranks.size();) {
-    std::size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    if (!out.empty()) out += ",";
-    out += std::to_string(ranks[i]);
-    if (j > i) out += "-" + std::to_string(ranks[j]);
-    i = j + 1;
-  }
-  return out;
+  return jobspec::compressIds(ranks);
 }
 
 std::string formatAllocFailure(std::string_view prog, const std::string& controller_message) {

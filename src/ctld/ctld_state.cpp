@@ -6,6 +6,7 @@
 
 #include "common/log.h"
 #include "drover/hostlist.h"
+#include "jobspec/array_spec.h"
 
 namespace drover::ctld {
 namespace {
@@ -224,17 +225,8 @@ void CtldState::fillNode(const NodeRecord& n, const NodeUsage* usage, v1::NodeIn
   } else {
     std::vector<std::uint32_t> idx = usage->gpu_indices;
     std::sort(idx.begin(), idx.end());
-    std::string ranges;
-    for (std::size_t i = 0; i < idx.size();) {
-      std::size_t j = i;
-      while (j + 1 < idx.size() && idx[j + 1] == idx[j] + 1) ++j;
-      if (!ranges.empty()) ranges += ",";
-      ranges += std::to_string(idx[i]);
-      if (j > i) ranges += "-" + std::to_string(idx[j]);
-      i = j + 1;
-    }
     out->set_gres_used((type.empty() ? "gpu:" : "gpu:" + type + ":") +
-                       std::to_string(idx.size()) + "(IDX:" + ranges + ")");
+                       std::to_string(idx.size()) + "(IDX:" + jobspec::compressIds(idx) + ")");
   }
 }
 
