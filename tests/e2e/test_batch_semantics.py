@@ -165,6 +165,9 @@ def test_squeue_json_has_slurms_keys(cluster):
     assert j["cluster"] == re.search(r"^cluster_name:\s*(\S+)", conf, re.M).group(1)
     assert j["batch_host"] == j["nodes"] and j["node_count"] == 1
     assert len(j["gres_detail"]) == 1 and j["gres_detail"][0].startswith("gpu:2(IDX:")
+    # The node's side of it: sinfo -O GresUsed names the two GPU indices the job holds.
+    r = cluster.cli("sinfo", "-h", "-N", "-n", j["nodes"], "-O", "GresUsed:40")
+    assert re.fullmatch(r"gpu(:\w+)?:2\(IDX:\d+(-\d+|,\d+)\)", r.stdout.split()[0]), r.stdout
     assert "gres/gpu=2" in j["tres_alloc_str"]
     assert j["standard_output"] == str(out_dir / "%j.out")
     assert jobs[held]["state_reason"] == "JobHeldUser"
