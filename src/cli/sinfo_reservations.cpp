@@ -23,7 +23,7 @@ std::string renderSinfoReservations(const SinfoOptions& o,
                                     const std::vector<v1::ReservationInfo>& reservations,
                                     std::int64_t now) {
   std::string out;
-  if ((o.long_format || o.iterate_s > 0) && !o.no_header) out += dateLine(now) + "\n";
+  if (printsDateLine(o)) out += dateLine(now) + "\n";
   if (reservations.empty()) return out + "No reservations in the system\n";
   // The name column is as wide as its header or the longest name; without the header the
   // reference Slurm keeps it at the header's width, longer names pushing the row right.

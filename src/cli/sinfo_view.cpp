@@ -244,11 +244,8 @@ std::string value(char code, const Record& r) {
 // print sorts nothing, as Slurm's.
 void sortRecords(std::vector<Record>& records, const std::string& text,
                  const std::vector<v1::PartitionInfo>& partitions) {
-  constexpr char kConfiguredOrder = '#';
-  std::vector<SortKey> keys = parseSortKeys(text);
-  for (SortKey& k : keys) {
-    if (k.item.find("#P") != std::string::npos) k.code = kConfiguredOrder;
-  }
+  constexpr char kConfiguredOrder = '#';   // parseSortKeys reads "#P" as the letter '#'
+  const std::vector<SortKey> keys = parseSortKeys(text);
   auto configuredIndex = [&partitions](const Record& r) {
     for (std::size_t i = 0; i < partitions.size(); ++i) {
       if (&partitions[i] == r.part) return i;
@@ -460,8 +457,7 @@ Result<std::string> renderSinfo(const SinfoOptions& opts, const std::vector<v1::
   }
 
   std::string out;
-  // As Slurm's: with -l or -i whatever the format, and only above a header.
-  if ((opts.long_format || opts.iterate_s > 0) && !opts.no_header) out += dateLine(now) + "\n";
+  if (printsDateLine(opts)) out += dateLine(now) + "\n";
   if (!opts.no_header) {
     out += renderLine(format, [](const FieldSpec& f) { return header(f.code); }) + "\n";
   }

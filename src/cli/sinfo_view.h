@@ -31,6 +31,12 @@ struct SinfoOptions {
   StateFilter states;                   // -t
 };
 
+// Whether a report starts with the date line: with -l or -i, above the header (so not with
+// -h), whatever the format, as Slurm's sinfo (squeue's rule too: squeue_view.h).
+inline bool printsDateLine(const SinfoOptions& options) {
+  return (options.long_format || options.iterate_s > 0) && !options.no_header;
+}
+
 // The format string sinfo uses when -o is not given (see `man sinfo`, -o).
 std::string builtinSinfoFormat(const SinfoOptions& opts);
 

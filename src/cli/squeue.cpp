@@ -166,14 +166,8 @@ int report(ControllerClient& client, const SqueueOptions& o) {
       return 1;
     }
   }
-  SqueueOptions shown = o;
-  if (o.json) {
-    // --json names the cluster; only that output pays for reading the config a second time.
-    if (auto cfg = config::loadClusterConfig(config::defaultConfigPath()))
-      shown.cluster_name = cfg->cluster_name;
-  }
   std::string text;
-  if (auto rendered = renderSqueueTo(shown, jobs, now, &text); !rendered.ok()) {
+  if (auto rendered = renderSqueueTo(o, jobs, now, &text); !rendered.ok()) {
     printError(kProg, rendered.error());
     return 1;
   }
@@ -299,6 +293,13 @@ int runSqueue(int argc, char** argv) {
     return 1;
   }
   applyEnvironmentFormats(parsed->options);
+  if (parsed->options.json) {
+    // --json names the cluster; only that output pays for reading the config a second time,
+    // once for all of -i's reports.
+    if (auto cfg = config::loadClusterConfig(config::defaultConfigPath())) {
+      parsed->options.cluster_name = cfg->cluster_name;
+    }
+  }
   const SqueueCommand& cmd = *parsed;
   if (printedInfo(cmd, kHelp, kUsage)) return 0;
   auto client = ControllerClient::fromConfig();

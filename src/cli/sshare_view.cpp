@@ -1,5 +1,6 @@
 #include "cli/sshare_view.h"
 #include "common/ascii_case.h"
+#include "common/comma_list.h"
 
 #include <algorithm>
 #include <cmath>
@@ -121,13 +122,8 @@ std::string cell(const std::string& v, const Column& c, bool header) {
 
 Result<std::vector<SshareColumnChoice>> parseSshareFormat(std::string_view text) {
   std::vector<SshareColumnChoice> columns;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t end = text.find(',', start);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view item = text.substr(start, end - start);
-    start = end + 1;
-    if (item.empty()) continue;
+  for (const std::string& item_text : splitCommas(text)) {
+    const std::string_view item = item_text;
     const std::size_t percent = item.find('%');
     const Field* field = fieldStartingWith(item.substr(0, percent));
     if (field == nullptr) {

@@ -306,8 +306,8 @@ BATCH_USAGE = (r"^<ID>\.batch <ID>\.batch batch ",
 
 SPECS = {
     "version": Spec("allowed", "`--version` prints `drover 0.1.0` (docs: common to all commands)"),
-    "scontrol-show-config": Spec("allowed", "`scontrol show config` is not implemented: the "
-                                 "configuration is cluster.conf (docs: scontrol)"),
+    "scontrol-show-config": Spec("allowed", "`scontrol show config` lists only the ~30 settings "
+                                 "Drover has, read from cluster.conf (docs: scontrol)"),
     "squeue-help": Spec("allowed", HELP), "sbatch-help": Spec("allowed", HELP),
     "srun-help": Spec("allowed", HELP),
     "job-output-files": Spec("rows"),       # names hold ids, so `sort` orders them differently
