@@ -124,7 +124,6 @@ v1::JobSpec toAllocationSpec(const jobspec::StepRequest& request, const StepCont
 
 void setPtyRequest(v1::StepSpec& spec, std::uint16_t rows, std::uint16_t cols,
                    std::uint16_t io_port) {
-  spec.set_pty(true);
   auto& env = *spec.mutable_environment();
   env["SLURM_PTY_PORT"] = std::to_string(io_port);
   if (rows == 0 || cols == 0) return;

@@ -136,8 +136,8 @@ Result<TaskPipeEnds> IoForwarder::openTask(std::uint32_t rank) {
   return task.child;
 }
 
-Result<TaskPipeEnds> IoForwarder::openTerminalTask(std::uint32_t rank, std::uint16_t rows,
-                                                   std::uint16_t cols, uid_t owner) {
+Result<TaskPipeEnds> IoForwarder::openTerminalTask(std::uint32_t rank, std::uint32_t rows,
+                                                   std::uint32_t cols, uid_t owner) {
   auto terminal = openTaskTerminal(rows, cols, owner);
   if (!terminal) return makeError(terminal.error());
   // Input has a descriptor of its own, so srun's end of input can close it while the task's
@@ -167,7 +167,7 @@ void IoForwarder::closeTaskEnds(std::uint32_t rank) {
   closeFd(it->second.child.terminal_fd);
 }
 
-void IoForwarder::resizeTerminals(std::uint16_t rows, std::uint16_t cols) {
+void IoForwarder::resizeTerminals(std::uint32_t rows, std::uint32_t cols) {
   for (auto& [rank, task] : tasks_) {
     if (!task.terminal) continue;
     // The master is read until the task's side closed; the input descriptor may outlive it.
@@ -339,8 +339,7 @@ void IoForwarder::handleFrame(const std::string& payload) {
   }
   if (frame.has_window_size()) {
     const auto& size = frame.window_size();
-    resizeTerminals(static_cast<std::uint16_t>(std::min<std::uint32_t>(size.rows(), 0xffff)),
-                    static_cast<std::uint16_t>(std::min<std::uint32_t>(size.cols(), 0xffff)));
+    resizeTerminals(size.rows(), size.cols());
     return;
   }
   if (!frame.has_input()) return;

@@ -66,8 +66,8 @@ class IoForwarder {
   Result<TaskPipeEnds> openTask(std::uint32_t rank);
   // The same for the task of srun --pty: a pseudo-terminal of this size (0 = the kernel's
   // default) whose slave belongs to `owner`.
-  Result<TaskPipeEnds> openTerminalTask(std::uint32_t rank, std::uint16_t rows,
-                                        std::uint16_t cols, uid_t owner);
+  Result<TaskPipeEnds> openTerminalTask(std::uint32_t rank, std::uint32_t rows,
+                                        std::uint32_t cols, uid_t owner);
   void closeTaskEnds(std::uint32_t rank);
 
   // The task was reaped; its exit frame follows its remaining output.
@@ -130,7 +130,7 @@ class IoForwarder {
   void loseConnection();
   void closeStdin(Task& task);
   void ackStdin();
-  void resizeTerminals(std::uint16_t rows, std::uint16_t cols);
+  void resizeTerminals(std::uint32_t rows, std::uint32_t cols);
 
   int socket_ = -1;
   bool lost_ = false;

@@ -193,8 +193,8 @@ class StepRun {
       const bool terminal = io_ && req_.pty() && task.global_rank == 0;
       if (terminal) {
         // srun --pty: the terminal is all three of task 0's streams, whatever -i/-o/-e say.
-        auto ends = io_->openTerminalTask(task.global_rank, clampSize(req_.pty_rows()),
-                                          clampSize(req_.pty_cols()), req_.uid());
+        auto ends = io_->openTerminalTask(task.global_rank, req_.pty_rows(), req_.pty_cols(),
+                                          req_.uid());
         if (!ends) return failStart(ranks, "task 0's pseudo-terminal: " + ends.error());
         spec.terminal_fd = ends->terminal_fd;
       } else if (io_) {
@@ -291,10 +291,6 @@ class StepRun {
     // An interactive shell puts each of its jobs in a process group of its own: the whole
     // session goes, as Slurm's process tracking ends everything the step started.
     if (terminal_session_ > 0) signalSession(terminal_session_, sig);
-  }
-
-  static std::uint16_t clampSize(std::uint32_t n) {
-    return static_cast<std::uint16_t>(std::min<std::uint32_t>(n, 0xffff));
   }
 
   void deliver(int sig, bool batch_shell_only) {

@@ -7,6 +7,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -28,7 +29,7 @@ int openSlave(int master, std::string& path) {
 
 }  // namespace
 
-Result<TaskTerminal> openTaskTerminal(std::uint16_t rows, std::uint16_t cols, uid_t owner) {
+Result<TaskTerminal> openTaskTerminal(std::uint32_t rows, std::uint32_t cols, uid_t owner) {
   TaskTerminal t;
   t.master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
   if (t.master < 0) return makeError(why("cannot allocate a pseudo-terminal (posix_openpt)"));
@@ -53,10 +54,10 @@ Result<TaskTerminal> openTaskTerminal(std::uint16_t rows, std::uint16_t cols, ui
   return t;
 }
 
-bool setWindowSize(int fd, std::uint16_t rows, std::uint16_t cols) {
+bool setWindowSize(int fd, std::uint32_t rows, std::uint32_t cols) {
   winsize size{};
-  size.ws_row = rows;
-  size.ws_col = cols;
+  size.ws_row = static_cast<unsigned short>(std::min<std::uint32_t>(rows, 0xffff));
+  size.ws_col = static_cast<unsigned short>(std::min<std::uint32_t>(cols, 0xffff));
   return ioctl(fd, TIOCSWINSZ, &size) == 0;
 }
 

@@ -21,11 +21,12 @@ struct TaskTerminal {
 // controlling terminal), sets its window size when rows and cols are not 0, and, when run as
 // root, gives the slave to the task's user (mode 0620, as login(1) does) so the user's programs
 // may reopen it by name. On error nothing stays open.
-Result<TaskTerminal> openTaskTerminal(std::uint16_t rows, std::uint16_t cols, uid_t owner);
+// Sizes beyond a terminal's 16 bits are clamped.
+Result<TaskTerminal> openTaskTerminal(std::uint32_t rows, std::uint32_t cols, uid_t owner);
 
 // TIOCSWINSZ on either end: the terminal's foreground process group gets SIGWINCH when the
 // size changed. Returns false (errno set) when the descriptor is no terminal.
-bool setWindowSize(int fd, std::uint16_t rows, std::uint16_t cols);
+bool setWindowSize(int fd, std::uint32_t rows, std::uint32_t cols);
 
 // What to write into the master when srun's input ends: the terminal's end-of-file character
 // (VEOF, usually Ctrl-D) while it is in canonical mode, twice when the line typed so far is not
