@@ -32,7 +32,7 @@ Result<v1::MultiProgram> loadMultiProg(const jobspec::StepRequest& request) {
   auto config = jobspec::parseMultiProg(text, path);
   if (!config) return Error{config.error()};
   if (request.spec.ntasks && *request.spec.ntasks > 0) {
-    auto assigned = jobspec::MultiProgAssignment::assign(*config, *request.spec.ntasks);
+    auto assigned = jobspec::MultiProgAssignment::assign(std::move(*config), *request.spec.ntasks);
     if (!assigned) return Error{assigned.error()};
   }
   v1::MultiProgram out;

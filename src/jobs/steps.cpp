@@ -55,12 +55,11 @@ std::string absolutePattern(const std::string& pattern, const std::string& work_
   return work_dir + (work_dir.back() == '/' ? "" : "/") + pattern;
 }
 
-
 Result<jobspec::MultiProgAssignment> multiProgAssignment(const v1::MultiProgram& file,
                                                          std::uint32_t ntasks) {
   auto config = jobspec::parseMultiProg(file.text(), file.file());
   if (!config) return Error{config.error()};
-  return jobspec::MultiProgAssignment::assign(*config, ntasks);
+  return jobspec::MultiProgAssignment::assign(std::move(*config), ntasks);
 }
 
 int stepIndex(const Job& job, std::int64_t step_id) {
@@ -105,13 +104,14 @@ Result<JobManager::CreatedStep> JobManager::createStep(
   if (!layout) return makeError(layout.error());
   // srun checked the file, but only against -n when it had one: the layout decides the count.
   std::optional<jobspec::MultiProgAssignment> programs;
+  // --multi-prog: srun's arguments after the file name go to every task.
+  std::vector<std::string> extra_args;
   if (spec.has_multi_prog()) {
     auto assigned = multiProgAssignment(spec.multi_prog(), layout->ntasks);
     if (!assigned) return makeError(assigned.error());
     programs = std::move(*assigned);
+    extra_args.assign(spec.argv().begin() + 1, spec.argv().end());   // argv(0) checked above
   }
-  // --multi-prog: srun's arguments after the file name go to every task.
-  const std::vector<std::string> extra_args(spec.argv().begin() + 1, spec.argv().end());
 
   const std::int64_t now = clock_.now();
   const auto step_id = static_cast<std::int64_t>(info.next_step_id());

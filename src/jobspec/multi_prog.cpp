@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <utility>
 
 #include "jobspec/parse_util.h"
 
@@ -190,7 +191,7 @@ Result<MultiProgConfig> parseMultiProg(std::string_view text, std::string_view f
   return config;
 }
 
-Result<MultiProgAssignment> MultiProgAssignment::assign(const MultiProgConfig& config,
+Result<MultiProgAssignment> MultiProgAssignment::assign(MultiProgConfig config,
                                                         std::uint32_t ntasks) {
   MultiProgAssignment out;
   for (std::size_t i = 0; i < config.lines.size(); ++i) {
@@ -236,7 +237,7 @@ Result<MultiProgAssignment> MultiProgAssignment::assign(const MultiProgConfig& c
                        "; name each once, or end the file with a '*' line for the rest)");
     }
   }
-  out.config_ = config;
+  out.config_ = std::move(config);
   return out;
 }
 

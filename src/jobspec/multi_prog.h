@@ -65,7 +65,7 @@ class MultiProgAssignment {
   // Every rank below ntasks must be on one line (or left to '*') and no line may name a rank
   // at or above it. The error names the first rank without a program, or the line with a rank
   // out of range.
-  static Result<MultiProgAssignment> assign(const MultiProgConfig& config, std::uint32_t ntasks);
+  static Result<MultiProgAssignment> assign(MultiProgConfig config, std::uint32_t ntasks);
 
   // The task's argv: its line's program and arguments, %t and %o replaced outside single
   // quotes, then `extra` (srun's arguments after the file name) as they are.

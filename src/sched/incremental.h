@@ -101,9 +101,9 @@ class Scheduler {
   // Conservative submissions all ranked behind the last plan: 1 when appended (appendLastRanked),
   // 0 when that does not apply (memo untouched), -1 when it failed part-way (memo spent).
   int appendLastRanked(int64_t now);
-  // When the replayed pass's plan stops holding as time passes (with the memo's begin times).
   // The replayed pass's walk (depth, estimates, next boundary) as the memo's, at `now`.
   void adoptReplayedMemo(PlanDelta& delta, int64_t now);
+  // When the replayed pass's plan stops holding as time passes (with the memo's begin times).
   int64_t nextBoundaryAfterReplay(int64_t plannedBoundary, int64_t now) const;
 
   // A plan with starts (a full pass's or a replay's) keeps its memo until the driver reports
