@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 
+#include "common/ascii_case.h"
 #include "drover/accounting.h"
 
 namespace drover::acct {
@@ -32,13 +33,6 @@ constexpr std::array<StateName, 14> kStates{{
     {JobState::kDeadline, "DEADLINE", "DL"},
 }};
 
-bool equalsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::toupper(static_cast<unsigned char>(x)) ==
-                  std::toupper(static_cast<unsigned char>(y));
-         });
-}
 
 template <typename T>
 std::optional<T> parseUnsigned(std::string_view text) {

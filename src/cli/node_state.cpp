@@ -4,17 +4,13 @@
 #include <array>
 #include <cctype>
 
+#include "common/ascii_case.h"
+
 namespace drover::cli {
 namespace {
 
 bool hasAllocations(const v1::NodeInfo& node) {
   return node.state() == v1::NODE_ALLOCATED || node.state() == v1::NODE_MIXED;
-}
-
-std::string upper(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
 }
 
 std::string suffixed(std::string name, const v1::NodeInfo& node) {
@@ -108,7 +104,7 @@ std::vector<std::string> stateFlags(const v1::NodeInfo& node) {
 }
 
 std::string stateScontrol(const v1::NodeInfo& node) {
-  std::string out = upper(baseStateLower(node));
+  std::string out = toUpperAscii(baseStateLower(node));
   for (const auto& flag : stateFlags(node)) out += "+" + flag;
   return out;
 }
@@ -144,7 +140,7 @@ Result<StateFilter> parseStateFilter(std::string_view text) {
   while (pos <= text.size()) {
     std::size_t end = text.find(sep, pos);
     if (end == std::string_view::npos) end = text.size();
-    const std::string word = upper(text.substr(pos, end - pos));
+    const std::string word = toUpperAscii(text.substr(pos, end - pos));
     if (!word.empty()) {
       auto it = std::find_if(kStateNames.begin(), kStateNames.end(),
                              [&](const StateName& s) { return s.name == word; });

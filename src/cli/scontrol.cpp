@@ -240,7 +240,7 @@ int showSteps(const std::string& id, const Globals& g) {
   if (filter) {
     req.add_job_ids(filter->job);
   } else {
-    for (const char* state : {"RUNNING", "SUSPENDED", "COMPLETING"}) req.add_states(state);
+    requestJobsHoldingSteps(&req);
   }
   auto reply = client->getJobs(req);
   if (!reply.ok()) {
@@ -530,8 +530,7 @@ Result<v1::UpdateNodeRequest> parseUpdateNode(const std::vector<std::string>& wo
       req.set_nodes(val);
     } else if (key == "state") {
       std::string state;
-      std::string up = val;
-      for (char& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      const std::string up = toUpperAscii(val);
       for (const auto s : kStates) {
         if (up.size() >= 3 && up.size() <= s.size() && s.substr(0, up.size()) == up) state = s;
       }

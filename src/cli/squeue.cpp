@@ -87,11 +87,11 @@ int runSqueueSteps(ControllerClient& client, const SqueueOptions& o) {
   for (const auto& id : o.job_ids) request.add_job_ids(id);
   // The jobs of the listed steps (an id the job list does not name selects nothing either way).
   if (o.job_ids.empty()) {
-    for (const auto& id : o.step_ids) request.add_job_ids(id.substr(0, id.find('.')));
+    for (const auto& id : o.step_ids) request.add_job_ids(id.job);
   }
   for (const auto& u : o.users) request.add_users(u);
   for (const auto& p : o.partitions) request.add_partitions(p);
-  for (const char* state : {"RUNNING", "SUSPENDED", "COMPLETING"}) request.add_states(state);
+  requestJobsHoldingSteps(&request);
   for (auto n : squeueStepFields().info) request.add_fields(n);
   auto reply = client.getJobs(request);
   if (!reply.ok()) {
@@ -228,8 +228,9 @@ Result<SqueueCommand> parseSqueueArgs(const std::vector<std::string>& args) {
         o.steps = true;
         // Only attached (-s28.0, --steps=28.0): a separate word is not the list, as in Slurm.
         for (const auto& id : optarg ? splitCommas(optarg) : std::vector<std::string>{}) {
-          if (auto valid = parseStepId(id, false); !valid.ok()) return makeError(valid.error());
-          o.step_ids.push_back(id);
+          auto step_id = parseStepId(id, false);
+          if (!step_id.ok()) return makeError(step_id.error());
+          o.step_ids.push_back(*step_id);
         }
         break;
       case 'S': o.sort = optarg; break;

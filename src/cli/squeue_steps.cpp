@@ -104,12 +104,12 @@ bool listed(const std::vector<std::string>& list, const std::string& value) {
   return std::find(list.begin(), list.end(), value) != list.end();
 }
 
-bool selected(const SqueueOptions& o, const std::vector<StepIdFilter>& ids, const StepRow& row) {
+bool selected(const SqueueOptions& o, const StepRow& row) {
   const v1::JobInfo& j = *row.job;
   if (!o.job_ids.empty() && std::none_of(o.job_ids.begin(), o.job_ids.end(),
                                          [&j](const std::string& id) { return jobMatchesId(j, id); }))
     return false;
-  if (!ids.empty() && std::none_of(ids.begin(), ids.end(),
+  if (!o.step_ids.empty() && std::none_of(o.step_ids.begin(), o.step_ids.end(),
                                    [&row](const StepIdFilter& f) { return stepMatches(row, f); }))
     return false;
   if (!o.users.empty() && !listed(o.users, j.user()) && !listed(o.users, std::to_string(j.uid())))
@@ -161,18 +161,12 @@ SqueueFields squeueStepFields() {
 
 Status renderSqueueStepsTo(const SqueueOptions& options, const std::vector<const v1::JobInfo*>& jobs,
                            std::int64_t now, std::string* out, std::vector<std::string>* warnings) {
-  std::vector<StepIdFilter> ids;
-  for (const auto& text : options.step_ids) {
-    auto id = parseStepId(text, false);
-    if (!id.ok()) return makeError(id.error());
-    ids.push_back(*id);
-  }
   auto format = stepFormat(options, warnings);
   if (!format.ok()) return makeError(format.error());
   std::vector<StepRow> rows;
   for (const v1::JobInfo* job : jobs) {
     for (const StepRow& row : jobStepRows(*job))
-      if (selected(options, ids, row)) rows.push_back(row);
+      if (selected(options, row)) rows.push_back(row);
   }
   sortSteps(rows, options.sort, now);
 

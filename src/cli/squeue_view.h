@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/step_rows.h"
 #include "drover/result.h"
 #include "drover/v1/jobs.pb.h"
 
@@ -19,7 +20,7 @@ struct SqueueOptions {
   bool start = false;        // --start
   bool expand_arrays = false;  // -r
   bool steps = false;          // -s/--steps: steps instead of jobs (squeue_steps.h)
-  std::vector<std::string> step_ids;  // -sLIST / --steps=LIST: "28.0", "28.batch"
+  std::vector<StepIdFilter> step_ids;  // -sLIST / --steps=LIST: "28.0", "28.batch"
   bool json = false;
   std::string cluster_name;  // --json's "cluster"
   std::string sort;          // -S

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/job_spec_wire.h"
+#include "common/ascii_case.h"
 #include "jobspec/array_spec.h"
 
 namespace drover::cli {
@@ -21,10 +22,6 @@ std::string workDir(const jobspec::JobSpec& s, const std::string& cwd) {
   if (!s.chdir) return cwd;
   if (!s.chdir->empty() && (*s.chdir)[0] == '/') return *s.chdir;
   return cwd + "/" + *s.chdir;
-}
-
-bool allDigits(const std::string& text) {
-  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 std::vector<std::string> nonEmptyLines(const std::string& text) {
@@ -141,7 +138,7 @@ StdinPlan stdinPlan(const jobspec::JobSpec& spec) {
     plan.mode = stepio::StdinMode::kAllTasks;
   } else if (in == "none") {
     plan.mode = stepio::StdinMode::kNone;
-  } else if (allDigits(in)) {
+  } else if (allAsciiDigits(in)) {
     plan.mode = stepio::StdinMode::kOneTask;
     plan.task = static_cast<std::uint32_t>(std::stoul(in.substr(0, 9)));
   } else {

@@ -4,21 +4,18 @@
 #include <charconv>
 
 #include "cli/job_values.h"
+#include "common/ascii_case.h"
 #include "drover/accounting.h"
 #include "drover/hostlist.h"
 
 namespace drover::cli {
 namespace {
 
-bool allDigits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
 // A job id as the step lists take it: "28" or an array task "29_3".
 bool validJobPart(std::string_view s) {
   const auto underscore = s.find('_');
-  if (underscore == std::string_view::npos) return allDigits(s);
-  return allDigits(s.substr(0, underscore)) && allDigits(s.substr(underscore + 1));
+  if (underscore == std::string_view::npos) return allAsciiDigits(s);
+  return allAsciiDigits(s.substr(0, underscore)) && allAsciiDigits(s.substr(underscore + 1));
 }
 
 bool holdsSteps(v1::JobState state) {
@@ -26,6 +23,10 @@ bool holdsSteps(v1::JobState state) {
 }
 
 }  // namespace
+
+void requestJobsHoldingSteps(v1::GetJobsRequest* request) {
+  for (const char* state : {"RUNNING", "SUSPENDED", "COMPLETING"}) request->add_states(state);
+}
 
 std::vector<StepRow> jobStepRows(const v1::JobInfo& job) {
   std::vector<StepRow> rows;
@@ -123,7 +124,7 @@ Result<StepIdFilter> parseStepId(std::string_view text, bool job_alone_ok) {
   if (!validJobPart(job)) return makeError("Invalid job_step id: " + std::string(text));
   if (step == "batch") return StepIdFilter{std::string(job), acct::kBatchStep};
   std::int64_t id = 0;
-  if (!allDigits(step) ||
+  if (!allAsciiDigits(step) ||
       std::from_chars(step.data(), step.data() + step.size(), id).ec != std::errc())
     return makeError("Invalid job_step id: " + std::string(text));
   return StepIdFilter{std::string(job), id};

@@ -19,6 +19,10 @@ struct StepRow {
   const v1::JobStep* step = nullptr;
 };
 
+// Asks only for the jobs that can hold steps (running, suspended, completing): those whose
+// steps jobStepRows lists.
+void requestJobsHoldingSteps(v1::GetJobsRequest* request);
+
 // The job's steps in Slurm's order (scontrol show step lists the batch step first): none for a
 // job that holds no resources.
 std::vector<StepRow> jobStepRows(const v1::JobInfo& job);

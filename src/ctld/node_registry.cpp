@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <set>
 
+#include "common/ascii_case.h"
+
 namespace drover::ctld {
 namespace {
 
@@ -63,8 +65,7 @@ std::string shortfallReason(const config::NodeConfig& cfg, const ReportedResourc
 }
 
 Result<UpdateKind> parseUpdateState(const std::string& text) {
-  std::string up;
-  for (char c : text) up += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  const std::string up = toUpperAscii(text);
   if (up == "DRAIN") return UpdateKind::kDrain;
   if (up == "RESUME") return UpdateKind::kResume;
   if (up == "DOWN") return UpdateKind::kDown;

@@ -5,6 +5,7 @@
 #include <limits>
 #include <set>
 
+#include "common/ascii_case.h"
 #include "common/comma_list.h"
 #include "drover/hostlist.h"
 
@@ -16,11 +17,6 @@ constexpr std::int64_t kUnlimitedResvS = 10LL * 365 * 24 * 3600;
 
 bool listed(const google::protobuf::RepeatedPtrField<std::string>& list, const std::string& v) {
   return std::find(list.begin(), list.end(), v) != list.end();
-}
-
-std::string upper(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
 }
 
 // Users=/Accounts=: a plain list replaces; on update "+a,b" adds and "-a,b" removes (the sign
@@ -67,7 +63,7 @@ const std::vector<std::string>& knownReservationFlags() {
 Result<std::vector<std::string>> parseReservationFlags(const std::string& text) {
   std::set<std::string> given;
   for (const std::string& f : splitCommas(text)) {
-    std::string u = upper(f);
+    std::string u = toUpperAscii(f);
     const auto& known = knownReservationFlags();
     if (std::find(known.begin(), known.end(), u) == known.end()) {
       std::string accepted;
@@ -246,7 +242,7 @@ namespace {
 Result<std::vector<std::string>> resolveNodes(const config::ClusterConfig& config,
                                               const std::string& text,
                                               const std::vector<std::string>& all) {
-  if (upper(text) == "ALL") return all;
+  if (toUpperAscii(text) == "ALL") return all;
   auto hosts = hostlist::expand(text);
   if (!hosts) return makeError(std::string(kResvBadNode) + ": " + hosts.error());
   std::vector<std::string> out;
@@ -323,7 +319,7 @@ Result<v1::ReservationInfo> ReservationBook::create(const v1::ReservationSpec& s
     auto nodes = resolveNodes(config_, spec.nodes(), partitionNodes(info.partition()));
     if (!nodes) return makeError(nodes.error());
     for (auto& n : *nodes) info.add_nodes(std::move(n));
-    info.set_node_list_given(upper(spec.nodes()) != "ALL");
+    info.set_node_list_given(toUpperAscii(spec.nodes()) != "ALL");
   } else if (spec.has_node_count()) {
     auto nodes = pickNodes(info, spec.node_count(), ctx, "");
     if (!nodes) return makeError(nodes.error());
@@ -390,7 +386,7 @@ Result<v1::ReservationInfo> ReservationBook::update(const v1::ReservationSpec& s
     if (!nodes) return makeError(nodes.error());
     info.clear_nodes();
     for (auto& n : *nodes) info.add_nodes(std::move(n));
-    info.set_node_list_given(upper(spec.nodes()) != "ALL");
+    info.set_node_list_given(toUpperAscii(spec.nodes()) != "ALL");
     nodes_changed = true;
   } else if (spec.has_node_count()) {
     auto nodes = pickNodes(info, spec.node_count(), ctx, info.name());

@@ -4,6 +4,7 @@
 #include <map>
 #include <utility>
 
+#include "common/ascii_case.h"
 #include "jobspec/parse_util.h"
 
 namespace drover::jobspec {
@@ -15,10 +16,6 @@ constexpr const char* kRanksAccepted =
     "alone for every task no other line names";
 
 bool blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-
-bool allDigits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
 
 std::string rangeText(const RankRange& r) {
   return r.first == r.last ? std::to_string(r.first)
@@ -50,7 +47,7 @@ class LineParser {
       const std::string_view first_text = part.substr(0, dash);
       const std::string_view last_text =
           dash == std::string_view::npos ? part : part.substr(dash + 1);
-      if (!allDigits(first_text) || !allDigits(last_text)) {
+      if (!allAsciiDigits(first_text) || !allAsciiDigits(last_text)) {
         return fail("invalid task rank '" + std::string(part) + "' in " + quoted + " (" +
                     kRanksAccepted + ")");
       }

@@ -42,11 +42,6 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
   }
 }
 
-std::string toUpper(std::string_view s) {
-  std::string r(s);
-  for (char& c : r) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return r;
-}
 
 
 }  // namespace drover::jobspec::detail

@@ -15,6 +15,5 @@ std::optional<std::uint64_t> parseUnsigned(std::string_view s,
 std::optional<std::int64_t> parseSigned(std::string_view s);
 
 std::vector<std::string_view> split(std::string_view s, char sep);
-std::string toUpper(std::string_view s);
 
 }  // namespace drover::jobspec::detail

@@ -4,6 +4,7 @@
 #include <csignal>
 #include <utility>
 
+#include "common/ascii_case.h"
 #include "jobspec/parse_util.h"
 
 namespace drover::jobspec {
@@ -28,7 +29,7 @@ std::optional<int> signalFromName(std::string_view name) {
     if (*n >= 1) return static_cast<int>(*n);
     return std::nullopt;
   }
-  std::string upper = detail::toUpper(name);
+  std::string upper = toUpperAscii(name);
   std::string_view u = upper;
   if (u.starts_with("SIG")) u.remove_prefix(3);
   for (const auto& [n, sig] : kSignals) {
