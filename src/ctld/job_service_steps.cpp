@@ -71,7 +71,11 @@ void JobService::sendStepLaunch(std::shared_ptr<StepFanOut> fan, jobs::Launch la
   // In parallel on the agent RPC pool: a step on many nodes costs about one round trip.
   boost::asio::post(*pool_, [this, channel, base, fan, attempt,
                              launch = std::move(launch)]() mutable {
-    LaunchCallResult result = callLaunchStep(channel, launch.request, base, false);
+    // Waits for a channel in reconnect backoff, as batch launches do: its agent may be back
+    // already (registered again after a restart), and a call that failed at once would spend
+    // every retry in the same instant. Each attempt is still bounded by the message timeout,
+    // which srun's CreateStep deadline allows for (createStepTimeoutMs).
+    LaunchCallResult result = callLaunchStep(channel, launch.request, base, true);
     boost::asio::post(io_, [this, fan, attempt, launch = std::move(launch),
                             result = std::move(result)]() mutable {
       // As for batch launches (sendLaunch): an agent that did not answer in time may be busy

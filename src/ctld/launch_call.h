@@ -20,7 +20,8 @@ struct LaunchCallResult {
 // agent ran this very run of the step already and it ended (an earlier attempt of ours,
 // answered late), and its supervisor's report, not this reply, ends it. wait_for_ready: wait
 // for a channel still in its reconnect backoff (a node that registered again a moment ago)
-// up to the deadline, instead of failing at once.
+// up to the deadline, instead of failing at once; both callers ask for it (a launch to an agent
+// that is really gone then costs its message timeout per attempt, not nothing).
 LaunchCallResult callLaunchStep(const std::shared_ptr<grpc::Channel>& channel,
                                 const v1::LaunchStepRequest& request,
                                 const rpc::ClientOptions& options, bool wait_for_ready);

@@ -17,6 +17,15 @@ std::shared_ptr<grpc::Channel> makeChannel(const std::string& target) {
   // Controllers and agents are reached directly; an http_proxy in the user's environment must
   // not reroute them.
   args.SetInt(GRPC_ARG_ENABLE_HTTP_PROXY, 0);
+  // The daemons keep their channels to each other for good (the controller one per agent, each
+  // agent one to the controller). gRPC's reconnect backoff grows 1.6x per failed connect up to
+  // two minutes, so a peer that was down for a while (an agent or controller restart) would stay
+  // unreachable long after it is back: a launch to an agent that registered again a moment ago
+  // failed for that. One second at most between tries costs a refused connect per second
+  // while a peer is down, and finds it within a second once it is up.
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
   return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
 }
 

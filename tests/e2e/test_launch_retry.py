@@ -157,3 +157,23 @@ def test_a_run_that_ended_before_droverd_restarted_is_not_launched_again(make_cl
     # have): the refusal came from the memory of the ended run.
     assert launch_again(c, "node1", job, 1, out) == "OK"
     wait_for(lambda: out.read_text() == "ran\nran\n", 15, what="run 1 of the script")
+
+
+def test_an_srun_step_right_after_the_agent_came_back_is_launched(make_cluster):
+    """Launches to an agent that is down (refused connections) put the controller's channel to
+    it in gRPC's reconnect backoff, which grew to minutes; once the agent is back and registered,
+    the next step's launch must reach it: the backoff is capped at a second, and the launch
+    waits for the channel (up to the message timeout) instead of failing at once. Without the
+    cap, or without the wait, this srun failed."""
+    c = one_node_with_a_2s_message_timeout(make_cluster, gpus_per_node=0)
+    c.kill("node1", signal.SIGKILL)
+    # Each refused launch lengthens the channel's backoff (1 s, then 1.6x each time).
+    for _ in range(4):
+        failed = c.cli("srun", "-N1", "true", timeout=60)
+        assert failed.returncode != 0, "a step ran on a node whose agent was killed"
+        time.sleep(1)
+    c.start()
+    c.wait_state("node1", "idle", timeout=15)
+    r = c.cli("srun", "-N1", "echo", "ran", timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "ran\n"
