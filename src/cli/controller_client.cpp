@@ -48,12 +48,16 @@ Result<ControllerClient> ControllerClient::fromConfig() {
   const std::string path = config::defaultConfigPath();
   auto cfg = config::loadClientSettings(path);
   if (!cfg.ok()) return makeError(cfg.error());
+  return fromSettings(*cfg);
+}
+
+ControllerClient ControllerClient::fromSettings(const config::ClientSettings& settings) {
   ControllerAddress address;
-  address.host = cfg->controller.host;
-  address.port = cfg->controller.cliPort();
-  address.target = cfg->controller.host + ":" + std::to_string(address.port);
-  address.munge_socket = cfg->munge_socket;
-  address.timeout_ms = static_cast<int>(cfg->timeouts.message_s) * 1000;
+  address.host = settings.controller.host;
+  address.port = settings.controller.cliPort();
+  address.target = settings.controller.host + ":" + std::to_string(address.port);
+  address.munge_socket = settings.munge_socket;
+  address.timeout_ms = static_cast<int>(settings.timeouts.message_s) * 1000;
   return ControllerClient(std::move(address));
 }
 

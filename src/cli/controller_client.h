@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 
+#include "config/client_settings.h"
 #include "drover/result.h"
 #include "drover/v1/controller.pb.h"
 #include "drover/v1/priority.pb.h"
@@ -30,6 +31,8 @@ class ControllerClient {
  public:
   // From the config file that defaultConfigPath() names.
   static Result<ControllerClient> fromConfig();
+  // From settings already read (scontrol show config reads the whole file anyway).
+  static ControllerClient fromSettings(const config::ClientSettings& settings);
   explicit ControllerClient(ControllerAddress address);
 
   Result<v1::PingReply> ping();

@@ -167,9 +167,8 @@ int showConfig() {
     return 1;
   }
   std::optional<v1::PingReply> ping;
-  if (auto client = connect(); client.ok()) {
-    if (auto reply = client->ping(); reply.ok()) ping = std::move(*reply);
-  }
+  auto client = ControllerClient::fromSettings({config->controller, config->munge_socket, config->timeouts});
+  if (auto reply = client.ping(); reply.ok()) ping = std::move(*reply);
   std::cout << renderConfig(*config, path, std::time(nullptr), ping);
   return 0;
 }
