@@ -1,8 +1,6 @@
 #include "cli/srun_terminal.h"
 
-#include <signal.h>
 #include <sys/ioctl.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -25,22 +23,11 @@ Result<std::unique_ptr<PtyTerminal>> PtyTerminal::open(int fd) {
   if (tcgetattr(fd, &mode) != 0)
     return makeError(std::string("cannot read the terminal's mode: ") + strerror(errno));
   terminal->saved_ = mode;
-  sigset_t winch;
-  sigemptyset(&winch);
-  sigaddset(&winch, SIGWINCH);
-  sigprocmask(SIG_BLOCK, &winch, &terminal->previous_mask_);
-  terminal->winch_fd_ = signalfd(-1, &winch, SFD_CLOEXEC | SFD_NONBLOCK);
   terminal->last_size_ = terminal->size();
   return terminal;
 }
 
-PtyTerminal::~PtyTerminal() {
-  restore();
-  if (winch_fd_ >= 0) {
-    close(winch_fd_);
-    sigprocmask(SIG_SETMASK, &previous_mask_, nullptr);
-  }
-}
+PtyTerminal::~PtyTerminal() { restore(); }
 
 std::optional<WindowSize> windowSizeOf(int fd) {
   winsize ws{};
@@ -72,11 +59,7 @@ void PtyTerminal::restore() {
   }
 }
 
-std::optional<WindowSize> PtyTerminal::takeResize() {
-  if (winch_fd_ < 0) return std::nullopt;
-  signalfd_siginfo info;
-  while (read(winch_fd_, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
-  }
+std::optional<WindowSize> PtyTerminal::resized() {
   auto now = size();
   if (!now || now == last_size_) return std::nullopt;
   last_size_ = now;
