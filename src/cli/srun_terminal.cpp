@@ -1,12 +1,25 @@
 #include "cli/srun_terminal.h"
 
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <iostream>
 
 namespace drover::cli {
+namespace {
+
+// Both descriptors are the same terminal device (srun's stdin and its stderr, as at a shell
+// prompt; not when stderr was redirected to a file or another terminal).
+bool sameTerminal(int a, int b) {
+  struct stat sa {}, sb {};
+  if (!isatty(a) || !isatty(b) || fstat(a, &sa) != 0 || fstat(b, &sb) != 0) return false;
+  return S_ISCHR(sa.st_mode) && S_ISCHR(sb.st_mode) && sa.st_rdev == sb.st_rdev;
+}
+
+}  // namespace
 
 termios rawModeOf(const termios& mode) {
   termios raw = mode;
@@ -49,12 +62,14 @@ Result<bool> PtyTerminal::enterRawMode() {
   if (rc != 0)
     return makeError(std::string("cannot put the terminal in raw mode: ") + strerror(errno));
   raw_ = true;
+  if (sameTerminal(fd_, STDERR_FILENO)) message_lines_ = std::make_unique<RawTerminalLines>(std::cerr);
   return true;
 }
 
 void PtyTerminal::restore() {
   if (!raw_) return;
   raw_ = false;
+  message_lines_.reset();
   while (tcsetattr(fd_, TCSANOW, &*saved_) != 0 && errno == EINTR) {
   }
 }

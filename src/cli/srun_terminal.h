@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 
+#include "cli/raw_terminal_lines.h"
 #include "drover/result.h"
 
 namespace drover::cli {
@@ -38,9 +39,11 @@ class PtyTerminal {
   std::optional<WindowSize> size() const;
 
   // Raw mode (cfmakeraw: no echo, no line editing, no signals from keys, no output
-  // processing). A no-op when not a terminal.
+  // processing). A no-op when not a terminal. When srun's stderr is this terminal too, srun's
+  // messages (std::cerr) end their lines with "\r\n" while it is raw (raw_terminal_lines.h).
   Result<bool> enterRawMode();
-  // The mode from before enterRawMode (idempotent; the destructor calls it).
+  // The mode from before enterRawMode, and "\n" for srun's messages again (idempotent; the
+  // destructor calls it).
   void restore();
 
   // After a SIGWINCH: the size now when it differs from the last one returned (or read at
@@ -53,6 +56,7 @@ class PtyTerminal {
   int fd_;
   std::optional<termios> saved_;
   bool raw_ = false;
+  std::unique_ptr<RawTerminalLines> message_lines_;   // while raw, when stderr is fd_ too
   std::optional<WindowSize> last_size_;
 };
 

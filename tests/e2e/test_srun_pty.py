@@ -3,8 +3,8 @@ it: srun runs as an unprivileged user in a session of its own whose controlling 
 the slave of a pty this test holds the master of (what `ssh login-node` gives a researcher).
 Task 0 gets a terminal of srun's window size; an interactive shell takes typed commands and
 srun exits with its code; a typed Ctrl-C interrupts the shell's foreground job, not srun; a
-resize reaches the task; srun's terminal mode is restored; other tasks' output goes nowhere;
-the same inside salloc."""
+resize reaches the task; srun's terminal mode is restored; srun's own lines while it is raw
+still return the carriage; other tasks' output goes nowhere; the same inside salloc."""
 
 import fcntl
 import os
@@ -210,6 +210,27 @@ def test_srun_sigint_still_forwards_to_the_task(terminal):
     os.kill(t.proc.pid, signal.SIGINT)
     t.expect(rb"got-INT")
     assert t.wait() == 5, t.screen
+    # srun's notices came while its terminal was raw, each line still ending in CR LF.
+    assert re.search(rb"\r\nsrun: interrupt \(one more within 1 sec to abort\)\r\n"
+                     rb"srun: StepId=\d+\.0 task 0: running\r\n", t.screen), t.screen
+    assert t.mode() == t.mode_before
+
+
+def test_srun_messages_while_its_terminal_is_raw_end_lines_with_cr_lf(terminal):
+    """Task 1 ends badly while task 0 still holds the terminal raw: srun's line about it
+    returns the carriage as in the terminal's own mode (raw mode does not turn "\n" into
+    "\r\n", so each line would start where the last one ended)."""
+    t = terminal("-n2", "-N1", "--pty", "sh", "-c",
+                 'if [ "$SLURM_PROCID" = 1 ]; then exit 4; fi; '
+                 'echo zero-waits; read line; echo zero-done')
+    t.expect(rb"zero-waits\r\n")
+    m = t.expect(rb"srun: error: node1: task 1: Exited with exit code 4(\r?)\n")
+    mode = t.mode()
+    assert not mode[3] & termios.ICANON, "srun's terminal should still be raw"
+    assert m.group(1) == b"\r", t.screen
+    t.write(b"go\r")  # raw: the task's terminal turns the Enter key's CR into its newline
+    assert t.wait() == 4, t.screen
+    assert b"zero-done\r\n" in t.screen, t.screen
     assert t.mode() == t.mode_before
 
 
