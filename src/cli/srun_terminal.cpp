@@ -62,7 +62,8 @@ Result<bool> PtyTerminal::enterRawMode() {
   if (rc != 0)
     return makeError(std::string("cannot put the terminal in raw mode: ") + strerror(errno));
   raw_ = true;
-  if (sameTerminal(fd_, STDERR_FILENO)) message_lines_ = std::make_unique<RawTerminalLines>(std::cerr);
+  if (sameTerminal(fd_, STDERR_FILENO))
+    message_lines_ = std::make_unique<RawTerminalLines>(std::cerr);
   return true;
 }
 
