@@ -254,12 +254,13 @@ def test_scancel_ends_the_background_jobs_of_task_zero_shell(terminal, cluster):
     still ends it (the step's signals reach task 0's whole session), not only the shell."""
     import pwd
     uid = pwd.getpwnam(USER).pw_uid
+    left_before = set(sleeping(uid, 1001))  # by an earlier run that failed: not this one's
     t = terminal("-N1", "--pty", "bash", "-i")
     t.expect(rb"\$ ")
     t.write(b"sleep 1001 & echo job=$SLURM_JOB_ID\r")
     job = t.expect(rb"job=(\d+)\r\n").group(1).decode()
     deadline = time.monotonic() + 20
-    while not (pids := sleeping(uid, 1001)):
+    while not (pids := [p for p in sleeping(uid, 1001) if p not in left_before]):
         assert time.monotonic() < deadline, f"sleep never started; screen: {t.screen!r}"
         t.read_some(0.1)
     assert len(pids) == 1, pids
