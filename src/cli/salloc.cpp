@@ -112,7 +112,7 @@ int runSalloc(int argc, char** argv) {
     printError(kProg, client.error());
     return 1;
   }
-  SignalWatch signals(/*with_child=*/true);
+  SignalWatch signals({.child = true});
 
   AllocationRequest alloc;
   alloc.prog = kProg;

@@ -81,7 +81,7 @@ int runSrun(int argc, char** argv) {
     printError(kProg, client.error());
     return 1;
   }
-  SignalWatch signals;
+  SignalWatch signals({.window_size = request.spec.pty});
 
   if (auto job_id = allocationJobId(request.spec)) {
     return runStep(*client, request.spec, toStepSpec(request, context, *job_id, true), signals);

@@ -187,6 +187,12 @@ class StepRun {
   }
 
   void onSignal(int sig) {
+    // --pty: srun's terminal was resized; the task's terminal follows (never forwarded).
+    if (sig == SIGWINCH) {
+      if (auto size = terminal_ ? terminal_->resized() : std::nullopt)
+        server_->resizeTerminal(size->rows, size->cols);
+      return;
+    }
     if (sig == SIGINT) {
       const auto now = Clock::now();
       if (aborting_) {
@@ -262,15 +268,11 @@ class StepRun {
         }
       }
       fds.assign(1, pollfd{signals_.fd(), POLLIN, 0});
-      const int resize_fd = terminal_ ? terminal_->resizeFd() : -1;
-      fds.push_back(pollfd{resize_fd, POLLIN, 0});  // a negative fd is skipped by poll
       server_->addPollFds(fds);
       const int ready = poll(fds.data(), fds.size(), 500);
       if (ready > 0 && fds[0].revents != 0)
         while (auto sig = signals_.take()) onSignal(*sig);
-      if (ready > 0 && fds[1].revents != 0)
-        if (auto size = terminal_->takeResize()) server_->resizeTerminal(size->rows, size->cols);
-      if (ready > 0) server_->handlePoll(fds, 2);
+      if (ready > 0) server_->handlePoll(fds, 1);
     }
     auto ends = server_->taskEnds();
     if (signalled_ && !aborting_) std::cerr << "srun: Force Terminated StepId=" << step_ << "\n";

@@ -8,11 +8,12 @@
 
 namespace drover::cli {
 
-SignalWatch::SignalWatch(bool with_child) {
+SignalWatch::SignalWatch(AlsoWatched also) {
   sigset_t set;
   sigemptyset(&set);
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT}) sigaddset(&set, sig);
-  if (with_child) sigaddset(&set, SIGCHLD);
+  if (also.child) sigaddset(&set, SIGCHLD);
+  if (also.window_size) sigaddset(&set, SIGWINCH);
   sigprocmask(SIG_BLOCK, &set, &previous_);
   fd_ = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
   // A closed stdout (srun ... | head) must not kill srun before it ends the step.

@@ -1,14 +1,25 @@
 #include "cli/srun_terminal.h"
 
-#include <signal.h>
 #include <sys/ioctl.h>
-#include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <iostream>
 
 namespace drover::cli {
+namespace {
+
+// Both descriptors are the same terminal device (srun's stdin and its stderr, as at a shell
+// prompt; not when stderr was redirected to a file or another terminal).
+bool sameTerminal(int a, int b) {
+  struct stat sa {}, sb {};
+  if (!isatty(a) || !isatty(b) || fstat(a, &sa) != 0 || fstat(b, &sb) != 0) return false;
+  return S_ISCHR(sa.st_mode) && S_ISCHR(sb.st_mode) && sa.st_rdev == sb.st_rdev;
+}
+
+}  // namespace
 
 termios rawModeOf(const termios& mode) {
   termios raw = mode;
@@ -25,22 +36,11 @@ Result<std::unique_ptr<PtyTerminal>> PtyTerminal::open(int fd) {
   if (tcgetattr(fd, &mode) != 0)
     return makeError(std::string("cannot read the terminal's mode: ") + strerror(errno));
   terminal->saved_ = mode;
-  sigset_t winch;
-  sigemptyset(&winch);
-  sigaddset(&winch, SIGWINCH);
-  sigprocmask(SIG_BLOCK, &winch, &terminal->previous_mask_);
-  terminal->winch_fd_ = signalfd(-1, &winch, SFD_CLOEXEC | SFD_NONBLOCK);
   terminal->last_size_ = terminal->size();
   return terminal;
 }
 
-PtyTerminal::~PtyTerminal() {
-  restore();
-  if (winch_fd_ >= 0) {
-    close(winch_fd_);
-    sigprocmask(SIG_SETMASK, &previous_mask_, nullptr);
-  }
-}
+PtyTerminal::~PtyTerminal() { restore(); }
 
 std::optional<WindowSize> windowSizeOf(int fd) {
   winsize ws{};
@@ -62,21 +62,20 @@ Result<bool> PtyTerminal::enterRawMode() {
   if (rc != 0)
     return makeError(std::string("cannot put the terminal in raw mode: ") + strerror(errno));
   raw_ = true;
+  if (sameTerminal(fd_, STDERR_FILENO))
+    message_lines_ = std::make_unique<RawTerminalLines>(std::cerr);
   return true;
 }
 
 void PtyTerminal::restore() {
   if (!raw_) return;
   raw_ = false;
+  message_lines_.reset();
   while (tcsetattr(fd_, TCSANOW, &*saved_) != 0 && errno == EINTR) {
   }
 }
 
-std::optional<WindowSize> PtyTerminal::takeResize() {
-  if (winch_fd_ < 0) return std::nullopt;
-  signalfd_siginfo info;
-  while (read(winch_fd_, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
-  }
+std::optional<WindowSize> PtyTerminal::resized() {
   auto now = size();
   if (!now || now == last_size_) return std::nullopt;
   last_size_ = now;

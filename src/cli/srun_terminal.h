@@ -1,12 +1,12 @@
 #pragma once
 // srun --pty's side of the user's terminal (its stdin): the window size sent with the step
-// (StepSpec.pty_rows/pty_cols) and again on every SIGWINCH (the I/O stream's window_size),
-// and raw mode for the step's life, so every key (Ctrl-C as byte 0x03, Ctrl-D, Ctrl-Z)
-// reaches task 0's pseudo-terminal, whose own line discipline interprets it, as with Slurm.
+// (StepSpec.pty_rows/pty_cols) and again after every SIGWINCH (the I/O stream's window_size;
+// the signal itself is read with srun's others, srun_signals.h), and raw mode for the step's
+// life, so every key (Ctrl-C as byte 0x03, Ctrl-D, Ctrl-Z) reaches task 0's pseudo-terminal,
+// whose own line discipline interprets it, as with Slurm.
 // The destructor, or restore(), puts the terminal back as it was; srun's signals are read from
-// a signalfd (srun_signals.h), so every way srun ends runs it. Not a terminal: nothing is
-// changed and no size is known; task 0 still gets a pseudo-terminal, fed srun's bytes.
-#include <signal.h>
+// a signalfd, so every way srun ends runs it. Not a terminal: nothing is changed and no size
+// is known; task 0 still gets a pseudo-terminal, fed srun's bytes.
 #include <termios.h>
 
 #include <cstdint>
@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 
+#include "cli/raw_terminal_lines.h"
 #include "drover/result.h"
 
 namespace drover::cli {
@@ -26,8 +27,7 @@ struct WindowSize {
 
 class PtyTerminal {
  public:
-  // Reads fd's mode and size when it is a terminal, and starts watching SIGWINCH (blocked for
-  // this object's life and read from a signalfd). An error when fd is a terminal whose mode
+  // Reads fd's mode and size when it is a terminal. An error when fd is a terminal whose mode
   // cannot be read.
   static Result<std::unique_ptr<PtyTerminal>> open(int fd);
   ~PtyTerminal();
@@ -39,15 +39,16 @@ class PtyTerminal {
   std::optional<WindowSize> size() const;
 
   // Raw mode (cfmakeraw: no echo, no line editing, no signals from keys, no output
-  // processing). A no-op when not a terminal.
+  // processing). A no-op when not a terminal. When srun's stderr is this terminal too, srun's
+  // messages (std::cerr) end their lines with "\r\n" while it is raw (raw_terminal_lines.h).
   Result<bool> enterRawMode();
-  // The mode from before enterRawMode (idempotent; the destructor calls it).
+  // The mode from before enterRawMode, and "\n" for srun's messages again (idempotent; the
+  // destructor calls it).
   void restore();
 
-  // A descriptor to poll for SIGWINCH (-1 when not a terminal); takeResize() reads it and
-  // returns the new size when it differs from the last one returned (or sent at start).
-  int resizeFd() const { return winch_fd_; }
-  std::optional<WindowSize> takeResize();
+  // After a SIGWINCH: the size now when it differs from the last one returned (or read at
+  // open, which srun sends with the step); none when it is the same or no terminal.
+  std::optional<WindowSize> resized();
 
  private:
   explicit PtyTerminal(int fd) : fd_(fd) {}
@@ -55,8 +56,7 @@ class PtyTerminal {
   int fd_;
   std::optional<termios> saved_;
   bool raw_ = false;
-  int winch_fd_ = -1;
-  sigset_t previous_mask_{};
+  std::unique_ptr<RawTerminalLines> message_lines_;   // while raw, when stderr is fd_ too
   std::optional<WindowSize> last_size_;
 };
 

@@ -203,7 +203,7 @@ void IoForwarder::addPollFds(std::vector<pollfd>& fds) {
   for (const auto& [rank, task] : tasks_) {
     if (may_read && task.out.fd >= 0) add(task.out.fd, POLLIN, Kind::kStdout, rank);
     if (may_read && task.err.fd >= 0) add(task.err.fd, POLLIN, Kind::kStderr, rank);
-    if (task.stdin_fd >= 0 && !task.stdin_pending.empty())
+    if (task.stdin_fd >= 0 && (!task.stdin_pending.empty() || !task.end_of_input.empty()))
       add(task.stdin_fd, POLLOUT, Kind::kStdin, rank);
   }
 }
@@ -236,8 +236,7 @@ void IoForwarder::ackStdin() {
   std::size_t most_pending = 0;
   for (const auto& [rank, task] : tasks_)
     most_pending = std::max(most_pending, task.stdin_pending.size());
-  // A terminal's pending input may hold end-of-file characters srun never sent: never below 0.
-  const std::uint64_t delivered = stdin_received_ - std::min<std::uint64_t>(most_pending, stdin_received_);
+  const std::uint64_t delivered = stdin_received_ - most_pending;
   if (lost_ || delivered <= stdin_acked_) return;
   if (delivered - stdin_acked_ < kReadChunk && most_pending > 0) return;  // batch acks
   stdin_acked_ = delivered;
@@ -348,11 +347,7 @@ void IoForwarder::handleFrame(const std::string& payload) {
   auto apply = [&](Task& task) {
     if (task.stdin_eof) return;
     task.stdin_pending += input.data();
-    if (task.terminal) {
-      if (!input.data().empty()) task.line_open = input.data().back() != '\n';
-      // A terminal has no end of input to close: type its end-of-file character instead.
-      if (input.eof() && task.out.fd >= 0) task.stdin_pending += endOfInputBytes(task.out.fd, task.line_open);
-    }
+    if (task.terminal && !input.data().empty()) task.line_open = input.data().back() != '\n';
     if (input.eof()) task.stdin_eof = true;
     writeStdin(task);
   };
@@ -365,22 +360,35 @@ void IoForwarder::handleFrame(const std::string& payload) {
 }
 
 void IoForwarder::writeStdin(Task& task) {
-  while (task.stdin_fd >= 0 && !task.stdin_pending.empty()) {
-    ssize_t n = write(task.stdin_fd, task.stdin_pending.data(), task.stdin_pending.size());
+  if (!writeAll(task, task.stdin_pending) || !task.stdin_eof) return;
+  // srun's input ended and all of it is in. A terminal has no end of input to close: its
+  // end-of-file character is typed instead, chosen now, in the mode the task's terminal has
+  // when it gets it (and never counted as srun's bytes in stdin_ack). Once typed, or for a
+  // pipe at once, the descriptor is closed.
+  if (task.terminal && task.end_of_input.empty() && task.out.fd >= 0)
+    task.end_of_input = endOfInputBytes(task.stdin_fd, task.line_open);
+  if (!writeAll(task, task.end_of_input)) return;
+  closeStdin(task);
+}
+
+bool IoForwarder::writeAll(Task& task, std::string& bytes) {
+  while (task.stdin_fd >= 0 && !bytes.empty()) {
+    ssize_t n = write(task.stdin_fd, bytes.data(), bytes.size());
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EAGAIN) return;
+    if (n < 0 && errno == EAGAIN) return false;
     if (n < 0) {  // the task closed its stdin: what it did not read is dropped, as with a pipe
       closeStdin(task);
-      return;
+      return false;
     }
-    task.stdin_pending.erase(0, static_cast<std::size_t>(n));
+    bytes.erase(0, static_cast<std::size_t>(n));
   }
-  if (task.stdin_eof) closeStdin(task);
+  return task.stdin_fd >= 0;
 }
 
 void IoForwarder::closeStdin(Task& task) {
   closeFd(task.stdin_fd);
   task.stdin_pending.clear();
+  task.end_of_input.clear();
   task.stdin_eof = true;
 }
 

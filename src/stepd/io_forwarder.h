@@ -104,8 +104,9 @@ class IoForwarder {
     std::uint32_t rank = 0;
     TaskPipeEnds child;
     int stdin_fd = -1;            // our write end
-    std::string stdin_pending;
+    std::string stdin_pending;    // srun's bytes not yet written
     bool stdin_eof = false;       // close once stdin_pending is written
+    std::string end_of_input;     // terminal: its EOF character(s), typed after stdin_pending
     Pipe out, err;
     bool terminal = false;        // out.fd is a pseudo-terminal's master, stdin_fd a dup of it
     bool line_open = false;       // terminal: the last input byte was not a newline
@@ -125,6 +126,8 @@ class IoForwarder {
   void readSocket();
   void handleFrame(const std::string& payload);
   void writeStdin(Task& task);
+  // Writes `bytes` into the task's stdin while it takes them; true once all are written.
+  bool writeAll(Task& task, std::string& bytes);
   void flushSocket();
   void sendExitIfDone(Task& task);
   void loseConnection();

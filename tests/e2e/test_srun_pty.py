@@ -3,8 +3,10 @@ it: srun runs as an unprivileged user in a session of its own whose controlling 
 the slave of a pty this test holds the master of (what `ssh login-node` gives a researcher).
 Task 0 gets a terminal of srun's window size; an interactive shell takes typed commands and
 srun exits with its code; a typed Ctrl-C interrupts the shell's foreground job, not srun; a
-resize reaches the task; srun's terminal mode is restored; other tasks' output goes nowhere;
-the same inside salloc."""
+resize reaches the task; srun's terminal mode is restored; srun's own lines while it is raw
+still return the carriage; other tasks' output goes nowhere; the same inside salloc; scancel
+ends the shell's background jobs too; task 0's memory is accounted; a program that cannot
+start fails the step."""
 
 import fcntl
 import os
@@ -18,6 +20,8 @@ import termios
 import time
 
 import pytest
+
+from cluster import wait_for
 
 USER = "nobody"
 
@@ -210,6 +214,27 @@ def test_srun_sigint_still_forwards_to_the_task(terminal):
     os.kill(t.proc.pid, signal.SIGINT)
     t.expect(rb"got-INT")
     assert t.wait() == 5, t.screen
+    # srun's notices came while its terminal was raw, each line still ending in CR LF.
+    assert re.search(rb"\r\nsrun: interrupt \(one more within 1 sec to abort\)\r\n"
+                     rb"srun: StepId=\d+\.0 task 0: running\r\n", t.screen), t.screen
+    assert t.mode() == t.mode_before
+
+
+def test_srun_messages_while_its_terminal_is_raw_end_lines_with_cr_lf(terminal):
+    """Task 1 ends badly while task 0 still holds the terminal raw: srun's line about it
+    returns the carriage as in the terminal's own mode (raw mode does not turn "\n" into
+    "\r\n", so each line would start where the last one ended)."""
+    t = terminal("-n2", "-N1", "--pty", "sh", "-c",
+                 'if [ "$SLURM_PROCID" = 1 ]; then exit 4; fi; '
+                 'echo zero-waits; read line; echo zero-done')
+    t.expect(rb"zero-waits\r\n")
+    m = t.expect(rb"srun: error: node1: task 1: Exited with exit code 4(\r?)\n")
+    mode = t.mode()
+    assert not mode[3] & termios.ICANON, "srun's terminal should still be raw"
+    assert m.group(1) == b"\r", t.screen
+    t.write(b"go\r")  # raw: the task's terminal turns the Enter key's CR into its newline
+    assert t.wait() == 4, t.screen
+    assert b"zero-done\r\n" in t.screen, t.screen
     assert t.mode() == t.mode_before
 
 
@@ -221,4 +246,59 @@ def test_pty_inside_salloc(terminal):
     assert t.wait() == 0, t.screen
     assert b"in-step-0" in t.screen, t.screen
     assert b"30 90\r\n" in t.screen, t.screen
+    assert t.mode() == t.mode_before
+
+
+def test_scancel_ends_the_background_jobs_of_task_zero_shell(terminal, cluster):
+    """An interactive shell puts `sleep &` in a process group of its own: scancel of the job
+    still ends it (the step's signals reach task 0's whole session), not only the shell."""
+    import pwd
+    uid = pwd.getpwnam(USER).pw_uid
+    left_before = set(sleeping(uid, 1001))  # by an earlier run that failed: not this one's
+    t = terminal("-N1", "--pty", "bash", "-i")
+    t.expect(rb"\$ ")
+    t.write(b"sleep 1001 & echo job=$SLURM_JOB_ID\r")
+    job = t.expect(rb"job=(\d+)\r\n").group(1).decode()
+    deadline = time.monotonic() + 20
+    while not (pids := [p for p in sleeping(uid, 1001) if p not in left_before]):
+        assert time.monotonic() < deadline, f"sleep never started; screen: {t.screen!r}"
+        t.read_some(0.1)
+    assert len(pids) == 1, pids
+    pid = pids[0]
+    assert os.getpgid(pid) != os.getsid(pid), "the background job should lead its own group"
+    r = cluster.cli("scancel", job)
+    assert r.returncode == 0, r.stderr
+    assert t.wait() != 0, t.screen
+    wait_for(lambda: not os.path.exists(f"/proc/{pid}"), 15,
+             what=f"the background sleep (pid {pid}) to end")
+    assert t.mode() == t.mode_before
+
+
+def test_max_rss_of_a_pty_task_is_recorded(terminal, cluster):
+    """The memory task 0 held in its terminal is accounted: sacct's MaxRSS of the step is at
+    least the 64 MiB a command in it held (a child of the task's shell)."""
+    hold = "import time; block = b'x' * (64 << 20); time.sleep(2)"
+    t = terminal("-N1", "--pty", "sh", "-c",
+                 f'/usr/bin/python3 -c "{hold}"; echo job=$SLURM_JOB_ID')
+    assert t.wait() == 0, t.screen
+    job = re.search(rb"job=(\d+)\r\n", t.screen).group(1).decode()
+
+    def max_rss():
+        r = cluster.cli("sacct", "-n", "-P", "-j", f"{job}.0", "-o", "State,MaxRSS")
+        rows = [line.split("|") for line in r.stdout.splitlines()]
+        return rows and rows[0][0] == "COMPLETED" and rows[0][1]
+    rss = wait_for(max_rss, 30, what=f"step {job}.0 COMPLETED in sacct")
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)([KMGT]?)", rss)
+    assert m, rss
+    kib = float(m.group(1)) * 1024 ** "KMGT".index(m.group(2) or "K")
+    assert kib >= 64 * 1024, rss
+
+
+def test_a_command_that_cannot_start_in_the_terminal_fails_the_step(terminal):
+    """Task 0's program does not exist: the error reaches srun's terminal, srun exits 2 as for
+    a command that cannot start, and gives its terminal back."""
+    t = terminal("-N1", "--pty", "/nonexistent/program")
+    assert t.wait() == 2, t.screen
+    assert b"/nonexistent/program" in t.screen, t.screen
+    assert b"srun: error: node1: task 0: Exited with exit code 2\r\n" in t.screen, t.screen
     assert t.mode() == t.mode_before

@@ -1,5 +1,6 @@
 // srun --pty's side of the user's terminal, on a real pseudo-terminal standing in for it:
-// its size, raw mode and the exact mode restored, SIGWINCH read as a resize.
+// its size, raw mode and the exact mode restored, SIGWINCH (read with srun's other signals)
+// answered with the new size.
 #include "cli/srun_terminal.h"
 
 #include <fcntl.h>
@@ -12,6 +13,8 @@
 #include <cstring>
 
 #include <gtest/gtest.h>
+
+#include "cli/srun_signals.h"
 
 namespace drover::cli {
 namespace {
@@ -76,24 +79,35 @@ TEST_F(SrunTerminalTest, RestoreIsIdempotent) {
   EXPECT_FALSE(mode().c_lflag & ECHO);
 }
 
-TEST_F(SrunTerminalTest, SigwinchIsReadAsANewSize) {
+TEST_F(SrunTerminalTest, SigwinchIsReadWithSrunsSignalsThenTheNewSizeAnswered) {
+  SignalWatch signals({.window_size = true});
   auto terminal = PtyTerminal::open(slave_);
   ASSERT_TRUE(terminal.ok());
   PtyTerminal& t = **terminal;
-  ASSERT_GE(t.resizeFd(), 0);
-  EXPECT_FALSE(t.takeResize());  // nothing changed yet
+  EXPECT_FALSE(t.resized());  // nothing changed yet
   winsize ws{};
   ws.ws_row = 50;
   ws.ws_col = 132;
   ASSERT_EQ(ioctl(master_, TIOCSWINSZ, &ws), 0);
   // This process does not own the terminal, so the kernel's SIGWINCH goes elsewhere: send it.
   ASSERT_EQ(kill(getpid(), SIGWINCH), 0);
-  pollfd pfd{t.resizeFd(), POLLIN, 0};
-  ASSERT_EQ(poll(&pfd, 1, 2000), 1);
-  auto size = t.takeResize();
+  EXPECT_EQ(signals.wait(2000), SIGWINCH);
+  auto size = t.resized();
   ASSERT_TRUE(size);
   EXPECT_EQ(*size, (WindowSize{50, 132}));
-  EXPECT_FALSE(t.takeResize());  // read once
+  EXPECT_FALSE(t.resized());  // answered once
+}
+
+TEST(SrunSignalsTest, SigwinchIsWatchedOnlyWhenAskedFor) {
+  {
+    SignalWatch plain;
+    // Not blocked, so its default action (ignore) takes it: nothing to read.
+    ASSERT_EQ(kill(getpid(), SIGWINCH), 0);
+    EXPECT_EQ(plain.wait(100), std::nullopt);
+  }
+  SignalWatch pty({.window_size = true});
+  ASSERT_EQ(kill(getpid(), SIGWINCH), 0);
+  EXPECT_EQ(pty.wait(2000), SIGWINCH);
 }
 
 TEST(SrunTerminalNoTtyTest, NotATerminalChangesNothing) {
@@ -103,7 +117,7 @@ TEST(SrunTerminalNoTtyTest, NotATerminalChangesNothing) {
   ASSERT_TRUE(terminal.ok());
   EXPECT_FALSE((*terminal)->isTerminal());
   EXPECT_FALSE((*terminal)->size());
-  EXPECT_EQ((*terminal)->resizeFd(), -1);
+  EXPECT_FALSE((*terminal)->resized());
   EXPECT_TRUE((*terminal)->enterRawMode().ok());
   close(fds[0]);
   close(fds[1]);

@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -249,6 +250,44 @@ TEST_F(IoForwarderTest, TerminalTaskTakesWindowSizesInputAndOutput) {
     exit_seen = got[0].has_exit();
   }
   EXPECT_EQ(out, "typed\r\nshown\r\n");
+  closePeer();
+}
+
+// srun's input ends mid-line: the terminal (canonical, as a shell's `cat` keeps it) gets the
+// bytes, then its EOF character twice, the first ending the line, the second read as end of
+// file; the acknowledgement counts srun's bytes only.
+TEST_F(IoForwarderTest, TerminalEndOfInputIsItsEofCharacterAfterTheLastByte) {
+  auto forwarder = connect({0});
+  ASSERT_TRUE(forwarder);
+  auto ends = forwarder->openTerminalTask(0, 24, 80, getuid());
+  ASSERT_TRUE(ends.ok()) << ends.error();
+  const int slave = ends->terminal_fd;
+  termios mode{};
+  ASSERT_EQ(tcgetattr(slave, &mode), 0);
+  mode.c_lflag &= ~ECHO;  // only the acknowledgement comes back
+  ASSERT_EQ(tcsetattr(slave, TCSANOW, &mode), 0);
+
+  std::string frames_out;
+  drover::v1::StepIoToStepd input;
+  input.mutable_input()->set_data("abc");
+  input.mutable_input()->set_eof(true);
+  appendFrame(input, frames_out);
+  ASSERT_EQ(write(peer_, frames_out.data(), frames_out.size()),
+            static_cast<ssize_t>(frames_out.size()));
+  auto got = frames(*forwarder, 2);  // the hello, then the acknowledgement
+  ASSERT_EQ(got.size(), 2u);
+  ASSERT_TRUE(got[1].has_stdin_ack());
+  EXPECT_EQ(got[1].stdin_ack().delivered(), 3u);
+
+  // Both EOF characters are in once srun's bytes were acknowledged as written.
+  fcntl(slave, F_SETFL, fcntl(slave, F_GETFL) | O_NONBLOCK);
+  char buf[64];
+  ssize_t n = read(slave, buf, sizeof buf);
+  ASSERT_EQ(n, 3);
+  EXPECT_EQ(std::string(buf, 3), "abc");
+  EXPECT_EQ(read(slave, buf, sizeof buf), 0);  // end of file, as a typed Ctrl-D
+  forwarder->closeTaskEnds(0);
+  forwarder->taskEnded(0, 0, 0);
   closePeer();
 }
 
