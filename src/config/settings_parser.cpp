@@ -7,6 +7,7 @@
 
 #include "config/sections.h"
 #include "common/ascii_case.h"
+#include "common/comma_list.h"
 
 namespace drover::config::detail {
 namespace {
@@ -71,13 +72,7 @@ bool parseTresWeights(Context& ctx, const YAML::Node& node, const std::string& p
   if (!readString(ctx, node, path, text)) return false;
   static const std::vector<std::string> known = {"cpu", "mem", "node", "gres/gpu"};
   out.clear();
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t comma = text.find(',', start);
-    if (comma == std::string::npos) comma = text.size();
-    const std::string item = text.substr(start, comma - start);
-    start = comma + 1;
-    if (item.empty()) continue;
+  for (const std::string& item : splitCommas(text)) {
     const std::size_t eq = item.find('=');
     const std::string name = toLowerAscii(item.substr(0, eq));
     if (eq == std::string::npos ||
