@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "common/file_write.h"
 #include "common/log.h"
 
 namespace drover::agent {

@@ -57,15 +57,6 @@ std::optional<std::uint64_t> processStartTicks(pid_t pid);
 // Whether `record` still names a live (not zombie) drover-stepd started at its start time.
 bool isRunningSupervisor(const StepRecord& record);
 
-// Writes all of `bytes` to fd (a short write is continued, EINTR retried); false on an error,
-// errno set. For the spool's files.
-bool writeAll(int fd, std::string_view bytes);
-
-// Writes `bytes` to path + ".tmp" and renames that over path, so that a reader, or droverd after
-// a crash, finds the old contents or the new, never a part. Returns 0, or the errno of the step
-// that failed (the temporary file is removed then).
-int replaceFile(const std::string& path, std::string_view bytes);
-
 // Writes the record atomically (temp file + rename).
 Status writeStepRecord(const std::string& spool_dir, const StepRecord& record);
 void removeStepRecord(const std::string& spool_dir, const StepKey& key);

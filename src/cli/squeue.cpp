@@ -14,6 +14,7 @@
 #include "cli/iterate.h"
 #include "cli/squeue_steps.h"
 #include "cli/step_rows.h"
+#include "common/file_write.h"
 #include "drover/config.h"
 #include "drover/hostlist.h"
 
@@ -70,16 +71,6 @@ std::vector<std::string> append(std::vector<std::string> to, const std::vector<s
   return to;
 }
 
-// The whole output in one write (as few syscalls as the pipe takes), not through iostreams.
-void writeAll(int fd, const std::string& text) {
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    done += static_cast<std::size_t>(n);
-  }
-}
 
 // squeue -s: the jobs that can hold steps, with only what the step view reads.
 int runSqueueSteps(ControllerClient& client, const SqueueOptions& o) {

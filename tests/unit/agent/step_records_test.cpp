@@ -63,21 +63,6 @@ class SpoolFiles : public ::testing::Test {
   fs::path dir_;
 };
 
-TEST_F(SpoolFiles, ReplaceFileSwapsContentsWholeAndLeavesNoTemporary) {
-  const std::string path = (dir_ / "f").string();
-  EXPECT_EQ(replaceFile(path, "first\n"), 0);
-  EXPECT_EQ(replaceFile(path, "second\n"), 0);
-  EXPECT_EQ(contents(path), "second\n");
-  EXPECT_FALSE(fs::exists(path + ".tmp"));
-  // A rename that fails (over a non-empty directory) keeps the old contents and no temporary.
-  const std::string blocked = (dir_ / "d").string();
-  fs::create_directories(fs::path(blocked) / "inside");
-  EXPECT_NE(replaceFile(blocked, "x"), 0);
-  EXPECT_TRUE(fs::is_directory(blocked));
-  EXPECT_FALSE(fs::exists(blocked + ".tmp"));
-  EXPECT_EQ(replaceFile((dir_ / "missing" / "f").string(), "x"), ENOENT);
-}
-
 TEST_F(SpoolFiles, StepRecordIsWrittenAgainAfterItsDirectoryWasRemoved) {
   const StepRecord record{StepKey{42, -5}, 1234, 987654, 3u};
   const std::string path = stepRecordPath(dir_.string(), record.key);
