@@ -97,6 +97,12 @@ bool jobStillRuns(ControllerClient& client, std::uint64_t job_id) {
 
 }  // namespace
 
+bool ringsBell(std::optional<bool> bell, bool stdout_is_terminal,
+               std::chrono::steady_clock::duration pending) {
+  if (!stdout_is_terminal) return false;
+  return bell.value_or(pending > std::chrono::seconds(10));
+}
+
 int runSalloc(int argc, char** argv) {
   ParsedLaunch parsed = parseLaunch(jobspec::Tool::Salloc, argc, argv, kHelp, kUsage);
   if (!parsed.input) return parsed.exit_code;
@@ -125,6 +131,9 @@ int runSalloc(int argc, char** argv) {
   if (!got.allocation) return got.exit_code;
   const v1::JobInfo& job = got.allocation->job;
   const std::uint64_t job_id = job.job_id();
+  if (ringsBell(request.spec.bell, ::isatty(STDOUT_FILENO) == 1, got.allocation->pending)) {
+    (void)!::write(STDOUT_FILENO, "\a", 1);
+  }
   // --no-shell: the allocation stays until its time limit, scancel, or `scontrol update
   // JobId=N EndTime=now`; `srun --jobid=N` runs steps in it.
   if (request.spec.no_shell) return 0;

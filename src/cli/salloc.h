@@ -6,8 +6,17 @@
 // interactive shell); the other signals are forwarded to it. When the job ends under it
 // (scancel, time limit) salloc prints "salloc: Job allocation N has been revoked." and sends
 // the command SIGHUP.
+#include <chrono>
+#include <optional>
+
 namespace drover::cli {
 
 int runSalloc(int argc, char** argv);
+
+// Whether salloc rings the terminal bell as its allocation is granted (salloc(1)): only when
+// its stdout is a terminal; with --bell always, with --no-bell never, and by default when the
+// allocation was pending for more than ten seconds.
+bool ringsBell(std::optional<bool> bell, bool stdout_is_terminal,
+               std::chrono::steady_clock::duration pending);
 
 }  // namespace drover::cli

@@ -91,6 +91,7 @@ AllocationResult acquireAllocation(ControllerClient& client, const AllocationReq
   for (const auto& w : submitted->warnings()) std::cerr << prog << ": " << w << "\n";
   const std::uint64_t job_id = submitted->job_id();
   const std::string id = std::to_string(job_id);
+  const Clock::time_point submitted_at = Clock::now();
 
   std::optional<Clock::time_point> give_up;
   if (request.immediate_seconds) {
@@ -119,7 +120,7 @@ AllocationResult acquireAllocation(ControllerClient& client, const AllocationReq
     if (job.state() == v1::JOB_RUNNING) {
       if (waited && !request.quiet) std::cerr << prog << ": job " << id << " has been allocated resources\n";
       if (salloc && !request.quiet) std::cerr << "salloc: Granted job allocation " << id << "\n";
-      return {Allocation{job, submitted->cluster_name()}, 0};
+      return {Allocation{job, submitted->cluster_name(), Clock::now() - submitted_at}, 0};
     }
     if (finalState(job.state())) {
       std::cerr << prog << ": error: Job allocation " << id << " has been revoked.\n";

@@ -8,6 +8,7 @@
 // -I/--immediate[=secs] gives up after secs (1 when none is given), cancels the job and
 // prints "<prog>: error: Unable to allocate resources: Connection timed out" as Slurm.
 // SIGINT/SIGTERM/SIGHUP while waiting cancel the request.
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -49,6 +50,7 @@ struct AllocationRequest {
 struct Allocation {
   v1::JobInfo job;            // RUNNING, with its allocation
   std::string cluster_name;
+  std::chrono::steady_clock::duration pending{};  // from the submission to the grant
 };
 
 // The allocation, or the exit status to end with (messages already printed).

@@ -115,6 +115,7 @@ struct JobSpec {
   bool multi_prog = false;
   bool pty = false;
   bool no_shell = false;   // salloc --no-shell: allocate, run nothing, leave the job running
+  std::optional<bool> bell;  // salloc --bell / --no-bell; none: ring after a long wait only
   std::optional<std::uint32_t> relative;
   std::optional<std::string> task_prolog;
   std::optional<std::string> task_epilog;

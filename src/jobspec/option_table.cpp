@@ -225,6 +225,11 @@ Out applyRequeue(ParsedCommand& pc, Arg, const ApplyContext& ctx) {
   return std::nullopt;
 }
 
+Out applyBell(ParsedCommand& pc, Arg, const ApplyContext& ctx) {
+  pc.spec.bell = ctx.long_name == "bell";
+  return std::nullopt;
+}
+
 Out applyCpuBind(ParsedCommand& pc, Arg arg, const ApplyContext&) {
   auto c = parseCpuBind(arg.value_or(""));
   if (!c) return OptionError{"error: " + c.error() + "\nfatal: Failed to parse --cpu-bind= values.", kExitError};
@@ -309,7 +314,7 @@ const OptionDef kOptions[] = {
     {"bcast", 0, ArgKind::Optional, R, acceptOnly},
     {"bcast-exclude", 0, ArgKind::Required, R, acceptOnly},
     {"begin", 'b', ArgKind::Required, ALL, applyBegin},
-    {"bell", 0, ArgKind::None, A, acceptOnly},
+    {"bell", 0, ArgKind::None, A, applyBell},
     {"batch", 0, ArgKind::Required, B, acceptOnly},
     {"comment", 0, ArgKind::Required, ALL, setString<&JobSpec::comment>},
     {"compress", 0, ArgKind::Optional, R, acceptOnly},
@@ -354,7 +359,7 @@ const OptionDef kOptions[] = {
     {"ntasks", 'n', ArgKind::Required, ALL, setPositive<&JobSpec::ntasks>},
     {"network", 0, ArgKind::Required, ALL, acceptOnly},
     {"nice", 0, ArgKind::Optional, ALL, applyNice},
-    {"no-bell", 0, ArgKind::None, A, acceptOnly},
+    {"no-bell", 0, ArgKind::None, A, applyBell},
     {"no-requeue", 0, ArgKind::None, B, applyRequeue},
     {"no-shell", 0, ArgKind::None, A, setTrue<&JobSpec::no_shell>},
     {"ntasks-per-node", 0, ArgKind::Required, ALL, setPositive<&JobSpec::ntasks_per_node>},

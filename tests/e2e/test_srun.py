@@ -121,6 +121,46 @@ def test_salloc_immediate_and_revoked(cluster):
     assert p.returncode != 0
 
 
+def salloc_stdout_on_a_terminal(cluster, *args):
+    """salloc ARGS with its stdout on a new pseudo-terminal: (exit code, bytes the terminal got)."""
+    import pty
+    master, slave = pty.openpty()
+    try:
+        r = subprocess.run([str(cluster.bin / "salloc"), *args], stdout=slave,
+                           stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=cluster.env(),
+                           timeout=60, cwd=str(cluster.run_dir))
+        os.close(slave)
+        slave = -1
+        got = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO: no writer left
+                break
+            if not chunk:
+                break
+            got += chunk
+        return r.returncode, got
+    finally:
+        if slave >= 0:
+            os.close(slave)
+        os.close(master)
+
+
+def test_salloc_bell_rings_on_a_terminal_when_asked(cluster):
+    """salloc(1): --bell rings the terminal bell (BEL on stdout) as the allocation is granted,
+    only when stdout is a terminal; --no-bell and an allocation granted at once do not."""
+    rc, got = salloc_stdout_on_a_terminal(cluster, "--bell", "-N1", "echo", "ran")
+    assert rc == 0
+    assert got.startswith(b"\a") and b"ran" in got, got
+    rc, got = salloc_stdout_on_a_terminal(cluster, "-N1", "echo", "ran")
+    assert rc == 0 and b"\a" not in got and b"ran" in got, got
+    rc, got = salloc_stdout_on_a_terminal(cluster, "--no-bell", "-N1", "echo", "ran")
+    assert rc == 0 and b"\a" not in got, got
+    r = run(cluster, "salloc", "--bell", "-N1", "echo", "ran")
+    assert r.returncode == 0 and r.stdout == b"ran\n", r
+
+
 def test_salloc_no_shell_leaves_the_allocation_for_srun_jobid(cluster):
     """salloc --no-shell: the allocation is granted, no command runs (one given is ignored), and
     the job, named "no-shell" as Slurm names it, stays RUNNING for `srun --jobid` until

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli/salloc.h"
 #include "cli/salloc_env.h"
 #include "cli/srun_step.h"
 #include "jobspec/build_spec.h"
@@ -175,6 +176,19 @@ TEST(SrunStepTest, AllocationSpecIsInteractiveAndNamedAfterTheCommand) {
   EXPECT_EQ(j.work_dir(), "/work/alice");
   jobspec::StepRequest none;
   EXPECT_EQ(toAllocationSpec(none, context(), "salloc").name(), "salloc");
+}
+
+TEST(SallocTest, RingsTheBellAsSallocDocumentsIt) {
+  using std::chrono::seconds;
+  // Default: only after more than ten seconds pending.
+  EXPECT_FALSE(ringsBell(std::nullopt, true, seconds(0)));
+  EXPECT_FALSE(ringsBell(std::nullopt, true, seconds(10)));
+  EXPECT_TRUE(ringsBell(std::nullopt, true, seconds(11)));
+  EXPECT_TRUE(ringsBell(true, true, seconds(0)));
+  EXPECT_FALSE(ringsBell(false, true, seconds(60)));
+  // Never when stdout is not a terminal, even with --bell.
+  EXPECT_FALSE(ringsBell(true, false, seconds(0)));
+  EXPECT_FALSE(ringsBell(std::nullopt, false, seconds(60)));
 }
 
 TEST(SrunStepTest, StdinPlan) {

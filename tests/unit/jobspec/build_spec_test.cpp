@@ -201,6 +201,17 @@ TEST(AllocRequest, ReadsSallocVariablesAndAllowsNoCommand) {
   EXPECT_TRUE(r->command.empty());
 }
 
+TEST(AllocRequest, BellOptionsAndVariables) {
+  EXPECT_EQ(buildAllocRequest({}, {}, kNow)->spec.bell, std::nullopt);
+  EXPECT_EQ(buildAllocRequest({"--bell"}, {}, kNow)->spec.bell, true);
+  EXPECT_EQ(buildAllocRequest({"--no-bell"}, {}, kNow)->spec.bell, false);
+  EXPECT_EQ(buildAllocRequest({"--bell", "--no-bell"}, {}, kNow)->spec.bell, false);
+  EXPECT_EQ(buildAllocRequest({}, {{"SALLOC_BELL", "1"}}, kNow)->spec.bell, true);
+  EXPECT_EQ(buildAllocRequest({}, {{"SALLOC_NO_BELL", "1"}}, kNow)->spec.bell, false);
+  // The command line wins over the variable.
+  EXPECT_EQ(buildAllocRequest({"--bell"}, {{"SALLOC_NO_BELL", "1"}}, kNow)->spec.bell, true);
+}
+
 TEST(InputEnv, EveryRowNamesAnOptionOfItsTools) {
   for (const auto& row : inputEnvTable()) {
     for (Tool t : {Tool::Sbatch, Tool::Srun, Tool::Salloc}) {
