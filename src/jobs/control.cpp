@@ -45,6 +45,21 @@ std::string displayId(const Job& job) {
   return std::to_string(job.info.array_job_id()) + "_" + std::to_string(job.info.array_task_id());
 }
 
+// scontrol update's node selection keys, on the spec (what the scheduler reads) and on the
+// info fields show job prints (ReqNodeList=, ExcNodeList=, Features=).
+void setNodeSelection(v1::JobInfo& info, const std::string& key, const std::string& value) {
+  if (key == "excnodelist") {
+    info.mutable_spec()->set_exclude(value);
+    info.set_exc_nodes(value);
+  } else if (key == "features") {
+    info.mutable_spec()->set_constraint(value);
+    info.set_features(value);
+  } else {
+    info.mutable_spec()->set_nodelist(value);
+    info.set_req_nodes(value);
+  }
+}
+
 }  // namespace
 
 Result<std::vector<JobId>> JobManager::resolveIds(const std::string& text) const {
@@ -355,11 +370,15 @@ Status JobManager::update(const Caller& caller, const v1::UpdateJobRequest& req)
   auto ids = resolveIds(req.job_id());
   if (!ids) return makeError(kInvalidJobId);
   const bool admin = isAdmin(caller);
+  // An array's tasks that ended are left as they are (its throttle excepted: the array's own),
+  // as long as one task is still pending or running.
+  bool any_open = false;
   for (JobId id : *ids) {
     Job& job = jobs_.at(id);
     if (!owns(caller, job)) return makeError(kDenied);
-    if (isFinal(job.state())) return makeError(kAlreadyDone);
+    any_open = any_open || !isFinal(job.state());
   }
+  if (!any_open) return makeError(kAlreadyDone);
   // Check every field on every job first, so a refused update changes nothing.
   for (int pass = 0; pass < 2; ++pass) {
     for (JobId id : *ids) {
@@ -369,6 +388,7 @@ Status JobManager::update(const Caller& caller, const v1::UpdateJobRequest& req)
       for (const auto& [raw_key, value] : req.fields()) {
         const std::string key = toLowerAscii(raw_key);
         const bool apply = pass == 1;
+        if (isFinal(job.state()) && key != "arraytaskthrottle") continue;
         if (key == "timelimit") {
           auto minutes = parseTimeLimitMinutes(value);
           if (!minutes) return makeError("Invalid time limit specification");
@@ -452,6 +472,24 @@ Status JobManager::update(const Caller& caller, const v1::UpdateJobRequest& req)
             i.set_account(value);
             i.mutable_spec()->set_account(value);
           }
+        } else if (key == "excnodelist" || key == "reqnodelist" || key == "nodelist" ||
+                   key == "features") {
+          // Where the job may run: checked as at submission (names that exist, features some
+          // node of the partition has, enough nodes left to hold it); "" clears the list.
+          if (!pending) return makeError(kNotPending);
+          v1::JobInfo candidate = i;
+          setNodeSelection(candidate, key, value);
+          const sched::Validation v =
+              sched::validateRequest(buildRequest(candidate), config_nodes_, partitions_);
+          if (!v.ok()) return makeError(v.message.substr(0, v.message.find(": ")));
+          if (apply) setNodeSelection(i, key, value);
+        } else if (key == "arraytaskthrottle") {
+          // The whole array's limit on tasks running at once (0: none); it bounds only the
+          // starts still to come, so it applies while tasks run too.
+          if (!job.isArrayTask()) return makeError("Job is not an array job");
+          auto n = parseNumber(value);
+          if (!n || *n > UINT32_MAX) return makeError("Invalid ArrayTaskThrottle value");
+          if (apply) i.set_array_max_running(static_cast<std::uint32_t>(*n));
         } else if (key == "qos") {
           if (apply) i.set_qos(value);
         } else if (key == "starttime" || key == "begintime") {

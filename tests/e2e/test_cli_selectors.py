@@ -208,6 +208,39 @@ def test_scontrol_update_within_the_users_rights(c):
     c.cli("scancel", str(job), str(other))
 
 
+def test_scontrol_update_where_a_pending_job_may_run_and_an_arrays_throttle(c):
+    """ExcNodeList=, ReqNodeList=, Features= on a pending job (checked as at submission, shown
+    by show job, obeyed by the scheduler) and ArrayTaskThrottle= on an array (squeue's %N)."""
+    job = submit(c, "-H", "-J", "updnodes", "--wrap=sleep 60")
+
+    def update(*kv):
+        return c.scontrol("update", f"JobId={job}", *kv, user="alice")
+
+    assert update("ExcNodeList=node[1-2]").returncode == 0
+    assert show(c, job)["ExcNodeList"] == "node[1-2]"
+    r = update("ExcNodeList=node9")
+    assert (r.returncode, r.stderr) == (1, "slurm_update error: Invalid node name specified\n")
+    r = update("Features=nosuchfeature")
+    assert (r.returncode, r.stderr) == (1, "slurm_update error: Invalid feature specification\n")
+    assert c.scontrol("release", str(job), user="alice").returncode == 0
+    f = wait_for(lambda: (f := show(c, job))["JobState"] == "RUNNING" and f, 20,
+                 what="the job to start")
+    assert f["NodeList"] == "node3", f
+    r = update("ReqNodeList=node1")
+    assert (r.returncode, r.stderr) == \
+        (1, "slurm_update error: Job is no longer pending execution\n"), r.stderr
+    c.cli("scancel", str(job))
+
+    r = c.cli("sbatch", "--parsable", "-o", "/dev/null", "-D", "/tmp", "-H", "--array=0-5",
+              "--wrap=true", user="alice")
+    assert r.returncode == 0, r.stderr
+    array = int(r.stdout.split(";")[0])
+    assert c.scontrol("update", f"JobId={array}", "ArrayTaskThrottle=2", user="alice").returncode == 0
+    r = c.cli("squeue", "-h", "-j", str(array), "-o", "%i")
+    assert r.stdout.strip() == f"{array}_[0-5%2]", r.stdout
+    c.cli("scancel", str(array))
+
+
 # --- sacct -----------------------------------------------------------------------------------
 
 def sacct(c, *args, user=None):

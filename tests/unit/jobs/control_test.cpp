@@ -241,5 +241,81 @@ TEST_F(JobsTest, UpdateRulesAndTexts) {
   EXPECT_EQ(job(id).name(), "renamed");
 }
 
+TEST_F(JobsTest, UpdateWhereAPendingJobMayRun) {
+  JobId id = submit(SpecBuilder().hold());
+  auto upd = [&](const std::string& key, const std::string& value) {
+    v1::UpdateJobRequest r;
+    r.set_job_id(std::to_string(id));
+    (*r.mutable_fields())[key] = value;
+    return manager_->update(alice(), r);
+  };
+  EXPECT_TRUE(upd("ExcNodeList", "node[01-03]").ok());
+  EXPECT_EQ(job(id).exc_nodes(), "node[01-03]");
+  EXPECT_EQ(job(id).spec().exclude(), "node[01-03]");
+  // Checked as at submission; a refused list leaves the one before.
+  EXPECT_EQ(upd("ExcNodeList", "node[01-04]").error(), "Requested node configuration is not available");
+  EXPECT_EQ(upd("ExcNodeList", "node09").error(), "Invalid node name specified");
+  EXPECT_EQ(job(id).exc_nodes(), "node[01-03]");
+  EXPECT_TRUE(upd("ExcNodeList", "").ok());
+  EXPECT_EQ(job(id).exc_nodes(), "");
+  EXPECT_TRUE(upd("ReqNodeList", "node02").ok());
+  EXPECT_EQ(job(id).req_nodes(), "node02");
+  EXPECT_TRUE(upd("Features", "fast").ok());
+  EXPECT_EQ(job(id).features(), "fast");
+  EXPECT_EQ(upd("Features", "slow").error(), "Invalid feature specification");
+
+  // The scheduler places it where the update says.
+  v1::JobControlRequest release;
+  release.set_action("release");
+  release.add_job_ids(std::to_string(id));
+  ASSERT_TRUE(manager_->control(alice(), release)[0].ok());
+  pass();
+  ASSERT_EQ(job(id).state(), v1::JOB_RUNNING);
+  EXPECT_EQ(job(id).nodes(), "node02");
+  EXPECT_EQ(upd("ExcNodeList", "node01").error(), "Job is no longer pending execution");
+}
+
+TEST_F(JobsTest, UpdateArrayTaskThrottle) {
+  const JobId a = submit(SpecBuilder().array("0-3").time(10));
+  auto throttle = [&](const std::string& id, const std::string& value) {
+    v1::UpdateJobRequest r;
+    r.set_job_id(id);
+    (*r.mutable_fields())["ArrayTaskThrottle"] = value;
+    return manager_->update(alice(), r);
+  };
+  ASSERT_TRUE(throttle(std::to_string(a), "1").ok());
+  EXPECT_EQ(pass().size(), 1u);
+  // squeue's folded row of the tasks still pending shows the limit.
+  v1::GetJobsRequest q;
+  q.add_job_ids(std::to_string(a));
+  q.add_states("PENDING");
+  const auto rows = manager_->query(q);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].array_task_pending(), "1-3%1");
+  // Raised while a task runs: two more start.
+  ASSERT_TRUE(throttle(std::to_string(a), "3").ok());
+  EXPECT_EQ(pass().size(), 2u);
+  EXPECT_EQ(throttle(std::to_string(a), "x").error(), "Invalid ArrayTaskThrottle value");
+  const JobId plain = submit(SpecBuilder().hold());
+  EXPECT_EQ(throttle(std::to_string(plain), "2").error(), "Job is not an array job");
+}
+
+TEST_F(JobsTest, UpdateOfAnArrayLeavesItsEndedTasksAlone) {
+  const JobId a = submit(SpecBuilder().array("0-1%1").time(10));
+  ASSERT_EQ(pass().size(), 1u);
+  finishBatch(task(a, 0).job_id(), 0);
+  ASSERT_EQ(task(a, 0).state(), v1::JOB_COMPLETED);
+  v1::UpdateJobRequest r;
+  r.set_job_id(std::to_string(a));
+  (*r.mutable_fields())["Name"] = "renamed";
+  ASSERT_TRUE(manager_->update(alice(), r).ok());
+  EXPECT_EQ(task(a, 1).name(), "renamed");
+  EXPECT_NE(task(a, 0).name(), "renamed");
+  // Once every task ended, the array is done.
+  pass();
+  finishBatch(task(a, 1).job_id(), 0);
+  EXPECT_EQ(manager_->update(alice(), r).error(), "Job/step already completing or completed");
+}
+
 }  // namespace
 }  // namespace drover::jobs::testing
