@@ -92,6 +92,7 @@ v1::StepSpec toStepSpec(const jobspec::StepRequest& request, const StepContext& 
   w.set_srun_host(context.host);
   w.set_srun_pid(context.pid);
   if (s.cpu_bind) w.set_cpu_bind(*s.cpu_bind);
+  if (s.gpu_bind) w.set_gpu_bind(*s.gpu_bind);
   if (s.mpi) w.set_mpi(*s.mpi);
   w.set_open_append(s.open_mode && *s.open_mode == jobspec::OpenMode::Append);
   return w;

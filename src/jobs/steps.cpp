@@ -237,6 +237,7 @@ Result<JobManager::CreatedStep> JobManager::createStep(
     r.set_step_num_tasks(layout->ntasks);
     r.set_pytorch_env(pytorch);
     r.set_gpus_per_task(spec.gpus_per_task().count());
+    r.set_gpu_bind(spec.gpu_bind());
     r.set_pty(spec.pty());
     r.set_pty_rows(spec.pty_rows());
     r.set_pty_cols(spec.pty_cols());

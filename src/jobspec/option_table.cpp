@@ -3,6 +3,7 @@
 #include "drover/hostlist.h"
 #include "common/ascii_case.h"
 #include "drover/time_spec.h"
+#include "jobspec/gpu_bind.h"
 #include "jobspec/options.h"
 #include "jobspec/parse_util.h"
 
@@ -237,6 +238,15 @@ Out applyCpuBind(ParsedCommand& pc, Arg arg, const ApplyContext&) {
   return std::nullopt;
 }
 
+Out applyGpuBind(ParsedCommand& pc, Arg arg, const ApplyContext&) {
+  const std::string text(arg.value_or(""));
+  if (auto b = parseGpuBind(text); !b) {
+    return OptionError{"error: Invalid --gpu-bind argument: " + text + " (" + b.error() + ")", kExitError};
+  }
+  pc.spec.gpu_bind = text;
+  return std::nullopt;
+}
+
 Out applyMpi(ParsedCommand& pc, Arg arg, const ApplyContext&) {
   auto m = parseMpiType(arg.value_or(""));
   if (!m) return OptionError{"error: " + m.error(), kExitError};
@@ -433,7 +443,7 @@ const OptionDef kOptions[] = {
     {"cpu-bind", 0, ArgKind::Required, R, applyCpuBind},
     {"cpus-per-gpu", 0, ArgKind::Required, ALL, setPositive<&JobSpec::cpus_per_gpu>},
     {"gpus", 'G', ArgKind::Required, ALL, setGpuCount<&JobSpec::gpus>},
-    {"gpu-bind", 0, ArgKind::Required, ALL, setString<&JobSpec::gpu_bind>},
+    {"gpu-bind", 0, ArgKind::Required, ALL, applyGpuBind},
     {"gpu-freq", 0, ArgKind::Required, ALL, acceptOnly},
     {"gpus-per-node", 0, ArgKind::Required, ALL, setGpuCount<&JobSpec::gpus_per_node>},
     {"gpus-per-socket", 0, ArgKind::Required, ALL, setGpuCount<&JobSpec::gpus_per_socket>},

@@ -26,6 +26,7 @@ void addRequestedOptions(const v1::JobSpec& s, JobEnvContext& ctx) {
   ctx.gpus = gpuRequest(s.gpus());
   ctx.gpus_per_node = gpuRequest(s.gpus_per_node());
   ctx.gpus_per_task = gpuRequest(s.gpus_per_task());
+  ctx.gpu_bind = s.gpu_bind();
 }
 
 }  // namespace drover::launch

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "jobspec/filename_pattern.h"
+#include "jobspec/gpu_bind.h"
 #include "launch/job_env.h"
 #include "stepd/io_forwarder.h"
 #include "stepd/memory_cgroup.h"
@@ -116,11 +117,18 @@ class StepRun {
  private:
   bool isBatch() const { return req_.step().step_id() == kBatchStepId; }
 
-  // --gpus-per-task=G: local task i gets the node's step GPUs [i*G, (i+1)*G); the controller
-  // gave the node tasks x G of them. Without enough (never from a valid layout) no binding.
+  // --gpu-bind (srun checked it; a text that does not parse binds nothing), which srun(1)
+  // ignores for a step of one task; else --gpus-per-task=G: local task i gets the node's step
+  // GPUs [i*G, (i+1)*G), of the tasks x G the controller gave the node (without enough, never
+  // from a valid layout, no binding).
   std::vector<std::uint32_t> boundGpus(std::uint32_t local) const {
-    const std::uint32_t per_task = req_.gpus_per_task();
     const auto& gpus = req_.allocation().gpu_indices();
+    if (!req_.gpu_bind().empty()) {
+      auto bind = jobspec::parseGpuBind(req_.gpu_bind());
+      if (!bind || req_.step_num_tasks() <= 1) return {};
+      return jobspec::gpusOfTask(*bind, {gpus.begin(), gpus.end()}, local);
+    }
+    const std::uint32_t per_task = req_.gpus_per_task();
     if (per_task == 0 || std::size_t(local + 1) * per_task > std::size_t(gpus.size())) return {};
     return {gpus.begin() + local * per_task, gpus.begin() + (local + 1) * per_task};
   }

@@ -478,6 +478,63 @@ def test_gpus_per_task_binds_each_task_to_its_own_gpus(cluster):
     assert len(set(seen)) == 8, rows
 
 
+def gpus_by_task(cluster, *args):
+    """srun -N1 ARGS printing each task's CUDA_VISIBLE_DEVICES and the step's GPUs: {local task:
+    (its GPUs, the step's GPUs)}."""
+    r = run(cluster, "srun", "-N1", *args, "-l", "sh", "-c",
+            "echo $SLURM_LOCALID $CUDA_VISIBLE_DEVICES $SLURM_STEP_GPUS")
+    out, err = text(r)
+    assert r.returncode == 0, err
+    rows = {}
+    for fields in (v[0].split() for v in labelled(out).values()):
+        rows[int(fields[0])] = (fields[1].split(","), fields[2].split(","))
+    return rows
+
+
+def test_gpu_bind_gives_each_task_the_gpus_srun_documents(cluster):
+    """--gpu-bind (srun(1)): single:N gives N tasks at a time one GPU of the step's in order,
+    per_task:G the next G, map_gpu / mask_gpu global GPU indices by local task, none undoes
+    --gpus-per-task's binding; a step of one task is never bound."""
+    rows = gpus_by_task(cluster, "-n4", "--gpus-per-node=4", "--gpu-bind=single:2")
+    step = rows[0][1]
+    assert len(step) == 4
+    assert [rows[t][0] for t in range(4)] == [[step[0]], [step[0]], [step[1]], [step[1]]], rows
+    rows = gpus_by_task(cluster, "-n2", "--gpus-per-node=4", "--gpu-bind=per_task:2")
+    step = rows[0][1]
+    assert [rows[t][0] for t in range(2)] == [step[0:2], step[2:4]], rows
+    rows = gpus_by_task(cluster, "-n3", "--gres=gpu:8", "--gpu-bind=map_gpu:7,2")
+    assert [rows[t][0] for t in range(3)] == [["7"], ["2"], ["7"]], rows
+    rows = gpus_by_task(cluster, "-n2", "--gres=gpu:8", "--gpu-bind=verbose,mask_gpu:0x3,0xc0")
+    assert [rows[t][0] for t in range(2)] == [["0", "1"], ["6", "7"]], rows
+    rows = gpus_by_task(cluster, "-n2", "--gpus-per-task=1", "--gpu-bind=none")
+    assert rows[0][0] == rows[0][1] and len(rows[0][1]) == 2, rows
+    rows = gpus_by_task(cluster, "-n1", "--gpus-per-node=2", "--gpu-bind=single:1")
+    assert rows[0][0] == rows[0][1] and len(rows[0][1]) == 2, rows
+
+
+def test_sbatch_gpu_bind_reaches_the_jobs_steps(cluster):
+    """sbatch --gpu-bind sets SLURM_GPU_BIND in the job (sbatch(1)), which srun inside it reads
+    as its own --gpu-bind."""
+    out = shared_dir(cluster, "gpu-bind") / "job.out"
+    r = run(cluster, "sbatch", "--parsable", "-N1", "-n2", "--gpus-per-node=2",
+            "--gpu-bind=single:1", "-o", str(out), "--wrap",
+            "echo bind=$SLURM_GPU_BIND; srun -l sh -c 'echo $CUDA_VISIBLE_DEVICES'")
+    assert r.returncode == 0, r.stderr
+    job = int(r.stdout.decode().split(";")[0])
+    wait_final(cluster, job)
+    lines = out.read_text().splitlines()
+    assert lines[0] == "bind=single:1", lines
+    seen = {k: v[0] for k, v in labelled("\n".join(lines[1:]) + "\n").items()}
+    assert sorted(seen) == [0, 1] and seen[0] != seen[1] and "," not in seen[0] + seen[1], lines
+
+
+def test_gpu_bind_refuses_a_type_srun_does_not_know(cluster):
+    r = run(cluster, "srun", "--gpu-bind=fastest", "true")
+    out, err = text(r)
+    assert r.returncode == 1
+    assert err.startswith("srun: error: Invalid --gpu-bind argument: fastest ("), err
+
+
 # --- bad input ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("args,code,message", [

@@ -1,0 +1,127 @@
+#include "jobspec/gpu_bind.h"
+
+#include <charconv>
+
+#include "common/ascii_case.h"
+#include "common/comma_list.h"
+
+namespace drover::jobspec {
+namespace {
+
+// One list item: a value in `base`, optionally "*COUNT" repeated; appended to `out`.
+Status appendEntries(std::string_view item, int base, std::vector<std::uint64_t>& out) {
+  std::string_view value = item;
+  std::uint64_t repeat = 1;
+  if (const auto star = item.find('*'); star != std::string_view::npos) {
+    value = item.substr(0, star);
+    const std::string_view count = item.substr(star + 1);
+    auto [end, ec] = std::from_chars(count.data(), count.data() + count.size(), repeat);
+    if (count.empty() || ec != std::errc() || end != count.data() + count.size() || repeat == 0) {
+      return makeError("bad repetition count in '" + std::string(item) + "'");
+    }
+  }
+  if (base == 16 && value.size() > 2 && value[0] == '0' && (value[1] == 'x' || value[1] == 'X')) {
+    value.remove_prefix(2);
+  }
+  std::uint64_t number = 0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number, base);
+  if (value.empty() || ec != std::errc() || end != value.data() + value.size()) {
+    return makeError("'" + std::string(item) + "' is not a " +
+                     (base == 16 ? "hexadecimal GPU mask" : "GPU index"));
+  }
+  if (base == 10 && number > UINT32_MAX) return makeError("GPU index " + std::string(value) + " is too large");
+  if (repeat > kMaxGpuBindEntries - out.size()) {
+    return makeError("the list has more than " + std::to_string(kMaxGpuBindEntries) + " entries");
+  }
+  out.insert(out.end(), repeat, number);
+  return okStatus();
+}
+
+Result<std::uint32_t> positiveCount(std::string_view type, std::string_view text) {
+  std::uint32_t n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || n == 0) {
+    return makeError(std::string(type) + " needs a positive count, not '" + std::string(text) + "'");
+  }
+  return n;
+}
+
+}  // namespace
+
+Result<GpuBind> parseGpuBind(std::string_view text) {
+  GpuBind bind;
+  std::string_view rest = text;
+  if (startsWithIgnoreCase(rest, "verbose,")) {
+    bind.verbose = true;
+    rest.remove_prefix(8);
+  } else if (equalsIgnoreCase(rest, "verbose")) {
+    return makeError("verbose needs a type after it (verbose,TYPE)");
+  }
+  const auto colon = rest.find(':');
+  const std::string type = toLowerAscii(rest.substr(0, colon));
+  const std::string_view arg = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
+  const bool has_arg = colon != std::string_view::npos;
+  if (type == "none" || type == "closest") {
+    if (has_arg) return makeError(type + " takes no value");
+    bind.kind = type == "none" ? GpuBind::Kind::None : GpuBind::Kind::Closest;
+    return bind;
+  }
+  if (type == "single" || type == "per_task") {
+    auto n = positiveCount(type, arg);
+    if (!n) return makeError(n.error());
+    bind.kind = type == "single" ? GpuBind::Kind::Single : GpuBind::Kind::PerTask;
+    bind.count = *n;
+    return bind;
+  }
+  if (type == "map_gpu" || type == "mask_gpu") {
+    if (arg.empty()) return makeError(type + " needs a list");
+    bind.kind = type == "map_gpu" ? GpuBind::Kind::Map : GpuBind::Kind::Mask;
+    if (arg.front() == ',' || arg.back() == ',' || arg.find(",,") != std::string_view::npos) {
+      return makeError(type + " has an empty list item");
+    }
+    for (const std::string& item : splitCommas(arg)) {
+      if (Status s = appendEntries(item, type == "map_gpu" ? 10 : 16, bind.entries); !s) {
+        return makeError(s.error());
+      }
+    }
+    return bind;
+  }
+  return makeError("unknown type '" + std::string(rest.substr(0, colon)) +
+                   "' (closest, map_gpu:LIST, mask_gpu:LIST, none, per_task:N, single:N)");
+}
+
+std::vector<std::uint32_t> gpusOfTask(const GpuBind& bind, const std::vector<std::uint32_t>& step_gpus,
+                                      std::uint32_t local_task) {
+  switch (bind.kind) {
+    case GpuBind::Kind::None:
+    case GpuBind::Kind::Closest:
+      return {};
+    case GpuBind::Kind::Single:
+      if (step_gpus.empty()) return {};
+      return {step_gpus[(local_task / bind.count) % step_gpus.size()]};
+    case GpuBind::Kind::PerTask: {
+      if (step_gpus.empty()) return {};
+      std::vector<std::uint32_t> out;
+      const std::uint64_t first = std::uint64_t{local_task} * bind.count;
+      for (std::uint64_t k = 0; k < bind.count && k < step_gpus.size(); ++k) {
+        out.push_back(step_gpus[(first + k) % step_gpus.size()]);
+      }
+      return out;
+    }
+    case GpuBind::Kind::Map:
+      if (bind.entries.empty()) return {};
+      return {static_cast<std::uint32_t>(bind.entries[local_task % bind.entries.size()])};
+    case GpuBind::Kind::Mask: {
+      if (bind.entries.empty()) return {};
+      const std::uint64_t mask = bind.entries[local_task % bind.entries.size()];
+      std::vector<std::uint32_t> out;
+      for (std::uint32_t bit = 0; bit < 64; ++bit) {
+        if (mask & (std::uint64_t{1} << bit)) out.push_back(bit);
+      }
+      return out;
+    }
+  }
+  return {};
+}
+
+}  // namespace drover::jobspec

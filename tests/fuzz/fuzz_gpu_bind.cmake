@@ -1,0 +1,1 @@
+drover_fuzz_target(fuzz_gpu_bind SOURCE fuzz_gpu_bind.cpp LIBS drover_jobspec)
