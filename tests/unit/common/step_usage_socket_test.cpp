@@ -1,0 +1,81 @@
+// The usage socket's two ends in one process: the agent's end takes an answer only from the
+// pid it expects, and a supervisor that is not listening is an error, not a hang.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <poll.h>
+#include <thread>
+
+#include "common/step_usage_socket.h"
+
+namespace drover {
+namespace {
+
+std::string uniqueName(const char* what) {
+  return stepUsageSocketName(std::string("test-") + what + "-" + std::to_string(getpid()), 12, 3,
+                             1);
+}
+
+// Answers one request with `reply`, as the supervisor's poll loop does.
+std::thread answerOnce(int fd, std::string reply) {
+  return std::thread([fd, reply] {
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 5000) == 1) answerUsageRequest(fd, [&] { return reply; });
+  });
+}
+
+TEST(StepUsageSocket, NamesAreAbstractAndPerNodeStepAndRun) {
+  const std::string a = stepUsageSocketName("n1", 12, -5, 0);
+  EXPECT_EQ(a[0], '\0');
+  EXPECT_EQ(a.substr(1), "drover-stepd-usage/n1/12.-5.0");
+  EXPECT_NE(a, stepUsageSocketName("n2", 12, -5, 0));
+  EXPECT_NE(a, stepUsageSocketName("n1", 12, -5, 1));
+  EXPECT_EQ(stepUsageSocketName("n1", 12, 0, std::nullopt).substr(1),
+            "drover-stepd-usage/n1/12.0");
+}
+
+TEST(StepUsageSocket, TheSupervisorsAnswerIsReadToItsEnd) {
+  const std::string name = uniqueName("answer");
+  auto fd = listenForUsage(name);
+  ASSERT_TRUE(fd.ok()) << fd.error();
+  const std::string big(100000, 'x');   // more than one read
+  auto t = answerOnce(*fd, big);
+  auto got = askStepUsage(name, getpid(), 5000);
+  t.join();
+  ASSERT_TRUE(got.ok()) << got.error();
+  EXPECT_EQ(*got, big);
+  // A second supervisor of the same name (the same step and run) cannot take it over.
+  EXPECT_FALSE(listenForUsage(name).ok());
+  close(*fd);
+}
+
+TEST(StepUsageSocket, AnAnswerFromAnotherPidIsRefused) {
+  const std::string name = uniqueName("impostor");
+  auto fd = listenForUsage(name);
+  ASSERT_TRUE(fd.ok()) << fd.error();
+  auto t = answerOnce(*fd, "forged");
+  auto got = askStepUsage(name, getpid() + 1, 5000);
+  ASSERT_FALSE(got.ok());
+  EXPECT_NE(got.error().find("not its supervisor"), std::string::npos) << got.error();
+  t.join();
+  close(*fd);
+}
+
+TEST(StepUsageSocket, NoSupervisorListeningIsAnErrorAtOnce) {
+  auto got = askStepUsage(uniqueName("nobody"), getpid(), 5000);
+  ASSERT_FALSE(got.ok());
+  EXPECT_NE(got.error().find("does not answer"), std::string::npos) << got.error();
+}
+
+TEST(StepUsageSocket, ASupervisorThatNeverAnswersTimesOut) {
+  const std::string name = uniqueName("silent");
+  auto fd = listenForUsage(name);
+  ASSERT_TRUE(fd.ok());
+  auto got = askStepUsage(name, getpid(), 200);
+  ASSERT_FALSE(got.ok());
+  EXPECT_NE(got.error().find("in time"), std::string::npos) << got.error();
+  close(*fd);
+}
+
+}  // namespace
+}  // namespace drover
