@@ -155,7 +155,8 @@ class AgentService final : public v1::Agent::Service {
       return grpc::Status(grpc::StatusCode::NOT_FOUND, name + " does not run");
     }
     auto bytes = askStepUsage(
-        stepUsageSocketName(node_name_, key.job_id, key.step_id, record->run), record->pid,
+        stepUsageSocketName(steps_.spoolDir(), node_name_, key.job_id, key.step_id, record->run),
+        record->pid,
         kUsageWaitMs);
     if (!bytes) return grpc::Status(grpc::StatusCode::UNAVAILABLE, name + ": " + bytes.error());
     if (!rep->mutable_usage()->ParseFromString(*bytes)) {

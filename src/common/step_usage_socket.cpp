@@ -1,5 +1,7 @@
 #include "common/step_usage_socket.h"
 
+#include "common/sha256.h"
+
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -25,11 +27,11 @@ std::string errnoText(const char* what) { return std::string(what) + ": " + std:
 
 }  // namespace
 
-std::string stepUsageSocketName(const std::string& node, std::uint64_t job_id,
-                                std::int64_t step_id, RunNumber run) {
+std::string stepUsageSocketName(const std::string& spool_dir, const std::string& node,
+                                std::uint64_t job_id, std::int64_t step_id, RunNumber run) {
   std::string name(1, '\0');
-  name += "drover-stepd-usage/" + node + "/" + std::to_string(job_id) + "." +
-          std::to_string(step_id);
+  name += "drover-stepd-usage/" + sha256Hex(spool_dir).substr(0, 16) + "/" + node + "/" +
+          std::to_string(job_id) + "." + std::to_string(step_id);
   if (run) name += "." + std::to_string(*run);
   return name;
 }

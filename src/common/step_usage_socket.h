@@ -22,10 +22,12 @@
 
 namespace drover {
 
-// "\0drover-stepd-usage/<node>/<job>.<step>[.<run>]": the node name keeps the steps of several
-// agents on one host apart, the run the supervisors of two runs of a requeued job.
-std::string stepUsageSocketName(const std::string& node, std::uint64_t job_id,
-                                std::int64_t step_id, RunNumber run);
+// "\0drover-stepd-usage/<spool hash>/<node>/<job>.<step>[.<run>]": the agent's spool dir (16
+// hex digits of its SHA-256) and node name keep apart the steps of several agents on one host,
+// of several clusters too (parallel tests each have a node1 with a job 1); the run keeps apart
+// the supervisors of two runs of a requeued job.
+std::string stepUsageSocketName(const std::string& spool_dir, const std::string& node,
+                                std::uint64_t job_id, std::int64_t step_id, RunNumber run);
 
 // The supervisor's end: a listening, non-blocking, close-on-exec socket bound to `name`.
 Result<int> listenForUsage(const std::string& name);

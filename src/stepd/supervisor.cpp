@@ -400,7 +400,7 @@ class StepRun {
     const RunNumber run =
         step.has_restart_count() ? RunNumber(step.restart_count()) : std::nullopt;
     auto fd = listenForUsage(
-        stepUsageSocketName(opts_.node_name, step.job_id(), step.step_id(), run));
+        stepUsageSocketName(opts_.spool_dir, opts_.node_name, step.job_id(), step.step_id(), run));
     if (!fd) {
       std::fprintf(stderr, "drover-stepd: no usage socket for sstat: %s\n", fd.error().c_str());
       return;

@@ -12,8 +12,8 @@ namespace drover {
 namespace {
 
 std::string uniqueName(const char* what) {
-  return stepUsageSocketName(std::string("test-") + what + "-" + std::to_string(getpid()), 12, 3,
-                             1);
+  return stepUsageSocketName("/spool", std::string("test-") + what + "-" + std::to_string(getpid()),
+                             12, 3, 1);
 }
 
 // Answers one request with `reply`, as the supervisor's poll loop does.
@@ -24,14 +24,17 @@ std::thread answerOnce(int fd, std::string reply) {
   });
 }
 
-TEST(StepUsageSocket, NamesAreAbstractAndPerNodeStepAndRun) {
-  const std::string a = stepUsageSocketName("n1", 12, -5, 0);
+TEST(StepUsageSocket, NamesAreAbstractAndPerAgentStepAndRun) {
+  const std::string a = stepUsageSocketName("/var/spool/drover/n1", "n1", 12, -5, 0);
   EXPECT_EQ(a[0], '\0');
-  EXPECT_EQ(a.substr(1), "drover-stepd-usage/n1/12.-5.0");
-  EXPECT_NE(a, stepUsageSocketName("n2", 12, -5, 0));
-  EXPECT_NE(a, stepUsageSocketName("n1", 12, -5, 1));
-  EXPECT_EQ(stepUsageSocketName("n1", 12, 0, std::nullopt).substr(1),
-            "drover-stepd-usage/n1/12.0");
+  EXPECT_EQ(a.substr(1, 19), "drover-stepd-usage/");
+  EXPECT_EQ(a.substr(a.size() - 11), "/n1/12.-5.0");
+  // Another agent on the host (another node, or another cluster's node of the same name).
+  EXPECT_NE(a, stepUsageSocketName("/var/spool/drover/n1", "n2", 12, -5, 0));
+  EXPECT_NE(a, stepUsageSocketName("/tmp/other-cluster/n1", "n1", 12, -5, 0));
+  EXPECT_NE(a, stepUsageSocketName("/var/spool/drover/n1", "n1", 12, -5, 1));
+  const std::string no_run = stepUsageSocketName("/s", "n1", 12, 0, std::nullopt);
+  EXPECT_EQ(no_run.substr(no_run.size() - 8), "/n1/12.0");
 }
 
 TEST(StepUsageSocket, TheSupervisorsAnswerIsReadToItsEnd) {
