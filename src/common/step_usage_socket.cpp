@@ -103,6 +103,9 @@ Result<std::string> askStepUsage(const std::string& name, pid_t supervisor_pid, 
     const ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return makeError(errnoText("reading the step's usage"));
+    // A supervisor's answer always holds its tasks: nothing at all is a refusal (we are not
+    // root or its user) or a supervisor that ended meanwhile, not an empty step.
+    if (n == 0 && reply.empty()) return makeError("the step's supervisor closed without an answer");
     if (n == 0) return reply;
     reply.append(buf, static_cast<std::size_t>(n));
   }

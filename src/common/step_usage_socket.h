@@ -41,7 +41,7 @@ int acceptUsagePeer(int listen_fd);              // -1: none waiting, or a peer 
 void sendUsageReply(int fd, const std::string& bytes);  // and closes fd
 
 // The agent's end: connects to `name`, checks the peer is `supervisor_pid`, reads the reply
-// until EOF or `timeout_ms` passed.
+// until EOF or `timeout_ms` passed. No reply at all (the supervisor refused us) is an error.
 Result<std::string> askStepUsage(const std::string& name, pid_t supervisor_pid, int timeout_ms);
 
 template <typename ReplyFn>

@@ -1,6 +1,7 @@
 // The usage socket's two ends in one process: the agent's end takes an answer only from the
 // pid it expects, and a supervisor that is not listening is an error, not a hang.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <poll.h>
@@ -61,6 +62,29 @@ TEST(StepUsageSocket, AnAnswerFromAnotherPidIsRefused) {
   ASSERT_FALSE(got.ok());
   EXPECT_NE(got.error().find("not its supervisor"), std::string::npos) << got.error();
   t.join();
+  close(*fd);
+}
+
+// Any user may connect to an abstract socket: the supervisor answers only root and its own
+// user (the agent's), and closes on anyone else, which the asking end takes as a refusal.
+TEST(StepUsageSocket, OtherUsersGetNoAnswer) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to ask as another user";
+  const std::string name = uniqueName("other-user");
+  auto fd = listenForUsage(name);
+  ASSERT_TRUE(fd.ok()) << fd.error();
+  auto t = answerOnce(*fd, "figures");
+  const pid_t parent = getpid();
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (setgid(65534) != 0 || setuid(65534) != 0) _exit(2);
+    auto got = askStepUsage(name, parent, 5000);
+    _exit(!got.ok() && got.error().find("without an answer") != std::string::npos ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  t.join();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   close(*fd);
 }
 
