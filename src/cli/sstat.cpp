@@ -224,7 +224,11 @@ int runSstat(int argc, char** argv) {
         printError(kProg, "slurm_job_step_stat: there was an error with the request to " + why);
       }
       if (static_cast<std::uint32_t>(s.node_errors_size()) >= step.nnodes) continue;
-      rows.push_back(acct::report::SstatRow{step, {s.pids().begin(), s.pids().end()}});
+      rows.push_back(acct::report::SstatRow{step,
+                                            {s.pids().begin(), s.pids().end()},
+                                            s.tres_usage_out_min(),
+                                            s.tres_usage_out_min_node(),
+                                            s.tres_usage_out_min_task()});
     }
     std::cout << acct::report::renderSstat(rows, cmd.columns, rows_only);
     std::cout.flush();

@@ -89,6 +89,18 @@ v1::StepStats foldStepStats(std::uint64_t job_id, const StatStep& step,
   }
   acct::addTaskUsage(jobs::taskUsageFromWire(tasks), &record.usage);
   *stats.mutable_step() = toWire(record);
+  // The task that wrote least (ties: the lowest task, as addTaskUsage's extremes).
+  const v1::TaskUsage* least = nullptr;
+  for (const auto& t : tasks) {
+    if (!least || t.write_bytes() < least->write_bytes() ||
+        (t.write_bytes() == least->write_bytes() && t.task() < least->task()))
+      least = &t;
+  }
+  if (least) {
+    stats.set_tres_usage_out_min("energy=0,fs/disk=" + std::to_string(least->write_bytes()));
+    stats.set_tres_usage_out_min_node("energy=" + least->node() + ",fs/disk=" + least->node());
+    stats.set_tres_usage_out_min_task("fs/disk=" + std::to_string(least->task()));
+  }
   return stats;
 }
 

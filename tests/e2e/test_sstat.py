@@ -110,6 +110,11 @@ def test_layouts(cluster, job):
     # --noconvert: bytes.
     raw = sstat(cluster, "-j", str(job), "-n", "-P", "--noconvert", "-o", "MaxRSS").stdout.strip()
     assert raw.isdigit() and int(raw) >= 64 << 20, raw
+    # The TRES out minimums, which sacct leaves blank: the task that wrote least.
+    r = sstat(cluster, "-j", str(job), "-n", "-P", "-o",
+              "TRESUsageOutMin,TRESUsageOutMinNode,TRESUsageOutMinTask")
+    assert re.fullmatch(r"energy=0,fs/disk=\d+\|energy=(node[12]),fs/disk=\1\|fs/disk=[01]\n",
+                        r.stdout), r.stdout
     # -i: JobID, Nodelist and the pids of the step's processes.
     r = sstat(cluster, "-j", str(job), "-i", "-P", "-n")
     (row,) = rows(r)

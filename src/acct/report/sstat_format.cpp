@@ -121,9 +121,11 @@ const std::vector<SstatFieldDef>& table() {
       {{"TRESUsageOutMax", 15, false}, sacct("TRESUsageOutMax")},
       {{"TRESUsageOutMaxNode", 19, false}, sacct("TRESUsageOutMaxNode")},
       {{"TRESUsageOutMaxTask", 19, false}, sacct("TRESUsageOutMaxTask")},
-      {{"TRESUsageOutMin", 15, false}, sacct("TRESUsageOutMin")},
-      {{"TRESUsageOutMinNode", 19, false}, sacct("TRESUsageOutMinNode")},
-      {{"TRESUsageOutMinTask", 19, false}, sacct("TRESUsageOutMinTask")},
+      {{"TRESUsageOutMin", 15, false}, [](const Context& c) { return c.row.tres_usage_out_min; }},
+      {{"TRESUsageOutMinNode", 19, false},
+       [](const Context& c) { return c.row.tres_usage_out_min_node; }},
+      {{"TRESUsageOutMinTask", 19, false},
+       [](const Context& c) { return c.row.tres_usage_out_min_task; }},
       {{"TRESUsageOutTot", 15, false}, sacct("TRESUsageOutTot")},
   };
   return kTable;

@@ -25,6 +25,8 @@ std::vector<Column> sstatPidColumns();      // -i: JobID Nodelist Pids
 struct SstatRow {
   StepRecord step;
   std::vector<int> pids;
+  // TRESUsageOutMin, -MinNode, -MinTask: sstat's own (sacct's records have no out minimum).
+  std::string tres_usage_out_min, tres_usage_out_min_node, tres_usage_out_min_task;
 };
 
 struct SstatOptions {

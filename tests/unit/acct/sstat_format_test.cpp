@@ -109,6 +109,20 @@ TEST(SstatFormat, PidFormatCutsLongPidLists) {
             goldenStdout("sstat-pidformat.txt"));
 }
 
+TEST(SstatFormat, TresOutMinimumsAreSstatsOwn) {
+  SstatRow row = goldenStep();
+  row.tres_usage_out_min = "energy=0,fs/disk=1";
+  row.tres_usage_out_min_node = "energy=node01,fs/disk=node01";
+  row.tres_usage_out_min_task = "fs/disk=0";
+  SstatOptions opts;
+  opts.parsable = Parsable::kNoTrailing;
+  opts.header = false;
+  // As golden 7021.0 printed them.
+  EXPECT_EQ(renderSstat({row}, format("TRESUsageOutMin,TRESUsageOutMinNode,TRESUsageOutMinTask"),
+                        opts),
+            "energy=0,fs/disk=1|energy=node01,fs/disk=node01|fs/disk=0\n");
+}
+
 TEST(SstatFormat, FieldsAreFoundInAnyCaseWithWidthsAndUnknownOnesAreRefused) {
   auto cols = parseSstatFormat("jobid,maxrss%-15,ntasks%3");
   ASSERT_TRUE(cols.ok());

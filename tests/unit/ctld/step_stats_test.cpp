@@ -121,11 +121,16 @@ TEST(FoldStepStats, EveryNodesTasksMakeOneRow) {
   EXPECT_EQ(*r.usage.min_cpu_sec, 2);
   EXPECT_EQ(r.usage.min_cpu_node, "n2");
   EXPECT_EQ(*r.usage.ave_cpu_sec, 3);
+  // TRESUsageOutMin*: both wrote nothing; the lowest task wins the tie.
+  EXPECT_EQ(stats.tres_usage_out_min(), "energy=0,fs/disk=0");
+  EXPECT_EQ(stats.tres_usage_out_min_node(), "energy=n1,fs/disk=n1");
+  EXPECT_EQ(stats.tres_usage_out_min_task(), "fs/disk=0");
   // An srun step's requested frequencies are Unknown (unset), the batch step's 0.
   EXPECT_FALSE(r.req_cpu_freq_min);
   const acct::StepRecord batch = fromWire(foldStepStats(12, StatStep{-5, {"n1"}, 1}, {}).step());
   EXPECT_EQ(batch.req_cpu_freq_min, 0u);
   EXPECT_FALSE(batch.usage.max_rss_kb);   // nobody answered: nothing measured
+  EXPECT_EQ(foldStepStats(12, StatStep{-5, {"n1"}, 1}, {}).tres_usage_out_min(), "");
 }
 
 TEST(FoldStepStats, ADeniedStepCarriesItsIdAndNodesOnly) {
