@@ -143,19 +143,24 @@ void TaskUsageGatherer::reaped(pid_t pid, const rusage& usage) {
 TaskUsageGatherer::Current TaskUsageGatherer::current() {
   Current out;
   const auto children = readChildren();
-  const long ticks_per_s = sysconf(_SC_CLK_TCK);
+  const auto ticks_per_s = static_cast<std::uint64_t>(std::max(1L, sysconf(_SC_CLK_TCK)));
   for (auto& [pid, w] : tasks_) {
-    if (!w.running) continue;
-    TreeTotals totals;
-    sampleTree(pid, children, &w.figures, &totals);
-    // Kept: a task that ends before its reaping is read has counted this far at least.
-    w.figures.cpu_ms = std::max<std::uint64_t>(
-        w.figures.cpu_ms, ticks_per_s > 0 ? totals.cpu_ticks * 1000 / static_cast<std::uint64_t>(ticks_per_s) : 0);
-    w.figures.read_bytes = std::max(w.figures.read_bytes, totals.read_bytes);
-    w.figures.write_bytes = std::max(w.figures.write_bytes, totals.write_bytes);
-    out.pids.insert(out.pids.end(), totals.pids.begin(), totals.pids.end());
+    TaskFigures f = w.figures;
+    if (w.running) {
+      // The peaks are kept as a periodic sample's; the totals so far are only reported: a
+      // task's final ones come from its end (ended, reaped).
+      TreeTotals totals;
+      sampleTree(pid, children, &w.figures, &totals);
+      f = w.figures;
+      f.cpu_ms = totals.cpu_ticks * 1000 / ticks_per_s;
+      f.read_bytes = totals.read_bytes;
+      f.write_bytes = totals.write_bytes;
+      out.pids.insert(out.pids.end(), totals.pids.begin(), totals.pids.end());
+    }
+    out.tasks.push_back(f);
   }
-  out.tasks = figures();
+  std::sort(out.tasks.begin(), out.tasks.end(),
+            [](const TaskFigures& a, const TaskFigures& b) { return a.task < b.task; });
   return out;
 }
 
