@@ -22,6 +22,7 @@
 #include "agent/step_spawn.h"
 #include "agent/step_table.h"
 #include "common/kernel_file.h"
+#include "common/step_usage_socket.h"
 #include "common/log.h"
 #include "drover/v1/agent.grpc.pb.h"
 #include "drover/v1/agent_control.grpc.pb.h"
@@ -136,7 +137,40 @@ class AgentService final : public v1::Agent::Service {
     return grpc::Status(grpc::StatusCode::INTERNAL, error);
   }
 
+  // sstat: asks the step's supervisor on its usage socket, off the io thread (the supervisor
+  // answers within its poll loop; a stuck one costs this call, not the agent).
+  grpc::Status GetStepUsage(grpc::ServerContext* ctx, const v1::GetStepUsageRequest* req,
+                            v1::GetStepUsageReply* rep) override {
+    if (auto s = authenticateController(*ctx, *req); !s.ok()) return s;
+    const StepKey key{req->step().job_id(), req->step().step_id()};
+    auto found = onLoop([this, key] { return steps_.find(key); });
+    if (!found) return *found.error_status;
+    const std::string name = "step " + std::to_string(key.job_id) + "." +
+                             std::to_string(key.step_id) + " on node " + node_name_;
+    const std::optional<StepRecord>& record = *found.value;
+    const RunNumber asked =
+        req->step().has_restart_count() ? RunNumber(req->step().restart_count()) : std::nullopt;
+    if (!record || compareRuns(asked, record->run) == RunOrder::kEarlier ||
+        compareRuns(asked, record->run) == RunOrder::kLater) {
+      return grpc::Status(grpc::StatusCode::NOT_FOUND, name + " does not run");
+    }
+    auto bytes = askStepUsage(
+        stepUsageSocketName(steps_.spoolDir(), node_name_, key.job_id, key.step_id, record->run),
+        record->pid,
+        kUsageWaitMs);
+    if (!bytes) return grpc::Status(grpc::StatusCode::UNAVAILABLE, name + ": " + bytes.error());
+    if (!rep->mutable_usage()->ParseFromString(*bytes)) {
+      return grpc::Status(grpc::StatusCode::INTERNAL,
+                          name + ": the supervisor's usage reply does not parse");
+    }
+    return grpc::Status::OK;
+  }
+
  private:
+  // A supervisor samples its tasks' /proc entries before it answers: milliseconds, unless the
+  // node is swamped.
+  static constexpr int kUsageWaitMs = 5000;
+
   // Only the controller launches and signals steps: root, or the user droverd runs as (the
   // controller of a cluster run by one unprivileged user, as in tests).
   grpc::Status authenticateController(const grpc::ServerContext& ctx,

@@ -287,4 +287,10 @@ std::optional<pid_t> StepTable::pidOf(const StepKey& key) const {
   return it->second.pid;
 }
 
+std::optional<StepRecord> StepTable::find(const StepKey& key) const {
+  auto it = steps_.find(key);
+  if (it == steps_.end()) return std::nullopt;
+  return it->second;
+}
+
 }  // namespace drover::agent

@@ -86,6 +86,7 @@ class StepTable {
   // The steps whose supervisors run, with the run each was started for.
   std::vector<StepRecord> running() const;
   std::optional<pid_t> pidOf(const StepKey& key) const;
+  std::optional<StepRecord> find(const StepKey& key) const;
   const std::string& spoolDir() const { return opts_.spool_dir; }
 
  private:

@@ -59,6 +59,8 @@ class ControllerClient {
   // sprio and sshare.
   Result<v1::GetPrioritiesReply> getPriorities(const v1::GetPrioritiesRequest& request);
   Result<v1::GetSharesReply> getShares(const v1::GetSharesRequest& request);
+  // sstat: waits for the controller to ask the steps' nodes (twice the message timeout).
+  Result<v1::GetStepStatsReply> getStepStats(const v1::GetStepStatsRequest& request);
   Result<v1::GetReservationsReply> getReservations(const v1::GetReservationsRequest& request);
   Result<v1::CreateReservationReply> createReservation(const v1::CreateReservationRequest& request);
   Result<v1::UpdateReservationReply> updateReservation(const v1::UpdateReservationRequest& request);

@@ -58,6 +58,7 @@ class ControllerService final : public v1::Controller::Service {
   DROVER_SERVE(GetReservations, get_reservations)
   DROVER_SERVE(GetPriorities, get_priorities)
   DROVER_SERVE(GetShares, get_shares)
+  DROVER_SERVE(GetStepStats, get_step_stats)
 #undef DROVER_SERVE
 
  private:

@@ -22,6 +22,7 @@ using Handler = std::function<void(const rpc::Caller&, const Request&, wire::Rep
 inline constexpr int kInvalidArgument = 3;
 inline constexpr int kNotFound = 5;
 inline constexpr int kPermissionDenied = 7;
+inline constexpr int kFailedPrecondition = 9;
 inline constexpr int kInternal = 13;
 inline constexpr int kUnavailable = 14;
 
@@ -49,11 +50,13 @@ struct ControllerHandlers {
   // sprio and sshare (handlers_priority.cpp).
   Handler<v1::GetPrioritiesRequest, v1::GetPrioritiesReply> get_priorities;
   Handler<v1::GetSharesRequest, v1::GetSharesReply> get_shares;
+  // sstat (handlers_steps.cpp).
+  Handler<v1::GetStepStatsRequest, v1::GetStepStatsReply> get_step_stats;
 };
 
 // `jobs` may be null (node-only tests): the job RPCs then answer UNAVAILABLE-like errors.
 ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs);
-// CreateStep, AwaitAllocation, CompleteAllocation (handlers_steps.cpp).
+// CreateStep, AwaitAllocation, CompleteAllocation, GetStepStats (handlers_steps.cpp).
 void addStepHandlers(ControllerHandlers& h, JobService* jobs);
 // GetPriorities and GetShares (handlers_priority.cpp).
 void addPriorityHandlers(ControllerHandlers& h, JobService* jobs);
@@ -81,6 +84,7 @@ void forEachHandler(const ControllerHandlers& h, Fn&& fn) {
   fn("GetReservations", h.get_reservations);
   fn("GetPriorities", h.get_priorities);
   fn("GetShares", h.get_shares);
+  fn("GetStepStats", h.get_step_stats);
 }
 
 }  // namespace drover::ctld

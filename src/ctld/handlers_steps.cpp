@@ -1,4 +1,6 @@
-// The srun/salloc RPCs: CreateStep, AwaitAllocation, CompleteAllocation. Errors carry Slurm's
+// The srun/salloc RPCs: CreateStep, AwaitAllocation, CompleteAllocation, and sstat's
+// GetStepStats (NOT_FOUND for an unknown job, FAILED_PRECONDITION when the job or the named
+// step does not run: ctld/step_stats.h). Errors carry Slurm's
 // text; the status code tells a client what it may do about it: NOT_FOUND (no such job),
 // PERMISSION_DENIED (not the caller's job), UNAVAILABLE (the step's CPUs/GPUs are held by other
 // exclusive steps: retry later, as srun's "Step creation temporarily disabled"), and
@@ -6,6 +8,7 @@
 #include <string>
 
 #include "ctld/handlers.h"
+#include "ctld/step_stats.h"
 #include "jobs/step_layout.h"
 
 namespace drover::ctld {
@@ -37,6 +40,19 @@ bool noJobs(JobService* jobs, const wire::Reply_<Reply>& done) {
 }  // namespace
 
 void addStepHandlers(ControllerHandlers& h, JobService* jobs) {
+  h.get_step_stats = [jobs](const rpc::Caller& caller, const v1::GetStepStatsRequest& req,
+                            wire::Reply_<v1::GetStepStatsReply> done) {
+    if (noJobs(jobs, done)) return;
+    jobs->stepStats(caller, req, [done, id = req.job_id()](Result<v1::GetStepStatsReply> r) {
+      if (!r) {
+        done(wire::Outcome{r.error() == unknownJobText(id) ? kNotFound : kFailedPrecondition,
+                           r.error()},
+             v1::GetStepStatsReply{});
+        return;
+      }
+      done(wire::Outcome::ok(), *r);
+    });
+  };
   h.create_step = [jobs](const rpc::Caller& caller, const v1::CreateStepRequest& req,
                          wire::Reply_<v1::CreateStepReply> done) {
     if (noJobs(jobs, done)) return;

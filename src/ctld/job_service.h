@@ -94,6 +94,13 @@ class JobService {
   void completeAllocation(const rpc::Caller& caller,
                           const v1::CompleteAllocationRequest& request, Done done);
 
+  // sstat (job_service_stats.cpp): asks the agents of the steps' nodes in parallel on the
+  // agent RPC pool and answers once every node did (or failed). The job's owner, root and
+  // operators see the figures; others get the steps marked permission_denied, as Slurm's
+  // nodes refuse them.
+  void stepStats(const rpc::Caller& caller, const v1::GetStepStatsRequest& request,
+                 std::function<void(Result<v1::GetStepStatsReply>)> done);
+
   std::map<std::string, NodeUsage> usage() const;
   jobs::JobManager& manager() { return *manager_; }
   // Transactions the job table has committed (group commit: one per burst).

@@ -24,19 +24,20 @@ drover::v1::StepEventRequest stepEvent(const drover::v1::LaunchStepRequest& requ
   event.set_ave_rss_kb(outcome.ave_rss_kb);
   event.set_start_time(outcome.start_time);
   event.set_end_time(outcome.end_time);
-  for (const auto& f : outcome.tasks) {
-    auto& t = *event.add_tasks();
-    t.set_task(f.task);
-    t.set_node(node);
-    t.set_vmsize_kb(f.vmsize_kb);
-    t.set_rss_kb(f.rss_kb);
-    t.set_pages(f.pages);
-    t.set_cpu_ms(f.cpu_ms);
-    t.set_cpu_freq_khz(f.cpu_freq_khz);
-    t.set_read_bytes(f.read_bytes);
-    t.set_write_bytes(f.write_bytes);
-  }
+  for (const auto& f : outcome.tasks) setTaskUsage(event.add_tasks(), f, node);
   return event;
+}
+
+void setTaskUsage(drover::v1::TaskUsage* out, const TaskFigures& f, const std::string& node) {
+  out->set_task(f.task);
+  out->set_node(node);
+  out->set_vmsize_kb(f.vmsize_kb);
+  out->set_rss_kb(f.rss_kb);
+  out->set_pages(f.pages);
+  out->set_cpu_ms(f.cpu_ms);
+  out->set_cpu_freq_khz(f.cpu_freq_khz);
+  out->set_read_bytes(f.read_bytes);
+  out->set_write_bytes(f.write_bytes);
 }
 
 Result<wire::ClientOptions> reportTarget(const std::string& host_port,

@@ -22,6 +22,9 @@ inline constexpr const char* kStepEventMethod = "/drover.v1.AgentControl/StepEve
 drover::v1::StepEventRequest stepEvent(const drover::v1::LaunchStepRequest& request,
                                        const StepOutcome& outcome, const std::string& node);
 
+// One task's figures as the wire carries them (StepEvent at the end, StepUsage for sstat).
+void setTaskUsage(drover::v1::TaskUsage* out, const TaskFigures& f, const std::string& node);
+
 // "HOST:PORT" (a bracketed IPv6 host too) -> frame client options, or why not.
 Result<wire::ClientOptions> reportTarget(const std::string& host_port,
                                          const std::string& munge_socket);

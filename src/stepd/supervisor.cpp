@@ -20,12 +20,14 @@
 #include <set>
 #include <vector>
 
+#include "common/step_usage_socket.h"
 #include "jobspec/filename_pattern.h"
 #include "jobspec/gpu_bind.h"
 #include "launch/job_env.h"
 #include "stepd/io_forwarder.h"
 #include "stepd/memory_cgroup.h"
 #include "stepd/process_scan.h"
+#include "stepd/step_report.h"
 #include "stepd/task_spawn.h"
 #include "stepd/task_usage.h"
 #include "stepd/usage_sampler.h"
@@ -332,6 +334,7 @@ class StepRun {
     // The first sample waits one interval: short steps are covered by getrusage at the end.
     auto next_sample = start + std::chrono::milliseconds(opts_.usage_sample_ms);
     UsageSampler sampler(pgid_, terminal_session_);
+    openUsageSocket();
 
     std::vector<pollfd> fds;
     while (!running_.empty() || (io_ && !io_->finished())) {
@@ -375,9 +378,14 @@ class StepRun {
       auto wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
       fds.assign(1, pollfd{sfd, POLLIN, 0});
       if (io_) io_->addPollFds(fds);
+      const std::size_t usage_slot = fds.size();
+      if (usage_fd_ >= 0) fds.push_back(pollfd{usage_fd_, POLLIN, 0});
       int ready = poll(fds.data(), fds.size(),
                        static_cast<int>(std::clamp<std::int64_t>(wait_ms, 0, 1000)));
       if (ready > 0 && fds[0].revents != 0) handleSignal(sfd);
+      if (ready > 0 && usage_fd_ >= 0 && fds[usage_slot].revents != 0) {
+        answerUsageRequest(usage_fd_, [this] { return currentUsage(); });
+      }
       if (ready > 0 && io_) {
         io_->handlePoll(fds, 1);
         for (int sig : io_->takeSignals()) deliver(sig, /*batch_shell_only=*/false);
@@ -385,11 +393,40 @@ class StepRun {
       reapAll();
     }
     if (sfd >= 0) close(sfd);
+    closeUsageSocket();
     io_.reset();  // EOF to srun after the last exit frame
     outcome_.max_rss_kb = sampler.maxRssKb();
     outcome_.ave_rss_kb = sampler.aveRssKb();
     // Whatever the tasks left behind in their group goes with them, as Slurm's proctrack.
     killAll(SIGKILL);
+  }
+
+  // sstat's figures come from here (common/step_usage_socket.h). A step whose socket cannot be
+  // made runs on; sstat then reports this node as not answering.
+  void openUsageSocket() {
+    const auto& step = req_.step();
+    const RunNumber run =
+        step.has_restart_count() ? RunNumber(step.restart_count()) : std::nullopt;
+    auto fd = listenForUsage(
+        stepUsageSocketName(opts_.spool_dir, opts_.node_name, step.job_id(), step.step_id(), run));
+    if (!fd) {
+      std::fprintf(stderr, "drover-stepd: no usage socket for sstat: %s\n", fd.error().c_str());
+      return;
+    }
+    usage_fd_ = *fd;
+  }
+
+  void closeUsageSocket() {
+    if (usage_fd_ >= 0) close(usage_fd_);
+    usage_fd_ = -1;
+  }
+
+  std::string currentUsage() {
+    auto now = task_usage_.current();
+    drover::v1::StepUsage usage;
+    for (const auto& f : now.tasks) setTaskUsage(usage.add_tasks(), f, opts_.node_name);
+    for (pid_t pid : now.pids) usage.add_pids(pid);
+    return usage.SerializeAsString();
   }
 
   void handleSignal(int sfd) {
@@ -455,6 +492,7 @@ class StepRun {
   std::optional<MemoryCgroup> cgroup_;  // the step's memory limit, when cgroups are usable
   std::optional<CpuClock> own_clock_;    // when the options bring none
   TaskUsageGatherer task_usage_;         // each task's figures for sacct (Max*/Ave*/Min*)
+  int usage_fd_ = -1;                    // listening for sstat's requests; -1 = none
   bool terminating_ = false;
   bool pipes_abandoned_ = false;
   std::optional<Clock::time_point> warn_at_, limit_at_, kill_at_, drain_at_;

@@ -1,6 +1,7 @@
 #include "stepd/task_usage.h"
 
 #include <dirent.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -72,7 +73,7 @@ std::multimap<pid_t, pid_t> TaskUsageGatherer::readChildren() const {
 // The task's process and its descendants (by parent pid), each one's peaks summed: the tree's
 // peak is at most that sum and at least the largest sample of it.
 void TaskUsageGatherer::sampleTree(pid_t root, const std::multimap<pid_t, pid_t>& children,
-                                   TaskFigures* f) const {
+                                   TaskFigures* f, TreeTotals* totals) const {
   std::vector<pid_t> tree = {root};
   for (std::size_t i = 0; i < tree.size() && tree.size() < 100000; ++i) {
     auto [first, last] = children.equal_range(tree[i]);
@@ -81,8 +82,20 @@ void TaskUsageGatherer::sampleTree(pid_t root, const std::multimap<pid_t, pid_t>
   std::uint64_t vm = 0, rss = 0;
   for (pid_t pid : tree) {
     auto status = keyedNumbers(proc_ + "/" + std::to_string(pid) + "/status");
+    if (status.empty()) continue;  // gone since the tree was read
     vm += status["VmPeak"];
     rss += status["VmHWM"];
+    if (totals == nullptr) continue;
+    // utime, stime, cutime, cstime (proc(5) fields 14-17): its own and its reaped children's.
+    const std::string dir = proc_ + "/" + std::to_string(pid);
+    const auto stat = statFields(dir + "/stat");
+    if (stat.size() > 17) {
+      for (int i = 14; i <= 17; ++i) totals->cpu_ticks += number(stat[static_cast<std::size_t>(i)]);
+    }
+    auto io = keyedNumbers(dir + "/io");
+    totals->read_bytes += io["rchar"];
+    totals->write_bytes += io["wchar"];
+    totals->pids.push_back(pid);
   }
   f->vmsize_kb = std::max(f->vmsize_kb, vm);
   f->rss_kb = std::max(f->rss_kb, rss);
@@ -125,6 +138,30 @@ void TaskUsageGatherer::reaped(pid_t pid, const rusage& usage) {
   // resident set is a lower bound of it (what is resident is mapped).
   f.vmsize_kb = std::max(f.vmsize_kb, f.rss_kb);
   it->second.running = false;
+}
+
+TaskUsageGatherer::Current TaskUsageGatherer::current() {
+  Current out;
+  const auto children = readChildren();
+  const auto ticks_per_s = static_cast<std::uint64_t>(std::max(1L, sysconf(_SC_CLK_TCK)));
+  for (auto& [pid, w] : tasks_) {
+    TaskFigures f = w.figures;
+    if (w.running) {
+      // The peaks are kept as a periodic sample's; the totals so far are only reported: a
+      // task's final ones come from its end (ended, reaped).
+      TreeTotals totals;
+      sampleTree(pid, children, &w.figures, &totals);
+      f = w.figures;
+      f.cpu_ms = totals.cpu_ticks * 1000 / ticks_per_s;
+      f.read_bytes = totals.read_bytes;
+      f.write_bytes = totals.write_bytes;
+      out.pids.insert(out.pids.end(), totals.pids.begin(), totals.pids.end());
+    }
+    out.tasks.push_back(f);
+  }
+  std::sort(out.tasks.begin(), out.tasks.end(),
+            [](const TaskFigures& a, const TaskFigures& b) { return a.task < b.task; });
+  return out;
 }
 
 std::vector<TaskFigures> TaskUsageGatherer::figures() const {

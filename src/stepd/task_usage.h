@@ -48,13 +48,31 @@ class TaskUsageGatherer {
   // Every watched task's figures, ended or not, in rank order.
   std::vector<TaskFigures> figures() const;
 
+  // What sstat asks of a running step: samples the running tasks now and returns every task's
+  // figures, a running task's CPU time and bytes read and written counted up to now (its
+  // processes' own, their reaped children's included), and the pids of the running tasks'
+  // process trees.
+  struct Current {
+    std::vector<TaskFigures> tasks;   // in rank order
+    std::vector<pid_t> pids;
+  };
+  Current current();
+
  private:
   struct Watched {
     TaskFigures figures;
     bool running = true;
   };
   std::multimap<pid_t, pid_t> readChildren() const;  // parent pid -> child pid
-  void sampleTree(pid_t root, const std::multimap<pid_t, pid_t>& children, TaskFigures* f) const;
+  // Totals of a tree's live processes, for current().
+  struct TreeTotals {
+    std::uint64_t cpu_ticks = 0;
+    std::uint64_t read_bytes = 0;
+    std::uint64_t write_bytes = 0;
+    std::vector<pid_t> pids;
+  };
+  void sampleTree(pid_t root, const std::multimap<pid_t, pid_t>& children, TaskFigures* f,
+                  TreeTotals* totals = nullptr) const;
 
   const CpuClock& clock_;
   std::string proc_;

@@ -36,6 +36,8 @@ void appendCell(std::string& out, std::string_view value, const Column& c) {
   if (c.left) out.append(w - value.size(), ' ');
 }
 
+}  // namespace
+
 void appendLine(std::string& out, const std::vector<std::string>& cells,
                 const std::vector<Column>& columns, Parsable parsable) {
   for (std::size_t i = 0; i < cells.size(); ++i) {
@@ -57,7 +59,23 @@ void appendLine(std::string& out, const std::vector<std::string>& cells,
   out.push_back('\n');
 }
 
-}  // namespace
+void appendHeader(std::string& out, const std::vector<Column>& columns, Parsable parsable) {
+  std::vector<std::string> cells(columns.size());
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    // Headers are cut to the width without the '+' marker.
+    std::string_view name = columns[i].field->name;
+    if (parsable == Parsable::kNone) name = name.substr(0, static_cast<std::size_t>(columns[i].width));
+    cells[i] = std::string(name);
+  }
+  appendLine(out, cells, columns, parsable);
+  if (parsable == Parsable::kNone) {
+    for (const auto& c : columns) {
+      out.append(static_cast<std::size_t>(c.width), '-');
+      out.push_back(' ');
+    }
+    out.push_back('\n');
+  }
+}
 
 const std::vector<SacctField>& sacctFields() {
   static const std::vector<SacctField> kFields = [] {
@@ -76,6 +94,12 @@ const SacctField* findSacctField(std::string_view name) {
 }
 
 Result<std::vector<Column>> parseFormat(std::string_view spec) {
+  return parseFormatOver(spec, sacctFields(), " (sacct --helpformat lists the fields)");
+}
+
+Result<std::vector<Column>> parseFormatOver(std::string_view spec,
+                                            const std::vector<SacctField>& fields,
+                                            std::string_view unknown_note) {
   std::vector<Column> out;
   std::size_t pos = 0;
   while (pos <= spec.size()) {
@@ -97,10 +121,16 @@ Result<std::vector<Column>> parseFormat(std::string_view spec) {
       }
       width = n;
     }
-    const SacctField* f = findSacctField(name);
+    const SacctField* f = nullptr;
+    for (const auto& candidate : fields) {
+      if (equalsIgnoreCase(candidate.name, name)) {
+        f = &candidate;
+        break;
+      }
+    }
     if (!f) {
-      return makeError("Invalid field requested: \"" + std::string(name) +
-                       "\" (sacct --helpformat lists the fields)");
+      return makeError("Invalid field requested: \"" + std::string(name) + "\"" +
+                       std::string(unknown_note));
     }
     Column c{f, f->width, f->left};
     if (width) {
@@ -142,24 +172,7 @@ std::string renderSacct(const std::vector<JobWithSteps>& jobs, const std::vector
                         const RenderOptions& options) {
   std::string out;
   std::vector<std::string> cells(columns.size());
-  if (options.header) {
-    for (std::size_t i = 0; i < columns.size(); ++i) {
-      // Headers are cut to the width without the '+' marker.
-      std::string_view name = columns[i].field->name;
-      if (options.parsable == Parsable::kNone) {
-        name = name.substr(0, static_cast<std::size_t>(columns[i].width));
-      }
-      cells[i] = std::string(name);
-    }
-    appendLine(out, cells, columns, options.parsable);
-    if (options.parsable == Parsable::kNone) {
-      for (const auto& c : columns) {
-        out.append(static_cast<std::size_t>(c.width), '-');
-        out.push_back(' ');
-      }
-      out.push_back('\n');
-    }
-  }
+  if (options.header) appendHeader(out, columns, options.parsable);
   std::vector<ValueFn> fns;
   for (const auto& c : columns) fns.push_back(valueOf(c.field));
   auto emit = [&](const Row& row) {
@@ -173,9 +186,10 @@ std::string renderSacct(const std::vector<JobWithSteps>& jobs, const std::vector
   return out;
 }
 
-std::string renderHelpFormat() {
+std::string renderHelpFormat() { return renderHelpFormatOf(sacctFields()); }
+
+std::string renderHelpFormatOf(const std::vector<SacctField>& fields) {
   std::string out;
-  const auto& fields = sacctFields();
   for (std::size_t i = 0; i < fields.size(); ++i) {
     std::string name(fields[i].name);
     name.resize(std::max<std::size_t>(name.size(), 19), ' ');

@@ -1,5 +1,6 @@
 #pragma once
-// Internal to the sacct formatter: one row (a job, or one of its steps) and the field table.
+// Internal to the sacct and sstat formatters: one row (a job, or one of its steps), the field
+// table, and the layout both print with.
 #include <string>
 #include <vector>
 
@@ -22,5 +23,18 @@ struct FieldDef {
 };
 
 const std::vector<FieldDef>& fieldTable();
+
+// One line of cells: padded to each column's width (a longer value cut to width-1 and '+'),
+// or '|'-separated when parsable.
+void appendLine(std::string& out, const std::vector<std::string>& cells,
+                const std::vector<Column>& columns, Parsable parsable);
+// The header line (names cut to the width) and, unless parsable, its line of dashes.
+void appendHeader(std::string& out, const std::vector<Column>& columns, Parsable parsable);
+// parseFormat over another command's fields; `unknown_note` follows the unknown-field error.
+Result<std::vector<Column>> parseFormatOver(std::string_view spec,
+                                            const std::vector<SacctField>& fields,
+                                            std::string_view unknown_note);
+// --helpformat's layout over `fields`.
+std::string renderHelpFormatOf(const std::vector<SacctField>& fields);
 
 }  // namespace drover::acct::report

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -31,12 +32,13 @@ class FakeProc {
   std::string sys() const { return (root_ / "sys").string(); }
 
   // A process: its parent, peak virtual size and resident set (status), the CPU it last ran on.
-  void process(int pid, int ppid, int vm_peak_kb, int hwm_kb, int cpu = 0) {
+  // `ticks`: its utime, stime, cutime and cstime (proc(5) fields 14-17), each.
+  void process(int pid, int ppid, int vm_peak_kb, int hwm_kb, int cpu = 0, int ticks = 0) {
     const fs::path dir = root_ / "proc" / std::to_string(pid);
     fs::create_directories(dir);
     // A command name with a space and a parenthesis, as /proc allows.
-    std::ofstream(dir / "stat") << pid << " (my (prog) S " << ppid << " " << pid << fields(cpu)
-                                << "\n";
+    std::ofstream(dir / "stat") << pid << " (my (prog) S " << ppid << " " << pid
+                                << fields(cpu, ticks) << "\n";
     std::ofstream(dir / "status") << "Name:\tmy prog\nGroups:\t\nVmPeak:\t  " << vm_peak_kb
                                   << " kB\nVmHWM:\t  " << hwm_kb << " kB\n";
   }
@@ -46,6 +48,10 @@ class FakeProc {
     std::ofstream(dir / "status") << "Name:\tmy prog\nState:\tZ (zombie)\n";
     std::ofstream(dir / "io") << "rchar: " << rchar << "\nwchar: " << wchar
                               << "\nsyscr: 2\nread_bytes: 0\n";
+  }
+  void io(int pid, int rchar, int wchar) {
+    std::ofstream(root_ / "proc" / std::to_string(pid) / "io")
+        << "rchar: " << rchar << "\nwchar: " << wchar << "\n";
   }
   void gone(int pid) { fs::remove_all(root_ / "proc" / std::to_string(pid)); }
   void cpufreq(int cpu, int khz) {
@@ -57,9 +63,11 @@ class FakeProc {
 
  private:
   // stat fields 6..52 after "pid (comm) state ppid pgrp"; field 39 is the processor.
-  static std::string fields(int cpu) {
+  static std::string fields(int cpu, int ticks) {
     std::string s;
-    for (int i = 6; i <= 52; ++i) s += " " + std::to_string(i == 39 ? cpu : 0);
+    for (int i = 6; i <= 52; ++i) {
+      s += " " + std::to_string(i == 39 ? cpu : (i >= 14 && i <= 17) ? ticks : 0);
+    }
     return s;
   }
   fs::path root_;
@@ -123,6 +131,36 @@ TEST(TaskUsageGatherer, FinalFiguresComeFromTheZombieAndTheRusage) {
   // An ended task is not sampled again.
   g.sample();
   EXPECT_EQ(g.figures().at(0).rss_kb, 61496u);
+}
+
+// sstat asks a running step: CPU time and I/O counted so far over each running task's tree,
+// the trees' pids, and an ended task's final figures as they were.
+TEST(TaskUsageGatherer, CurrentCountsRunningTasksSoFar) {
+  FakeProc p;
+  const long hz = sysconf(_SC_CLK_TCK);
+  p.process(100, 1, 3000, 1500, 0, /*ticks=*/static_cast<int>(hz));   // 4 s of CPU
+  p.process(101, 100, 5000, 4000, 0, static_cast<int>(hz) / 2);      // its child: 2 s
+  p.io(100, 1000, 10);
+  p.io(101, 500, 5);
+  p.process(200, 1, 2000, 1000);
+  CpuClock clock(p.proc(), p.sys());
+  TaskUsageGatherer g(clock, p.proc());
+  g.watch(100, 0);
+  g.watch(200, 1);
+  p.zombie(200, 7, 8);
+  g.ended(200);
+  g.reaped(200, usage(300, 200, 1000, 0));
+  const auto now = g.current();
+  ASSERT_EQ(now.tasks.size(), 2u);
+  EXPECT_EQ(now.tasks[0].cpu_ms, 6000u);
+  EXPECT_EQ(now.tasks[0].read_bytes, 1500u);
+  EXPECT_EQ(now.tasks[0].write_bytes, 15u);
+  EXPECT_EQ(now.tasks[0].rss_kb, 5500u);
+  EXPECT_EQ(now.tasks[1].cpu_ms, 500u);
+  EXPECT_EQ(now.tasks[1].read_bytes, 7u);
+  std::vector<pid_t> pids = now.pids;
+  std::sort(pids.begin(), pids.end());
+  EXPECT_EQ(pids, (std::vector<pid_t>{100, 101}));
 }
 
 TEST(TaskUsageGatherer, CpuFrequencyFallsBackToCpuinfo) {

@@ -1,0 +1,3 @@
+#include "cli/sstat.h"
+
+int main(int argc, char** argv) { return drover::cli::runSstat(argc, argv); }
