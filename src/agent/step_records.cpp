@@ -13,6 +13,7 @@
 
 #include "common/file_write.h"
 #include "common/kernel_file.h"
+#include "common/proc_stat.h"
 
 namespace drover::agent {
 namespace {
@@ -25,31 +26,6 @@ std::string stepBase(const std::string& spool_dir, const StepKey& key) {
   return (fs::path(spool_dir) / "steps" /
           (std::to_string(key.job_id) + "." + std::to_string(key.step_id)))
       .string();
-}
-
-// /proc/<pid>/stat: "pid (comm) state ppid ..."; comm may hold spaces and parentheses, so the
-// fields after it are found from the last ')'.
-struct ProcStat {
-  std::string comm;
-  char state = '?';
-  std::uint64_t start_ticks = 0;
-};
-
-std::optional<ProcStat> readProcStat(pid_t pid) {
-  const std::string text = readKernelFile("/proc/" + std::to_string(pid) + "/stat");
-  const auto open = text.find('(');
-  const auto close = text.rfind(')');
-  if (open == std::string::npos || close == std::string::npos || close < open) return std::nullopt;
-  ProcStat st;
-  st.comm = text.substr(open + 1, close - open - 1);
-  std::istringstream rest(text.substr(close + 1));
-  rest >> st.state;
-  std::string field;
-  // Fields 4..21 are skipped; field 22 is starttime.
-  for (int i = 4; i <= 21 && rest >> field; ++i) {
-  }
-  if (!(rest >> st.start_ticks)) return std::nullopt;
-  return st;
 }
 
 }  // namespace

@@ -1,6 +1,5 @@
 #include "agent/supervisor_launcher.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -15,6 +14,7 @@
 #include <optional>
 
 #include "common/log.h"
+#include "common/proc_stat.h"
 #include "stepd/launcher_protocol.h"
 
 extern char** environ;
@@ -30,13 +30,6 @@ std::string errnoText(int err) { return std::strerror(err); }
 constexpr int kLauncherUnsupportedExit = 3;
 constexpr const char* kSupervisorName = "drover-stepd";
 
-// /proc/<pid>/stat's comm, ppid and start time (clock ticks since boot).
-struct Parentage {
-  std::string comm;
-  pid_t ppid = 0;
-  unsigned long long start_ticks = 0;
-};
-
 // Now, in the unit of /proc/<pid>/stat's start time (clock ticks of CLOCK_BOOTTIME).
 unsigned long long bootTicksNow() {
   timespec ts{};
@@ -46,53 +39,18 @@ unsigned long long bootTicksNow() {
          static_cast<unsigned long long>(ts.tv_nsec) * hz / 1000000000ull;
 }
 
-std::optional<Parentage> readParentage(const std::string& pid) {
-  const int fd = ::open(("/proc/" + pid + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  char buf[1024];
-  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
-  ::close(fd);
-  if (n <= 0) return std::nullopt;
-  const std::string text(buf, static_cast<std::size_t>(n));
-  const auto open = text.find('(');
-  const auto close = text.rfind(')');
-  if (open == std::string::npos || close == std::string::npos || close < open) return std::nullopt;
-  Parentage p;
-  p.comm = text.substr(open + 1, close - open - 1);
-  char state = 0;
-  int ppid = 0;
-  // A zombie counts: the supervisor may have run its step and ended already.
-  // Fields after the comm: 3 state, 4 ppid, 5..21 skipped, 22 starttime.
-  if (std::sscanf(text.c_str() + close + 1,
-                  " %c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
-                  &state, &ppid, &p.start_ticks) != 3) {
-    return std::nullopt;
-  }
-  p.ppid = ppid;
-  return p;
-}
-
 // A drover-stepd child of this process that nobody knows, started since the order was sent:
 // the supervisor a launcher forked for an order it died before answering. (Unknown children
 // started earlier are not it: in a test process, agents that came and went leave theirs.)
 std::optional<pid_t> findUnknownSupervisor(const std::function<bool(pid_t)>& known,
                                            pid_t launcher, unsigned long long since_ticks) {
-  DIR* dir = ::opendir("/proc");
-  if (dir == nullptr) return std::nullopt;
+  // A zombie counts: the supervisor may have run its step and ended already.
   const pid_t self = ::getpid();
-  std::optional<pid_t> found;
-  while (dirent* entry = ::readdir(dir)) {
-    if (entry->d_name[0] < '1' || entry->d_name[0] > '9') continue;
-    const pid_t pid = static_cast<pid_t>(std::atoi(entry->d_name));
-    if (pid == launcher || known(pid)) continue;
-    auto p = readParentage(entry->d_name);
-    if (p && p->ppid == self && p->comm == kSupervisorName && p->start_ticks >= since_ticks) {
-      found = pid;
-      break;
-    }
+  for (const ProcStat& p : readAllProcStats()) {
+    if (p.pid == launcher || known(p.pid)) continue;
+    if (p.ppid == self && p.comm == kSupervisorName && p.start_ticks >= since_ticks) return p.pid;
   }
-  ::closedir(dir);
-  return found;
+  return std::nullopt;
 }
 
 }  // namespace

@@ -356,8 +356,9 @@ class StepRun {
         terminate(/*timed_out=*/false);
       }
       if (now >= next_sample) {
-        sampler.sample();
-        task_usage_.sample();
+        const std::vector<ProcStat> processes = readAllProcStats();
+        sampler.sample(processes);
+        task_usage_.sample(processes);
         next_sample = now + std::chrono::milliseconds(opts_.usage_sample_ms);
       }
       if (warn_at_ && now >= *warn_at_) {

@@ -1,6 +1,5 @@
 #include "stepd/task_usage.h"
 
-#include <dirent.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,21 +10,6 @@
 
 namespace drover::stepd {
 namespace {
-
-// Fields of /proc/PID/stat after the command name (which may hold spaces and parentheses),
-// numbered as proc(5): 3 = state, 4 = ppid, 39 = processor.
-std::vector<std::string> statFields(const std::string& path) {
-  std::string line = readKernelFile(path);
-  if (line.empty()) return {};
-  line.resize(std::min(line.size(), line.find('\n')));
-  const auto close = line.rfind(')');
-  if (close == std::string::npos || close + 2 > line.size()) return {};
-  std::istringstream rest(line.substr(close + 2));
-  std::vector<std::string> fields = {"", "", ""};  // 0-2: unused, pid and comm
-  std::string field;
-  while (rest >> field) fields.push_back(field);
-  return fields;
-}
 
 std::uint64_t number(const std::string& text) { return std::strtoull(text.c_str(), nullptr, 10); }
 
@@ -55,18 +39,9 @@ void TaskUsageGatherer::watch(pid_t pid, std::uint32_t rank) {
   sampleTree(pid, {}, &w.figures);
 }
 
-std::multimap<pid_t, pid_t> TaskUsageGatherer::readChildren() const {
+std::multimap<pid_t, pid_t> TaskUsageGatherer::childrenOf(const std::vector<ProcStat>& processes) {
   std::multimap<pid_t, pid_t> children;
-  DIR* dir = opendir(proc_.c_str());
-  if (!dir) return children;
-  while (dirent* entry = readdir(dir)) {
-    if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
-    const auto fields = statFields(proc_ + "/" + entry->d_name + "/stat");
-    if (fields.size() <= 4) continue;
-    children.emplace(static_cast<pid_t>(number(fields[4])),
-                     static_cast<pid_t>(number(entry->d_name)));
-  }
-  closedir(dir);
+  for (const ProcStat& p : processes) children.emplace(p.ppid, p.pid);
   return children;
 }
 
@@ -86,12 +61,9 @@ void TaskUsageGatherer::sampleTree(pid_t root, const std::multimap<pid_t, pid_t>
     vm += status["VmPeak"];
     rss += status["VmHWM"];
     if (totals == nullptr) continue;
-    // utime, stime, cutime, cstime (proc(5) fields 14-17): its own and its reaped children's.
+    // Its own CPU time and its reaped children's.
+    if (auto stat = readProcStat(pid, proc_)) totals->cpu_ticks += stat->cpu_ticks;
     const std::string dir = proc_ + "/" + std::to_string(pid);
-    const auto stat = statFields(dir + "/stat");
-    if (stat.size() > 17) {
-      for (int i = 14; i <= 17; ++i) totals->cpu_ticks += number(stat[static_cast<std::size_t>(i)]);
-    }
     auto io = keyedNumbers(dir + "/io");
     totals->read_bytes += io["rchar"];
     totals->write_bytes += io["wchar"];
@@ -101,11 +73,11 @@ void TaskUsageGatherer::sampleTree(pid_t root, const std::multimap<pid_t, pid_t>
   f->rss_kb = std::max(f->rss_kb, rss);
 }
 
-void TaskUsageGatherer::sample() {
+void TaskUsageGatherer::sample(const std::vector<ProcStat>& processes) {
   bool any = false;
   for (const auto& [pid, w] : tasks_) any = any || w.running;
   if (!any) return;
-  const auto children = readChildren();
+  const auto children = childrenOf(processes);
   for (auto& [pid, w] : tasks_)
     if (w.running) sampleTree(pid, children, &w.figures);
 }
@@ -118,8 +90,8 @@ void TaskUsageGatherer::ended(pid_t pid) {
   auto io = keyedNumbers(dir + "/io");
   f.read_bytes = io["rchar"];
   f.write_bytes = io["wchar"];
-  const auto stat = statFields(dir + "/stat");
-  if (stat.size() > 39) f.cpu_freq_khz = clock_.khz(static_cast<int>(number(stat[39])));
+  const auto stat = readProcStat(pid, proc_);
+  if (stat && stat->processor >= 0) f.cpu_freq_khz = clock_.khz(stat->processor);
   it->second.running = false;
 }
 
@@ -142,7 +114,7 @@ void TaskUsageGatherer::reaped(pid_t pid, const rusage& usage) {
 
 TaskUsageGatherer::Current TaskUsageGatherer::current() {
   Current out;
-  const auto children = readChildren();
+  const auto children = childrenOf(readAllProcStats(proc_));
   const auto ticks_per_s = static_cast<std::uint64_t>(std::max(1L, sysconf(_SC_CLK_TCK)));
   for (auto& [pid, w] : tasks_) {
     TaskFigures f = w.figures;

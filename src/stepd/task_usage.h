@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "common/proc_stat.h"
 #include "stepd/cpu_clock.h"
 
 namespace drover::stepd {
@@ -38,8 +39,9 @@ class TaskUsageGatherer {
 
   // A task just started (its exec succeeded): sampled at once.
   void watch(pid_t pid, std::uint32_t rank);
-  // Samples every watched task that still runs.
-  void sample();
+  // Samples every watched task that still runs, its tree found in `processes` (a walk of this
+  // gatherer's proc the caller shares with the other samplers).
+  void sample(const std::vector<ProcStat>& processes);
   // The task `pid` has ended and is a zombie not yet reaped: reads its final figures.
   void ended(pid_t pid);
   // After reaping it: CPU time, peak RSS and major faults from wait4's rusage.
@@ -63,7 +65,7 @@ class TaskUsageGatherer {
     TaskFigures figures;
     bool running = true;
   };
-  std::multimap<pid_t, pid_t> readChildren() const;  // parent pid -> child pid
+  static std::multimap<pid_t, pid_t> childrenOf(const std::vector<ProcStat>& processes);
   // Totals of a tree's live processes, for current().
   struct TreeTotals {
     std::uint64_t cpu_ticks = 0;

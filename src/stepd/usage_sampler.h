@@ -5,6 +5,9 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <vector>
+
+#include "common/proc_stat.h"
 
 namespace drover::stepd {
 
@@ -13,7 +16,8 @@ class UsageSampler {
   // 0 = none, for either.
   explicit UsageSampler(pid_t process_group, pid_t session = 0)
       : pgid_(process_group), session_(session) {}
-  void sample();
+  // One sample, from a walk of /proc the caller shares with the other samplers.
+  void sample(const std::vector<ProcStat>& processes);
   std::uint64_t maxRssKb() const { return max_kb_; }
   std::uint64_t aveRssKb() const { return samples_ ? total_kb_ / samples_ : 0; }
 

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/proc_stat.h"
 #include "stepd/process_scan.h"
 
 namespace drover::stepd {
@@ -130,9 +131,9 @@ TEST(ProcessScanTest, SignalSessionReachesEveryProcessGroupOfTheSession) {
   ASSERT_TRUE(got);
   ASSERT_NE(getpgid(job), getpgid(leader));
   bool found_job = false;
-  forEachProcess([&](const ProcessEntry& p) {
+  for (const ProcStat& p : readAllProcStats()) {
     if (p.pid == job) found_job = p.session == leader && p.process_group == job;
-  });
+  }
   EXPECT_TRUE(found_job);
   signalSession(leader, SIGKILL);
   int status = 0;

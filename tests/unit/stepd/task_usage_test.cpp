@@ -95,9 +95,9 @@ TEST(TaskUsageGatherer, SumsEachTasksTreeAndKeepsItsPeaks) {
   // Task 0 starts a child: both count; the other task's processes do not.
   p.process(101, 100, 50000, 40000);
   p.process(300, 1, 99999, 99999);
-  g.sample();
+  g.sample(readAllProcStats(p.proc()));
   p.gone(101);  // the child ended: the peak stays
-  g.sample();
+  g.sample(readAllProcStats(p.proc()));
   auto f = g.figures();
   ASSERT_EQ(f.size(), 2u);
   EXPECT_EQ(f[0].task, 0u);
@@ -129,7 +129,7 @@ TEST(TaskUsageGatherer, FinalFiguresComeFromTheZombieAndTheRusage) {
   EXPECT_EQ(f.rss_kb, 61496u);
   EXPECT_EQ(f.vmsize_kb, 61496u);
   // An ended task is not sampled again.
-  g.sample();
+  g.sample(readAllProcStats(p.proc()));
   EXPECT_EQ(g.figures().at(0).rss_kb, 61496u);
 }
 
