@@ -23,6 +23,7 @@
 #include "cli/step_show.h"
 #include "common/ascii_case.h"
 #include "drover/hostlist.h"
+#include "drover/time_spec.h"
 #include "jobspec/begin_time.h"
 
 namespace drover::cli {
@@ -273,6 +274,12 @@ int showSteps(const std::string& id, const Globals& g) {
   return 0;
 }
 
+// How Slurm's scontrol reports a job the controller refused to change.
+void printJobError(const std::string& id, const std::string& why) {
+  if (id.find('_') != std::string::npos) std::cerr << id << ": " << why << "\n";
+  else std::cerr << why << " for job " << id << "\n";
+}
+
 // hold, uhold, release, requeue, requeuehold, suspend, resume, top: one JobControl call.
 int cmdJobControl(const std::string& action, const std::vector<std::string>& words) {
   std::vector<std::string> ids;
@@ -294,21 +301,19 @@ int cmdJobControl(const std::string& action, const std::vector<std::string>& wor
   req.set_action(action);
   for (const auto& id : ids) req.add_job_ids(id);
   auto reply = client->jobControl(req);
-  const std::string api = (action == "hold" || action == "uhold" || action == "release") ? "slurm_update"
-                          : action == "suspend"                                           ? "slurm_suspend"
-                          : action == "resume"                                            ? "slurm_resume"
-                          : action == "top"                                               ? "slurm_top_job"
-                                                                                          : "slurm_requeue";
   if (!reply.ok()) {
-    std::cerr << api << " error: " << reply.error() << "\n";
+    printError(kProg, reply.error());
     return 1;
   }
+  // As Slurm 22.05's scontrol: each refused job as "<why> for job <id>" (an array task's id
+  // as "<id>: <why>"). Its quirks are not copied: hold and release add a line
+  // "slurm_suspend error: <why>", and suspend of an unknown job says "Unexpected message
+  // received".
   int rc = 0;
   for (const auto& r : reply->results()) {
     if (r.ok()) continue;
     rc = 1;
-    if (ids.size() > 1) std::cerr << api << " error on job " << r.job_id() << ": " << r.error() << "\n";
-    else std::cerr << api << " error: " << r.error() << "\n";
+    printJobError(r.job_id(), r.error());
   }
   return rc;
 }
@@ -327,12 +332,18 @@ int cmdUpdateJob(const std::vector<std::string>& specs) {
       continue;
     }
     std::string value = w.substr(eq + 1);
+    // Read here first, as Slurm's scontrol does: a bad value sends nothing.
+    if (toLowerAscii(key) == "timelimit" && !parseTimeLimitMinutes(value).ok()) {
+      printError(kProg, "Invalid TimeLimit value");
+      return 1;
+    }
     // StartTime takes sbatch --begin's forms (now+1hour, 16:00, ISO); like --begin it is read
     // against this host's clock and sent as seconds since the epoch.
     if (toLowerAscii(key) == "starttime" || toLowerAscii(key) == "begintime") {
       auto t = jobspec::parseBeginTime(value, static_cast<std::int64_t>(std::time(nullptr)));
       if (!t.ok()) {
-        std::cerr << "slurm_update error: Invalid time specification: " << t.error() << "\n";
+        // Slurm: "Invalid time specification (pos=N): VALUE", then nothing is sent.
+        std::cerr << "Invalid time specification: " << value << " (" << t.error() << ")\nNo changes specified\n";
         return 1;
       }
       value = std::to_string(*t);
@@ -350,7 +361,8 @@ int cmdUpdateJob(const std::vector<std::string>& specs) {
   }
   auto reply = client->updateJob(req);
   if (!reply.ok()) {
-    std::cerr << "slurm_update error: " << reply.error() << "\n";
+    if (client->lastFailure() == FailureKind::kUnreachable) printError(kProg, reply.error());
+    else printJobError(req.job_id(), reply.error());
     return 1;
   }
   return 0;

@@ -18,6 +18,9 @@ namespace {
 
 constexpr const char* kInvalidJobId = "Invalid job id specified";
 constexpr const char* kDenied = "Access/permission denied";
+// What Slurm's scontrol update, hold and release say of a job the caller does not own (scancel
+// says kDenied, golden 066).
+constexpr const char* kNotOwner = "Invalid user id";
 constexpr const char* kAlreadyDone = "Job/step already completing or completed";
 constexpr const char* kNotPending = "Job is no longer pending execution";
 constexpr const char* kPending = "Job is pending execution";
@@ -271,7 +274,7 @@ std::vector<v1::CancelResult> JobManager::control(const Caller& caller,
       Job& job = jobs_.at(id);
       std::string shown = ids->size() == 1 ? text : displayId(job);
       if (!owns(caller, job)) {
-        results.push_back(result(shown, kDenied));
+        results.push_back(result(shown, kNotOwner));
         continue;
       }
       const char* error = nullptr;
@@ -375,7 +378,7 @@ Status JobManager::update(const Caller& caller, const v1::UpdateJobRequest& req)
   bool any_open = false;
   for (JobId id : *ids) {
     Job& job = jobs_.at(id);
-    if (!owns(caller, job)) return makeError(kDenied);
+    if (!owns(caller, job)) return makeError(kNotOwner);
     any_open = any_open || !isFinal(job.state());
   }
   if (!any_open) return makeError(kAlreadyDone);

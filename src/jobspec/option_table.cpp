@@ -241,7 +241,9 @@ Out applyCpuBind(ParsedCommand& pc, Arg arg, const ApplyContext&) {
 Out applyGpuBind(ParsedCommand& pc, Arg arg, const ApplyContext&) {
   const std::string text(arg.value_or(""));
   if (auto b = parseGpuBind(text); !b) {
-    return OptionError{"error: Invalid --gpu-bind argument: " + text + " (" + b.error() + ")", kExitError};
+    // Slurm's line (its "gpu:" prefix included) and exit code, with what was wrong after it.
+    return OptionError{"error: Invalid --gpu-bind argument: gpu:" + text + " (" + b.error() + ")",
+                       kExitBadOption};
   }
   pc.spec.gpu_bind = text;
   return std::nullopt;

@@ -180,10 +180,15 @@ def test_scontrol_update_within_the_users_rights(c):
 
     assert update("TimeLimit=20").returncode == 0
     assert show(c, job)["TimeLimit"] == "00:20:00"
-    for kv, user in [(("TimeLimit=40",), "alice"), (("Nice=-5",), "alice"),
-                     (("TimeLimit=10",), "bob")]:
+    # Refusals as Slurm 22.05's scontrol prints them: "<why> for job <id>"; another user's job
+    # is "Invalid user id" there (scancel's is permission denied).
+    for kv, user, why in [(("TimeLimit=40",), "alice", "Access/permission denied"),
+                          (("Nice=-5",), "alice", "Access/permission denied"),
+                          (("TimeLimit=10",), "bob", "Invalid user id")]:
         r = update(*kv, user=user)
-        assert (r.returncode, r.stderr) == (1, "slurm_update error: Access/permission denied\n"), kv
+        assert (r.returncode, r.stderr) == (1, f"{why} for job {job}\n"), kv
+    r = update("TimeLimit=garbage")
+    assert (r.returncode, r.stderr) == (1, "scontrol: error: Invalid TimeLimit value\n"), r.stderr
     assert update("TimeLimit=40", user="root").returncode == 0
     assert update("Nice=10", "Partition=debug", "Comment=moved", "JobName=upd3").returncode == 0
     f = show(c, job)
@@ -197,12 +202,17 @@ def test_scontrol_update_within_the_users_rights(c):
     begin = time.mktime(time.strptime(f["StartTime"], "%Y-%m-%dT%H:%M:%S"))
     assert abs(begin - (time.time() + 3600)) < 120, f["StartTime"]
     r = update("StartTime=soonish")
-    assert r.returncode == 1 and r.stderr.startswith("slurm_update error: Invalid time"), r.stderr
+    assert r.returncode == 1 and r.stderr.startswith("Invalid time specification: soonish ("), r.stderr
+    assert r.stderr.endswith(")\nNo changes specified\n"), r.stderr
     # top (same partition, account and QOS): root's, as Slurm without enable_user_top.
     assert update("Partition=gpu").returncode == 0
     r = c.scontrol("top", str(other), user="alice")
     assert (r.returncode, r.stderr) == \
-        (1, "slurm_top_job error: Access/permission denied\n"), r.stderr
+        (1, f"Access/permission denied for job {other}\n"), r.stderr
+    r = c.scontrol("release", str(other), user="bob")
+    assert (r.returncode, r.stderr) == (1, f"Invalid user id for job {other}\n"), r.stderr
+    r = c.scontrol("hold", f"{other},999999", user="alice")
+    assert (r.returncode, r.stderr) == (1, "Invalid job id specified for job 999999\n"), r.stderr
     assert c.scontrol("top", str(other)).returncode == 0
     assert int(show(c, other)["Priority"]) > int(show(c, job)["Priority"])
     c.cli("scancel", str(job), str(other))
@@ -219,16 +229,16 @@ def test_scontrol_update_where_a_pending_job_may_run_and_an_arrays_throttle(c):
     assert update("ExcNodeList=node[1-2]").returncode == 0
     assert show(c, job)["ExcNodeList"] == "node[1-2]"
     r = update("ExcNodeList=node9")
-    assert (r.returncode, r.stderr) == (1, "slurm_update error: Invalid node name specified\n")
+    assert (r.returncode, r.stderr) == (1, f"Invalid node name specified for job {job}\n")
     r = update("Features=nosuchfeature")
-    assert (r.returncode, r.stderr) == (1, "slurm_update error: Invalid feature specification\n")
+    assert (r.returncode, r.stderr) == (1, f"Invalid feature specification for job {job}\n")
     assert c.scontrol("release", str(job), user="alice").returncode == 0
     f = wait_for(lambda: (f := show(c, job))["JobState"] == "RUNNING" and f, 20,
                  what="the job to start")
     assert f["NodeList"] == "node3", f
     r = update("ReqNodeList=node1")
     assert (r.returncode, r.stderr) == \
-        (1, "slurm_update error: Job is no longer pending execution\n"), r.stderr
+        (1, f"Job is no longer pending execution for job {job}\n"), r.stderr
     c.cli("scancel", str(job))
 
     r = c.cli("sbatch", "--parsable", "-o", "/dev/null", "-D", "/tmp", "-H", "--array=0-5",

@@ -321,7 +321,7 @@ def test_scontrol_update_changes_and_clears_a_dependency(cluster):
     # An unknown job id is refused and changes nothing.
     r = cluster.scontrol("update", f"jobid={b}", f"Dependency=afterok:{b + 1000}", user=USER)
     assert r.returncode == 1, (r.stdout, r.stderr)
-    assert r.stderr.strip() == "slurm_update error: Job dependency problem", r.stderr
+    assert r.stderr.strip() == f"Job dependency problem for job {b}", r.stderr
     assert fields(cluster, b)["Dependency"] == f"afterok:{a}(unfulfilled)"
     # Cleared: nothing holds it back.
     r = cluster.scontrol("update", f"jobid={b}", "Dependency=", user=USER)

@@ -531,8 +531,8 @@ def test_sbatch_gpu_bind_reaches_the_jobs_steps(cluster):
 def test_gpu_bind_refuses_a_type_srun_does_not_know(cluster):
     r = run(cluster, "srun", "--gpu-bind=fastest", "true")
     out, err = text(r)
-    assert r.returncode == 1
-    assert err.startswith("srun: error: Invalid --gpu-bind argument: fastest ("), err
+    assert r.returncode == 255
+    assert err.startswith("srun: error: Invalid --gpu-bind argument: gpu:fastest ("), err
 
 
 # --- bad input ------------------------------------------------------------------------------

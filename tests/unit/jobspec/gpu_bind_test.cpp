@@ -66,8 +66,8 @@ TEST(GpuBind, TasksSeeTheirGpus) {
 TEST(GpuBind, SrunRefusesABadValueWithSlurmsExitCode) {
   auto r = parseCommandLine(Tool::Srun, {"--gpu-bind=fastest", "true"}, 0);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().exit_code, 1);
-  EXPECT_NE(r.error().text.find("Invalid --gpu-bind argument: fastest"), std::string::npos)
+  EXPECT_EQ(r.error().exit_code, 255);
+  EXPECT_NE(r.error().text.find("error: Invalid --gpu-bind argument: gpu:fastest ("), std::string::npos)
       << r.error().text;
   auto ok = parseCommandLine(Tool::Srun, {"--gpu-bind=single:1", "true"}, 0);
   ASSERT_TRUE(ok.ok()) << ok.error().text;
