@@ -79,6 +79,7 @@ v1::JobSpec toWireSpec(const jobspec::BatchRequest& request, const SubmitContext
   if (s.nice) w.set_nice(static_cast<std::int32_t>(*s.nice));
   if (s.comment) w.set_comment(*s.comment);
   if (s.gpu_bind) w.set_gpu_bind(*s.gpu_bind);
+  if (s.ntasks_per_gpu) w.set_ntasks_per_gpu(*s.ntasks_per_gpu);
   if (s.dependency) w.set_dependency(s.dependency->text);
   w.set_hold(s.hold);
   if (s.begin_time) w.set_begin_time(*s.begin_time);

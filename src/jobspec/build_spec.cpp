@@ -6,6 +6,54 @@ namespace drover::jobspec {
 
 namespace {
 
+// "<tool>: error: LINE" for each line, as Slurm prints a refused request.
+CliError gresError(Tool tool, const std::string& first) {
+  const std::string prog(toolName(tool));
+  return CliError{prog + ": error: " + first + "\n" + prog +
+                      ": error: Invalid generic resource (gres) specification",
+                  kExitError};
+}
+
+// The GPUs the request names for the whole job (0: none): --gpus, or per node (--gpus-per-node,
+// --gres=gpu) times the minimum node count.
+std::uint64_t requestedGpus(const JobSpec& spec) {
+  if (spec.gpus) return spec.gpus->count;
+  const std::uint64_t nodes = spec.nodes ? spec.nodes->min : 1;
+  if (spec.gpus_per_node) return spec.gpus_per_node->count * nodes;
+  for (const auto& g : spec.gres)
+    if (g.name == "gpu") return g.count * nodes;
+  return 0;
+}
+
+// --ntasks-per-gpu=K, as srun(1) and the reference Slurm: with GPUs asked for, K tasks for each
+// (a -n given is replaced); else with -n, n/K GPUs (n must be a multiple of K); and each task
+// bound to one GPU (--gpu-bind=single:K) unless --gpu-bind says otherwise.
+std::optional<CliError> applyTasksPerGpu(Tool tool, JobSpec& spec) {
+  if (!spec.ntasks_per_gpu) return std::nullopt;
+  const std::uint32_t per_gpu = *spec.ntasks_per_gpu;
+  if (spec.ntasks_per_node) {
+    return CliError{std::string(toolName(tool)) +
+                        ": fatal: --ntasks-per-node is mutually exclusive with --ntasks-per-gpu "
+                        "and SLURM_NTASKS_PER_GPU",
+                    kExitError};
+  }
+  if (const std::uint64_t gpus = requestedGpus(spec); gpus > 0) {
+    if (gpus * per_gpu > UINT32_MAX) return gresError(tool, "--ntasks-per-gpu: too many tasks");
+    spec.ntasks = static_cast<std::uint32_t>(gpus * per_gpu);
+  } else if (spec.ntasks) {
+    if (*spec.ntasks % per_gpu != 0) {
+      return gresError(tool, "Failed to validate job spec, -n/--ntasks has to be a multiple of "
+                             "--ntasks-per-gpu.");
+    }
+    spec.gpus = GpuCount{std::nullopt, *spec.ntasks / per_gpu};
+  } else {
+    return gresError(tool, "gres_job_state_validate: --ntasks-per-tres needs either a GRES GPU "
+                           "specification or a node/ntask specification");
+  }
+  if (!spec.gpu_bind) spec.gpu_bind = "single:" + std::to_string(per_gpu);
+  return std::nullopt;
+}
+
 // Replays the command line last so that it wins over everything applied before it.
 std::optional<CliError> replayCommandLine(ParsedCommand& pc, const ParsedCommand& command_line,
                                           std::int64_t now) {
@@ -24,6 +72,7 @@ CliResult<StepRequest> buildInteractive(Tool tool, const std::vector<std::string
   if (tool == Tool::Srun && cl->positional.empty() && !cl->help && !cl->usage && !cl->version) {
     return CliError{"srun: fatal: No command given to execute.", kExitError};
   }
+  if (auto err = applyTasksPerGpu(tool, pc.spec)) return *err;
   return StepRequest{std::move(pc.spec), cl->positional};
 }
 
@@ -58,6 +107,7 @@ CliResult<BatchRequest> buildBatchRequest(const ParsedCommand& command_line, con
   }
   if (auto err = applyInputEnvironment(pc, env, now)) return *err;
   if (auto err = replayCommandLine(pc, command_line, now)) return *err;
+  if (auto err = applyTasksPerGpu(Tool::Sbatch, pc.spec)) return *err;
   req.spec = std::move(pc.spec);
   return req;
 }

@@ -107,6 +107,7 @@ Environment batchJobVariables(const JobEnvContext& ctx) {
   if (!ctx.gpus_per_task.empty()) env["SLURM_GPUS_PER_TASK"] = ctx.gpus_per_task;
   // sbatch(1): set only when --gpu-bind was given; srun inside the job reads it as its own.
   if (!ctx.gpu_bind.empty()) env["SLURM_GPU_BIND"] = ctx.gpu_bind;
+  if (ctx.ntasks_per_gpu) env["SLURM_NTASKS_PER_GPU"] = std::to_string(*ctx.ntasks_per_gpu);
   if (ctx.restart_count > 0) env["SLURM_RESTART_COUNT"] = std::to_string(ctx.restart_count);
   if (!ctx.gpu_indices.empty()) {
     const std::string gpus = joinIndices(ctx.gpu_indices);

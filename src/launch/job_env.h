@@ -55,6 +55,7 @@ struct JobEnvContext {
   std::string gpus_per_node;
   std::string gpus_per_task;
   std::string gpu_bind;                           // --gpu-bind as given; "" = not given
+  std::optional<std::uint32_t> ntasks_per_gpu;    // only when asked (--ntasks-per-gpu)
   std::optional<ArrayContext> array;
   std::uint32_t restart_count = 0;
   std::string dependency;

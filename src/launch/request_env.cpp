@@ -27,6 +27,7 @@ void addRequestedOptions(const v1::JobSpec& s, JobEnvContext& ctx) {
   ctx.gpus_per_node = gpuRequest(s.gpus_per_node());
   ctx.gpus_per_task = gpuRequest(s.gpus_per_task());
   ctx.gpu_bind = s.gpu_bind();
+  if (s.ntasks_per_gpu() > 0) ctx.ntasks_per_gpu = s.ntasks_per_gpu();
 }
 
 }  // namespace drover::launch

@@ -512,6 +512,15 @@ def test_gpu_bind_gives_each_task_the_gpus_srun_documents(cluster):
     assert rows[0][0] == rows[0][1] and len(rows[0][1]) == 2, rows
 
 
+def test_ntasks_per_gpu_runs_k_tasks_on_each_gpu(cluster):
+    """--ntasks-per-gpu=2 -n4 (srun(1), as the reference ran it): 2 GPUs, tasks 0-1 on the
+    first, 2-3 on the second."""
+    rows = gpus_by_task(cluster, "--ntasks-per-gpu=2", "-n4")
+    step = rows[0][1]
+    assert len(step) == 2, rows
+    assert [rows[t][0] for t in range(4)] == [[step[0]], [step[0]], [step[1]], [step[1]]], rows
+
+
 def test_sbatch_gpu_bind_reaches_the_jobs_steps(cluster):
     """sbatch --gpu-bind sets SLURM_GPU_BIND in the job (sbatch(1)), which srun inside it reads
     as its own --gpu-bind."""

@@ -212,6 +212,40 @@ TEST(AllocRequest, BellOptionsAndVariables) {
   EXPECT_EQ(buildAllocRequest({"--bell"}, {{"SALLOC_NO_BELL", "1"}}, kNow)->spec.bell, true);
 }
 
+TEST(StepRequest, NtasksPerGpuDerivesTasksOrGpusAndBindsEachTaskToOne) {
+  // -n: n/K GPUs.
+  auto by_tasks = buildStepRequest({"--ntasks-per-gpu=2", "-n", "4", "true"}, {}, kNow);
+  ASSERT_TRUE(by_tasks.ok()) << by_tasks.error().text;
+  ASSERT_TRUE(by_tasks->spec.gpus);
+  EXPECT_EQ(by_tasks->spec.gpus->count, 2u);
+  EXPECT_EQ(by_tasks->spec.gpu_bind, "single:2");
+  // GPUs asked for: K tasks each (a -n is replaced, as the reference Slurm did).
+  auto by_gpus = buildStepRequest({"--ntasks-per-gpu=2", "--gpus=3", "-n", "4", "true"}, {}, kNow);
+  ASSERT_TRUE(by_gpus.ok()) << by_gpus.error().text;
+  EXPECT_EQ(by_gpus->spec.ntasks, 6u);
+  auto per_node = buildStepRequest({"--ntasks-per-gpu=1", "-N", "2", "--gpus-per-node=4",
+                                    "--gpu-bind=none", "true"}, {}, kNow);
+  ASSERT_TRUE(per_node.ok()) << per_node.error().text;
+  EXPECT_EQ(per_node->spec.ntasks, 8u);
+  EXPECT_EQ(per_node->spec.gpu_bind, "none");  // an explicit --gpu-bind wins
+  // The reference's refusals.
+  auto odd = buildStepRequest({"--ntasks-per-gpu=2", "-n", "3", "true"}, {}, kNow);
+  ASSERT_FALSE(odd.ok());
+  EXPECT_EQ(odd.error().text,
+            "srun: error: Failed to validate job spec, -n/--ntasks has to be a multiple of "
+            "--ntasks-per-gpu.\nsrun: error: Invalid generic resource (gres) specification");
+  auto neither = buildStepRequest({"--ntasks-per-gpu=2", "true"}, {}, kNow);
+  ASSERT_FALSE(neither.ok());
+  EXPECT_NE(neither.error().text.find("--ntasks-per-tres needs either"), std::string::npos);
+  auto both = buildBatchRequest({"--ntasks-per-gpu=2", "--ntasks-per-node=2", "--wrap=true"}, {},
+                                std::nullopt, kNow);
+  ASSERT_FALSE(both.ok());
+  EXPECT_EQ(both.error().text,
+            "sbatch: fatal: --ntasks-per-node is mutually exclusive with --ntasks-per-gpu and "
+            "SLURM_NTASKS_PER_GPU");
+  EXPECT_EQ(both.error().exit_code, 1);
+}
+
 TEST(InputEnv, EveryRowNamesAnOptionOfItsTools) {
   for (const auto& row : inputEnvTable()) {
     for (Tool t : {Tool::Sbatch, Tool::Srun, Tool::Salloc}) {
