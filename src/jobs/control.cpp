@@ -48,6 +48,16 @@ std::string displayId(const Job& job) {
   return std::to_string(job.info.array_job_id()) + "_" + std::to_string(job.info.array_task_id());
 }
 
+// scontrol update's keys that only a pending job takes (JobManager::update refuses them for
+// one that runs).
+bool takesPendingJobOnly(const std::string& key) {
+  for (const char* k : {"partition", "numnodes", "minnodes", "dependency", "account", "starttime",
+                        "begintime", "excnodelist", "reqnodelist", "nodelist", "features"}) {
+    if (key == k) return true;
+  }
+  return false;
+}
+
 // scontrol update's node selection keys, on the spec (what the scheduler reads) and on the
 // info fields show job prints (ReqNodeList=, ExcNodeList=, Features=).
 void setNodeSelection(v1::JobInfo& info, const std::string& key, const std::string& value) {
@@ -382,6 +392,26 @@ Status JobManager::update(const Caller& caller, const v1::UpdateJobRequest& req)
     any_open = any_open || !isFinal(job.state());
   }
   if (!any_open) return makeError(kAlreadyDone);
+  // Keys that only a pending job takes change an array's pending tasks and leave its running
+  // ones, as Slurm does; the update then still fails for those (Slurm: "A_0-1: Job is no longer
+  // pending execution"), after the pending tasks took it.
+  bool left_running = false;
+  if (ids->size() > 1) {
+    bool pending_only = false;
+    for (const auto& [raw_key, value] : req.fields()) {
+      pending_only = pending_only || takesPendingJobOnly(toLowerAscii(raw_key));
+    }
+    if (pending_only) {
+      std::vector<JobId> waiting;
+      for (JobId id : *ids) {
+        const v1::JobState st = jobs_.at(id).state();
+        if (st == v1::JOB_PENDING) waiting.push_back(id);
+        else if (!isFinal(st)) left_running = true;
+      }
+      if (waiting.empty()) return makeError(kNotPending);
+      *ids = std::move(waiting);
+    }
+  }
   // Check every field on every job first, so a refused update changes nothing.
   for (int pass = 0; pass < 2; ++pass) {
     for (JobId id : *ids) {
@@ -522,7 +552,7 @@ Status JobManager::update(const Caller& caller, const v1::UpdateJobRequest& req)
     record(job);
   }
   changed();
-  return okStatus();
+  return left_running ? makeError(kNotPending) : okStatus();
 }
 
 }  // namespace drover::jobs

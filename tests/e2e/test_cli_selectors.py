@@ -250,6 +250,21 @@ def test_scontrol_update_where_a_pending_job_may_run_and_an_arrays_throttle(c):
     assert r.stdout.strip() == f"{array}_[0-5%2]", r.stdout
     c.cli("scancel", str(array))
 
+    # Partition= on an array with running tasks: the pending ones move, the running ones stay,
+    # and scontrol says so (exit 1), as Slurm.
+    r = c.cli("sbatch", "--parsable", "-o", "/dev/null", "-D", "/tmp", "--array=0-3%1",
+              "--wrap=sleep 60", user="alice")
+    assert r.returncode == 0, r.stderr
+    array = int(r.stdout.split(";")[0])
+    wait_for(lambda: "RUNNING" in c.cli("squeue", "-h", "-j", str(array), "-o", "%T").stdout, 20,
+             what="the array's first task to run")
+    r = c.scontrol("update", f"JobId={array}", "Partition=debug", user="alice")
+    assert (r.returncode, r.stderr) == \
+        (1, f"Job is no longer pending execution for job {array}\n"), r.stderr
+    rows = c.cli("squeue", "-h", "-j", str(array), "-o", "%T %P").stdout.split("\n")
+    assert sorted(filter(None, rows)) == ["PENDING debug", "RUNNING gpu"], rows
+    c.cli("scancel", str(array))
+
 
 # --- sacct -----------------------------------------------------------------------------------
 

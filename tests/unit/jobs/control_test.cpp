@@ -301,6 +301,27 @@ TEST_F(JobsTest, UpdateArrayTaskThrottle) {
   EXPECT_EQ(throttle(std::to_string(plain), "2").error(), "Job is not an array job");
 }
 
+TEST_F(JobsTest, PendingOnlyUpdateOfAnArrayChangesItsPendingTasksAndNamesTheRunningOnes) {
+  const JobId a = submit(SpecBuilder().array("0-2%1").time(10));
+  ASSERT_EQ(pass().size(), 1u);
+  ASSERT_EQ(task(a, 0).state(), v1::JOB_RUNNING);
+  v1::UpdateJobRequest r;
+  r.set_job_id(std::to_string(a));
+  (*r.mutable_fields())["Partition"] = "debug";
+  // As Slurm: the pending tasks move, the running one stays, and the update still fails.
+  EXPECT_EQ(manager_->update(alice(), r).error(), "Job is no longer pending execution");
+  EXPECT_EQ(task(a, 0).partition(), "gpu");
+  EXPECT_EQ(task(a, 1).partition(), "debug");
+  EXPECT_EQ(task(a, 2).partition(), "debug");
+  // A key any job takes applies to every task.
+  v1::UpdateJobRequest limit;
+  limit.set_job_id(std::to_string(a));
+  (*limit.mutable_fields())["TimeLimit"] = "5";
+  ASSERT_TRUE(manager_->update(alice(), limit).ok());
+  EXPECT_EQ(task(a, 0).time_limit_min(), 5);
+  EXPECT_EQ(task(a, 2).time_limit_min(), 5);
+}
+
 TEST_F(JobsTest, UpdateOfAnArrayLeavesItsEndedTasksAlone) {
   const JobId a = submit(SpecBuilder().array("0-1%1").time(10));
   ASSERT_EQ(pass().size(), 1u);
