@@ -2,12 +2,11 @@
 
 #include <getopt.h>
 
-#include <algorithm>
-#include <cctype>
 #include <iostream>
 
 #include "cli/cli_common.h"
 #include "cli/controller_client.h"
+#include "common/ascii_case.h"
 #include "ctld/acct_wire.h"
 #include "drover/hostlist.h"
 
@@ -62,12 +61,6 @@ constexpr const char* kHelp =
     "                   various variables during processing.\n"
     "     -V, --version: Print version.\n";
 
-bool allDigits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isdigit(static_cast<unsigned char>(c)) != 0;
-  });
-}
-
 std::string stepText(std::uint64_t job_id, std::int64_t step_id) {
   return "StepId=" + std::to_string(job_id) + "." + acct::stepIdName(step_id);
 }
@@ -83,7 +76,7 @@ std::string firstNode(const std::string& node_list) {
 Result<SstatTarget> parseSstatTarget(const std::string& text) {
   const auto dot = text.find('.');
   const std::string job = text.substr(0, dot);
-  if (!allDigits(job) || job.size() > 19) {
+  if (!allAsciiDigits(job) || job.size() > 19) {
     return makeError(std::string(kFatal) + "Bad job/step specified: " + text);
   }
   SstatTarget t;
@@ -94,7 +87,7 @@ Result<SstatTarget> parseSstatTarget(const std::string& text) {
     t.step_id = acct::kBatchStep;
   } else if (step == "extern") {
     t.step_id = acct::kExternStep;
-  } else if (allDigits(step) && step.size() <= 9) {
+  } else if (allAsciiDigits(step) && step.size() <= 9) {
     t.step_id = std::stoll(step);
   } else {
     // Slurm's text names the job, not the step it could not read.

@@ -1,7 +1,5 @@
 #include "common/step_usage_socket.h"
 
-#include "common/sha256.h"
-
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -10,6 +8,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+
+#include "common/sha256.h"
 
 namespace drover {
 namespace {

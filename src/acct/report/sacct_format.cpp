@@ -86,12 +86,18 @@ const std::vector<SacctField>& sacctFields() {
   return kFields;
 }
 
-const SacctField* findSacctField(std::string_view name) {
-  for (const auto& f : sacctFields()) {
+namespace {
+
+const SacctField* findField(const std::vector<SacctField>& fields, std::string_view name) {
+  for (const auto& f : fields) {
     if (equalsIgnoreCase(f.name, name)) return &f;
   }
   return nullptr;
 }
+
+}  // namespace
+
+const SacctField* findSacctField(std::string_view name) { return findField(sacctFields(), name); }
 
 Result<std::vector<Column>> parseFormat(std::string_view spec) {
   return parseFormatOver(spec, sacctFields(), " (sacct --helpformat lists the fields)");
@@ -121,13 +127,7 @@ Result<std::vector<Column>> parseFormatOver(std::string_view spec,
       }
       width = n;
     }
-    const SacctField* f = nullptr;
-    for (const auto& candidate : fields) {
-      if (equalsIgnoreCase(candidate.name, name)) {
-        f = &candidate;
-        break;
-      }
-    }
+    const SacctField* f = findField(fields, name);
     if (!f) {
       return makeError("Invalid field requested: \"" + std::string(name) + "\"" +
                        std::string(unknown_note));

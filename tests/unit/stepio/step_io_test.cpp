@@ -332,13 +332,19 @@ TEST_F(StepIoTest, ACommandThatCannotStartIsReportedOnTheStream) {
       << done.err;
 }
 
+// An srun --pty step: task 0 in a terminal of rows x cols (0: the kernel's default), ended
+// after 20 s should a test hang.
+void makePty(v1::LaunchStepRequest& req, std::uint32_t rows = 0, std::uint32_t cols = 0) {
+  req.set_pty(true);
+  req.set_pty_rows(rows);
+  req.set_pty_cols(cols);
+  req.set_time_limit_s(20);
+}
+
 // srun --pty: task 0's streams are one pseudo-terminal of the size srun asked for.
 TEST_F(StepIoTest, PtyGivesTaskZeroATerminalOfTheRequestedSize) {
   auto req = step(1, "tty; stty size; test -t 0 && test -t 1 && test -t 2 && echo TTY012");
-  req.set_pty(true);
-  req.set_pty_rows(33);
-  req.set_pty_cols(101);
-  req.set_time_limit_s(20);
+  makePty(req, 33, 101);
   StepIoOptions options;
   options.unbuffered = true;
   auto done = run(req, options);
@@ -356,10 +362,7 @@ TEST_F(StepIoTest, PtyResizeArrivesBeforeLaterInput) {
   std::ofstream(dir_ / "input") << "go\n";
   int in = open((dir_ / "input").c_str(), O_RDONLY | O_CLOEXEC);
   auto req = step(1, "read x; stty size");
-  req.set_pty(true);
-  req.set_pty_rows(33);
-  req.set_pty_cols(101);
-  req.set_time_limit_s(20);
+  makePty(req, 33, 101);
   StepIoOptions options;
   options.unbuffered = true;
   options.stdin_fd = in;
@@ -379,8 +382,7 @@ TEST_F(StepIoTest, PtyEndOfInputEndsAReaderInTheTerminal) {
   std::ofstream(dir_ / "input") << "abc\nno newline";
   int in = open((dir_ / "input").c_str(), O_RDONLY | O_CLOEXEC);
   auto req = step(1, "cat >/dev/null; echo cat-ended");
-  req.set_pty(true);
-  req.set_time_limit_s(20);
+  makePty(req);
   StepIoOptions options;
   options.unbuffered = true;
   options.stdin_fd = in;
@@ -395,8 +397,7 @@ TEST_F(StepIoTest, PtyEndOfInputEndsAReaderInTheTerminal) {
 // As Slurm's --pty: the other tasks' output goes to /dev/null.
 TEST_F(StepIoTest, PtyOtherTasksOutputGoesNowhere) {
   auto req = step(3, "echo out-$SLURM_PROCID; echo err-$SLURM_PROCID >&2");
-  req.set_pty(true);
-  req.set_time_limit_s(20);
+  makePty(req);
   StepIoOptions options;
   options.unbuffered = true;
   auto done = run(req, options);
