@@ -70,11 +70,15 @@ def test_gpu_request_forms_allocate_and_expose_the_gpus(cluster, work, args, tot
      {"SLURM_GPUS": "2", "SLURM_CPUS_PER_GPU": "2", "SLURM_MEM_PER_GPU": "100"}),
     (["-N", "2", "--gpus-per-node=1"], {"SLURM_GPUS_PER_NODE": "1"}),
     (["-n", "2", "--gpus-per-task=1"], {"SLURM_GPUS_PER_TASK": "1"}),
+    (["-n", "2", "--gpus=2", "--gpu-bind=single:1"], {"SLURM_GPUS": "2", "SLURM_GPU_BIND": "single:1"}),
+    # --ntasks-per-gpu: the GPUs derived from -n, and single:K binding for the job's steps.
+    (["-n", "4", "--ntasks-per-gpu=2"],
+     {"SLURM_GPUS": "2", "SLURM_NTASKS_PER_GPU": "2", "SLURM_GPU_BIND": "single:2"}),
 ])
 def test_gpu_options_are_echoed_in_the_job_environment(cluster, work, args, variables):
     """sbatch(1) OUTPUT ENVIRONMENT VARIABLES: SLURM_GPUS, SLURM_GPUS_PER_NODE,
-    SLURM_GPUS_PER_TASK, SLURM_CPUS_PER_GPU and SLURM_MEM_PER_GPU, each only when its option
-    was given."""
+    SLURM_GPUS_PER_TASK, SLURM_CPUS_PER_GPU, SLURM_MEM_PER_GPU, SLURM_GPU_BIND and
+    SLURM_NTASKS_PER_GPU, each only when its option was given."""
     if not variables:
         r = sh(cluster, f"sbatch {' '.join(args)} --wrap=true", work)
         assert r.returncode == 1
@@ -83,7 +87,7 @@ def test_gpu_options_are_echoed_in_the_job_environment(cluster, work, args, vari
         return
     _, env = run_env(cluster, work, *args)
     echoed = {"SLURM_GPUS", "SLURM_GPUS_PER_NODE", "SLURM_GPUS_PER_TASK", "SLURM_CPUS_PER_GPU",
-              "SLURM_MEM_PER_GPU"}
+              "SLURM_MEM_PER_GPU", "SLURM_GPU_BIND", "SLURM_NTASKS_PER_GPU"}
     assert {k: v for k, v in env.items() if k in echoed} == variables
 
 
