@@ -129,6 +129,10 @@ struct AccountConfig {
   std::vector<std::string> users;
   // The association's Priority (PriorityWeightAssoc's factor); -1 = its parent's.
   std::int64_t priority = -1;
+  // What sacctmgr shows as Descr and Org; "" = Slurm's defaults (the account's name; the
+  // parent's name, or the account's own for one directly under root).
+  std::string description{};
+  std::string organization{};
 };
 
 struct ClusterConfig {

@@ -1,4 +1,5 @@
 #include "cli/sshare_view.h"
+#include "cli/field_table.h"
 #include "common/ascii_case.h"
 #include "common/comma_list.h"
 
@@ -86,36 +87,20 @@ const Field& fieldNamed(const std::string& name) {
   std::abort();   // names come from parseSshareFormat or the lists below
 }
 
-// A column as printed: the field and the width and side chosen for it.
-struct Column {
-  const Field* field;
-  int width;
-  bool left;
-};
-
-std::vector<Column> columnsFor(const SshareOptions& o) {
+std::vector<const Field*> fieldsFor(const SshareOptions& o, std::vector<TableColumn>& columns) {
   static const std::vector<SshareColumnChoice> kDefault = {
       {"Account"}, {"User"}, {"RawShares"}, {"NormShares"}, {"RawUsage"}, {"EffectvUsage"}, {"FairShare"}};
   static const std::vector<SshareColumnChoice> kLong = {
       {"Account"},   {"User"},         {"RawShares"}, {"NormShares"}, {"RawUsage"},    {"NormUsage"},
       {"EffectvUsage"}, {"FairShare"}, {"LevelFS"},   {"GrpTRESMins"}, {"TRESRunMins"}};
   const auto& chosen = !o.columns.empty() ? o.columns : o.long_format ? kLong : kDefault;
-  std::vector<Column> columns;
+  std::vector<const Field*> fields;
   for (const auto& choice : chosen) {
     const Field& f = fieldNamed(choice.field);
-    if (choice.width == 0) columns.push_back({&f, f.width, f.left});
-    else columns.push_back({&f, std::abs(choice.width), choice.width < 0});
+    fields.push_back(&f);
+    columns.push_back(chosenColumn(f.name, f.width, f.left, choice.width));
   }
-  return columns;
-}
-
-// Pads to the width and, as Slurm's fixed columns do, cuts a longer value to width-1
-// characters followed by '+' (a header is cut plainly).
-std::string cell(const std::string& v, const Column& c, bool header) {
-  const auto width = static_cast<std::size_t>(c.width);
-  if (v.size() > width) return header ? v.substr(0, width) : v.substr(0, width - 1) + "+";
-  std::string pad(width - v.size(), ' ');
-  return c.left ? v + pad : pad + v;
+  return fields;
 }
 
 }  // namespace
@@ -123,23 +108,11 @@ std::string cell(const std::string& v, const Column& c, bool header) {
 Result<std::vector<SshareColumnChoice>> parseSshareFormat(std::string_view text) {
   std::vector<SshareColumnChoice> columns;
   for (const std::string& item_text : splitCommas(text)) {
-    const std::string_view item = item_text;
-    const std::size_t percent = item.find('%');
-    const Field* field = fieldStartingWith(item.substr(0, percent));
-    if (field == nullptr) {
-      return makeError("Invalid field requested: \"" + std::string(item.substr(0, percent)) + "\"");
-    }
-    int width = 0;
-    if (percent != std::string_view::npos) {
-      // As Slurm reads it (atoi): a leading signed number; anything else is the default.
-      const std::string digits(item.substr(percent + 1));
-      const long parsed = std::strtol(digits.c_str(), nullptr, 10);
-      if (parsed > 10000 || parsed < -10000) {
-        return makeError("Invalid width in \"" + std::string(item) + "\": at most 10000 characters");
-      }
-      width = static_cast<int>(parsed);
-    }
-    columns.push_back({field->name, width});
+    auto item = splitFieldWidth(item_text);
+    if (!item.ok()) return makeError(item.error());
+    const Field* field = fieldStartingWith(item->name);
+    if (field == nullptr) return makeError("Invalid field requested: \"" + item->name + "\"");
+    columns.push_back({field->name, item->width});
   }
   if (columns.empty()) return makeError("--format (-o): no field given; see --helpformat");
   return columns;
@@ -164,33 +137,15 @@ std::string sshareHelpFormat() {
 }
 
 std::string renderSshare(const SshareOptions& o, const v1::GetSharesReply& reply) {
-  const std::vector<Column> cols = columnsFor(o);
-  const bool parsable = o.parsable || o.parsable2;
-  auto line = [&](bool header, auto valueOf) {
-    std::string out;
-    for (std::size_t i = 0; i < cols.size(); ++i) {
-      std::string v = valueOf(cols[i]);
-      if (parsable) {
-        out += v;
-        if (o.parsable || i + 1 < cols.size()) out += "|";
-      } else {
-        out += cell(v, cols[i], header) + " ";
-      }
-    }
-    return out + "\n";
-  };
-  std::string out;
-  if (!o.no_header) {
-    out += line(true, [](const Column& c) { return std::string(c.field->name); });
-    if (!parsable) {
-      out += line(true, [](const Column& c) { return std::string(static_cast<std::size_t>(c.width), '-'); });
-    }
-  }
+  std::vector<TableColumn> columns;
+  const std::vector<const Field*> fields = fieldsFor(o, columns);
+  std::vector<TableRow> rows;
   for (const auto& s : reply.shares()) {
     if (o.users_only && s.user().empty()) continue;
-    out += line(false, [&](const Column& c) { return c.field->value(s, o); });
+    TableRow& row = rows.emplace_back();
+    for (const Field* f : fields) row.push_back(f->value(s, o));
   }
-  return out;
+  return renderTable(columns, rows, {o.no_header, o.parsable, o.parsable2});
 }
 
 }  // namespace drover::cli

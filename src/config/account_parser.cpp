@@ -11,7 +11,8 @@ namespace drover::config::detail {
 bool parseAccounts(Context& ctx, const YAML::Node& node, std::vector<AccountConfig>& out) {
   if (!node.IsSequence()) {
     return ctx.fail(node, fmt::format("accounts: expected a list of accounts (each with name, "
-                                      "parent, shares, users, priority), got {}",
+                                      "parent, shares, users, priority, description, "
+                                      "organization), got {}",
                                       describe(node)));
   }
   std::unordered_map<std::string, std::size_t> index;
@@ -19,7 +20,8 @@ bool parseAccounts(Context& ctx, const YAML::Node& node, std::vector<AccountConf
   for (std::size_t i = 0; i < node.size(); ++i) {
     MapReader m;
     if (!m.open(ctx, node[i], fmt::format("accounts[{}]", i), {"name", "parent", "shares", "users",
-                                                                       "priority"})) {
+                                                                       "priority", "description",
+                                                                       "organization"})) {
       return false;
     }
     AccountConfig a;
@@ -49,6 +51,14 @@ bool parseAccounts(Context& ctx, const YAML::Node& node, std::vector<AccountConf
       return false;
     }
     if (auto* v = m.find("users"); v && !readNameList(ctx, *v, m.path("users"), a.users)) {
+      return false;
+    }
+    if (auto* v = m.find("description");
+        v && !readString(ctx, *v, m.path("description"), a.description)) {
+      return false;
+    }
+    if (auto* v = m.find("organization");
+        v && !readString(ctx, *v, m.path("organization"), a.organization)) {
       return false;
     }
     out.push_back(std::move(a));

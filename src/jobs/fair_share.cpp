@@ -1,8 +1,9 @@
 #include "jobs/fair_share.h"
 
+#include "config/association_tree.h"
+
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <limits>
 
 namespace drover::jobs {
@@ -43,67 +44,25 @@ std::vector<std::pair<Association, UsageEntry>> UsageLedger::takeChanged() {
   return out;
 }
 
-namespace {
-
-struct TreeNode {
-  std::string account;
-  std::string user;  // "" = account node
-  std::uint32_t shares = 1;
-  std::vector<int> children;  // users first, then child accounts
-  double usage = 0;
-};
-
-}  // namespace
-
 ShareTable::ShareTable(const config::ClusterConfig& config,
                        const std::map<Association, double>& usage) {
-  std::vector<TreeNode> nodes;
-  std::map<std::string, int> account_index;
-  nodes.push_back({"root", "", 1, {}, 0});
-  account_index["root"] = 0;
-  for (const auto& a : config.accounts) {
-    if (a.name == "root" || account_index.count(a.name)) continue;
-    account_index[a.name] = static_cast<int>(nodes.size());
-    nodes.push_back({a.name, "", a.shares, {}, 0});
-  }
-  auto addUser = [&](const std::string& account, const std::string& user) {
-    int parent = account_index.at(account);
-    for (int c : nodes[parent].children) {
-      if (nodes[c].user == user) return;
+  const std::vector<config::AssociationNode> tree = config::associationTree(config);
+  // Usage of each user association, summed up the tree (children come after their parents),
+  // and the shares of each account's children (its users and child accounts are siblings).
+  std::vector<double> used(tree.size(), 0);
+  std::vector<double> child_shares(tree.size(), 0);
+  for (std::size_t i = tree.size(); i-- > 0;) {
+    const config::AssociationNode& n = tree[i];
+    if (!n.user.empty()) {
+      auto it = usage.find({n.account, n.user});
+      if (it != usage.end()) used[i] = it->second;
     }
-    nodes[parent].children.push_back(static_cast<int>(nodes.size()));
-    nodes.push_back({account, user, 1, {}, 0});
-  };
-  addUser("root", "root");
-  for (const auto& a : config.accounts) {
-    std::vector<std::string> users = a.users;
-    std::sort(users.begin(), users.end());
-    for (const auto& u : users) addUser(a.name == "root" ? "root" : a.name, u);
+    if (n.parent >= 0) {
+      used[static_cast<std::size_t>(n.parent)] += used[i];
+      child_shares[static_cast<std::size_t>(n.parent)] += n.shares;
+    }
   }
-  // Users sorted before accounts at each level: push accounts after all users are in.
-  for (const auto& a : config.accounts) {
-    if (a.name == "root") continue;
-    int parent = account_index.at(a.parent.empty() ? "root" : a.parent);
-    int me = account_index.at(a.name);
-    auto& kids = nodes[parent].children;
-    if (std::find(kids.begin(), kids.end(), me) == kids.end()) kids.push_back(me);
-  }
-  for (auto& n : nodes) {
-    std::stable_partition(n.children.begin(), n.children.end(),
-                          [&](int c) { return !nodes[c].user.empty(); });
-  }
-  // Usage of each user association, then summed up the tree.
-  for (auto& n : nodes) {
-    if (n.user.empty()) continue;
-    auto it = usage.find({n.account, n.user});
-    if (it != usage.end()) n.usage = it->second;
-  }
-  std::function<double(int)> sum = [&](int i) {
-    for (int c : nodes[i].children) nodes[i].usage += nodes[c].user.empty() ? sum(c) : nodes[c].usage;
-    return nodes[i].usage;
-  };
-  sum(0);
-  const double total = nodes[0].usage;
+  const double total = used[0];
 
   ShareRow root;
   root.account = "root";
@@ -112,33 +71,27 @@ ShareTable::ShareTable(const config::ClusterConfig& config,
   root.effective_usage = 1;
   root.global_shares = 1;
   rows_.push_back(root);
-  std::function<void(int, int, double)> walk = [&](int i, int depth, double parent_global) {
-    const TreeNode& parent = nodes[i];
-    double sibling_shares = 0;
-    for (int c : parent.children) sibling_shares += nodes[c].shares;
-    for (int c : parent.children) {
-      const TreeNode& n = nodes[c];
-      ShareRow r;
-      r.account = n.account;
-      r.user = n.user;
-      r.depth = depth;
-      r.raw_shares = n.shares;
-      r.norm_shares = sibling_shares > 0 ? n.shares / sibling_shares : 0;
-      r.global_shares = parent_global * r.norm_shares;
-      r.raw_usage = n.usage;
-      r.norm_usage = total > 0 ? n.usage / total : 0;
-      r.effective_usage = parent.usage > 0 ? n.usage / parent.usage : 0;
-      r.level_fs = r.effective_usage > 0 ? r.norm_shares / r.effective_usage
-                                         : std::numeric_limits<double>::infinity();
-      if (!n.user.empty()) {
-        r.fair_share = r.global_shares > 0 ? std::exp2(-r.norm_usage / r.global_shares) : 0;
-        factors_[{n.account, n.user}] = r.fair_share;
-      }
-      rows_.push_back(r);
-      if (n.user.empty()) walk(c, depth + 1, r.global_shares);
+  for (std::size_t i = 1; i < tree.size(); ++i) {
+    const config::AssociationNode& n = tree[i];
+    const auto parent = static_cast<std::size_t>(n.parent);
+    ShareRow r;
+    r.account = n.account;
+    r.user = n.user;
+    r.depth = n.depth;
+    r.raw_shares = n.shares;
+    r.norm_shares = child_shares[parent] > 0 ? n.shares / child_shares[parent] : 0;
+    r.global_shares = rows_[parent].global_shares * r.norm_shares;
+    r.raw_usage = used[i];
+    r.norm_usage = total > 0 ? used[i] / total : 0;
+    r.effective_usage = used[parent] > 0 ? used[i] / used[parent] : 0;
+    r.level_fs = r.effective_usage > 0 ? r.norm_shares / r.effective_usage
+                                       : std::numeric_limits<double>::infinity();
+    if (!n.user.empty()) {
+      r.fair_share = r.global_shares > 0 ? std::exp2(-r.norm_usage / r.global_shares) : 0;
+      factors_[{n.account, n.user}] = r.fair_share;
     }
-  };
-  walk(0, 1, 1.0);
+    rows_.push_back(r);
+  }
 }
 
 double ShareTable::factor(const std::string& account, const std::string& user) const {

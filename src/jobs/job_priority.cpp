@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "config/association_tree.h"
 #include "sched/priority.h"
 
 namespace drover::jobs {
@@ -55,22 +56,13 @@ double jobSizeFactor(const JobTres& job, const JobTres& cluster, bool favor_smal
   return favor_small ? 1.0 - size : size;
 }
 
-std::map<std::string, double> assocFactors(const std::vector<config::AccountConfig>& accounts) {
-  std::map<std::string, const config::AccountConfig*> by_name;
-  for (const auto& a : accounts) by_name[a.name] = &a;
+std::map<std::string, double> assocFactors(const config::ClusterConfig& config) {
   std::map<std::string, double> prio;
   double top = 0;
-  for (const auto& a : accounts) {
-    // Walk up to the nearest account that sets a priority (the tree is checked acyclic).
-    const config::AccountConfig* at = &a;
-    std::size_t hops = 0;
-    while (at->priority < 0 && !at->parent.empty() && hops++ < accounts.size()) {
-      auto it = by_name.find(at->parent);
-      if (it == by_name.end()) break;
-      at = it->second;
-    }
-    const double p = static_cast<double>(std::max<std::int64_t>(0, at->priority));
-    prio[a.name] = p;
+  for (const auto& node : config::associationTree(config)) {
+    if (!node.user.empty() || node.parent < 0) continue;   // accounts below root
+    const double p = static_cast<double>(std::max<std::int64_t>(0, node.priority));
+    prio[node.account] = p;
     top = std::max(top, p);
   }
   if (top <= 0) return {};
@@ -86,7 +78,7 @@ PriorityCalculator::PriorityCalculator(const config::ClusterConfig& config,
       cluster_cpus_(std::max<std::int64_t>(1, cluster_cpus)),
       shares_(shares),
       default_mem_per_cpu_mb_(config.scheduler.default_mem_per_cpu_mb),
-      assoc_(assocFactors(config.accounts)) {
+      assoc_(assocFactors(config)) {
   for (const auto& p : partitions_) {
     max_partition_factor_ = std::max(max_partition_factor_, p.priorityJobFactor);
   }

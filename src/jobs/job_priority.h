@@ -48,7 +48,7 @@ double jobSizeFactor(const JobTres& job, const JobTres& cluster, bool favor_smal
 
 // The association factor of each account: its Priority (inherited from the nearest ancestor
 // that sets one) over the largest; empty when no account sets a priority.
-std::map<std::string, double> assocFactors(const std::vector<config::AccountConfig>& accounts);
+std::map<std::string, double> assocFactors(const config::ClusterConfig& config);
 
 class PriorityCalculator {
  public:

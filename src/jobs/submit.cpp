@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "common/comma_list.h"
+#include "config/association_tree.h"
 #include "jobs/job_manager.h"
 #include "jobs/request.h"
 #include "jobspec/array_spec.h"
@@ -25,14 +26,6 @@ SubmitResult refuse(std::string message, std::string detail = {},
 
 bool contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
-}
-
-// The first account of the tree that lists the user, as Slurm's default account.
-std::string defaultAccount(const config::ClusterConfig& config, const std::string& user) {
-  for (const auto& a : config.accounts) {
-    if (contains(a.users, user)) return a.name;
-  }
-  return "";
 }
 
 }  // namespace
@@ -86,7 +79,7 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
   // user (root and operators may charge any account).
   std::string account = spec.account();
   if (account.empty()) {
-    account = defaultAccount(config_, caller.user);
+    account = config::defaultAccountOf(config_, caller.user);
   } else if (!config_.accounts.empty()) {
     auto it = std::find_if(config_.accounts.begin(), config_.accounts.end(),
                            [&](const config::AccountConfig& a) { return a.name == account; });

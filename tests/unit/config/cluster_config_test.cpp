@@ -271,7 +271,8 @@ TEST(ClusterConfig, ValidFiles) {
        }},
       {"account tree below root",
        minimal("", yaml({"accounts:", "  - {name: research, parent: root, shares: 10, users: [alice, bob]}",
-                         "  - {name: ml, parent: research, users: carol}", "  - {name: ops}"})),
+                         "  - {name: ml, parent: research, users: carol, description: vision team,",
+                         "     organization: \"lab 7\"}", "  - {name: ops}"})),
        [](const ClusterConfig& c) {
          ASSERT_EQ(c.accounts.size(), 3u);
          EXPECT_EQ(c.accounts[0].parent, "");
@@ -280,6 +281,9 @@ TEST(ClusterConfig, ValidFiles) {
          EXPECT_EQ(c.accounts[1].parent, "research");
          EXPECT_EQ(c.accounts[1].shares, 1u);
          EXPECT_EQ(c.accounts[1].users, (std::vector<std::string>{"carol"}));
+         EXPECT_EQ(c.accounts[1].description, "vision team");
+         EXPECT_EQ(c.accounts[1].organization, "lab 7");
+         EXPECT_EQ(c.accounts[0].description, "");
          EXPECT_EQ(c.accounts[2].parent, "");
        }},
       {"comments, anchors and an explicit document start",

@@ -125,7 +125,11 @@ TEST(AssocFactors, AccountPriorityOverTheHighestInheritedDownTheTree) {
         acct("own", "top", 40)},
        {{"top", 1.0}, {"mid", 1.0}, {"leaf", 1.0}, {"own", 0.5}}},
   };
-  for (const auto& c : cases) EXPECT_EQ(assocFactors(c.accounts), c.want) << c.name;
+  for (const auto& c : cases) {
+    config::ClusterConfig config;
+    config.accounts = c.accounts;
+    EXPECT_EQ(assocFactors(config), c.want) << c.name;
+  }
 }
 
 class PriorityCalculatorTest : public ::testing::Test {

@@ -1,0 +1,61 @@
+#include "config/association_tree.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+namespace drover::config {
+
+std::vector<AssociationNode> associationTree(const ClusterConfig& config) {
+  // Children of each account: its users first (sorted, once each), then its child accounts in
+  // the file's order. `root` is implicit (the parser refuses an account of that name).
+  std::map<std::string, const AccountConfig*> by_name;
+  for (const auto& a : config.accounts) by_name.emplace(a.name, &a);
+  std::map<std::string, std::vector<std::string>> users_of;
+  std::map<std::string, std::vector<std::string>> children_of;
+  users_of["root"].push_back("root");
+  for (const auto& a : config.accounts) {
+    auto& users = users_of[a.name];
+    users.insert(users.end(), a.users.begin(), a.users.end());
+    if (a.name != "root") children_of[a.parent.empty() ? "root" : a.parent].push_back(a.name);
+  }
+  for (auto& [account, users] : users_of) {
+    std::sort(users.begin(), users.end());
+    users.erase(std::unique(users.begin(), users.end()), users.end());
+  }
+
+  std::vector<AssociationNode> tree;
+  std::set<std::string> walked{"root"};
+  std::function<void(const std::string&, int, int, std::int64_t)> walk =
+      [&](const std::string& account, int depth, int parent, std::int64_t inherited) {
+        const auto it = by_name.find(account);
+        const AccountConfig* a = account == "root" || it == by_name.end() ? nullptr : it->second;
+        AssociationNode node;
+        node.account = account;
+        node.shares = a ? a->shares : 1;
+        node.depth = depth;
+        node.parent = parent;
+        node.priority = a && a->priority >= 0 ? a->priority : inherited;
+        const int me = static_cast<int>(tree.size());
+        tree.push_back(node);
+        for (const auto& user : users_of[account]) {
+          tree.push_back({account, user, 1, depth + 1, me, node.priority});
+        }
+        // The parser rejects cycles and duplicates; an account listed twice is still walked once.
+        for (const auto& child : children_of[account]) {
+          if (walked.insert(child).second) walk(child, depth + 1, me, node.priority);
+        }
+      };
+  walk("root", 0, -1, -1);
+  return tree;
+}
+
+std::string defaultAccountOf(const ClusterConfig& config, std::string_view user) {
+  for (const auto& a : config.accounts) {
+    if (std::find(a.users.begin(), a.users.end(), user) != a.users.end()) return a.name;
+  }
+  return "";
+}
+
+}  // namespace drover::config

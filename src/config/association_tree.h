@@ -1,0 +1,32 @@
+#pragma once
+// The association tree of cluster.conf's `accounts`, laid out as Slurm's association tree:
+// `root` on top with user root directly under it, then depth first, each account's users (by
+// name) before its child accounts (in the file's order). Fair share, the association priority
+// factor and sacctmgr read the tree through this one walk, so they agree on its shape.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "drover/config.h"
+
+namespace drover::config {
+
+struct AssociationNode {
+  std::string account;
+  std::string user;            // "" for the account's own association
+  std::uint32_t shares = 1;    // a user association has 1 share
+  int depth = 0;               // root 0
+  int parent = -1;             // index of the parent account's node; -1 for root
+  // The account's Priority, or the nearest ancestor's that sets one; -1 when none does.
+  std::int64_t priority = -1;
+};
+
+// Parents come before their children, so a reverse walk visits every child before its parent.
+std::vector<AssociationNode> associationTree(const ClusterConfig& config);
+
+// The account a user's jobs are charged to when they name none: the first account of the
+// file that lists the user, as Slurm's default account; "" when none does.
+std::string defaultAccountOf(const ClusterConfig& config, std::string_view user);
+
+}  // namespace drover::config

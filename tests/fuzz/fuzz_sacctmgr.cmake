@@ -1,0 +1,1 @@
+drover_fuzz_target(fuzz_sacctmgr SOURCE fuzz_sacctmgr.cpp LIBS drover_cli drover_config)
