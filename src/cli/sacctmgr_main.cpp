@@ -1,0 +1,3 @@
+#include "cli/sacctmgr.h"
+
+int main(int argc, char** argv) { return drover::cli::runSacctmgr(argc, argv); }
