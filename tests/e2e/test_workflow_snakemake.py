@@ -26,12 +26,13 @@ ACCOUNT = "research"
 PARTITION = "debug"
 
 # Three parts in parallel (each with memory and a time limit), then one aggregation rule with
-# two threads: it records what the job saw, so the test can check the allocation.
+# two threads: it records what the job saw, so the test can check the allocation. Beside them
+# an MPI rule over two nodes.
 MAIN = """
 SAMPLES = ["a", "b", "c"]
 
 rule all:
-    input: "summary.txt"
+    input: "summary.txt", "mpi.txt"
 
 rule part:
     output: "parts/{s}.txt"
@@ -44,6 +45,12 @@ rule summary:
     threads: 2
     resources: mem_mb=200, runtime=3
     shell: "echo threads={threads} cpus=$SLURM_CPUS_PER_TASK job=$SLURM_JOB_ID step=$SLURM_STEP_ID > {output}; cat {input} >> {output}"
+
+# An MPI rule: snakemake runs it in the batch script itself, and the rule calls srun.
+rule mpi:
+    output: "mpi.txt"
+    resources: mpi="srun", tasks=2, nodes=2, mem_mb=500, runtime=2
+    shell: "{resources.mpi} -n 2 printenv SLURMD_NODENAME | sort > {output}; echo $SLURM_JOB_ID $SLURM_NTASKS $SLURM_NNODES >> {output}"
 """
 
 FAILING = """
@@ -128,7 +135,7 @@ def runs(cluster):
         # Ctrl-C while the rule's job runs: snakemake scancels it and exits.
         p = snakemake(cluster, slow)
         procs.append(p)
-        slow_out = ""
+        slow_out, m = "", None
         for line in p.stdout:
             slow_out += line
             if m := SUBMITTED.search(line):
@@ -153,8 +160,12 @@ def test_workflow_runs_to_completion(cluster, runs):
     rc, out, wdir = runs["main"]
     assert rc == 0, out
     submitted = dict(SUBMITTED.findall(out))   # snakemake's job number -> Drover job id
-    assert len(submitted) == 4, out            # three parts and the summary; `all` runs locally
+    assert len(submitted) == 5, out            # parts, summary, mpi; `all` runs locally
     job_ids = set(submitted.values())
+    mpi = (wdir / "mpi.txt").read_text().splitlines()
+    assert len(mpi) == 3 and mpi[0] != mpi[1], mpi  # one task on each of two nodes
+    mpi_job, ntasks, nnodes = mpi[2].split()
+    assert (ntasks, nnodes) == ("2", "2"), mpi
     parts = {}
     for s in "abc":
         text = (wdir / "parts" / f"{s}.txt").read_text().split()
@@ -164,7 +175,7 @@ def test_workflow_runs_to_completion(cluster, runs):
     m = re.fullmatch(r"threads=2 cpus=2 job=(\d+) step=0", summary[0])
     assert m, summary                          # --cpus-per-task=2, run as step 0 by srun
     assert summary[1:] == [f"part-{s} {parts[s]}" for s in "abc"], summary
-    assert set(parts.values()) | {m.group(1)} == job_ids, (parts, submitted)
+    assert set(parts.values()) | {m.group(1), mpi_job} == job_ids, (parts, submitted)
 
     rows = sacct(cluster, sorted(job_ids), "JobName,State,ExitCode,Account,Partition,AllocCPUS,ReqMem,Timelimit")
     for jid in job_ids:
@@ -182,6 +193,7 @@ def test_workflow_runs_to_completion(cluster, runs):
         part = rows[parts[s]]
         assert part["JobName"].startswith("snakejob_part_"), part
         assert (part["AllocCPUS"], part["ReqMem"], part["Timelimit"]) == ("1", "100M", "00:02:00"), part
+    assert (rows[mpi_job]["AllocCPUS"], rows[f"{mpi_job}.0"]["JobName"]) == ("2", "printenv"), rows
     # Each job's output went where snakemake asked (-o .snakemake/slurm_logs/rule_<r>/%j.log).
     log = wdir / ".snakemake" / "slurm_logs" / "rule_summary" / f"{m.group(1)}.log"
     assert "rule summary:" in log.read_text(), log
