@@ -147,7 +147,7 @@ std::optional<std::int64_t> parseShortDate(std::string_view text, std::int64_t n
 Result<std::int64_t> parseBeginTime(std::string_view text, std::int64_t now) {
   auto fail = [&]() {
     return makeError("invalid begin time '" + std::string(text) +
-                     "' (accepted: now[+count[seconds|minutes|hours|days|weeks]], HH:MM[:SS] "
+                     "' (accepted: now[{+|-}count[seconds|minutes|hours|days|weeks]], HH:MM[:SS] "
                      "[AM|PM], YYYY-MM-DD[THH:MM[:SS]], MM/DD[/YY], midnight, noon, elevenses, "
                      "fika, teatime, today, tomorrow)");
   };
@@ -156,14 +156,16 @@ Result<std::int64_t> parseBeginTime(std::string_view text, std::int64_t now) {
   if (t.starts_with("now")) {
     std::string_view rest = t.substr(3);
     if (rest.empty()) return now;
-    if (rest[0] != '+') return fail();
+    // now-N too, as Slurm's time specs: a window in sacct -S/-E; a past --begin starts at once.
+    if (rest[0] != '+' && rest[0] != '-') return fail();
+    const std::int64_t sign = rest[0] == '-' ? -1 : 1;
     rest.remove_prefix(1);
     std::size_t digits = 0;
     while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
     auto count = detail::parseUnsigned(rest.substr(0, digits), 1ULL << 40);
     auto unit = unitSeconds(rest.substr(digits));
     if (!count || !unit) return fail();
-    return now + static_cast<std::int64_t>(*count) * *unit;
+    return now + sign * static_cast<std::int64_t>(*count) * *unit;
   }
   if (t == "midnight") return nextTimeOfDay(now, 0, 0, 0);
   if (t == "noon") return nextTimeOfDay(now, 12, 0, 0);

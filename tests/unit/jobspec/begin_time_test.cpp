@@ -36,6 +36,10 @@ TEST_F(BeginTime, ParsesSlurmForms) {
       {"now+2hours", kNow + 2 * kHour},
       {"now+1day", kNow + kDay},
       {"now+1week", kNow + 7 * kDay},
+      // Minus as well, as the reference's sacct -S now-2hours and sbatch --begin=now-5 took.
+      {"now-5", kNow - 5},
+      {"now-10minutes", kNow - 600},
+      {"now-2days", kNow - 2 * kDay},
       {"16:00", kTodayMidnight + 16 * kHour},
       {"16:00:30", kTodayMidnight + 16 * kHour + 30},
       {"11:00", kTodayMidnight + kDay + 11 * kHour},  // already past today: tomorrow
@@ -65,7 +69,7 @@ TEST_F(BeginTime, ParsesSlurmForms) {
 }
 
 TEST_F(BeginTime, RejectsGarbage) {
-  for (std::string bad : {"", "garbage", "now+1xx", "now-5", "now+", "25:00", "12:60", "2026-13-01",
+  for (std::string bad : {"", "garbage", "now+1xx", "now-x", "now-", "now+", "25:00", "12:60", "2026-13-01",
                           "2026-02-30", "13/01", "13:00pm", "2026-12-01T25:00", "nowish"}) {
     auto r = parseBeginTime(bad, kNow);
     EXPECT_FALSE(r.ok()) << bad;
