@@ -219,15 +219,19 @@ TEST(TaskLayoutAtStart, BusyFirstNodeTakesWhatItHolds) {
 }
 
 TEST(TaskLayoutAtStart, NodeRangeAroundABusyFirstNode) {
-  // The reference with 12 of node01's CPUs busy: -N 1-4 -n 6 -c 4 ran 1,3,1,1 (CPUs 4,12,4,4).
+  // 12 of node01's CPUs busy, -N 1-4 -n 6 -c 4. The reference took node01 too and ran 1,3,1,1
+  // (CPUs 4,12,4,4); Drover takes only nodes that hold the even share of the range's least
+  // node count (2 nodes: 3 tasks, 12 CPUs), so node02-04, laid out 3,2,1 by the same rule
+  // (4,2 then the added node's task from the fullest). The layout itself of the reference's
+  // nodes is BlockLayout.NodeRangeDealsTasksOverTheNodesItAdded's "busy" cases.
   Plan plan = scheduleOne(JobBuilder(1).nodeRange(1, 4).ntasks(6).cpusPerTask(4),
                           {running(90, "node01", 12, {}, 5000)});
   const Start* st = startOf(plan, 1);
   ASSERT_NE(st, nullptr);
   Laid got = laidOut(*st);
-  EXPECT_EQ(got.nodes, (std::vector<std::string>{"node01", "node02", "node03", "node04"}));
-  EXPECT_EQ(got.tasks, (std::vector<int>{1, 3, 1, 1}));
-  EXPECT_EQ(got.cpus, (std::vector<int>{4, 12, 4, 4}));
+  EXPECT_EQ(got.nodes, (std::vector<std::string>{"node02", "node03", "node04"}));
+  EXPECT_EQ(got.tasks, (std::vector<int>{3, 2, 1}));
+  EXPECT_EQ(got.cpus, (std::vector<int>{12, 8, 4}));
 }
 
 TEST(TaskLayoutAtStart, ReservationOfAJobAheadLimitsTheFirstNode) {
