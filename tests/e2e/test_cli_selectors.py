@@ -262,8 +262,9 @@ def test_scontrol_update_of_an_array_answers_for_each_group_of_tasks(c):
     array = int(r.stdout.split(";")[0])
 
     def states():
+        """The array's tasks still pending or running."""
         rows = c.cli("squeue", "-h", "-r", "-j", str(array), "-o", "%i %T").stdout.split("\n")
-        return dict(row.split() for row in rows if row)
+        return {k: v for k, v in (row.split() for row in rows if row) if v in ("PENDING", "RUNNING")}
 
     # Task 0 ends at once, 1-3 run (the throttle), 4 waits.
     want = {f"{array}_{t}": "RUNNING" for t in (1, 2, 3)} | {f"{array}_4": "PENDING"}
@@ -301,8 +302,8 @@ def test_scontrol_update_of_an_array_answers_for_each_group_of_tasks(c):
     assert (r.returncode, r.stderr) == (1, f"{array}_0-4: Job has already finished\n"), r.stderr
     # A job that is no array: the reference's "Job has already finished for job N".
     job = submit(c, "--wrap=true")
-    wait_for(lambda: not c.cli("squeue", "-h", "-j", str(job)).stdout.strip(), 30,
-             what="the job to end")
+    wait_for(lambda: c.cli("squeue", "-h", "-j", str(job), "-o", "%T").stdout.strip()
+             in ("", "COMPLETED"), 30, what="the job to end")
     r = c.scontrol("update", f"JobId={job}", "JobName=x", user="alice")
     assert (r.returncode, r.stderr) == (1, f"Job has already finished for job {job}\n"), r.stderr
 
