@@ -12,6 +12,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/array_update_lines.h"
 #include "cli/cli_common.h"
 #include "cli/controller_client.h"
 #include "cli/config_show.h"
@@ -365,7 +366,10 @@ int cmdUpdateJob(const std::vector<std::string>& specs) {
     else printJobError(req.job_id(), reply.error());
     return 1;
   }
-  return 0;
+  // An array's tasks answer one by one: a line per group once any task refused.
+  const std::vector<std::string> lines = arrayUpdateLines(*reply);
+  for (const auto& line : lines) std::cerr << line << "\n";
+  return lines.empty() ? 0 : 1;
 }
 
 int cmdShow(const std::vector<std::string>& words, const Globals& g) {

@@ -128,8 +128,12 @@ ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs) {
   h.update_job = [jobs](const rpc::Caller& caller, const v1::UpdateJobRequest& req,
                         wire::Reply_<v1::UpdateJobReply> done) {
     if (noJobs(jobs, done)) return;
-    jobs->update(caller, req, [done](Status s) {
-      done(outcomeOf(s, kInvalidArgument), v1::UpdateJobReply{});
+    jobs->update(caller, req, [done](Result<v1::UpdateJobReply> r) {
+      if (!r) {
+        done(fail(kInvalidArgument, r.error()), v1::UpdateJobReply{});
+        return;
+      }
+      done(wire::Outcome::ok(), *r);
     });
   };
   h.query_accounting = [jobs](const rpc::Caller& caller, const v1::QueryAccountingRequest& req,

@@ -424,13 +424,19 @@ void JobService::control(const rpc::Caller& caller, const v1::JobControlRequest&
 }
 
 void JobService::update(const rpc::Caller& caller, const v1::UpdateJobRequest& request,
-                        Done done) {
-  Status s = manager_->update(jobCaller(caller), request);
-  if (!s) {
-    done(s);
+                        std::function<void(Result<v1::UpdateJobReply>)> done) {
+  auto reply = manager_->update(jobCaller(caller), request);
+  if (!reply) {
+    done(makeError(reply.error()));
     return;
   }
-  afterCommit(std::move(done));
+  afterCommit([done = std::move(done), reply = std::move(*reply)](Status s) {
+    if (!s) {
+      done(makeError(s.error()));
+      return;
+    }
+    done(reply);
+  });
 }
 
 void JobService::stepEvent(const v1::StepEventRequest& event, Done done) {

@@ -61,7 +61,8 @@ class JobService {
               std::function<void(v1::CancelJobsReply)> done);
   void control(const rpc::Caller& caller, const v1::JobControlRequest& request,
                std::function<void(v1::JobControlReply)> done);
-  void update(const rpc::Caller& caller, const v1::UpdateJobRequest& request, Done done);
+  void update(const rpc::Caller& caller, const v1::UpdateJobRequest& request,
+              std::function<void(Result<v1::UpdateJobReply>)> done);
   // A step supervisor's report; acknowledged after it is durable.
   void stepEvent(const v1::StepEventRequest& event, Done done);
   // sacct: read on the pool from a reader of its own, answered on the loop.

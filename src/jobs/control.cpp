@@ -23,6 +23,8 @@ constexpr const char* kDenied = "Access/permission denied";
 constexpr const char* kNotOwner = "Invalid user id";
 constexpr const char* kAlreadyDone = "Job/step already completing or completed";
 constexpr const char* kNotPending = "Job is no longer pending execution";
+// What Slurm's scontrol update says of a job (or array task) that ended.
+constexpr const char* kFinished = "Job has already finished";
 constexpr const char* kPending = "Job is pending execution";
 constexpr const char* kNotSuspended = "Job is not suspended";
 constexpr const char* kNotRunning = "Job is not running";
@@ -48,11 +50,12 @@ std::string displayId(const Job& job) {
   return std::to_string(job.info.array_job_id()) + "_" + std::to_string(job.info.array_task_id());
 }
 
-// scontrol update's keys that only a pending job takes (JobManager::update refuses them for
-// one that runs).
-bool takesPendingJobOnly(const std::string& key) {
-  for (const char* k : {"partition", "numnodes", "minnodes", "dependency", "account", "starttime",
-                        "begintime", "excnodelist", "reqnodelist", "nodelist", "features"}) {
+// scontrol update's keys (JobManager::updateJob reads each); any other refuses the request.
+bool updatableKey(const std::string& key) {
+  for (const char* k : {"timelimit", "partition", "numnodes", "minnodes", "dependency", "nice",
+                        "name", "jobname", "comment", "account", "excnodelist", "reqnodelist",
+                        "nodelist", "features", "arraytaskthrottle", "qos", "starttime",
+                        "begintime"}) {
     if (key == k) return true;
   }
   return false;
@@ -379,180 +382,208 @@ std::vector<v1::CancelResult> JobManager::control(const Caller& caller,
   return results;
 }
 
-Status JobManager::update(const Caller& caller, const v1::UpdateJobRequest& req) {
+Status JobManager::updateJob(Job& job, const v1::UpdateJobRequest& req, bool admin, bool apply) {
+  const JobId id = job.id();
+  v1::JobInfo& i = job.info;
+  const bool pending = job.state() == v1::JOB_PENDING;
+  for (const auto& [raw_key, value] : req.fields()) {
+    const std::string key = toLowerAscii(raw_key);
+    if (key == "timelimit") {
+      auto minutes = parseTimeLimitMinutes(value);
+      if (!minutes) return makeError("Invalid time limit specification");
+      const auto* part = config_.findPartition(i.partition());
+      bool longer = *minutes < 0 ? i.time_limit_min() >= 0
+                                 : i.time_limit_min() >= 0 && *minutes > i.time_limit_min();
+      if (longer && !admin) return makeError(kDenied);
+      if (!admin && part && part->max_time_min != config::kUnlimited &&
+          (*minutes < 0 || *minutes > part->max_time_min)) {
+        return makeError("Requested time limit is invalid (missing or exceeds some limit)");
+      }
+      if (apply) {
+        if (holdsResources(job.state())) {
+          i.set_end_time(*minutes < 0 ? i.start_time() + 365LL * 24 * 3600
+                                      : i.start_time() + *minutes * 60);
+        }
+        i.set_time_limit_min(*minutes);
+        i.mutable_spec()->set_time_limit_min(*minutes);
+      }
+    } else if (key == "partition") {
+      // A running job already there keeps it: Slurm took Partition=<its own> without a word.
+      if (!pending && value == i.partition()) continue;
+      if (!pending) return makeError(kNotPending);
+      if (!config_.findPartition(value)) return makeError("Invalid partition name specified");
+      if (apply) {
+        i.set_partition(value);
+        i.mutable_spec()->set_partition(value);
+      }
+    } else if (key == "numnodes" || key == "minnodes") {
+      if (!pending) return makeError(kNotPending);
+      std::string lo = value.substr(0, value.find('-'));
+      auto n = parseNumber(lo);
+      if (!n || *n == 0) return makeError("Invalid node count specified");
+      if (apply) {
+        i.mutable_spec()->set_min_nodes(static_cast<std::uint32_t>(*n));
+        if (value.find('-') != std::string::npos) {
+          auto hi = parseNumber(std::string_view(value).substr(value.find('-') + 1));
+          i.mutable_spec()->set_max_nodes(hi ? static_cast<std::uint32_t>(*hi) : 0);
+        }
+        i.set_num_nodes(static_cast<std::uint32_t>(*n));
+      }
+    } else if (key == "dependency") {
+      if (!pending) return makeError(kNotPending);
+      std::optional<jobspec::DependencySpec> dep;
+      if (!value.empty()) {
+        auto parsed = jobspec::parseDependencySpec(value);
+        if (!parsed || unknownDependencyTarget(*parsed)) {
+          return makeError("Job dependency problem");
+        }
+        dep = *parsed;
+      }
+      if (apply) {
+        job.dependency = dep;
+        i.set_dependency(dep ? jobspec::formatDependency(*dep) : "");
+        job.request.dependency =
+            dep ? sched::DependencyState::Pending : sched::DependencyState::Satisfied;
+        i.set_eligible_time(0);
+        if (dep) with_dependencies_.insert(id);
+      }
+    } else if (key == "nice") {
+      auto n = parseNumber(value[0] == '-' ? value.substr(1) : value);
+      if (!n) return makeError("Invalid nice value");
+      int nice = value[0] == '-' ? -static_cast<int>(*n) : static_cast<int>(*n);
+      if (nice < 0 && !admin) return makeError(kDenied);
+      if (apply) i.set_nice(nice);
+    } else if (key == "name" || key == "jobname") {
+      if (apply) {
+        i.set_name(value);
+        i.mutable_spec()->set_name(value);
+      }
+    } else if (key == "comment") {
+      if (apply) i.mutable_spec()->set_comment(value);
+    } else if (key == "account") {
+      if (!pending) return makeError(kNotPending);
+      if (!config_.accounts.empty()) {
+        auto it = std::find_if(config_.accounts.begin(), config_.accounts.end(),
+                               [&](const config::AccountConfig& a) { return a.name == value; });
+        if (it == config_.accounts.end() ||
+            (!admin && std::find(it->users.begin(), it->users.end(), i.user()) == it->users.end()))
+          return makeError("Invalid account or account/partition combination specified");
+      }
+      if (apply) {
+        i.set_account(value);
+        i.mutable_spec()->set_account(value);
+      }
+    } else if (key == "excnodelist" || key == "reqnodelist" || key == "nodelist" ||
+               key == "features") {
+      // Where the job may run: checked as at submission (names that exist, features some
+      // node of the partition has, enough nodes left to hold it); "" clears the list.
+      if (!pending) return makeError(kNotPending);
+      v1::JobInfo candidate = i;
+      setNodeSelection(candidate, key, value);
+      const sched::Validation v =
+          sched::validateRequest(buildRequest(candidate), config_nodes_, partitions_);
+      if (!v.ok()) return makeError(v.message.substr(0, v.message.find(": ")));
+      if (apply) setNodeSelection(i, key, value);
+    } else if (key == "arraytaskthrottle") {
+      // The whole array's limit on tasks running at once (0: none); it bounds only the
+      // starts still to come, so it applies while tasks run too.
+      if (!job.isArrayTask()) return makeError("Job is not an array job");
+      auto n = parseNumber(value);
+      if (!n || *n > UINT32_MAX) return makeError("Invalid ArrayTaskThrottle value");
+      if (apply) i.set_array_max_running(static_cast<std::uint32_t>(*n));
+    } else if (key == "qos") {
+      if (apply) i.set_qos(value);
+    } else if (key == "starttime" || key == "begintime") {
+      if (!pending) return makeError(kNotPending);
+      auto t = parseNumber(value);
+      if (!t) return makeError("Invalid time specification");
+      if (apply) {
+        i.mutable_spec()->set_begin_time(static_cast<std::int64_t>(*t));
+        i.set_eligible_time(0);
+      }
+    } else {
+      return makeError("Update of this parameter is not supported: " + raw_key);
+    }
+  }
+  if (apply) {
+    rebuildRequest(job);
+    job.info.set_req_tres(reqTres(job.info, job.request));
+    if (pending) job.info.set_reason(std::string(sched::reasonName(initialReason(job))));
+  }
+  return okStatus();
+}
+
+Result<v1::UpdateJobReply> JobManager::update(const Caller& caller, const v1::UpdateJobRequest& req) {
   auto ids = resolveIds(req.job_id());
   if (!ids) return makeError(kInvalidJobId);
   const bool admin = isAdmin(caller);
-  // An array's tasks that ended are left as they are (its throttle excepted: the array's own),
-  // as long as one task is still pending or running.
-  bool any_open = false;
   for (JobId id : *ids) {
-    Job& job = jobs_.at(id);
-    if (!owns(caller, job)) return makeError(kNotOwner);
-    any_open = any_open || !isFinal(job.state());
+    if (!owns(caller, jobs_.at(id))) return makeError(kNotOwner);
   }
-  if (!any_open) return makeError(kAlreadyDone);
-  // Keys that only a pending job takes change an array's pending tasks and leave its running
-  // ones, as Slurm does; the update then still fails for those (Slurm: "A_0-1: Job is no longer
-  // pending execution"), after the pending tasks took it.
-  bool left_running = false;
-  if (ids->size() > 1) {
-    bool pending_only = false;
-    for (const auto& [raw_key, value] : req.fields()) {
-      pending_only = pending_only || takesPendingJobOnly(toLowerAscii(raw_key));
-    }
-    if (pending_only) {
-      std::vector<JobId> waiting;
-      for (JobId id : *ids) {
-        const v1::JobState st = jobs_.at(id).state();
-        if (st == v1::JOB_PENDING) waiting.push_back(id);
-        else if (!isFinal(st)) left_running = true;
-      }
-      if (waiting.empty()) return makeError(kNotPending);
-      *ids = std::move(waiting);
+  for (const auto& [raw_key, value] : req.fields()) {
+    if (!updatableKey(toLowerAscii(raw_key))) {
+      return makeError("Update of this parameter is not supported: " + raw_key);
     }
   }
-  // Check every field on every job first, so a refused update changes nothing.
-  for (int pass = 0; pass < 2; ++pass) {
-    for (JobId id : *ids) {
+  v1::UpdateJobReply reply;
+  std::vector<JobId> updated;
+  // Each job takes the whole update or none of it: every key checked before any is applied.
+  auto updateWhole = [&](Job& job) -> Status {
+    if (Status s = updateJob(job, req, admin, false); !s) return s;
+    updateJob(job, req, admin, true);
+    updated.push_back(job.id());
+    return okStatus();
+  };
+  if (!jobs_.at(ids->front()).isArrayTask()) {
+    Job& job = jobs_.at(ids->front());
+    if (isFinal(job.state())) return makeError(kFinished);
+    if (Status s = updateWhole(job); !s) return makeError(s.error());
+  } else {
+    // An array's tasks answer one by one, as Slurm's do (scontrol prints them by groups): the
+    // pending tasks take a key only a pending job takes while the running ones refuse it, and
+    // tasks that ended say so (the array's throttle, kept on every task, still changes there).
+    reply.set_array_job_id(jobs_.at(ids->front()).info.array_job_id());
+    std::vector<JobId> order = *ids;
+    std::sort(order.begin(), order.end(), [&](JobId a, JobId b) {
+      return jobs_.at(a).info.array_task_id() < jobs_.at(b).info.array_task_id();
+    });
+    for (JobId id : order) {
       Job& job = jobs_.at(id);
-      v1::JobInfo& i = job.info;
-      const bool pending = job.state() == v1::JOB_PENDING;
-      for (const auto& [raw_key, value] : req.fields()) {
-        const std::string key = toLowerAscii(raw_key);
-        const bool apply = pass == 1;
-        if (isFinal(job.state()) && key != "arraytaskthrottle") continue;
-        if (key == "timelimit") {
-          auto minutes = parseTimeLimitMinutes(value);
-          if (!minutes) return makeError("Invalid time limit specification");
-          const auto* part = config_.findPartition(i.partition());
-          bool longer = *minutes < 0 ? i.time_limit_min() >= 0
-                                     : i.time_limit_min() >= 0 && *minutes > i.time_limit_min();
-          if (longer && !admin) return makeError(kDenied);
-          if (!admin && part && part->max_time_min != config::kUnlimited &&
-              (*minutes < 0 || *minutes > part->max_time_min)) {
-            return makeError("Requested time limit is invalid (missing or exceeds some limit)");
-          }
-          if (apply) {
-            if (holdsResources(job.state())) {
-              i.set_end_time(*minutes < 0 ? i.start_time() + 365LL * 24 * 3600
-                                          : i.start_time() + *minutes * 60);
-            }
-            i.set_time_limit_min(*minutes);
-            i.mutable_spec()->set_time_limit_min(*minutes);
-          }
-        } else if (key == "partition") {
-          if (!pending) return makeError(kNotPending);
-          if (!config_.findPartition(value)) return makeError("Invalid partition name specified");
-          if (apply) {
-            i.set_partition(value);
-            i.mutable_spec()->set_partition(value);
-          }
-        } else if (key == "numnodes" || key == "minnodes") {
-          if (!pending) return makeError(kNotPending);
-          std::string lo = value.substr(0, value.find('-'));
-          auto n = parseNumber(lo);
-          if (!n || *n == 0) return makeError("Invalid node count specified");
-          if (apply) {
-            i.mutable_spec()->set_min_nodes(static_cast<std::uint32_t>(*n));
-            if (value.find('-') != std::string::npos) {
-              auto hi = parseNumber(std::string_view(value).substr(value.find('-') + 1));
-              i.mutable_spec()->set_max_nodes(hi ? static_cast<std::uint32_t>(*hi) : 0);
-            }
-            i.set_num_nodes(static_cast<std::uint32_t>(*n));
-          }
-        } else if (key == "dependency") {
-          if (!pending) return makeError(kNotPending);
-          std::optional<jobspec::DependencySpec> dep;
-          if (!value.empty()) {
-            auto parsed = jobspec::parseDependencySpec(value);
-            if (!parsed || unknownDependencyTarget(*parsed)) {
-              return makeError("Job dependency problem");
-            }
-            dep = *parsed;
-          }
-          if (apply) {
-            job.dependency = dep;
-            i.set_dependency(dep ? jobspec::formatDependency(*dep) : "");
-            job.request.dependency =
-                dep ? sched::DependencyState::Pending : sched::DependencyState::Satisfied;
-            i.set_eligible_time(0);
-            if (dep) with_dependencies_.insert(id);
-          }
-        } else if (key == "nice") {
-          auto n = parseNumber(value[0] == '-' ? value.substr(1) : value);
-          if (!n) return makeError("Invalid nice value");
-          int nice = value[0] == '-' ? -static_cast<int>(*n) : static_cast<int>(*n);
-          if (nice < 0 && !admin) return makeError(kDenied);
-          if (apply) i.set_nice(nice);
-        } else if (key == "name" || key == "jobname") {
-          if (apply) {
-            i.set_name(value);
-            i.mutable_spec()->set_name(value);
-          }
-        } else if (key == "comment") {
-          if (apply) i.mutable_spec()->set_comment(value);
-        } else if (key == "account") {
-          if (!pending) return makeError(kNotPending);
-          if (!config_.accounts.empty()) {
-            auto it = std::find_if(config_.accounts.begin(), config_.accounts.end(),
-                                   [&](const config::AccountConfig& a) { return a.name == value; });
-            if (it == config_.accounts.end() ||
-                (!admin && std::find(it->users.begin(), it->users.end(), i.user()) == it->users.end()))
-              return makeError("Invalid account or account/partition combination specified");
-          }
-          if (apply) {
-            i.set_account(value);
-            i.mutable_spec()->set_account(value);
-          }
-        } else if (key == "excnodelist" || key == "reqnodelist" || key == "nodelist" ||
-                   key == "features") {
-          // Where the job may run: checked as at submission (names that exist, features some
-          // node of the partition has, enough nodes left to hold it); "" clears the list.
-          if (!pending) return makeError(kNotPending);
-          v1::JobInfo candidate = i;
-          setNodeSelection(candidate, key, value);
-          const sched::Validation v =
-              sched::validateRequest(buildRequest(candidate), config_nodes_, partitions_);
-          if (!v.ok()) return makeError(v.message.substr(0, v.message.find(": ")));
-          if (apply) setNodeSelection(i, key, value);
-        } else if (key == "arraytaskthrottle") {
-          // The whole array's limit on tasks running at once (0: none); it bounds only the
-          // starts still to come, so it applies while tasks run too.
-          if (!job.isArrayTask()) return makeError("Job is not an array job");
-          auto n = parseNumber(value);
-          if (!n || *n > UINT32_MAX) return makeError("Invalid ArrayTaskThrottle value");
-          if (apply) i.set_array_max_running(static_cast<std::uint32_t>(*n));
-        } else if (key == "qos") {
-          if (apply) i.set_qos(value);
-        } else if (key == "starttime" || key == "begintime") {
-          if (!pending) return makeError(kNotPending);
-          auto t = parseNumber(value);
-          if (!t) return makeError("Invalid time specification");
-          if (apply) {
-            i.mutable_spec()->set_begin_time(static_cast<std::int64_t>(*t));
-            i.set_eligible_time(0);
-          }
-        } else {
-          return makeError("Update of this parameter is not supported: " + raw_key);
-        }
+      v1::ArrayTaskUpdateResult* r = reply.add_tasks();
+      r->set_task_id(static_cast<std::uint32_t>(job.info.array_task_id()));
+      if (isFinal(job.state())) {
+        r->set_error(kFinished);
+        continue;
       }
-      if (pass == 1) {
-        rebuildRequest(job);
-        job.info.set_req_tres(reqTres(job.info, job.request));
-        if (pending) job.info.set_reason(std::string(sched::reasonName(initialReason(job))));
+      if (Status s = updateWhole(job); !s) r->set_error(s.error());
+    }
+    // The array's throttle is read from its first task, which may have ended: every task
+    // keeps the one its open tasks took.
+    bool throttle = false;
+    for (const auto& [raw_key, value] : req.fields()) {
+      throttle = throttle || toLowerAscii(raw_key) == "arraytaskthrottle";
+    }
+    if (throttle && !updated.empty()) {
+      const std::uint32_t limit = jobs_.at(updated.front()).info.array_max_running();
+      for (JobId id : order) {
+        Job& job = jobs_.at(id);
+        if (!isFinal(job.state())) continue;
+        job.info.set_array_max_running(limit);
+        updated.push_back(id);
       }
     }
   }
-  reevaluateDependencies();
-  for (JobId id : *ids) {
-    Job& job = jobs_.at(id);
-    refreshEligibility(job, clock_.now());
-    stage(job);
-    record(job);
+  if (!updated.empty()) {
+    reevaluateDependencies();
+    for (JobId id : updated) {
+      Job& job = jobs_.at(id);
+      refreshEligibility(job, clock_.now());
+      stage(job);
+      record(job);
+    }
+    changed();
   }
-  changed();
-  return left_running ? makeError(kNotPending) : okStatus();
+  return reply;
 }
 
 }  // namespace drover::jobs

@@ -197,8 +197,10 @@ class JobManager {
   std::vector<v1::CancelResult> cancel(const Caller& caller, const v1::CancelJobsRequest& request);
   // hold, release, uhold, requeue, requeuehold, suspend, resume, top.
   std::vector<v1::CancelResult> control(const Caller& caller, const v1::JobControlRequest& request);
-  // scontrol update job: Error::message is Slurm's text ("Access/permission denied", ...).
-  Status update(const Caller& caller, const v1::UpdateJobRequest& request);
+  // scontrol update job: Error::message is Slurm's text ("Access/permission denied", ...) when
+  // the request is refused as a whole (a job that is no array, an id unknown or not the
+  // caller's, a key no job takes); an array's tasks answer one by one in the reply.
+  Result<v1::UpdateJobReply> update(const Caller& caller, const v1::UpdateJobRequest& request);
 
   std::vector<v1::JobInfo> query(const v1::GetJobsRequest& request) const;
   // The same rows appended to `out` (squeue's path: a reply on an arena, no copy per row).
@@ -319,6 +321,8 @@ class JobManager {
   void lose(Job& job, const std::vector<std::string>& kill_nodes, const std::string& detail);
   void index(const Job& job);
   void rebuildRequest(Job& job);
+  // scontrol update's keys on one job: checked only, or (`apply`, after a check passed) set.
+  Status updateJob(Job& job, const v1::UpdateJobRequest& request, bool admin, bool apply);
   Result<std::vector<JobId>> resolveIds(const std::string& text) const;
   bool owns(const Caller& caller, const Job& job) const;
   Result<v1::LaunchStepRequest> launchRequest(const Job& job);

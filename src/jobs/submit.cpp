@@ -207,9 +207,9 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
                       std::to_string(part_cpus));
   }
   {
-    // Without -N, as many nodes as the scheduler gives the tasks (`-n 20` on 16-CPU nodes: 2).
-    int nodes = request.minNodes > 0 ? request.minNodes
-                                     : sched::computeDemand(request, largest_cpus).nodes;
+    // Without -N, as many nodes as the scheduler gives the tasks (`-n 20` on 16-CPU nodes: 2);
+    // with -N min-max at least as many as the tasks need (computeDemand).
+    int nodes = sched::computeDemand(request, largest_cpus).nodes;
     int cpus_per_node = static_cast<int>((req_cpus + nodes - 1) / nodes);
     int gpus_per_node = static_cast<int>((requestedGpus(request, nodes) + nodes - 1) / nodes);
     std::int64_t mem = requestedMemPerNodeMb(request, cpus_per_node, gpus_per_node);

@@ -1,5 +1,6 @@
 #include "jobspec/gpu_bind.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include "common/ascii_case.h"
@@ -122,6 +123,38 @@ std::vector<std::uint32_t> gpusOfTask(const GpuBind& bind, const std::vector<std
     }
   }
   return {};
+}
+
+TaskGpuView taskGpuView(std::string_view gpu_bind_text, std::uint32_t gpus_per_task,
+                        const std::vector<std::uint32_t>& step_gpus, std::uint32_t node_tasks,
+                        std::uint32_t local_task) {
+  TaskGpuView view;
+  if (node_tasks <= 1 || step_gpus.empty()) return view;
+  GpuBind bind;
+  if (!gpu_bind_text.empty()) {
+    auto parsed = parseGpuBind(gpu_bind_text);
+    if (!parsed) return view;
+    bind = *parsed;
+    view.tres_bind = "gpu:" + std::string(gpu_bind_text);
+  } else if (gpus_per_task > 0) {
+    bind.kind = GpuBind::Kind::PerTask;
+    bind.count = gpus_per_task;
+    view.tres_bind = "gpu:per_task:" + std::to_string(gpus_per_task);
+  } else {
+    return view;
+  }
+  if (bind.kind == GpuBind::Kind::None) {
+    view.hidden = true;
+    return view;
+  }
+  view.gpus = gpusOfTask(bind, step_gpus, local_task);
+  if (bind.kind == GpuBind::Kind::Map || bind.kind == GpuBind::Kind::Mask) {
+    std::erase_if(view.gpus, [&](std::uint32_t g) {
+      return std::find(step_gpus.begin(), step_gpus.end(), g) == step_gpus.end();
+    });
+    if (view.gpus.empty()) view.gpus = {step_gpus.front()};
+  }
+  return view;
 }
 
 }  // namespace drover::jobspec

@@ -40,4 +40,29 @@ Result<GpuBind> parseGpuBind(std::string_view text);
 std::vector<std::uint32_t> gpusOfTask(const GpuBind& bind, const std::vector<std::uint32_t>& step_gpus,
                                       std::uint32_t local_task);
 
+// What one task sees of its node's step GPUs, as the reference Slurm's tasks did.
+struct TaskGpuView {
+  // --gpu-bind=none: the task gets no GPU list at all (the reference unset
+  // CUDA_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL, ROCR_VISIBLE_DEVICES and SLURM_STEP_GPUS).
+  bool hidden = false;
+  // The task's own GPUs (global indices), which replace the node's step GPUs in those four
+  // variables; empty (and not hidden) = every step GPU.
+  std::vector<std::uint32_t> gpus;
+  // SLURMD_TRES_BIND: "gpu:" and the --gpu-bind text as given ("gpu:per_task:G" for
+  // --gpus-per-task=G alone); "" = not set.
+  std::string tres_bind;
+  bool operator==(const TaskGpuView&) const = default;
+};
+
+// Local task `local_task` of the `node_tasks` tasks of a step on a node whose step GPUs are
+// `step_gpus`: bound by `gpu_bind_text` (srun's --gpu-bind, already checked; a text that does
+// not parse binds nothing) or else by --gpus-per-task=`gpus_per_task` (per_task:G). As the
+// reference: a node running one task of the step is never bound (nor told SLURMD_TRES_BIND);
+// map_gpu/mask_gpu keep only GPUs of the step, and a task whose list names none of them gets
+// the step's first GPU (Slurm's "does not specify any devices within the allocation ...
+// Binding to the first device in the allocation instead").
+TaskGpuView taskGpuView(std::string_view gpu_bind_text, std::uint32_t gpus_per_task,
+                        const std::vector<std::uint32_t>& step_gpus, std::uint32_t node_tasks,
+                        std::uint32_t local_task);
+
 }  // namespace drover::jobspec

@@ -113,6 +113,7 @@ Environment batchJobVariables(const JobEnvContext& ctx) {
     const std::string gpus = joinIndices(ctx.gpu_indices);
     env["CUDA_VISIBLE_DEVICES"] = gpus;
     env["GPU_DEVICE_ORDINAL"] = gpus;
+    env["ROCR_VISIBLE_DEVICES"] = gpus;
     env["SLURM_JOB_GPUS"] = gpus;
     env["SLURM_GPUS_ON_NODE"] = std::to_string(ctx.gpu_indices.size());
   }
@@ -142,10 +143,15 @@ Environment taskVariables(const TaskContext& task) {
     env["GROUP_RANK"] = std::to_string(task.node_id);
   }
   if (!task.bound_gpus.empty()) {
-    env["CUDA_VISIBLE_DEVICES"] = joinIndices(task.bound_gpus);
-    env["GPU_DEVICE_ORDINAL"] = env["CUDA_VISIBLE_DEVICES"];
+    const std::string gpus = joinIndices(task.bound_gpus);
+    for (const char* var : kStepGpuListVariables) env[var] = gpus;
   }
+  if (!task.tres_bind.empty()) env["SLURMD_TRES_BIND"] = task.tres_bind;
   return env;
+}
+
+void hideStepGpus(Environment& env) {
+  for (const char* var : kStepGpuListVariables) env.erase(var);
 }
 
 std::vector<std::string> renderEnvironment(const Environment& base, const Environment& vars) {

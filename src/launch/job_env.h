@@ -12,6 +12,11 @@ namespace drover::launch {
 
 using Environment = std::map<std::string, std::string>;
 
+// The variables that list a step's GPUs on a node to its tasks (SLURM_STEP_GPUS only for
+// numbered steps); the reference Slurm set all four to the same list.
+inline constexpr const char* kStepGpuListVariables[] = {
+    "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "ROCR_VISIBLE_DEVICES", "SLURM_STEP_GPUS"};
+
 struct ArrayContext {
   std::uint64_t array_job_id = 0;
   std::uint32_t task_id = 0;
@@ -82,11 +87,16 @@ struct TaskContext {
   // Numbered steps that export PyTorch's variables: RANK (= global rank), LOCAL_RANK
   // (= local rank) and GROUP_RANK (= node id).
   bool pytorch = false;
-  // The task's own GPUs when the step binds GPUs per task (--gpus-per-task): they replace the
-  // node's list in CUDA_VISIBLE_DEVICES and GPU_DEVICE_ORDINAL. Empty = no per-task binding.
+  // The task's own GPUs when the step binds GPUs per task (--gpu-bind, --gpus-per-task): they
+  // replace the node's list in CUDA_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL, ROCR_VISIBLE_DEVICES
+  // and SLURM_STEP_GPUS, as the reference Slurm's tasks showed. Empty = no per-task binding.
   std::vector<std::uint32_t> bound_gpus;
+  std::string tres_bind;  // SLURMD_TRES_BIND ("gpu:single:1"); "" = not set
 };
 Environment taskVariables(const TaskContext& task);
+// --gpu-bind=none: the step's GPU list variables removed from a task's environment, as the
+// reference Slurm's tasks had none of them (SLURM_GPUS_ON_NODE and SLURM_JOB_GPUS stay).
+void hideStepGpus(Environment& env);
 
 // Overlay `vars` onto `base` (later wins) and render as KEY=VALUE strings for execve;
 // TMPDIR=/tmp is added when neither has one, as Slurm does.

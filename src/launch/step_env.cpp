@@ -42,9 +42,7 @@ Environment stepVariables(const StepEnvContext& s) {
   }
   if (!s.gpu_indices.empty()) {
     const std::string gpus = joinIndices(s.gpu_indices);
-    env["SLURM_STEP_GPUS"] = gpus;
-    env["CUDA_VISIBLE_DEVICES"] = gpus;
-    env["GPU_DEVICE_ORDINAL"] = gpus;
+    for (const char* var : kStepGpuListVariables) env[var] = gpus;
     env["SLURM_GPUS_ON_NODE"] = std::to_string(s.gpu_indices.size());
   }
   if (s.pytorch) {
@@ -69,10 +67,10 @@ Environment stepEnvironment(const Environment& user, const JobEnvContext& job,
   }
   if (!step.batch_job) job_vars.erase("SLURM_JOB_GPUS");
   for (auto& [k, v] : job_vars) env[k] = std::move(v);
-  for (const char* gpu_var :
-       {"CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "SLURM_GPUS_ON_NODE", "SLURM_STEP_GPUS"}) {
-    env.erase(gpu_var);
-  }
+  // The batch shell's (or a surrounding step's) GPU lists are not this step's.
+  hideStepGpus(env);
+  env.erase("SLURM_GPUS_ON_NODE");
+  env.erase("SLURMD_TRES_BIND");
   // Per-task values from a surrounding step (srun inside srun) must not leak into these tasks;
   // the supervisor sets them again per task.
   for (const char* task_var :

@@ -21,6 +21,11 @@ Demand computeDemand(const JobRequest& r, int largestNodeCpus) {
       nodes = static_cast<int>(std::max<int64_t>(1, ceilDiv(totalCpus, std::max(1, largestNodeCpus))));
     }
     if (r.maxNodes > 0) nodes = std::min(nodes, std::max(r.maxNodes, 1));
+  } else if (r.maxNodes > nodes && r.ntasksPerNode <= 0) {
+    // -N min-max: at least the nodes of the largest size the tasks need, within the range
+    // (the reference Slurm ran -N 1-4 -n 6 -c 4, 24 CPUs, on 16-CPU nodes).
+    const int tasks_per_node = std::max(1, largestNodeCpus / cpt);
+    nodes = std::max(nodes, static_cast<int>(std::min<int64_t>(r.maxNodes, ceilDiv(ntasks, tasks_per_node))));
   }
   d.nodes = std::max(1, nodes);
   int tasksPerNode = r.ntasksPerNode > 0 ? r.ntasksPerNode

@@ -16,7 +16,8 @@ struct Demand {
 };
 
 // Tasks are spread evenly (rounded up) over the nodes; a job that names no node count gets as
-// few nodes as its CPUs need given the largest node. --cpus-per-gpu raises a node's CPUs to its
+// few nodes as its CPUs need given the largest node, and a -N min-max range at least as many as
+// its tasks need on the largest node (within max). --cpus-per-gpu raises a node's CPUs to its
 // GPUs times that count where the tasks alone need fewer.
 Demand computeDemand(const JobRequest& request, int largestNodeCpus);
 

@@ -385,7 +385,8 @@ std::vector<int> Pass::layTasks(const JobCtx& ctx, const std::vector<int>& chose
                                    index_.gpuMask(chosen[k], ctx.demand.gpuType));
     }
   }
-  return blockLayout(r.ntasks, nodes, [&](int k, int t) {
+  // Slurm keeps a task for each later node up to the -N minimum the user gave (1 without).
+  return blockLayout(r.ntasks, nodes, std::max(1, r.minNodes), [&](int k, int t) {
     const Capacity need = shareForTasks(r, t, nodes);
     return free[k].covers(need) && (typedGpus[k] < 0 || typedGpus[k] >= need.gpus);
   });

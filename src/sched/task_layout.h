@@ -17,10 +17,19 @@ namespace drover::sched {
 // one node, and not whole nodes (--exclusive keeps its per-node rule).
 bool laysOutTasks(const JobRequest& request, int nodes, bool wholeNode);
 
-// Tasks per node, in node order: each node gets at least one task and the earlier nodes as many
-// as `fits` allows, leaving one for each later node. `fits(i, t)` tells whether node i can hold
-// t tasks for the job's whole run; it must be monotone in t and hold for ceil(ntasks/nodes), so
-// the layout always exists. Asks each node O(log ntasks) times.
-std::vector<int> blockLayout(int ntasks, int nodes, const std::function<bool(int, int)>& fits);
+// Tasks per node, in node order, over `nodes` nodes when the job asked for at least
+// `min_nodes` (-N min-max; min_nodes == nodes for -N N). `fits(i, t)` tells whether node i can
+// hold t tasks for the job's whole run; it must be monotone in t and hold for ceil(ntasks /
+// min_nodes), so the layout always exists. Asks each node O(log ntasks) times.
+//
+// As the reference Slurm laid jobs out (probed on it; see task_layout_test.cpp): first each
+// node in order takes as many tasks as it holds, leaving one for each later node up to
+// min_nodes, until no task is left; a node past that point (one the range added) takes one.
+// Then the tasks are dealt round-robin, one per node per round, each node up to what it took:
+// with -N N (or every node needed) that is the first pass unchanged (`-N 4 -n 6 -c 4` on idle
+// 16-CPU nodes: 3,1,1,1), while added nodes take their task from the fullest ones
+// (`-N 1-4 -n 6 -c 4`: 4,2 then 2,2,1,1; `-N 1-4 -n 10 -c 4`: 4,4,2 then 4,3,2,1).
+std::vector<int> blockLayout(int ntasks, int nodes, int min_nodes,
+                             const std::function<bool(int, int)>& fits);
 
 }  // namespace drover::sched

@@ -119,20 +119,12 @@ class StepRun {
  private:
   bool isBatch() const { return req_.step().step_id() == kBatchStepId; }
 
-  // --gpu-bind (srun checked it; a text that does not parse binds nothing), which srun(1)
-  // ignores for a step of one task; else --gpus-per-task=G: local task i gets the node's step
-  // GPUs [i*G, (i+1)*G), of the tasks x G the controller gave the node (without enough, never
-  // from a valid layout, no binding).
-  std::vector<std::uint32_t> boundGpus(std::uint32_t local) const {
+  // What local task `local` of the node's `node_tasks` sees of the step's GPUs here
+  // (--gpu-bind, else --gpus-per-task; jobspec/gpu_bind.h).
+  jobspec::TaskGpuView gpuView(std::uint32_t local, std::uint32_t node_tasks) const {
     const auto& gpus = req_.allocation().gpu_indices();
-    if (!req_.gpu_bind().empty()) {
-      auto bind = jobspec::parseGpuBind(req_.gpu_bind());
-      if (!bind || req_.step_num_tasks() <= 1) return {};
-      return jobspec::gpusOfTask(*bind, {gpus.begin(), gpus.end()}, local);
-    }
-    const std::uint32_t per_task = req_.gpus_per_task();
-    if (per_task == 0 || std::size_t(local + 1) * per_task > std::size_t(gpus.size())) return {};
-    return {gpus.begin() + local * per_task, gpus.begin() + (local + 1) * per_task};
+    return jobspec::taskGpuView(req_.gpu_bind(), req_.gpus_per_task(), {gpus.begin(), gpus.end()},
+                                node_tasks, local);
   }
 
   bool spawnAll() {
@@ -178,7 +170,10 @@ class StepRun {
       task.node_name = opts_.node_name;
       task.node_global_ranks = ranks;
       task.pytorch = req_.pytorch_env();
-      task.bound_gpus = boundGpus(local);
+      jobspec::TaskGpuView view = gpuView(local, ntasks);
+      if (view.hidden) launch::hideStepGpus(base);
+      task.bound_gpus = std::move(view.gpus);
+      task.tres_bind = std::move(view.tres_bind);
       TaskSpec spec;
       if (own_argv) {
         const auto& mine = req_.task_argv(static_cast<int>(local)).argv();

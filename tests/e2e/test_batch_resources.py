@@ -147,6 +147,10 @@ def sacct_cpus(cluster, step):
     # -N min-max with -n: as many free nodes as the range allows, at most one per task.
     (["-N", "1-3", "-n", "2"], "1(x2)", "1(x2)", "node[1-2]"),
     (["-N", "1-4", "-n", "6"], "3,1(x3)", "3,1(x3)", "node[1-4]"),
+    # ... and the nodes the range added take their tasks from the fullest (4,2 -> 2,2,1,1).
+    (["-N", "1-4", "-n", "6", "-c", "4"], "2(x2),1(x2)", "8(x2),4(x2)", "node[1-4]"),
+    (["-N", "1-4", "-n", "10", "-c", "4"], "4,3,2,1", "16,12,8,4", "node[1-4]"),
+    (["-N", "3-4", "-n", "6", "-c", "4"], "3,1(x3)", "12,4(x3)", "node[1-4]"),
     # Whole nodes split -n evenly, the first taking the remainder.
     (["-N", "2", "-n", "5", "--exclusive"], "3,2", "16(x2)", "node[1-2]"),
 ])

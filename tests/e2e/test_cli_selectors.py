@@ -250,20 +250,62 @@ def test_scontrol_update_where_a_pending_job_may_run_and_an_arrays_throttle(c):
     assert r.stdout.strip() == f"{array}_[0-5%2]", r.stdout
     c.cli("scancel", str(array))
 
-    # Partition= on an array with running tasks: the pending ones move, the running ones stay,
-    # and scontrol says so (exit 1), as Slurm.
-    r = c.cli("sbatch", "--parsable", "-o", "/dev/null", "-D", "/tmp", "--array=0-3%1",
-              "--wrap=sleep 60", user="alice")
+
+def test_scontrol_update_of_an_array_answers_for_each_group_of_tasks(c):
+    """scontrol update of an array whose tasks ended, run and wait: one line per group of
+    tasks with the same answer, exit 1 once any task refused, as the reference Slurm 22.05
+    printed them (`7098_0,2: Job has already finished`, `7098_1,3: Job is no longer pending
+    execution`, `7098_4-6: No error`)."""
+    r = c.cli("sbatch", "--parsable", "-o", "/dev/null", "-D", "/tmp", "--array=0-4%3",
+              "--wrap=[ $SLURM_ARRAY_TASK_ID = 0 ] || sleep 120", user="alice")
     assert r.returncode == 0, r.stderr
     array = int(r.stdout.split(";")[0])
-    wait_for(lambda: "RUNNING" in c.cli("squeue", "-h", "-j", str(array), "-o", "%T").stdout, 20,
-             what="the array's first task to run")
-    r = c.scontrol("update", f"JobId={array}", "Partition=debug", user="alice")
-    assert (r.returncode, r.stderr) == \
-        (1, f"Job is no longer pending execution for job {array}\n"), r.stderr
-    rows = c.cli("squeue", "-h", "-j", str(array), "-o", "%T %P").stdout.split("\n")
-    assert sorted(filter(None, rows)) == ["PENDING debug", "RUNNING gpu"], rows
+
+    def states():
+        """The array's tasks still pending or running."""
+        rows = c.cli("squeue", "-h", "-r", "-j", str(array), "-o", "%i %T").stdout.split("\n")
+        return {k: v for k, v in (row.split() for row in rows if row) if v in ("PENDING", "RUNNING")}
+
+    # Task 0 ends at once, 1-3 run (the throttle), 4 waits.
+    want = {f"{array}_{t}": "RUNNING" for t in (1, 2, 3)} | {f"{array}_4": "PENDING"}
+    wait_for(lambda: states() == want, 30, what="tasks 1-3 running, 0 ended, 4 pending")
+
+    def update(*kv):
+        return c.scontrol("update", f"JobId={array}", *kv, user="alice")
+
+    r = update("Partition=debug")
+    assert (r.returncode, r.stdout, r.stderr) == (1, "", (
+        f"{array}_0: Job has already finished\n"
+        f"{array}_1-3: Job is no longer pending execution\n"
+        f"{array}_4: No error\n")), r.stderr
+    rows = c.cli("squeue", "-h", "-r", "-j", str(array), "-o", "%i %P").stdout.split()
+    assert rows[rows.index(f"{array}_4") + 1] == "debug", rows
+    assert rows[rows.index(f"{array}_1") + 1] == "gpu", rows
+    # A key every open task takes; and the partition a running task is already in (the
+    # reference took Partition=gpu there without a word).
+    r = update("JobName=renamed", "Partition=gpu")
+    assert (r.returncode, r.stderr) == (1, f"{array}_0: Job has already finished\n"
+                                           f"{array}_1-4: No error\n"), r.stderr
+    # Refused by every pending task, for its own reason; a running task keeps even the key it
+    # could take (each task takes all of the update or none of it).
+    r = update("Comment=x", "Partition=nosuch")
+    assert (r.returncode, r.stderr) == (1, (
+        f"{array}_0: Job has already finished\n"
+        f"{array}_1-3: Job is no longer pending execution\n"
+        f"{array}_4: Invalid partition name specified\n")), r.stderr
+    # One task named: its own line.
+    r = c.scontrol("update", f"JobId={array}_2", "Partition=debug", user="alice")
+    assert (r.returncode, r.stderr) == (1, f"{array}_2: Job is no longer pending execution\n")
     c.cli("scancel", str(array))
+    wait_for(lambda: not states(), 30, what="the array to end")
+    r = update("JobName=again")
+    assert (r.returncode, r.stderr) == (1, f"{array}_0-4: Job has already finished\n"), r.stderr
+    # A job that is no array: the reference's "Job has already finished for job N".
+    job = submit(c, "--wrap=true")
+    wait_for(lambda: c.cli("squeue", "-h", "-j", str(job), "-o", "%T").stdout.strip()
+             in ("", "COMPLETED"), 30, what="the job to end")
+    r = c.scontrol("update", f"JobId={job}", "JobName=x", user="alice")
+    assert (r.returncode, r.stderr) == (1, f"Job has already finished for job {job}\n"), r.stderr
 
 
 # --- sacct -----------------------------------------------------------------------------------

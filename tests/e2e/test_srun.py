@@ -459,66 +459,118 @@ def test_tasks_get_the_pytorch_variables(cluster):
         assert row[2] == row[9] and row[4] == row[10] and row[3] == "2" and row[11] == "4", row
 
 
+GPU_VARS = ("CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "ROCR_VISIBLE_DEVICES",
+            "SLURM_STEP_GPUS", "SLURM_JOB_GPUS", "SLURM_GPUS_ON_NODE", "SLURMD_TRES_BIND")
+GPU_VARS_CMD = "env | grep -E '^(" + "|".join(GPU_VARS) + ")=' | sort | tr '\\n' ' '; echo"
+
+
+def gpu_env_by_task(cluster, *args, prog="srun"):
+    """srun -N1 ARGS: {task: {GPU variable: value}} for the variables each task has."""
+    r = run(cluster, prog, "-N1", *args, "-l", "sh", "-c", GPU_VARS_CMD)
+    out, err = text(r)
+    assert r.returncode == 0, err
+    return {rank: dict(kv.split("=", 1) for kv in (v[0].split() if v else []))
+            for rank, v in labelled(out).items()}
+
+
+def own_gpus(env):
+    """The task's GPU list, after checking the four variables that carry it agree (the
+    reference Slurm set them to the same list)."""
+    lists = {env.get(k) for k in GPU_VARS[:4]}
+    assert len(lists) == 1, env
+    return lists.pop().split(",")
+
+
 def test_gpus_per_task_binds_each_task_to_its_own_gpus(cluster):
-    """--gpus-per-task=2 with 4 tasks on one 8-GPU node: every task sees two GPUs of the
-    step's, no two tasks the same (Slurm's implied --gpu-bind=per_task:2), while
-    SLURM_STEP_GPUS still lists all eight."""
-    r = run(cluster, "srun", "-N1", "-n4", "--gpus-per-task=2", "-l", "sh", "-c",
-            "echo $CUDA_VISIBLE_DEVICES $SLURM_STEP_GPUS")
-    out, err = text(r)
-    assert r.returncode == 0, err
-    rows = {k: v[0].split() for k, v in labelled(out).items()}
-    assert sorted(rows) == [0, 1, 2, 3]
-    seen = []
-    for rank, (own, step) in rows.items():
-        gpus = own.split(",")
-        assert len(gpus) == 2 and set(gpus) <= set(step.split(",")), rows
-        assert len(step.split(",")) == 8, rows
-        seen += gpus
-    assert len(set(seen)) == 8, rows
-
-
-def gpus_by_task(cluster, *args):
-    """srun -N1 ARGS printing each task's CUDA_VISIBLE_DEVICES and the step's GPUs: {local task:
-    (its GPUs, the step's GPUs)}."""
-    r = run(cluster, "srun", "-N1", *args, "-l", "sh", "-c",
-            "echo $SLURM_LOCALID $CUDA_VISIBLE_DEVICES $SLURM_STEP_GPUS")
-    out, err = text(r)
-    assert r.returncode == 0, err
-    rows = {}
-    for fields in (v[0].split() for v in labelled(out).values()):
-        rows[int(fields[0])] = (fields[1].split(","), fields[2].split(","))
-    return rows
+    """--gpus-per-task=1 with 4 tasks on one node, as the reference Slurm ran it: task i sees
+    the step's i-th GPU in CUDA_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL, ROCR_VISIBLE_DEVICES and
+    SLURM_STEP_GPUS alike (0, 1, 2, 3 on an idle node), SLURM_GPUS_ON_NODE=4,
+    SLURMD_TRES_BIND=gpu:per_task:1, and no SLURM_JOB_GPUS (srun made the job)."""
+    rows = gpu_env_by_task(cluster, "-n4", "--gpus-per-task=1")
+    assert sorted(rows) == [0, 1, 2, 3], rows
+    seen = [own_gpus(rows[t]) for t in range(4)]
+    assert all(len(g) == 1 for g in seen) and len({g[0] for g in seen}) == 4, rows
+    assert [int(g[0]) for g in seen] == sorted(int(g[0]) for g in seen), rows
+    for env in rows.values():
+        assert env["SLURM_GPUS_ON_NODE"] == "4" and env["SLURMD_TRES_BIND"] == "gpu:per_task:1", env
+        assert "SLURM_JOB_GPUS" not in env, env
+    # Two GPUs each: the next two in order.
+    rows = gpu_env_by_task(cluster, "-n2", "--gpus-per-task=2")
+    first, second = own_gpus(rows[0]), own_gpus(rows[1])
+    assert len(first) == len(second) == 2 and not set(first) & set(second), rows
 
 
 def test_gpu_bind_gives_each_task_the_gpus_srun_documents(cluster):
-    """--gpu-bind (srun(1)): single:N gives N tasks at a time one GPU of the step's in order,
-    per_task:G the next G, map_gpu / mask_gpu global GPU indices by local task, none undoes
-    --gpus-per-task's binding; a step of one task is never bound."""
-    rows = gpus_by_task(cluster, "-n4", "--gpus-per-node=4", "--gpu-bind=single:2")
-    step = rows[0][1]
-    assert len(step) == 4
-    assert [rows[t][0] for t in range(4)] == [[step[0]], [step[0]], [step[1]], [step[1]]], rows
-    rows = gpus_by_task(cluster, "-n2", "--gpus-per-node=4", "--gpu-bind=per_task:2")
-    step = rows[0][1]
-    assert [rows[t][0] for t in range(2)] == [step[0:2], step[2:4]], rows
-    rows = gpus_by_task(cluster, "-n3", "--gres=gpu:8", "--gpu-bind=map_gpu:7,2")
-    assert [rows[t][0] for t in range(3)] == [["7"], ["2"], ["7"]], rows
-    rows = gpus_by_task(cluster, "-n2", "--gres=gpu:8", "--gpu-bind=verbose,mask_gpu:0x3,0xc0")
-    assert [rows[t][0] for t in range(2)] == [["0", "1"], ["6", "7"]], rows
-    rows = gpus_by_task(cluster, "-n2", "--gpus-per-task=1", "--gpu-bind=none")
-    assert rows[0][0] == rows[0][1] and len(rows[0][1]) == 2, rows
-    rows = gpus_by_task(cluster, "-n1", "--gpus-per-node=2", "--gpu-bind=single:1")
-    assert rows[0][0] == rows[0][1] and len(rows[0][1]) == 2, rows
+    """--gpu-bind (srun(1)), each task's variables as the reference's tasks had them:
+    single:N gives N tasks at a time one GPU of the step's in order, map_gpu / mask_gpu name
+    the node's GPU indices by local task, none leaves the tasks no GPU list at all, and a node
+    running one task of the step is not bound."""
+    rows = gpu_env_by_task(cluster, "-n4", "--gpus=4", "--gpu-bind=single:1")
+    seen = [own_gpus(rows[t]) for t in range(4)]
+    assert len({g[0] for g in seen}) == 4 and all(len(g) == 1 for g in seen), rows
+    assert all(e["SLURMD_TRES_BIND"] == "gpu:single:1" and e["SLURM_GPUS_ON_NODE"] == "4"
+               for e in rows.values()), rows
+    rows = gpu_env_by_task(cluster, "-n4", "--gpus-per-node=4", "--gpu-bind=single:2")
+    seen = [own_gpus(rows[t]) for t in range(4)]
+    assert seen[0] == seen[1] and seen[2] == seen[3] and seen[0] != seen[2], rows
+    # The whole node's 8 GPUs, so the indices are known: the reference gave 1,0,1,0.
+    rows = gpu_env_by_task(cluster, "-n4", "--gres=gpu:8", "--gpu-bind=map_gpu:1,0")
+    assert [own_gpus(rows[t]) for t in range(4)] == [["1"], ["0"], ["1"], ["0"]], rows
+    assert rows[0]["SLURMD_TRES_BIND"] == "gpu:map_gpu:1,0" and rows[0]["SLURM_GPUS_ON_NODE"] == "8"
+    rows = gpu_env_by_task(cluster, "-n2", "--gres=gpu:8", "--gpu-bind=verbose,mask_gpu:0x3,0xc0")
+    assert [own_gpus(rows[t]) for t in range(2)] == [["0", "1"], ["6", "7"]], rows
+    # none (also over --gpus-per-task): only SLURM_GPUS_ON_NODE and SLURMD_TRES_BIND are left.
+    rows = gpu_env_by_task(cluster, "-n4", "--gpus-per-task=1", "--gpu-bind=none")
+    assert all(e == {"SLURM_GPUS_ON_NODE": "4", "SLURMD_TRES_BIND": "gpu:none"}
+               for e in rows.values()), rows
+    # One task: every step GPU, no SLURMD_TRES_BIND.
+    rows = gpu_env_by_task(cluster, "-n1", "--gpus-per-node=2", "--gpu-bind=none")
+    assert len(own_gpus(rows[0])) == 2 and "SLURMD_TRES_BIND" not in rows[0], rows
 
 
 def test_ntasks_per_gpu_runs_k_tasks_on_each_gpu(cluster):
     """--ntasks-per-gpu=2 -n4 (srun(1), as the reference ran it): 2 GPUs, tasks 0-1 on the
     first, 2-3 on the second."""
-    rows = gpus_by_task(cluster, "--ntasks-per-gpu=2", "-n4")
-    step = rows[0][1]
-    assert len(step) == 2, rows
-    assert [rows[t][0] for t in range(4)] == [[step[0]], [step[0]], [step[1]], [step[1]]], rows
+    rows = gpu_env_by_task(cluster, "--ntasks-per-gpu=2", "-n4")
+    seen = [own_gpus(rows[t]) for t in range(4)]
+    assert rows[0]["SLURM_GPUS_ON_NODE"] == "2", rows
+    assert rows[0]["SLURMD_TRES_BIND"] == "gpu:single:2", rows  # as the reference's
+    assert seen[0] == seen[1] and seen[2] == seen[3] and seen[0] != seen[2], rows
+    assert all(len(g) == 1 for g in seen), rows
+
+
+def test_batch_step_and_its_steps_gpu_variables(cluster):
+    """sbatch --gres=gpu:2, as the reference's job showed: the batch step lists the job's
+    GPUs in CUDA_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL, ROCR_VISIBLE_DEVICES and SLURM_JOB_GPUS
+    (no SLURM_STEP_GPUS, no SLURMD_TRES_BIND); a step binding one GPU per task lists the
+    task's own in the four step variables while SLURM_JOB_GPUS keeps the job's; --gpu-bind=none
+    leaves only SLURM_JOB_GPUS and SLURM_GPUS_ON_NODE."""
+    out = shared_dir(cluster, "gpu-env") / "job.out"
+    script = ("echo batch: $(" + GPU_VARS_CMD + "); "
+              "srun -n2 --gpus-per-task=1 -l sh -c \"" + GPU_VARS_CMD.replace('"', '\\"') + "\"; "
+              "echo none:; srun -n2 --gpu-bind=none -l sh -c \"" + GPU_VARS_CMD.replace('"', '\\"') + "\"")
+    r = run(cluster, "sbatch", "--parsable", "-N1", "-n2", "--gres=gpu:2", "-o", str(out),
+            "--wrap", script)
+    assert r.returncode == 0, r.stderr
+    job = int(r.stdout.decode().split(";")[0])
+    wait_final(cluster, job)
+    lines = out.read_text().splitlines()
+    batch = dict(kv.split("=", 1) for kv in lines[0].split()[1:])
+    gpus = batch["CUDA_VISIBLE_DEVICES"]
+    assert batch == {"CUDA_VISIBLE_DEVICES": gpus, "GPU_DEVICE_ORDINAL": gpus,
+                     "ROCR_VISIBLE_DEVICES": gpus, "SLURM_JOB_GPUS": gpus,
+                     "SLURM_GPUS_ON_NODE": "2"}, lines
+    split = lines.index("none:")
+    bound = {k: dict(kv.split("=", 1) for kv in v[0].split())
+             for k, v in labelled("\n".join(lines[1:split]) + "\n").items()}
+    assert sorted(bound) == [0, 1], lines
+    assert [own_gpus(bound[t]) for t in range(2)] == [[g] for g in gpus.split(",")], lines
+    assert all(e["SLURM_JOB_GPUS"] == gpus and e["SLURMD_TRES_BIND"] == "gpu:per_task:1"
+               for e in bound.values()), lines
+    unbound = {k: dict(kv.split("=", 1) for kv in v[0].split())
+               for k, v in labelled("\n".join(lines[split + 1:]) + "\n").items()}
+    assert all(e == {"SLURM_JOB_GPUS": gpus, "SLURM_GPUS_ON_NODE": "2", "SLURMD_TRES_BIND": "gpu:none"}
+               for e in unbound.values()) and len(unbound) == 2, lines
 
 
 def test_sbatch_gpu_bind_reaches_the_jobs_steps(cluster):

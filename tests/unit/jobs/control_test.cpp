@@ -1,6 +1,7 @@
 // scancel and scontrol's job commands with the owner/admin rules and Slurm's error texts
 // (goldens 020/021 invalid id, 066 permission denied, 103 already done).
 #include <csignal>
+#include <map>
 
 #include "jobs_fixture.h"
 
@@ -220,7 +221,7 @@ TEST_F(JobsTest, UpdateRulesAndTexts) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    Status st = upd(c.who, c.key, c.value);
+    auto st = upd(c.who, c.key, c.value);
     EXPECT_EQ(st.ok(), c.error.empty());
     if (!st.ok()) {
       EXPECT_EQ(st.error(), c.error);
@@ -296,47 +297,101 @@ TEST_F(JobsTest, UpdateArrayTaskThrottle) {
   // Raised while a task runs: two more start.
   ASSERT_TRUE(throttle(std::to_string(a), "3").ok());
   EXPECT_EQ(pass().size(), 2u);
-  EXPECT_EQ(throttle(std::to_string(a), "x").error(), "Invalid ArrayTaskThrottle value");
+  // Each task refuses a value that is no number (scontrol: "A_0-3: Invalid ...").
+  auto bad = throttle(std::to_string(a), "x");
+  ASSERT_TRUE(bad.ok()) << bad.error();
+  ASSERT_EQ(bad->tasks_size(), 4);
+  for (const auto& t : bad->tasks()) EXPECT_EQ(t.error(), "Invalid ArrayTaskThrottle value");
   const JobId plain = submit(SpecBuilder().hold());
   EXPECT_EQ(throttle(std::to_string(plain), "2").error(), "Job is not an array job");
+}
+
+// Each task's answer, "" where it took the update.
+std::map<std::int64_t, std::string> taskAnswers(const v1::UpdateJobReply& reply) {
+  std::map<std::int64_t, std::string> out;
+  for (const auto& t : reply.tasks()) out[t.task_id()] = t.error();
+  return out;
 }
 
 TEST_F(JobsTest, PendingOnlyUpdateOfAnArrayChangesItsPendingTasksAndNamesTheRunningOnes) {
   const JobId a = submit(SpecBuilder().array("0-2%1").time(10));
   ASSERT_EQ(pass().size(), 1u);
   ASSERT_EQ(task(a, 0).state(), v1::JOB_RUNNING);
-  v1::UpdateJobRequest r;
-  r.set_job_id(std::to_string(a));
-  (*r.mutable_fields())["Partition"] = "debug";
-  // As Slurm: the pending tasks move, the running one stays, and the update still fails.
-  EXPECT_EQ(manager_->update(alice(), r).error(), "Job is no longer pending execution");
+  auto update = [&](std::map<std::string, std::string> fields) {
+    v1::UpdateJobRequest r;
+    r.set_job_id(std::to_string(a));
+    for (auto& [k, v] : fields) (*r.mutable_fields())[k] = v;
+    return manager_->update(alice(), r);
+  };
+  // As the reference: the pending tasks move, the running one refuses (scontrol printed
+  // "A_0: Job is no longer pending execution", "A_1-2: No error", exit 1).
+  auto r = update({{"Partition", "debug"}});
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r->array_job_id(), a);
+  const std::map<std::int64_t, std::string> moved = {
+      {0, "Job is no longer pending execution"}, {1, ""}, {2, ""}};
+  EXPECT_EQ(taskAnswers(*r), moved);
   EXPECT_EQ(task(a, 0).partition(), "gpu");
   EXPECT_EQ(task(a, 1).partition(), "debug");
   EXPECT_EQ(task(a, 2).partition(), "debug");
-  // A key any job takes applies to every task.
-  v1::UpdateJobRequest limit;
-  limit.set_job_id(std::to_string(a));
-  (*limit.mutable_fields())["TimeLimit"] = "5";
-  ASSERT_TRUE(manager_->update(alice(), limit).ok());
+  // Each task takes the whole update or none of it: the running one keeps its limit too
+  // (the reference's TimeLimit=1 Partition=nosuch left every limit as it was).
+  r = update({{"Partition", "nosuch"}, {"TimeLimit", "7"}});
+  const std::map<std::int64_t, std::string> refused = {
+      {0, "Job is no longer pending execution"},
+      {1, "Invalid partition name specified"},
+      {2, "Invalid partition name specified"}};
+  EXPECT_EQ(taskAnswers(*r), refused);
+  EXPECT_EQ(task(a, 0).time_limit_min(), 10);
+  EXPECT_EQ(task(a, 2).time_limit_min(), 10);
+  // The partition it is already in: a running task takes it without a word, as the reference.
+  r = update({{"Partition", "gpu"}, {"TimeLimit", "5"}});
+  const std::map<std::int64_t, std::string> all_took = {{0, ""}, {1, ""}, {2, ""}};
+  EXPECT_EQ(taskAnswers(*r), all_took);
   EXPECT_EQ(task(a, 0).time_limit_min(), 5);
-  EXPECT_EQ(task(a, 2).time_limit_min(), 5);
+  EXPECT_EQ(task(a, 2).partition(), "gpu");
+  // A key no job takes refuses the request as a whole.
+  EXPECT_EQ(update({{"Shoesize", "4"}}).error(), "Update of this parameter is not supported: Shoesize");
 }
 
-TEST_F(JobsTest, UpdateOfAnArrayLeavesItsEndedTasksAlone) {
-  const JobId a = submit(SpecBuilder().array("0-1%1").time(10));
+TEST_F(JobsTest, UpdateOfAnArraySaysWhichTasksEnded) {
+  const JobId a = submit(SpecBuilder().array("0-2%1").time(10));
   ASSERT_EQ(pass().size(), 1u);
   finishBatch(task(a, 0).job_id(), 0);
   ASSERT_EQ(task(a, 0).state(), v1::JOB_COMPLETED);
   v1::UpdateJobRequest r;
   r.set_job_id(std::to_string(a));
   (*r.mutable_fields())["Name"] = "renamed";
-  ASSERT_TRUE(manager_->update(alice(), r).ok());
+  // The reference: "A_0: Job has already finished", "A_1-2: No error", exit 1.
+  auto reply = manager_->update(alice(), r);
+  ASSERT_TRUE(reply.ok()) << reply.error();
+  const std::map<std::int64_t, std::string> answers = {{0, "Job has already finished"}, {1, ""}, {2, ""}};
+  EXPECT_EQ(taskAnswers(*reply), answers);
   EXPECT_EQ(task(a, 1).name(), "renamed");
   EXPECT_NE(task(a, 0).name(), "renamed");
-  // Once every task ended, the array is done.
+  // The throttle is the array's: the ended task keeps the new one too (the scheduler reads
+  // it from the array's first task), while it still answers that it ended.
+  v1::UpdateJobRequest t;
+  t.set_job_id(std::to_string(a));
+  (*t.mutable_fields())["ArrayTaskThrottle"] = "2";
+  reply = manager_->update(alice(), t);
+  EXPECT_EQ(taskAnswers(*reply), answers);
+  EXPECT_EQ(task(a, 0).array_max_running(), 2u);
+  EXPECT_EQ(task(a, 2).array_max_running(), 2u);
+  // Once every task ended, each says so (the reference: "A_0-3: Job has already finished");
+  // a job that is no array says it for the request.
   pass();
   finishBatch(task(a, 1).job_id(), 0);
-  EXPECT_EQ(manager_->update(alice(), r).error(), "Job/step already completing or completed");
+  finishBatch(task(a, 2).job_id(), 0);
+  reply = manager_->update(alice(), r);
+  const std::map<std::int64_t, std::string> ended = {
+      {0, "Job has already finished"}, {1, "Job has already finished"}, {2, "Job has already finished"}};
+  EXPECT_EQ(taskAnswers(*reply), ended);
+  const JobId plain = submit(SpecBuilder().time(5));
+  pass();
+  finishBatch(plain, 0);
+  r.set_job_id(std::to_string(plain));
+  EXPECT_EQ(manager_->update(alice(), r).error(), "Job has already finished");
 }
 
 }  // namespace

@@ -63,6 +63,53 @@ TEST(GpuBind, TasksSeeTheirGpus) {
   EXPECT_EQ(gpusOfTask(parsed("single:1"), {}, 0), Ids{});
 }
 
+// What each task saw on the reference Slurm 22.05 (fake GPUs, no device cgroup, so indices
+// are the node's): CUDA_VISIBLE_DEVICES = GPU_DEVICE_ORDINAL = ROCR_VISIBLE_DEVICES =
+// SLURM_STEP_GPUS, and SLURMD_TRES_BIND.
+TEST(TaskGpuView, AsTheReferencesTasksSawTheirGpus) {
+  using Ids = std::vector<std::uint32_t>;
+  const Ids four = {0, 1, 2, 3};
+  auto own = [](Ids gpus, std::string tres) { return TaskGpuView{false, std::move(gpus), std::move(tres)}; };
+  // srun -N1 -n4 --gpus-per-task=1: 0, 1, 2, 3, "gpu:per_task:1".
+  for (std::uint32_t t = 0; t < 4; ++t) {
+    EXPECT_EQ(taskGpuView("", 1, four, 4, t), own({t}, "gpu:per_task:1")) << t;
+  }
+  // --gpus=4 -n4 --gpu-bind=single:1: one each; single:2: 0,0,1,1; --gpus=2 single:1: 0,1,0,1.
+  EXPECT_EQ(taskGpuView("single:1", 0, four, 4, 2), own({2}, "gpu:single:1"));
+  EXPECT_EQ(taskGpuView("single:2", 0, four, 4, 1), own({0}, "gpu:single:2"));
+  EXPECT_EQ(taskGpuView("single:2", 0, four, 4, 2), own({1}, "gpu:single:2"));
+  EXPECT_EQ(taskGpuView("single:1", 0, {0, 1}, 4, 2), own({0}, "gpu:single:1"));
+  // map_gpu:1,0 by local task, the list reused: 1,0,1,0.
+  EXPECT_EQ(taskGpuView("map_gpu:1,0", 0, four, 4, 0), own({1}, "gpu:map_gpu:1,0"));
+  EXPECT_EQ(taskGpuView("map_gpu:1,0", 0, four, 4, 3), own({0}, "gpu:map_gpu:1,0"));
+  // mask_gpu:0x3,0xc: 0,1 then 2,3.
+  EXPECT_EQ(taskGpuView("mask_gpu:0x3,0xc", 0, four, 4, 1), own({2, 3}, "gpu:mask_gpu:0x3,0xc"));
+  // --gpu-bind wins over --gpus-per-task's binding (-n2 --gpus-per-task=2 --gpu-bind=single:1:
+  // 0 and 1), and is echoed as given (MAP_GPU:1 stayed upper case).
+  EXPECT_EQ(taskGpuView("single:1", 2, four, 2, 1), own({1}, "gpu:single:1"));
+  EXPECT_EQ(taskGpuView("MAP_GPU:1", 0, {0, 1}, 2, 0), own({1}, "gpu:MAP_GPU:1"));
+  // On GPUs 2-5 (a job before holds 0,1) the indices stay the node's; map/mask entries outside
+  // the step fall back to its first GPU (the reference's "Binding to the first device in the
+  // allocation instead"): map_gpu:1,0 gave 2 to every task, mask_gpu:0x3,0xc 2 and 2,3.
+  const Ids high = {2, 3, 4, 5};
+  EXPECT_EQ(taskGpuView("single:1", 0, high, 4, 3), own({5}, "gpu:single:1"));
+  EXPECT_EQ(taskGpuView("", 1, {2, 3}, 2, 1), own({3}, "gpu:per_task:1"));
+  EXPECT_EQ(taskGpuView("map_gpu:1,0", 0, high, 4, 1), own({2}, "gpu:map_gpu:1,0"));
+  EXPECT_EQ(taskGpuView("mask_gpu:0x3,0xc", 0, high, 4, 0), own({2}, "gpu:mask_gpu:0x3,0xc"));
+  EXPECT_EQ(taskGpuView("mask_gpu:0x3,0xc", 0, high, 4, 1), own({2, 3}, "gpu:mask_gpu:0x3,0xc"));
+  // none: no GPU list at all; closest binds nothing here.
+  EXPECT_EQ(taskGpuView("none", 1, four, 4, 0), (TaskGpuView{true, {}, "gpu:none"}));
+  EXPECT_EQ(taskGpuView("closest", 0, {0, 1}, 2, 1), own({}, "gpu:closest"));
+  // A node running one task of the step is never bound, nor told SLURMD_TRES_BIND (-n1
+  // --gpu-bind=none and single:1 saw 0,1; -N2 -n3 --gpus-per-node=2 map_gpu:1 and none: the
+  // second node's one task saw 0,1); no binding asked: nothing.
+  EXPECT_EQ(taskGpuView("none", 0, {0, 1}, 1, 0), TaskGpuView{});
+  EXPECT_EQ(taskGpuView("map_gpu:1", 0, {0, 1}, 1, 0), TaskGpuView{});
+  EXPECT_EQ(taskGpuView("", 2, {0, 1}, 1, 0), TaskGpuView{});
+  EXPECT_EQ(taskGpuView("", 0, four, 4, 2), TaskGpuView{});
+  EXPECT_EQ(taskGpuView("single:1", 0, {}, 4, 2), TaskGpuView{});
+}
+
 TEST(GpuBind, SrunRefusesABadValueWithSlurmsExitCode) {
   auto r = parseCommandLine(Tool::Srun, {"--gpu-bind=fastest", "true"}, 0);
   ASSERT_FALSE(r.ok());

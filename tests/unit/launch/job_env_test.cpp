@@ -53,6 +53,7 @@ TEST(BatchJobVariables, MatchesSlurmsBatchEnvironment) {
   const Environment expected = {
       {"CUDA_VISIBLE_DEVICES", "0,1"},
       {"GPU_DEVICE_ORDINAL", "0,1"},
+      {"ROCR_VISIBLE_DEVICES", "0,1"},  // the reference's batch step (--gres=gpu:2) had it too
       {"SLURM_CLUSTER_NAME", "oracle"},
       {"SLURM_CPUS_ON_NODE", "6"},
       {"SLURM_CPUS_PER_TASK", "2"},
@@ -97,7 +98,7 @@ TEST(BatchJobVariables, NoGpusMeansNoGpuVariables) {
   JobEnvContext ctx = referenceJob();
   ctx.gpu_indices.clear();
   Environment env = batchJobVariables(ctx);
-  for (const char* key : {"CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "SLURM_JOB_GPUS",
+  for (const char* key : {"CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "ROCR_VISIBLE_DEVICES", "SLURM_JOB_GPUS",
                           "SLURM_GPUS_ON_NODE"})
     EXPECT_FALSE(env.count(key)) << key;
 }
@@ -190,12 +191,30 @@ TEST(TaskVariables, GpusBoundPerTaskReplaceTheNodesList) {
   task.local_rank = 1;
   task.node_name = "node01";
   EXPECT_FALSE(taskVariables(task).count("CUDA_VISIBLE_DEVICES"));  // no binding: the node's list stays
+  EXPECT_FALSE(taskVariables(task).count("SLURMD_TRES_BIND"));
   task.bound_gpus = {2, 3};
+  task.tres_bind = "gpu:per_task:2";
   Environment env = taskVariables(task);
+  // The reference Slurm listed the task's own GPUs in all four (SLURM_STEP_GPUS too).
   EXPECT_EQ(env["CUDA_VISIBLE_DEVICES"], "2,3");
   EXPECT_EQ(env["GPU_DEVICE_ORDINAL"], "2,3");
-  auto rendered = renderEnvironment({{"CUDA_VISIBLE_DEVICES", "0,1,2,3"}}, env);
+  EXPECT_EQ(env["ROCR_VISIBLE_DEVICES"], "2,3");
+  EXPECT_EQ(env["SLURM_STEP_GPUS"], "2,3");
+  EXPECT_EQ(env["SLURMD_TRES_BIND"], "gpu:per_task:2");
+  auto rendered = renderEnvironment({{"CUDA_VISIBLE_DEVICES", "0,1,2,3"}, {"SLURM_STEP_GPUS", "0,1,2,3"}}, env);
   EXPECT_NE(std::find(rendered.begin(), rendered.end(), "CUDA_VISIBLE_DEVICES=2,3"), rendered.end());
+  EXPECT_NE(std::find(rendered.begin(), rendered.end(), "SLURM_STEP_GPUS=2,3"), rendered.end());
+}
+
+TEST(TaskVariables, GpuBindNoneHidesTheStepsGpuLists) {
+  // The reference's tasks under --gpu-bind=none had no CUDA_VISIBLE_DEVICES,
+  // GPU_DEVICE_ORDINAL, ROCR_VISIBLE_DEVICES nor SLURM_STEP_GPUS; SLURM_GPUS_ON_NODE and (in a
+  // batch job) SLURM_JOB_GPUS stayed.
+  Environment env = {{"CUDA_VISIBLE_DEVICES", "0,1"}, {"GPU_DEVICE_ORDINAL", "0,1"},
+                     {"ROCR_VISIBLE_DEVICES", "0,1"}, {"SLURM_STEP_GPUS", "0,1"},
+                     {"SLURM_GPUS_ON_NODE", "2"},     {"SLURM_JOB_GPUS", "0,1"}};
+  hideStepGpus(env);
+  EXPECT_EQ(env, (Environment{{"SLURM_GPUS_ON_NODE", "2"}, {"SLURM_JOB_GPUS", "0,1"}}));
 }
 
 TEST(RenderEnvironment, LaterWinsAndSorted) {

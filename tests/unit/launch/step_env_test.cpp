@@ -70,6 +70,7 @@ TEST(StepEnvTest, StepVariablesOverTheJobsAndTheUsers) {
       {"SLURM_STEP_LAUNCHER_PORT", "40000"},
       {"SLURM_STEP_GPUS", "1,2"},
       {"CUDA_VISIBLE_DEVICES", "1,2"},
+      {"ROCR_VISIBLE_DEVICES", "1,2"},     // the reference set it with the others
       {"SLURM_GPUS_ON_NODE", "2"},
       {"SLURM_JOB_GPUS", "0,1,2,3"},       // the job's GPUs on this node stay listed
       {"MASTER_ADDR", "10.0.0.2"},
@@ -90,8 +91,15 @@ TEST(StepEnvTest, StepWithoutGpusHidesTheJobsAndPytorchCanBeOff) {
   StepEnvContext s = step();
   s.gpu_indices.clear();
   s.pytorch = false;
-  Environment env = stepEnvironment({{"MASTER_ADDR", "mine"}, {"RANK", "1"}}, job(), s);
+  // The batch shell's GPU lists (and a surrounding step's binding) are not this step's.
+  Environment env = stepEnvironment({{"MASTER_ADDR", "mine"},
+                                     {"RANK", "1"},
+                                     {"ROCR_VISIBLE_DEVICES", "0,1"},
+                                     {"SLURMD_TRES_BIND", "gpu:single:1"}},
+                                    job(), s);
+  EXPECT_EQ(env.count("SLURMD_TRES_BIND"), 0u);
   EXPECT_EQ(env.count("CUDA_VISIBLE_DEVICES"), 0u);
+  EXPECT_EQ(env.count("ROCR_VISIBLE_DEVICES"), 0u);
   EXPECT_EQ(env.count("SLURM_GPUS_ON_NODE"), 0u);
   EXPECT_EQ(env.count("SLURM_STEP_GPUS"), 0u);
   EXPECT_EQ(env.count("WORLD_SIZE"), 0u);

@@ -22,6 +22,14 @@ TEST(Demand, PerNodeShape) {
       // 100 CPUs need ceil(100/64) = 2 nodes, 50 tasks each.
       {"tasks spill", JobBuilder(1).tasks(100), 2, {50, 0, 0}},
       {"tasks per node", JobBuilder(1).tasks(8).tasksPerNode(4), 2, {4, 0, 0}},
+      // -N min-max: at least the nodes the tasks need (the reference ran -N 1-4 -n 6 -c 4 on
+      // 16-CPU nodes), within max; -N N stays N.
+      {"range: tasks need more than min", JobBuilder(1).nodeRange(1, 4).ntasks(6).cpusPerTask(32),
+       3, {64, 0, 0}},
+      {"range: min holds them", JobBuilder(1).nodeRange(2, 4).ntasks(6).cpusPerTask(4), 2,
+       {12, 0, 0}},
+      {"range: capped by max", JobBuilder(1).nodeRange(1, 2).ntasks(6).cpusPerTask(32), 2,
+       {96, 0, 0}},
       {"gpus per node", JobBuilder(1).nodes(2).gpusPerNode(8), 2, {1, 0, 8}},
       // 12 GPUs over 2 nodes = 6 per node.
       {"gpus per job", JobBuilder(1).nodes(2).gpusPerJob(12), 2, {1, 0, 6}},

@@ -1,6 +1,6 @@
 // Tasks laid out over a job's nodes at start as Slurm's block layout does (sched/task_layout.h):
 // the first nodes filled as far as they hold for the job's whole run, one task left for each
-// later node. Expected layouts are what real Slurm 22.05 (select/cons_tres, 16-CPU nodes) gave
+// later node the job needs; nodes a -N min-max range added take tasks round-robin. Expected layouts are what real Slurm 22.05 (select/cons_tres, 16-CPU nodes) gave
 // for the same requests on the reference cluster.
 #include "sched/task_layout.h"
 
@@ -30,7 +30,57 @@ TEST(BlockLayout, FillsEarlierNodesLeavingOneTaskForEachLaterNode) {
   };
   for (const auto& c : cases) {
     auto fits = [&](int node, int t) { return t <= c.room[static_cast<size_t>(node)]; };
-    EXPECT_EQ(blockLayout(c.ntasks, static_cast<int>(c.room.size()), fits), c.want) << c.name;
+    const int nodes = static_cast<int>(c.room.size());
+    EXPECT_EQ(blockLayout(c.ntasks, nodes, nodes, fits), c.want) << c.name;
+  }
+}
+
+// -N min-max: what the reference Slurm 22.05 laid out (SLURM_TASKS_PER_NODE, and
+// SLURM_JOB_CPUS_PER_NODE = tasks x -c) when the range took every node, on its 16-CPU nodes
+// (room = the tasks of -c CPUs a node holds: 16/c idle, less where other jobs run).
+TEST(BlockLayout, NodeRangeDealsTasksOverTheNodesItAdded) {
+  struct Case {
+    std::string name;
+    int ntasks, min_nodes;
+    std::vector<int> room;
+    std::vector<int> want;
+  };
+  const std::vector<int> idle4 = {4, 4, 4, 4};  // -c 4 on idle nodes
+  std::vector<Case> cases = {
+      {"-N 1-4 -n 6 -c 4", 6, 1, idle4, {2, 2, 1, 1}},
+      {"-N 4 -n 6 -c 4", 6, 4, idle4, {3, 1, 1, 1}},
+      {"-N 1-4 -n 6 -c 1", 6, 1, {16, 16, 16, 16}, {3, 1, 1, 1}},
+      {"-N 1-4 -n 6 -c 2", 6, 1, {8, 8, 8, 8}, {3, 1, 1, 1}},
+      {"-N 1-4 -n 6 -c 3", 6, 1, {5, 5, 5, 5}, {3, 1, 1, 1}},
+      {"-N 1-4 -n 6 -c 5", 6, 1, {3, 3, 3, 3}, {2, 2, 1, 1}},
+      {"-N 1-4 -n 6 -c 8", 6, 1, {2, 2, 2, 2}, {2, 2, 1, 1}},
+      {"-N 1-4 -n 5 -c 4", 5, 1, idle4, {2, 1, 1, 1}},
+      {"-N 1-4 -n 7 -c 4", 7, 1, idle4, {3, 2, 1, 1}},
+      {"-N 1-4 -n 8 -c 4", 8, 1, idle4, {3, 3, 1, 1}},
+      {"-N 1-4 -n 10 -c 4", 10, 1, idle4, {4, 3, 2, 1}},
+      {"-N 1-4 -n 12 -c 4", 12, 1, idle4, {4, 4, 3, 1}},
+      {"-N 1-4 -n 17 -c 1", 17, 1, {16, 16, 16, 16}, {14, 1, 1, 1}},
+      {"-N 2-4 -n 6 -c 4", 6, 2, idle4, {2, 2, 1, 1}},
+      {"-N 2-4 -n 5 -c 8", 5, 2, {2, 2, 2, 2}, {2, 1, 1, 1}},
+      {"-N 3-4 -n 6 -c 4", 6, 3, idle4, {3, 1, 1, 1}},
+      {"-N 3-4 -n 5 -c 4", 5, 3, idle4, {2, 1, 1, 1}},
+      {"-N 1-3 -n 6 -c 4", 6, 1, {4, 4, 4}, {3, 2, 1}},
+      {"-N 1-2 -n 6 -c 4", 6, 1, {4, 4}, {4, 2}},
+      {"-N 2-3 -n 9 -c 4", 9, 2, {4, 4, 4}, {4, 4, 1}},
+      // node01 with 12 of its CPUs busy (4 free).
+      {"busy: -N 1-4 -n 6 -c 4", 6, 1, {1, 4, 4, 4}, {1, 3, 1, 1}},
+      {"busy: -N 1-4 -n 10 -c 4", 10, 1, {1, 4, 4, 4}, {1, 4, 4, 1}},
+      {"busy: -N 1-4 -n 9 -c 2", 9, 1, {2, 8, 8, 8}, {2, 5, 1, 1}},
+      {"busy: -N 1-3 -n 6 -c 4", 6, 1, {1, 4, 4}, {1, 4, 1}},
+      {"busy: -N 1-4 -n 20 -c 1", 20, 1, {4, 16, 16, 16}, {4, 14, 1, 1}},
+      // node01 with 8 busy (8 free).
+      {"half busy: -N 2-4 -n 10 -c 4", 10, 2, {2, 4, 4, 4}, {2, 4, 3, 1}},
+      {"half busy: -N 1-4 -n 7 -c 4", 7, 1, {2, 4, 4, 4}, {2, 3, 1, 1}},
+  };
+  for (const auto& c : cases) {
+    auto fits = [&](int node, int t) { return t <= c.room[static_cast<size_t>(node)]; };
+    EXPECT_EQ(blockLayout(c.ntasks, static_cast<int>(c.room.size()), c.min_nodes, fits), c.want)
+        << c.name;
   }
 }
 
@@ -114,6 +164,15 @@ TEST(TaskLayoutAtStart, AsSlurmLaysOutIdleNodes) {
        {1, 1}, {1, 1}},
       {"-N 1-4 -n 6", JobBuilder(1).nodeRange(1, 4).ntasks(6),
        {"node01", "node02", "node03", "node04"}, {3, 1, 1, 1}, {3, 1, 1, 1}},
+      // The reference: 8(x2),4(x2) CPUs; -N 4 and -N 3-4 3,1,1,1; -N 1-4 -n 10 -c 4 16,12,8,4.
+      {"-N 1-4 -n 6 -c 4", JobBuilder(1).nodeRange(1, 4).ntasks(6).cpusPerTask(4),
+       {"node01", "node02", "node03", "node04"}, {2, 2, 1, 1}, {8, 8, 4, 4}},
+      {"-N 4 -n 6 -c 4", JobBuilder(1).nodes(4).ntasks(6).cpusPerTask(4),
+       {"node01", "node02", "node03", "node04"}, {3, 1, 1, 1}, {12, 4, 4, 4}},
+      {"-N 3-4 -n 6 -c 4", JobBuilder(1).nodeRange(3, 4).ntasks(6).cpusPerTask(4),
+       {"node01", "node02", "node03", "node04"}, {3, 1, 1, 1}, {12, 4, 4, 4}},
+      {"-N 1-4 -n 10 -c 4", JobBuilder(1).nodeRange(1, 4).ntasks(10).cpusPerTask(4),
+       {"node01", "node02", "node03", "node04"}, {4, 3, 2, 1}, {16, 12, 8, 4}},
       {"-N 2-3 -n 7", JobBuilder(1).nodeRange(2, 3).ntasks(7), {"node01", "node02", "node03"},
        {5, 1, 1}, {5, 1, 1}},
       // --ntasks-per-node and whole nodes keep their even per-node rules.
@@ -157,6 +216,22 @@ TEST(TaskLayoutAtStart, BusyFirstNodeTakesWhatItHolds) {
   Plan plan = scheduleOne(JobBuilder(1).nodes(2).ntasks(4).cpusPerTask(2),
                           {running(90, "node01", 12, {}, 5000)});
   expectFirstTwoNodes(plan, {2, 2}, {4, 4});
+}
+
+TEST(TaskLayoutAtStart, NodeRangeAroundABusyFirstNode) {
+  // 12 of node01's CPUs busy, -N 1-4 -n 6 -c 4. The reference took node01 too and ran 1,3,1,1
+  // (CPUs 4,12,4,4); Drover takes only nodes that hold the even share of the range's least
+  // node count (2 nodes: 3 tasks, 12 CPUs), so node02-04, laid out 3,2,1 by the same rule
+  // (4,2 then the added node's task from the fullest). The layout itself of the reference's
+  // nodes is BlockLayout.NodeRangeDealsTasksOverTheNodesItAdded's "busy" cases.
+  Plan plan = scheduleOne(JobBuilder(1).nodeRange(1, 4).ntasks(6).cpusPerTask(4),
+                          {running(90, "node01", 12, {}, 5000)});
+  const Start* st = startOf(plan, 1);
+  ASSERT_NE(st, nullptr);
+  Laid got = laidOut(*st);
+  EXPECT_EQ(got.nodes, (std::vector<std::string>{"node02", "node03", "node04"}));
+  EXPECT_EQ(got.tasks, (std::vector<int>{3, 2, 1}));
+  EXPECT_EQ(got.cpus, (std::vector<int>{12, 8, 4}));
 }
 
 TEST(TaskLayoutAtStart, ReservationOfAJobAheadLimitsTheFirstNode) {
