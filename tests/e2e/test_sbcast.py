@@ -101,6 +101,63 @@ def test_from_outside_with_jobid_and_block_size(cluster, job):
         assert owner(path) == "alice"
 
 
+def test_empty_file_and_exact_blocks(cluster, job):
+    d = shared_dir(cluster, "sbcast-sizes")
+    for name, size in (("empty", 0), ("exact", 2 * 1024)):
+        src = source_file(d, f"{name}.bin", size)
+        dest = shared_dir(cluster, f"sbcast-sizes-{name}")
+        r = cluster.cli("sbcast", "-v", "-s", "1k", "-j", str(job), str(src), f"{dest}/",
+                        user="alice")
+        assert r.returncode == 0, r.stderr
+        # A file that ends on a block boundary needs no empty block after it.
+        assert f"sent {size} bytes in {max(1, size // 1024)} blocks to 2 nodes" in r.stderr, r.stderr
+        for path in copies(dest, job).values():
+            assert path.read_bytes() == src.read_bytes()
+
+
+def test_written_with_the_users_permissions(cluster, job):
+    """A directory alice may not write: root could, the agent writing as alice cannot."""
+    d = shared_dir(cluster, "sbcast-perm")
+    src = source_file(d, "f.bin", 100)
+    closed = d / "roots"
+    closed.mkdir()
+    os.chmod(closed, 0o755)
+    r = cluster.cli("sbcast", "-j", str(job), str(src), f"{closed}/", user="alice")
+    assert r.returncode == 1
+    assert sorted(r.stderr.splitlines()) == [
+        "sbcast: error: REQUEST_FILE_BCAST(node1): Permission denied",
+        "sbcast: error: REQUEST_FILE_BCAST(node2): Permission denied"], r.stderr
+    assert list(closed.iterdir()) == []
+
+
+def test_a_steps_nodes_only(cluster, job):
+    d = shared_dir(cluster, "sbcast-step")
+    src = source_file(d, "f.bin", 100)
+    step = cluster.spawn([str(cluster.bin / "srun"), "--jobid", str(job), "--overlap", "-N1",
+                          "-w", "node2", "sleep", "120"], "sbcast-step-srun",
+                         env=cluster.env(), user="alice", cwd=str(d))
+    try:
+        def running_step():
+            r = cluster.cli("squeue", "-s", "-h", "-j", str(job), "-o", "%i %N")
+            for line in r.stdout.splitlines():
+                sid, nodes = line.split()
+                if not sid.endswith(".batch") and nodes == "node2":
+                    return sid.split(".")[1]
+            return None
+        step_id = wait_for(running_step, 30, what="the srun step on node2")
+        r = cluster.cli("sbcast", "-j", f"{job}.{step_id}", str(src), f"{d}/", user="alice")
+        assert r.returncode == 0, r.stderr
+        files = copies(d, job, step_id)
+        assert files["node2"].read_bytes() == src.read_bytes()
+        assert not files["node1"].exists()
+        r = cluster.cli("sbcast", "-j", f"{job}.{int(step_id) + 50}", str(src), f"{d}/",
+                        user="alice")
+        assert r.returncode == 1 and "lookup error: Invalid job id specified" in r.stderr
+    finally:
+        step.kill()
+        step.wait()
+
+
 def test_force_and_its_absence(cluster, job):
     d = shared_dir(cluster, "sbcast-force")
     dest = shared_dir(cluster, "sbcast-force-dest")
