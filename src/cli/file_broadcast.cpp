@@ -69,7 +69,9 @@ Result<BroadcastResult> broadcastFile(ControllerClient& client, const BroadcastP
   if (fd < 0) return makeError("Can't open `" + plan.source + "`: " + errnoText(errno));
   FileCloser closer(fd);
   struct stat st {};
-  if (::fstat(fd, &st) != 0) return makeError("Can't stat `" + plan.source + "`: " + errnoText(errno));
+  if (::fstat(fd, &st) != 0) {
+    return makeError("Can't stat `" + plan.source + "`: " + errnoText(errno));
+  }
   if (S_ISDIR(st.st_mode)) return makeError("Can't open `" + plan.source + "`: Is a directory");
 
   const std::size_t block = boundedBlockSize(plan.block_size);
@@ -109,7 +111,9 @@ Result<BroadcastResult> broadcastFile(ControllerClient& client, const BroadcastP
     request.set_offset(offset);
     request.set_last(last);
     request.set_reserve_step(plan.reserve_step && offset == 0);
-    if (plan.reserve_step && offset > 0) request.set_name_step(std::to_string(result.reserved_step_id));
+    if (plan.reserve_step && offset > 0) {
+      request.set_name_step(std::to_string(result.reserved_step_id));
+    }
     const std::size_t size = data.size();
     request.set_data(std::move(data));
     auto reply = client.broadcastFile(request, call_timeout_ms);

@@ -22,7 +22,7 @@ constexpr const char* kUsage = "Usage: sbcast [-CfFjpstvV] SOURCE DEST\n";
 
 constexpr const char* kHelp =
     "Usage: sbcast [OPTIONS] SOURCE DEST\n"
-    "  -C, --compress[=lib]  compress the file being transmitted (accepted; Drover sends it as is)\n"
+    "  -C, --compress[=lib]  compress the file being transmitted (accepted: sent as it is)\n"
     "  --exclude=<NONE|path1,...,pathN> shared object directory paths to exclude\n"
     "  -f, --force           replace destination file as required\n"
     "  -F, --fanout=num      specify message fanout\n"
@@ -99,7 +99,8 @@ Result<std::uint64_t> parseSbcastSize(const std::string& text) {
 
 Result<SbcastCommand> parseSbcastArgs(const std::vector<std::string>& args) {
   static const option kLong[] = {
-      {"compress", optional_argument, nullptr, 'C'}, {"exclude", required_argument, nullptr, kOptExclude},
+      {"compress", optional_argument, nullptr, 'C'},
+      {"exclude", required_argument, nullptr, kOptExclude},
       {"fanout", required_argument, nullptr, 'F'},   {"force", no_argument, nullptr, 'f'},
       {"jobid", required_argument, nullptr, 'j'},    {"preserve", no_argument, nullptr, 'p'},
       {"send-libs", optional_argument, nullptr, kOptSendLibs},
@@ -169,7 +170,9 @@ Result<SbcastCommand> parseSbcastArgs(const std::vector<std::string>& args) {
   // getopt_long moved the operands behind the options: read them from its (permuted) array.
   cmd.source = argv.argv()[optind];
   cmd.dest = argv.argv()[optind + 1];
-  if (cmd.source.empty() || cmd.dest.empty()) return makeError("Need two file names, have an empty one");
+  if (cmd.source.empty() || cmd.dest.empty()) {
+    return makeError("Need two file names, have an empty one");
+  }
   return cmd;
 }
 
@@ -238,7 +241,8 @@ int runSbcast(int argc, char** argv) {
               << "sbcast: force      = " << (plan.force ? "true" : "false") << "\n"
               << "sbcast: fanout     = " << cmd->fanout << " (all nodes at once)\n"
               << "sbcast: jobid      = " << plan.job_id << "\n"
-              << "sbcast: stepid     = " << (target.step_id ? std::to_string(*target.step_id) : "none") << "\n"
+              << "sbcast: stepid     = "
+              << (target.step_id ? std::to_string(*target.step_id) : "none") << "\n"
               << "sbcast: preserve   = " << (plan.preserve ? "true" : "false") << "\n"
               << "sbcast: timeout    = " << cmd->timeout_s << "\n"
               << "sbcast: verbose    = " << cmd->verbose << "\n"

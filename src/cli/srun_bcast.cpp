@@ -55,7 +55,9 @@ std::optional<std::string> findExecutable(const std::string& name, const std::st
 
 Status broadcastExecutable(ControllerClient& client, const jobspec::JobSpec& options,
                            v1::StepSpec& spec) {
-  if (spec.argv_size() == 0 || spec.argv(0).empty()) return makeError("--bcast: no command to copy");
+  if (spec.argv_size() == 0 || spec.argv(0).empty()) {
+    return makeError("--bcast: no command to copy");
+  }
   const std::string cwd = workingDirectory();
   const char* path_env = std::getenv("PATH");
   auto program = findExecutable(spec.argv(0), path_env != nullptr ? path_env : "", cwd);

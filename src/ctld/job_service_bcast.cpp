@@ -27,7 +27,10 @@ std::string writeBlock(const std::shared_ptr<grpc::Channel>& channel,
   v1::WriteFileBlockReply reply;
   const grpc::Status st = v1::Agent::NewStub(channel)->WriteFileBlock(&ctx, request, &reply);
   if (st.ok()) return {};
-  if (st.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) return "Socket timed out on send/recv operation";
+  // Slurm's text for a node that did not answer in time.
+  if (st.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+    return "Socket timed out on send/recv operation";
+  }
   return st.error_message().empty() ? "agent unreachable" : st.error_message();
 }
 
@@ -40,7 +43,8 @@ struct BlockFanOut {
 
   void finish() {
     for (std::size_t i = 0; i < errors.size(); ++i) {
-      if (!errors[i].empty()) reply.add_node_errors(reply.nodes(static_cast<int>(i)) + ": " + errors[i]);
+      if (errors[i].empty()) continue;
+      reply.add_node_errors(reply.nodes(static_cast<int>(i)) + ": " + errors[i]);
     }
     done(std::move(reply));
   }
@@ -85,7 +89,10 @@ void JobService::broadcastFile(const rpc::Caller& caller, const v1::BroadcastFil
     name_step = std::to_string(reserved);
   }
   const v1::JobInfo& info = found->info;
-  v1::WriteFileBlockRequest block;
+  // One copy of the block for all nodes; each node's request is made on the pool when its
+  // call runs, so at most the pool's threads hold another copy (not one per node at once).
+  auto shared = std::make_shared<v1::WriteFileBlockRequest>();
+  v1::WriteFileBlockRequest& block = *shared;
   block.set_job_id(info.job_id());
   block.set_uid(info.uid());
   block.set_gid(info.gid());
@@ -98,6 +105,8 @@ void JobService::broadcastFile(const rpc::Caller& caller, const v1::BroadcastFil
   block.set_mode(request.mode());
   block.set_atime(request.atime());
   block.set_mtime(request.mtime());
+
+  std::shared_ptr<const v1::WriteFileBlockRequest> frozen = std::move(shared);
 
   rpc::ClientOptions options = agentCallOptions();
   if (request.timeout_ms() > 0) options.timeout_ms = static_cast<int>(request.timeout_ms());
@@ -120,9 +129,10 @@ void JobService::broadcastFile(const rpc::Caller& caller, const v1::BroadcastFil
       settle("node has no agent address");
       continue;
     }
-    v1::WriteFileBlockRequest ask = block;
-    ask.set_path(fan->reply.paths(static_cast<int>(n)));
-    boost::asio::post(*pool_, [channel, node, ask = std::move(ask), options, settle]() {
+    std::string path = fan->reply.paths(static_cast<int>(n));
+    boost::asio::post(*pool_, [channel, node, frozen, path = std::move(path), options, settle]() {
+      v1::WriteFileBlockRequest ask = *frozen;
+      ask.set_path(path);
       std::string error = writeBlock(channel, ask, options);
       if (!error.empty()) {
         drover::log::get("ctld")->info("job {}: broadcast to {} on {} failed: {}", ask.job_id(),
