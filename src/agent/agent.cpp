@@ -18,6 +18,7 @@
 #include <sstream>
 #include <thread>
 
+#include "agent/file_block_writer.h"
 #include "agent/resources.h"
 #include "agent/step_spawn.h"
 #include "agent/step_table.h"
@@ -163,6 +164,33 @@ class AgentService final : public v1::Agent::Service {
       return grpc::Status(grpc::StatusCode::INTERNAL,
                           name + ": the supervisor's usage reply does not parse");
     }
+    return grpc::Status::OK;
+  }
+
+  // sbcast: one block, written as the job's user in a child (agent/file_block_writer.h), on
+  // this gRPC thread: the io thread never waits on a disk.
+  grpc::Status WriteFileBlock(grpc::ServerContext* ctx, const v1::WriteFileBlockRequest* req,
+                              v1::WriteFileBlockReply*) override {
+    if (auto s = authenticateController(*ctx, *req); !s.ok()) return s;
+    if (req->path().empty() || req->path().front() != '/') {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          "broadcast destination '" + req->path() + "' is not absolute");
+    }
+    FileBlock block;
+    block.uid = req->uid();
+    block.gid = req->gid();
+    block.groups = userGroups(req->user(), req->gid());
+    block.path = req->path();
+    block.offset = req->offset();
+    block.data = req->data();
+    block.last = req->last();
+    block.force = req->force();
+    block.preserve = req->preserve();
+    block.mode = req->mode();
+    block.atime = req->atime();
+    block.mtime = req->mtime();
+    const std::string error = writeFileBlockAsUser(block);
+    if (!error.empty()) return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, error);
     return grpc::Status::OK;
   }
 

@@ -157,6 +157,10 @@ Result<v1::GetStepStatsReply> ControllerClient::getStepStats(
     const v1::GetStepStatsRequest& request) {
   return call<v1::GetStepStatsReply>("GetStepStats", request, 2 * address_.timeout_ms);
 }
+Result<v1::BroadcastFileReply> ControllerClient::broadcastFile(
+    const v1::BroadcastFileRequest& request, int timeout_ms) {
+  return call<v1::BroadcastFileReply>("BroadcastFile", request, timeout_ms);
+}
 Result<v1::GetReservationsReply> ControllerClient::getReservations(
     const v1::GetReservationsRequest& request) {
   return call<v1::GetReservationsReply>("GetReservations", request);

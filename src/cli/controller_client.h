@@ -61,6 +61,10 @@ class ControllerClient {
   Result<v1::GetSharesReply> getShares(const v1::GetSharesRequest& request);
   // sstat: waits for the controller to ask the steps' nodes (twice the message timeout).
   Result<v1::GetStepStatsReply> getStepStats(const v1::GetStepStatsRequest& request);
+  // sbcast and srun --bcast: one block, sent on by the controller to every node; waits
+  // `timeout_ms` (the nodes' time, plus the message timeout).
+  Result<v1::BroadcastFileReply> broadcastFile(const v1::BroadcastFileRequest& request,
+                                               int timeout_ms);
   Result<v1::GetReservationsReply> getReservations(const v1::GetReservationsRequest& request);
   Result<v1::CreateReservationReply> createReservation(const v1::CreateReservationRequest& request);
   Result<v1::UpdateReservationReply> updateReservation(const v1::UpdateReservationRequest& request);

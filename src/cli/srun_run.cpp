@@ -15,7 +15,9 @@
 #include <vector>
 
 #include "cli/cli_common.h"
+#include "cli/file_broadcast.h"
 #include "cli/srun_allocation.h"
+#include "cli/srun_bcast.h"
 #include "cli/srun_step.h"
 #include "cli/srun_terminal.h"
 #include "stepio/step_io_server.h"
@@ -77,6 +79,14 @@ class StepRun {
     spec.set_io_address(server_->address());
     spec.set_io_key(server_->key());
     job_id_ = spec.job_id();
+    // --bcast: the executable goes to the nodes first and the step runs the copies (an
+    // --multi-prog step has no one executable: nothing to copy).
+    if (options_.bcast && !spec.has_multi_prog()) {
+      if (auto sent = broadcastExecutable(client_, options_, spec); !sent) {
+        printBroadcastError("srun", sent.error());
+        return 1;
+      }
+    }
 
     v1::CreateStepRequest create;
     *create.mutable_spec() = spec;

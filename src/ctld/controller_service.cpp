@@ -59,6 +59,7 @@ class ControllerService final : public v1::Controller::Service {
   DROVER_SERVE(GetPriorities, get_priorities)
   DROVER_SERVE(GetShares, get_shares)
   DROVER_SERVE(GetStepStats, get_step_stats)
+  DROVER_SERVE(BroadcastFile, broadcast_file)
 #undef DROVER_SERVE
 
  private:

@@ -52,6 +52,8 @@ struct ControllerHandlers {
   Handler<v1::GetSharesRequest, v1::GetSharesReply> get_shares;
   // sstat (handlers_steps.cpp).
   Handler<v1::GetStepStatsRequest, v1::GetStepStatsReply> get_step_stats;
+  // sbcast and srun --bcast (handlers_steps.cpp).
+  Handler<v1::BroadcastFileRequest, v1::BroadcastFileReply> broadcast_file;
 };
 
 // `jobs` may be null (node-only tests): the job RPCs then answer UNAVAILABLE-like errors.
@@ -85,6 +87,7 @@ void forEachHandler(const ControllerHandlers& h, Fn&& fn) {
   fn("GetPriorities", h.get_priorities);
   fn("GetShares", h.get_shares);
   fn("GetStepStats", h.get_step_stats);
+  fn("BroadcastFile", h.broadcast_file);
 }
 
 }  // namespace drover::ctld

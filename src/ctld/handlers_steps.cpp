@@ -53,6 +53,19 @@ void addStepHandlers(ControllerHandlers& h, JobService* jobs) {
       done(wire::Outcome::ok(), *r);
     });
   };
+  h.broadcast_file = [jobs](const rpc::Caller& caller, const v1::BroadcastFileRequest& req,
+                            wire::Reply_<v1::BroadcastFileReply> done) {
+    if (noJobs(jobs, done)) return;
+    jobs->broadcastFile(caller, req, [done](Result<v1::BroadcastFileReply> r) {
+      if (!r) {
+        const int code = codeFor(r.error());
+        done(wire::Outcome{code == kInvalidArgument ? kFailedPrecondition : code, r.error()},
+             v1::BroadcastFileReply{});
+        return;
+      }
+      done(wire::Outcome::ok(), *r);
+    });
+  };
   h.create_step = [jobs](const rpc::Caller& caller, const v1::CreateStepRequest& req,
                          wire::Reply_<v1::CreateStepReply> done) {
     if (noJobs(jobs, done)) return;

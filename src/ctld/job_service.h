@@ -102,6 +102,12 @@ class JobService {
   void stepStats(const rpc::Caller& caller, const v1::GetStepStatsRequest& request,
                  std::function<void(Result<v1::GetStepStatsReply>)> done);
 
+  // sbcast and srun --bcast (job_service_bcast.cpp): checks the caller and the job, then sends
+  // the block to the agent of every node of the job (or step) in parallel on the agent RPC
+  // pool (Agent.WriteFileBlock) and answers once every node did (failures in node_errors).
+  void broadcastFile(const rpc::Caller& caller, const v1::BroadcastFileRequest& request,
+                     std::function<void(Result<v1::BroadcastFileReply>)> done);
+
   std::map<std::string, NodeUsage> usage() const;
   jobs::JobManager& manager() { return *manager_; }
   // Transactions the job table has committed (group commit: one per burst).

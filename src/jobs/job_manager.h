@@ -234,6 +234,10 @@ class JobManager {
   // Whether node `node`'s launch of `step` (a numbered step) is still wanted: its job runs
   // that run and is not being cancelled or requeued, and the step is neither cancelled nor over
   // on that node. A launch whose agent did not answer is sent again only then.
+  // srun --bcast: the job's next step id, kept for the step srun creates next
+  // (StepSpec.reserved_step_id); the job is staged (its next_step_id moved). -1 for a job
+  // this manager does not hold.
+  std::int64_t reserveStepId(JobId id);
   bool stepLaunchWanted(const v1::StepId& step, const std::string& node) const;
   // LaunchStep could not reach `node`: the step counts that node as failed to start.
   void stepLaunchFailed(JobId id, std::int64_t step_id, const std::string& node,

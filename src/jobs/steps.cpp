@@ -6,6 +6,7 @@
 #include <charconv>
 #include <csignal>
 
+#include "common/bcast_path.h"
 #include "drover/hostlist.h"
 #include "jobs/job_manager.h"
 #include "jobs/request.h"
@@ -70,6 +71,16 @@ int stepIndex(const Job& job, std::int64_t step_id) {
 
 }  // namespace
 
+std::int64_t JobManager::reserveStepId(JobId id) {
+  Job* job = mutableJob(id);
+  if (job == nullptr) return -1;
+  const auto step_id = static_cast<std::int64_t>(job->info.next_step_id());
+  job->info.set_next_step_id(job->info.next_step_id() + 1);
+  job->reserved_steps.insert(step_id);
+  stage(*job);
+  return step_id;
+}
+
 Result<JobManager::CreatedStep> JobManager::createStep(
     const Caller& caller, const v1::StepSpec& spec,
     const std::map<std::string, std::string>& addresses) {
@@ -114,8 +125,12 @@ Result<JobManager::CreatedStep> JobManager::createStep(
   }
 
   const std::int64_t now = clock_.now();
-  const auto step_id = static_cast<std::int64_t>(info.next_step_id());
-  info.set_next_step_id(info.next_step_id() + 1);
+  std::int64_t step_id = static_cast<std::int64_t>(info.next_step_id());
+  if (spec.has_reserved_step_id() && job->reserved_steps.erase(spec.reserved_step_id()) > 0) {
+    step_id = spec.reserved_step_id();   // srun --bcast named its copies with it
+  } else {
+    info.set_next_step_id(info.next_step_id() + 1);
+  }
 
   // The step ends at its own limit or the job's, whichever comes first.
   std::int64_t limit_s = spec.time_limit_min() > 0 ? spec.time_limit_min() * 60 : 0;
@@ -212,6 +227,12 @@ Result<JobManager::CreatedStep> JobManager::createStep(
       }
     } else {
       for (const auto& a : spec.argv()) r.add_argv(a);
+      // srun --bcast into a directory: each node runs the copy named for it.
+      if (!spec.bcast_dir().empty()) {
+        const std::string copy_step =
+            std::to_string(spec.has_reserved_step_id() ? spec.reserved_step_id() : step_id);
+        r.set_argv(0, bcastPath(spec.bcast_dir(), info.job_id(), copy_step, sn.node()));
+      }
     }
     r.set_std_out(absolutePattern(spec.std_out(), work_dir));
     r.set_std_err(absolutePattern(spec.std_err(), work_dir));

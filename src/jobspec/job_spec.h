@@ -75,6 +75,9 @@ struct JobSpec {
   std::optional<std::string> error;
   std::optional<std::string> input;
   std::optional<std::string> chdir;
+  // srun --bcast[=dest_path]: "" when given without a path (the copy goes to --chdir or the
+  // current directory); --compress is accepted with it and changes nothing.
+  std::optional<std::string> bcast;
   std::optional<ExportSpec> export_env;
   std::optional<OpenMode> open_mode;
 

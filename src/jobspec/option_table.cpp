@@ -323,7 +323,7 @@ const OptionDef kOptions[] = {
     {"acctg-freq", 0, ArgKind::Required, ALL, acceptOnly},
     {"bb", 0, ArgKind::Required, ALL, acceptOnly},
     {"bbf", 0, ArgKind::Required, ALL, acceptOnly},
-    {"bcast", 0, ArgKind::Optional, R, acceptOnly},
+    {"bcast", 0, ArgKind::Optional, R, setString<&JobSpec::bcast>},
     {"bcast-exclude", 0, ArgKind::Required, R, acceptOnly},
     {"begin", 'b', ArgKind::Required, ALL, applyBegin},
     {"bell", 0, ArgKind::None, A, applyBell},

@@ -1,0 +1,48 @@
+#pragma once
+// sbcast's and srun --bcast's sending side: reads SOURCE in blocks and sends each to the
+// controller (BroadcastFile), which writes it on every node of the job through their agents.
+// One block in flight at a time, each at most kMaxBroadcastBlock bytes, so a file of any size
+// streams through a fixed amount of memory.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/controller_client.h"
+
+namespace drover::cli {
+
+struct BroadcastPlan {
+  std::uint64_t job_id = 0;
+  std::optional<std::int64_t> step_id;   // only this step's nodes
+  std::string source;
+  std::string dest;                      // absolute; a directory when it ends in '/'
+  std::string name_step;                 // the step in slurm_bcast_<job>.<step>_<node>
+  bool force = false;
+  bool preserve = false;
+  bool reserve_step = false;             // srun --bcast: name the copies for the next step
+  std::size_t block_size = 0;            // 0 = the largest block
+  int timeout_ms = 0;                    // each node's time per block; 0 = message timeout
+};
+
+struct BroadcastResult {
+  std::vector<std::string> nodes;        // where the file went
+  std::vector<std::string> paths;        // each node's file
+  std::int64_t reserved_step_id = -1;
+  std::uint64_t bytes = 0;
+  std::size_t blocks = 0;
+};
+
+// Errors are the lines to print after "<prog>: error: " (one or more, '\n'-separated):
+// "Slurm job ID 12 lookup error: Access/permission denied",
+// "REQUEST_FILE_BCAST(node2): File exists", "Can't open `x`: No such file or directory".
+Result<BroadcastResult> broadcastFile(ControllerClient& client, const BroadcastPlan& plan);
+
+// Each line of a broadcastFile error as "<prog>: error: <line>".
+void printBroadcastError(std::string_view prog, const std::string& lines);
+
+// The block size sbcast -s asks for, bounded to what one message may carry (at least 1 KiB).
+std::size_t boundedBlockSize(std::uint64_t asked);
+
+}  // namespace drover::cli

@@ -1,0 +1,48 @@
+#pragma once
+// sbcast: copies a file to every node of a running job (or step) through the controller,
+// written there as the job's user (cli/file_broadcast.h; docs/architecture.md, "How sbcast
+// flows"). Options as man sbcast; their SBCAST_* variables are read first.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "drover/result.h"
+
+namespace drover::cli {
+
+// -j/--jobid: "jobid[+het_offset][.stepid]" (only het component 0: Drover has no
+// heterogeneous jobs).
+struct SbcastJobRef {
+  std::uint64_t job_id = 0;
+  std::optional<std::int64_t> step_id;
+};
+Result<SbcastJobRef> parseSbcastJobId(const std::string& text);
+
+// -s/--size: bytes, or with a k or m suffix (any case) KiB or MiB.
+Result<std::uint64_t> parseSbcastSize(const std::string& text);
+
+struct SbcastCommand {
+  std::string source;
+  std::string dest;
+  std::optional<SbcastJobRef> job;       // -j; else SLURM_JOB_ID (and SLURM_STEP_ID)
+  bool force = false;
+  bool preserve = false;
+  std::optional<std::string> compress;   // -C[lib]: accepted, the data is sent as it is
+  int fanout = 0;                        // -F: accepted; the controller sends to every node at once
+  std::uint64_t block_size = 0;          // -s; 0 = the largest block
+  int timeout_s = 0;                     // -t; 0 = the message timeout
+  int verbose = 0;
+  std::optional<std::string> send_libs;  // accepted, not implemented (a warning)
+  std::optional<std::string> exclude;    // only with --send-libs: accepted
+  bool version = false;
+  bool help = false;
+  bool usage = false;
+};
+
+// Errors are the text after "sbcast: error: ".
+Result<SbcastCommand> parseSbcastArgs(const std::vector<std::string>& args);
+
+int runSbcast(int argc, char** argv);
+
+}  // namespace drover::cli

@@ -1,0 +1,88 @@
+#include "cli/srun_bcast.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "cli/cli_common.h"
+#include "cli/file_broadcast.h"
+#include "common/bcast_path.h"
+
+namespace drover::cli {
+namespace {
+
+std::string fromDirectory(const std::string& path, const std::string& cwd) {
+  if (!path.empty() && path.front() == '/') return path;
+  return cwd + (cwd.empty() || cwd.back() != '/' ? "/" : "") + path;
+}
+
+bool isExecutableFile(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+}  // namespace
+
+std::string bcastDestination(const std::string& value, const std::optional<std::string>& chdir,
+                             const std::string& cwd) {
+  if (!value.empty()) return fromDirectory(value, cwd);
+  std::string dir = chdir && !chdir->empty() ? fromDirectory(*chdir, cwd) : cwd;
+  if (dir.empty() || dir.back() != '/') dir += '/';
+  return dir;
+}
+
+std::optional<std::string> findExecutable(const std::string& name, const std::string& path_env,
+                                          const std::string& cwd) {
+  if (name.empty()) return std::nullopt;
+  if (name.find('/') != std::string::npos) {
+    const std::string path = fromDirectory(name, cwd);
+    return isExecutableFile(path) ? std::optional<std::string>(path) : std::nullopt;
+  }
+  std::size_t start = 0;
+  for (;;) {
+    const auto colon = path_env.find(':', start);
+    const std::string dir =
+        path_env.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+    const std::string candidate = fromDirectory((dir.empty() ? cwd : dir) + "/" + name, cwd);
+    if (isExecutableFile(candidate)) return candidate;
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  return std::nullopt;
+}
+
+Status broadcastExecutable(ControllerClient& client, const jobspec::JobSpec& options,
+                           v1::StepSpec& spec) {
+  if (spec.argv_size() == 0 || spec.argv(0).empty()) {
+    return makeError("--bcast: no command to copy");
+  }
+  const std::string cwd = workingDirectory();
+  const char* path_env = std::getenv("PATH");
+  auto program = findExecutable(spec.argv(0), path_env != nullptr ? path_env : "", cwd);
+  if (!program) return makeError("Unable to find executable " + spec.argv(0) + " to broadcast");
+  BroadcastPlan plan;
+  plan.job_id = spec.job_id();
+  plan.source = *program;
+  plan.dest = bcastDestination(options.bcast.value_or(""), options.chdir, cwd);
+  plan.force = true;   // srun --bcast replaces an older copy
+  plan.reserve_step = isBcastDirectory(plan.dest);
+  auto sent = broadcastFile(client, plan);
+  if (!sent) return makeError(sent.error());
+  if (plan.reserve_step) {
+    spec.set_reserved_step_id(sent->reserved_step_id);
+    spec.set_bcast_dir(plan.dest);
+  } else {
+    spec.set_argv(0, plan.dest);
+  }
+  if (options.verbose > 0) {
+    for (std::size_t i = 0; i < sent->nodes.size(); ++i) {
+      std::cerr << "srun: bcast " << *program << " to " << sent->nodes[i] << ":"
+                << sent->paths[i] << "\n";
+    }
+  }
+  return okStatus();
+}
+
+}  // namespace drover::cli

@@ -1,0 +1,24 @@
+#pragma once
+// sbcast's view of a job, pure: whether the caller may broadcast into it now, and which nodes
+// get the file (the job's, or one running step's). Errors are Slurm's texts, which sbcast
+// prints as "Slurm job ID <id> lookup error: <text>".
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "drover/result.h"
+#include "drover/v1/jobs.pb.h"
+
+namespace drover::ctld {
+
+inline constexpr const char* kBcastInvalidJob = "Invalid job id specified";
+inline constexpr const char* kBcastDenied = "Access/permission denied";
+inline constexpr const char* kBcastPending = "Job is pending execution";
+inline constexpr const char* kBcastDone = "Job/step already completing or completed";
+
+// `owner_or_admin`: the caller is the job's user, root or an operator (checked by the caller,
+// which knows the operators). The nodes in allocation order (a step's in step order).
+Result<std::vector<std::string>> bcastNodes(const v1::JobInfo& job, bool owner_or_admin,
+                                            std::optional<std::int64_t> step_id);
+
+}  // namespace drover::ctld
