@@ -58,6 +58,20 @@ void printBroadcastError(std::string_view prog, const std::string& lines) {
   }
 }
 
+int broadcastExitCode(const std::string& lines) {
+  if (lines.rfind("Slurm job ", 0) == 0 || lines.rfind("Can't open ", 0) == 0) return 255;
+  constexpr std::string_view kNode = "REQUEST_FILE_BCAST(";
+  if (lines.rfind(kNode, 0) != 0) return 1;
+  // The agents send strerror's text; the first line's names the errno Slurm exits with.
+  const auto why_at = lines.find("): ");
+  if (why_at == std::string::npos) return 1;
+  const std::string why = lines.substr(why_at + 3, lines.find('\n') - why_at - 3);
+  for (int e = 1; e < 134; ++e) {
+    if (why == std::strerror(e)) return e;
+  }
+  return 1;
+}
+
 std::size_t boundedBlockSize(std::uint64_t asked) {
   if (asked == 0) return kMaxBroadcastBlock;
   return static_cast<std::size_t>(
@@ -123,7 +137,7 @@ Result<BroadcastResult> broadcastFile(ControllerClient& client, const BroadcastP
           kind != FailureKind::kDenied) {
         return makeError(reply.error());
       }
-      return makeError("Slurm job ID " + std::to_string(plan.job_id) +
+      return makeError("Slurm job " + std::to_string(plan.job_id) +
                        " lookup error: " + reply.error());
     }
     if (offset == 0) {

@@ -188,7 +188,12 @@ int runSbcast(int argc, char** argv) {
                                          {"SBCAST_TIMEOUT", "--timeout"}});
   auto cmd = parseSbcastArgs(args);
   if (!cmd) {
-    printError(kProg, cmd.error());
+    // The reference printed a missing or extra name as usage, without "sbcast: error: ".
+    if (cmd.error().rfind("Need two file names", 0) == 0) {
+      std::cerr << cmd.error() << "\nTry \"sbcast --help\" for more information\n";
+    } else {
+      printError(kProg, cmd.error());
+    }
     return 1;
   }
   if (printedInfo(*cmd, kHelp, kUsage)) return 0;
@@ -258,7 +263,7 @@ int runSbcast(int argc, char** argv) {
   auto sent = broadcastFile(*client, plan);
   if (!sent) {
     printBroadcastError(kProg, sent.error());
-    return 1;
+    return broadcastExitCode(sent.error());
   }
   if (cmd->verbose > 0) {
     for (std::size_t i = 0; i < sent->nodes.size(); ++i) {

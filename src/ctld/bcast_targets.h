@@ -12,7 +12,8 @@
 namespace drover::ctld {
 
 inline constexpr const char* kBcastInvalidJob = "Invalid job id specified";
-inline constexpr const char* kBcastDenied = "Access/permission denied";
+// Another user's job: what the reference's sbcast printed after "lookup error: ".
+inline constexpr const char* kBcastDenied = "Invalid user id";
 inline constexpr const char* kBcastPending = "Job is pending execution";
 inline constexpr const char* kBcastDone = "Job/step already completing or completed";
 

@@ -5,6 +5,7 @@ slurm_bcast_<job>.<step>_<node>: a node that was not written leaves its file mis
 tasks of an srun step on each node check the file named for their own node (SLURMD_NODENAME).
 Files are the job user's, written by the agents as that user (never root)."""
 
+import errno
 import hashlib
 import os
 import pwd
@@ -123,7 +124,7 @@ def test_written_with_the_users_permissions(cluster, job):
     closed.mkdir()
     os.chmod(closed, 0o755)
     r = cluster.cli("sbcast", "-j", str(job), str(src), f"{closed}/", user="alice")
-    assert r.returncode == 1
+    assert r.returncode == errno.EACCES   # the reference exits with the nodes' errno
     assert sorted(r.stderr.splitlines()) == [
         "sbcast: error: REQUEST_FILE_BCAST(node1): Permission denied",
         "sbcast: error: REQUEST_FILE_BCAST(node2): Permission denied"], r.stderr
@@ -152,7 +153,7 @@ def test_a_steps_nodes_only(cluster, job):
         assert not files["node1"].exists()
         r = cluster.cli("sbcast", "-j", f"{job}.{int(step_id) + 50}", str(src), f"{d}/",
                         user="alice")
-        assert r.returncode == 1 and "lookup error: Invalid job id specified" in r.stderr
+        assert r.returncode == 255 and "lookup error: Invalid job id specified" in r.stderr
     finally:
         step.kill()
         step.wait()
@@ -165,7 +166,7 @@ def test_force_and_its_absence(cluster, job):
     second = source_file(d, "second.bin", 500)
     assert cluster.cli("sbcast", "-j", str(job), str(first), f"{dest}/", user="alice").returncode == 0
     r = cluster.cli("sbcast", "-j", str(job), str(second), f"{dest}/", user="alice")
-    assert r.returncode == 1
+    assert r.returncode == errno.EEXIST
     assert sorted(r.stderr.splitlines()) == [
         "sbcast: error: REQUEST_FILE_BCAST(node1): File exists",
         "sbcast: error: REQUEST_FILE_BCAST(node2): File exists"], r.stderr
@@ -198,8 +199,8 @@ def test_bob_cannot_broadcast_into_alices_job(cluster, job):
     d = shared_dir(cluster, "sbcast-bob")
     src = source_file(d, "evil.bin", 100)
     r = cluster.cli("sbcast", "-j", str(job), str(src), f"{d}/", user="bob")
-    assert r.returncode == 1
-    assert r.stderr == f"sbcast: error: Slurm job ID {job} lookup error: Access/permission denied\n"
+    assert r.returncode == 255
+    assert r.stderr == f"sbcast: error: Slurm job {job} lookup error: Invalid user id\n"
     assert not any(p.exists() for p in copies(d, job).values())
 
 
@@ -217,15 +218,15 @@ def test_jobs_that_do_not_run(cluster):
     held = sbatch(cluster, "--hold", "-o", "/dev/null", "--wrap", "true")
     r = cluster.cli("sbcast", "-j", str(held), str(src), f"{d}/", user="alice")
     assert (r.returncode, r.stderr) == (
-        1, f"sbcast: error: Slurm job ID {held} lookup error: Job is pending execution\n")
+        255, f"sbcast: error: Slurm job {held} lookup error: Job is pending execution\n")
     cluster.cli("scancel", str(held))
     r = cluster.cli("sbcast", "-j", "999999", str(src), f"{d}/", user="alice")
     assert (r.returncode, r.stderr) == (
-        1, "sbcast: error: Slurm job ID 999999 lookup error: Invalid job id specified\n")
+        255, "sbcast: error: Slurm job 999999 lookup error: Invalid job id specified\n")
     ended = sbatch(cluster, "-o", "/dev/null", "--wrap", "true")
     cluster.wait_job(ended, "COMPLETED")
     r = cluster.cli("sbcast", "-j", str(ended), str(src), f"{d}/", user="alice")
-    assert r.returncode == 1 and "lookup error: Job/step already completing or completed" in r.stderr
+    assert r.returncode == 255 and "lookup error: Job/step already completing or completed" in r.stderr
     assert list(d.glob("slurm_bcast_*")) == []
 
 
@@ -234,9 +235,10 @@ def test_usage_errors(cluster):
     assert (r.returncode, r.stderr) == (1, "sbcast: error: Need a job id to run this command.  "
                                            "Run from within a Slurm job or use the --jobid option.\n")
     r = cluster.cli("sbcast", "-j", "5", "/etc/hostname", user="alice")
-    assert (r.returncode, r.stderr) == (1, "sbcast: error: Need two file names, have 1 names\n")
+    assert (r.returncode, r.stderr) == (1, "Need two file names, have 1 names\n"
+                                           "Try \"sbcast --help\" for more information\n")
     r = cluster.cli("sbcast", "-j", "5", "/no/such/file", "/tmp/x", user="alice")
-    assert r.returncode == 1 and "Can't open `/no/such/file`: No such file or directory" in r.stderr
+    assert r.returncode == 255 and "Can't open `/no/such/file`: No such file or directory" in r.stderr
 
 
 def bcast_program(cluster, name):

@@ -34,7 +34,7 @@ TEST(BcastNodes, RunningJobAllNodesOrOneStepsNodes) {
 TEST(BcastNodes, RefusalsInSlurmsWords) {
   auto denied = bcastNodes(twoNodeJob(v1::JOB_RUNNING), false, std::nullopt);
   ASSERT_FALSE(denied.ok());
-  EXPECT_EQ(denied.error(), "Access/permission denied");
+  EXPECT_EQ(denied.error(), "Invalid user id");
   for (auto state : {v1::JOB_PENDING, v1::JOB_REQUEUED}) {
     auto r = bcastNodes(twoNodeJob(state), true, std::nullopt);
     ASSERT_FALSE(r.ok());
@@ -47,7 +47,7 @@ TEST(BcastNodes, RefusalsInSlurmsWords) {
   }
   // Another user is refused before anything about the job is told.
   auto pending_other = bcastNodes(twoNodeJob(v1::JOB_PENDING), false, std::nullopt);
-  EXPECT_EQ(pending_other.error(), "Access/permission denied");
+  EXPECT_EQ(pending_other.error(), "Invalid user id");
 }
 
 }  // namespace
