@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/errno_text.h"
+
 namespace drover::agent {
 namespace {
 
@@ -54,12 +56,6 @@ int writeInChild(const FileBlock& b, bool change_user) {
   }
   if (::close(fd) != 0) return errno;
   return 0;
-}
-
-std::string errnoText(int err) {
-  char buf[256];
-  // GNU strerror_r: returns the text (maybe not in buf).
-  return ::strerror_r(err, buf, sizeof buf);
 }
 
 }  // namespace

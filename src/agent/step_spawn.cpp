@@ -11,29 +11,13 @@
 #include <cstring>
 #include <filesystem>
 
+#include "common/errno_text.h"
+#include "common/unique_fd.h"
+
 extern char** environ;
 
 namespace drover::agent {
 namespace {
-
-std::string errnoText(int err) { return std::strerror(err); }
-
-// Owns a file descriptor for the few lines it is needed.
-class Fd {
- public:
-  explicit Fd(int fd = -1) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() { reset(); }
-  int get() const { return fd_; }
-  void reset() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_;
-};
 
 // Writes everything; MSG_NOSIGNAL so a supervisor that died early gives EPIPE, not SIGPIPE.
 Status sendAll(int fd, const std::string& bytes) {
@@ -63,7 +47,7 @@ Result<pid_t> spawnSupervisor(const SpawnSpec& spec) {
     return makeError("cannot run step supervisor " + spec.program + ": " + errnoText(errno) +
                      " (it is installed next to droverd, or give --stepd)");
   }
-  Fd log(::open(spec.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600));
+  UniqueFd log(::open(spec.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600));
   if (log.get() < 0) {
     return makeError("cannot open step log " + spec.log_path + ": " + errnoText(errno));
   }
@@ -72,8 +56,8 @@ Result<pid_t> spawnSupervisor(const SpawnSpec& spec) {
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
     return makeError("socketpair for drover-stepd's stdin: " + errnoText(errno));
   }
-  Fd ours(pair[0]);
-  Fd theirs(pair[1]);
+  UniqueFd ours(pair[0]);
+  UniqueFd theirs(pair[1]);
 
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);

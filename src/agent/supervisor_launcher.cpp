@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "common/log.h"
+#include "common/errno_text.h"
 #include "common/proc_stat.h"
 #include "stepd/launcher_protocol.h"
 
@@ -24,7 +25,6 @@ namespace {
 
 spdlog::logger& log() { return *drover::log::get("agent"); }
 
-std::string errnoText(int err) { return std::strerror(err); }
 
 // drover-stepd --launcher's exit code when the kernel cannot fork supervisors its way.
 constexpr int kLauncherUnsupportedExit = 3;

@@ -10,13 +10,13 @@
 
 #include "cli/cli_common.h"
 #include "common/bcast_path.h"
+#include "common/errno_text.h"
+#include "common/unique_fd.h"
 
 namespace drover::cli {
 namespace {
 
 constexpr std::size_t kMinBlock = 1024;
-
-std::string errnoText(int err) { return std::strerror(err); }
 
 // Fills `out` with up to `size` bytes; fewer only at the end of the file.
 Status readBlock(int fd, std::size_t size, std::string* out) {
@@ -34,17 +34,6 @@ Status readBlock(int fd, std::size_t size, std::string* out) {
   out->resize(got);
   return okStatus();
 }
-
-class FileCloser {
- public:
-  explicit FileCloser(int fd) : fd_(fd) {}
-  ~FileCloser() { ::close(fd_); }
-  FileCloser(const FileCloser&) = delete;
-  FileCloser& operator=(const FileCloser&) = delete;
-
- private:
-  int fd_;
-};
 
 }  // namespace
 
@@ -67,7 +56,7 @@ int broadcastExitCode(const std::string& lines) {
   if (why_at == std::string::npos) return 1;
   const std::string why = lines.substr(why_at + 3, lines.find('\n') - why_at - 3);
   for (int e = 1; e < 134; ++e) {
-    if (why == std::strerror(e)) return e;
+    if (why == errnoText(e)) return e;
   }
   return 1;
 }
@@ -81,7 +70,7 @@ std::size_t boundedBlockSize(std::uint64_t asked) {
 Result<BroadcastResult> broadcastFile(ControllerClient& client, const BroadcastPlan& plan) {
   const int fd = ::open(plan.source.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return makeError("Can't open `" + plan.source + "`: " + errnoText(errno));
-  FileCloser closer(fd);
+  UniqueFd closer(fd);
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     return makeError("Can't stat `" + plan.source + "`: " + errnoText(errno));

@@ -15,13 +15,13 @@
 #include <cstring>
 #include <iostream>
 
+#include "common/errno_text.h"
 #include "stepd/image_prefault.h"
 #include "stepd/supervisor.h"
 
 namespace drover::stepd {
 namespace {
 
-std::string errnoText(int err) { return std::strerror(err); }
 
 // Where glibc keeps this thread's id (struct pthread's tid, registered with set_tid_address at
 // start). glibc's fork passes it as CLONE_CHILD_SETTID/CLONE_CHILD_CLEARTID so the child's

@@ -98,8 +98,9 @@ def test_errors_as_slurm(cluster):
 
 
 def test_commands_on_stdin(cluster):
-    r = subprocess.run([str(cluster.bin / "sacctmgr"), "-nP"], input="show user alice\n"
+    r = subprocess.run([str(cluster.bin / "sacctmgr"), "-nP"], input="show user alice\n!!\n"
                        "show qos format=name\nquit\nshow cluster\n", capture_output=True,
                        text=True, env=cluster.env(), timeout=30)
     assert r.returncode == 0, r.stderr
-    assert r.stdout == "alice|research|None\nnormal\n"
+    # `!!` repeats the last command; nothing after quit runs.
+    assert r.stdout == "alice|research|None\nalice|research|None\nnormal\n"
