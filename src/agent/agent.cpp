@@ -170,7 +170,7 @@ class AgentService final : public v1::Agent::Service {
   // sbcast: one block, written as the job's user in a child (agent/file_block_writer.h), on
   // this gRPC thread: the io thread never waits on a disk.
   grpc::Status WriteFileBlock(grpc::ServerContext* ctx, const v1::WriteFileBlockRequest* req,
-                              v1::WriteFileBlockReply*) override {
+                              v1::WriteFileBlockReply* reply) override {
     if (auto s = authenticateController(*ctx, *req); !s.ok()) return s;
     if (req->path().empty() || req->path().front() != '/') {
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
@@ -189,8 +189,7 @@ class AgentService final : public v1::Agent::Service {
     block.mode = req->mode();
     block.atime = req->atime();
     block.mtime = req->mtime();
-    const std::string error = writeFileBlockAsUser(block);
-    if (!error.empty()) return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, error);
+    reply->set_error_number(writeFileBlockAsUser(block));
     return grpc::Status::OK;
   }
 

@@ -9,8 +9,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include "common/errno_text.h"
-
 namespace drover::agent {
 namespace {
 
@@ -72,16 +70,16 @@ std::vector<gid_t> userGroups(const std::string& user, gid_t gid) {
   return groups;
 }
 
-std::string writeFileBlockAsUser(const FileBlock& block) {
+int writeFileBlockAsUser(const FileBlock& block) {
   const bool change_user = ::geteuid() == 0;
   int pipe_fds[2];
-  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return "pipe: " + errnoText(errno);
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return errno;
   const pid_t pid = ::fork();
   if (pid < 0) {
     const int err = errno;
     ::close(pipe_fds[0]);
     ::close(pipe_fds[1]);
-    return "fork: " + errnoText(err);
+    return err;
   }
   if (pid == 0) {
     ::close(pipe_fds[0]);
@@ -99,8 +97,7 @@ std::string writeFileBlockAsUser(const FileBlock& block) {
   ::close(pipe_fds[0]);
   while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
   }
-  if (got != static_cast<ssize_t>(sizeof err)) return "the writing process died";
-  return err == 0 ? std::string() : errnoText(err);
+  return got == static_cast<ssize_t>(sizeof err) ? err : EIO;
 }
 
 }  // namespace drover::agent

@@ -31,9 +31,10 @@ struct FileBlock {
 // The user's groups as initgroups would set them (NSS; never empty: at least `gid`).
 std::vector<gid_t> userGroups(const std::string& user, gid_t gid);
 
-// "" when written, else why not (strerror's text: "File exists", "Permission denied", ...).
-// Takes the user's credentials only when this process runs as root; otherwise writes as itself
-// (an agent run by one unprivileged user, as its jobs are).
-std::string writeFileBlockAsUser(const FileBlock& block);
+// 0 when written, else the errno of what failed (EEXIST, EACCES, ...: sbcast exits with it, as
+// Slurm's did); EIO when the writing child died without a word. Takes the user's credentials
+// only when this process runs as root; otherwise writes as itself (an agent run by one
+// unprivileged user, as its jobs are).
+int writeFileBlockAsUser(const FileBlock& block);
 
 }  // namespace drover::agent

@@ -47,35 +47,23 @@ void printBroadcastError(std::string_view prog, const std::string& lines) {
   }
 }
 
-int broadcastExitCode(const std::string& lines) {
-  if (lines.rfind("Slurm job ", 0) == 0 || lines.rfind("Can't open ", 0) == 0) return 255;
-  constexpr std::string_view kNode = "REQUEST_FILE_BCAST(";
-  if (lines.rfind(kNode, 0) != 0) return 1;
-  // The agents send strerror's text; the first line's names the errno Slurm exits with.
-  const auto why_at = lines.find("): ");
-  if (why_at == std::string::npos) return 1;
-  const std::string why = lines.substr(why_at + 3, lines.find('\n') - why_at - 3);
-  for (int e = 1; e < 134; ++e) {
-    if (why == errnoText(e)) return e;
-  }
-  return 1;
-}
-
 std::size_t boundedBlockSize(std::uint64_t asked) {
   if (asked == 0) return kMaxBroadcastBlock;
   return static_cast<std::size_t>(
       std::clamp<std::uint64_t>(asked, kMinBlock, kMaxBroadcastBlock));
 }
 
-Result<BroadcastResult> broadcastFile(ControllerClient& client, const BroadcastPlan& plan) {
+BroadcastOutcome broadcastFile(ControllerClient& client, const BroadcastPlan& plan) {
   const int fd = ::open(plan.source.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return makeError("Can't open `" + plan.source + "`: " + errnoText(errno));
+  if (fd < 0) return BroadcastFailure{"Can't open `" + plan.source + "`: " + errnoText(errno), 255};
   UniqueFd closer(fd);
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
-    return makeError("Can't stat `" + plan.source + "`: " + errnoText(errno));
+    return BroadcastFailure{"Can't stat `" + plan.source + "`: " + errnoText(errno)};
   }
-  if (S_ISDIR(st.st_mode)) return makeError("Can't open `" + plan.source + "`: Is a directory");
+  if (S_ISDIR(st.st_mode)) {
+    return BroadcastFailure{"Can't open `" + plan.source + "`: Is a directory", 255};
+  }
 
   const std::size_t block = boundedBlockSize(plan.block_size);
   v1::BroadcastFileRequest request;
@@ -99,7 +87,7 @@ Result<BroadcastResult> broadcastFile(ControllerClient& client, const BroadcastP
   // Read one block ahead, so the block that ends the file is marked last (a file whose size
   // is a multiple of the block size needs no empty block after it).
   if (auto s = readBlock(fd, block, &data); !s) {
-    return makeError("Can't read `" + plan.source + "`: " + s.error());
+    return BroadcastFailure{"Can't read `" + plan.source + "`: " + s.error()};
   }
   std::string next;
   std::uint64_t offset = 0;
@@ -107,7 +95,7 @@ Result<BroadcastResult> broadcastFile(ControllerClient& client, const BroadcastP
     bool last = data.size() < block;
     if (!last) {
       if (auto s = readBlock(fd, block, &next); !s) {
-        return makeError("Can't read `" + plan.source + "`: " + s.error());
+        return BroadcastFailure{"Can't read `" + plan.source + "`: " + s.error()};
       }
       last = next.empty();
     }
@@ -124,27 +112,26 @@ Result<BroadcastResult> broadcastFile(ControllerClient& client, const BroadcastP
       const FailureKind kind = client.lastFailure();
       if (kind != FailureKind::kNotFound && kind != FailureKind::kInvalid &&
           kind != FailureKind::kDenied) {
-        return makeError(reply.error());
+        return BroadcastFailure{reply.error()};
       }
-      return makeError("Slurm job " + std::to_string(plan.job_id) +
-                       " lookup error: " + reply.error());
+      return BroadcastFailure{
+          "Slurm job " + std::to_string(plan.job_id) + " lookup error: " + reply.error(), 255};
     }
     if (offset == 0) {
       result.nodes.assign(reply->nodes().begin(), reply->nodes().end());
       result.paths.assign(reply->paths().begin(), reply->paths().end());
       if (plan.reserve_step) result.reserved_step_id = reply->reserved_step_id();
     }
-    if (reply->node_errors_size() > 0) {
-      std::string lines;
-      for (const auto& e : reply->node_errors()) {
-        // "node: why" -> Slurm's "REQUEST_FILE_BCAST(node): why".
-        const auto colon = e.find(": ");
-        if (!lines.empty()) lines += '\n';
-        lines += colon == std::string::npos
-                     ? "REQUEST_FILE_BCAST: " + e
-                     : "REQUEST_FILE_BCAST(" + e.substr(0, colon) + "): " + e.substr(colon + 2);
+    if (reply->failures_size() > 0) {
+      BroadcastFailure failed;
+      for (const auto& f : reply->failures()) {
+        if (!failed.lines.empty()) failed.lines += '\n';
+        failed.lines += "REQUEST_FILE_BCAST(" + f.node() + "): " + f.why();
       }
-      return makeError(lines);
+      // The first node's errno, as the reference's sbcast exited (not one: 1).
+      const int first = reply->failures(0).error_number();
+      if (first > 0 && first < 256) failed.exit_code = first;
+      return failed;
     }
     offset += size;
     result.bytes = offset;

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "cli/controller_client.h"
@@ -34,18 +35,24 @@ struct BroadcastResult {
   std::size_t blocks = 0;
 };
 
-// Errors are the lines to print after "<prog>: error: " (one or more, '\n'-separated):
-// "Slurm job 12 lookup error: Invalid user id",
-// "REQUEST_FILE_BCAST(node2): File exists", "Can't open `x`: No such file or directory".
-Result<BroadcastResult> broadcastFile(ControllerClient& client, const BroadcastPlan& plan);
+// Why a broadcast failed.
+struct BroadcastFailure {
+  // The lines to print after "<prog>: error: " (one or more, '\n'-separated):
+  // "Slurm job 12 lookup error: Invalid user id",
+  // "REQUEST_FILE_BCAST(node2): File exists", "Can't open `x`: No such file or directory".
+  std::string lines;
+  // sbcast's exit code, as the reference's: 255 for a job it could not use or a SOURCE it
+  // could not open, the errno of the first node's failure (17 for `File exists`, 13 for
+  // `Permission denied`), else 1.
+  int exit_code = 1;
+};
 
-// Each line of a broadcastFile error as "<prog>: error: <line>".
+using BroadcastOutcome = std::variant<BroadcastResult, BroadcastFailure>;
+
+BroadcastOutcome broadcastFile(ControllerClient& client, const BroadcastPlan& plan);
+
+// Each line of a broadcast failure as "<prog>: error: <line>".
 void printBroadcastError(std::string_view prog, const std::string& lines);
-
-// sbcast's exit code for a broadcastFile error, as the reference's: 255 for a job it could not
-// use or a SOURCE it could not open, the errno of the first node's failure (17 for
-// `File exists`, 13 for `Permission denied`), else 1.
-int broadcastExitCode(const std::string& lines);
 
 // The block size sbcast -s asks for, bounded to what one message may carry (at least 1 KiB).
 std::size_t boundedBlockSize(std::uint64_t asked);

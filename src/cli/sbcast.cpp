@@ -164,16 +164,19 @@ Result<SbcastCommand> parseSbcastArgs(const std::vector<std::string>& args) {
       default: return makeError(unrecognizedOption(kProg, argv[optind - 1]));
     }
   }
-  if (cmd.version || cmd.help || cmd.usage) return cmd;
-  const int names = argv.argc() - optind;
-  if (names != 2) return makeError("Need two file names, have " + std::to_string(names) + " names");
   // getopt_long moved the operands behind the options: read them from its (permuted) array.
-  cmd.source = argv.argv()[optind];
-  cmd.dest = argv.argv()[optind + 1];
-  if (cmd.source.empty() || cmd.dest.empty()) {
+  for (int i = optind; i < argv.argc(); ++i) cmd.files.emplace_back(argv.argv()[i]);
+  return cmd;
+}
+
+Result<SbcastFiles> sbcastFiles(const SbcastCommand& cmd) {
+  if (cmd.files.size() != 2) {
+    return makeError("Need two file names, have " + std::to_string(cmd.files.size()) + " names");
+  }
+  if (cmd.files[0].empty() || cmd.files[1].empty()) {
     return makeError("Need two file names, have an empty one");
   }
-  return cmd;
+  return SbcastFiles{cmd.files[0], cmd.files[1]};
 }
 
 int runSbcast(int argc, char** argv) {
@@ -188,15 +191,15 @@ int runSbcast(int argc, char** argv) {
                                          {"SBCAST_TIMEOUT", "--timeout"}});
   auto cmd = parseSbcastArgs(args);
   if (!cmd) {
-    // The reference printed a missing or extra name as usage, without "sbcast: error: ".
-    if (cmd.error().rfind("Need two file names", 0) == 0) {
-      std::cerr << cmd.error() << "\nTry \"sbcast --help\" for more information\n";
-    } else {
-      printError(kProg, cmd.error());
-    }
+    printError(kProg, cmd.error());
     return 1;
   }
   if (printedInfo(*cmd, kHelp, kUsage)) return 0;
+  const auto files = sbcastFiles(*cmd);
+  if (!files) {
+    std::cerr << files.error() << "\nTry \"sbcast --help\" for more information\n";
+    return 1;
+  }
 
   SbcastJobRef target;
   if (cmd->job) {
@@ -224,15 +227,15 @@ int runSbcast(int argc, char** argv) {
   }
   if (cmd->send_libs && *cmd->send_libs == "yes") {
     std::cerr << "sbcast: warning: --send-libs is not implemented in Drover; only "
-              << cmd->source << " is sent\n";
+              << files->source << " is sent\n";
   }
 
   BroadcastPlan plan;
   plan.job_id = target.job_id;
   plan.step_id = target.step_id;
-  plan.source = cmd->source;
+  plan.source = files->source;
   // A relative DEST is created in the directory sbcast runs in (man sbcast).
-  plan.dest = cmd->dest.front() == '/' ? cmd->dest : workingDirectory() + "/" + cmd->dest;
+  plan.dest = files->dest.front() == '/' ? files->dest : workingDirectory() + "/" + files->dest;
   plan.name_step = target.step_id ? std::to_string(*target.step_id) : "batch";
   plan.force = cmd->force;
   plan.preserve = cmd->preserve;
@@ -260,11 +263,12 @@ int runSbcast(int argc, char** argv) {
     printError(kProg, client.error());
     return 1;
   }
-  auto sent = broadcastFile(*client, plan);
-  if (!sent) {
-    printBroadcastError(kProg, sent.error());
-    return broadcastExitCode(sent.error());
+  const auto outcome = broadcastFile(*client, plan);
+  if (const auto* failed = std::get_if<BroadcastFailure>(&outcome)) {
+    printBroadcastError(kProg, failed->lines);
+    return failed->exit_code;
   }
+  const auto* sent = &std::get<BroadcastResult>(outcome);
   if (cmd->verbose > 0) {
     for (std::size_t i = 0; i < sent->nodes.size(); ++i) {
       std::cerr << "sbcast: " << sent->nodes[i] << ": " << sent->paths[i] << "\n";

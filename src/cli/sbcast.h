@@ -23,8 +23,7 @@ Result<SbcastJobRef> parseSbcastJobId(const std::string& text);
 Result<std::uint64_t> parseSbcastSize(const std::string& text);
 
 struct SbcastCommand {
-  std::string source;
-  std::string dest;
+  std::vector<std::string> files;        // the operands: SOURCE and DEST when there are two
   std::optional<SbcastJobRef> job;       // -j; else SLURM_JOB_ID (and SLURM_STEP_ID)
   bool force = false;
   bool preserve = false;
@@ -42,6 +41,15 @@ struct SbcastCommand {
 
 // Errors are the text after "sbcast: error: ".
 Result<SbcastCommand> parseSbcastArgs(const std::vector<std::string>& args);
+
+struct SbcastFiles {
+  std::string source;
+  std::string dest;
+};
+
+// The command's two file names; else the reference's complaint ("Need two file names, have 1
+// names"), which it printed as usage, without "sbcast: error: ".
+Result<SbcastFiles> sbcastFiles(const SbcastCommand& cmd);
 
 int runSbcast(int argc, char** argv);
 

@@ -68,8 +68,9 @@ Status broadcastExecutable(ControllerClient& client, const jobspec::JobSpec& opt
   plan.dest = bcastDestination(options.bcast.value_or(""), options.chdir, cwd);
   plan.force = true;   // srun --bcast replaces an older copy
   plan.reserve_step = isBcastDirectory(plan.dest);
-  auto sent = broadcastFile(client, plan);
-  if (!sent) return makeError(sent.error());
+  const auto outcome = broadcastFile(client, plan);
+  if (const auto* failed = std::get_if<BroadcastFailure>(&outcome)) return makeError(failed->lines);
+  const auto* sent = &std::get<BroadcastResult>(outcome);
   if (plan.reserve_step) {
     spec.set_reserved_step_id(sent->reserved_step_id);
     spec.set_bcast_dir(plan.dest);

@@ -82,6 +82,9 @@ v1::StepSpec toStepSpec(const jobspec::StepRequest& request, const StepContext& 
   (*w.mutable_environment())["SLURM_UMASK"] = umask_text;
   (*w.mutable_environment())["SRUN_DEBUG"] = "3";
   if (s.label) (*w.mutable_environment())["SLURM_LABELIO"] = "1";
+  // The reference's srun told its tasks --ntasks-per-gpu as a per-TRES count too (undocumented).
+  if (s.ntasks_per_gpu)
+    (*w.mutable_environment())["SLURM_NTASKS_PER_TRES"] = std::to_string(*s.ntasks_per_gpu);
   w.set_work_dir(workDir(s, context.cwd));
   if (s.output) w.set_std_out(*s.output);
   if (s.error) w.set_std_err(*s.error);

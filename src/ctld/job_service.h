@@ -104,7 +104,7 @@ class JobService {
 
   // sbcast and srun --bcast (job_service_bcast.cpp): checks the caller and the job, then sends
   // the block to the agent of every node of the job (or step) in parallel on the agent RPC
-  // pool (Agent.WriteFileBlock) and answers once every node did (failures in node_errors).
+  // pool (Agent.WriteFileBlock) and answers once every node did (failures in `failures`).
   void broadcastFile(const rpc::Caller& caller, const v1::BroadcastFileRequest& request,
                      std::function<void(Result<v1::BroadcastFileReply>)> done);
 

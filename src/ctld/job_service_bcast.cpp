@@ -6,8 +6,10 @@
 #include <grpcpp/grpcpp.h>
 
 #include <boost/asio/post.hpp>
+#include <optional>
 
 #include "common/bcast_path.h"
+#include "common/errno_text.h"
 #include "common/log.h"
 #include "ctld/bcast_targets.h"
 #include "ctld/job_service.h"
@@ -17,34 +19,44 @@
 namespace drover::ctld {
 namespace {
 
-// One WriteFileBlock, blocking (run it on the pool). "" = written.
-std::string writeBlock(const std::shared_ptr<grpc::Channel>& channel,
-                       const v1::WriteFileBlockRequest& request,
-                       const rpc::ClientOptions& options) {
+// One WriteFileBlock, blocking (run it on the pool): nullopt = written, else why not (its
+// node still to be set).
+std::optional<v1::BroadcastNodeFailure> writeBlock(const std::shared_ptr<grpc::Channel>& channel,
+                                                   const v1::WriteFileBlockRequest& request,
+                                                   const rpc::ClientOptions& options) {
+  v1::BroadcastNodeFailure failure;
   grpc::ClientContext ctx;
   auto prepared = rpc::prepareCall(ctx, "/drover.v1.Agent/WriteFileBlock", request, options);
-  if (!prepared) return prepared.error();
+  if (!prepared) {
+    failure.set_why(prepared.error());
+    return failure;
+  }
   v1::WriteFileBlockReply reply;
   const grpc::Status st = v1::Agent::NewStub(channel)->WriteFileBlock(&ctx, request, &reply);
-  if (st.ok()) return {};
-  // Slurm's text for a node that did not answer in time.
-  if (st.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
-    return "Socket timed out on send/recv operation";
+  if (st.ok()) {
+    if (reply.error_number() == 0) return std::nullopt;
+    failure.set_error_number(reply.error_number());
+    failure.set_why(errnoText(reply.error_number()));
+  } else if (st.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+    failure.set_why("Socket timed out on send/recv operation");   // Slurm's text
+  } else {
+    failure.set_why(st.error_message().empty() ? "agent unreachable" : st.error_message());
   }
-  return st.error_message().empty() ? "agent unreachable" : st.error_message();
+  return failure;
 }
 
 // The answers still awaited for one block.
 struct BlockFanOut {
   v1::BroadcastFileReply reply;
-  std::vector<std::string> errors;   // per node, "" = written
+  std::vector<std::optional<v1::BroadcastNodeFailure>> failures;   // per node, in `nodes` order
   std::size_t left = 0;
   std::function<void(Result<v1::BroadcastFileReply>)> done;
 
   void finish() {
-    for (std::size_t i = 0; i < errors.size(); ++i) {
-      if (errors[i].empty()) continue;
-      reply.add_node_errors(reply.nodes(static_cast<int>(i)) + ": " + errors[i]);
+    for (std::size_t i = 0; i < failures.size(); ++i) {
+      if (!failures[i]) continue;
+      failures[i]->set_node(reply.nodes(static_cast<int>(i)));
+      *reply.add_failures() = std::move(*failures[i]);
     }
     done(std::move(reply));
   }
@@ -110,7 +122,7 @@ void JobService::broadcastFile(const rpc::Caller& caller, const v1::BroadcastFil
 
   rpc::ClientOptions options = agentCallOptions();
   if (request.timeout_ms() > 0) options.timeout_ms = static_cast<int>(request.timeout_ms());
-  fan->errors.resize(nodes->size());
+  fan->failures.resize(nodes->size());
   fan->left = nodes->size();
   for (const auto& node : *nodes) {
     fan->reply.add_nodes(node);
@@ -118,27 +130,29 @@ void JobService::broadcastFile(const rpc::Caller& caller, const v1::BroadcastFil
   }
   for (std::size_t n = 0; n < nodes->size(); ++n) {
     const std::string& node = (*nodes)[n];
-    auto settle = [this, fan, n](std::string error) {
-      boost::asio::post(io_, [fan, n, error = std::move(error)]() mutable {
-        fan->errors[n] = std::move(error);
+    auto settle = [this, fan, n](std::optional<v1::BroadcastNodeFailure> failure) {
+      boost::asio::post(io_, [fan, n, failure = std::move(failure)]() mutable {
+        fan->failures[n] = std::move(failure);
         if (--fan->left == 0) fan->finish();
       });
     };
     auto channel = channelFor(node);
     if (!channel) {
-      settle("node has no agent address");
+      v1::BroadcastNodeFailure failure;
+      failure.set_why("node has no agent address");
+      settle(std::move(failure));
       continue;
     }
     std::string path = fan->reply.paths(static_cast<int>(n));
     boost::asio::post(*pool_, [channel, node, frozen, path = std::move(path), options, settle]() {
       v1::WriteFileBlockRequest ask = *frozen;
       ask.set_path(path);
-      std::string error = writeBlock(channel, ask, options);
-      if (!error.empty()) {
+      auto failure = writeBlock(channel, ask, options);
+      if (failure) {
         drover::log::get("ctld")->info("job {}: broadcast to {} on {} failed: {}", ask.job_id(),
-                                       ask.path(), node, error);
+                                       ask.path(), node, failure->why());
       }
-      settle(std::move(error));
+      settle(std::move(failure));
     });
   }
 }

@@ -530,7 +530,12 @@ def test_gpu_bind_gives_each_task_the_gpus_srun_documents(cluster):
 
 def test_ntasks_per_gpu_runs_k_tasks_on_each_gpu(cluster):
     """--ntasks-per-gpu=2 -n4 (srun(1), as the reference ran it): 2 GPUs, tasks 0-1 on the
-    first, 2-3 on the second."""
+    first, 2-3 on the second, each told SLURM_NTASKS_PER_TRES=2 as the reference's were."""
+    r = run(cluster, "srun", "-N1", "--ntasks-per-gpu=2", "-n4", "-l", "printenv",
+            "SLURM_NTASKS_PER_TRES")
+    assert r.returncode == 0 and labelled(text(r)[0]) == {t: ["2"] for t in range(4)}, text(r)
+    r = run(cluster, "srun", "-N1", "-n2", "--gpus=2", "printenv", "SLURM_NTASKS_PER_TRES")
+    assert r.returncode != 0 and not r.stdout, text(r)  # not set without --ntasks-per-gpu
     rows = gpu_env_by_task(cluster, "--ntasks-per-gpu=2", "-n4")
     seen = [own_gpus(rows[t]) for t in range(4)]
     assert rows[0]["SLURM_GPUS_ON_NODE"] == "2", rows

@@ -25,8 +25,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto cmd = cli::parseSbcastArgs(args);
   if (!cmd) {
     FUZZ_CHECK(!cmd.error().empty(), "empty error");
-  } else if (!cmd->version && !cmd->help && !cmd->usage) {
-    FUZZ_CHECK(!cmd->source.empty() && !cmd->dest.empty(), "a command without two files");
+  } else if (auto files = cli::sbcastFiles(*cmd); files) {
+    FUZZ_CHECK(cmd->files.size() == 2 && !files->source.empty() && !files->dest.empty(),
+               "a command without two files");
+  } else {
+    FUZZ_CHECK(cmd->files.size() != 2 || cmd->files[0].empty() || cmd->files[1].empty(),
+               "two file names refused");
   }
 
   auto job = cli::parseSbcastJobId(text);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -54,8 +55,8 @@ class FileBlockWriterTest : public ::testing::Test {
 
 TEST_F(FileBlockWriterTest, BlocksMakeTheUsersFile) {
   const auto path = dir_ / "open" / "copy";
-  EXPECT_EQ(writeFileBlockAsUser(block(path, 0, "hello ", false)), "");
-  EXPECT_EQ(writeFileBlockAsUser(block(path, 6, "world", true)), "");
+  EXPECT_EQ(writeFileBlockAsUser(block(path, 0, "hello ", false)), 0);
+  EXPECT_EQ(writeFileBlockAsUser(block(path, 6, "world", true)), 0);
   EXPECT_EQ(contents(path), "hello world");
   struct stat st {};
   ASSERT_EQ(::stat(path.c_str(), &st), 0);
@@ -66,17 +67,17 @@ TEST_F(FileBlockWriterTest, BlocksMakeTheUsersFile) {
 
 TEST_F(FileBlockWriterTest, ExistingFileNeedsForce) {
   const auto path = dir_ / "open" / "copy";
-  EXPECT_EQ(writeFileBlockAsUser(block(path, 0, "first version", true)), "");
-  EXPECT_EQ(writeFileBlockAsUser(block(path, 0, "second", true)), "File exists");
+  EXPECT_EQ(writeFileBlockAsUser(block(path, 0, "first version", true)), 0);
+  EXPECT_EQ(writeFileBlockAsUser(block(path, 0, "second", true)), EEXIST);
   auto forced = block(path, 0, "second", true);
   forced.force = true;
-  EXPECT_EQ(writeFileBlockAsUser(forced), "");
+  EXPECT_EQ(writeFileBlockAsUser(forced), 0);
   EXPECT_EQ(contents(path), "second");   // truncated, not overwritten in place
 }
 
 TEST_F(FileBlockWriterTest, UsersPermissionsApply) {
   EXPECT_EQ(writeFileBlockAsUser(block(dir_ / "closed" / "copy", 0, "x", true)),
-            "Permission denied");
+            EACCES);
   EXPECT_FALSE(std::filesystem::exists(dir_ / "closed" / "copy"));
   // A root-owned file in a directory the user may write is still not the user's to replace.
   const auto roots = dir_ / "open" / "roots";
@@ -84,7 +85,7 @@ TEST_F(FileBlockWriterTest, UsersPermissionsApply) {
   ::chmod(roots.c_str(), 0644);
   auto forced = block(roots, 0, "x", true);
   forced.force = true;
-  EXPECT_EQ(writeFileBlockAsUser(forced), "Permission denied");
+  EXPECT_EQ(writeFileBlockAsUser(forced), EACCES);
   EXPECT_EQ(contents(roots), "root's");
 }
 
@@ -95,7 +96,7 @@ TEST_F(FileBlockWriterTest, PreserveSetsModeAndTimesOnTheLastBlock) {
   b.mode = 0640;
   b.atime = 1000000000;
   b.mtime = 1100000000;
-  EXPECT_EQ(writeFileBlockAsUser(b), "");
+  EXPECT_EQ(writeFileBlockAsUser(b), 0);
   struct stat st {};
   ASSERT_EQ(::stat(path.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0640u);
@@ -105,7 +106,7 @@ TEST_F(FileBlockWriterTest, PreserveSetsModeAndTimesOnTheLastBlock) {
 
 TEST_F(FileBlockWriterTest, LaterBlockOfAMissingFileFails) {
   EXPECT_EQ(writeFileBlockAsUser(block(dir_ / "open" / "gone", 100, "x", true)),
-            "No such file or directory");
+            ENOENT);
 }
 
 }  // namespace

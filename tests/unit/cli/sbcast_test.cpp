@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <utility>
+#include <vector>
 
 #include "cli/file_broadcast.h"
 #include "cli/sbcast.h"
@@ -29,8 +31,11 @@ TEST(SbcastArgs, EveryOptionAndTheTwoFiles) {
   EXPECT_EQ(cmd->block_size, 2u << 20);
   EXPECT_EQ(cmd->timeout_s, 30);
   EXPECT_EQ(cmd->verbose, 2);
-  EXPECT_EQ(cmd->source, "src.bin");
-  EXPECT_EQ(cmd->dest, "/tmp/dst.bin");
+  EXPECT_EQ(cmd->files, (std::vector<std::string>{"src.bin", "/tmp/dst.bin"}));
+  auto files = sbcastFiles(*cmd);
+  ASSERT_TRUE(files.ok()) << files.error();
+  EXPECT_EQ(files->source, "src.bin");
+  EXPECT_EQ(files->dest, "/tmp/dst.bin");
 }
 
 TEST(SbcastArgs, LongFormsAndOptionsAfterTheFiles) {
@@ -46,17 +51,22 @@ TEST(SbcastArgs, LongFormsAndOptionsAfterTheFiles) {
   EXPECT_EQ(cmd->block_size, 512u * 1024);
   EXPECT_EQ(cmd->send_libs, "yes");
   EXPECT_EQ(cmd->exclude, "NONE");
-  EXPECT_EQ(cmd->source, "a");
-  EXPECT_EQ(cmd->dest, "/b");
+  EXPECT_EQ(cmd->files, (std::vector<std::string>{"a", "/b"}));
 }
 
 TEST(SbcastArgs, Errors) {
-  auto one = parseSbcastArgs({"only"});
-  ASSERT_FALSE(one.ok());
-  EXPECT_EQ(one.error(), "Need two file names, have 1 names");
-  auto three = parseSbcastArgs({"a", "b", "c"});
-  ASSERT_FALSE(three.ok());
-  EXPECT_EQ(three.error(), "Need two file names, have 3 names");
+  // A wrong count of names parses; sbcastFiles says what is wrong (printed as usage).
+  for (const auto& [names, why] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"only"}, "Need two file names, have 1 names"},
+           {{"a", "b", "c"}, "Need two file names, have 3 names"},
+           {{"-f"}, "Need two file names, have 0 names"},
+           {{"a", ""}, "Need two file names, have an empty one"}}) {
+    auto cmd = parseSbcastArgs(names);
+    ASSERT_TRUE(cmd.ok()) << cmd.error();
+    auto files = sbcastFiles(*cmd);
+    ASSERT_FALSE(files.ok());
+    EXPECT_EQ(files.error(), why);
+  }
   auto bad = parseSbcastArgs({"--bogus", "a", "b"});
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().find("unrecognized option '--bogus'"), std::string::npos);
