@@ -126,6 +126,11 @@ Result<v1::JobControlReply> ControllerClient::jobControl(const v1::JobControlReq
 Result<v1::UpdateJobReply> ControllerClient::updateJob(const v1::UpdateJobRequest& request) {
   return call<v1::UpdateJobReply>("UpdateJob", request);
 }
+
+Result<v1::GetJobScriptReply> ControllerClient::getJobScript(
+    const v1::GetJobScriptRequest& request) {
+  return call<v1::GetJobScriptReply>("GetJobScript", request);
+}
 Result<v1::QueryAccountingReply> ControllerClient::queryAccounting(
     const v1::QueryAccountingRequest& request) {
   return call<v1::QueryAccountingReply>("QueryAccounting", request);

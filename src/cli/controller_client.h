@@ -48,6 +48,7 @@ class ControllerClient {
   Result<v1::CancelJobsReply> cancelJobs(const v1::CancelJobsRequest& request);
   Result<v1::JobControlReply> jobControl(const v1::JobControlRequest& request);
   Result<v1::UpdateJobReply> updateJob(const v1::UpdateJobRequest& request);
+  Result<v1::GetJobScriptReply> getJobScript(const v1::GetJobScriptRequest& request);
   Result<v1::QueryAccountingReply> queryAccounting(const v1::QueryAccountingRequest& request);
   // srun and salloc: steps and interactive allocations. CreateStep waits for the step's
   // launches, which the controller may send again: it gives up after createStepTimeoutMs

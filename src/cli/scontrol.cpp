@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "cli/array_update_lines.h"
+#include "cli/batch_script_write.h"
 #include "cli/cli_common.h"
 #include "cli/controller_client.h"
 #include "cli/config_show.h"
@@ -52,8 +53,8 @@ constexpr const char* kHelp =
     "     ping                     print status of the drover controller.\n"
     "     reconfigure              re-read cluster.conf in the controller.\n"
     "     show <ENTITY> [<ID>]     display state of identified entity, default is all records.\n"
-    "                              <ENTITY> is job, step, node, partition, reservation, hostnames,\n"
-    "                              hostlist or hostlistsorted.\n"
+    "                              <ENTITY> is config, job, step, node, partition, reservation,\n"
+    "                              hostnames, hostlist or hostlistsorted.\n"
     "     update <SPECIFICATIONS>  update job (JobId=<id> TimeLimit= Partition= NumNodes=\n"
     "                              Dependency= Nice= ...) or node state (NodeName=<name>\n"
     "                              State=<state> Reason=<text>) or reservation\n"
@@ -66,6 +67,9 @@ constexpr const char* kHelp =
     "     suspend <job_list>       suspend a running job (SIGSTOP).\n"
     "     resume <job_list>        resume a suspended job (SIGCONT).\n"
     "     top <job_list>           put a job at the top of its user's queue.\n"
+    "     write batch_script <job_id> <optional_filename>\n"
+    "                              write the batch script for a given job_id to a\n"
+    "                              file or to stdout (filename \"-\").\n"
     "     version                  display tool version number.\n";
 
 
@@ -491,6 +495,7 @@ int dispatch(const std::vector<std::string>& words, const Globals& g) {
   if (abbrev(verb, "update", 1)) return cmdUpdate(words);
   if (abbrev(verb, "reconfigure", 3)) return cmdReconfigure();
   if (abbrev(verb, "ping", 2)) return cmdPing();
+  if (abbrev(verb, "write", 2)) return writeBatchScript(words);
   for (const char* action : {"hold", "uhold", "release", "requeue", "requeuehold", "suspend", "resume", "top"}) {
     if (toLowerAscii(verb) == action) return cmdJobControl(action, words);
   }
@@ -504,7 +509,7 @@ int dispatch(const std::vector<std::string>& words, const Globals& g) {
   }
   printError(kProg, "invalid keyword: " + verb +
                         " (supported: show, update, hold, uhold, release, requeue, requeuehold, suspend, "
-                        "resume, top, reconfigure, ping, version, help)");
+                        "resume, top, write, reconfigure, ping, version, help)");
   return 1;
 }
 

@@ -48,6 +48,7 @@ class ControllerService final : public v1::Controller::Service {
   DROVER_SERVE(CancelJobs, cancel_jobs)
   DROVER_SERVE(JobControl, job_control)
   DROVER_SERVE(UpdateJob, update_job)
+  DROVER_SERVE(GetJobScript, get_job_script)
   DROVER_SERVE(QueryAccounting, query_accounting)
   DROVER_SERVE(CreateStep, create_step)
   DROVER_SERVE(AwaitAllocation, await_allocation)

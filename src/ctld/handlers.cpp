@@ -136,6 +136,22 @@ ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs) {
       done(wire::Outcome::ok(), *r);
     });
   };
+  h.get_job_script = [jobs](const rpc::Caller& caller, const v1::GetJobScriptRequest& req,
+                            wire::Reply_<v1::GetJobScriptReply> done) {
+    if (noJobs(jobs, done)) return;
+    auto r = jobs->jobScript(caller, req);
+    if (!r) {
+      const std::string& why = r.error();
+      // Not kPermissionDenied for another user's job: the client would prefix Slurm's text.
+      const int code = why == "Invalid job id specified" ? kNotFound
+                       : why == "Invalid user id" || why == "Job script not specified"
+                           ? kFailedPrecondition
+                           : kInternal;
+      done(fail(code, why), v1::GetJobScriptReply{});
+      return;
+    }
+    done(wire::Outcome::ok(), *r);
+  };
   h.query_accounting = [jobs](const rpc::Caller& caller, const v1::QueryAccountingRequest& req,
                               wire::Reply_<v1::QueryAccountingReply> done) {
     if (noJobs(jobs, done)) return;

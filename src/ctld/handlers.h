@@ -37,6 +37,7 @@ struct ControllerHandlers {
   Handler<v1::CancelJobsRequest, v1::CancelJobsReply> cancel_jobs;
   Handler<v1::JobControlRequest, v1::JobControlReply> job_control;
   Handler<v1::UpdateJobRequest, v1::UpdateJobReply> update_job;
+  Handler<v1::GetJobScriptRequest, v1::GetJobScriptReply> get_job_script;
   Handler<v1::QueryAccountingRequest, v1::QueryAccountingReply> query_accounting;
   // srun/salloc: steps and interactive allocations (handlers_steps.cpp).
   Handler<v1::CreateStepRequest, v1::CreateStepReply> create_step;
@@ -76,6 +77,7 @@ void forEachHandler(const ControllerHandlers& h, Fn&& fn) {
   fn("CancelJobs", h.cancel_jobs);
   fn("JobControl", h.job_control);
   fn("UpdateJob", h.update_job);
+  fn("GetJobScript", h.get_job_script);
   fn("QueryAccounting", h.query_accounting);
   fn("CreateStep", h.create_step);
   fn("AwaitAllocation", h.await_allocation);

@@ -63,6 +63,11 @@ class JobService {
                std::function<void(v1::JobControlReply)> done);
   void update(const rpc::Caller& caller, const v1::UpdateJobRequest& request,
               std::function<void(Result<v1::UpdateJobReply>)> done);
+  // scontrol write batch_script: read from the job store on the loop (one row).
+  Result<v1::GetJobScriptReply> jobScript(const rpc::Caller& caller,
+                                          const v1::GetJobScriptRequest& request) const {
+    return manager_->jobScript(jobCaller(caller), request.job_id());
+  }
   // A step supervisor's report; acknowledged after it is durable.
   void stepEvent(const v1::StepEventRequest& event, Done done);
   // sacct: read on the pool from a reader of its own, answered on the loop.

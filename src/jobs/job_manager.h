@@ -207,6 +207,9 @@ class JobManager {
   void query(const v1::GetJobsRequest& request,
              google::protobuf::RepeatedPtrField<v1::JobInfo>* out) const;
   const Job* find(JobId id) const;
+  // scontrol write batch_script (job_script.cpp): errors are Slurm's texts ("Invalid job id
+  // specified", "Invalid user id", "Job script not specified").
+  Result<v1::GetJobScriptReply> jobScript(const Caller& caller, const std::string& job_id) const;
 
   // Effects for the daemon to carry out.
   acct::AcctBatch takeAccounting();

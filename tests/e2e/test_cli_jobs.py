@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from cluster import wait_for
+from cluster import shared_dir, wait_for
 
 
 def _unsupported(r, method):
@@ -219,3 +219,41 @@ def test_sbatch_output_pattern_and_script_file(jobs):
     out = jobs.run_dir / f"out-fromscript-{job_id}.txt"
     wait_for(lambda: out.exists() and out.read_text() == f"hi from {job_id}\n", 10,
              what=f"{out} to hold the job's output")
+
+
+def test_scontrol_write_batch_script(jobs):
+    """scontrol write batch_script, as the reference's printed it: the script as submitted into
+    slurm-<id>.sh (or a named file, or stdout with "-"), created by the caller; the owner and
+    root may read it, others get `Invalid user id`; an unknown id `Invalid job id specified`
+    (Drover exits 1 on those, where the reference exited 0)."""
+    work = shared_dir(jobs, "write-batch-script")
+    text = "#!/bin/bash\n#SBATCH -J wbs\necho hi\n"
+    (work / "s.sh").write_text(text)
+    (work / "s.sh").chmod(0o644)
+    r = jobs.cli("sbatch", "--parsable", "-H", str(work / "s.sh"), user="alice", cwd=work)
+    assert r.returncode == 0, r.stderr
+    job = int(r.stdout.split(";")[0])
+    r = jobs.cli("sbatch", "--parsable", "-H", "--wrap=echo wrapped", user="alice", cwd=work)
+    assert r.returncode == 0, r.stderr
+    wrapped = int(r.stdout.split(";")[0])
+    try:
+        r = jobs.cli("scontrol", "write", "batch_script", str(job), user="alice", cwd=work)
+        assert (r.returncode, r.stdout) == (0, f"batch script for job {job} written to slurm-{job}.sh\n"), r.stderr
+        written = work / f"slurm-{job}.sh"
+        assert written.read_text() == text and written.owner() == "alice"
+        r = jobs.cli("scontrol", "write", "batch_script", str(job), "-", user="alice", cwd=work)
+        assert (r.returncode, r.stdout) == (0, text), r.stderr
+        r = jobs.cli("scontrol", "write", "batch_script", str(wrapped), "mine.sh", cwd=work)
+        assert (r.returncode, r.stdout) == (0, f"batch script for job {wrapped} written to mine.sh\n"), r.stderr
+        assert (work / "mine.sh").read_text() == (
+            "#!/bin/sh\n# This script was created by sbatch --wrap.\n\necho wrapped\n")
+        r = jobs.cli("scontrol", "write", "batch_script", str(job), "b.sh", user="bob", cwd=work)
+        assert (r.returncode, r.stderr) == (1, "job script retrieval failed: Invalid user id\n")
+        assert not (work / "b.sh").exists()
+        r = jobs.cli("scontrol", "write", "batch_script", "999999", user="alice", cwd=work)
+        assert (r.returncode, r.stderr) == (1, "job script retrieval failed: Invalid job id specified\n")
+        r = jobs.cli("scontrol", "write", "batch_script", str(job), "/nonexist/x.sh", user="alice", cwd=work)
+        assert (r.returncode, r.stderr) == (
+            1, "failed to open file `/nonexist/x.sh`: No such file or directory\n")
+    finally:
+        jobs.cli("scancel", str(job), str(wrapped))

@@ -4,7 +4,10 @@
 
 #include <cstdio>
 #include <fstream>
+#include <string>
+#include <vector>
 
+#include "cli/batch_script_write.h"
 #include "cli/node_values.h"
 #include "reference_cluster.h"
 
@@ -94,6 +97,37 @@ TEST(TresTest, MemoryUnitsAsSlurm) {
   EXPECT_EQ(formatTresMemory(262144), "256G");
   EXPECT_EQ(formatTresMemory(1048576), "1T");
   EXPECT_EQ(formatTresMemory(1000), "1000M");
+}
+
+}  // namespace
+}  // namespace drover::cli
+
+namespace drover::cli {
+namespace {
+
+TEST(ScontrolWriteBatchScript, FileNamedByTheLeadingNumberAsSlurms) {
+  EXPECT_EQ(defaultBatchScriptFile("7109"), "slurm-7109.sh");
+  EXPECT_EQ(defaultBatchScriptFile("7109_1"), "slurm-7109.sh");   // the reference's name
+  EXPECT_EQ(defaultBatchScriptFile("abc"), "slurm-0.sh");
+}
+
+TEST(ScontrolWriteBatchScript, ArgumentErrorsAsTheReferencePrintedThem) {
+  struct Case {
+    std::vector<std::string> words;
+    std::string stderr_text;
+  };
+  const std::vector<Case> cases = {
+      {{"write", "bogus", "12"}, "invalid write argument:bogus\n"},
+      {{"write", "batch_script", "12", "a", "b"}, "too many arguments for keyword:write\n"},
+      {{"write", "batch_script"}, "too few arguments for keyword:write\n"},
+      {{"write"}, "too few arguments for keyword:write\n"},
+  };
+  for (const auto& c : cases) {
+    ::testing::internal::CaptureStderr();
+    const int code = writeBatchScript(c.words);
+    EXPECT_EQ(::testing::internal::GetCapturedStderr(), c.stderr_text) << c.words.size();
+    EXPECT_EQ(code, 1);
+  }
 }
 
 }  // namespace
