@@ -323,6 +323,33 @@ int cmdJobControl(const std::string& action, const std::vector<std::string>& wor
   return rc;
 }
 
+// Slurm 22.05's scontrol loads the job itself before sending NumNodes= for a job id without a
+// task: a job the controller does not know is "Could not load state information", and an
+// array that answers as more than one record (a task running or ended besides the pending
+// ones) is "Job resizing not supported for job arrays"; nothing is sent (the reference, exit 1).
+// An array whose tasks are all pending (one folded record) or of one task goes on.
+std::optional<std::string> refuseArrayResize(ControllerClient& client, const std::string& id) {
+  if (id.empty() || !std::all_of(id.begin(), id.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  v1::GetJobsRequest req;
+  req.add_job_ids(id);
+  req.set_include_finished(true);
+  req.set_array_tasks_expanded(false);
+  using J = v1::JobInfo;
+  for (auto n : {J::kJobIdFieldNumber, J::kArrayJobIdFieldNumber, J::kArrayTaskIdFieldNumber})
+    req.add_fields(n);
+  auto reply = client.getJobs(req);
+  std::size_t records = 0;
+  if (reply.ok()) {
+    for (const auto& job : reply->jobs()) records += jobMatchesId(job, id) ? 1 : 0;
+  } else if (client.lastFailure() != FailureKind::kNotFound && client.lastFailure() != FailureKind::kInvalid) {
+    return std::nullopt;  // the update itself will say what is wrong
+  }
+  if (records == 0) return "Could not load state information for job " + id + ": Invalid job id specified";
+  if (records > 1) return std::string("Job resizing not supported for job arrays");
+  return std::nullopt;
+}
+
 int cmdUpdateJob(const std::vector<std::string>& specs) {
   v1::UpdateJobRequest req;
   for (const auto& w : specs) {
@@ -363,6 +390,14 @@ int cmdUpdateJob(const std::vector<std::string>& specs) {
   if (!client.ok()) {
     printError(kProg, client.error());
     return 1;
+  }
+  const bool resizes = std::any_of(req.fields().begin(), req.fields().end(),
+                                   [](const auto& kv) { return toLowerAscii(kv.first) == "numnodes"; });
+  if (resizes) {
+    if (auto why = refuseArrayResize(*client, req.job_id())) {
+      printError(kProg, *why);
+      return 1;
+    }
   }
   auto reply = client->updateJob(req);
   if (!reply.ok()) {

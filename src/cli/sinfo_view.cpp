@@ -26,6 +26,11 @@ constexpr std::size_t kMinAutoWidth = 9;
 // -O fields that have no -o letter, under codes -o cannot produce (a digit there is a width).
 constexpr char kAllocMemCode = '1';
 constexpr char kGresUsedCode = '2';
+constexpr char kCommentCode = '3';
+constexpr char kExtraCode = '4';
+constexpr char kPortCode = '5';
+// -O All (and -o %all): stands for every -o field at once (allFieldsFormat), never printed.
+constexpr char kAllCode = '6';
 
 struct Record {
   const v1::PartitionInfo* part = nullptr;
@@ -114,6 +119,9 @@ std::string header(char code) {
     case 'z': return "S:C:T";
     case kAllocMemCode: return "ALLOCMEM";
     case kGresUsedCode: return "GRES_USED";
+    case kCommentCode: return "COMMENT";
+    case kExtraCode: return "EXTRA";
+    case kPortCode: return "PORT";
     default: return "";
   }
 }
@@ -145,9 +153,11 @@ std::string compressNames(const std::vector<const v1::NodeInfo*>& nodes,
                           const std::string& (v1::NodeInfo::*get)() const) {
   std::vector<std::string> names;
   names.reserve(nodes.size());
+  std::set<std::string> seen;
   for (const auto* n : nodes) {
     const std::string& v = (n->*get)();
-    names.push_back(v.empty() ? n->name() : v);
+    // Several nodes on one host (or address) name it once, as the reference's sinfo did.
+    if (seen.insert(v.empty() ? n->name() : v).second) names.push_back(v.empty() ? n->name() : v);
   }
   return hostlist::compressSorted(std::move(names));
 }
@@ -223,6 +233,9 @@ std::string value(char code, const Record& r) {
     }
     case kAllocMemCode: return first ? std::to_string(first->alloc_memory_mb()) : "0";
     case kGresUsedCode: return first && !first->gres_used().empty() ? first->gres_used() : "(null)";
+    // Drover keeps no node comment or extra text: Slurm's print of an unset one.
+    case kCommentCode: case kExtraCode: return "(null)";
+    case kPortCode: return first ? std::to_string(first->port()) : "0";
     case 'O': case 'e': {
       bool any = false;
       double lo = 0, hi = 0;
@@ -407,12 +420,54 @@ constexpr NamedField kLongFields[] = {
     {"timestamp", 'H'},    {"user", 'u'},           {"userlong", 'U'},
     {"version", 'v'},      {"weight", 'w'},         {"allocnodes", 'S'},
     {"allocmem", kAllocMemCode}, {"gresused", kGresUsedCode},
+    {"comment", kCommentCode}, {"extra", kExtraCode}, {"port", kPortCode},
+    {"all", kAllCode},
 };
 
+// Every -o field, as Slurm 22.05's "-O All" and "-o %all" print them: the lower-case letters
+// in order, each as wide as its value and followed by "|", then the upper-case ones followed by
+// " |" (the last by a space alone); the reference printed exactly this line of 42 columns.
+Format allFieldsFormat() {
+  static constexpr std::string_view kLower = "abcdefghlmnoprstuvwz";
+  static constexpr std::string_view kUpper = "ABCDEFGHILMNOPRSTUVXYZ";
+  Format out;
+  auto add = [&out](char code, std::string suffix) {
+    FormatItem field;
+    field.is_field = true;
+    field.field.code = code;
+    out.push_back(std::move(field));
+    FormatItem literal;
+    literal.literal = std::move(suffix);
+    out.push_back(std::move(literal));
+  };
+  for (char code : kLower) add(code, "|");
+  for (std::size_t i = 0; i < kUpper.size(); ++i) add(kUpper[i], i + 1 < kUpper.size() ? " |" : " ");
+  return out;
+}
+
 Result<Format> longFormat(const std::string& text) {
-  return namedFieldFormat(text, kLongFields, [](const std::string& name) {
+  auto named = namedFieldFormat(text, kLongFields, [](const std::string& name) {
     return "Invalid node format specification: " + name;
   });
+  if (!named) return named;
+  // "All" (its width, if any, ignored, as the reference's) becomes every field in its place.
+  Format out;
+  for (auto& item : *named) {
+    if (item.is_field && item.field.code == kAllCode) {
+      for (auto& all : allFieldsFormat()) out.push_back(std::move(all));
+    } else {
+      out.push_back(std::move(item));
+    }
+  }
+  return out;
+}
+
+// A string Slurm holds as unset prints as "(null)" (glibc's printf of a null %s), except
+// left-justified in fewer than 6 columns, where glibc prints nothing: the field is blank
+// (the reference's `sinfo -O Comment:5` and `-o %5f`; `%.3f` right-justified printed "(nu").
+std::string nullAware(std::string text, const FieldSpec& spec) {
+  if (text == "(null)" && !spec.right && spec.width > 0 && spec.width < 6) return "";
+  return text;
 }
 
 }  // namespace
@@ -433,7 +488,9 @@ Result<std::string> renderSinfo(const SinfoOptions& opts, const std::vector<v1::
                                 const std::vector<v1::PartitionInfo>& partitions,
                                 std::int64_t now) {
   const std::string format_text = opts.format.empty() ? builtinSinfoFormat(opts) : opts.format;
-  auto parsed = opts.format_long.empty() ? parseFormat(format_text) : longFormat(opts.format_long);
+  auto parsed = !opts.format_long.empty()         ? longFormat(opts.format_long)
+                : equalsIgnoreCase(format_text, "%all") ? Result<Format>(allFieldsFormat())
+                                                  : parseFormat(format_text);
   if (!parsed.ok()) return makeError(parsed.error());
   Format format = std::move(*parsed);
   for (const auto& item : format) {
@@ -462,7 +519,7 @@ Result<std::string> renderSinfo(const SinfoOptions& opts, const std::vector<v1::
     out += renderLine(format, [](const FieldSpec& f) { return header(f.code); }) + "\n";
   }
   for (const auto& r : records) {
-    out += renderLine(format, [&r](const FieldSpec& f) { return value(f.code, r); }) + "\n";
+    out += renderLine(format, [&r](const FieldSpec& f) { return nullAware(value(f.code, r), f); }) + "\n";
   }
   return out;
 }

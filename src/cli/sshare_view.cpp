@@ -45,6 +45,9 @@ std::string grpTresMins(const v1::ShareInfo&, const Options&) { return ""; }   /
 std::string grpTresRaw(const v1::ShareInfo& s, const Options&) {
   return cpuTres(static_cast<std::uint64_t>(std::max(0.0, s.raw_usage()) / 60));
 }
+std::string associationId(const v1::ShareInfo& s, const Options&) {
+  return std::to_string(s.association_id());
+}
 std::string levelFs(const v1::ShareInfo& s, const Options&) { return s.is_root() ? "" : fixed6(s.level_fs()); }
 std::string normShares(const v1::ShareInfo& s, const Options&) {
   return fixed6(s.is_root() ? 0 : s.norm_shares());
@@ -60,16 +63,17 @@ std::string rawUsage(const v1::ShareInfo& s, const Options&) {
 std::string tresRunMins(const v1::ShareInfo& s, const Options&) { return cpuTres(s.tres_run_cpu_mins()); }
 std::string user(const v1::ShareInfo& s, const Options&) { return s.user(); }
 
-// --helpformat's order, which is also the order a name's beginning is matched in. Slurm's ID
-// (the association's database id) has no Drover counterpart.
+// --helpformat's order, which is also the order a name's beginning is matched in. ID is the
+// association's id, Drover's its place in the association tree (Slurm's a database id).
 constexpr Field kFields[] = {
     {"Account", 20, true, account},          {"Cluster", 10, false, cluster},
     {"EffectvUsage", 13, false, effectiveUsage}, {"FairShare", 10, false, fairShare},
     {"GrpTRESMins", 30, false, grpTresMins}, {"GrpTRESRaw", 30, false, grpTresRaw},
-    {"LevelFS", 10, false, levelFs},         {"NormShares", 11, false, normShares},
-    {"NormUsage", 11, false, normUsage},     {"Partition", 12, false, partition},
-    {"RawShares", 10, false, rawShares},     {"RawUsage", 11, false, rawUsage},
-    {"TRESRunMins", 30, false, tresRunMins}, {"User", 10, false, user},
+    {"ID", 6, false, associationId},         {"LevelFS", 10, false, levelFs},
+    {"NormShares", 11, false, normShares},   {"NormUsage", 11, false, normUsage},
+    {"Partition", 12, false, partition},     {"RawShares", 10, false, rawShares},
+    {"RawUsage", 11, false, rawUsage},       {"TRESRunMins", 30, false, tresRunMins},
+    {"User", 10, false, user},
 };
 
 const Field* fieldStartingWith(std::string_view text) {

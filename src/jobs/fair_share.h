@@ -59,6 +59,7 @@ struct ShareRow {
   std::string account;
   std::string user;  // "" for an account row
   int depth = 0;     // 0 for root
+  std::uint32_t id = 0;  // the association's id: its place in the tree's walk, from 1
   std::uint32_t raw_shares = 0;
   double norm_shares = 0;   // among its siblings
   double raw_usage = 0;     // CPU-seconds, decayed, itself and everything below it

@@ -195,6 +195,7 @@ v1::GetSharesReply JobManager::shares(const Caller& caller, const v1::GetSharesR
     s->set_account(r.account);
     s->set_user(r.user);
     s->set_depth(static_cast<std::uint32_t>(r.depth));
+    s->set_association_id(r.id);
     s->set_raw_shares(r.raw_shares);
     s->set_norm_shares(r.norm_shares);
     s->set_raw_usage(r.raw_usage);

@@ -136,6 +136,7 @@ TaskGpuView taskGpuView(std::string_view gpu_bind_text, std::uint32_t gpus_per_t
     if (!parsed) return view;
     bind = *parsed;
     view.tres_bind = "gpu:" + std::string(gpu_bind_text);
+    view.verbose = bind.verbose;
   } else if (gpus_per_task > 0) {
     bind.kind = GpuBind::Kind::PerTask;
     bind.count = gpus_per_task;
@@ -152,9 +153,42 @@ TaskGpuView taskGpuView(std::string_view gpu_bind_text, std::uint32_t gpus_per_t
     std::erase_if(view.gpus, [&](std::uint32_t g) {
       return std::find(step_gpus.begin(), step_gpus.end(), g) == step_gpus.end();
     });
-    if (view.gpus.empty()) view.gpus = {step_gpus.front()};
+    if (view.gpus.empty()) {
+      view.gpus = {step_gpus.front()};
+      view.fell_back = true;
+    }
   }
   return view;
+}
+
+std::string gpuHexMask(const std::vector<std::uint32_t>& gpus) {
+  std::uint32_t top = 0;
+  for (std::uint32_t g : gpus) top = std::max(top, g);
+  std::vector<std::uint8_t> nibbles(gpus.empty() ? 1 : top / 4 + 1, 0);
+  for (std::uint32_t g : gpus) nibbles[g / 4] |= static_cast<std::uint8_t>(1u << (g % 4));
+  std::string out = "0x";
+  for (auto it = nibbles.rbegin(); it != nibbles.rend(); ++it) out += "0123456789ABCDEF"[*it];
+  return out;
+}
+
+std::string gpuBindNotice(const TaskGpuView& view, const std::vector<std::uint32_t>& step_gpus,
+                          std::uint32_t local_task, std::string_view node_name) {
+  std::string out;
+  if (view.fell_back) {
+    out += "drover-stepd-" + std::string(node_name) + ": error: Bind request " + view.tres_bind +
+           " does not specify any devices within the allocation for task " +
+           std::to_string(local_task) + ". Binding to the first device in the allocation instead.\n";
+  }
+  if (view.verbose && !view.hidden) {
+    const std::vector<std::uint32_t>& mine = view.gpus.empty() ? step_gpus : view.gpus;
+    std::string list;
+    for (std::uint32_t g : mine) list += (list.empty() ? "" : ",") + std::to_string(g);
+    // local_inx is the index of the GPU type among the node's GRES in Slurm; Drover's nodes
+    // have one (gpu), so 0, as every line the reference printed.
+    out += "gpu-bind: usable_gres=" + gpuHexMask(mine) + "; bit_alloc=" + gpuHexMask(step_gpus) +
+           "; local_inx=0; global_list=" + list + "; local_list=" + list + "\n";
+  }
+  return out;
 }
 
 }  // namespace drover::jobspec

@@ -51,6 +51,10 @@ struct TaskGpuView {
   // SLURMD_TRES_BIND: "gpu:" and the --gpu-bind text as given ("gpu:per_task:G" for
   // --gpus-per-task=G alone); "" = not set.
   std::string tres_bind;
+  // --gpu-bind=verbose,TYPE: the task is told what it was bound to (gpuBindNotice).
+  bool verbose = false;
+  // A map_gpu/mask_gpu entry named none of the step's GPUs, so the task got the first one.
+  bool fell_back = false;
   bool operator==(const TaskGpuView&) const = default;
 };
 
@@ -64,5 +68,19 @@ struct TaskGpuView {
 TaskGpuView taskGpuView(std::string_view gpu_bind_text, std::uint32_t gpus_per_task,
                         const std::vector<std::uint32_t>& step_gpus, std::uint32_t node_tasks,
                         std::uint32_t local_task);
+
+// What the step daemon writes on the stderr of local task `local_task` (on node `node_name`)
+// before the task runs, as the reference's slurmstepd did: for a map/mask that fell back,
+// "drover-stepd-NODE: error: Bind request gpu:TEXT does not specify any devices within the
+// allocation for task N. Binding to the first device in the allocation instead." (Slurm's line,
+// its daemon's name swapped); then, with verbose, "gpu-bind: usable_gres=0x..; bit_alloc=0x..;
+// local_inx=0; global_list=..; local_list=.." (the task's and the step's GPUs on the node as
+// hexadecimal bit masks of node indices, then the task's as a list). "" = nothing to say.
+std::string gpuBindNotice(const TaskGpuView& view, const std::vector<std::uint32_t>& step_gpus,
+                          std::uint32_t local_task, std::string_view node_name);
+
+// A set of GPU indices as Slurm's hexadecimal bit mask: "0x" and upper-case digits, no
+// leading zeros ({0,1} -> "0x3", {3,4,5,6} -> "0x78"); the empty set is "0x0".
+std::string gpuHexMask(const std::vector<std::uint32_t>& gpus);
 
 }  // namespace drover::jobspec

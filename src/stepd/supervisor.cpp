@@ -172,9 +172,12 @@ class StepRun {
       task.pytorch = req_.pytorch_env();
       jobspec::TaskGpuView view = gpuView(local, ntasks);
       if (view.hidden) launch::hideStepGpus(base);
+      TaskSpec spec;
+      const auto& step_gpus = req_.allocation().gpu_indices();
+      spec.stderr_notice =
+          jobspec::gpuBindNotice(view, {step_gpus.begin(), step_gpus.end()}, local, opts_.node_name);
       task.bound_gpus = std::move(view.gpus);
       task.tres_bind = std::move(view.tres_bind);
-      TaskSpec spec;
       if (own_argv) {
         const auto& mine = req_.task_argv(static_cast<int>(local)).argv();
         spec.argv.assign(mine.begin(), mine.end());

@@ -126,6 +126,7 @@ struct ChildPlan {
   if (err < 0) childFail(plan.failure, "could not open error file", spec.stderr_path.c_str());
   if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
     childFail(plan.failure, "dup2", nullptr);
+  if (!spec.stderr_notice.empty()) put(2, spec.stderr_notice.c_str());
   if (!spec.work_dir.empty() && chdir(spec.work_dir.c_str()) != 0) {
     // As Slurm: say so on the task's stderr and run in /tmp rather than fail.
     const char* reason = strerror(errno);

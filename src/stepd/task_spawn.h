@@ -39,6 +39,9 @@ struct TaskSpec {
   // cgroup.procs of the step's memory cgroup (memory_cgroup.h): the task joins it before it
   // runs anything, so all it allocates counts against the limit. -1 = none.
   int cgroup_procs_fd = -1;
+  // Written on the task's stderr before it runs (--gpu-bind=verbose's line, as Slurm's step
+  // daemon writes it from the task's process); "" = nothing.
+  std::string stderr_notice;
 };
 
 // Forks and execs the task. Blocks only until exec succeeded or the child reported why not.

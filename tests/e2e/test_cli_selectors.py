@@ -246,6 +246,15 @@ def test_scontrol_update_where_a_pending_job_may_run_and_an_arrays_throttle(c):
     assert r.returncode == 0, r.stderr
     array = int(r.stdout.split(";")[0])
     assert c.scontrol("update", f"JobId={array}", "ArrayTaskThrottle=2", user="alice").returncode == 0
+    # NumNodes= on a whole array whose tasks all wait (one folded record) is each task's, as
+    # the reference took it; on a job id nobody knows scontrol says so itself (the reference:
+    # "Could not load state information for job 99999: Invalid job id specified", exit 1).
+    r = c.scontrol("update", f"JobId={array}", "NumNodes=2", user="alice")
+    assert (r.returncode, r.stderr) == (0, ""), r.stderr
+    assert show(c, f"{array}_3")["NumNodes"].startswith("2"), show(c, f"{array}_3")
+    r = c.scontrol("update", "JobId=999999", "NumNodes=2", user="alice")
+    assert (r.returncode, r.stderr) == (1, "scontrol: error: Could not load state information for "
+                                           "job 999999: Invalid job id specified\n"), r.stderr
     r = c.cli("squeue", "-h", "-j", str(array), "-o", "%i")
     assert r.stdout.strip() == f"{array}_[0-5%2]", r.stdout
     c.cli("scancel", str(array))
@@ -273,6 +282,12 @@ def test_scontrol_update_of_an_array_answers_for_each_group_of_tasks(c):
     def update(*kv):
         return c.scontrol("update", f"JobId={array}", *kv, user="alice")
 
+    # NumNodes= on the whole array once it is more than one record (tasks ran): the
+    # reference's scontrol refused it itself and sent nothing, exit 1.
+    r = update("NumNodes=2")
+    assert (r.returncode, r.stdout, r.stderr) == \
+        (1, "", "scontrol: error: Job resizing not supported for job arrays\n"), r.stderr
+    assert show(c, f"{array}_4")["NumNodes"].startswith("1"), show(c, f"{array}_4")
     r = update("Partition=debug")
     assert (r.returncode, r.stdout, r.stderr) == (1, "", (
         f"{array}_0: Job has already finished\n"

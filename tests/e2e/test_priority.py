@@ -86,6 +86,16 @@ def test_sshare_format_chooses_columns(cluster):
     assert r.returncode == 1 and r.stderr == 'sshare: error: Invalid field requested: "bogus"\n', r.stderr
     r = cluster.cli("sshare", "--helpformat")
     assert r.returncode == 0 and r.stdout.split()[:3] == ["Account", "Cluster", "EffectvUsage"], r.stdout
+    # ID, the association's id, as the reference Slurm printed `sshare -a -o Account,User,ID`
+    # over the same tree.
+    r = cluster.cli("sshare", "-a", "-o", "Account,User,ID")
+    assert (r.returncode, r.stdout) == (0, "Account                    User     ID \n"
+                                           "-------------------- ---------- ------ \n"
+                                           "root                                 1 \n"
+                                           " root                      root      2 \n"
+                                           " research                            3 \n"
+                                           "  research                alice      4 \n"
+                                           "  research                  bob      5 \n"), r.stdout
 
 
 def test_fair_share_tree_then_usage_then_priorities(cluster):

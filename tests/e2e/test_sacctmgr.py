@@ -75,6 +75,11 @@ def test_added_account_is_listed_used_and_ordered_as_sshare(cluster):
     assert shares.returncode == 0, shares.stderr
     listed = sacctmgr(cluster, "-nP", "show", "assoc", "tree", "format=account,user").stdout
     assert shares.stdout == listed
+    # And sshare's ID column is sacctmgr's association ID (the tree's walk from 1).
+    shares = cluster.cli("sshare", "-a", "-nP", "-o", "account,user,id")
+    assert shares.returncode == 0, shares.stderr
+    listed = sacctmgr(cluster, "-nP", "show", "assoc", "tree", "format=account,user,id").stdout
+    assert shares.stdout == listed and shares.stdout.splitlines()[-1] == "   vision|bob|7", shares.stdout
 
 
 def test_changes_are_refused_and_nothing_changes(cluster):

@@ -528,6 +528,38 @@ def test_gpu_bind_gives_each_task_the_gpus_srun_documents(cluster):
     assert len(own_gpus(rows[0])) == 2 and "SLURMD_TRES_BIND" not in rows[0], rows
 
 
+def test_gpu_bind_verbose_tells_each_task_its_gpus(cluster):
+    """--gpu-bind=verbose,TYPE: before each bound task runs, its step daemon writes on the
+    task's stderr what the reference Slurm 22.05's slurmstepd wrote (`srun -l -n2 --gpus=2
+    --gpu-bind=verbose,single:1` there: `0: gpu-bind: usable_gres=0x1; bit_alloc=0x3;
+    local_inx=0; global_list=0; local_list=0`), after the reference's error line (its daemon's
+    name swapped) for a task whose map names no GPU of the step."""
+    r = run(cluster, "srun", "-l", "-n2", "--gres=gpu:8", "--gpu-bind=verbose,map_gpu:1,9",
+            "sh", "-c", "echo CVD=$CUDA_VISIBLE_DEVICES")
+    out, err = text(r)
+    assert r.returncode == 0, err
+    assert sorted(out.splitlines()) == ["0: CVD=1", "1: CVD=0"], out
+    lines = err.splitlines()
+    errors = [line for line in lines if "Bind request" in line]
+    assert sorted(line for line in lines if line not in errors) == [
+        "0: gpu-bind: usable_gres=0x2; bit_alloc=0xFF; local_inx=0; global_list=1; local_list=1",
+        "1: gpu-bind: usable_gres=0x1; bit_alloc=0xFF; local_inx=0; global_list=0; local_list=0"], err
+    assert len(errors) == 1 and re.fullmatch(
+        r"1: drover-stepd-\S+: error: Bind request gpu:verbose,map_gpu:1,9 does not specify any "
+        r"devices within the allocation for task 1\. Binding to the first device in the "
+        r"allocation instead\.", errors[0]), err
+    assert lines.index(errors[0]) < lines.index(
+        "1: gpu-bind: usable_gres=0x1; bit_alloc=0xFF; local_inx=0; global_list=0; local_list=0"), err
+    # Without verbose only the error; one task on the node, or none: nothing at all.
+    r = run(cluster, "srun", "-l", "-n2", "--gres=gpu:8", "--gpu-bind=single:1", "true")
+    assert text(r)[1] == "", text(r)
+    for bind in ("verbose,none", "VERBOSE,closest"):
+        r = run(cluster, "srun", "-l", "-n1", "--gres=gpu:2", f"--gpu-bind={bind}", "true")
+        assert (r.returncode, text(r)[1]) == (0, ""), text(r)
+    r = run(cluster, "srun", "-l", "-n2", "--gres=gpu:2", "--gpu-bind=verbose,none", "true")
+    assert (r.returncode, text(r)[1]) == (0, ""), text(r)
+
+
 def test_ntasks_per_gpu_runs_k_tasks_on_each_gpu(cluster):
     """--ntasks-per-gpu=2 -n4 (srun(1), as the reference ran it): 2 GPUs, tasks 0-1 on the
     first, 2-3 on the second, each told SLURM_NTASKS_PER_TRES=2 as the reference's were."""

@@ -109,6 +109,78 @@ TEST_F(SinfoViewTest, AllocMemAndGresUsedSplitRowsAsSlurms) {
   EXPECT_FALSE(renderSinfo(parseSinfoArgs({"-o", "%1"})->options, {busy}, {gpu}, kCaptureTime).ok());
 }
 
+// The reference Slurm 22.05's four idle nodes (node01-04 on ports 6831-6834) as it showed
+// them while these were captured.
+std::vector<v1::NodeInfo> idleReferenceNodes() {
+  auto node = [](std::string name, std::uint32_t port, std::uint64_t free_mb, double load,
+                 std::vector<std::string> parts) {
+    auto n = NodeBuilder(std::move(name)).port(port).freeMem(free_mb).partitions(std::move(parts)).build();
+    n.set_cpu_load(load);
+    return n;
+  };
+  return {node("node01", 6831, 21163, 1.37, {"gpu", "debug"}), node("node02", 6832, 21162, 1.37, {"gpu", "debug"}),
+          node("node03", 6833, 17824, 2.08, {"gpu"}), node("node04", 6834, 21163, 1.5, {"gpu"})};
+}
+
+TEST_F(SinfoViewTest, CommentExtraAndPortAsTheReferencePrintedThem) {
+  // Drover keeps no node comment or extra text: Slurm's unset "(null)", which glibc leaves
+  // blank left-justified in under 6 columns (Comment:5) but cuts right-justified (Extra:.8
+  // whole, -o %.3f "(nu").
+  const auto nodes = idleReferenceNodes();
+  // (-p gpu: the reference's rows, which it printed alike without -p, merging the partitions
+  // when no column names one.)
+  EXPECT_EQ(render({"-p", "gpu", "-O", "Comment,Extra,Port,NodeList"}, nodes),
+            "COMMENT             EXTRA               PORT                NODELIST            \n"
+            "(null)              (null)              6831                node[01-04]         \n");
+  EXPECT_EQ(render({"-p", "gpu", "-O", "Comment:5,Extra:.8,Port:3"}, nodes), "COMME   EXTRAPOR\n       (null)683\n");
+  EXPECT_EQ(render({"-O", "Partition,Port"}, nodes),
+            "PARTITION           PORT                \ngpu*                6831                \n"
+            "debug               6831                \n");
+  EXPECT_EQ(render({"-N", "-O", "NodeList:8,Port:.6,Comment:8,Extra"}, nodes),
+            "NODELIST  PORTCOMMENT EXTRA               \n"
+            "node01    6831(null)  (null)              \n"
+            "node01    6831(null)  (null)              \n"
+            "node02    6832(null)  (null)              \n"
+            "node02    6832(null)  (null)              \n"
+            "node03    6833(null)  (null)              \n"
+            "node04    6834(null)  (null)              \n");
+  EXPECT_EQ(render({"-p", "gpu", "-o", "%5f|%.3f|"}, nodes), "AVAIL|AVA|\n     |(nu|\n");
+  EXPECT_EQ(render({"-p", "gpu", "-O", "Features:5,Comment:6,Extra:.5,Gres:3,Port:.2,Port"}, nodes),
+            "AVAILCOMMENEXTRAGREPOPORT                \n"
+            "     (null)(nullgpu686831                \n");
+}
+
+TEST_F(SinfoViewTest, AllIsEveryFieldAsTheReferencePrintedIt) {
+  const auto nodes = idleReferenceNodes();
+  const std::string header =
+      "AVAIL|ACTIVE_FEATURES|CPUS|TMP_DISK|FREE_MEM|AVAIL_FEATURES|GROUPS|OVERSUBSCRIBE|TIMELIMIT|"
+      "MEMORY|HOSTNAMES|NODE_ADDR|PRIO_TIER|ROOT|JOB_SIZE|STATE|USER|VERSION|WEIGHT|S:C:T|NODES(A/I) "
+      "|MAX_CPUS_PER_NODE |CPUS(A/I/O/T) |NODES |REASON |NODES(A/I/O/T) |GRES |TIMESTAMP "
+      "|PRIO_JOB_FACTOR |DEFAULTTIME |PREEMPT_MODE |NODELIST |CPU_LOAD |PARTITION |PARTITION "
+      "|ALLOCNODES |STATE |USER |CLUSTER |SOCKETS |CORES |THREADS ";
+  const std::string gpu =
+      "up|(null)|16|0|17824-21163|(null)|all|NO|1-00:00:00|65536|vm|127.0.0.1|1|no|1-infinite|idle|"
+      "Unknown|22.05.8|1|2:8:1|0/4 |UNLIMITED |0/64/0/64 |4 |none |0/4/0/4 |gpu:8 |Unknown |1 "
+      "|1:00:00 |OFF |node[01-04] |1.37-2.08 |gpu* |gpu |all |idle |Unknown |N/A |2 |8 |1 ";
+  const std::string debug =
+      "up|(null)|16|0|21162-21163|(null)|all|NO|30:00|65536|vm|127.0.0.1|1|no|1-infinite|idle|"
+      "Unknown|22.05.8|1|2:8:1|0/2 |UNLIMITED |0/32/0/32 |2 |none |0/2/0/2 |gpu:8 |Unknown |10 "
+      "|10:00 |OFF |node[01-02] |1.37 |debug |debug |all |idle |Unknown |N/A |2 |8 |1 ";
+  const std::string all = header + "\n" + gpu + "\n" + debug + "\n";
+  EXPECT_EQ(render({"-O", "All"}, nodes), all);
+  // Any case, a width ignored; -o %all (alone) is the same; in a list, in its place.
+  EXPECT_EQ(render({"-O", "ALL:5"}, nodes), all);
+  EXPECT_EQ(render({"-o", "%all"}, nodes), all);
+  EXPECT_EQ(render({"-o", "%ALL"}, nodes), all);
+  EXPECT_EQ(render({"-O", "NodeList,All"}, nodes),
+            "NODELIST            " + header + "\nnode[01-04]         " + gpu + "\nnode[01-02]         " +
+                debug + "\n");
+  EXPECT_EQ(render({"-h", "-O", "All,NodeList"}, nodes),
+            gpu + "node[01-04]         \n" + debug + "node[01-02]         \n");
+  // Nodes sharing a host name or address show it once (the reference's four nodes on one host).
+  EXPECT_EQ(render({"-h", "-p", "gpu", "-o", "%n|%o|%N"}, nodes), "vm|127.0.0.1|node[01-04]\n");
+}
+
 TEST_F(SinfoViewTest, LongFormatRefusesUnknownFieldsAndSizes) {
   for (const auto& [arg, error] : std::vector<std::pair<std::string, std::string>>{
            {"bogus", "Invalid node format specification: bogus"},

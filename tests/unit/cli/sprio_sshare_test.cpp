@@ -150,6 +150,7 @@ v1::GetSharesReply referenceTree() {
   *r.add_shares() = share("research", "", 1, 0.5, 0, 0, -1);
   *r.add_shares() = share("research", "alice", 2, 0.5, 0, 0, 1);
   *r.add_shares() = share("research", "bob", 2, 0.5, 0, 0, 1);
+  for (int i = 0; i < r.shares_size(); ++i) r.mutable_shares(i)->set_association_id(static_cast<std::uint32_t>(i + 1));
   return r;
 }
 
@@ -243,6 +244,17 @@ TEST(SshareViewTest, FormatPicksFieldsWidthsAndSidesAsSlurm) {
             "     res+ cpu=0,mem=0,energy=0,node=0,b+ \n"
             "al+   re+ cpu=0,mem=0,energy=0,node=0,b+ \n"
             "bob   re+ cpu=0,mem=0,energy=0,node=0,b+ \n");
+  // ID, the association's id: 6 wide, right-justified ("I" is the first field so named).
+  EXPECT_EQ(render("Account,User,ID"),
+            "Account                    User     ID \n"
+            "-------------------- ---------- ------ \n"
+            "root                                 1 \n"
+            " root                      root      2 \n"
+            " research                            3 \n"
+            "  research                alice      4 \n"
+            "  research                  bob      5 \n");
+  EXPECT_EQ(render("ID%-3"), "ID  \n--- \n1   \n2   \n3   \n4   \n5   \n");
+  EXPECT_EQ(render("i"), render("ID"));
   // %0 and an unreadable width keep the field's own; -P ignores widths.
   EXPECT_EQ(render("USER%0,Account%abc"), render("User,Account"));
   auto parsable = parseSshareFormat("User%3,RawUsage");
@@ -263,7 +275,7 @@ TEST(SshareViewTest, FormatPicksFieldsWidthsAndSidesAsSlurm) {
 }
 
 TEST(SshareViewTest, FormatErrorsAndHelpFormat) {
-  for (const std::string bad : {"bogus", "Account, User", "ID", "Accountx"}) {
+  for (const std::string bad : {"bogus", "Account, User", "IDx", "Accountx"}) {
     auto parsed = parseSshareFormat(bad);
     ASSERT_FALSE(parsed.ok()) << bad;
     EXPECT_EQ(parsed.error().rfind("Invalid field requested: \"", 0), 0u) << parsed.error();
@@ -272,12 +284,12 @@ TEST(SshareViewTest, FormatErrorsAndHelpFormat) {
   EXPECT_FALSE(parseSshareFormat("").ok());
   EXPECT_FALSE(parseSshareFormat(",,").ok());
   EXPECT_FALSE(parseSshareFormat("User%99999999999999999999").ok());
-  // Slurm's list less ID, in its layout.
+  // The reference's list, in its layout.
   EXPECT_EQ(sshareHelpFormat(),
             "Account           Cluster           EffectvUsage      FairShare        \n"
-            "GrpTRESMins       GrpTRESRaw        LevelFS           NormShares       \n"
-            "NormUsage         Partition         RawShares         RawUsage         \n"
-            "TRESRunMins       User             \n");
+            "GrpTRESMins       GrpTRESRaw        ID                LevelFS          \n"
+            "NormShares        NormUsage         Partition         RawShares        \n"
+            "RawUsage          TRESRunMins       User             \n");
   SshareOptions long_header;
   long_header.long_format = true;
   const std::string long_text = renderSshare(long_header, referenceTree());

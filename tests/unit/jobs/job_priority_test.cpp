@@ -102,6 +102,28 @@ TEST(JobSizeFactor, MeanOfNodeAndCpuSharesOrItsComplement) {
   }
 }
 
+TEST(ShareTable, AssociationIdsNumberTheTreeWalkFromOne) {
+  // sshare -o ID: the reference's tree (root, root/root, research, research/alice,
+  // research/bob, added in that order) printed ids 1-5 in sshare's row order; Drover's ids are
+  // that walk's order, also for a deeper tree (users before child accounts).
+  config::ClusterConfig config;
+  config::AccountConfig research;
+  research.name = "research";
+  research.users = {"bob", "alice"};
+  config::AccountConfig lab;
+  lab.name = "lab";
+  lab.parent = "research";
+  lab.users = {"carol"};
+  config.accounts = {research, lab};
+  ShareTable table(config, {});
+  std::vector<std::string> walk;
+  for (const ShareRow& r : table.rows()) {
+    walk.push_back(std::to_string(r.id) + ":" + r.account + "/" + r.user);
+  }
+  EXPECT_EQ(walk, (std::vector<std::string>{"1:root/", "2:root/root", "3:research/", "4:research/alice",
+                                            "5:research/bob", "6:lab/", "7:lab/carol"}));
+}
+
 TEST(AssocFactors, AccountPriorityOverTheHighestInheritedDownTheTree) {
   auto acct = [](std::string name, std::string parent, std::int64_t priority) {
     config::AccountConfig a;

@@ -94,8 +94,13 @@ TEST(TaskGpuView, AsTheReferencesTasksSawTheirGpus) {
   const Ids high = {2, 3, 4, 5};
   EXPECT_EQ(taskGpuView("single:1", 0, high, 4, 3), own({5}, "gpu:single:1"));
   EXPECT_EQ(taskGpuView("", 1, {2, 3}, 2, 1), own({3}, "gpu:per_task:1"));
-  EXPECT_EQ(taskGpuView("map_gpu:1,0", 0, high, 4, 1), own({2}, "gpu:map_gpu:1,0"));
-  EXPECT_EQ(taskGpuView("mask_gpu:0x3,0xc", 0, high, 4, 0), own({2}, "gpu:mask_gpu:0x3,0xc"));
+  auto fell_back = [&](std::string tres) {
+    TaskGpuView v = own({2}, std::move(tres));
+    v.fell_back = true;  // said on the task's stderr (gpuBindNotice)
+    return v;
+  };
+  EXPECT_EQ(taskGpuView("map_gpu:1,0", 0, high, 4, 1), fell_back("gpu:map_gpu:1,0"));
+  EXPECT_EQ(taskGpuView("mask_gpu:0x3,0xc", 0, high, 4, 0), fell_back("gpu:mask_gpu:0x3,0xc"));
   EXPECT_EQ(taskGpuView("mask_gpu:0x3,0xc", 0, high, 4, 1), own({2, 3}, "gpu:mask_gpu:0x3,0xc"));
   // none: no GPU list at all; closest binds nothing here.
   EXPECT_EQ(taskGpuView("none", 1, four, 4, 0), (TaskGpuView{true, {}, "gpu:none"}));
@@ -108,6 +113,59 @@ TEST(TaskGpuView, AsTheReferencesTasksSawTheirGpus) {
   EXPECT_EQ(taskGpuView("", 2, {0, 1}, 1, 0), TaskGpuView{});
   EXPECT_EQ(taskGpuView("", 0, four, 4, 2), TaskGpuView{});
   EXPECT_EQ(taskGpuView("single:1", 0, {}, 4, 2), TaskGpuView{});
+}
+
+// The lines the reference's step daemon wrote on each task's stderr (srun -l ... 2>&1 on
+// Slurm 22.05, nodes of 8 GPUs, no device cgroup).
+TEST(GpuBindNotice, AsTheReferencesTasksPrintedIt) {
+  auto notice = [](std::string_view text, const Ids& step, std::uint32_t tasks, std::uint32_t local,
+                   std::uint32_t gpus_per_task = 0) {
+    return gpuBindNotice(taskGpuView(text, gpus_per_task, step, tasks, local), step, local, "node01");
+  };
+  // -n2 --gpus=2 --gpu-bind=verbose,closest: both tasks.
+  EXPECT_EQ(notice("verbose,closest", {0, 1}, 2, 1),
+            "gpu-bind: usable_gres=0x3; bit_alloc=0x3; local_inx=0; global_list=0,1; local_list=0,1\n");
+  // -n4 --gpus=4 verbose,map_gpu:1,0,3: task 2 and 3.
+  EXPECT_EQ(notice("verbose,map_gpu:1,0,3", {0, 1, 2, 3}, 4, 2),
+            "gpu-bind: usable_gres=0x8; bit_alloc=0xF; local_inx=0; global_list=3; local_list=3\n");
+  EXPECT_EQ(notice("verbose,map_gpu:1,0,3", {0, 1, 2, 3}, 4, 3),
+            "gpu-bind: usable_gres=0x2; bit_alloc=0xF; local_inx=0; global_list=1; local_list=1\n");
+  // mask_gpu:0x3,0x1; "VERBOSE," in capitals; single:1 on GPUs 3,4 (a job held 0-2).
+  EXPECT_EQ(notice("verbose,mask_gpu:0x3,0x1", {0, 1}, 2, 0),
+            "gpu-bind: usable_gres=0x3; bit_alloc=0x3; local_inx=0; global_list=0,1; local_list=0,1\n");
+  EXPECT_EQ(notice("VERBOSE,single:1", {3, 4}, 2, 1),
+            "gpu-bind: usable_gres=0x10; bit_alloc=0x18; local_inx=0; global_list=4; local_list=4\n");
+  // per_task:2 on GPUs 3-6; --gpus-per-task=1 with verbose,closest: every step GPU.
+  EXPECT_EQ(notice("verbose,per_task:2", {3, 4, 5, 6}, 2, 1),
+            "gpu-bind: usable_gres=0x60; bit_alloc=0x78; local_inx=0; global_list=5,6; local_list=5,6\n");
+  EXPECT_EQ(notice("verbose,closest", {3, 4}, 2, 0, 1),
+            "gpu-bind: usable_gres=0x18; bit_alloc=0x18; local_inx=0; global_list=3,4; local_list=3,4\n");
+  // A map naming no GPU of the step (GPUs 3-5, map_gpu:2,0): the error line, then verbose's.
+  EXPECT_EQ(notice("verbose,map_gpu:2,0", {3, 4, 5}, 3, 1),
+            "drover-stepd-node01: error: Bind request gpu:verbose,map_gpu:2,0 does not specify any "
+            "devices within the allocation for task 1. Binding to the first device in the allocation "
+            "instead.\n"
+            "gpu-bind: usable_gres=0x8; bit_alloc=0x38; local_inx=0; global_list=3; local_list=3\n");
+  EXPECT_EQ(notice("mask_gpu:0x2,0x3", {3, 4}, 2, 0),
+            "drover-stepd-node01: error: Bind request gpu:mask_gpu:0x2,0x3 does not specify any "
+            "devices within the allocation for task 0. Binding to the first device in the allocation "
+            "instead.\n");
+  // Nothing: without verbose; verbose,none; one task on the node (-n1, and -N2 -n4's lone
+  // task on the second node); a map within the step.
+  EXPECT_EQ(notice("single:1", {0, 1}, 2, 0), "");
+  EXPECT_EQ(notice("verbose,none", {0, 1}, 2, 0), "");
+  EXPECT_EQ(notice("verbose,closest", {0, 1}, 1, 0), "");
+  EXPECT_EQ(notice("verbose,single:1", {0, 1, 2}, 1, 0), "");
+  EXPECT_EQ(notice("map_gpu:1", {0, 1}, 2, 0), "");
+}
+
+TEST(GpuBindNotice, HexMasksHaveNoLeadingZeros) {
+  EXPECT_EQ(gpuHexMask({}), "0x0");
+  EXPECT_EQ(gpuHexMask({0}), "0x1");
+  EXPECT_EQ(gpuHexMask({1, 0}), "0x3");
+  EXPECT_EQ(gpuHexMask({4}), "0x10");
+  EXPECT_EQ(gpuHexMask({0, 1, 2, 3, 4, 5, 6, 7}), "0xFF");
+  EXPECT_EQ(gpuHexMask({70}), "0x400000000000000000");
 }
 
 TEST(GpuBind, SrunRefusesABadValueWithSlurmsExitCode) {
