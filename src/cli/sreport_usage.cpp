@@ -1,11 +1,11 @@
 #include "cli/sreport_usage.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <ctime>
 #include <set>
 
-#include "drover/time_spec.h"
 
 namespace drover::cli::sreport {
 
@@ -81,13 +81,18 @@ std::map<std::string, double> parseTresCounts(const std::string& text) {
     const std::size_t eq = item.find('=');
     if (eq == std::string::npos || eq == 0) continue;
     const std::string name = item.substr(0, eq), value = item.substr(eq + 1);
-    if (name == "mem") {
-      if (auto mb = parseMemoryMb(value); mb.ok()) out[name] += static_cast<double>(*mb);
+    char* stop = nullptr;
+    double v = std::strtod(value.c_str(), &stop);
+    if (stop == value.c_str() || !(v >= 0) || v > 1e15) continue;
+    if (name == "mem" && *stop != '\0') {
+      // Slurm's sizes in MB, with a unit when whole or fractional ("62.50G").
+      static const std::string kUnits = "KMGTP";
+      const std::size_t unit = kUnits.find(static_cast<char>(std::toupper(static_cast<unsigned char>(*stop))));
+      if (unit == std::string::npos || stop[1] != '\0') continue;
+      v *= unit == 0 ? 1.0 / 1024 : static_cast<double>(1ULL << (10 * (unit - 1)));
+    } else if (*stop != '\0') {
       continue;
     }
-    char* stop = nullptr;
-    const double v = std::strtod(value.c_str(), &stop);
-    if (stop == value.c_str() || *stop != '\0' || !(v >= 0) || v > 1e15) continue;
     out[name] += v;
   }
   return out;

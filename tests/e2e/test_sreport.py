@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from cluster import ensure_users
+from cluster import ensure_users, wait_for
 from conftest import run_cluster
 
 USERS = ("alice", "bob")
@@ -51,12 +51,17 @@ def used(cluster):
         ids.append(r.stdout.strip())
     for job in ids:
         cluster.wait_job(job, {"COMPLETED"}, timeout=60)
-    r = cluster.cli("sacct", "-a", "-X", "-n", "-P", "-j", ",".join(ids),
-                    "-o", "User,Account,NCPUS,ElapsedRaw")
-    assert r.returncode == 0, r.stderr
+
+    def recorded():
+        r = cluster.cli("sacct", "-a", "-X", "-n", "-P", "-j", ",".join(ids),
+                        "-o", "State,User,Account,NCPUS,ElapsedRaw")
+        rows = r.stdout.splitlines()
+        done = len(rows) == len(ids) and all(row.startswith("COMPLETED|") for row in rows)
+        return done and rows
+    rows = wait_for(recorded, 30, what="the jobs' accounting records")
     totals = {}
-    for row, (user, account, cpus, secs) in zip(r.stdout.splitlines(), JOBS):
-        u, a, n, elapsed = row.split("|")
+    for row, (user, account, cpus, secs) in zip(rows, JOBS):
+        _, u, a, n, elapsed = row.split("|")
         assert (u, a, int(n)) == (user, account, cpus)
         assert secs <= int(elapsed) <= secs + 5
         totals[(a, u)] = totals.get((a, u), 0) + int(n) * int(elapsed)

@@ -100,8 +100,8 @@ ReportData data89Utilization() {
 ReportData data180() {
   ReportData d;
   d.jobs = {ran("billing=2,cpu=2,mem=8000M,node=1", kDay2, 5360),
-            ran("billing=1,cpu=1,gres/gpu=1,mem=4000M,node=1", kDay2, 80), waited(22350)};
-  d.capacity = {{"cpu", 263280 / kWindow}, {"gres/gpu", 131640 / kWindow}};
+            ran("billing=1,cpu=1,gres/gpu=1,mem=4000M,node=1", kDay2, 80), waited(22360)};
+  d.capacity = {{"cpu", 263300 / kWindow}, {"gres/gpu", 131640 / kWindow}};
   return d;
 }
 
