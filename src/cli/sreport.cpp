@@ -118,7 +118,10 @@ int runWords(const std::vector<std::string>& words, Session& s) {
     case Verb::kParsable: s.options.style.parsable = true; s.options.style.parsable2 = false; return 0;
     case Verb::kParsable2: s.options.style.parsable2 = true; s.options.style.parsable = false; return 0;
     case Verb::kNonParsable: s.options.style.parsable = s.options.style.parsable2 = false; return 0;
-    case Verb::kTime: s.options.time = cmd->time; return 0;
+    case Verb::kTime:
+      for (const auto& w : cmd->warnings) s.io.err << w;
+      if (cmd->warnings.empty()) s.options.time = cmd->time;
+      return 0;
     case Verb::kQuiet: s.options.quiet = true; return 0;
     case Verb::kVerbose: return 0;
     case Verb::kReport: break;

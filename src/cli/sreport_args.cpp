@@ -208,10 +208,10 @@ Result<Command> parseCommandWords(const std::vector<std::string>& words, std::in
   if (is("verbose", 4)) { cmd.verb = Verb::kVerbose; return cmd; }
   if (is("time", 1)) {
     if (words.size() < 2) return makeError("too few arguments for keyword:" + kw);
-    auto t = parseTimeFormat(words[1]);
-    if (!t) return makeError("unknown time format " + words[1]);
     cmd.verb = Verb::kTime;
-    cmd.time = *t;
+    // As -t: a bad format is reported (without a newline, as Slurm) and changes nothing.
+    if (auto t = parseTimeFormat(words[1])) cmd.time = *t;
+    else cmd.warnings.push_back("unknown time format " + words[1]);
     return cmd;
   }
   std::string type;

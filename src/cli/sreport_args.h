@@ -69,7 +69,7 @@ struct Command {
   Verb verb = Verb::kNothing;
   ReportRequest report;
   TimeFormat time;   // kTime
-  std::vector<std::string> warnings;
+  std::vector<std::string> warnings;   // kTime: a bad format, printed with no newline
 };
 // Errors are Slurm's texts ("invalid keyword: x", "Not valid report x\nValid ...").
 Result<Command> parseCommandWords(const std::vector<std::string>& words, std::int64_t now);

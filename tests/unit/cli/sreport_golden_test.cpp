@@ -242,6 +242,17 @@ TEST(SreportGolden, InteractiveMode) {
   EXPECT_EQ(r2.out, g2.out);
   EXPECT_EQ(r2.err, g2.err);
   EXPECT_EQ(r2.exit_code, g2.exit_code);
+  // `time` without a format is an error; a bad one only a message; settings take no data.
+  for (const auto& [name, input] : std::vector<std::pair<std::string, std::string>>{
+           {"interactive3", "time\ntime bogus\nnonparsable\nquiet\nverbose\nexit\n"},
+           {"interactive4", "time bogus\nexit\n"}}) {
+    SCOPED_TRACE(name);
+    const Golden g3 = readGolden(name);
+    const Outcome r3 = runWith({}, data180(), input);
+    EXPECT_EQ(r3.out, g3.out);
+    EXPECT_EQ(r3.err, g3.err);
+    EXPECT_EQ(r3.exit_code, g3.exit_code);
+  }
 }
 
 // Drover names itself in the version line and lists only the reports it has in --help.
