@@ -86,8 +86,12 @@ bool applyCondition(const std::string& word, std::int64_t now, ReportRequest& r)
     if (is("printjobcount", 5)) { r.print_job_count = true; return true; }
     if (is("flatview", 4)) { r.flat_view = true; return true; }
     if (is("acctasparent", 5)) { r.acct_as_parent = true; return true; }
-    return false;
+    r.clusters.push_back(word);   // Slurm takes any other bare word for a cluster's name
+    return true;
   }
+  // Utilization has no account or user rows to choose: Slurm calls these unknown there.
+  if (r.kind == ReportKind::kUtilization && (is("accounts", 3) || key == "acct" || is("users", 3) || key == "user"))
+    return false;
   if (is("accounts", 3) || key == "acct") { r.accounts = listValue(value); return true; }
   if (is("users", 3) || key == "user") { r.users = listValue(value); return true; }
   if (is("clusters", 3)) { r.clusters = listValue(value); return true; }

@@ -201,6 +201,7 @@ std::vector<std::string> sizeLabels(const SizeColumns& columns) {
   for (std::size_t i = 0; i < columns.lower.size(); ++i) {
     const std::uint64_t lo = columns.lower[i];
     if (columns.individual) out.push_back(std::to_string(lo));
+    else if (columns.lower.size() == 1) out.push_back("0-4294967295");   // grouping= without a size
     else if (i + 1 == columns.lower.size()) out.push_back(">= " + std::to_string(lo));
     else out.push_back(std::to_string(lo) + "-" + std::to_string(columns.lower[i + 1] - 1));
   }

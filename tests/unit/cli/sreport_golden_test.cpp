@@ -184,7 +184,8 @@ TEST(SreportGolden, UserReports) {
 TEST(SreportGolden, ClusterUtilization) {
   expectGolden("util", data89Utilization());
   expectGolden("util_P", data89Utilization());
-  for (const char* name : {"util_n", "util_p", "util_hours", "util_tres", "util_format", "util_tcpu"})
+  for (const char* name : {"util_n", "util_p", "util_hours", "util_tres", "util_format", "util_tcpu",
+                           "util_badflag", "util_users"})
     expectGolden(name, data180());
   ReportData idle;
   idle.capacity = {{"cpu", 64}};
@@ -214,7 +215,7 @@ TEST(SreportGolden, UtilizationPercentReportsTheWholeWindow) {
 TEST(SreportGolden, JobSizes) {
   for (const char* name : {"sizes", "sizes_P", "sizes_flat", "sizes_acct", "sizes_percent", "sizes_hours",
                            "sizes_gpu", "sizes_grouping", "sizes_ind", "sizes_tres2", "sizes_n",
-                           "sizes_acct_root", "sizes_acctparent", "sizes_users"})
+                           "sizes_acct_root", "sizes_acctparent", "sizes_users", "sizes_badgroup"})
     expectGolden(name, dataSizes());
   expectGolden("sizes_count", dataJobCount());
 }
