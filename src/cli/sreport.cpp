@@ -65,7 +65,10 @@ Result<ReportData> loadData(const ReportRequest& request, std::int64_t now) {
   d.window = reportWindow(request.start, request.end, now);
   auto config = config::loadClusterConfig(config::defaultConfigPath());
   if (!config.ok()) return makeError(config.error());
-  for (const auto& a : config->accounts) d.parents[a.name] = a.parent.empty() ? "root" : a.parent;
+  for (const auto& a : config->accounts) {
+    d.parents[a.name] = a.parent.empty() ? "root" : a.parent;
+    d.account_order.push_back(a.name);
+  }
   auto client = ControllerClient::fromConfig();
   if (!client.ok()) return makeError(client.error());
   v1::QueryAccountingRequest q;

@@ -161,6 +161,15 @@ std::vector<AssocRow> accountTreeRows(const ReportRequest& r, const ReportData& 
     children[up.empty() ? "root" : up.front()].push_back(account);
   }
   for (const auto& [key, usage] : by_assoc) users[key.first].push_back(key.second);
+  const auto rank = [&](const std::string& a) {
+    auto it = std::find(d.account_order.begin(), d.account_order.end(), a);
+    return static_cast<std::size_t>(it - d.account_order.begin());
+  };
+  for (auto& [parent, list] : children) {
+    std::stable_sort(list.begin(), list.end(), [&](const std::string& x, const std::string& y) {
+      return rank(x) < rank(y);
+    });
+  }
   std::set<std::string> visited;
   std::function<void(const std::string&, int)> walk = [&](const std::string& account, int depth) {
     if (!visited.insert(account).second) return;

@@ -20,6 +20,9 @@ struct ReportData {
   std::int64_t now = 0;
   std::vector<acct::JobRecord> jobs;
   AccountParents parents;
+  // cluster.conf's accounts in the file's order: sibling accounts are listed in it, as
+  // sacctmgr's and sshare's trees list them (config/association_tree.h); others after, by name.
+  std::vector<std::string> account_order;
   std::map<std::string, double> capacity;   // the cluster's TRES counts: cpu=64, gres/gpu=32, ...
   std::function<std::string(const std::string&)> proper_name;   // login -> Proper Name ("")
 };

@@ -285,7 +285,7 @@ TEST(SreportReports, SeveralAccountsAndUsers) {
     std::istringstream in;
     std::ostringstream out, err;
     x.cluster = "oracle";
-    x.parents = {{"research", "root"}, {"vision", "research"}};
+    x.parents = {{"research", "root"}, {"vision", "research"}, {"astro", "root"}};
     const SreportLoader load = [&](const sreport::ReportRequest& r, std::int64_t now) -> Result<ReportData> {
       ReportData y = x;
       y.now = now;
@@ -302,6 +302,21 @@ TEST(SreportReports, SeveralAccountsAndUsers) {
             "oracle|research|bob||60|0\n"
             "oracle|vision|||60|0\n"
             "oracle|vision|carol||60|0\n");
+  // Sibling accounts in cluster.conf's order (sacctmgr's and sshare's), not by name.
+  d.jobs.push_back(ran("cpu=1", kDay2, 60));
+  d.jobs.back().account = "astro";
+  d.account_order = {"research", "vision", "astro"};
+  EXPECT_EQ(run({"-nP", "-t", "seconds", "cluster", "AccountUtilizationByUser", "start=2026-12-02", "end=now",
+                 "format=Account,Login,Used"}),
+            "root||7860\n"
+            "research||7800\n"
+            "research|alice|600\n"
+            "research|bob|3600\n"
+            "vision||3600\n"
+            "vision|carol|3600\n"
+            "astro||60\n"
+            "astro|alice|60\n");
+  d.jobs.pop_back();
   EXPECT_EQ(run({"-nP", "-T", "gres/gpu", "cluster", "AccountUtilizationByUser", "start=2026-12-02", "end=now",
                  "accounts=vision"}),
             "oracle|vision|||gres/gpu|30\n"
