@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "cli/cli_common.h"
+#include "common/ascii_case.h"
 #include "cli/sreport_usage.h"
 #include "cli/window_time.h"
 
@@ -15,11 +16,6 @@ namespace {
 
 constexpr const char* kProg = "sreport";
 enum LongOnly { kOptUsage = 1000, kOptLocal, kOptFederation };
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 std::vector<std::string> listValue(const std::string& v) {
   std::vector<std::string> out;
@@ -68,7 +64,7 @@ std::string notValidReport(const std::string& type, const std::string& name) {
 // One condition word into the request; false when Slurm would call it unknown.
 bool applyCondition(const std::string& word, std::int64_t now, ReportRequest& r) {
   const std::size_t eq = word.find('=');
-  const std::string key = lower(word.substr(0, eq));
+  const std::string key = toLowerAscii(word.substr(0, eq));
   const bool has_value = eq != std::string::npos;
   const std::string value = has_value ? word.substr(eq + 1) : "";
   if (key.empty()) return false;
@@ -108,7 +104,7 @@ bool applyCondition(const std::string& word, std::int64_t now, ReportRequest& r)
   }
   if (is("topcount", 3)) { r.top_count = std::atoi(value.c_str()); return true; }
   if (is("grouping", 6)) {
-    if (abbrev(lower(value), "individual", 3)) { r.individual = true; return true; }
+    if (abbrev(toLowerAscii(value), "individual", 3)) { r.individual = true; return true; }
     r.individual = false;
     r.grouping.clear();
     for (const auto& g : listValue(value)) {
@@ -124,7 +120,7 @@ bool applyCondition(const std::string& word, std::int64_t now, ReportRequest& r)
 }  // namespace
 
 std::optional<TimeFormat> parseTimeFormat(const std::string& text) {
-  const std::string t = lower(text);
+  const std::string t = toLowerAscii(text);
   if (t.empty()) return std::nullopt;
   if (abbrev(t, "secper", 4)) return TimeFormat{TimeUnit::kSeconds, true, true};
   if (abbrev(t, "minper", 4)) return TimeFormat{TimeUnit::kMinutes, true, true};
@@ -139,8 +135,8 @@ std::optional<TimeFormat> parseTimeFormat(const std::string& text) {
 Result<std::vector<std::string>> parseTresList(const std::string& text) {
   std::vector<std::string> out;
   for (const auto& item : listValue(text)) {
-    if (lower(item) == "all") return knownTres();
-    const std::string name = lower(item);
+    if (toLowerAscii(item) == "all") return knownTres();
+    const std::string name = toLowerAscii(item);
     const auto& known = knownTres();
     if (std::find(known.begin(), known.end(), name) != known.end() &&
         std::find(out.begin(), out.end(), name) == out.end())
@@ -199,7 +195,7 @@ Result<Command> parseCommandWords(const std::vector<std::string>& words, std::in
   Command cmd;
   if (words.empty()) return cmd;
   const std::string& kw = words[0];
-  const std::string k = lower(kw);
+  const std::string k = toLowerAscii(kw);
   auto is = [&](std::string_view full, std::size_t min) { return abbrev(k, full, min); };
   if (k == "!!") return makeError("invalid keyword: " + kw);
   if (is("help", 2)) { cmd.verb = Verb::kHelp; return cmd; }
@@ -226,7 +222,7 @@ Result<Command> parseCommandWords(const std::vector<std::string>& words, std::in
   else return makeError("invalid keyword: " + kw);
   if (words.size() < 2) return makeError("too few arguments for keyword:" + kw);
   std::string unsupported;
-  auto kind = reportKind(type, lower(words[1]), unsupported);
+  auto kind = reportKind(type, toLowerAscii(words[1]), unsupported);
   if (!kind) {
     if (!unsupported.empty())
       return makeError("The " + unsupported + " report is not available in Drover (no wckeys or "

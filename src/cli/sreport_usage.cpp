@@ -1,11 +1,11 @@
 #include "cli/sreport_usage.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
 #include <ctime>
 #include <set>
 
+#include "common/ascii_case.h"
 
 namespace drover::cli::sreport {
 
@@ -87,7 +87,7 @@ std::map<std::string, double> parseTresCounts(const std::string& text) {
     if (name == "mem" && *stop != '\0') {
       // Slurm's sizes in MB, with a unit when whole or fractional ("62.50G").
       static const std::string kUnits = "KMGTP";
-      const std::size_t unit = kUnits.find(static_cast<char>(std::toupper(static_cast<unsigned char>(*stop))));
+      const std::size_t unit = kUnits.find(toUpperAscii(*stop));
       if (unit == std::string::npos || stop[1] != '\0') continue;
       v *= unit == 0 ? 1.0 / 1024 : static_cast<double>(1ULL << (10 * (unit - 1)));
     } else if (*stop != '\0') {

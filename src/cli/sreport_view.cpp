@@ -7,6 +7,7 @@
 #include <set>
 
 #include "cli/cli_common.h"
+#include "common/ascii_case.h"
 #include "cli/field_table.h"
 #include "drover/time_spec.h"
 
@@ -15,11 +16,6 @@ namespace drover::cli::sreport {
 namespace {
 
 const std::string kDashes(80, '-');
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 const char* unitName(TimeUnit u) {
   switch (u) {
@@ -62,10 +58,10 @@ struct Field {
 
 // The field a format item names: an exact name first, then the first it abbreviates.
 const Field* findField(const std::vector<Field>& fields, const std::string& item) {
-  const std::string n = lower(item);
+  const std::string n = toLowerAscii(item);
   if (n.empty()) return nullptr;
   for (const auto& f : fields) {
-    if (lower(f.name) == n) return &f;
+    if (toLowerAscii(f.name) == n) return &f;
   }
   for (const auto& f : fields) {
     if (abbrev(n, f.name)) return &f;
@@ -91,7 +87,7 @@ Layout layout(const std::vector<Field>& fields, const std::vector<std::string>& 
   for (const auto& item : items) {
     const Field* f = findField(fields, item.name);
     if (!f) {
-      err += " Unknown field '" + lower(item.name) + "'\n";
+      err += " Unknown field '" + toLowerAscii(item.name) + "'\n";
       bad = true;
       continue;
     }
@@ -108,7 +104,7 @@ Layout layout(const std::vector<Field>& fields, const std::vector<std::string>& 
 bool clusterSelected(const ReportRequest& r, const std::string& cluster) {
   if (r.clusters.empty()) return true;
   for (const auto& c : r.clusters) {
-    if (lower(c) == lower(cluster)) return true;
+    if (toLowerAscii(c) == toLowerAscii(cluster)) return true;
   }
   return false;
 }
