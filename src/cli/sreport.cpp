@@ -76,6 +76,7 @@ Result<ReportData> loadData(const ReportRequest& request, std::int64_t now) {
   q.set_window_end(d.window.end - 1);
   q.set_include_steps(false);
   q.set_all_users(true);
+  q.set_duplicates(true);   // a requeued job's earlier runs used their nodes too
   auto reply = client->queryAccounting(q);
   if (!reply.ok()) return makeError(reply.error());
   d.cluster = reply->cluster_name().empty() ? config->cluster_name : reply->cluster_name();
