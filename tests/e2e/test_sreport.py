@@ -3,9 +3,11 @@ known CPU counts and durations on a real cluster; sreport, reading the controlle
 (QueryAccounting) and its nodes (GetNodes), reports what sacct says they used: per account and
 user (AccountUtilizationByUser, UserUtilizationByAccount, TopUsage), by job size
 (SizesByAccount), and the cluster's Allocated/Idle split (Utilization), in parsable and fixed
-layouts, and from commands on stdin (interactive mode)."""
+layouts, and from commands on stdin (interactive mode); Planned is the time eligible jobs
+waited."""
 
 import subprocess
+from datetime import datetime
 
 import pytest
 
@@ -173,3 +175,29 @@ def test_interactive_mode_and_errors(cluster, used):
     assert bad.returncode == 1 and bad.stderr.startswith("Not valid report nosuch\n")
     tres = sreport(cluster, "-T", "bogus", "cluster", "utilization", ok=False)
     assert tres.returncode == 1 and tres.stderr == "sreport: fatal: No valid TRES given\n"
+
+
+def test_planned_is_the_time_eligible_jobs_waited(cluster, used):
+    """alice takes all 16 CPUs; bob's 8-CPU job waits for them: Utilization's Planned is his
+    8 CPUs times that wait (the earlier jobs started at once, within a second)."""
+    big = cluster.cli("sbatch", "--parsable", "-A", "research", "-c", "16", "-o", "/dev/null",
+                      "--wrap=sleep 8", user="alice")
+    assert big.returncode == 0, big.stderr
+    cluster.wait_job(big.stdout.strip(), {"RUNNING"}, timeout=30)
+    small = cluster.cli("sbatch", "--parsable", "-A", "vision", "-c", "8", "-o", "/dev/null",
+                        "--wrap=sleep 1", user="bob")
+    assert small.returncode == 0, small.stderr
+    job = small.stdout.strip()
+    cluster.wait_job(job, {"COMPLETED"}, timeout=60)
+
+    def waited():
+        r = cluster.cli("sacct", "-a", "-X", "-n", "-P", "-j", job, "-o", "State,Eligible,Start")
+        state, eligible, start = (r.stdout.strip().split("|") + ["", "", ""])[:3]
+        if state != "COMPLETED":
+            return None
+        return (datetime.fromisoformat(start) - datetime.fromisoformat(eligible)).total_seconds()
+    wait = wait_for(waited, 30, what=f"job {job}'s accounting record")
+    assert wait >= 4, f"bob's job waited only {wait}s"
+    [row] = parsable_rows(sreport(cluster, "-P", "-t", "seconds", "cluster", "Utilization",
+                                  *WINDOW).stdout)
+    assert near(row["Planned"], 8 * wait, 8 + 16), row
