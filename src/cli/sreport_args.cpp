@@ -6,9 +6,9 @@
 #include <cstdlib>
 
 #include "cli/cli_common.h"
-#include "common/ascii_case.h"
 #include "cli/sreport_usage.h"
 #include "cli/window_time.h"
+#include "common/ascii_case.h"
 
 namespace drover::cli::sreport {
 
@@ -69,11 +69,11 @@ bool applyCondition(const std::string& word, std::int64_t now, ReportRequest& r)
   const std::string value = has_value ? word.substr(eq + 1) : "";
   if (key.empty()) return false;
   auto is = [&](std::string_view full, std::size_t min) { return abbrev(key, full, min); };
-  auto when = [&](const char* which, std::optional<std::int64_t>& slot) {
+  // A bad time is reported and leaves the default, as Slurm's (whose pos is where it stopped).
+  auto when = [&](std::optional<std::int64_t>& slot) {
     auto t = parseWindowTime(value, now);
     if (t.ok()) slot = *t;
     else r.warnings.push_back("Invalid time specification (pos=0): " + value);
-    (void)which;
   };
   if (!has_value) {
     if (is("all_clusters", 2)) return true;
@@ -91,8 +91,8 @@ bool applyCondition(const std::string& word, std::int64_t now, ReportRequest& r)
   if (is("accounts", 3) || key == "acct") { r.accounts = listValue(value); return true; }
   if (is("users", 3) || key == "user") { r.users = listValue(value); return true; }
   if (is("clusters", 3)) { r.clusters = listValue(value); return true; }
-  if (is("start", 3)) { when("start", r.start); return true; }
-  if (is("end", 1)) { when("end", r.end); return true; }
+  if (is("start", 3)) { when(r.start); return true; }
+  if (is("end", 1)) { when(r.end); return true; }
   if (is("format", 3)) {
     r.format.clear();
     for (const auto& item : listValue(value)) {
@@ -102,13 +102,17 @@ bool applyCondition(const std::string& word, std::int64_t now, ReportRequest& r)
     }
     return true;
   }
-  if (is("topcount", 3)) { r.top_count = std::atoi(value.c_str()); return true; }
+  if (is("topcount", 3)) {
+    const long n = std::strtol(value.c_str(), nullptr, 10);   // atoi's reading, without overflow
+    r.top_count = static_cast<int>(std::clamp(n, -1'000'000L, 1'000'000L));
+    return true;
+  }
   if (is("grouping", 6)) {
     if (abbrev(toLowerAscii(value), "individual", 3)) { r.individual = true; return true; }
     r.individual = false;
     r.grouping.clear();
     for (const auto& g : listValue(value)) {
-      const long n = std::atol(g.c_str());
+      const long n = std::strtol(g.c_str(), nullptr, 10);
       if (n > 0 && n < 1'000'000'000) r.grouping.push_back(static_cast<std::uint64_t>(n));
     }
     std::sort(r.grouping.begin(), r.grouping.end());

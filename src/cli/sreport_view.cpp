@@ -7,8 +7,8 @@
 #include <set>
 
 #include "cli/cli_common.h"
-#include "common/ascii_case.h"
 #include "cli/field_table.h"
+#include "common/ascii_case.h"
 #include "drover/time_spec.h"
 
 namespace drover::cli::sreport {
@@ -75,7 +75,7 @@ struct Layout {
 };
 
 // The columns a report prints: format= if given (unknown names reported on `err`), else the
-// defaults. `value_width` widens the usage columns for the value(percent) forms.
+// defaults. The `usage_fields` are 17 wide in the value(percent) forms (MinPer, ...).
 Layout layout(const std::vector<Field>& fields, const std::vector<std::string>& defaults,
               const std::vector<FieldWidthChoice>& format, const std::set<std::string>& usage_fields,
               const TimeFormat& time, std::string& err, bool& bad) {
