@@ -11,9 +11,9 @@
 
 #include "cli/cli_common.h"
 #include "cli/controller_client.h"
+#include "cli/window_time.h"
 #include "ctld/acct_wire.h"
 #include "drover/hostlist.h"
-#include "jobspec/begin_time.h"
 
 namespace drover::cli {
 namespace {
@@ -48,22 +48,11 @@ constexpr const char* kHelp =
     "     -V, --version:     Print the version.\n"
     "     -h, --help:        Print this description.\n";
 
-std::int64_t midnight(std::int64_t now) {
-  std::time_t t = static_cast<std::time_t>(now);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-  tm.tm_isdst = -1;
-  return static_cast<std::int64_t>(std::mktime(&tm));
-}
+std::int64_t midnight(std::int64_t now) { return localMidnight(now); }
 
-Result<std::int64_t> parseWindowTime(const std::string& text, std::int64_t now) {
-  auto t = jobspec::parseBeginTime(text, now);
+Result<std::int64_t> sacctWindowTime(const std::string& text, std::int64_t now) {
+  auto t = cli::parseWindowTime(text, now);
   if (!t.ok()) return makeError("Invalid time specification (" + text + "): " + t.error());
-  // --begin moves a past time of day to tomorrow; a window start means today.
-  if (*t >= midnight(now) + 86400 && text.find_first_of("-/") == std::string::npos &&
-      text.rfind("now", 0) != 0 && text != "tomorrow")
-    return *t - 86400;
   return *t;
 }
 
@@ -108,7 +97,7 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
       case 'v': case kOptNoConvert: case kOptLocal: case kOptFederation: break;
       case 'e': cmd.helpformat = true; break;
       case 'E': {
-        auto t = parseWindowTime(optarg, now);
+        auto t = sacctWindowTime(optarg, now);
         if (!t.ok()) return makeError(t.error());
         f.window_end = *t;
         break;
@@ -142,7 +131,7 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
         }
         break;
       case 'S': {
-        auto t = parseWindowTime(optarg, now);
+        auto t = sacctWindowTime(optarg, now);
         if (!t.ok()) return makeError(t.error());
         f.window_start = *t;
         have_start = true;

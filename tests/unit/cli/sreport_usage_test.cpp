@@ -1,0 +1,199 @@
+// sreport's arithmetic: the window's hour rounding, a job's usage split at the window's edges,
+// sums per association and up the account tree, TRES, Utilization's split, job size columns.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <ctime>
+
+#include "cli/sreport_args.h"
+#include "cli/sreport_usage.h"
+
+namespace drover::cli::sreport {
+namespace {
+
+// 2026-12-02T00:00:00Z.
+constexpr std::int64_t kDay2 = 1796169600;
+
+class UtcEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    setenv("TZ", "UTC", 1);
+    tzset();
+  }
+};
+const auto* const kUtc = ::testing::AddGlobalTestEnvironment(new UtcEnvironment);
+
+acct::JobRecord job(const std::string& account, const std::string& user, const std::string& tres,
+                    std::int64_t start, std::int64_t end) {
+  acct::JobRecord j;
+  j.account = account;
+  j.user = user;
+  j.alloc_tres = tres;
+  j.req_tres = tres;
+  j.eligible = j.submit = start;
+  j.start = start;
+  j.end = end;
+  j.state = end > 0 ? acct::JobState::kCompleted : acct::JobState::kRunning;
+  return j;
+}
+
+TEST(SreportWindow, RoundsBothEndsToTheNearestHour) {
+  const std::int64_t now = kDay2 + 3600 + 58 * 60;   // 01:58
+  // start 00:10 -> 00:00, 00:30 -> 01:00; end=now (01:58) -> 02:00 (printed 01:59:59).
+  EXPECT_EQ(reportWindow(kDay2 + 600, now, now).start, kDay2);
+  EXPECT_EQ(reportWindow(kDay2 + 1800, now, now).start, kDay2 + 3600);
+  EXPECT_EQ(reportWindow(kDay2, now, now).end, kDay2 + 7200);
+  // An end past now stops at now; an end not after the start is an hour past it.
+  EXPECT_EQ(reportWindow(kDay2, kDay2 + 86400, now).end, kDay2 + 7200);
+  // Drover: end=now takes the current hour even before hh:30 (job records have it); an end
+  // in the past is rounded as Slurm rounds it.
+  const std::int64_t early = kDay2 + 3600 + 20 * 60;   // 01:20
+  EXPECT_EQ(reportWindow(kDay2, early, early).end, kDay2 + 7200);
+  EXPECT_EQ(reportWindow(kDay2, kDay2 + 3600 + 10 * 60, early).end, kDay2 + 3600);
+  EXPECT_EQ(reportWindow(kDay2, kDay2 + 3600, kDay2 + 3600).end, kDay2 + 3600);
+  const Window w = reportWindow(kDay2 + 3600, kDay2 - 86400, now);
+  EXPECT_EQ(w.start, kDay2 + 3600);
+  EXPECT_EQ(w.end, kDay2 + 7200);
+  // Defaults: yesterday 00:00 to today 00:00.
+  const Window d = reportWindow(std::nullopt, std::nullopt, now);
+  EXPECT_EQ(d.start, kDay2 - 86400);
+  EXPECT_EQ(d.end, kDay2);
+  EXPECT_EQ(d.seconds(), 86400);
+}
+
+TEST(SreportUsage, SplitsAJobAtTheWindowEdges) {
+  const Window w{kDay2 + 3600, kDay2 + 7200};
+  // 00:30-02:30 on 4 CPUs: only 01:00-02:00 counts.
+  const auto by = usageByAssociation({job("research", "alice", "cpu=4,node=1", kDay2 + 1800, kDay2 + 9000)}, w,
+                                     kDay2 + 10000);
+  ASSERT_EQ(by.size(), 1u);
+  EXPECT_DOUBLE_EQ(by.at({"research", "alice"}).at("cpu"), 4.0 * 3600);
+  // Ended before, started after, or never started: nothing.
+  EXPECT_TRUE(usageByAssociation({job("research", "alice", "cpu=4", kDay2, kDay2 + 3600),
+                                  job("research", "alice", "cpu=4", kDay2 + 7200, kDay2 + 8000),
+                                  job("research", "alice", "cpu=4", 0, 0)},
+                                 w, kDay2 + 10000)
+                  .empty());
+  // Still running: counts up to now.
+  const auto running = usageByAssociation({job("research", "bob", "cpu=2", kDay2 + 4000, 0)}, w, kDay2 + 5000);
+  EXPECT_DOUBLE_EQ(running.at({"research", "bob"}).at("cpu"), 2.0 * 1000);
+}
+
+TEST(SreportUsage, SumsPerAssociationAndUpTheAccountTree) {
+  const Window w{kDay2, kDay2 + 3600};
+  const std::vector<acct::JobRecord> jobs = {
+      job("research", "alice", "cpu=1", kDay2, kDay2 + 600),
+      job("research", "alice", "cpu=2", kDay2, kDay2 + 600),
+      job("research", "bob", "cpu=1", kDay2, kDay2 + 60),
+      job("vision", "carol", "cpu=8,gres/gpu=2,mem=4G", kDay2 + 1800, kDay2 + 3600),
+  };
+  const auto by = usageByAssociation(jobs, w, kDay2 + 3600);
+  EXPECT_DOUBLE_EQ(by.at({"research", "alice"}).at("cpu"), 1800);
+  EXPECT_DOUBLE_EQ(by.at({"research", "bob"}).at("cpu"), 60);
+  EXPECT_DOUBLE_EQ(by.at({"vision", "carol"}).at("gres/gpu"), 3600);
+  EXPECT_DOUBLE_EQ(by.at({"vision", "carol"}).at("mem"), 4096.0 * 1800);
+  const AccountParents parents{{"research", "root"}, {"vision", "research"}};
+  const auto acc = usageByAccount(by, parents);
+  EXPECT_DOUBLE_EQ(acc.at("vision").at("cpu"), 8 * 1800);
+  EXPECT_DOUBLE_EQ(acc.at("research").at("cpu"), 1800 + 60 + 8 * 1800);
+  EXPECT_DOUBLE_EQ(acc.at("root").at("cpu"), 1800 + 60 + 8 * 1800);
+  EXPECT_DOUBLE_EQ(acc.at("root").at("gres/gpu"), 3600);
+  // An account the tree does not know hangs under root.
+  EXPECT_EQ(ancestors(parents, "nowhere"), std::vector<std::string>{"root"});
+  EXPECT_EQ(ancestors(parents, "vision"), (std::vector<std::string>{"research", "root"}));
+  // A cycle ends at root instead of looping.
+  EXPECT_EQ(ancestors({{"a", "b"}, {"b", "a"}}, "a").back(), "root");
+}
+
+TEST(SreportUsage, ParsesTresCounts) {
+  const auto t = parseTresCounts("billing=4,cpu=4,gres/gpu=2,mem=16000M,node=2,bad,=3,x=y");
+  EXPECT_DOUBLE_EQ(t.at("cpu"), 4);
+  EXPECT_DOUBLE_EQ(t.at("gres/gpu"), 2);
+  EXPECT_DOUBLE_EQ(t.at("mem"), 16000);
+  EXPECT_EQ(t.count("x"), 0u);
+  EXPECT_DOUBLE_EQ(parseTresCounts("mem=62.50G").at("mem"), 64000);
+}
+
+TEST(SreportUtilization, SplitsTheClusterTimeIntoAllocatedPlannedAndIdle) {
+  const Window w{kDay2, kDay2 + 3600};
+  auto pending = job("research", "bob", "cpu=16", 0, 0);
+  pending.eligible = kDay2 + 2400;   // waits the last 20 minutes of the window
+  pending.req_tres = "cpu=16";
+  const std::vector<acct::JobRecord> jobs = {job("research", "alice", "cpu=32", kDay2, kDay2 + 1800), pending};
+  const Utilization u = clusterUtilization(jobs, w, kDay2 + 3600, "cpu", 64);
+  EXPECT_DOUBLE_EQ(u.reported, 64.0 * 3600);
+  EXPECT_DOUBLE_EQ(u.allocated, 32.0 * 1800);
+  EXPECT_DOUBLE_EQ(u.planned, 16.0 * 1200);
+  EXPECT_DOUBLE_EQ(u.down, 0);
+  EXPECT_DOUBLE_EQ(u.idle, u.reported - u.allocated - u.planned);
+  EXPECT_DOUBLE_EQ(u.overcommitted, 0);
+  // Waiting beyond the free time is OverCommitted, Planned stops at what was free.
+  pending.req_tres = "cpu=1000";
+  const Utilization over = clusterUtilization({jobs[0], pending}, w, kDay2 + 3600, "cpu", 64);
+  EXPECT_DOUBLE_EQ(over.planned, over.reported - over.allocated);
+  EXPECT_DOUBLE_EQ(over.idle, 0);
+  EXPECT_DOUBLE_EQ(over.overcommitted, 1000.0 * 1200 - over.planned);
+}
+
+TEST(SreportSizes, BucketsJobsByTheirTresCount) {
+  const Window w{kDay2, kDay2 + 3600};
+  const std::vector<acct::JobRecord> jobs = {job("research", "alice", "cpu=1", kDay2, kDay2 + 60),
+                                             job("research", "alice", "cpu=3", kDay2, kDay2 + 60),
+                                             job("vision", "carol", "cpu=60", kDay2, kDay2 + 60)};
+  const SizeColumns cols = sizeColumns({2, 50}, false, jobs, "cpu");
+  EXPECT_EQ(sizeLabels(cols), (std::vector<std::string>{"0-1", "2-49", ">= 50"}));
+  const auto by = sizesByAccount(jobs, w, kDay2 + 3600, "cpu", cols, false);
+  EXPECT_EQ(by.at("research"), (std::vector<double>{60, 180, 0}));
+  EXPECT_EQ(by.at("vision"), (std::vector<double>{0, 0, 3600}));
+  const auto counts = sizesByAccount(jobs, w, kDay2 + 3600, "cpu", cols, true);
+  EXPECT_EQ(counts.at("research"), (std::vector<double>{1, 1, 0}));
+  const SizeColumns each = sizeColumns({}, true, jobs, "cpu");
+  EXPECT_EQ(sizeLabels(each), (std::vector<std::string>{"1", "3", "60"}));
+}
+
+TEST(SreportArgs, ReadsTimeFormatsAndTres) {
+  EXPECT_EQ(parseTimeFormat("hours")->unit, TimeUnit::kHours);
+  EXPECT_FALSE(parseTimeFormat("percent")->value);
+  EXPECT_TRUE(parseTimeFormat("MinPer")->percent);
+  EXPECT_TRUE(parseTimeFormat("minper")->value);
+  EXPECT_EQ(parseTimeFormat("s")->unit, TimeUnit::kSeconds);
+  EXPECT_FALSE(parseTimeFormat("bogus"));
+  EXPECT_EQ(*parseTresList("cpu,gres/gpu"), (std::vector<std::string>{"cpu", "gres/gpu"}));
+  EXPECT_EQ(parseTresList("ALL")->size(), knownTres().size());
+  EXPECT_EQ(parseTresList("bogus").error(), "sreport: fatal: No valid TRES given");
+}
+
+TEST(SreportArgs, ReadsConditions) {
+  const std::int64_t now = kDay2 + 7000;
+  auto cmd = parseCommandWords({"cluster", "AccountUtilizationByUser", "Start=2026-12-01T00:00:00", "end=now",
+                                "Accounts=research,vision", "users=alice", "tree", "format=Account%20,Used"},
+                               now);
+  ASSERT_TRUE(cmd.ok()) << cmd.error();
+  EXPECT_EQ(cmd->report.kind, ReportKind::kAccountUtilizationByUser);
+  EXPECT_EQ(*cmd->report.start, kDay2 - 86400);
+  EXPECT_EQ(*cmd->report.end, now);
+  EXPECT_EQ(cmd->report.accounts, (std::vector<std::string>{"research", "vision"}));
+  EXPECT_EQ(cmd->report.users, std::vector<std::string>{"alice"});
+  EXPECT_TRUE(cmd->report.tree);
+  ASSERT_EQ(cmd->report.format.size(), 2u);
+  EXPECT_EQ(cmd->report.format[0].width, 20);
+  auto sizes = parseCommandWords({"job", "sizesbyaccount", "grouping=10,2", "printjobcount", "flatview"}, now);
+  ASSERT_TRUE(sizes.ok());
+  EXPECT_EQ(sizes->report.grouping, (std::vector<std::uint64_t>{2, 10}));
+  EXPECT_TRUE(sizes->report.print_job_count);
+  EXPECT_TRUE(sizes->report.flat_view);
+  auto top = parseCommandWords({"user", "top", "TopCount=3", "group"}, now);
+  ASSERT_TRUE(top.ok());
+  EXPECT_EQ(top->report.kind, ReportKind::kTopUsage);
+  EXPECT_EQ(top->report.top_count, 3);
+  EXPECT_TRUE(top->report.group);
+  auto bad = parseCommandWords({"cluster", "utilization", "bogus=1", "start=garbage"}, now);
+  ASSERT_TRUE(bad.ok());
+  EXPECT_TRUE(bad->report.bad_condition);
+  EXPECT_FALSE(bad->report.start);
+  EXPECT_EQ(parseCommandWords({"reservation", "utilization"}, now).ok(), false);
+  EXPECT_EQ(parseCommandWords({"cluster", "UserUtilizationByWckey"}, now).ok(), false);
+}
+
+}  // namespace
+}  // namespace drover::cli::sreport
