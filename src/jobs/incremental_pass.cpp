@@ -341,7 +341,10 @@ JobId JobManager::highestId() const {
 }
 
 std::vector<Launch> JobManager::schedulePass(const std::vector<NodeView>& nodes) {
-  return applyPass(planPass(nodes));
+  const sched::Plan& plan = planPass(nodes);
+  last_pass_.depth = static_cast<std::uint32_t>(plan.stats.jobsConsidered);
+  last_pass_.queue = static_cast<std::uint32_t>(plan.starts.size() + plan.pending.size());
+  return applyPass(plan);
 }
 
 void JobManager::noteBeginWait(JobId id, const Job* job, std::int64_t now) {
