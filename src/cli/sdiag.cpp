@@ -71,7 +71,10 @@ Result<SdiagCommand> parseSdiagArgs(const std::vector<std::string>& args) {
       default: return makeError(unrecognizedOption(kProg, argv[optind - 1]));
     }
   }
-  if (optind < argv.argc()) return makeError(unrecognizedOption(kProg, argv[optind]));
+  if (optind < argv.argc()) {
+    return makeError("unrecognized argument '" + argv[optind] +
+                     "'\nTry \"sdiag --help\" for more information");
+  }
   return cmd;
 }
 

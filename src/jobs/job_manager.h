@@ -172,7 +172,10 @@ class JobManager {
   // sdiag: jobs taken in, started and ended since this manager was made (lifecycle_counts.h).
   const LifecycleCounts& lifecycleCounts() const { return lifecycle_; }
   // sdiag's "Mean depth cycle" and "Last queue length": of the last schedulePass, the pending
-  // jobs its scheduler looked at and the pending jobs it had (started ones included).
+  // jobs its plan decided for and the pending jobs it had (started ones included). They are
+  // the same number: the plan covers every pending job, an incremental pass keeping the last
+  // plan's decisions for those its change did not touch (sched::PlanStats::jobsConsidered
+  // accumulates over kept plans, so it is no per-pass figure).
   struct PassFacts {
     std::uint32_t depth = 0;
     std::uint32_t queue = 0;

@@ -36,8 +36,12 @@ def sdiag(cluster, *args, user=None):
 
 
 def counters(report):
-    """The "Label: value" lines of a report as a dict (first occurrence of each label)."""
+    """The "Label: value" lines of a report as a dict (first occurrence of each label), and
+    the header's "Data since" (no colon there)."""
     out = {}
+    since = re.search(r"^Data since\s+(\S.*)$", report, re.M)
+    if since:
+        out["Data since"] = since.group(1)
     for line in report.splitlines():
         m = re.match(r"^\t?([A-Za-z][^:(]*(?:\([^)]*\))?[^:]*):\s+(\S.*)$", line)
         if m and m.group(1) not in out:
@@ -100,6 +104,11 @@ def test_counts_jobs_and_rpcs_and_resets(cluster):
     assert c.cli("scancel", str(long), user="alice").returncode == 0
     c.wait_job(long, "CANCELLED")
 
+    # A cancelled job's end is counted when its step reports, maybe after squeue shows it.
+    def ended():
+        got = counters(sdiag(c))
+        return sum(int(got[k]) for k in ("Jobs completed", "Jobs canceled", "Jobs failed")) >= 3
+    wait_for(ended, 20, what="sdiag to count three ended jobs")
     report = sdiag(c)
     got = counters(report)
     assert got["Jobs submitted"] == "3", report

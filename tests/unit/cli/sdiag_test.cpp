@@ -190,6 +190,10 @@ TEST(SdiagArgs, UnknownOptionsAsTheReferenceWordsThem) {
   EXPECT_EQ("sdiag: " + json.error() + "\n", golden("sdiag-json.txt"));
   EXPECT_FALSE(parseSdiagArgs({"-x"}).ok());
   EXPECT_FALSE(parseSdiagArgs({"-M"}).ok());
+  auto extra = parseSdiagArgs({"extra"});
+  ASSERT_FALSE(extra.ok());
+  EXPECT_EQ(extra.error(),
+            "unrecognized argument 'extra'\nTry \"sdiag --help\" for more information");
 }
 
 }  // namespace
