@@ -158,6 +158,10 @@ Result<v1::GetPrioritiesReply> ControllerClient::getPriorities(
 Result<v1::GetSharesReply> ControllerClient::getShares(const v1::GetSharesRequest& request) {
   return call<v1::GetSharesReply>("GetShares", request);
 }
+Result<v1::GetStatisticsReply> ControllerClient::getStatistics(
+    const v1::GetStatisticsRequest& request) {
+  return call<v1::GetStatisticsReply>("GetStatistics", request);
+}
 Result<v1::GetStepStatsReply> ControllerClient::getStepStats(
     const v1::GetStepStatsRequest& request) {
   return call<v1::GetStepStatsReply>("GetStepStats", request, 2 * address_.timeout_ms);

@@ -60,6 +60,8 @@ class ControllerClient {
   // sprio and sshare.
   Result<v1::GetPrioritiesReply> getPriorities(const v1::GetPrioritiesRequest& request);
   Result<v1::GetSharesReply> getShares(const v1::GetSharesRequest& request);
+  // sdiag: the controller's statistics, or (request.reset) their reset.
+  Result<v1::GetStatisticsReply> getStatistics(const v1::GetStatisticsRequest& request);
   // sstat: waits for the controller to ask the steps' nodes (twice the message timeout).
   Result<v1::GetStepStatsReply> getStepStats(const v1::GetStepStatsRequest& request);
   // sbcast and srun --bcast: one block, sent on by the controller to every node; waits

@@ -50,13 +50,16 @@ class AgentControlService final : public v1::AgentControl::Service {
 
   grpc::Status Register(grpc::ServerContext* ctx, const v1::RegisterRequest* req,
                         v1::RegisterReply* rep) override {
-    if (auto s = authorize(*ctx, *req); !s.ok()) return s;
+    unsigned caller_uid = 0;
+    if (auto s = authorize(*ctx, *req, &caller_uid); !s.ok()) return s;
     Registration reg = fromProto(*req);
     std::vector<v1::StepId> running(req->running_steps().begin(), req->running_steps().end());
     return runOnLoop(io_, [&] {
+      const DiagStats::Call call = state_.diag().rpcStarted(steadyMicros());
       auto r = state_.registerAgent(reg);
+      if (r && jobs_ != nullptr) jobs_->reconcile(reg.node_name, running);
+      state_.diag().rpcEnded(call, "Register", caller_uid, steadyMicros());
       if (!r) return grpc::Status(grpc::StatusCode::NOT_FOUND, r.error());
-      if (jobs_ != nullptr) jobs_->reconcile(reg.node_name, running);
       rep->set_heartbeat_interval_s(state_.config().timeouts.heartbeat_interval_s);
       rep->set_cluster_name(state_.config().cluster_name);
       return grpc::Status::OK;
@@ -65,12 +68,15 @@ class AgentControlService final : public v1::AgentControl::Service {
 
   grpc::Status Heartbeat(grpc::ServerContext* ctx, const v1::HeartbeatRequest* req,
                          v1::HeartbeatReply* rep) override {
-    if (auto s = authorize(*ctx, *req); !s.ok()) return s;
+    unsigned caller_uid = 0;
+    if (auto s = authorize(*ctx, *req, &caller_uid); !s.ok()) return s;
     std::vector<v1::StepId> running(req->running_steps().begin(), req->running_steps().end());
     return runOnLoop(io_, [&] {
+      const DiagStats::Call call = state_.diag().rpcStarted(steadyMicros());
       const bool known = state_.heartbeat(req->node_name(), req->cpu_load(), req->free_memory_mb());
       rep->set_reregister(!known);
       if (known && jobs_ != nullptr) jobs_->heartbeat(req->node_name(), running);
+      state_.diag().rpcEnded(call, "Heartbeat", caller_uid, steadyMicros());
       return grpc::Status::OK;
     });
   }
@@ -79,12 +85,15 @@ class AgentControlService final : public v1::AgentControl::Service {
   // then).
   grpc::Status StepEvent(grpc::ServerContext* ctx, const v1::StepEventRequest* req,
                          v1::StepEventReply*) override {
-    if (auto s = authorize(*ctx, *req); !s.ok()) return s;
+    unsigned caller_uid = 0;
+    if (auto s = authorize(*ctx, *req, &caller_uid); !s.ok()) return s;
     if (jobs_ == nullptr) return grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "no job table");
     auto answered = std::make_shared<std::promise<grpc::Status>>();
     auto result = answered->get_future();
-    boost::asio::post(io_, [this, req, answered] {
-      jobs_->stepEvent(*req, [answered](Status s) {
+    boost::asio::post(io_, [this, req, answered, caller_uid] {
+      const DiagStats::Call call = state_.diag().rpcStarted(steadyMicros());
+      jobs_->stepEvent(*req, [this, call, answered, caller_uid](Status s) {
+        state_.diag().rpcEnded(call, "StepEvent", caller_uid, steadyMicros());
         answered->set_value(s ? grpc::Status::OK
                               : grpc::Status(grpc::StatusCode::UNAVAILABLE, s.error()));
       });
@@ -93,9 +102,11 @@ class AgentControlService final : public v1::AgentControl::Service {
   }
 
  private:
-  grpc::Status authorize(const grpc::ServerContext& ctx, const google::protobuf::Message& req) {
+  grpc::Status authorize(const grpc::ServerContext& ctx, const google::protobuf::Message& req,
+                         unsigned* caller_uid) {
     rpc::Caller caller;
     if (auto s = rpc::authenticate(ctx, req, munge_socket_, &caller); !s.ok()) return s;
+    *caller_uid = caller.uid;
     if (auto refused = agentCallerRefusal(caller.uid, own_uid_); !refused.empty()) {
       return grpc::Status(grpc::StatusCode::PERMISSION_DENIED, refused);
     }
@@ -111,7 +122,7 @@ class AgentControlService final : public v1::AgentControl::Service {
 
 }  // namespace
 
-void addAgentFrameMethods(wire::MethodTable& table, JobService* jobs) {
+void addAgentFrameMethods(wire::MethodTable& table, JobService* jobs, DiagStats* stats) {
   const unsigned own_uid = getuid();
   // The frame server runs on the state thread: the handler calls JobService directly and
   // answers from the commit that holds the step's end (the supervisor retries until then).
@@ -135,6 +146,19 @@ void addAgentFrameMethods(wire::MethodTable& table, JobService* jobs) {
           }
         });
       };
+  if (stats != nullptr) {
+    // Counted for sdiag as the Controller's RPCs are (handlers_diag.cpp).
+    step_event = [stats, inner = std::move(step_event)](const rpc::Caller& caller,
+                                                        const v1::StepEventRequest& req,
+                                                        wire::Reply_<v1::StepEventReply> done) {
+      const DiagStats::Call call = stats->rpcStarted(steadyMicros());
+      inner(caller, req, [stats, call, uid = caller.uid, done = std::move(done)](
+                             wire::Outcome outcome, const v1::StepEventReply& reply) {
+        stats->rpcEnded(call, "StepEvent", uid, steadyMicros());
+        done(std::move(outcome), reply);
+      });
+    };
+  }
   table.add("/drover.v1.AgentControl/StepEvent", std::move(step_event));
 }
 

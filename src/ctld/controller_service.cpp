@@ -61,6 +61,7 @@ class ControllerService final : public v1::Controller::Service {
   DROVER_SERVE(GetShares, get_shares)
   DROVER_SERVE(GetStepStats, get_step_stats)
   DROVER_SERVE(BroadcastFile, broadcast_file)
+  DROVER_SERVE(GetStatistics, get_statistics)
 #undef DROVER_SERVE
 
  private:

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ctld/diag_stats.h"
 #include "ctld/node_registry.h"
 #include "ctld/state_store.h"
 #include "drover/config.h"
@@ -38,6 +39,8 @@ class CtldState {
   NodeRegistry& registry() { return registry_; }
   std::int64_t startTime() const { return start_time_; }
   std::int64_t now() const { return clock_.now(); }
+  // sdiag's counters (diag_stats.h), kept on this thread like everything else here.
+  DiagStats& diag() { return diag_; }
 
   // Reloads the configuration from `path` (empty = the file it was loaded from). On error the
   // current configuration stays in force and the error (file:line:col) is returned.
@@ -77,6 +80,7 @@ class CtldState {
   StateStore* store_;
   NodeRegistry registry_;
   std::int64_t start_time_;
+  DiagStats diag_{start_time_};
   std::function<void(const StateChange&)> on_change_;
   std::function<std::map<std::string, NodeUsage>()> usage_source_;
 };

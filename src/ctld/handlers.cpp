@@ -165,6 +165,7 @@ ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs) {
   };
   addStepHandlers(h, jobs);  // handlers_steps.cpp
   addPriorityHandlers(h, jobs);  // handlers_priority.cpp
+  addStatisticsHandler(h, state, jobs);  // handlers_diag.cpp
   return h;
 }
 

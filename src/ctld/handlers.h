@@ -55,6 +55,8 @@ struct ControllerHandlers {
   Handler<v1::GetStepStatsRequest, v1::GetStepStatsReply> get_step_stats;
   // sbcast and srun --bcast (handlers_steps.cpp).
   Handler<v1::BroadcastFileRequest, v1::BroadcastFileReply> broadcast_file;
+  // sdiag (handlers_diag.cpp).
+  Handler<v1::GetStatisticsRequest, v1::GetStatisticsReply> get_statistics;
 };
 
 // `jobs` may be null (node-only tests): the job RPCs then answer UNAVAILABLE-like errors.
@@ -63,10 +65,17 @@ ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs);
 void addStepHandlers(ControllerHandlers& h, JobService* jobs);
 // GetPriorities and GetShares (handlers_priority.cpp).
 void addPriorityHandlers(ControllerHandlers& h, JobService* jobs);
+// GetStatistics (handlers_diag.cpp).
+void addStatisticsHandler(ControllerHandlers& h, CtldState& state, JobService* jobs);
+// Wraps every handler set in `h` so each call is counted and timed in `stats` (sdiag's RPC
+// tables) under its method name and caller: the one place both transports pass through.
+// Call once, after every handler is installed.
+void countCalls(ControllerHandlers& h, DiagStats& stats);
 
-// Calls `fn(method_name, handler)` for every row, so a transport registers them all.
-template <typename Fn>
-void forEachHandler(const ControllerHandlers& h, Fn&& fn) {
+// Calls `fn(method_name, handler)` for every row, so a transport registers them all (and
+// countCalls wraps them all: `H` is ControllerHandlers, const or not).
+template <typename H, typename Fn>
+void forEachHandler(H& h, Fn&& fn) {
   fn("Ping", h.ping);
   fn("GetNodes", h.get_nodes);
   fn("GetPartitions", h.get_partitions);
@@ -90,6 +99,7 @@ void forEachHandler(const ControllerHandlers& h, Fn&& fn) {
   fn("GetShares", h.get_shares);
   fn("GetStepStats", h.get_step_stats);
   fn("BroadcastFile", h.broadcast_file);
+  fn("GetStatistics", h.get_statistics);
 }
 
 }  // namespace drover::ctld

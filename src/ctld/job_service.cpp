@@ -1,5 +1,6 @@
 #include "ctld/job_service.h"
 
+#include <chrono>
 #include <grp.h>
 #include <grpcpp/grpcpp.h>
 
@@ -246,7 +247,12 @@ void JobService::runPass() {
   }
   // The maintained scheduler hears only what changed since the last pass (a submission is an
   // incremental pass); JobManager rebuilds it after recovery and every priority calc period.
+  const auto pass_start = std::chrono::steady_clock::now();
   auto launches = manager_->schedulePass(nodeViews(state_.config(), state_.registry()));
+  const auto pass_us = std::chrono::duration_cast<std::chrono::microseconds>(
+      std::chrono::steady_clock::now() - pass_start);
+  state_.diag().passRan(static_cast<std::uint64_t>(pass_us.count()), manager_->lastPass().depth,
+                        manager_->lastPass().queue);
   armBeginTimer(now);
   (void)manager_->takeScheduleRequest();  // the pass itself is not a new reason for a pass...
   if (manager_->takeReleasedByStarts()) requestPass();  // ...but jobs its starts released are
@@ -286,7 +292,7 @@ void JobService::sendLaunch(jobs::Launch launch, int attempt) {
   if (attempt == 1) drover::log::get("ctld")->info("job {} starting on {}", launch.job_id, launch.node);
   const rpc::ClientOptions base = agentCallOptions();
   ++launches_in_flight_[launch.job_id];
-  boost::asio::post(*pool_, [this, channel, base, attempt, launch = std::move(launch)]() mutable {
+  postAgentCall([this, channel, base, attempt, launch = std::move(launch)]() mutable {
     // A node that re-registered a moment ago may still have this cached channel in its
     // reconnect backoff: wait for it (up to the message timeout) instead of failing at once.
     LaunchCallResult result = callLaunchStep(channel, launch.request, base, true);
@@ -354,7 +360,7 @@ void JobService::sendSignalActions(std::vector<jobs::SignalAction> signals) {
     for (const auto& node : action.nodes) {
       auto channel = channelFor(node);
       if (!channel) continue;
-      boost::asio::post(*pool_, [channel, base, node, request = action.request]() {
+      postAgentCall([channel, base, node, request = action.request]() {
         grpc::ClientContext ctx;
         v1::SignalStepReply reply;
         auto prepared = rpc::prepareCall(ctx, "/drover.v1.Agent/SignalStep", request, base);

@@ -10,7 +10,9 @@
 // request.
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/thread_pool.hpp>
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -114,6 +116,13 @@ class JobService {
                      std::function<void(Result<v1::BroadcastFileReply>)> done);
 
   std::map<std::string, NodeUsage> usage() const;
+  // sdiag's agent figures: calls to agents (launch, signal, usage, file blocks) waiting for a
+  // thread of the agent RPC pool, and in progress on one.
+  struct AgentCalls {
+    std::uint32_t queued = 0;
+    std::uint32_t running = 0;
+  };
+  AgentCalls agentCalls() const { return {agent_queued_.load(), agent_running_.load()}; }
   jobs::JobManager& manager() { return *manager_; }
   // Transactions the job table has committed (group commit: one per burst).
   std::int64_t commits() const { return store_->commits(); }
@@ -177,6 +186,19 @@ class JobService {
   std::map<jobs::JobId, int> launches_in_flight_;
   std::map<std::string, std::pair<std::string, std::shared_ptr<grpc::Channel>>> channels_;
   std::unique_ptr<boost::asio::thread_pool> pool_;
+  // A call to an agent onto pool_, counted for agentCalls().
+  template <typename F>
+  void postAgentCall(F&& call) {
+    ++agent_queued_;
+    boost::asio::post(*pool_, [this, call = std::forward<F>(call)]() mutable {
+      --agent_queued_;
+      ++agent_running_;
+      call();
+      --agent_running_;
+    });
+  }
+  std::atomic<std::uint32_t> agent_queued_{0};
+  std::atomic<std::uint32_t> agent_running_{0};
   // Callers' user and group names by uid and gid, each looked up at most once per
   // kNameCacheMs (with nsswitch's systemd back end a lookup is dozens of system calls, and
   // every submission needs both). Ids without a name are looked up again each time.

@@ -144,7 +144,7 @@ void JobService::broadcastFile(const rpc::Caller& caller, const v1::BroadcastFil
       continue;
     }
     std::string path = fan->reply.paths(static_cast<int>(n));
-    boost::asio::post(*pool_, [channel, node, frozen, path = std::move(path), options, settle]() {
+    postAgentCall([channel, node, frozen, path = std::move(path), options, settle]() {
       v1::WriteFileBlockRequest ask = *frozen;
       ask.set_path(path);
       auto failure = writeBlock(channel, ask, options);

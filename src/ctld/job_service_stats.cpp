@@ -102,7 +102,7 @@ void JobService::stepStats(const rpc::Caller& caller, const v1::GetStepStatsRequ
         settle(NodeAnswer{node, "node has no agent address", {}});
         continue;
       }
-      boost::asio::post(*pool_, [channel, node, ask, options, settle]() {
+      postAgentCall([channel, node, ask, options, settle]() {
         NodeAnswer answer = askNode(channel, node, ask, options);
         if (!answer.error.empty()) {
           drover::log::get("ctld")->info("job {} step {}: no usage from {}: {}",

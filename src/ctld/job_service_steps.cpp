@@ -69,7 +69,7 @@ void JobService::sendStepLaunch(std::shared_ptr<StepFanOut> fan, jobs::Launch la
   }
   const rpc::ClientOptions base = agentCallOptions();
   // In parallel on the agent RPC pool: a step on many nodes costs about one round trip.
-  boost::asio::post(*pool_, [this, channel, base, fan, attempt,
+  postAgentCall([this, channel, base, fan, attempt,
                              launch = std::move(launch)]() mutable {
     // Waits for a channel in reconnect backoff, as batch launches do: its agent may be back
     // already (registered again after a restart), and a call that failed at once would spend

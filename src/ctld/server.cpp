@@ -95,6 +95,8 @@ Result<std::unique_ptr<CtldServer>> CtldServer::create(config::ClusterConfig cfg
   if (!reservations) return makeError(reservations.error());
   impl->reservations = std::move(reservations).value();
   impl->reservations->install(impl->handlers);
+  impl->state->diag().setGettimeofdayLatency(gettimeofdayLatencyUs());
+  countCalls(impl->handlers, impl->state->diag());
 
   impl->controller_service = makeControllerService(impl->io, impl->handlers, munge_socket);
   impl->agent_service =
@@ -115,7 +117,7 @@ Result<std::unique_ptr<CtldServer>> CtldServer::create(config::ClusterConfig cfg
   const auto& ctl = impl->state->config().controller;
   impl->frame_methods = std::make_unique<wire::MethodTable>(munge_socket);
   addFrameMethods(*impl->frame_methods, impl->handlers);
-  addAgentFrameMethods(*impl->frame_methods, impl->jobs.get());   // drover-stepd's StepEvent
+  addAgentFrameMethods(*impl->frame_methods, impl->jobs.get(), &impl->state->diag());   // drover-stepd's StepEvent
   try {
     impl->frame_server = std::make_unique<wire::FrameServer>(
         impl->io, ctl.host, ctl.cliPort(),

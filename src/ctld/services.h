@@ -29,8 +29,9 @@ std::unique_ptr<grpc::Service> makeAgentControlService(boost::asio::io_context& 
 
 // The AgentControl methods drover-stepd calls over the frame transport (StepEvent), with the
 // same rule as the gRPC service: root or the controller's own uid. The frame server runs on
-// the state thread, so `jobs` is called directly; null = StepEvent refused.
-void addAgentFrameMethods(wire::MethodTable& table, JobService* jobs);
+// the state thread, so `jobs` is called directly; null = StepEvent refused. Calls are counted
+// in `stats` (sdiag) unless it is null.
+void addAgentFrameMethods(wire::MethodTable& table, JobService* jobs, DiagStats* stats = nullptr);
 
 // The user name for a uid, or the number when it has none.
 std::string userName(unsigned uid);

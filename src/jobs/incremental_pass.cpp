@@ -341,7 +341,12 @@ JobId JobManager::highestId() const {
 }
 
 std::vector<Launch> JobManager::schedulePass(const std::vector<NodeView>& nodes) {
-  return applyPass(planPass(nodes));
+  const sched::Plan& plan = planPass(nodes);
+  // Every pending job gets a decision in each pass (a start, or a reason and expected start),
+  // many of them kept from the last plan by an incremental pass: the plan's size is both.
+  last_pass_.queue = static_cast<std::uint32_t>(plan.starts.size() + plan.pending.size());
+  last_pass_.depth = last_pass_.queue;
+  return applyPass(plan);
 }
 
 void JobManager::noteBeginWait(JobId id, const Job* job, std::int64_t now) {

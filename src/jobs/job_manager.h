@@ -25,6 +25,7 @@
 #include "jobs/fair_share.h"
 #include "jobs/job.h"
 #include "jobs/job_store.h"
+#include "jobs/lifecycle_counts.h"
 #include "jobs/reservations.h"
 #include "launch/job_env.h"
 #include "drover/v1/priority.pb.h"
@@ -168,6 +169,24 @@ class JobManager {
     std::uint64_t written = 0;
   };
   const ApplyStats& applyStats() const { return apply_stats_; }
+  // sdiag: jobs taken in, started and ended since this manager was made (lifecycle_counts.h).
+  const LifecycleCounts& lifecycleCounts() const { return lifecycle_; }
+  // sdiag's "Mean depth cycle" and "Last queue length": of the last schedulePass, the pending
+  // jobs its plan decided for and the pending jobs it had (started ones included). They are
+  // the same number: the plan covers every pending job, an incremental pass keeping the last
+  // plan's decisions for those its change did not touch (sched::PlanStats::jobsConsidered
+  // accumulates over kept plans, so it is no per-pass figure).
+  struct PassFacts {
+    std::uint32_t depth = 0;
+    std::uint32_t queue = 0;
+  };
+  const PassFacts& lastPass() const { return last_pass_; }
+  // sdiag's "Jobs pending" and "Jobs running" now (one walk of the table: an admin's query).
+  struct StateCounts {
+    std::uint32_t pending = 0;
+    std::uint32_t running = 0;
+  };
+  StateCounts stateCounts() const;
 
   // Fair share (fair_share.h): the durable usage store, opened by the daemon; usage it holds is
   // loaded into the ledger.
@@ -305,6 +324,8 @@ class JobManager {
   // applyPlan with the pending entries limited to the jobs in `only` (null: all of them).
   std::vector<Launch> applyPlanEntries(const sched::Plan& plan, const std::vector<JobId>* only);
   ApplyStats apply_stats_;
+  LifecycleCounts lifecycle_;
+  PassFacts last_pass_;
   // Interactive allocations by (end, id), for enforceAllocationLimits (steps.cpp): kept from
   // the ids touched since its last call, built from the whole table on its first call.
   std::set<std::pair<std::int64_t, JobId>> deadlines_;

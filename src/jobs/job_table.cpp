@@ -322,6 +322,13 @@ void JobManager::finish(Job& job, v1::JobState state, std::int32_t code, std::in
   // A cancelled job ended when scancel said so, not when its step reported.
   const std::int64_t end = cancelling(job) && job.info.end_time() <= now ? job.info.end_time() : now;
   job.info.set_state(state);
+  if (state == v1::JOB_COMPLETED) {
+    ++lifecycle_.completed;
+  } else if (state == v1::JOB_CANCELLED) {
+    ++lifecycle_.canceled;
+  } else {
+    ++lifecycle_.failed;  // as Slurm's sdiag: every other end counts as failed
+  }
   job.info.set_exit_code(static_cast<std::uint32_t>(code));
   job.info.set_exit_signal(static_cast<std::uint32_t>(signal));
   job.info.set_end_time(end);
@@ -399,5 +406,14 @@ void JobManager::splitStarted(Job& job) {
 }
 
 std::vector<std::string> nodesOf(const Job& job) { return allocatedNodes(job.info); }
+
+JobManager::StateCounts JobManager::stateCounts() const {
+  StateCounts counts;
+  for (const auto& [id, job] : jobs_) {
+    if (job.state() == v1::JOB_PENDING) ++counts.pending;
+    else if (job.state() == v1::JOB_RUNNING) ++counts.running;
+  }
+  return counts;
+}
 
 }  // namespace drover::jobs

@@ -181,6 +181,7 @@ std::vector<Launch> JobManager::applyPlanEntries(const sched::Plan& plan,
       cpus += static_cast<std::uint32_t>(a.cpus);
     }
     i.set_state(v1::JOB_RUNNING);
+    ++lifecycle_.started;
     i.set_reason("None");
     i.clear_sched_nodes();
     i.set_start_time(now);

@@ -305,6 +305,7 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
     if (job.unsplit()) touched_.push_back(key);
   }
   changed();
+  ++lifecycle_.submitted;
   Submitted out;
   out.job_id = first;
   SubmitResult r;

@@ -1,0 +1,77 @@
+// sdiag: GetStatistics, and the counting of every Controller RPC for its tables. Both run on
+// the state thread (handlers.h), where DiagStats lives.
+#include "ctld/handlers.h"
+#include "ctld/services.h"
+#include "rpc/server_auth.h"
+
+namespace drover::ctld {
+namespace {
+
+// Counts from the call until its answer, so a submission's time includes its commit, as
+// Slurm's includes its locks and state save.
+template <typename Request, typename Reply>
+void countHandler(const char* method, Handler<Request, Reply>& handler, DiagStats& stats) {
+  if (!handler) return;
+  handler = [method, &stats, inner = std::move(handler)](const rpc::Caller& caller,
+                                                         const Request& request,
+                                                         wire::Reply_<Reply> done) {
+    const DiagStats::Call call = stats.rpcStarted(steadyMicros());
+    inner(caller, request,
+          [method, &stats, call, uid = caller.uid, done = std::move(done)](
+              wire::Outcome outcome, const Reply& reply) {
+            stats.rpcEnded(call, method, uid, steadyMicros());
+            done(std::move(outcome), reply);
+          });
+  };
+}
+
+}  // namespace
+
+void countCalls(ControllerHandlers& h, DiagStats& stats) {
+  forEachHandler(h, [&stats](const char* name, auto& handler) {
+    countHandler(name, handler, stats);
+  });
+}
+
+void addStatisticsHandler(ControllerHandlers& h, CtldState& state, JobService* jobs) {
+  h.get_statistics = [&state, jobs](const rpc::Caller& caller,
+                                    const v1::GetStatisticsRequest& req,
+                                    wire::Reply_<v1::GetStatisticsReply> done) {
+    v1::GetStatisticsReply rep;
+    const jobs::LifecycleCounts counts =
+        jobs != nullptr ? jobs->manager().lifecycleCounts() : jobs::LifecycleCounts{};
+    if (req.reset()) {
+      // Slurm: "Only supported for Slurm operators and administrators".
+      if (!rpc::isAdmin(caller, state.config().operators)) {
+        done(wire::Outcome{kPermissionDenied,
+                           "resetting statistics is for root and operators only; user " +
+                               userName(caller.uid) + " (uid " + std::to_string(caller.uid) +
+                               ") is neither"},
+             rep);
+        return;
+      }
+      state.diag().reset(state.now(), counts);
+      done(wire::Outcome::ok(), rep);
+      return;
+    }
+    const std::int64_t now = state.now();
+    rep.set_time(now);
+    state.diag().fill(counts, [](std::uint32_t uid) { return userName(uid); }, &rep);
+    if (jobs != nullptr) {
+      const auto states = jobs->manager().stateCounts();
+      rep.set_jobs_pending(states.pending);
+      rep.set_jobs_running(states.running);
+      const auto agents = jobs->agentCalls();
+      rep.set_agent_queue_size(agents.queued);
+      rep.set_agent_count(agents.running);
+      rep.set_agent_thread_count(agents.running);
+    }
+    rep.set_job_states_time(now);
+    // Drover's backfill runs inside the scheduling pass: no backfill cycle of its own has run
+    // since the controller started (docs/cli-compatibility.md, sdiag).
+    rep.set_backfill_last_when(state.startTime());
+    done(wire::Outcome::ok(), rep);
+  };
+}
+
+}  // namespace drover::ctld
