@@ -40,6 +40,7 @@ constexpr std::array kRows{
     Row{"GetStepStats", {"REQUEST_GET_STEP_STATS", 2021}},
     Row{"BroadcastFile", {"REQUEST_BROADCAST_FILE", 2022}},
     Row{"GetStatistics", {"REQUEST_GET_STATISTICS", 2023}},
+    Row{"GetJobScript", {"REQUEST_GET_JOB_SCRIPT", 2024}},
 };
 
 }  // namespace
