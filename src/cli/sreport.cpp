@@ -71,12 +71,16 @@ Result<ReportData> loadData(const ReportRequest& request, std::int64_t now) {
   }
   auto client = ControllerClient::fromConfig();
   if (!client.ok()) return makeError(client.error());
-  v1::QueryAccountingRequest q;
-  q.set_window_start(d.window.start);
-  q.set_window_end(d.window.end - 1);
-  q.set_include_steps(false);
+  acct::AcctFilter f;   // the job reports' Partitions=, Nodes=, Jobs= (empty for the others)
+  f.partitions = request.partitions;
+  f.nodes = request.nodes;
+  f.jobs = request.jobs;
+  f.window_start = d.window.start;
+  f.window_end = d.window.end - 1;
+  f.include_steps = false;
+  f.duplicates = true;   // a requeued job's earlier runs used their nodes too
+  v1::QueryAccountingRequest q = ctld::toWire(f);
   q.set_all_users(true);
-  q.set_duplicates(true);   // a requeued job's earlier runs used their nodes too
   auto reply = client->queryAccounting(q);
   if (!reply.ok()) return makeError(reply.error());
   d.cluster = reply->cluster_name().empty() ? config->cluster_name : reply->cluster_name();

@@ -9,6 +9,7 @@
 #include "cli/sreport_usage.h"
 #include "cli/window_time.h"
 #include "common/ascii_case.h"
+#include "drover/hostlist.h"
 
 namespace drover::cli::sreport {
 
@@ -88,6 +89,32 @@ bool applyCondition(const std::string& word, std::int64_t now, ReportRequest& r)
   // Utilization has no account or user rows to choose: Slurm calls these unknown there.
   if (r.kind == ReportKind::kUtilization && (is("accounts", 3) || key == "acct" || is("users", 3) || key == "user"))
     return false;
+  if (r.kind == ReportKind::kSizesByAccount) {
+    if (is("partitions", 4)) { r.partitions = listValue(value); return true; }
+    if (is("nodes", 4)) {
+      auto hosts = hostlist::expand(value);
+      if (!hosts.ok()) {
+        r.warnings.push_back(" Invalid node list: " + value + " (" + hosts.error() + ")");
+        r.bad_condition = true;
+      } else {
+        r.nodes = std::move(*hosts);
+      }
+      return true;
+    }
+    if (is("jobs", 3)) {
+      r.jobs.clear();
+      for (const auto& id : listValue(value)) {
+        auto selector = acct::parseJobSelector(id);
+        if (!selector.ok()) {
+          r.warnings.push_back(" Invalid job id: " + id + " (" + selector.error() + ")");
+          r.bad_condition = true;
+          continue;
+        }
+        r.jobs.push_back(*selector);
+      }
+      return true;
+    }
+  }
   if (is("accounts", 3) || key == "acct") { r.accounts = listValue(value); return true; }
   if (is("users", 3) || key == "user") { r.users = listValue(value); return true; }
   if (is("clusters", 3)) { r.clusters = listValue(value); return true; }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/field_table.h"
+#include "drover/accounting.h"
 #include "drover/result.h"
 
 namespace drover::cli::sreport {
@@ -51,6 +52,10 @@ struct ReportRequest {
   ReportKind kind = ReportKind::kAccountUtilizationByUser;
   std::optional<std::int64_t> start, end;
   std::vector<std::string> accounts, users, clusters;
+  // Job reports only (man sreport): jobs that ran in these partitions, on these nodes (a
+  // hostlist, expanded), or these jobs.
+  std::vector<std::string> partitions, nodes;
+  std::vector<acct::JobSelector> jobs;
   std::vector<FieldWidthChoice> format;    // empty: the report's default fields
   bool tree = false, group = false, print_job_count = false, flat_view = false, acct_as_parent = false;
   int top_count = 10;

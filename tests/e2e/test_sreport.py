@@ -152,6 +152,29 @@ def test_job_sizes_by_account(cluster, used):
         [("root", "3", "100.00%")]
 
 
+def test_job_report_selects_jobs_by_partition_node_and_id(cluster, used):
+    """job SizesByAccount's Partitions=, Nodes= and Jobs= (man sreport) pass to the accounting
+    query: the jobs' own partition and node select all of them, another partition none, one
+    job id that job alone."""
+    r = cluster.cli("sacct", "-a", "-X", "-n", "-P", "-S", "now-2hours", "-o", "JobID,Partition,NodeList")
+    assert r.returncode == 0, r.stderr
+    rows = [line.split("|") for line in r.stdout.splitlines()]
+    first, partition, node = rows[0]
+
+    def jobs(*conditions):
+        out = sreport(cluster, "-P", "job", "SizesByAccount", *WINDOW, "printjobcount", *conditions)
+        return sum(int(row["0-49 CPUs"]) for row in parsable_rows(out.stdout))
+
+    every = jobs()
+    assert every >= 3
+    assert jobs(f"Partitions={partition}") == every and jobs(f"Nodes={node}") == every
+    assert jobs("Partitions=nosuch") == 0
+    assert jobs(f"Jobs={first}") == 1
+    # Only the job reports take them: elsewhere they stay unknown conditions, as Slurm's.
+    bad = sreport(cluster, "cluster", "Utilization", *WINDOW, "Partitions=x", ok=False)
+    assert bad.returncode == 1 and " Unknown condition: Partitions=x" in bad.stderr
+
+
 def test_cluster_utilization(cluster, used):
     r = sreport(cluster, "-P", "-t", "seconds", "-T", "cpu", "cluster", "Utilization", *WINDOW,
                 "format=Cluster,TresName,TresCount,Allocated,Down,PlannedDown,Idle,Planned,Reported")

@@ -182,6 +182,22 @@ TEST(SreportArgs, ReadsConditions) {
   EXPECT_EQ(sizes->report.grouping, (std::vector<std::uint64_t>{2, 10}));
   EXPECT_TRUE(sizes->report.print_job_count);
   EXPECT_TRUE(sizes->report.flat_view);
+  // The job report's job selection (man sreport): partitions, a node hostlist, job ids.
+  auto picked = parseCommandWords({"job", "sizesbyaccount", "Partitions=gpu,debug", "nodes=n[1-2]",
+                                   "jobs=12,13_2"}, now);
+  ASSERT_TRUE(picked.ok()) << picked.error();
+  EXPECT_EQ(picked->report.partitions, (std::vector<std::string>{"gpu", "debug"}));
+  EXPECT_EQ(picked->report.nodes, (std::vector<std::string>{"n1", "n2"}));
+  ASSERT_EQ(picked->report.jobs.size(), 2u);
+  EXPECT_FALSE(picked->report.bad_condition);
+  auto bad_nodes = parseCommandWords({"job", "sizesbyaccount", "nodes=n[2-", "jobs=x"}, now);
+  ASSERT_TRUE(bad_nodes.ok());
+  EXPECT_TRUE(bad_nodes->report.bad_condition);
+  EXPECT_EQ(bad_nodes->report.warnings.size(), 2u);
+  auto elsewhere = parseCommandWords({"cluster", "AccountUtilizationByUser", "partitions=gpu"}, now);
+  ASSERT_TRUE(elsewhere.ok());
+  EXPECT_TRUE(elsewhere->report.bad_condition);
+  EXPECT_TRUE(elsewhere->report.partitions.empty());
   auto top = parseCommandWords({"user", "top", "TopCount=3", "group"}, now);
   ASSERT_TRUE(top.ok());
   EXPECT_EQ(top->report.kind, ReportKind::kTopUsage);
