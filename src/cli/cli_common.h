@@ -24,6 +24,10 @@ inline bool abbrev(std::string_view word, std::string_view full, std::size_t min
   return word.size() >= min && startsWithIgnoreCase(full, word);
 }
 
+// -M/--clusters naming anything: every Drover CLI refuses it with this text.
+inline constexpr std::string_view kClustersUnsupported =
+    "--clusters is not supported: Drover runs one cluster";
+
 // What Slurm's squeue and sinfo say, as "fatal", of -o (sinfo: also -O) with -l on one
 // command line.
 inline constexpr std::string_view kFormatWithLong =

@@ -111,7 +111,7 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
         }
         break;
       case 'l': long_format = true; break;
-      case 'M': return makeError("--clusters is not supported: Drover runs one cluster");
+      case 'M': return makeError(std::string(kClustersUnsupported));
       case 'n': cmd.render.header = false; break;
       case 'N': {
         auto hosts = hostlist::expand(optarg);

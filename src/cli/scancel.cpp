@@ -88,7 +88,7 @@ Result<ScancelCommand> parseScancelArgs(const std::vector<std::string>& args) {
       case 'f': r.set_full(true); break;
       case 'H': case 'q': case 'R': case 'W': case kOptFederation: case kOptSibling: break;
       case 'i': cmd.interactive = true; break;
-      case 'M': return makeError("--clusters is not supported: Drover runs one cluster");
+      case 'M': return makeError(std::string(kClustersUnsupported));
       case 'n': r.set_name(optarg); break;
       case 'p': r.set_partition(optarg); break;
       case 'Q': cmd.quiet = true; break;

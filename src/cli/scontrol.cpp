@@ -638,7 +638,7 @@ int runScontrol(int argc, char** argv) {
         std::cout << kHelp;
         return 0;
       case 'M':
-        printError(kProg, "--clusters is not supported: Drover runs one cluster");
+        printError(kProg, kClustersUnsupported);
         return 1;
       case 'u':
         printError(kProg, "--uid is not supported: the controller takes identity from MUNGE");

@@ -94,7 +94,7 @@ int runSdiag(int argc, char** argv) {
       return 1;
     }
     if (cmd.cluster != cfg->cluster_name) {
-      printError(kProg, "--clusters is not supported: Drover runs one cluster");
+      printError(kProg, kClustersUnsupported);
       return 1;
     }
   }

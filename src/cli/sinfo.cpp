@@ -115,7 +115,7 @@ Result<SinfoCommand> parseSinfoArgs(const std::vector<std::string>& args) {
         o.iterate_s = *seconds;
         break;
       }
-      case 'M': return makeError("--clusters is not supported: Drover runs one cluster");
+      case 'M': return makeError(std::string(kClustersUnsupported));
       case 'O': o.format_long = optarg; break;
       case 'R': o.list_reasons = true; break;
       case 'T': o.reservations = true; break;

@@ -248,7 +248,7 @@ Result<SqueueCommand> parseSqueueArgs(const std::vector<std::string>& args) {
         o.iterate_s = *seconds;
         break;
       }
-      case 'M': return makeError("--clusters is not supported: Drover runs one cluster");
+      case 'M': return makeError(std::string(kClustersUnsupported));
       default: return makeError(unrecognizedOption(kProg, argv[optind - 1]));
     }
   }

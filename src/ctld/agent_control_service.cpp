@@ -4,6 +4,7 @@
 #include <future>
 #include <memory>
 
+#include "ctld/counted_handler.h"
 #include "ctld/loop.h"
 #include "ctld/services.h"
 #include "drover/v1/agent_control.grpc.pb.h"
@@ -146,19 +147,8 @@ void addAgentFrameMethods(wire::MethodTable& table, JobService* jobs, DiagStats*
           }
         });
       };
-  if (stats != nullptr) {
-    // Counted for sdiag as the Controller's RPCs are (handlers_diag.cpp).
-    step_event = [stats, inner = std::move(step_event)](const rpc::Caller& caller,
-                                                        const v1::StepEventRequest& req,
-                                                        wire::Reply_<v1::StepEventReply> done) {
-      const DiagStats::Call call = stats->rpcStarted(steadyMicros());
-      inner(caller, req, [stats, call, uid = caller.uid, done = std::move(done)](
-                             wire::Outcome outcome, const v1::StepEventReply& reply) {
-        stats->rpcEnded(call, "StepEvent", uid, steadyMicros());
-        done(std::move(outcome), reply);
-      });
-    };
-  }
+  // Counted for sdiag as the Controller's RPCs are.
+  if (stats != nullptr) step_event = countedHandler("StepEvent", std::move(step_event), *stats);
   table.add("/drover.v1.AgentControl/StepEvent", std::move(step_event));
 }
 

@@ -1,35 +1,15 @@
 // sdiag: GetStatistics, and the counting of every Controller RPC for its tables. Both run on
 // the state thread (handlers.h), where DiagStats lives.
+#include "ctld/counted_handler.h"
 #include "ctld/handlers.h"
 #include "ctld/services.h"
 #include "rpc/server_auth.h"
 
 namespace drover::ctld {
-namespace {
-
-// Counts from the call until its answer, so a submission's time includes its commit, as
-// Slurm's includes its locks and state save.
-template <typename Request, typename Reply>
-void countHandler(const char* method, Handler<Request, Reply>& handler, DiagStats& stats) {
-  if (!handler) return;
-  handler = [method, &stats, inner = std::move(handler)](const rpc::Caller& caller,
-                                                         const Request& request,
-                                                         wire::Reply_<Reply> done) {
-    const DiagStats::Call call = stats.rpcStarted(steadyMicros());
-    inner(caller, request,
-          [method, &stats, call, uid = caller.uid, done = std::move(done)](
-              wire::Outcome outcome, const Reply& reply) {
-            stats.rpcEnded(call, method, uid, steadyMicros());
-            done(std::move(outcome), reply);
-          });
-  };
-}
-
-}  // namespace
 
 void countCalls(ControllerHandlers& h, DiagStats& stats) {
   forEachHandler(h, [&stats](const char* name, auto& handler) {
-    countHandler(name, handler, stats);
+    if (handler) handler = countedHandler(name, std::move(handler), stats);
   });
 }
 

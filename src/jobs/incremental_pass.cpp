@@ -344,8 +344,7 @@ std::vector<Launch> JobManager::schedulePass(const std::vector<NodeView>& nodes)
   const sched::Plan& plan = planPass(nodes);
   // Every pending job gets a decision in each pass (a start, or a reason and expected start),
   // many of them kept from the last plan by an incremental pass: the plan's size is both.
-  last_pass_.queue = static_cast<std::uint32_t>(plan.starts.size() + plan.pending.size());
-  last_pass_.depth = last_pass_.queue;
+  last_plan_size_ = static_cast<std::uint32_t>(plan.starts.size() + plan.pending.size());
   return applyPass(plan);
 }
 

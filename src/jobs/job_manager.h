@@ -171,16 +171,12 @@ class JobManager {
   const ApplyStats& applyStats() const { return apply_stats_; }
   // sdiag: jobs taken in, started and ended since this manager was made (lifecycle_counts.h).
   const LifecycleCounts& lifecycleCounts() const { return lifecycle_; }
-  // sdiag's "Mean depth cycle" and "Last queue length": of the last schedulePass, the pending
-  // jobs its plan decided for and the pending jobs it had (started ones included). They are
-  // the same number: the plan covers every pending job, an incremental pass keeping the last
-  // plan's decisions for those its change did not touch (sched::PlanStats::jobsConsidered
-  // accumulates over kept plans, so it is no per-pass figure).
-  struct PassFacts {
-    std::uint32_t depth = 0;
-    std::uint32_t queue = 0;
-  };
-  const PassFacts& lastPass() const { return last_pass_; }
+  // sdiag's "Mean depth cycle" and "Last queue length" both: the size of the last
+  // schedulePass's plan, the pending jobs it decided for (started ones included). The plan
+  // covers every pending job, an incremental pass keeping the last plan's decisions for those
+  // its change did not touch (sched::PlanStats::jobsConsidered accumulates over kept plans, so
+  // it is no per-pass figure).
+  std::uint32_t lastPlanSize() const { return last_plan_size_; }
   // sdiag's "Jobs pending" and "Jobs running" now (one walk of the table: an admin's query).
   struct StateCounts {
     std::uint32_t pending = 0;
@@ -253,13 +249,13 @@ class JobManager {
   // `addresses`: node name -> address its agent registered with (MASTER_ADDR).
   Result<CreatedStep> createStep(const Caller& caller, const v1::StepSpec& spec,
                                  const std::map<std::string, std::string>& addresses);
-  // Whether node `node`'s launch of `step` (a numbered step) is still wanted: its job runs
-  // that run and is not being cancelled or requeued, and the step is neither cancelled nor over
-  // on that node. A launch whose agent did not answer is sent again only then.
   // srun --bcast: the job's next step id, kept for the step srun creates next
   // (StepSpec.reserved_step_id); the job is staged (its next_step_id moved). -1 for a job
   // this manager does not hold.
   std::int64_t reserveStepId(JobId id);
+  // Whether node `node`'s launch of `step` (a numbered step) is still wanted: its job runs
+  // that run and is not being cancelled or requeued, and the step is neither cancelled nor over
+  // on that node. A launch whose agent did not answer is sent again only then.
   bool stepLaunchWanted(const v1::StepId& step, const std::string& node) const;
   // LaunchStep could not reach `node`: the step counts that node as failed to start.
   void stepLaunchFailed(JobId id, std::int64_t step_id, const std::string& node,
@@ -325,7 +321,7 @@ class JobManager {
   std::vector<Launch> applyPlanEntries(const sched::Plan& plan, const std::vector<JobId>* only);
   ApplyStats apply_stats_;
   LifecycleCounts lifecycle_;
-  PassFacts last_pass_;
+  std::uint32_t last_plan_size_ = 0;
   // Interactive allocations by (end, id), for enforceAllocationLimits (steps.cpp): kept from
   // the ids touched since its last call, built from the whole table on its first call.
   std::set<std::pair<std::int64_t, JobId>> deadlines_;
