@@ -26,11 +26,21 @@ class ClusterIndex;
 using RankKey = std::tuple<int, double, int64_t, JobId, JobId>;
 inline JobId rankIdOf(const Job& job) { return job.request.rankId ? job.request.rankId : job.id; }
 
+// What decides, beside the per-node share, whether a laid-out job (walkNodes in
+// sched/task_layout.h) starts now: its task count, its node range and how each task's share
+// grows. All zero for every other job, whose per-node share alone decides.
+struct TaskShape {
+  int tasks = 0, maxNodes = 0, cpusPerTask = 0, cpusPerGpu = 0, gpusPerTask = 0;
+  int64_t memPerCpuMb = 0, memPerGpuMb = 0;
+  auto operator<=>(const TaskShape&) const = default;
+};
+
 struct OwnedShape {
   int partition = 0, nodes = 0, cpus = 0, gpus = 0;
   int64_t memoryMb = 0;
   bool wholeNode = false;
   std::string gpuType, constraint;
+  TaskShape task;
   auto operator<=>(const OwnedShape&) const = default;
 };
 

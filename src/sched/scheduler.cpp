@@ -29,17 +29,21 @@ struct ShapeKey {
   bool wholeNode;
   const std::string* gpuType;
   const std::string* constraint;
+  TaskShape task;
   bool operator==(const ShapeKey& o) const {
     return partition == o.partition && nodes == o.nodes && cpus == o.cpus && gpus == o.gpus &&
            memoryMb == o.memoryMb && wholeNode == o.wholeNode && *gpuType == *o.gpuType &&
-           *constraint == *o.constraint;
+           *constraint == *o.constraint && task == o.task;
   }
 };
 struct ShapeHash {
   size_t operator()(const ShapeKey& k) const {
     size_t h = std::hash<std::string>()(*k.constraint) ^ std::hash<std::string>()(*k.gpuType);
+    const TaskShape& t = k.task;
     for (int64_t v : {int64_t{k.partition}, int64_t{k.nodes}, int64_t{k.cpus}, int64_t{k.gpus},
-                      k.memoryMb, int64_t{k.wholeNode}}) {
+                      k.memoryMb, int64_t{k.wholeNode}, int64_t{t.tasks}, int64_t{t.maxNodes},
+                      int64_t{t.cpusPerTask}, int64_t{t.cpusPerGpu}, int64_t{t.gpusPerTask},
+                      t.memPerCpuMb, t.memPerGpuMb}) {
       h = h * 1000003u ^ std::hash<int64_t>()(v);
     }
     return h;
@@ -57,6 +61,11 @@ struct JobCtx {
   std::vector<int> excluded;  // sorted
   int reservation = -1;       // index into Pass::resv_ when the job runs in an advance reservation
   int maxNodes = 0;           // a start now may take up to this many nodes (-N min-max)
+  // Its tasks are laid out at start (task_layout.h) and no node is required: it may start on
+  // any nodes holding one task each (walkNodes), which is what `oneTask` asks of a node.
+  // Reservations keep the even share of `demand`.
+  bool walked = false;
+  Capacity oneTask;
 };
 
 // An advance reservation as a pass sees it: its nodes, and a profile of its own in which the
@@ -123,8 +132,8 @@ class Pass {
   bool holdersUnmoved(const std::vector<std::pair<int, const PendingInfo*>>& holders,
                       const std::vector<std::vector<int>>& nodesBehind);
   OwnedShape owned(const ShapeKey& k) const {
-    return OwnedShape{k.partition, k.nodes, k.cpus, k.gpus, k.memoryMb, k.wholeNode,
-                      *k.gpuType, *k.constraint};
+    return OwnedShape{k.partition, k.nodes,   k.cpus,        k.gpus, k.memoryMb,
+                      k.wholeNode, *k.gpuType, *k.constraint, k.task};
   }
 
   void prepare();
@@ -134,10 +143,29 @@ class Pass {
   // Reasons from the request's shape against partition limits; fills the rest of ctx.
   Reason shapeReason(const Job& job, JobCtx& ctx);
   Capacity needOn(const JobCtx& ctx, int node) const;
-  bool eligible(const JobCtx& ctx, int node) const;
-  bool fitsNow(const JobCtx& ctx, int node) const;
+  // What the job needs of a node to start on it now: needOn, or one task of a walked job.
+  Capacity startNeed(const JobCtx& ctx, int node) const;
+  // The GPUs of the job's type a node must have free to start it: its share's, never the whole
+  // node an --exclusive job holds.
+  static int startGpus(const JobCtx& ctx) {
+    return ctx.walked ? ctx.oneTask.gpus : ctx.demand.perNode.gpus;
+  }
+  // The node's partition, state, features and excluded list allow the job, and it has at least
+  // `gpus` GPUs of the job's type.
+  bool eligibleWith(const JobCtx& ctx, int node, int gpus) const;
+  bool eligible(const JobCtx& ctx, int node) const {
+    return eligibleWith(ctx, node, ctx.demand.perNode.gpus);
+  }
+  // The job may start now with `node` among its nodes: eligible, and startNeed fits there for
+  // the job's whole run.
+  bool startsOn(const JobCtx& ctx, int node) const;
+  // How many of a walked job's tasks `node` holds from now until `end` (0: not one).
+  int taskRoom(const JobCtx& ctx, int node, const AvailabilityProfile& profile, int64_t end) const;
   std::vector<int> chooseNodes(const JobCtx& ctx, std::vector<int> candidates) const;
+  // Eligible nodes on which startsOn holds, found through the free-GPU buckets.
+  std::vector<int> startCandidates(const JobCtx& ctx);
   bool tryStartNow(const JobCtx& ctx, Plan& plan);
+  bool tryStartWalked(const JobCtx& ctx, Plan& plan);
   bool reserve(const JobCtx& ctx, PendingInfo& info);
   bool reserveOn(const JobCtx& ctx, PendingInfo& info, const std::vector<int>& nodes,
                  AvailabilityProfile& profile);
@@ -160,16 +188,17 @@ class Pass {
   FitIndex& fitIndex(const JobCtx& ctx, const AvailabilityProfile& profile, FitIndexes& map);
   void estimateStarts(std::vector<std::pair<JobCtx, size_t>>& jobs, Plan& plan,
                       std::vector<EstimateRecord>* records = nullptr);
-  // The shape without its node count: what a FitIndex depends on.
+  // The shape without its node count and task shape: what a FitIndex depends on.
   ShapeKey fitKey(const JobCtx& ctx) const {
     ShapeKey k = shapeKey(ctx);
     k.nodes = 0;
+    k.task = {};
     return k;
   }
   bool reuseSearch(const JobCtx& ctx, int64_t oldStart, const std::vector<int>& oldNodes,
                    const AvailabilityProfile& profile, const std::vector<int>& dirty,
                    const std::vector<char>& isDirty, int64_t& t, std::vector<int>& nodes) const;
-  // The longest duration the job's shape fits on the node from now (-1: it does not fit now).
+  // The longest duration startNeed fits on the node from now (-1: it does not fit now).
   int64_t freeReach(const JobCtx& ctx, int node) const;
   // Claims the earliest start found through `fi` on `profile`; returns it, or kNever.
   int64_t reserveIndexed(const JobCtx& ctx, PendingInfo& info, FitIndex& fi,
@@ -240,25 +269,55 @@ Capacity Pass::needOn(const JobCtx& ctx, int node) const {
   return ctx.demand.wholeNode ? profile_.total(node) : ctx.demand.perNode;
 }
 
-bool Pass::eligible(const JobCtx& ctx, int node) const {
+Capacity Pass::startNeed(const JobCtx& ctx, int node) const {
+  return ctx.walked ? ctx.oneTask : needOn(ctx, node);
+}
+
+bool Pass::eligibleWith(const JobCtx& ctx, int node, int gpus) const {
   if (!snap_.nodes[node].usable) return false;
   if (!index_.inPartition(node, ctx.partition)) return false;
   if (!ctx.excluded.empty() && std::binary_search(ctx.excluded.begin(), ctx.excluded.end(), node))
     return false;
   if (ctx.constraint && !ctx.constraint->matches(index_.features(node))) return false;
-  if (!ctx.demand.gpuType.empty() && ctx.demand.perNode.gpus > 0 &&
-      std::popcount(index_.gpuMask(node, ctx.demand.gpuType)) < ctx.demand.perNode.gpus)
+  if (!ctx.demand.gpuType.empty() && gpus > 0 &&
+      std::popcount(index_.gpuMask(node, ctx.demand.gpuType)) < gpus)
     return false;
   return true;
 }
 
-bool Pass::fitsNow(const JobCtx& ctx, int node) const {
-  if (!profile_.fits(node, needOn(ctx, node), now_, ctx.duration)) return false;
-  if (!ctx.demand.gpuType.empty() && ctx.demand.perNode.gpus > 0) {
+bool Pass::startsOn(const JobCtx& ctx, int node) const {
+  const int gpus = startGpus(ctx);
+  if (!eligibleWith(ctx, node, gpus)) return false;
+  if (!profile_.fits(node, startNeed(ctx, node), now_, ctx.duration)) return false;
+  if (!ctx.demand.gpuType.empty() && gpus > 0) {
     uint64_t free = freeGpuMask_[node] & index_.gpuMask(node, ctx.demand.gpuType);
-    if (std::popcount(free) < ctx.demand.perNode.gpus) return false;
+    if (std::popcount(free) < gpus) return false;
   }
   return true;
+}
+
+int Pass::taskRoom(const JobCtx& ctx, int node, const AvailabilityProfile& profile,
+                   int64_t end) const {
+  const JobRequest& r = ctx.job->request;
+  const Capacity free = profile.minFree(node, now_, end);
+  const int typed = ctx.demand.gpuType.empty()
+                        ? -1
+                        : std::popcount(freeGpuMask_[node] & index_.gpuMask(node, ctx.demand.gpuType));
+  auto holds = [&](int tasks) {
+    const Capacity need = shareForTasks(r, tasks, ctx.demand.nodes);
+    return free.covers(need) && (typed < 0 || typed >= need.gpus);
+  };
+  if (!holds(1)) return 0;
+  int lo = 1, hi = std::max(1, r.ntasks);
+  while (lo < hi) {
+    const int mid = lo + (hi - lo + 1) / 2;
+    if (holds(mid)) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return lo;
 }
 
 // Picks ctx.demand.nodes of the candidates: required nodes first, then for one node the best fit
@@ -303,35 +362,67 @@ std::vector<int> Pass::chooseNodes(const JobCtx& ctx, std::vector<int> cands) co
   return chosen;
 }
 
+std::vector<int> Pass::startCandidates(const JobCtx& ctx) {
+  std::vector<int> cands;
+  const int lowest = ctx.demand.wholeNode ? 0 : startGpus(ctx);
+  const bool single = ctx.maxNodes <= 1 && ctx.required.empty();
+  ++scan_;
+  for (int b = std::min(lowest, maxGpus_ + 1); b <= maxGpus_; ++b) {
+    for (int node : buckets_[b]) {
+      if (nodeBucket_[node] != b || seen_[node] == scan_) continue;
+      seen_[node] = scan_;
+      if (startsOn(ctx, node)) cands.push_back(node);
+    }
+    // Buckets rise in free GPUs, so with equal weights the first bucket that fits is the best.
+    if (single && index_.uniformWeight() && !cands.empty()) break;
+  }
+  return cands;
+}
+
 bool Pass::tryStartNow(const JobCtx& ctx, Plan& plan) {
+  if (ctx.walked) return tryStartWalked(ctx, plan);
   std::vector<int> cands;
   for (int r : ctx.required) {
-    if (!eligible(ctx, r) || !fitsNow(ctx, r)) return false;
+    if (!startsOn(ctx, r)) return false;
     cands.push_back(r);
   }
   if (static_cast<int>(ctx.required.size()) < ctx.demand.nodes) {
-    int lowest = ctx.demand.wholeNode ? 0 : ctx.demand.perNode.gpus;
-    bool single = ctx.maxNodes <= 1 && ctx.required.empty();
-    ++scan_;
-    for (int b = std::min(lowest, maxGpus_ + 1); b <= maxGpus_; ++b) {
-      for (int node : buckets_[b]) {
-        if (nodeBucket_[node] != b || seen_[node] == scan_) continue;
-        seen_[node] = scan_;
-        if (eligible(ctx, node) && fitsNow(ctx, node)) cands.push_back(node);
-      }
-      // Buckets rise in free GPUs, so with equal weights the first bucket that fits is the best.
-      if (single && index_.uniformWeight() && !cands.empty()) break;
-    }
+    std::vector<int> more = startCandidates(ctx);
+    cands.insert(cands.end(), more.begin(), more.end());
   }
   std::vector<int> chosen;
   if (ctx.maxNodes > ctx.demand.nodes && static_cast<int>(cands.size()) > ctx.demand.nodes) {
-    // Every candidate fits for the job's whole run (fitsNow asks the profile, reservations
+    // Every candidate fits for the job's whole run (startsOn asks the profile, reservations
     // included), so taking more of them delays nobody.
     JobCtx wide = ctx;
     wide.demand.nodes = std::min(ctx.maxNodes, static_cast<int>(cands.size()));
     chosen = chooseNodes(wide, std::move(cands));
   } else {
     chosen = chooseNodes(ctx, std::move(cands));
+  }
+  if (chosen.empty()) return false;
+  commitNow(ctx, std::move(chosen), profile_, plan);
+  return true;
+}
+
+// Through walkNodes, the lightest nodes first (as Slurm fills the lowest weight first), then in
+// hostlist order. Any nodes that hold the tasks between them can be laid out in hostlist order
+// (blockLayout), so commitNow lays them out afresh.
+bool Pass::tryStartWalked(const JobCtx& ctx, Plan& plan) {
+  std::vector<int> cands = startCandidates(ctx);
+  if (static_cast<int>(cands.size()) < ctx.demand.nodes) return false;
+  std::sort(cands.begin(), cands.end(), [&](int a, int b) {
+    return std::pair(snap_.nodes[a].weight, snap_.nodes[a].index) <
+           std::pair(snap_.nodes[b].weight, snap_.nodes[b].index);
+  });
+  const int64_t end = ctx.duration >= kNever - now_ ? kNever : now_ + ctx.duration;
+  std::vector<int> rooms(cands.size());
+  for (size_t i = 0; i < cands.size(); ++i) rooms[i] = taskRoom(ctx, cands[i], profile_, end);
+  const JobRequest& r = ctx.job->request;
+  std::vector<int> chosen;
+  for (int at : walkNodes(r.ntasks, std::max(1, r.minNodes), ctx.demand.nodes, ctx.maxNodes,
+                          rooms)) {
+    chosen.push_back(cands[static_cast<size_t>(at)]);
   }
   if (chosen.empty()) return false;
   commitNow(ctx, std::move(chosen), profile_, plan);
@@ -376,20 +467,11 @@ std::vector<int> Pass::layTasks(const JobCtx& ctx, const std::vector<int>& chose
   if (!laysOutTasks(r, nodes, ctx.demand.wholeNode)) return {};
   // What stays free on each node until the job's end: claims made for reservations of jobs
   // ahead (and advance reservations) bound a node's share as much as what runs there now.
-  std::vector<Capacity> free(chosen.size());
-  std::vector<int> typedGpus(chosen.size(), -1);
-  for (size_t k = 0; k < chosen.size(); ++k) {
-    free[k] = profile.minFree(chosen[k], now_, end);
-    if (!ctx.demand.gpuType.empty()) {
-      typedGpus[k] = std::popcount(freeGpuMask_[chosen[k]] &
-                                   index_.gpuMask(chosen[k], ctx.demand.gpuType));
-    }
-  }
+  std::vector<int> room(chosen.size());
+  for (size_t k = 0; k < chosen.size(); ++k) room[k] = taskRoom(ctx, chosen[k], profile, end);
   // Slurm keeps a task for each later node up to the -N minimum the user gave (1 without).
-  return blockLayout(r.ntasks, nodes, std::max(1, r.minNodes), [&](int k, int t) {
-    const Capacity need = shareForTasks(r, t, nodes);
-    return free[k].covers(need) && (typedGpus[k] < 0 || typedGpus[k] >= need.gpus);
-  });
+  return blockLayout(r.ntasks, nodes, std::max(1, r.minNodes),
+                     [&](int k, int t) { return t <= room[static_cast<size_t>(k)]; });
 }
 
 // Finds the earliest time the job fits and claims it in the profile, so lower-priority work
@@ -689,15 +771,22 @@ Reason Pass::shapeReason(const Job& job, JobCtx& ctx) {
     if (node >= 0) ctx.excluded.push_back(node);
   }
   std::sort(ctx.excluded.begin(), ctx.excluded.end());
+  ctx.walked = ctx.required.empty() && laysOutTasks(r, ctx.maxNodes, ctx.demand.wholeNode);
+  if (ctx.walked) ctx.oneTask = shareForTasks(r, 1, ctx.demand.nodes);
   return Reason::None;
 }
 
 ShapeKey Pass::shapeKey(const JobCtx& ctx) const {
   const Demand& d = ctx.demand;
+  const JobRequest& r = ctx.job->request;
+  TaskShape task;
+  if (ctx.walked) {
+    task = TaskShape{r.ntasks,      ctx.maxNodes,    r.cpusPerTask, r.cpusPerGpu,
+                     r.gpusPerTask, r.memPerCpuMb, r.memPerGpuMb};
+  }
   // Pointers into the job (which outlives the pass), never into the short-lived ctx.
-  return ShapeKey{ctx.partition,  d.nodes,     d.perNode.cpus,
-                  d.perNode.gpus, d.perNode.memoryMb, d.wholeNode,
-                  &ctx.job->request.gpuType, &ctx.job->request.constraint};
+  return ShapeKey{ctx.partition,  d.nodes,     d.perNode.cpus, d.perNode.gpus, d.perNode.memoryMb,
+                  d.wholeNode,    &r.gpuType,  &r.constraint,  task};
 }
 
 Plan Pass::run(PassMemo* memo) {
@@ -1065,12 +1154,13 @@ bool Pass::reuseSearch(const JobCtx& ctx, int64_t oldStart, const std::vector<in
 }
 
 int64_t Pass::freeReach(const JobCtx& ctx, int node) const {
-  if (!eligible(ctx, node)) return -1;
-  if (!ctx.demand.gpuType.empty() && ctx.demand.perNode.gpus > 0) {
+  const int gpus = startGpus(ctx);
+  if (!eligibleWith(ctx, node, gpus)) return -1;
+  if (!ctx.demand.gpuType.empty() && gpus > 0) {
     uint64_t free = freeGpuMask_[node] & index_.gpuMask(node, ctx.demand.gpuType);
-    if (std::popcount(free) < ctx.demand.perNode.gpus) return -1;
+    if (std::popcount(free) < gpus) return -1;
   }
-  return profile_.freeFor(node, needOn(ctx, node), now_);
+  return profile_.freeFor(node, startNeed(ctx, node), now_);
 }
 
 // The pass after running jobs ended, as a replay of the memo's pass (which started nothing, so
@@ -1193,7 +1283,7 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
 
   auto dirtyFits = [&](const JobCtx& ctx) {
     for (int d : dirty) {
-      if (eligible(ctx, d) && fitsNow(ctx, d)) return true;
+      if (startsOn(ctx, d)) return true;
     }
     return false;
   };

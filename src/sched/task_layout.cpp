@@ -41,7 +41,70 @@ std::vector<int> dealRoundRobin(int ntasks, const std::vector<int>& room) {
   return out;
 }
 
+// The rooms of the candidates not yet walked past, counted by value (capped at the job's task
+// count), so that the sum of the k largest costs one sweep over the values.
+class RoomsAhead {
+ public:
+  RoomsAhead(const std::vector<int>& rooms, int cap) : cap_(std::max(1, cap)), count_(cap_ + 1, 0) {
+    for (int r : rooms) ++count_[clamp(r)];
+    size_ = static_cast<int>(rooms.size());
+  }
+  void pass(int room) {
+    --count_[clamp(room)];
+    --size_;
+  }
+  int size() const { return size_; }
+  // Whether the `k` of them that hold the most (all, when fewer) hold `tasks` together.
+  bool hold(int64_t tasks, int k) const {
+    std::int64_t sum = 0;
+    for (int v = cap_; v >= 1 && k > 0 && sum < tasks; --v) {
+      const int take = std::min(count_[static_cast<size_t>(v)], k);
+      sum += std::int64_t{take} * v;
+      k -= take;
+    }
+    return sum >= tasks;
+  }
+
+ private:
+  int clamp(int room) const { return std::clamp(room, 1, cap_); }
+  int cap_;
+  std::vector<int> count_;
+  int size_ = 0;
+};
+
 }  // namespace
+
+std::vector<int> walkNodes(int ntasks, int keep, int min_nodes, int max_nodes,
+                           const std::vector<int>& rooms) {
+  RoomsAhead ahead(rooms, ntasks);
+  // Whether the nodes ahead can finish a start that took `taken` nodes and has `left` tasks
+  // to place: enough of them for the minimum, and the ones allowed hold what is left.
+  auto finishable = [&](int taken, int left) {
+    return ahead.size() >= min_nodes - taken &&
+           (left <= 0 || ahead.hold(left, max_nodes - taken));
+  };
+  if (ntasks < 1 || max_nodes < min_nodes || !finishable(0, ntasks)) return {};
+  // Taking the most a node holds keeps the rest finishable whenever passing it would not, and
+  // passing it keeps the walk finishable otherwise: so the walk never dead-ends.
+  std::vector<int> taken;
+  int left = ntasks;
+  for (size_t i = 0; i < rooms.size() && static_cast<int>(taken.size()) < max_nodes; ++i) {
+    ahead.pass(rooms[i]);
+    const int count = static_cast<int>(taken.size());
+    if (left == 0) {
+      taken.push_back(static_cast<int>(i));  // a node the range adds: one task dealt to it
+      continue;
+    }
+    const int reserved = std::max(0, keep - count - 1);
+    const int share = std::max(1, std::min(rooms[i], left - reserved));
+    if (finishable(count + 1, left - share)) {
+      taken.push_back(static_cast<int>(i));
+      left -= share;
+    }
+  }
+  if (left > 0 || static_cast<int>(taken.size()) < min_nodes) return {};
+  return taken;
+}
 
 std::vector<int> blockLayout(int ntasks, int nodes, int min_nodes,
                              const std::function<bool(int, int)>& fits) {

@@ -206,6 +206,31 @@ def test_busy_first_node_holds_fewer_tasks(cluster, work):
         wait_state(cluster, blocker, {"CANCELLED", "COMPLETED"})
 
 
+def test_nodes_holding_less_than_an_even_share_still_serve(cluster, work):
+    """Checked on the reference Slurm: with node1 holding one free CPU, `-N 4 -n 6` starts at
+    once laid out 1,3,1,1 (no node need hold ceil(6/4) tasks); with node3 also holding only 6,
+    `-N 3 -n 30` passes node3 over, as the last node must take 13 tasks: node[1-2,4] at
+    1,16,13."""
+    blockers = [sbatch(cluster, work, "-w", "node1", "-c", "15", "-o", "/dev/null",
+                       "--wrap=sleep 60")]
+    try:
+        wait_state(cluster, blockers[0], "RUNNING")
+        job, env = run_env(cluster, work, "-N", "4", "-n", "6")
+        assert job["NodeList"] == "node[1-4]", job["NodeList"]
+        assert (env["SLURM_TASKS_PER_NODE"], env["SLURM_JOB_CPUS_PER_NODE"]) == \
+            ("1,3,1(x2)", "1,3,1(x2)")
+        blockers.append(sbatch(cluster, work, "-w", "node3", "-c", "10", "-o", "/dev/null",
+                               "--wrap=sleep 60"))
+        wait_state(cluster, blockers[1], "RUNNING")
+        job, env = run_env(cluster, work, "-N", "3", "-n", "30")
+        assert job["NodeList"] == "node[1-2,4]", job["NodeList"]
+        assert env["SLURM_TASKS_PER_NODE"] == "1,16,13", env["SLURM_TASKS_PER_NODE"]
+    finally:
+        cluster.cli("scancel", *map(str, blockers))
+        for b in blockers:
+            wait_state(cluster, b, {"CANCELLED", "COMPLETED"})
+
+
 @pytest.mark.parametrize("args, step_tasks, per_node", [
     # srun runs SLURM_NTASKS over the allocation's CPUs at its own -c (1: srun does not take
     # SLURM_CPUS_PER_TASK), so 3+1 inside `-N 2 -n 4` ...

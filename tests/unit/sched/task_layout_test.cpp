@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+
 #include "builders.h"
 #include "sched/scheduler.h"
 
@@ -82,6 +85,75 @@ TEST(BlockLayout, NodeRangeDealsTasksOverTheNodesItAdded) {
     EXPECT_EQ(blockLayout(c.ntasks, static_cast<int>(c.room.size()), c.min_nodes, fits), c.want)
         << c.name;
   }
+}
+
+TEST(WalkNodes, AsTheReferenceChoseAroundBusyNodes) {
+  struct Case {
+    std::string name;
+    int ntasks, keep, min_nodes, max_nodes;
+    std::vector<int> rooms;
+    std::vector<int> want;  // positions taken
+  };
+  std::vector<Case> cases = {
+      // The reference Slurm: node01 with 1 CPU free, the rest idle (16 CPUs).
+      {"-N 4 -n 6", 6, 4, 4, 4, {1, 16, 16, 16}, {0, 1, 2, 3}},
+      // node01 1 free, node03 6 free: node03 cannot take the 13 tasks left for the last node.
+      {"-N 3 -n 30", 30, 3, 3, 3, {1, 16, 6, 16}, {0, 1, 3}},
+      {"idle: -N 2 -n 4", 4, 2, 2, 2, {16, 16, 16, 16}, {0, 1}},
+      {"-n 20 alone (two nodes by CPUs)", 20, 1, 2, 2, {16, 16, 16}, {0, 1}},
+      {"a node passed over in the middle", 6, 2, 2, 2, {2, 1, 4}, {0, 2}},
+      {"range: -N 1-4 -n 6 -c 4, node01 holding 1", 6, 1, 2, 4, {1, 4, 4, 4}, {0, 1, 2, 3}},
+      {"range keeps going after the last task", 2, 1, 1, 3, {16, 16, 16, 16}, {0, 1, 2}},
+      {"not enough room", 5, 2, 2, 2, {1, 1, 1}, {}},
+      {"not enough nodes", 4, 2, 2, 2, {16}, {}},
+      {"the largest node comes last", 12, 3, 3, 3, {1, 1, 1, 1, 10}, {0, 1, 4}},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(walkNodes(c.ntasks, c.keep, c.min_nodes, c.max_nodes, c.rooms), c.want) << c.name;
+  }
+}
+
+// On random rooms the walk finds nodes exactly when some min..max of them hold the tasks, and
+// blockLayout over what it took, in any order, fits every node and places every task.
+TEST(WalkNodes, FindsNodesWheneverTheyExistAndTheLayoutFits) {
+  std::mt19937 rng(7);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int found = 0;
+  for (int round = 0; round < 20000; ++round) {
+    std::vector<int> rooms(static_cast<size_t>(pick(1, 8)));
+    for (int& r : rooms) r = pick(1, 6);
+    const int min_nodes = pick(1, 4);
+    const int max_nodes = pick(0, 2) == 0 ? pick(min_nodes, 6) : min_nodes;
+    const int ntasks = pick(max_nodes, 24);
+    const int keep = pick(0, 1) == 0 ? min_nodes : 1;
+    std::vector<int> sorted = rooms;
+    std::sort(sorted.rbegin(), sorted.rend());
+    const int k = std::min(max_nodes, static_cast<int>(rooms.size()));
+    int top = 0;
+    for (int i = 0; i < k; ++i) top += sorted[static_cast<size_t>(i)];
+    const bool exists = static_cast<int>(rooms.size()) >= min_nodes && top >= ntasks;
+    const std::vector<int> taken = walkNodes(ntasks, keep, min_nodes, max_nodes, rooms);
+    ASSERT_EQ(!taken.empty(), exists) << "round " << round;
+    if (taken.empty()) continue;
+    ++found;
+    ASSERT_GE(static_cast<int>(taken.size()), min_nodes);
+    ASSERT_LE(static_cast<int>(taken.size()), max_nodes);
+    std::vector<int> room;
+    for (int at : taken) room.push_back(rooms[static_cast<size_t>(at)]);
+    // The scheduler walks the lightest nodes first but lays tasks out in hostlist order.
+    if (pick(0, 1) == 0) std::shuffle(room.begin(), room.end(), rng);
+    const std::vector<int> laid =
+        blockLayout(ntasks, static_cast<int>(room.size()), keep,
+                    [&](int node, int t) { return t <= room[static_cast<size_t>(node)]; });
+    int sum = 0;
+    for (size_t i = 0; i < laid.size(); ++i) {
+      ASSERT_GE(laid[i], 1) << "round " << round;
+      ASSERT_LE(laid[i], room[i]) << "round " << round;
+      sum += laid[i];
+    }
+    ASSERT_EQ(sum, ntasks) << "round " << round;
+  }
+  EXPECT_GT(found, 5000);
 }
 
 TEST(BlockLayout, OnlyForTasksGivenOverSeveralNodes) {
@@ -219,19 +291,63 @@ TEST(TaskLayoutAtStart, BusyFirstNodeTakesWhatItHolds) {
 }
 
 TEST(TaskLayoutAtStart, NodeRangeAroundABusyFirstNode) {
-  // 12 of node01's CPUs busy, -N 1-4 -n 6 -c 4. The reference took node01 too and ran 1,3,1,1
-  // (CPUs 4,12,4,4); Drover takes only nodes that hold the even share of the range's least
-  // node count (2 nodes: 3 tasks, 12 CPUs), so node02-04, laid out 3,2,1 by the same rule
-  // (4,2 then the added node's task from the fullest). The layout itself of the reference's
-  // nodes is BlockLayout.NodeRangeDealsTasksOverTheNodesItAdded's "busy" cases.
+  // 12 of node01's CPUs busy, -N 1-4 -n 6 -c 4: the reference took node01 too and ran 1,3,1,1
+  // (CPUs 4,12,4,4).
   Plan plan = scheduleOne(JobBuilder(1).nodeRange(1, 4).ntasks(6).cpusPerTask(4),
                           {running(90, "node01", 12, {}, 5000)});
   const Start* st = startOf(plan, 1);
   ASSERT_NE(st, nullptr);
   Laid got = laidOut(*st);
-  EXPECT_EQ(got.nodes, (std::vector<std::string>{"node02", "node03", "node04"}));
-  EXPECT_EQ(got.tasks, (std::vector<int>{3, 2, 1}));
-  EXPECT_EQ(got.cpus, (std::vector<int>{12, 8, 4}));
+  EXPECT_EQ(got.nodes, (std::vector<std::string>{"node01", "node02", "node03", "node04"}));
+  EXPECT_EQ(got.tasks, (std::vector<int>{1, 3, 1, 1}));
+  EXPECT_EQ(got.cpus, (std::vector<int>{4, 12, 4, 4}));
+}
+
+TEST(TaskLayoutAtStart, NodesHoldingLessThanTheEvenShareStillServe) {
+  // The reference: node01 with 15 CPUs busy, `-N 4 -n 6` ran 1,3,1,1 at once; a node need not
+  // hold the even share of ceil(6/4) = 2 tasks.
+  Plan plan = scheduleOne(JobBuilder(1).nodes(4).ntasks(6), {running(90, "node01", 15, {}, 5000)});
+  const Start* st = startOf(plan, 1);
+  ASSERT_NE(st, nullptr);
+  Laid got = laidOut(*st);
+  EXPECT_EQ(got.nodes, (std::vector<std::string>{"node01", "node02", "node03", "node04"}));
+  EXPECT_EQ(got.tasks, (std::vector<int>{1, 3, 1, 1}));
+  // node01 1 CPU free, node03 6: `-N 3 -n 30` passes node03 over (the last node must take 13).
+  plan = scheduleOne(JobBuilder(1).nodes(3).ntasks(30),
+                     {running(90, "node01", 15, {}, 5000), running(91, "node03", 10, {}, 5000)});
+  st = startOf(plan, 1);
+  ASSERT_NE(st, nullptr);
+  got = laidOut(*st);
+  EXPECT_EQ(got.nodes, (std::vector<std::string>{"node01", "node02", "node04"}));
+  EXPECT_EQ(got.tasks, (std::vector<int>{1, 16, 13}));
+  // Without room for the tasks on any three nodes the job waits, and reserves the even share.
+  plan = scheduleOne(JobBuilder(1).nodes(3).ntasks(40),
+                     {running(90, "node01", 15, {}, 5000), running(91, "node03", 10, {}, 5000)});
+  EXPECT_EQ(startOf(plan, 1), nullptr);
+  const PendingInfo* waiting = pendingOf(plan, 1);
+  ASSERT_NE(waiting, nullptr);
+  EXPECT_EQ(waiting->reason, Reason::Resources);
+  EXPECT_EQ(waiting->expectedStart, 5000);
+}
+
+TEST(TaskLayoutAtStart, LighterNodesServeFirst) {
+  // node03 and node04 weigh less: the walk keeps to them when they hold the job.
+  Snapshot s;
+  s.nodes = refNodes();
+  s.nodes[2].weight = s.nodes[3].weight = 0;
+  s.partitions = {partition()};
+  s.pending = {JobBuilder(1).nodes(2).ntasks(6)};
+  Plan plan = schedule(s, SchedulerParams{}, 1000);
+  const Start* st = startOf(plan, 1);
+  ASSERT_NE(st, nullptr);
+  EXPECT_EQ(laidOut(*st).nodes, (std::vector<std::string>{"node03", "node04"}));
+  // When they cannot, the first heavier node joins them; tasks go in hostlist order.
+  s.pending = {JobBuilder(1).nodes(3).ntasks(6)};
+  plan = schedule(s, SchedulerParams{}, 1000);
+  st = startOf(plan, 1);
+  ASSERT_NE(st, nullptr);
+  EXPECT_EQ(laidOut(*st).nodes, (std::vector<std::string>{"node01", "node03", "node04"}));
+  EXPECT_EQ(laidOut(*st).tasks, (std::vector<int>{4, 1, 1}));
 }
 
 TEST(TaskLayoutAtStart, ReservationOfAJobAheadLimitsTheFirstNode) {
