@@ -26,17 +26,16 @@ Status writeAll(int fd, const std::string& text) {
   return okStatus();
 }
 
-// The job id as Slurm's scontrol read it: the leading number ("12_3" -> "12").
-std::string leadingNumber(const std::string& job_id) {
+}  // namespace
+
+std::string batchScriptJobId(const std::string& job_id) {
   std::size_t digits = 0;
   while (digits < job_id.size() && job_id[digits] >= '0' && job_id[digits] <= '9') ++digits;
   return digits == 0 ? std::string("0") : job_id.substr(0, digits);
 }
 
-}  // namespace
-
 std::string defaultBatchScriptFile(const std::string& job_id) {
-  return "slurm-" + leadingNumber(job_id) + ".sh";
+  return "slurm-" + batchScriptJobId(job_id) + ".sh";
 }
 
 int writeBatchScript(const std::vector<std::string>& words) {
@@ -62,7 +61,9 @@ int writeBatchScript(const std::vector<std::string>& words) {
     return 1;
   }
   v1::GetJobScriptRequest request;
-  request.set_job_id(job_id);
+  // Only the leading number, as the reference's scontrol: "12_1", "12.0" and "12_[1-2]" all
+  // read job 12, an array or not (an array's tasks share its script).
+  request.set_job_id(batchScriptJobId(job_id));
   auto reply = client->getJobScript(request);
   if (!reply) {
     // Slurm's scontrol exits 0 here; a failure exits 1 in Drover (docs/cli-compatibility.md).
@@ -84,7 +85,7 @@ int writeBatchScript(const std::vector<std::string>& words) {
     std::cerr << "failed to write file `" << file << "`: " << written.error() << "\n";
     return 1;
   }
-  std::cout << "batch script for job " << leadingNumber(job_id) << " written to " << file << "\n";
+  std::cout << "batch script for job " << batchScriptJobId(job_id) << " written to " << file << "\n";
   return 0;
 }
 

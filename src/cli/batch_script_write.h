@@ -9,8 +9,11 @@
 
 namespace drover::cli {
 
-// The default file for a job id as given: Slurm's scontrol names it by the leading number
-// ("12_3" -> slurm-12.sh).
+// The job whose script is read, from the id as given: Slurm's scontrol reads only its leading
+// number ("12_3", "12.0", "12x" -> "12"; no digits -> "0", which names no job).
+std::string batchScriptJobId(const std::string& job_id);
+
+// The default file for a job id as given: slurm-<batchScriptJobId>.sh ("12_3" -> slurm-12.sh).
 std::string defaultBatchScriptFile(const std::string& job_id);
 
 // `words`: the whole command ("write", "batch_script", JOB_ID[, FILE]). Prints what Slurm's

@@ -21,8 +21,9 @@ std::string stateScontrol(const v1::NodeInfo& node);    // scontrol State=: "IDL
 std::string baseStateLower(const v1::NodeInfo& node);   // --json "state": "mixed"
 std::vector<std::string> stateFlags(const v1::NodeInfo& node);  // "DRAIN", "NOT_RESPONDING"
 
-// Orders records as Slurm's default sinfo sort "-t" does (larger first): mixed, allocated,
-// idle, down, unknown; drained and draining sort with their base state's flag set above it.
+// Orders records as Slurm's default sinfo sort "-t" does (larger first): any node with a flag
+// (not responding, then drain) above every node without one; within each, mixed, allocated,
+// idle, down, unknown.
 int stateSortKey(const v1::NodeInfo& node);
 
 // Nodes "unavailable" for sinfo's CPU/node other counts (%C, %F): down, drained, draining.

@@ -7,6 +7,7 @@
 #include <set>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "cli/format_spec.h"
 #include "cli/node_values.h"
@@ -286,33 +287,66 @@ bool partitionSelected(const SinfoOptions& opts, const v1::PartitionInfo& p) {
          std::find(opts.partitions.begin(), opts.partitions.end(), p.name()) != opts.partitions.end();
 }
 
-// Lines in the making: a node joins the line whose grouping columns (groupsBy) print the same,
-// or starts a new one, in the order first seen.
+// Codes printing an attribute of the partition rather than of its nodes: rows of different
+// partitions merge when these print alike (and no column names the partition), as Slurm's.
+bool isPartitionAttribute(char code) {
+  switch (code) {
+    case 'P': case 'R': case 'a': case 'l': case 'L': case 's': case 'r': case 'h': case 'g':
+    case 'S': case 'I': case 'p': case 'M': case 'B':
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool namesPartition(const Format& format) {
+  return std::any_of(format.begin(), format.end(), [](const FormatItem& item) {
+    return item.is_field && (item.field.code == 'P' || item.field.code == 'R');
+  });
+}
+
+// Lines in the making: a node joins the line whose grouping columns (groupsBy) and partition
+// columns print the same, or starts a new one, in the order first seen. A node already on the
+// line (it reached it through another partition) counts once, as in Slurm's merged rows.
 struct GroupedRecords {
   GroupedRecords(const Format& format, bool exact) : format(format), exact(exact) {}
 
   void add(Record single) {
     std::string key;
     for (const auto& item : format) {
-      if (item.is_field && groupsBy(item.field.code, exact)) key += value(item.field.code, single) + '\x1f';
+      const char code = item.field.code;
+      if (item.is_field && (groupsBy(code, exact) || isPartitionAttribute(code))) {
+        key += value(code, single) + '\x1f';
+      }
     }
-    auto k = std::find(keys.begin(), keys.end(), key);
-    if (k == keys.end()) {
-      keys.push_back(std::move(key));
+    const v1::NodeInfo* node = single.nodes.front();
+    auto [at, fresh] = lines.try_emplace(std::move(key), records.size());
+    if (fresh) {
       records.push_back(std::move(single));
-    } else {
-      records[static_cast<std::size_t>(k - keys.begin())].nodes.push_back(single.nodes.front());
+      on_line.push_back({node});
+    } else if (on_line[at->second].insert(node).second) {
+      records[at->second].nodes.push_back(node);
     }
+  }
+
+  // A line of its own for a partition without nodes.
+  void addEmpty(const v1::PartitionInfo* part) {
+    records.push_back(Record{part, {}});
+    on_line.emplace_back();
   }
 
   const Format& format;
   const bool exact;
-  std::vector<std::string> keys;
+  std::unordered_map<std::string, std::size_t> lines;  // key -> index in records
   std::vector<Record> records;
+  std::vector<std::unordered_set<const v1::NodeInfo*>> on_line;  // each record's nodes
 };
 
-// The partition-oriented records: per partition (in configuration order), nodes grouped by the
-// values of the grouping fields, groups ordered by decreasing state (Slurm's "#P,-t").
+// The partition-oriented records: the nodes of each partition (in configuration order) grouped
+// by the values of the printed grouping fields, across partitions unless a column names the
+// partition (Slurm's `sinfo -o "%N %t"` prints node01 once although it is in gpu and debug);
+// then Slurm's default order "#P,-t": by the partition that opened the line, then by
+// decreasing state of its first node, whether or not the state is printed.
 std::vector<Record> partitionRecords(const SinfoOptions& opts, const Format& format,
                                      const std::vector<v1::NodeInfo>& nodes,
                                      const std::vector<v1::PartitionInfo>& partitions) {
@@ -321,16 +355,15 @@ std::vector<Record> partitionRecords(const SinfoOptions& opts, const Format& for
   const std::set<std::string> node_filter(opts.nodes.begin(), opts.nodes.end());
   const bool filtering = !node_filter.empty() || !opts.states.empty() || opts.responding_only ||
                          opts.dead_only;
-  bool sort_by_state = false;
-  for (const auto& item : format) {
-    if (item.is_field && (item.field.code == 't' || item.field.code == 'T')) sort_by_state = true;
-  }
+  // Only a row that names its partition can show one without nodes ("empty 0 n/a").
+  const bool empty_rows = namesPartition(format) && !filtering;
 
-  std::vector<Record> out;
+  GroupedRecords grouped(format, opts.exact);
+  std::unordered_map<const v1::PartitionInfo*, std::size_t> configured;
   for (const auto& part : partitions) {
+    configured.emplace(&part, configured.size());
     if (!partitionSelected(opts, part)) continue;
     auto members = hostlist::expand(part.nodes());
-    GroupedRecords grouped(format, opts.exact);
     if (members.ok()) {
       for (const auto& name : *members) {
         auto it = by_name.find(name);
@@ -338,19 +371,16 @@ std::vector<Record> partitionRecords(const SinfoOptions& opts, const Format& for
         grouped.add(Record{&part, {it->second}});
       }
     }
-    std::vector<Record> recs = std::move(grouped.records);
-    if (recs.empty() && !filtering && (!members.ok() || members->empty())) {
-      recs.push_back(Record{&part, {}});  // an empty partition still shows, as "0 n/a"
-    }
-    if (sort_by_state) {
-      std::stable_sort(recs.begin(), recs.end(), [](const Record& a, const Record& b) {
-        const int ka = a.nodes.empty() ? -1 : stateSortKey(*a.nodes.front());
-        const int kb = b.nodes.empty() ? -1 : stateSortKey(*b.nodes.front());
-        return ka > kb;
-      });
-    }
-    for (auto& r : recs) out.push_back(std::move(r));
+    if (empty_rows && (!members.ok() || members->empty())) grouped.addEmpty(&part);
   }
+  std::vector<Record> out = std::move(grouped.records);
+  std::stable_sort(out.begin(), out.end(), [&configured](const Record& a, const Record& b) {
+    const std::size_t pa = configured.at(a.part), pb = configured.at(b.part);
+    if (pa != pb) return pa < pb;
+    const int ka = a.nodes.empty() ? -1 : stateSortKey(*a.nodes.front());
+    const int kb = b.nodes.empty() ? -1 : stateSortKey(*b.nodes.front());
+    return ka > kb;
+  });
   return out;
 }
 
@@ -474,7 +504,8 @@ std::string nullAware(std::string text, const FieldSpec& spec) {
 
 std::string builtinSinfoFormat(const SinfoOptions& opts) {
   if (opts.list_reasons) return opts.long_format ? "%20E %12U %19H %6t %N" : "%20E %9u %19H %N";
-  if (opts.summarize) return "%#P %.5a %.10l %.16F  %N";
+  // Slurm documents two spaces before %N but printed one (golden sinfo-merge/09).
+  if (opts.summarize) return "%#P %.5a %.10l %.16F %N";
   if (opts.node_oriented) {
     // Slurm documents "%#P" here but prints the column right-justified (golden 081).
     return opts.long_format ? "%#N %.6D %.#P %.11T %4c %.8z %.6m %.8d %.6w %.8f %20E"

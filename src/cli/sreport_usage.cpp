@@ -21,11 +21,14 @@ std::int64_t localMidnight(std::int64_t t, int days_back) {
   return static_cast<std::int64_t>(std::mktime(&tm));
 }
 
-// Slurm's rounding of a report's ends: to the hour, half past and later going up.
+// Slurm's rounding of a report's ends, as the reference's sreport showed it: first to the
+// minute (30 seconds and more going up), then to the hour (half past and later going up), so
+// 03:29:29 is 03:00 but 03:29:30 is 04:00.
 std::int64_t nearestHour(std::int64_t t) {
   std::time_t tt = static_cast<std::time_t>(t);
   std::tm tm{};
   localtime_r(&tt, &tm);
+  if (tm.tm_sec >= 30) tm.tm_min += 1;
   if (tm.tm_min >= 30) tm.tm_hour += 1;
   tm.tm_min = tm.tm_sec = 0;
   tm.tm_isdst = -1;
@@ -101,11 +104,10 @@ std::map<std::string, double> parseTresCounts(const std::string& text) {
 Window reportWindow(std::optional<std::int64_t> start, std::optional<std::int64_t> end, std::int64_t now) {
   Window w;
   w.start = nearestHour(start.value_or(localMidnight(now, 1)));
-  const std::int64_t e = end.value_or(localMidnight(now, 0));
-  // Slurm rounds end=now to the nearest hour too, leaving out the current hour before hh:30
-  // (its rollup has not run); job records have it, so an end at or past now takes the whole
-  // current hour, which holds the usage up to now.
-  w.end = e >= now ? nearestHour(now) + (nearestHour(now) < now ? 3600 : 0) : nearestHour(e);
+  // An end past now is now, rounded as any other: end=now leaves the current hour out before
+  // hh:29:30 and takes it whole from then on, as the reference's sreport did (its rollup has
+  // not run for that hour, so Slurm reports nothing of it; Drover counts its jobs up to now).
+  w.end = nearestHour(std::min(end.value_or(localMidnight(now, 0)), now));
   if (w.end <= w.start) w.end = w.start + 3600;
   return w;
 }

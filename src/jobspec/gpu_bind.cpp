@@ -58,6 +58,14 @@ Result<GpuBind> parseGpuBind(std::string_view text) {
   } else if (equalsIgnoreCase(rest, "verbose")) {
     return makeError("verbose needs a type after it (verbose,TYPE)");
   }
+  // Slurm's srun reads only as far as the type (and its count) goes: whatever follows a comma
+  // after none, closest, single:N or per_task:N is ignored, "verbose" included (the reference
+  // ran --gpu-bind=closest,verbose and single:1,verbose as closest and single:1, printing
+  // nothing). map_gpu and mask_gpu go on with their comma-separated lists.
+  const std::string leading = toLowerAscii(rest.substr(0, rest.find_first_of(":,")));
+  if (leading == "none" || leading == "closest" || leading == "single" || leading == "per_task") {
+    rest = rest.substr(0, rest.find(','));
+  }
   const auto colon = rest.find(':');
   const std::string type = toLowerAscii(rest.substr(0, colon));
   const std::string_view arg = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);

@@ -26,7 +26,9 @@ struct GpuBind {
 inline constexpr std::size_t kMaxGpuBindEntries = 65536;
 
 // "closest", "none", "single:2", "per_task:1", "map_gpu:0,1*3", "mask_gpu:0x3,c",
-// "verbose,single:1"; the type's name in any case. Errors name what was wrong.
+// "verbose,single:1"; the type's name in any case. After none, closest, single:N and
+// per_task:N, a comma and anything (",verbose") is ignored, as Slurm's srun. Errors name what
+// was wrong.
 Result<GpuBind> parseGpuBind(std::string_view text);
 
 // The GPUs (global indices on the node) that local task `local_task` sees, given the step's

@@ -252,6 +252,15 @@ def test_scontrol_write_batch_script(jobs):
         assert not (work / "b.sh").exists()
         r = jobs.cli("scontrol", "write", "batch_script", "999999", user="alice", cwd=work)
         assert (r.returncode, r.stderr) == (1, "job script retrieval failed: Invalid job id specified\n")
+        # Only the leading number counts, as the reference's scontrol read 12_1, 12_[1-2] and
+        # 12.0 as job 12 (no array); no number names no job.
+        for suffixed in (f"{job}_1", f"{job}_[1-2]", f"{job}.0"):
+            r = jobs.cli("scontrol", "write", "batch_script", suffixed, "-", user="alice", cwd=work)
+            assert (r.returncode, r.stdout) == (0, text), (suffixed, r.stderr)
+        r = jobs.cli("scontrol", "write", "batch_script", f"{job}_1", user="alice", cwd=work)
+        assert r.stdout == f"batch script for job {job} written to slurm-{job}.sh\n", r.stderr
+        r = jobs.cli("scontrol", "write", "batch_script", "abc", "-", user="alice", cwd=work)
+        assert (r.returncode, r.stderr) == (1, "job script retrieval failed: Invalid job id specified\n")
         r = jobs.cli("scontrol", "write", "batch_script", str(job), "/nonexist/x.sh", user="alice", cwd=work)
         assert (r.returncode, r.stderr) == (
             1, "failed to open file `/nonexist/x.sh`: No such file or directory\n")

@@ -22,6 +22,22 @@ def test_sinfo_default_view(cluster):
     ], r.stdout
 
 
+def test_sinfo_rows_merge_across_partitions(cluster):
+    """Without a column naming the partition, the rows of gpu and debug merge where their values
+    print alike, each node counted once (the reference Slurm's `sinfo -o "%D %t"` printed one row
+    over both partitions); a partition attribute (%l) still splits them; -N keeps a row per node
+    and partition."""
+    r = cluster.sinfo("-o", "%N %c %t")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["NODELIST CPUS STATE", "node[1-3] 16 idle"], r.stdout
+    assert cluster.sinfo("-h", "-o", "%D %t").stdout == "3 idle\n"
+    assert cluster.sinfo("-h", "-o", "%l %D").stdout == "1-00:00:00 3\n30:00 2\n"
+    assert cluster.sinfo("-h", "-s", "-o", "%D %F").stdout == "3 0/3/0/3\n"
+    r = cluster.sinfo("-h", "-N", "-o", "%N %t")
+    assert r.stdout.splitlines() == ["node1 idle", "node1 idle", "node2 idle", "node2 idle",
+                                     "node3 idle"], r.stdout
+
+
 def test_sinfo_node_oriented(cluster):
     r = cluster.sinfo("-h", "-N", "-o", "%N %t %c %G")
     assert r.returncode == 0, r.stderr

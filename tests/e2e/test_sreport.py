@@ -7,6 +7,7 @@ layouts, and from commands on stdin (interactive mode); Planned is the time elig
 waited."""
 
 import subprocess
+import time
 from datetime import datetime
 
 import pytest
@@ -15,9 +16,12 @@ from cluster import ensure_users, wait_for
 from conftest import run_cluster
 
 USERS = ("alice", "bob")
-# start=now-1hours rounds to an hour at most 30 minutes before now; end=now takes the current
-# hour: the jobs below, run within the last minutes, are inside the window.
-WINDOW = ("start=now-1hours", "end=now")
+# sreport runs with its wall clock CLOCK_AHEAD seconds ahead (the e2e clock shim, see sreport()):
+# end=now, rounded to the nearest hour as Slurm's, then lies past the real now whatever minute
+# the test runs in, and start=now-2hours at least an hour before it, so the jobs below, run
+# within the last minutes, are inside the window.
+CLOCK_AHEAD = 1800
+WINDOW = ("start=now-2hours", "end=now")
 # (user, account, CPUs, seconds)
 JOBS = (("alice", "research", 4, 12), ("alice", "research", 1, 6), ("bob", "vision", 2, 9))
 
@@ -70,9 +74,14 @@ def used(cluster):
     return totals
 
 
-def sreport(cluster, *args, ok=True, stdin=None):
+def sreport(cluster, *args, ok=True, stdin=None, ahead=CLOCK_AHEAD):
+    """sreport ARGS with its wall clock `ahead` seconds ahead of the real one (the LD_PRELOAD
+    shim tests/e2e/clock_offset.cpp), so where now falls in the hour is the test's choice."""
+    shim = cluster.build / "tests" / "libdrover-e2e-clock-offset.so"
+    assert shim.exists(), f"{shim} is missing"
+    env = dict(cluster.env(), LD_PRELOAD=str(shim), DROVER_TEST_CLOCK_OFFSET=str(int(ahead)))
     r = subprocess.run([str(cluster.bin / "sreport"), *args], capture_output=True, text=True,
-                       env=cluster.env(), timeout=30, input=stdin, cwd=str(cluster.run_dir))
+                       env=env, timeout=30, input=stdin, cwd=str(cluster.run_dir))
     if ok:
         assert r.returncode == 0, r.stderr
     return r
@@ -186,6 +195,22 @@ def test_cluster_utilization(cluster, used):
     assert reported % (16 * 3600) == 0, "Reported is the node's 16 CPUs times whole hours"
     assert int(row["Allocated"]) + int(row["Idle"]) + int(row["Planned"]) in (reported - 1, reported,
                                                                                 reported + 1)
+
+
+def test_end_now_is_rounded_to_the_nearest_hour_as_slurms(cluster):
+    """end=now is rounded as any end, as the reference's sreport rounded it: to the minute
+    (30 seconds up), then to the hour (30 minutes up), so the report stops at hh:00 until
+    hh:29:30 and at the next hour from then on. sreport's clock is set to land now at each
+    point of the next hour (a slow start only moves it later, which keeps each answer)."""
+    real = int(time.time())
+    hour = real - real % 3600 + 3600   # the next whole hour
+    for into, end in ((10 * 60, hour), (28 * 60 + 50, hour), (29 * 60 + 31, hour + 3600),
+                      (50 * 60, hour + 3600)):
+        r = sreport(cluster, "cluster", "utilization", "start=now-3hours", "end=now",
+                    ahead=hour + into - real)
+        header = r.stdout.splitlines()[1]
+        last = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(end - 1))
+        assert header.endswith(" - " + last), (into, header)
 
 
 def test_interactive_mode_and_errors(cluster, used):

@@ -558,6 +558,15 @@ def test_gpu_bind_verbose_tells_each_task_its_gpus(cluster):
         assert (r.returncode, text(r)[1]) == (0, ""), text(r)
     r = run(cluster, "srun", "-l", "-n2", "--gres=gpu:2", "--gpu-bind=verbose,none", "true")
     assert (r.returncode, text(r)[1]) == (0, ""), text(r)
+    # verbose after the type is ignored, as the reference's srun did with closest,verbose and
+    # single:1,verbose: bound as the type, no line, SLURMD_TRES_BIND as given.
+    rows = gpu_env_by_task(cluster, "-n2", "--gres=gpu:8", "--gpu-bind=closest,verbose")
+    assert [own_gpus(rows[t]) for t in range(2)] == [[str(g) for g in range(8)]] * 2, rows
+    assert rows[0]["SLURMD_TRES_BIND"] == "gpu:closest,verbose", rows
+    rows = gpu_env_by_task(cluster, "-n2", "--gres=gpu:8", "--gpu-bind=single:1,verbose")
+    assert [own_gpus(rows[t]) for t in range(2)] == [["0"], ["1"]], rows
+    r = run(cluster, "srun", "-l", "-n2", "--gres=gpu:2", "--gpu-bind=closest,verbose", "true")
+    assert (r.returncode, text(r)[1]) == (0, ""), text(r)
 
 
 def test_ntasks_per_gpu_runs_k_tasks_on_each_gpu(cluster):

@@ -84,5 +84,19 @@ TEST(NodeStateTest, SortKeyOrdersMixedBeforeAllocatedBeforeIdle) {
   EXPECT_GT(stateSortKey(node(v1::NODE_IDLE)), stateSortKey(node(v1::NODE_DOWN)));
 }
 
+TEST(NodeStateTest, SortKeyPutsFlaggedStatesAboveEveryBaseState) {
+  // The reference sorted a drained idle node above a mixed one (golden sinfo-merge/01) and a
+  // draining mixed one above that (18).
+  v1::NodeInfo drained_idle = node(v1::NODE_IDLE);
+  drained_idle.set_drain(true);
+  v1::NodeInfo draining_mixed = node(v1::NODE_MIXED);
+  draining_mixed.set_drain(true);
+  v1::NodeInfo down_not_responding = node(v1::NODE_DOWN);
+  down_not_responding.set_not_responding(true);
+  EXPECT_GT(stateSortKey(drained_idle), stateSortKey(node(v1::NODE_MIXED)));
+  EXPECT_GT(stateSortKey(draining_mixed), stateSortKey(drained_idle));
+  EXPECT_GT(stateSortKey(down_not_responding), stateSortKey(draining_mixed));
+}
+
 }  // namespace
 }  // namespace drover::cli

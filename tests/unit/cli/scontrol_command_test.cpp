@@ -111,6 +111,17 @@ TEST(ScontrolWriteBatchScript, FileNamedByTheLeadingNumberAsSlurms) {
   EXPECT_EQ(defaultBatchScriptFile("abc"), "slurm-0.sh");
 }
 
+TEST(ScontrolWriteBatchScript, ReadsTheJobOfTheLeadingNumberAsSlurms) {
+  // The reference wrote job 7053's script (no array) for 7053_0, 7053_1, 7053_[1-2], 7053_x,
+  // 7053.0 and 7053x, and array 7054's for 7054_7 (no such task); "abc" and "" named no job.
+  for (const char* id : {"7053", "7053_0", "7053_1", "7053_[1-2]", "7053_x", "7053.0", "7053x"}) {
+    EXPECT_EQ(batchScriptJobId(id), "7053") << id;
+  }
+  EXPECT_EQ(batchScriptJobId("7054_7"), "7054");
+  EXPECT_EQ(batchScriptJobId("abc"), "0");
+  EXPECT_EQ(batchScriptJobId(""), "0");
+}
+
 TEST(ScontrolWriteBatchScript, ArgumentErrorsAsTheReferencePrintedThem) {
   struct Case {
     std::vector<std::string> words;

@@ -245,9 +245,9 @@ TEST_F(SinfoViewTest, FiltersAndNoHeader) {
 
 TEST_F(SinfoViewTest, SummarizeAndLongPartitionViews) {
   EXPECT_EQ(render({"-s"}),
-            "PARTITION AVAIL  TIMELIMIT   NODES(A/I/O/T)  NODELIST\n"
-            "gpu*         up 1-00:00:00          4/0/0/4  node[01-04]\n"
-            "debug        up      30:00          2/0/0/2  node[01-02]\n");
+            "PARTITION AVAIL  TIMELIMIT   NODES(A/I/O/T) NODELIST\n"
+            "gpu*         up 1-00:00:00          4/0/0/4 node[01-04]\n"
+            "debug        up      30:00          2/0/0/2 node[01-02]\n");
   EXPECT_EQ(render({"-l", "-p", "gpu"}),
             "Mon Nov 30 12:29:05 2026\n"
             "PARTITION AVAIL  TIMELIMIT   JOB_SIZE ROOT OVERSUBS     GROUPS  NODES       STATE NODELIST\n"
@@ -262,10 +262,10 @@ TEST_F(SinfoViewTest, DrainedDownAndNotRespondingNodes) {
   nodes[3].set_reason("Not responding");
   EXPECT_EQ(render({"-p", "gpu"}, nodes),
             "PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST\n"
-            "gpu*         up 1-00:00:00      1    mix node01\n"
-            "gpu*         up 1-00:00:00      1  alloc node02\n"
+            "gpu*         up 1-00:00:00      1  down* node04\n"
             "gpu*         up 1-00:00:00      1  drain node03\n"
-            "gpu*         up 1-00:00:00      1  down* node04\n");
+            "gpu*         up 1-00:00:00      1    mix node01\n"
+            "gpu*         up 1-00:00:00      1  alloc node02\n");
   EXPECT_EQ(render({"-N", "-h", "-t", "drain,down", "-o", "%N %T %E %C"}, nodes),
             "node03 drained bad dimm 0/0/16/16\n"
             "node04 down* Not responding 0/0/16/16\n");

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <ctime>
+#include <vector>
 
 #include "cli/sreport_args.h"
 #include "cli/sreport_usage.h"
@@ -45,11 +46,6 @@ TEST(SreportWindow, RoundsBothEndsToTheNearestHour) {
   EXPECT_EQ(reportWindow(kDay2, now, now).end, kDay2 + 7200);
   // An end past now stops at now; an end not after the start is an hour past it.
   EXPECT_EQ(reportWindow(kDay2, kDay2 + 86400, now).end, kDay2 + 7200);
-  // Drover: end=now takes the current hour even before hh:30 (job records have it); an end
-  // in the past is rounded as Slurm rounds it.
-  const std::int64_t early = kDay2 + 3600 + 20 * 60;   // 01:20
-  EXPECT_EQ(reportWindow(kDay2, early, early).end, kDay2 + 7200);
-  EXPECT_EQ(reportWindow(kDay2, kDay2 + 3600 + 10 * 60, early).end, kDay2 + 3600);
   EXPECT_EQ(reportWindow(kDay2, kDay2 + 3600, kDay2 + 3600).end, kDay2 + 3600);
   const Window w = reportWindow(kDay2 + 3600, kDay2 - 86400, now);
   EXPECT_EQ(w.start, kDay2 + 3600);
@@ -59,6 +55,38 @@ TEST(SreportWindow, RoundsBothEndsToTheNearestHour) {
   EXPECT_EQ(d.start, kDay2 - 86400);
   EXPECT_EQ(d.end, kDay2);
   EXPECT_EQ(d.seconds(), 86400);
+}
+
+TEST(SreportWindow, EndNowIsRoundedLikeAnyOtherEndAsTheReferencesWas) {
+  // The reference's sreport on 2026-12-02 (start=00:00): at 04:29:15, end=now, now+1hours and
+  // 04:31 all ended at 04:00 (printed 03:59:59); at 04:29:48 end=now, now+3hours and 04:40 at
+  // 05:00; end=03:29:29 at 03:00, 03:29:30 at 04:00, 03:45 at 04:00; start=01:29:30 at 02:00.
+  const std::int64_t at_0429_15 = kDay2 + 4 * 3600 + 29 * 60 + 15;
+  const std::int64_t at_0429_48 = kDay2 + 4 * 3600 + 29 * 60 + 48;
+  struct Case {
+    std::int64_t end, now, want_end;
+  };
+  for (const Case& c : std::vector<Case>{
+           {at_0429_15, at_0429_15, kDay2 + 4 * 3600},
+           {at_0429_15 + 3600, at_0429_15, kDay2 + 4 * 3600},
+           {kDay2 + 4 * 3600 + 31 * 60, at_0429_15, kDay2 + 4 * 3600},
+           {at_0429_48, at_0429_48, kDay2 + 5 * 3600},
+           {at_0429_48 + 3 * 3600, at_0429_48, kDay2 + 5 * 3600},
+           {kDay2 + 4 * 3600 + 40 * 60, at_0429_48, kDay2 + 5 * 3600},
+           {kDay2 + 4 * 3600 + 10 * 60, at_0429_48, kDay2 + 4 * 3600},
+           {kDay2 + 3 * 3600 + 29 * 60 + 29, at_0429_48, kDay2 + 3 * 3600},
+           {kDay2 + 3 * 3600 + 29 * 60 + 30, at_0429_48, kDay2 + 4 * 3600},
+           {kDay2 + 3 * 3600 + 45 * 60, at_0429_48, kDay2 + 4 * 3600},
+           {kDay2 + 3 * 3600 + 59 * 60 + 59, at_0429_48, kDay2 + 4 * 3600},
+       }) {
+    EXPECT_EQ(reportWindow(kDay2, c.end, c.now).end, c.want_end) << "end " << c.end << " now " << c.now;
+  }
+  EXPECT_EQ(reportWindow(kDay2 + 3600 + 29 * 60 + 29, kDay2 + 3 * 3600, at_0429_48).start, kDay2 + 3600);
+  EXPECT_EQ(reportWindow(kDay2 + 3600 + 29 * 60 + 30, kDay2 + 3 * 3600, at_0429_48).start, kDay2 + 2 * 3600);
+  // start=now at 04:29:48 (no end, or end=now): 05:00 to 06:00, the start plus an hour.
+  const Window ahead = reportWindow(at_0429_48, std::nullopt, at_0429_48);
+  EXPECT_EQ(ahead.start, kDay2 + 5 * 3600);
+  EXPECT_EQ(ahead.end, kDay2 + 6 * 3600);
 }
 
 TEST(SreportUsage, SplitsAJobAtTheWindowEdges) {

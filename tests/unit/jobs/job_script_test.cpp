@@ -1,5 +1,6 @@
 // scontrol write batch_script's controller side: the script as submitted, from the store, for
 // the owner, root and operators only, with Slurm's texts for everything else.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,18 @@ TEST_F(JobsTest, JobScriptOfAnArrayTaskIsTheArraysAndAnAllocationHasNone) {
     ASSERT_TRUE(script.ok()) << id << ": " << script.error();
     EXPECT_EQ(script->script(), "#!/bin/sh\necho task $SLURM_ARRAY_TASK_ID\n") << id;
   }
+  // A started task's own id (its JobIDRaw) names the array's script too, as the reference's
+  // scontrol wrote array 7054's for its running task 7056 (7054_1).
+  v1::JobSpec runs = SpecBuilder().array("0-1");
+  runs.set_script("#!/bin/sh\necho started\n");
+  const JobId started = submit(runs);
+  const auto launches = pass();
+  const auto own = std::find_if(launches.begin(), launches.end(),
+                                [started](const auto& launch) { return launch.job_id != started; });
+  ASSERT_NE(own, launches.end()) << "no task started under an id of its own";
+  auto script = manager_->jobScript(alice(), std::to_string(own->job_id));
+  ASSERT_TRUE(script.ok()) << own->job_id << ": " << script.error();
+  EXPECT_EQ(script->script(), "#!/bin/sh\necho started\n");
   v1::JobSpec alloc = SpecBuilder().hold();
   alloc.set_batch(false);
   alloc.clear_script();

@@ -33,6 +33,27 @@ TEST(GpuBind, ParsesEveryType) {
   EXPECT_EQ(parsed("mask_gpu:0x3,c*2").entries, (std::vector<std::uint64_t>{3, 12, 12}));
 }
 
+TEST(GpuBind, IgnoresWhatFollowsTheTypeAsSlurmsSrun) {
+  // The reference srun ran these as the type alone, printing no verbose line: verbose counts
+  // only in front.
+  for (const char* text : {"closest,verbose", "CLOSEST,verbose", "closest,bogus", "closest,verbose,single:1"}) {
+    EXPECT_EQ(parsed(text), parsed("closest")) << text;
+  }
+  EXPECT_EQ(parsed("none,verbose"), parsed("none"));
+  EXPECT_EQ(parsed("single:1,verbose"), parsed("single:1"));
+  EXPECT_EQ(parsed("single:1,verbose,closest"), parsed("single:1"));
+  EXPECT_EQ(parsed("per_task:2,verbose"), parsed("per_task:2"));
+  EXPECT_EQ(parsed("verbose,closest,verbose"), parsed("verbose,closest"));
+  EXPECT_TRUE(parsed("verbose,closest,verbose").verbose);
+  // A list type's items are all read: the reference refused these ("Failed to validate verbose").
+  EXPECT_FALSE(parseGpuBind("map_gpu:0,1,verbose").ok());
+  EXPECT_FALSE(parseGpuBind("mask_gpu:0x3,verbose").ok());
+  // Nor is a type found after a leading comma, or nothing after verbose (both refused there).
+  EXPECT_FALSE(parseGpuBind(",closest").ok());
+  EXPECT_FALSE(parseGpuBind("verbose,").ok());
+  EXPECT_FALSE(parseGpuBind("verbose,bogus").ok());
+}
+
 TEST(GpuBind, RefusesWhatItCannotRead) {
   for (const char* bad : {"", "verbose", "fastest", "single", "single:0", "single:x", "per_task:",
                           "none:1", "map_gpu", "map_gpu:", "map_gpu:a", "map_gpu:1,,2",
@@ -157,6 +178,9 @@ TEST(GpuBindNotice, AsTheReferencesTasksPrintedIt) {
   EXPECT_EQ(notice("verbose,closest", {0, 1}, 1, 0), "");
   EXPECT_EQ(notice("verbose,single:1", {0, 1, 2}, 1, 0), "");
   EXPECT_EQ(notice("map_gpu:1", {0, 1}, 2, 0), "");
+  // verbose after the type: the reference bound as the type and printed nothing.
+  EXPECT_EQ(notice("closest,verbose", {0, 1}, 2, 0), "");
+  EXPECT_EQ(notice("single:1,verbose", {0, 1}, 2, 1), "");
 }
 
 TEST(GpuBindNotice, HexMasksHaveNoLeadingZeros) {
