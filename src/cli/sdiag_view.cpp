@@ -95,12 +95,23 @@ std::string renderSdiag(const v1::GetStatisticsReply& s, SdiagSort sort) {
   out += "\tTotal backfilled heterogeneous job components: 0\n";
   line(out, "\tTotal cycles: %" PRIu64 "\n", s.backfill_cycles());
   out += "\tLast cycle when: " + when(s.backfill_last_when()) + "\n";
-  out += "\tLast cycle: 0\n";
-  out += "\tMax cycle:  0\n";
-  out += "\tLast depth cycle: 0\n";
-  out += "\tLast depth cycle (try sched): 0\n";
-  out += "\tLast queue length: 0\n";
-  out += "\tLast table size: 0\n\n";
+  // The means follow their figures once a cycle has run (Slurm prints them only then).
+  const std::uint64_t cycles = s.backfill_cycles();
+  line(out, "\tLast cycle: %" PRIu64 "\n", s.backfill_last_us());
+  line(out, "\tMax cycle:  %" PRIu64 "\n", s.backfill_max_us());
+  if (cycles > 0) line(out, "\tMean cycle: %" PRIu64 "\n", s.backfill_total_us() / cycles);
+  line(out, "\tLast depth cycle: %u\n", s.backfill_last_depth());
+  line(out, "\tLast depth cycle (try sched): %u\n", s.backfill_last_depth_tried());
+  if (cycles > 0) {
+    line(out, "\tDepth Mean: %" PRIu64 "\n", s.backfill_depth_total() / cycles);
+    line(out, "\tDepth Mean (try depth): %" PRIu64 "\n", s.backfill_depth_tried_total() / cycles);
+  }
+  line(out, "\tLast queue length: %u\n", s.backfill_last_queue());
+  if (cycles > 0) line(out, "\tQueue length mean: %" PRIu64 "\n", s.backfill_queue_total() / cycles);
+  // Slurm's time slots of its backfill table; Drover's plan keeps no such table.
+  out += "\tLast table size: 0\n";
+  if (cycles > 0) out += "\tMean table size: 0\n";
+  out += "\n";
 
   line(out, "Latency for 1000 calls to gettimeofday(): %u microseconds\n\n",
        s.gettimeofday_latency_us());

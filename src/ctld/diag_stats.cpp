@@ -45,6 +45,18 @@ void DiagStats::passRan(std::uint64_t us, std::uint32_t depth, std::uint32_t que
   pass_last_queue_ = queue;
 }
 
+void DiagStats::backfillRan(const BackfillCycle& cycle) {
+  backfill_last_ = cycle;
+  backfilled_since_start_ += cycle.started;
+  backfilled_ += cycle.started;
+  ++backfill_cycles_;
+  backfill_max_us_ = std::max(backfill_max_us_, cycle.us);
+  backfill_total_us_ += cycle.us;
+  backfill_depth_total_ += cycle.depth;
+  backfill_tried_total_ += cycle.tried;
+  backfill_queue_total_ += cycle.queue;
+}
+
 void DiagStats::reset(std::int64_t now, const jobs::LifecycleCounts& jobs) {
   since_ = now;
   jobs_at_reset_ = jobs;
@@ -57,6 +69,13 @@ void DiagStats::reset(std::int64_t now, const jobs::LifecycleCounts& jobs) {
   pass_total_us_ = 0;
   pass_depth_total_ = 0;
   pass_last_queue_ = 0;
+  backfilled_ = 0;
+  backfill_cycles_ = 0;
+  backfill_max_us_ = 0;
+  backfill_total_us_ = 0;
+  backfill_depth_total_ = 0;
+  backfill_tried_total_ = 0;
+  backfill_queue_total_ = 0;
 }
 
 void DiagStats::fill(const jobs::LifecycleCounts& jobs,
@@ -75,6 +94,19 @@ void DiagStats::fill(const jobs::LifecycleCounts& jobs,
   out->set_schedule_total_us(pass_total_us_);
   out->set_schedule_depth_total(pass_depth_total_);
   out->set_schedule_last_queue(pass_last_queue_);
+  out->set_backfilled_since_start(backfilled_since_start_);
+  out->set_backfilled_since_reset(backfilled_);
+  out->set_backfill_cycles(backfill_cycles_);
+  out->set_backfill_last_when(backfill_last_.when);
+  out->set_backfill_last_us(backfill_last_.us);
+  out->set_backfill_max_us(backfill_max_us_);
+  out->set_backfill_total_us(backfill_total_us_);
+  out->set_backfill_last_depth(backfill_last_.depth);
+  out->set_backfill_last_depth_tried(backfill_last_.tried);
+  out->set_backfill_depth_total(backfill_depth_total_);
+  out->set_backfill_depth_tried_total(backfill_tried_total_);
+  out->set_backfill_last_queue(backfill_last_.queue);
+  out->set_backfill_queue_total(backfill_queue_total_);
   out->set_gettimeofday_latency_us(gettimeofday_latency_us_);
   for (const auto& [method, totals] : methods_) {
     const RpcId id = rpcId(method);

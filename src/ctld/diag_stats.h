@@ -19,7 +19,7 @@ namespace drover::ctld {
 class DiagStats {
  public:
   // `since`: the controller's start (Unix seconds), sdiag's first "Data since".
-  explicit DiagStats(std::int64_t since) : since_(since) {}
+  explicit DiagStats(std::int64_t since) : since_(since) { backfill_last_.when = since; }
 
   // An RPC began at `now_us` (a steady clock's microseconds); pass what this returns to
   // rpcEnded. A call is counted when it ends, so sdiag -r's own call is the first one counted
@@ -35,6 +35,15 @@ class DiagStats {
 
   // One scheduling pass: how long it took, the pending jobs it looked at, the queue it had.
   void passRan(std::uint64_t us, std::uint32_t depth, std::uint32_t queue);
+  // A pass that went past a blocked job (Drover's backfill runs inside the pass, so its time is
+  // the pass's): when (Unix seconds), how long, the jobs it started past blocked ones, the jobs
+  // it looked at past them and tried to start, and the queue it had.
+  struct BackfillCycle {
+    std::int64_t when = 0;
+    std::uint64_t us = 0;
+    std::uint32_t started = 0, depth = 0, tried = 0, queue = 0;
+  };
+  void backfillRan(const BackfillCycle& cycle);
 
   // sdiag -r: everything counted starts again from `now`, the job counters from `jobs`. The
   // last pass's time stays (Slurm's "Last cycle" survives a reset too).
@@ -67,6 +76,17 @@ class DiagStats {
   std::uint64_t pass_total_us_ = 0;
   std::uint64_t pass_depth_total_ = 0;
   std::uint32_t pass_last_queue_ = 0;
+  // Backfill: the last cycle survives a reset (as the pass's), the rest counts from it; jobs
+  // backfilled also count from the controller's start.
+  BackfillCycle backfill_last_;
+  std::uint64_t backfilled_since_start_ = 0;
+  std::uint64_t backfilled_ = 0;
+  std::uint64_t backfill_cycles_ = 0;
+  std::uint64_t backfill_max_us_ = 0;
+  std::uint64_t backfill_total_us_ = 0;
+  std::uint64_t backfill_depth_total_ = 0;
+  std::uint64_t backfill_tried_total_ = 0;
+  std::uint64_t backfill_queue_total_ = 0;
   std::uint32_t gettimeofday_latency_us_ = 0;
 };
 

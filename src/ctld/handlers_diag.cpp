@@ -47,9 +47,6 @@ void addStatisticsHandler(ControllerHandlers& h, CtldState& state, JobService* j
       rep.set_agent_thread_count(agents.running);
     }
     rep.set_job_states_time(now);
-    // Drover's backfill runs inside the scheduling pass: no backfill cycle of its own has run
-    // since the controller started (docs/cli-compatibility.md, sdiag).
-    rep.set_backfill_last_when(state.startTime());
     done(wire::Outcome::ok(), rep);
   };
 }

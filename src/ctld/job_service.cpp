@@ -251,8 +251,11 @@ void JobService::runPass() {
   auto launches = manager_->schedulePass(nodeViews(state_.config(), state_.registry()));
   const auto pass_us = std::chrono::duration_cast<std::chrono::microseconds>(
       std::chrono::steady_clock::now() - pass_start);
-  state_.diag().passRan(static_cast<std::uint64_t>(pass_us.count()), manager_->lastPlanSize(),
-                        manager_->lastPlanSize());
+  const auto us = static_cast<std::uint64_t>(pass_us.count());
+  state_.diag().passRan(us, manager_->lastPlanSize(), manager_->lastPlanSize());
+  if (const auto& bf = manager_->lastBackfill(); bf.ran) {
+    state_.diag().backfillRan({now, us, bf.started, bf.depth, bf.tried, manager_->lastPlanSize()});
+  }
   armBeginTimer(now);
   (void)manager_->takeScheduleRequest();  // the pass itself is not a new reason for a pass...
   if (manager_->takeReleasedByStarts()) requestPass();  // ...but jobs its starts released are

@@ -177,6 +177,16 @@ class JobManager {
   // its change did not touch (sched::PlanStats::jobsConsidered accumulates over kept plans, so
   // it is no per-pass figure).
   std::uint32_t lastPlanSize() const { return last_plan_size_; }
+  // sdiag's backfill block from the last schedulePass. Drover's backfill is the part of each
+  // pass past a blocked job (a backfilling policy goes on starting what fits without delaying
+  // it), so it `ran` when some job was blocked under EASY or conservative; `depth` counts the
+  // jobs it looked at past a blocked one (those it started, and those left waiting behind one:
+  // reason Priority), `tried` those of them not skipped for the shape of a failed job.
+  struct BackfillFacts {
+    bool ran = false;
+    std::uint32_t started = 0, depth = 0, tried = 0;
+  };
+  const BackfillFacts& lastBackfill() const { return last_backfill_; }
   // sdiag's "Jobs pending" and "Jobs running" now (one walk of the table: an admin's query).
   struct StateCounts {
     std::uint32_t pending = 0;
@@ -322,6 +332,7 @@ class JobManager {
   ApplyStats apply_stats_;
   LifecycleCounts lifecycle_;
   std::uint32_t last_plan_size_ = 0;
+  BackfillFacts last_backfill_;
   // Interactive allocations by (end, id), for enforceAllocationLimits (steps.cpp): kept from
   // the ids touched since its last call, built from the whole table on its first call.
   std::set<std::pair<std::int64_t, JobId>> deadlines_;

@@ -311,6 +311,7 @@ void Scheduler::keepStarts() {
   }
   for (const Start& st : plan_.starts) memo_.nextBoundary = std::min(memo_.nextBoundary, st.endTime);
   plan_.stats.jobsConsidered -= static_cast<int>(plan_.starts.size());
+  plan_.stats.backfilled = 0;
   plan_.starts.clear();
   memo_.hadStarts = false;
   memoValid_ = true;

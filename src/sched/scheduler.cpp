@@ -902,7 +902,10 @@ Plan Pass::run(PassMemo* memo) {
     }
     if (mayStart) {
       if (memo && !cacheable) memo->unshaped.emplace_back(rank(idx), idx);
-      if (tryStartNow(ctx, plan)) continue;
+      if (tryStartNow(ctx, plan)) {
+        plan.stats.backfilled += blocked[p];
+        continue;
+      }
       if (cacheable) {
         auto [it, fresh] = failedShapes.emplace(key, ctx.duration);
         if (!fresh) it->second = std::min(it->second, ctx.duration);
@@ -1038,7 +1041,10 @@ bool Pass::appendLast(PassMemo& memo, const std::vector<int>& jobs, Plan& plan) 
       }
     }
     if (mayStart) {
-      if (tryStartNow(ctx, plan)) continue;
+      if (tryStartNow(ctx, plan)) {
+        plan.stats.backfilled += memo.firstBlocked[p].has_value();
+        continue;
+      }
       if (cacheable) {
         auto& list = memo.failures[owned(key)];
         if (list.empty() || ctx.duration < list.back().second) list.emplace_back(me, ctx.duration);
@@ -1314,6 +1320,7 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
     const bool triedThere = backfill || pos == firstPos[p];
     if (g < 0 || ctx.duration < failCap[g]) {
       if ((!triedThere || dirtyFits(ctx)) && tryStartNow(ctx, startsPlan)) {
+        startsPlan.stats.backfilled += blocked[p];
         startedPos.push_back(pos);
         for (const NodeAllocation& a : startsPlan.starts.back().allocation.nodes) {
           markDirty(a.nodeIndex);
@@ -1464,6 +1471,7 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
   PlanDelta out;
   out.stats = last.stats;
   out.stats.reservationsMade = 0;
+  out.stats.backfilled = startsPlan.stats.backfilled;  // the memo's pass started nothing
   for (size_t p = 0; p < parts; ++p) out.stats.reservationsMade += made[p];
   // Same-shape skips: in the memo's pass every job of a group failed, so a job was skipped when
   // one ahead of it was no longer; here the started ones no longer count as failures.

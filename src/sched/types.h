@@ -170,6 +170,9 @@ struct PlanStats {
   int jobsConsidered = 0;
   int skippedSameShape = 0;
   int reservationsMade = 0;
+  // Starts of jobs ranked behind a blocked job of their partition: what Slurm's backfill
+  // scheduler would have started (sdiag's "Total backfilled jobs").
+  int backfilled = 0;
 };
 
 struct Plan {

@@ -163,6 +163,34 @@ def test_counts_jobs_and_rpcs_and_resets(cluster):
     assert "alice" not in table(after, "Remote Procedure Call statistics by user"), after
 
 
+def test_backfill_counts_a_job_started_past_a_blocked_one(cluster):
+    """On the 16-CPU node a 12-CPU job runs; an 8-CPU job waits for it (Resources) and a short
+    2-CPU job starts past it: Drover's backfill, which sdiag counts as Slurm's backfill
+    scheduler's (its cycles, the job, the means once a cycle ran)."""
+    c = cluster
+    assert c.cli("sdiag", "-r").returncode == 0
+    running = submit(c, "-c", "12", "-t", "10", wrap="sleep 300")
+    c.wait_job(running, "RUNNING")
+    blocked = submit(c, "-c", "8", "-t", "10", wrap="true")
+    short = submit(c, "-c", "2", "-t", "1", wrap="sleep 300")
+    try:
+        c.wait_job(short, "RUNNING")
+        assert c.job_fields(blocked)["JobState"] == "PENDING"
+        report = sdiag(c)
+        block = counters(report.split("Backfilling stats\n", 1)[1].split("\n\n", 1)[0])
+        assert block["Total backfilled jobs (since last slurm start)"] == "1", report
+        assert block["Total backfilled jobs (since last stats cycle start)"] == "1", report
+        assert int(block["Total cycles"]) >= 1, report
+        assert int(block["Last depth cycle (try sched)"]) <= int(block["Last depth cycle"]), report
+        assert abs(epoch(block["Last cycle when"]) - time.time()) < 60, report
+        assert int(block["Max cycle"]) >= int(block["Mean cycle"]) > 0, report
+        assert "Mean table size" in block, report
+    finally:
+        c.cli("scancel", str(running), str(blocked), str(short))
+        for job in (running, blocked, short):
+            c.wait_job(job, {"CANCELLED", "COMPLETED"})
+
+
 def test_sort_options(cluster):
     for option, key in (("-i", 0), ("-t", 3), ("-T", 2)):
         report = sdiag(cluster, option)

@@ -116,6 +116,43 @@ TEST_F(SdiagView, ReportAfterResetOmitsTheMeansAsTheReference) {
   EXPECT_EQ(renderSdiag(s, SdiagSort::kAveTime), golden("sdiag-sort-time.txt"));
 }
 
+TEST_F(SdiagView, BackfillMeansFollowTheirFiguresOnceACycleRan) {
+  v1::GetStatisticsReply s = rootCapture();
+  s.set_backfilled_since_start(7);
+  s.set_backfilled_since_reset(5);
+  s.set_backfill_cycles(4);
+  s.set_backfill_last_us(120);
+  s.set_backfill_max_us(900);
+  s.set_backfill_total_us(1203);
+  s.set_backfill_last_depth(6);
+  s.set_backfill_last_depth_tried(4);
+  s.set_backfill_depth_total(21);
+  s.set_backfill_depth_tried_total(13);
+  s.set_backfill_last_queue(9);
+  s.set_backfill_queue_total(30);
+  const std::string report = renderSdiag(s, SdiagSort::kCount);
+  const std::string block = report.substr(report.find("Backfilling stats"),
+                                          report.find("Latency for") - report.find("Backfilling stats"));
+  EXPECT_EQ(block,
+            "Backfilling stats\n"
+            "\tTotal backfilled jobs (since last slurm start): 7\n"
+            "\tTotal backfilled jobs (since last stats cycle start): 5\n"
+            "\tTotal backfilled heterogeneous job components: 0\n"
+            "\tTotal cycles: 4\n"
+            "\tLast cycle when: Wed Dec 02 00:53:57 2026 (1796172837)\n"
+            "\tLast cycle: 120\n"
+            "\tMax cycle:  900\n"
+            "\tMean cycle: 300\n"
+            "\tLast depth cycle: 6\n"
+            "\tLast depth cycle (try sched): 4\n"
+            "\tDepth Mean: 5\n"
+            "\tDepth Mean (try depth): 3\n"
+            "\tLast queue length: 9\n"
+            "\tQueue length mean: 7\n"
+            "\tLast table size: 0\n"
+            "\tMean table size: 0\n\n");
+}
+
 TEST_F(SdiagView, CyclesPerMinuteOnlyAfterAMinute) {
   v1::GetStatisticsReply s = rootCapture();
   s.set_time(s.data_since() + 60);

@@ -61,6 +61,35 @@ TEST(DiagStats, PassesGiveLastMaxTotalAndDepth) {
   EXPECT_EQ(r.schedule_last_queue(), 4u);
 }
 
+TEST(DiagStats, BackfillCyclesCountFromTheResetAndJobsAlsoFromTheStart) {
+  DiagStats stats(1000);
+  EXPECT_EQ(filled(stats).backfill_last_when(), 1000);  // none yet: the controller's start
+  stats.backfillRan({1100, 300, 2, 6, 5, 9});
+  stats.backfillRan({1200, 100, 1, 2, 2, 4});
+  auto r = filled(stats);
+  EXPECT_EQ(r.backfilled_since_start(), 3u);
+  EXPECT_EQ(r.backfilled_since_reset(), 3u);
+  EXPECT_EQ(r.backfill_cycles(), 2u);
+  EXPECT_EQ(r.backfill_last_when(), 1200);
+  EXPECT_EQ(r.backfill_last_us(), 100u);
+  EXPECT_EQ(r.backfill_max_us(), 300u);
+  EXPECT_EQ(r.backfill_total_us(), 400u);
+  EXPECT_EQ(r.backfill_last_depth(), 2u);
+  EXPECT_EQ(r.backfill_last_depth_tried(), 2u);
+  EXPECT_EQ(r.backfill_depth_total(), 8u);
+  EXPECT_EQ(r.backfill_depth_tried_total(), 7u);
+  EXPECT_EQ(r.backfill_last_queue(), 4u);
+  EXPECT_EQ(r.backfill_queue_total(), 13u);
+  stats.reset(1300, jobs::LifecycleCounts{});
+  r = filled(stats);
+  EXPECT_EQ(r.backfilled_since_start(), 3u);
+  EXPECT_EQ(r.backfilled_since_reset(), 0u);
+  EXPECT_EQ(r.backfill_cycles(), 0u);
+  EXPECT_EQ(r.backfill_max_us(), 0u);
+  EXPECT_EQ(r.backfill_last_when(), 1200);  // the last cycle stays, as the pass's
+  EXPECT_EQ(r.backfill_last_us(), 100u);
+}
+
 TEST(DiagStats, ResetStartsEverythingAgainButTheLastPass) {
   DiagStats stats(1000);
   stats.passRan(70, 2, 3);

@@ -79,9 +79,11 @@ TEST(Backfill, ShortJobFillsTheHoleLongJobWaits) {
     EXPECT_EQ(startOf(plan, 2), nullptr);
     if (policy == Policy::Fcfs) {
       EXPECT_EQ(startOf(plan, 3), nullptr);
+      EXPECT_EQ(plan.stats.backfilled, 0);
     } else {
       ASSERT_NE(startOf(plan, 3), nullptr) << static_cast<int>(policy);
       EXPECT_EQ(startOf(plan, 3)->allocation.nodes[0].gpus, (std::vector<int>{4, 5}));
+      EXPECT_EQ(plan.stats.backfilled, 1);  // job 3 started past blocked job 1
     }
   }
 }
@@ -93,6 +95,7 @@ TEST(Backfill, IdleClusterStartsEverythingThatFits) {
   for (JobId id = 1; id <= 3; ++id) s.pending.push_back(JobBuilder(id).gpusPerNode(8));
   Plan plan = schedule(s, SchedulerParams{}, 0);
   EXPECT_EQ(plan.starts.size(), 2u);
+  EXPECT_EQ(plan.stats.backfilled, 0);  // in order: nothing ahead of them was blocked
   EXPECT_EQ(pendingOf(plan, 3)->reason, Reason::Resources);
   EXPECT_EQ(*pendingOf(plan, 3)->expectedStart, 3600);
 }

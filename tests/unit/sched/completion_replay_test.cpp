@@ -58,6 +58,7 @@ void expectSame(const Plan& got, const Plan& want) {
   EXPECT_EQ(got.stats.jobsConsidered, want.stats.jobsConsidered);
   EXPECT_EQ(got.stats.skippedSameShape, want.stats.skippedSameShape);
   EXPECT_EQ(got.stats.reservationsMade, want.stats.reservationsMade);
+  EXPECT_EQ(got.stats.backfilled, want.stats.backfilled);
 }
 
 std::vector<Case> cases() {

@@ -66,6 +66,7 @@ void expectSamePlan(const Plan& got, const Plan& want) {
   EXPECT_EQ(got.stats.jobsConsidered, want.stats.jobsConsidered);
   EXPECT_EQ(got.stats.skippedSameShape, want.stats.skippedSameShape);
   EXPECT_EQ(got.stats.reservationsMade, want.stats.reservationsMade);
+  EXPECT_EQ(got.stats.backfilled, want.stats.backfilled);
 }
 
 // A one-task job of `gpus` GPUs for 100 s at priority `prio`.
