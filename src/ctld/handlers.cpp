@@ -163,6 +163,21 @@ ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs) {
       done(wire::Outcome::ok(), *r);
     });
   };
+  h.query_usage = [jobs](const rpc::Caller& caller, const v1::QueryUsageRequest& req,
+                         wire::Reply_<v1::QueryUsageReply> done) {
+    if (noJobs(jobs, done)) return;
+    if (req.end() <= req.start()) {
+      done(fail(kInvalidArgument, "usage window: end must be after start"), v1::QueryUsageReply{});
+      return;
+    }
+    jobs->queryUsage(caller, req, [done](Result<v1::QueryUsageReply> r) {
+      if (!r) {
+        done(fail(kInternal, r.error()), v1::QueryUsageReply{});
+        return;
+      }
+      done(wire::Outcome::ok(), *r);
+    });
+  };
   addStepHandlers(h, jobs);  // handlers_steps.cpp
   addPriorityHandlers(h, jobs);  // handlers_priority.cpp
   addStatisticsHandler(h, state, jobs);  // handlers_diag.cpp
