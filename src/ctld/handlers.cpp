@@ -4,6 +4,7 @@
 
 #include "ctld/reply_block.h"
 #include "ctld/services.h"
+#include "ctld/usage_query.h"
 #include "rpc/server_auth.h"
 
 namespace drover::ctld {
@@ -166,8 +167,8 @@ ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs) {
   h.query_usage = [jobs](const rpc::Caller& caller, const v1::QueryUsageRequest& req,
                          wire::Reply_<v1::QueryUsageReply> done) {
     if (noJobs(jobs, done)) return;
-    if (req.end() <= req.start()) {
-      done(fail(kInvalidArgument, "usage window: end must be after start"), v1::QueryUsageReply{});
+    if (auto why = usageRequestError(req); !why.empty()) {
+      done(fail(kInvalidArgument, why), v1::QueryUsageReply{});
       return;
     }
     jobs->queryUsage(caller, req, [done](Result<v1::QueryUsageReply> r) {

@@ -17,6 +17,13 @@ void addScaled(google::protobuf::Map<std::string, double>& to, const std::map<st
 
 }  // namespace
 
+std::string usageRequestError(const v1::QueryUsageRequest& request) {
+  if (request.end() <= request.start()) return "usage window: end must be after start";
+  if (!v1::UsageGrouping_IsValid(request.grouping()))
+    return "unknown usage grouping " + std::to_string(request.grouping());
+  return "";
+}
+
 v1::QueryUsageReply foldUsage(const std::vector<acct::UsageRow>& rows, v1::UsageGrouping grouping,
                               const std::string& size_tres) {
   // Group key: (account, user, size), the parts the grouping does not use left empty.
@@ -51,7 +58,7 @@ v1::QueryUsageReply foldUsage(const std::vector<acct::UsageRow>& rows, v1::Usage
 Result<v1::QueryUsageReply> queryUsage(acct::SqliteAccountingStore& store, const rpc::Caller& caller,
                                        const v1::QueryUsageRequest& request,
                                        const std::string& cluster_name, std::int64_t now) {
-  if (request.end() <= request.start()) return makeError("usage window: end must be after start");
+  if (auto why = usageRequestError(request); !why.empty()) return makeError(why);
   const acct::AcctFilter filter = accountingFilterFor(caller, request.filter());
   const acct::UsageWindow window{request.start(), request.end(), request.now() != 0 ? request.now() : now};
   auto rows = store.usage(filter, window);

@@ -14,6 +14,10 @@
 
 namespace drover::ctld {
 
+// Why a request cannot be answered (an empty window, a grouping this build does not know), or
+// "" when it can: the handler answers INVALID_ARGUMENT with it.
+std::string usageRequestError(const v1::QueryUsageRequest& request);
+
 // The store's rows as the reply's groups (pure, for tests).
 v1::QueryUsageReply foldUsage(const std::vector<acct::UsageRow>& rows, v1::UsageGrouping grouping,
                               const std::string& size_tres);

@@ -222,10 +222,16 @@ TEST_F(UsageTest, GroupsByAccountAndJobSize) {
   EXPECT_EQ(got, want);
 }
 
-TEST_F(UsageTest, RefusesAnEmptyWindow) {
+TEST_F(UsageTest, RefusesAnEmptyWindowAndAnUnknownGrouping) {
   v1::QueryUsageRequest q;
   q.set_start(kW);
   q.set_end(kW);
+  EXPECT_EQ(usageRequestError(q), "usage window: end must be after start");
+  EXPECT_FALSE(queryUsage(*store_, {}, q, "c1", kEnd).ok());
+  q.set_end(kEnd);
+  EXPECT_EQ(usageRequestError(q), "");
+  q.set_grouping(static_cast<v1::UsageGrouping>(7));
+  EXPECT_EQ(usageRequestError(q), "unknown usage grouping 7");
   EXPECT_FALSE(queryUsage(*store_, {}, q, "c1", kEnd).ok());
 }
 
