@@ -168,6 +168,7 @@ struct AcctFilter {
   std::vector<JobSelector> jobs;
   std::vector<std::uint32_t> uids;
   std::vector<std::string> users;
+  std::vector<std::uint32_t> gids;  // the job's group id (sreport GID=)
   std::vector<std::string> accounts, partitions, names;
   std::vector<JobState> states;
   std::vector<std::string> nodes;  // host names; a job matches if it ran on any of them

@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 #include <variant>
 
@@ -522,6 +523,7 @@ Sql commonFilter(const AcctFilter& f) {
     }
     q.where += " AND (" + terms + ")";
   }
+  addIn(q, "gid", f.gids);
   addIn(q, "account", f.accounts);
   addIn(q, "partition", f.partitions);
   addIn(q, "name", f.names);
@@ -626,6 +628,41 @@ bool ranOn(const std::string& node_list, const std::set<std::string>& nodes) {
   if (!hosts) return false;
   return std::any_of(hosts->begin(), hosts->end(),
                      [&](const std::string& h) { return nodes.count(h) > 0; });
+}
+
+// usage(): one SELECT per window clause and table, each job's seconds clipped to the window
+// [?1, ?2) with running jobs' end at ?3, then summed per key. The window clauses are the ones of
+// query() (an index range each); without states they never overlap, so UNION ALL.
+std::string usageSql(const Sql& common, const std::vector<Sql>& windows, bool runs, bool by_nodes) {
+  std::string inner;
+  for (const char* table : {"jobs", "job_runs"}) {
+    if (std::string(table) == "job_runs" && !runs) break;
+    for (const auto& w : windows) {
+      if (!inner.empty()) inner += " UNION ALL ";
+      inner += std::string(
+                   "SELECT account, user, alloc_tres, ncpus, req_tres, req_cpus, ") +
+               (by_nodes ? "node_list" : "''") +
+               " AS nodes,"
+               " CASE WHEN start > 0 THEN max(0, min(max(start, CASE WHEN end_time > 0 THEN end_time"
+               " ELSE ?3 END), ?2) - max(start, ?1)) ELSE 0 END AS ran,"
+               " CASE WHEN eligible > 0 THEN max(0, min(max(eligible, CASE WHEN start > 0 THEN start"
+               " WHEN end_time > 0 THEN end_time ELSE ?3 END), ?2) - max(eligible, ?1)) ELSE 0 END"
+               " AS waited FROM " + table + " WHERE " + common.where + " AND (" + w.where + ")";
+    }
+  }
+  return "SELECT account, user, alloc_tres, ncpus, req_tres, req_cpus, nodes, sum(ran), sum(waited),"
+         " sum(ran > 0), count(*) FROM (" + inner +
+         ") GROUP BY account, user, alloc_tres, ncpus, req_tres, req_cpus, nodes";
+}
+
+// usage()'s filter: query()'s, over the usage window ([start, end - 1], as sacct's inclusive
+// end), any state, job selectors by job.
+AcctFilter usageFilter(AcctFilter f, const UsageWindow& w) {
+  f.window_start = w.start;
+  f.window_end = w.end - 1;
+  f.states.clear();
+  for (auto& sel : f.jobs) sel.step_id.reset();
+  return f;
 }
 
 }  // namespace
@@ -827,6 +864,79 @@ Result<std::vector<JobWithSteps>> SqliteAccountingStore::query(const AcctFilter&
   // A selector that named only steps of a job the other filters matched, but none of whose
   // steps exist, shows nothing.
   std::erase_if(out, [](const JobWithSteps& jw) { return !jw.show_job && jw.steps.empty(); });
+  return out;
+}
+
+}  // namespace drover::acct
+
+namespace drover::acct {
+
+Result<SqliteAccountingStore::Stmt*> SqliteAccountingStore::usageStatement(const AcctFilter& filter,
+                                                                           const UsageWindow& window,
+                                                                           const std::string& prefix) {
+  const AcctFilter f = usageFilter(filter, window);
+  Sql common = commonFilter(f);
+  auto windows = windowClauses(f, max_span_);
+  const bool runs = f.duplicates && version_ >= 3;
+  auto st = prepared(prefix + usageSql(common, windows, runs, !f.nodes.empty()));
+  if (!st) return makeError(st.error());
+  Stmt& s = **st;
+  s.bind(window.start);
+  s.bind(window.end);
+  s.bind(window.now);
+  for (int table = 0; table < (runs ? 2 : 1); ++table) {
+    for (const auto& w : windows) {
+      for (const auto& a : common.args) s.bindValue(a);
+      for (const auto& a : w.args) s.bindValue(a);
+    }
+  }
+  return &s;
+}
+
+Result<std::string> SqliteAccountingStore::explainUsage(const AcctFilter& filter, const UsageWindow& window) {
+  auto st = usageStatement(filter, window, "EXPLAIN QUERY PLAN ");
+  if (!st) return makeError(st.error());
+  Stmt& s = **st;
+  std::string plan;
+  while (sqlite3_step(s.get()) == SQLITE_ROW) plan += s.str(3) + "\n";
+  s.reset();
+  return plan;
+}
+
+Result<std::vector<UsageRow>> SqliteAccountingStore::usage(const AcctFilter& filter, const UsageWindow& window) {
+  auto st = usageStatement(filter, window, "");
+  if (!st) return makeError(st.error());
+  Stmt& s = **st;
+  // Nodes= needs the hostlist of each job: node_list is then part of the key, and the groups
+  // that ran on none of the nodes are dropped here (as query() drops the jobs).
+  const std::set<std::string> nodes(filter.nodes.begin(), filter.nodes.end());
+  std::map<std::tuple<std::string, std::string, std::string, std::uint32_t, std::string, std::uint32_t>,
+           UsageRow>
+      merged;
+  int rc;
+  while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
+    if (!nodes.empty() && !ranOn(s.str(6), nodes)) continue;
+    UsageRow r;
+    r.account = s.str(0);
+    r.user = s.str(1);
+    r.alloc_tres = s.str(2);
+    r.ncpus = static_cast<std::uint32_t>(s.i64(3));
+    r.req_tres = s.str(4);
+    r.req_cpus = static_cast<std::uint32_t>(s.i64(5));
+    UsageRow& m = merged[{r.account, r.user, r.alloc_tres, r.ncpus, r.req_tres, r.req_cpus}];
+    if (m.jobs == 0) m = r;
+    m.ran_sec += s.i64(7);
+    m.waited_sec += s.i64(8);
+    m.jobs_ran += static_cast<std::uint64_t>(s.i64(9));
+    m.jobs += static_cast<std::uint64_t>(s.i64(10));
+  }
+  s.reset();
+  if (rc != SQLITE_DONE) {
+    return makeError("accounting database " + path_ + ": usage: " + sqlite3_errmsg(db_));
+  }
+  std::vector<UsageRow> out;
+  out.reserve(merged.size());
+  for (auto& [key, row] : merged) out.push_back(std::move(row));
   return out;
 }
 

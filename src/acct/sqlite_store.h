@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "drover/accounting.h"
 
@@ -12,6 +13,21 @@ struct sqlite3;
 struct sqlite3_stmt;
 
 namespace drover::acct {
+
+// usage(): the report window [start, end) each job's time is clipped to, and the time running
+// jobs count up to.
+struct UsageWindow {
+  std::int64_t start = 0, end = 0, now = 0;
+};
+// usage(): the jobs with one (account, user, AllocTRES, NCPUS, ReqTRES, ReqCPUS), their
+// seconds summed: run inside the window (`ran`), and eligible but pending inside it (`waited`).
+struct UsageRow {
+  std::string account, user, alloc_tres, req_tres;
+  std::uint32_t ncpus = 0, req_cpus = 0;
+  std::int64_t ran_sec = 0, waited_sec = 0;
+  std::uint64_t jobs_ran = 0;   // jobs with ran > 0
+  std::uint64_t jobs = 0;       // jobs the filter matched
+};
 
 // The schema version this build writes; older files are migrated forward on open.
 inline constexpr int kSchemaVersion = 3;
@@ -36,6 +52,13 @@ class SqliteAccountingStore final : public AccountingStore {
   Result<std::size_t> apply(const AcctBatch& batch) override;
   Result<std::vector<JobWithSteps>> query(const AcctFilter& filter) override;
 
+  // sreport's sums: the jobs query() would return for `filter` (its window replaced by the
+  // usage window's; states and include_steps not used; a step selector counts its whole job),
+  // summed per UsageRow key by SQLite, so a month of records never leaves the database.
+  Result<std::vector<UsageRow>> usage(const AcctFilter& filter, const UsageWindow& window);
+  // The SQLite query plan of usage() (for tests and the benchmark).
+  Result<std::string> explainUsage(const AcctFilter& filter, const UsageWindow& window);
+
   // The schema version recorded in the file.
   Result<int> schemaVersion();
   // The SQLite query plan for a filter's job query (for tests and the benchmark).
@@ -48,6 +71,9 @@ class SqliteAccountingStore final : public AccountingStore {
   Result<int> migrate(int target);
   Result<Stmt*> prepared(const std::string& sql);
   Result<std::int64_t> maxSpan();
+  // usage()'s statement, bound; `prefix` "EXPLAIN QUERY PLAN " for its plan.
+  Result<Stmt*> usageStatement(const AcctFilter& filter, const UsageWindow& window,
+                               const std::string& prefix);
 
   sqlite3* db_;
   std::string path_;

@@ -10,8 +10,8 @@
 #include "cli/cli_common.h"
 #include "cli/controller_client.h"
 #include "cli/sreport_args.h"
+#include "cli/sreport_query.h"
 #include "cli/sreport_view.h"
-#include "ctld/acct_wire.h"
 #include "drover/config.h"
 
 namespace drover::cli {
@@ -57,11 +57,10 @@ constexpr const char* kHelp =
     "  PrintJobCount; user: Accounts=, Users=, Group, TopCount=.                \n"
     "  Usage is counted from Drover's job records (see docs/operations.md).     \n";
 
-// What the controller and cluster.conf give every report: the jobs in the window, the
+// What the controller and cluster.conf give every report: the sums of the window's jobs, the
 // cluster's capacity and its account tree.
 Result<ReportData> loadData(const ReportRequest& request, std::int64_t now) {
   ReportData d;
-  d.now = now;
   d.window = reportWindow(request.start, request.end, now);
   auto config = config::loadClusterConfig(config::defaultConfigPath());
   if (!config.ok()) return makeError(config.error());
@@ -71,20 +70,11 @@ Result<ReportData> loadData(const ReportRequest& request, std::int64_t now) {
   }
   auto client = ControllerClient::fromConfig();
   if (!client.ok()) return makeError(client.error());
-  acct::AcctFilter f;   // the job reports' Partitions=, Nodes=, Jobs= (empty for the others)
-  f.partitions = request.partitions;
-  f.nodes = request.nodes;
-  f.jobs = request.jobs;
-  f.window_start = d.window.start;
-  f.window_end = d.window.end - 1;
-  f.include_steps = false;
-  f.duplicates = true;   // a requeued job's earlier runs used their nodes too
-  v1::QueryAccountingRequest q = ctld::toWire(f);
-  q.set_all_users(true);
-  auto reply = client->queryAccounting(q);
+  // The controller sums the window's jobs (QueryUsage); only the totals come over the wire.
+  auto reply = client->queryUsage(usageRequest(request, d.window, now));
   if (!reply.ok()) return makeError(reply.error());
   d.cluster = reply->cluster_name().empty() ? config->cluster_name : reply->cluster_name();
-  for (const auto& j : reply->jobs()) d.jobs.push_back(ctld::fromWire(j).job);
+  d.usage = usageSums(request, *reply);
   auto nodes = client->getNodes(v1::GetNodesRequest{});
   if (!nodes.ok()) return makeError(nodes.error());
   for (const auto& n : nodes->nodes()) {
@@ -135,6 +125,7 @@ int runWords(const std::vector<std::string>& words, Session& s) {
     case Verb::kReport: break;
   }
   for (const auto& w : cmd->report.warnings) s.io.err << w << "\n";
+  cmd->report.size_tres = s.options.tres.front();
   auto data = s.load(cmd->report, s.now);
   if (!data.ok()) {
     s.io.err << kProg << ": error: " << data.error() << "\n";

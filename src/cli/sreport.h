@@ -1,9 +1,9 @@
 #pragma once
 // The sreport command: Slurm's usage reports (cluster AccountUtilizationByUser,
 // UserUtilizationByAccount, Utilization; user TopUsage; job SizesByAccount) over the job
-// records the controller keeps (QueryAccounting, as sacct) and its nodes (GetNodes); with no
+// records the controller keeps, summed there (QueryUsage), and its nodes (GetNodes); with no
 // command, interactive mode reads commands from stdin. Parsing and rendering are pure
-// (sreport_args, sreport_usage, sreport_view); this file does the I/O.
+// (sreport_args, sreport_query, sreport_usage, sreport_view); this file does the I/O.
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
@@ -15,8 +15,8 @@
 
 namespace drover::cli {
 
-// What a report reads: the controller's jobs and nodes and cluster.conf's account tree in the
-// real command, data of their own in tests.
+// What a report reads: the controller's usage sums and nodes and cluster.conf's account tree
+// in the real command, data of their own in tests.
 using SreportLoader =
     std::function<Result<sreport::ReportData>(const sreport::ReportRequest&, std::int64_t now)>;
 

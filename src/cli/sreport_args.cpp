@@ -1,9 +1,11 @@
 #include "cli/sreport_args.h"
 
 #include <getopt.h>
+#include <grp.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 
 #include "cli/cli_common.h"
 #include "cli/sreport_usage.h"
@@ -62,6 +64,18 @@ std::string notValidReport(const std::string& type, const std::string& name) {
   return "Not valid report " + name + "\n" + valid;
 }
 
+// A GID= item: a number, or a group's name.
+std::optional<std::uint32_t> groupId(const std::string& text) {
+  if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos && text.size() <= 10) {
+    const unsigned long long v = std::strtoull(text.c_str(), nullptr, 10);
+    if (v <= 0xfffffffeULL) return static_cast<std::uint32_t>(v);
+    return std::nullopt;
+  }
+  const group* g = getgrnam(text.c_str());
+  if (!g) return std::nullopt;
+  return static_cast<std::uint32_t>(g->gr_gid);
+}
+
 // One condition word into the request; false when Slurm would call it unknown.
 bool applyCondition(const std::string& word, std::int64_t now, ReportRequest& r) {
   const std::size_t eq = word.find('=');
@@ -98,6 +112,19 @@ bool applyCondition(const std::string& word, std::int64_t now, ReportRequest& r)
         r.bad_condition = true;
       } else {
         r.nodes = std::move(*hosts);
+      }
+      return true;
+    }
+    if (is("gid", 2)) {
+      r.gids.clear();
+      for (const auto& g : listValue(value)) {
+        auto gid = groupId(g);
+        if (!gid) {
+          r.warnings.push_back(" Invalid group id: " + g);
+          r.bad_condition = true;
+          continue;
+        }
+        r.gids.push_back(*gid);
       }
       return true;
     }

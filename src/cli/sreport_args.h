@@ -56,6 +56,10 @@ struct ReportRequest {
   // hostlist, expanded), or these jobs.
   std::vector<std::string> partitions, nodes;
   std::vector<acct::JobSelector> jobs;
+  std::vector<std::uint32_t> gids;         // job reports' GID= (ids or group names)
+  // The TRES the job report sizes jobs by (its one -T), as the controller must know it to
+  // group them; set from the options before the report is loaded.
+  std::string size_tres = "cpu";
   std::vector<FieldWidthChoice> format;    // empty: the report's default fields
   bool tree = false, group = false, print_job_count = false, flat_view = false, acct_as_parent = false;
   int top_count = 10;

@@ -1,11 +1,8 @@
 #include "cli/sreport_usage.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <ctime>
 #include <set>
-
-#include "common/ascii_case.h"
 
 namespace drover::cli::sreport {
 
@@ -35,70 +32,12 @@ std::int64_t nearestHour(std::int64_t t) {
   return static_cast<std::int64_t>(std::mktime(&tm));
 }
 
-// The job's allocated count of `tres` (cpu falls back on NCPUS for records without AllocTRES).
-double allocated(const acct::JobRecord& job, const std::string& tres) {
-  const auto counts = parseTresCounts(job.alloc_tres);
-  if (auto it = counts.find(tres); it != counts.end()) return it->second;
-  if (tres == "cpu" && job.alloc_tres.empty()) return job.ncpus;
-  return 0;
-}
-
-double requested(const acct::JobRecord& job, const std::string& tres) {
-  const auto counts = parseTresCounts(job.req_tres);
-  if (auto it = counts.find(tres); it != counts.end()) return it->second;
-  if (tres == "cpu" && job.req_tres.empty()) return job.req_cpus;
-  return 0;
-}
-
-// [start, end) of the job's run; end is now while it runs. {0, 0} when it never started.
-std::pair<std::int64_t, std::int64_t> runSpan(const acct::JobRecord& job, std::int64_t now) {
-  if (job.start <= 0) return {0, 0};
-  const std::int64_t end = job.end > 0 ? job.end : now;
-  return {job.start, std::max(job.start, end)};
-}
-
-// Seconds the job was eligible but waiting, inside the window.
-std::int64_t pendingSeconds(const acct::JobRecord& job, const Window& w, std::int64_t now) {
-  const std::int64_t eligible = job.eligible > 0 ? job.eligible : 0;
-  if (eligible <= 0) return 0;
-  std::int64_t until = job.start > 0 ? job.start : (job.end > 0 ? job.end : now);
-  return overlap(eligible, std::max(eligible, until), w);
-}
-
 }  // namespace
 
 const std::vector<std::string>& knownTres() {
   static const std::vector<std::string> kAll = {"cpu",     "mem",  "energy", "node",    "billing",
                                                 "fs/disk", "vmem", "pages",  "gres/gpu"};
   return kAll;
-}
-
-std::map<std::string, double> parseTresCounts(const std::string& text) {
-  std::map<std::string, double> out;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t comma = text.find(',', pos);
-    if (comma == std::string::npos) comma = text.size();
-    const std::string item = text.substr(pos, comma - pos);
-    pos = comma + 1;
-    const std::size_t eq = item.find('=');
-    if (eq == std::string::npos || eq == 0) continue;
-    const std::string name = item.substr(0, eq), value = item.substr(eq + 1);
-    char* stop = nullptr;
-    double v = std::strtod(value.c_str(), &stop);
-    if (stop == value.c_str() || !(v >= 0) || v > 1e15) continue;
-    if (name == "mem" && *stop != '\0') {
-      // Slurm's sizes in MB, with a unit when whole or fractional ("62.50G").
-      static const std::string kUnits = "KMGTP";
-      const std::size_t unit = kUnits.find(toUpperAscii(*stop));
-      if (unit == std::string::npos || stop[1] != '\0') continue;
-      v *= unit == 0 ? 1.0 / 1024 : static_cast<double>(1ULL << (10 * (unit - 1)));
-    } else if (*stop != '\0') {
-      continue;
-    }
-    out[name] += v;
-  }
-  return out;
 }
 
 Window reportWindow(std::optional<std::int64_t> start, std::optional<std::int64_t> end, std::int64_t now) {
@@ -110,27 +49,6 @@ Window reportWindow(std::optional<std::int64_t> start, std::optional<std::int64_
   w.end = nearestHour(std::min(end.value_or(localMidnight(now, 0)), now));
   if (w.end <= w.start) w.end = w.start + 3600;
   return w;
-}
-
-std::int64_t overlap(std::int64_t from, std::int64_t to, const Window& w) {
-  const std::int64_t a = std::max(from, w.start), b = std::min(to, w.end);
-  return b > a ? b - a : 0;
-}
-
-std::map<AssocKey, TresSeconds> usageByAssociation(const std::vector<acct::JobRecord>& jobs,
-                                                   const Window& w, std::int64_t now) {
-  std::map<AssocKey, TresSeconds> out;
-  for (const auto& job : jobs) {
-    const auto [from, to] = runSpan(job, now);
-    const std::int64_t secs = overlap(from, to, w);
-    if (secs <= 0) continue;
-    auto counts = parseTresCounts(job.alloc_tres);
-    if (job.alloc_tres.empty()) counts["cpu"] = job.ncpus;
-    TresSeconds& row = out[{job.account, job.user}];
-    for (const auto& [name, count] : counts) row[name] += count * static_cast<double>(secs);
-    row["cpu"] += 0;   // a row exists for every job that ran, even on no CPU
-  }
-  return out;
 }
 
 std::vector<std::string> ancestors(const AccountParents& parents, const std::string& account) {
@@ -162,20 +80,13 @@ std::map<std::string, TresSeconds> usageByAccount(const std::map<AssocKey, TresS
   return out;
 }
 
-Utilization clusterUtilization(const std::vector<acct::JobRecord>& jobs, const Window& w,
-                               std::int64_t now, const std::string& tres, double count) {
+Utilization clusterUtilization(double allocated, double waiting, const Window& w, double count) {
   Utilization u;
   u.count = count;
   u.reported = count * static_cast<double>(w.seconds());
-  double waiting = 0;
-  for (const auto& job : jobs) {
-    const auto [from, to] = runSpan(job, now);
-    u.allocated += allocated(job, tres) * static_cast<double>(overlap(from, to, w));
-    waiting += requested(job, tres) * static_cast<double>(pendingSeconds(job, w, now));
-  }
   // More allocated than possible (records that overlap, a node set that shrank): Slurm's
   // rollup caps it the same way.
-  u.allocated = std::min(u.allocated, u.reported);
+  u.allocated = std::min(allocated, u.reported);
   const double free_time = u.reported - u.allocated - u.down - u.planned_down;
   u.planned = std::min(waiting, free_time);
   u.overcommitted = waiting - u.planned;
@@ -184,12 +95,12 @@ Utilization clusterUtilization(const std::vector<acct::JobRecord>& jobs, const W
 }
 
 SizeColumns sizeColumns(const std::vector<std::uint64_t>& grouping, bool individual,
-                        const std::vector<acct::JobRecord>& jobs, const std::string& tres) {
+                        const std::vector<SizeTotal>& sizes) {
   SizeColumns c;
   c.individual = individual;
   std::set<std::uint64_t> bounds;
   if (individual) {
-    for (const auto& job : jobs) bounds.insert(static_cast<std::uint64_t>(allocated(job, tres)));
+    for (const auto& s : sizes) bounds.insert(s.size);
   } else {
     bounds.insert(0);
     for (auto g : grouping) bounds.insert(g);
@@ -210,25 +121,19 @@ std::vector<std::string> sizeLabels(const SizeColumns& columns) {
   return out;
 }
 
-std::map<std::string, std::vector<double>> sizesByAccount(const std::vector<acct::JobRecord>& jobs,
-                                                          const Window& w, std::int64_t now,
-                                                          const std::string& tres,
+std::map<std::string, std::vector<double>> sizesByAccount(const std::vector<SizeTotal>& sizes,
                                                           const SizeColumns& columns, bool count_jobs) {
   std::map<std::string, std::vector<double>> out;
   if (columns.lower.empty()) return out;
-  for (const auto& job : jobs) {
-    const auto [from, to] = runSpan(job, now);
-    const std::int64_t secs = overlap(from, to, w);
-    if (secs <= 0) continue;
-    const double n = allocated(job, tres);
-    const auto size = static_cast<std::uint64_t>(n);
-    auto it = std::upper_bound(columns.lower.begin(), columns.lower.end(), size);
+  for (const auto& s : sizes) {
+    if (s.jobs == 0) continue;
+    auto it = std::upper_bound(columns.lower.begin(), columns.lower.end(), s.size);
     if (it == columns.lower.begin()) continue;
     const auto col = static_cast<std::size_t>(it - columns.lower.begin() - 1);
-    if (columns.individual && columns.lower[col] != size) continue;
-    auto& row = out[job.account];
+    if (columns.individual && columns.lower[col] != s.size) continue;
+    auto& row = out[s.account];
     row.resize(columns.lower.size(), 0.0);
-    row[col] += count_jobs ? 1.0 : n * static_cast<double>(secs);
+    row[col] += count_jobs ? static_cast<double>(s.jobs) : s.tres_seconds;
   }
   return out;
 }

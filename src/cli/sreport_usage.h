@@ -1,8 +1,9 @@
 #pragma once
-// sreport's numbers, computed from job records (what QueryAccounting returns) rather than from
-// Slurm's hourly rollup tables: a job's allocated TRES (AllocTRES) times the seconds of its run
-// that fall inside the report window, summed per account and user; the cluster's capacity (its
-// nodes' CPUs and GPUs) times the window for the Utilization report. Pure, for tests.
+// sreport's numbers from the controller's sums over the job records (QueryUsage) rather than
+// from Slurm's hourly rollup tables: a job's allocated TRES (AllocTRES) times the seconds of its
+// run that fall inside the report window, summed per account and user by the controller; here
+// the window, the sums up the account tree, the cluster's capacity (its nodes' CPUs and GPUs)
+// times the window for the Utilization report, and the job-size columns. Pure, for tests.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -10,13 +11,12 @@
 #include <utility>
 #include <vector>
 
-#include "drover/accounting.h"
-
 namespace drover::cli::sreport {
 
 // The TRES sreport knows, in the order `-T ALL` lists them.
 const std::vector<std::string>& knownTres();
 
+<<<<<<< HEAD
 // A TRES string ("billing=4,cpu=4,gres/gpu=2,mem=16000M,node=2") as counts; mem in MB.
 std::map<std::string, double> parseTresCounts(const std::string& text);
 
@@ -25,6 +25,12 @@ std::map<std::string, double> parseTresCounts(const std::string& text);
 // minutes and more go up), and an end not after the start is one hour past it. So end=now
 // leaves the current hour out before hh:29:30 and takes it whole after. Defaults: yesterday
 // 00:00 to today 00:00 (local time).
+=======
+// The report's period [start, end): Slurm rounds both ends to the nearest hour (minutes >= 30
+// round up) and makes an end not after the start one hour past it. An end at or after now is
+// the end of the current hour (Slurm: the nearest hour, so before hh:30 it leaves the current
+// hour out). Defaults: yesterday 00:00 to today 00:00 (local time).
+>>>>>>> s13-rollup
 struct Window {
   std::int64_t start = 0;
   std::int64_t end = 0;   // exclusive; reports print end - 1
@@ -32,17 +38,29 @@ struct Window {
 };
 Window reportWindow(std::optional<std::int64_t> start, std::optional<std::int64_t> end, std::int64_t now);
 
-// Seconds of [from, to) inside the window.
-std::int64_t overlap(std::int64_t from, std::int64_t to, const Window& w);
-
 // TRES name -> TRES-seconds.
 using TresSeconds = std::map<std::string, double>;
 
-// Per association (account, user): what its jobs used in the window. Jobs still running count
-// up to `now`; suspended time is not taken out (the records keep only its total).
+// Per association (account, user).
 using AssocKey = std::pair<std::string, std::string>;   // account, user
-std::map<AssocKey, TresSeconds> usageByAssociation(const std::vector<acct::JobRecord>& jobs,
-                                                   const Window& w, std::int64_t now);
+
+// job SizesByAccount: one account's jobs of one size (their allocated count of the report's
+// TRES, whole): TRES-seconds in the window, and how many of them ran in it (0: a size the
+// report's jobs had, used only for `individual` columns).
+struct SizeTotal {
+  std::string account;
+  std::uint64_t size = 0;
+  double tres_seconds = 0;
+  std::uint64_t jobs = 0;
+};
+
+// What the controller summed for a report (QueryUsage, cli/sreport_query.h): each job's
+// allocated TRES times the seconds of its run inside the window (running jobs up to now).
+struct UsageSums {
+  std::map<AssocKey, TresSeconds> by_assoc;   // cluster and user reports
+  TresSeconds allocated, waiting;             // cluster Utilization: all jobs; eligible waiting
+  std::vector<SizeTotal> sizes;               // job SizesByAccount
+};
 
 // The account tree (cluster.conf's accounts:): account -> parent; "root" has none, and an
 // account the tree does not know hangs under root.
@@ -53,16 +71,16 @@ std::vector<std::string> ancestors(const AccountParents& parents, const std::str
 std::map<std::string, TresSeconds> usageByAccount(const std::map<AssocKey, TresSeconds>& by_assoc,
                                                   const AccountParents& parents);
 
-// cluster Utilization, in TRES-seconds, for one TRES. Down and PlannedDown stay 0: Drover
-// records no node down time. Planned is eligible jobs' waiting (requested TRES times the
-// pending seconds in the window), capped at what allocation left free; OverCommitted the rest.
+// cluster Utilization, in TRES-seconds, for one TRES, from the jobs' `allocated` and `waiting`
+// sums. Down and PlannedDown stay 0: Drover records no node down time. Planned is eligible
+// jobs' waiting (requested TRES times the pending seconds in the window), capped at what
+// allocation left free; OverCommitted the rest.
 struct Utilization {
   double count = 0;   // the cluster's TRES count (TRES Count)
   double allocated = 0, down = 0, planned_down = 0, idle = 0, planned = 0, overcommitted = 0;
   double reported = 0;   // count x window
 };
-Utilization clusterUtilization(const std::vector<acct::JobRecord>& jobs, const Window& w,
-                               std::int64_t now, const std::string& tres, double count);
+Utilization clusterUtilization(double allocated, double waiting, const Window& w, double count);
 
 // job SizesByAccount: the columns' lower bounds (grouping=50,250 -> {0, 50, 250}); sizes
 // found in `individual` mode become one column each.
@@ -71,13 +89,11 @@ struct SizeColumns {
   bool individual = false;
 };
 SizeColumns sizeColumns(const std::vector<std::uint64_t>& grouping, bool individual,
-                        const std::vector<acct::JobRecord>& jobs, const std::string& tres);
+                        const std::vector<SizeTotal>& sizes);
 // Column labels: "0-49", "50-249", ">= 1000" (individual: "4").
 std::vector<std::string> sizeLabels(const SizeColumns& columns);
-// Per account of the jobs: TRES-seconds (or, count_jobs, the number of jobs) per column.
-std::map<std::string, std::vector<double>> sizesByAccount(const std::vector<acct::JobRecord>& jobs,
-                                                          const Window& w, std::int64_t now,
-                                                          const std::string& tres,
+// Per account of the jobs that ran: TRES-seconds (or, count_jobs, the number of jobs) per column.
+std::map<std::string, std::vector<double>> sizesByAccount(const std::vector<SizeTotal>& sizes,
                                                           const SizeColumns& columns, bool count_jobs);
 
 }  // namespace drover::cli::sreport

@@ -140,7 +140,7 @@ const std::vector<Field>& assocFields() {
 }
 
 std::vector<AssocRow> accountTreeRows(const ReportRequest& r, const ReportData& d) {
-  const auto by_assoc = usageByAssociation(d.jobs, d.window, d.now);
+  const auto& by_assoc = d.usage.by_assoc;
   std::vector<AssocRow> rows;
   if (!r.users.empty()) {   // Slurm then lists only the users' associations
     for (const auto& [key, usage] : by_assoc) {
@@ -186,7 +186,7 @@ std::vector<AssocRow> accountTreeRows(const ReportRequest& r, const ReportData& 
 
 std::vector<AssocRow> userRows(const ReportRequest& r, const ReportData& d, const std::string& sort_tres,
                                bool group) {
-  const auto by_assoc = usageByAssociation(d.jobs, d.window, d.now);
+  const auto& by_assoc = d.usage.by_assoc;
   std::map<std::string, AssocRow> grouped;
   std::vector<AssocRow> rows;
   for (const auto& [key, usage] : by_assoc) {
@@ -284,7 +284,8 @@ Rendered renderUtilization(const ReportRequest& r, const Options& o, const Repor
     for (const auto& tres : o.tres) {
       auto it = d.capacity.find(tres);
       const double count = it == d.capacity.end() ? 0 : it->second;
-      const Utilization u = clusterUtilization(d.jobs, d.window, d.now, tres, count);
+      const Utilization u =
+          clusterUtilization(usageOf(d.usage.allocated, tres), usageOf(d.usage.waiting, tres), d.window, count);
       TableRow t;
       for (const Field* f : l.fields) {
         const std::string n = f->name;
@@ -324,12 +325,9 @@ Rendered renderSizes(const ReportRequest& r, const Options& o, const ReportData&
                                       : "Time reported in " + unitsText(o.time, ""));
     out.out += header("Job Sizes", d.window, true, lines);
   }
-  std::vector<acct::JobRecord> jobs;
-  for (const auto& j : d.jobs) {
-    if (listed(r.users, j.user)) jobs.push_back(j);
-  }
-  const SizeColumns cols = sizeColumns(r.grouping, r.individual, jobs, tres);
-  const auto by_account = sizesByAccount(jobs, d.window, d.now, tres, cols, r.print_job_count);
+  // The controller summed the jobs of Users= only, and sized them by `tres` (r.size_tres).
+  const SizeColumns cols = sizeColumns(r.grouping, r.individual, d.usage.sizes);
+  const auto by_account = sizesByAccount(d.usage.sizes, cols, r.print_job_count);
 
   static const std::vector<Field> kFields = {{"Account", "Account", 9}, {"Cluster", "Cluster", 9}};
   bool bad = false;

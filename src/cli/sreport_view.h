@@ -1,7 +1,7 @@
 #pragma once
 // sreport's reports as text, laid out as Slurm 22.05's: the dashed header block (title, window,
 // units), then a field table (cli/field_table) or its parsable forms. The numbers come from
-// sreport_usage over the job records and the cluster's capacity given here. Pure, for tests.
+// the controller's usage sums and the cluster's capacity given here. Pure, for tests.
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -10,15 +10,13 @@
 
 #include "cli/sreport_args.h"
 #include "cli/sreport_usage.h"
-#include "drover/accounting.h"
 
 namespace drover::cli::sreport {
 
 struct ReportData {
   std::string cluster;
   Window window;
-  std::int64_t now = 0;
-  std::vector<acct::JobRecord> jobs;
+  UsageSums usage;   // the controller's sums for this report (QueryUsage)
   AccountParents parents;
   // cluster.conf's accounts in the file's order: sibling accounts are listed in it, as
   // sacctmgr's and sshare's trees list them (config/association_tree.h); others after, by name.

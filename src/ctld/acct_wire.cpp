@@ -281,6 +281,7 @@ v1::QueryAccountingRequest toWire(const acct::AcctFilter& f) {
   }
   for (auto uid : f.uids) w.add_uids(uid);
   for (const auto& u : f.users) w.add_users(u);
+  for (auto g : f.gids) w.add_gids(g);
   for (const auto& a : f.accounts) w.add_accounts(a);
   for (const auto& p : f.partitions) w.add_partitions(p);
   for (const auto& n : f.names) w.add_names(n);
@@ -304,6 +305,7 @@ acct::AcctFilter fromWire(const v1::QueryAccountingRequest& w) {
   }
   f.uids.assign(w.uids().begin(), w.uids().end());
   f.users.assign(w.users().begin(), w.users().end());
+  f.gids.assign(w.gids().begin(), w.gids().end());
   f.accounts.assign(w.accounts().begin(), w.accounts().end());
   f.partitions.assign(w.partitions().begin(), w.partitions().end());
   f.names.assign(w.names().begin(), w.names().end());

@@ -50,6 +50,7 @@ class ControllerService final : public v1::Controller::Service {
   DROVER_SERVE(UpdateJob, update_job)
   DROVER_SERVE(GetJobScript, get_job_script)
   DROVER_SERVE(QueryAccounting, query_accounting)
+  DROVER_SERVE(QueryUsage, query_usage)
   DROVER_SERVE(CreateStep, create_step)
   DROVER_SERVE(AwaitAllocation, await_allocation)
   DROVER_SERVE(CompleteAllocation, complete_allocation)

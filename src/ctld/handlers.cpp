@@ -4,6 +4,7 @@
 
 #include "ctld/reply_block.h"
 #include "ctld/services.h"
+#include "ctld/usage_query.h"
 #include "rpc/server_auth.h"
 
 namespace drover::ctld {
@@ -158,6 +159,21 @@ ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs) {
     jobs->queryAccounting(caller, req, [done](Result<v1::QueryAccountingReply> r) {
       if (!r) {
         done(fail(kInternal, r.error()), v1::QueryAccountingReply{});
+        return;
+      }
+      done(wire::Outcome::ok(), *r);
+    });
+  };
+  h.query_usage = [jobs](const rpc::Caller& caller, const v1::QueryUsageRequest& req,
+                         wire::Reply_<v1::QueryUsageReply> done) {
+    if (noJobs(jobs, done)) return;
+    if (auto why = usageRequestError(req); !why.empty()) {
+      done(fail(kInvalidArgument, why), v1::QueryUsageReply{});
+      return;
+    }
+    jobs->queryUsage(caller, req, [done](Result<v1::QueryUsageReply> r) {
+      if (!r) {
+        done(fail(kInternal, r.error()), v1::QueryUsageReply{});
         return;
       }
       done(wire::Outcome::ok(), *r);

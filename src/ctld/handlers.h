@@ -39,6 +39,7 @@ struct ControllerHandlers {
   Handler<v1::UpdateJobRequest, v1::UpdateJobReply> update_job;
   Handler<v1::GetJobScriptRequest, v1::GetJobScriptReply> get_job_script;
   Handler<v1::QueryAccountingRequest, v1::QueryAccountingReply> query_accounting;
+  Handler<v1::QueryUsageRequest, v1::QueryUsageReply> query_usage;
   // srun/salloc: steps and interactive allocations (handlers_steps.cpp).
   Handler<v1::CreateStepRequest, v1::CreateStepReply> create_step;
   Handler<v1::AwaitAllocationRequest, v1::AwaitAllocationReply> await_allocation;
@@ -88,6 +89,7 @@ void forEachHandler(H& h, Fn&& fn) {
   fn("UpdateJob", h.update_job);
   fn("GetJobScript", h.get_job_script);
   fn("QueryAccounting", h.query_accounting);
+  fn("QueryUsage", h.query_usage);
   fn("CreateStep", h.create_step);
   fn("AwaitAllocation", h.await_allocation);
   fn("CompleteAllocation", h.complete_allocation);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <boost/asio/post.hpp>
 #include <csignal>
+#include <ctime>
 #include <optional>
 #include <limits>
 #include <set>
@@ -14,6 +15,7 @@
 #include "common/launch_attempts.h"
 #include "common/log.h"
 #include "ctld/accounting_query.h"
+#include "ctld/usage_query.h"
 #include "ctld/launch_call.h"
 #include "ctld/services.h"
 #include "drover/v1/agent.grpc.pb.h"
@@ -490,6 +492,23 @@ void JobService::queryAccounting(const rpc::Caller& caller,
       result = makeError("accounting store " + accounting_path_ + ": " + reader.error());
     } else {
       result = ctld::queryAccounting(**reader, caller, request, cluster);
+    }
+    boost::asio::post(io_, [done = std::move(done), result = std::move(result)]() mutable {
+      done(std::move(result));
+    });
+  });
+}
+
+void JobService::queryUsage(const rpc::Caller& caller, const v1::QueryUsageRequest& request,
+                            std::function<void(Result<v1::QueryUsageReply>)> done) {
+  boost::asio::post(*pool_, [this, caller, request, done = std::move(done),
+                             cluster = state_.config().cluster_name]() mutable {
+    Result<v1::QueryUsageReply> result = makeError("accounting store unavailable");
+    auto reader = acct::SqliteAccountingStore::open(accounting_path_);
+    if (!reader) {
+      result = makeError("accounting store " + accounting_path_ + ": " + reader.error());
+    } else {
+      result = ctld::queryUsage(**reader, caller, request, cluster, static_cast<std::int64_t>(std::time(nullptr)));
     }
     boost::asio::post(io_, [done = std::move(done), result = std::move(result)]() mutable {
       done(std::move(result));

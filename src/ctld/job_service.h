@@ -75,6 +75,9 @@ class JobService {
   // sacct: read on the pool from a reader of its own, answered on the loop.
   void queryAccounting(const rpc::Caller& caller, const v1::QueryAccountingRequest& request,
                        std::function<void(Result<v1::QueryAccountingReply>)> done);
+  // sreport: the same jobs summed in the store (ctld/usage_query.h), the same way.
+  void queryUsage(const rpc::Caller& caller, const v1::QueryUsageRequest& request,
+                  std::function<void(Result<v1::QueryUsageReply>)> done);
 
   // The registry reported a change (node up, down, drained, reconfigured...).
   void nodeChanged(const StateChange& change);

@@ -41,6 +41,7 @@ constexpr std::array kRows{
     Row{"BroadcastFile", {"REQUEST_BROADCAST_FILE", 2022}},
     Row{"GetStatistics", {"REQUEST_GET_STATISTICS", 2023}},
     Row{"GetJobScript", {"REQUEST_GET_JOB_SCRIPT", 2024}},
+    Row{"QueryUsage", {"REQUEST_QUERY_USAGE", 2025}},
 };
 
 }  // namespace

@@ -1,11 +1,14 @@
 """sreport end to end: alice (account research) and bob (account vision) run batch jobs with
-known CPU counts and durations on a real cluster; sreport, reading the controller's job records
-(QueryAccounting) and its nodes (GetNodes), reports what sacct says they used: per account and
-user (AccountUtilizationByUser, UserUtilizationByAccount, TopUsage), by job size
-(SizesByAccount), and the cluster's Allocated/Idle split (Utilization), in parsable and fixed
-layouts, and from commands on stdin (interactive mode); Planned is the time eligible jobs
-waited."""
+known CPU counts and durations on a real cluster; sreport, reading the controller's sums of
+its job records (QueryUsage) and its nodes (GetNodes), reports what sacct says they used: per
+account and user (AccountUtilizationByUser, UserUtilizationByAccount, TopUsage), by job size
+(SizesByAccount; GID=, Partitions=, Nodes=, Jobs=), and the cluster's Allocated/Idle split
+(Utilization), in parsable and fixed layouts, and from commands on stdin (interactive mode);
+Planned is the time eligible jobs waited."""
 
+import grp
+import pwd
+import re
 import subprocess
 import time
 from datetime import datetime
@@ -184,6 +187,26 @@ def test_job_report_selects_jobs_by_partition_node_and_id(cluster, used):
     assert bad.returncode == 1 and " Unknown condition: Partitions=x" in bad.stderr
 
 
+def rpc_counts(cluster):
+    """sdiag's count per RPC message type."""
+    r = cluster.cli("sdiag")
+    assert r.returncode == 0, r.stderr
+    table = r.stdout.split("Remote Procedure Call statistics by message type\n", 1)[1].split("\n\n")[0]
+    return {m.group(1): int(m.group(2))
+            for m in re.finditer(r"^\t(\S+)\s*\(\s*\d+\) count:(\d+)", table, re.M)}
+
+
+def test_the_controller_sums_so_only_totals_cross_the_wire(cluster, used):
+    """Every report asks QueryUsage (the controller's SQL sums), none the job records."""
+    before = rpc_counts(cluster)
+    for report in (("cluster", "AccountUtilizationByUser"), ("cluster", "Utilization"),
+                   ("user", "TopUsage"), ("job", "SizesByAccount")):
+        sreport(cluster, "-P", *report, *WINDOW)
+    after = rpc_counts(cluster)
+    assert after.get("REQUEST_QUERY_USAGE", 0) - before.get("REQUEST_QUERY_USAGE", 0) == 4, after
+    assert after.get("REQUEST_QUERY_ACCOUNTING", 0) == before.get("REQUEST_QUERY_ACCOUNTING", 0)
+
+
 def test_cluster_utilization(cluster, used):
     r = sreport(cluster, "-P", "-t", "seconds", "-T", "cpu", "cluster", "Utilization", *WINDOW,
                 "format=Cluster,TresName,TresCount,Allocated,Down,PlannedDown,Idle,Planned,Reported")
@@ -249,3 +272,36 @@ def test_planned_is_the_time_eligible_jobs_waited(cluster, used):
     [row] = parsable_rows(sreport(cluster, "-P", "-t", "seconds", "cluster", "Utilization",
                                   *WINDOW).stdout)
     assert near(row["Planned"], 8 * wait, 8 + 16), row
+
+
+def test_job_report_selects_jobs_by_group(cluster, used):
+    """job SizesByAccount's GID= (man sreport): the group ids the jobs ran under, by number or
+    by name. The test's jobs ran with root's group (the harness switches only the uid); one
+    more job of bob's, run under his own group, is the one GID=<bob's group> selects."""
+    bob = pwd.getpwnam("bob").pw_gid
+    assert bob != 0
+    r = subprocess.run([str(cluster.bin / "sbatch"), "--parsable", "-A", "vision", "-o", "/dev/null",
+                        "--wrap=sleep 2"], capture_output=True, text=True, env=cluster.env(),
+                       timeout=30, user="bob", group=bob, cwd=str(cluster.run_dir))
+    assert r.returncode == 0, r.stderr
+    job = r.stdout.strip()
+    cluster.wait_job(job, {"COMPLETED"}, timeout=60)
+
+    def recorded():
+        r = cluster.cli("sacct", "-a", "-X", "-n", "-P", "-j", job, "-o", "State,GID")
+        return r.stdout.strip() == f"COMPLETED|{bob}"
+    wait_for(recorded, 30, what=f"job {job}'s accounting record")
+
+    def jobs(*conditions):
+        out = sreport(cluster, "-P", "job", "SizesByAccount", *WINDOW, "printjobcount", *conditions)
+        return sum(int(row["0-49 CPUs"]) for row in parsable_rows(out.stdout))
+
+    every = jobs()
+    assert every >= 5
+    assert jobs(f"GID={bob}") == 1
+    assert jobs(f"GID={grp.getgrgid(bob).gr_name}") == 1
+    assert jobs("GID=0") == every - 1
+    assert jobs(f"GID=0,{bob}") == every
+    assert jobs("GID=4000000") == 0
+    bad = sreport(cluster, "job", "SizesByAccount", *WINDOW, "GID=no-such-group", ok=False)
+    assert bad.returncode == 1 and " Invalid group id: no-such-group" in bad.stderr

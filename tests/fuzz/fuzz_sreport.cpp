@@ -1,5 +1,5 @@
 // sreport's command line, as words: whatever they are, parsing gives a command or an error with
-// a message, and a report that parses renders against fixed job records with every line of its
+// a message, and a report that parses renders against fixed usage sums with every line of its
 // fixed-width table as wide as the table's header.
 #include <cstdint>
 #include <sstream>
@@ -17,26 +17,21 @@ using namespace drover::cli::sreport;
 
 constexpr std::int64_t kNow = 1796176765;   // 2026-12-02T01:59:25Z
 
-acct::JobRecord job(const char* account, const char* user, const char* tres, std::int64_t start,
-                    std::int64_t secs) {
-  acct::JobRecord j;
-  j.account = account;
-  j.user = user;
-  j.alloc_tres = j.req_tres = tres;
-  j.submit = j.eligible = j.start = start;
-  j.end = secs > 0 ? start + secs : 0;
-  return j;
-}
-
 ReportData fixedData() {
   ReportData d;
   d.cluster = "fuzz";
-  d.now = kNow;
   d.parents = {{"research", "root"}, {"vision", "research"}};
   d.capacity = {{"cpu", 64}, {"gres/gpu", 8}, {"mem", 262144}, {"node", 4}, {"billing", 64}};
-  d.jobs = {job("research", "alice", "billing=1,cpu=1,mem=4000M,node=1", kNow - 7000, 3000),
-            job("vision", "carol", "cpu=30,gres/gpu=2,node=2", kNow - 90000, 0),
-            job("nowhere", "bob", "cpu=1000", kNow - 200, 100)};
+  // The controller's sums for three jobs: alice 1 CPU for 3000 s, carol 30 CPUs and 2 GPUs
+  // running a day, bob 1000 CPUs for 100 s in an account the tree does not know.
+  d.usage.by_assoc = {{{"research", "alice"}, {{"billing", 3000}, {"cpu", 3000}, {"mem", 12e6}, {"node", 3000}}},
+                      {{"vision", "carol"}, {{"cpu", 30 * 86400.0}, {"gres/gpu", 2 * 86400.0}, {"node", 2 * 86400.0}}},
+                      {{"nowhere", "bob"}, {{"cpu", 1e5}}}};
+  d.usage.allocated = {{"billing", 3000}, {"cpu", 3000 + 30 * 86400.0 + 1e5}, {"gres/gpu", 2 * 86400.0},
+                       {"mem", 12e6}, {"node", 3000 + 2 * 86400.0}};
+  d.usage.waiting = {{"cpu", 5e5}};
+  d.usage.sizes = {{"research", 1, 3000, 1}, {"vision", 30, 30 * 86400.0, 1}, {"nowhere", 1000, 1e5, 1},
+                   {"vision", 7, 0, 0}};
   d.proper_name = [](const std::string& login) { return login == "alice" ? std::string("Alice A") : std::string(); };
   return d;
 }

@@ -3,21 +3,66 @@
 // stdout and stderr). The reference's numbers come from its hourly rollups; each test gives
 // job records that sum to the same minutes, and, where a percentage shows, a cluster capacity
 // giving the same ratio (Slurm divides by the time the cluster was registered, Drover by its
-// CPUs times the window). Times are the capture's: TZ=UTC, now 2026-12-02T01:59:25.
+// CPUs times the window). Times are the capture's: TZ=UTC, now 2026-12-02T01:59:25. The
+// records go through the real data path: a SQLite accounting file and the controller's sums.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "acct/sqlite_store.h"
 #include "cli/cli_common.h"
 #include "cli/sreport.h"
+#include "cli/sreport_query.h"
+#include "ctld/usage_query.h"
 
 namespace drover::cli {
 namespace {
 
 using sreport::ReportData;
+
+// A report's input as these tests give it: job records, which the loader writes to a real
+// SQLite file and sums with the controller's QueryUsage code (as droverctld answers sreport),
+// and the rest of what the real loader reads (capacity, account tree).
+struct Data : ReportData {
+  std::vector<acct::JobRecord> jobs;
+};
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "drover-sreport-XXXXXX").string();
+    path_ = mkdtemp(tmpl.data());
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+// The report's data as the real command gets it: `data`'s records summed for `r` by the store
+// and QueryUsage, over the report's window.
+Result<ReportData> loadData(const Data& data, const sreport::ReportRequest& r, std::int64_t now) {
+  ReportData d = data;
+  d.window = sreport::reportWindow(r.start, r.end, now);
+  TempDir dir;
+  auto store = acct::SqliteAccountingStore::open(dir.file("acct.db"));
+  if (!store.ok()) return makeError(store.error());
+  acct::AcctBatch batch;
+  batch.jobs = data.jobs;
+  for (std::size_t i = 0; i < batch.jobs.size(); ++i) {
+    if (batch.jobs[i].job_id == 0) batch.jobs[i].job_id = i + 1;
+  }
+  if (auto w = (*store)->apply(batch); !w.ok()) return makeError(w.error());
+  auto reply = ctld::queryUsage(**store, rpc::Caller{}, sreport::usageRequest(r, d.window, now), "oracle", now);
+  if (!reply.ok()) return makeError(reply.error());
+  d.usage = sreport::usageSums(r, *reply);
+  return d;
+}
 
 constexpr std::int64_t kDay1 = 1796083200;   // 2026-12-01T00:00:00Z
 constexpr std::int64_t kDay2 = kDay1 + 86400;
@@ -81,24 +126,24 @@ acct::JobRecord waited(std::int64_t seconds) {
 constexpr const char* kOneCpu = "billing=1,cpu=1,mem=4000M,node=1";
 
 // Before the 02:00 rollup: 89 CPU minutes (5358 s), all in 00:00-01:00.
-ReportData data89() {
-  ReportData d;
+Data data89() {
+  Data d;
   d.jobs = {ran(kOneCpu, kDay2, 2679), ran(kOneCpu, kDay2, 2679)};
   d.capacity = {{"cpu", 0.3514}, {"gres/gpu", 0.2}};
   return d;
 }
 
 // The same, with the cluster time and waiting of the Utilization capture (548 and 293 min).
-ReportData data89Utilization() {
-  ReportData d = data89();
+Data data89Utilization() {
+  Data d = data89();
   d.jobs.push_back(waited(17580));
   d.capacity = {{"cpu", 32880 / kWindow}};
   return d;
 }
 
 // After the rollup: 180 CPU minutes, 1 GPU minute, 373 minutes waited, 4388 reported.
-ReportData data180() {
-  ReportData d;
+Data data180() {
+  Data d;
   d.jobs = {ran("billing=2,cpu=2,mem=8000M,node=1", kDay2, 5360),
             ran("billing=1,cpu=1,gres/gpu=1,mem=4000M,node=1", kDay2, 80), waited(22360)};
   d.capacity = {{"cpu", 263300 / kWindow}, {"gres/gpu", 131640 / kWindow}};
@@ -106,8 +151,8 @@ ReportData data180() {
 }
 
 // job SizesByAccount: CPU-seconds per job size as the reference's 2100 jobs summed them.
-ReportData dataSizes() {
-  ReportData d;
+Data dataSizes() {
+  Data d;
   const std::vector<std::pair<int, int>> size_seconds = {{1, 5278}, {2, 14}, {3, 9},  {4, 30},  {6, 10},
                                                          {8, 1},    {10, 12}, {14, 5}, {15, 320}, {16, 1},
                                                          {17, 1},   {18, 1},  {20, 3}, {30, 4}};
@@ -119,8 +164,8 @@ ReportData dataSizes() {
   return d;
 }
 
-ReportData dataJobCount() {
-  ReportData d;
+Data dataJobCount() {
+  Data d;
   for (int i = 0; i < 2042; ++i) d.jobs.push_back(ran(kOneCpu, kDay2 + i, 1));
   return d;
 }
@@ -130,17 +175,14 @@ struct Outcome {
   int exit_code = 0;
 };
 
-Outcome runWith(const std::vector<std::string>& args, ReportData data, const std::string& stdin_text = "") {
+Outcome runWith(const std::vector<std::string>& args, Data data, const std::string& stdin_text = "") {
   std::istringstream in(stdin_text);
   std::ostringstream out, err;
   data.cluster = "oracle";
   data.parents = {{"research", "root"}};
   data.proper_name = [](const std::string&) { return std::string(); };
-  const SreportLoader load = [&](const sreport::ReportRequest& r, std::int64_t now) -> Result<ReportData> {
-    ReportData d = data;
-    d.now = now;
-    d.window = sreport::reportWindow(r.start, r.end, now);
-    return d;
+  const SreportLoader load = [&](const sreport::ReportRequest& r, std::int64_t now) {
+    return loadData(data, r, now);
   };
   Outcome r;
   r.exit_code = runSreportWith(args, "/usr/bin/sreport", kNow, SreportIo{in, false, out, err}, load);
@@ -149,7 +191,7 @@ Outcome runWith(const std::vector<std::string>& args, ReportData data, const std
   return r;
 }
 
-void expectGolden(const std::string& name, const ReportData& data) {
+void expectGolden(const std::string& name, const Data& data) {
   SCOPED_TRACE(name);
   const Golden g = readGolden(name);
   const Outcome r = runWith(g.args, data);
@@ -187,7 +229,7 @@ TEST(SreportGolden, ClusterUtilization) {
   for (const char* name : {"util_n", "util_p", "util_hours", "util_tres", "util_format", "util_tcpu",
                            "util_badflag", "util_users"})
     expectGolden(name, data180());
-  ReportData idle;
+  Data idle;
   idle.capacity = {{"cpu", 64}};
   expectGolden("util_overcommit", idle);
 }
@@ -271,7 +313,7 @@ TEST(SreportGolden, VersionAndHelpAreDrovers) {
 // What Drover does where the reference had no data to show: several accounts and users, in
 // tree order (users, then sub-accounts, by name) and by usage (TopUsage).
 TEST(SreportReports, SeveralAccountsAndUsers) {
-  ReportData d;
+  Data d;
   auto a = ran(kOneCpu, kDay2, 600);          // alice/research: 10 min
   auto b = ran("cpu=2", kDay2, 1800);         // bob/research: 60 min
   b.user = "bob";
@@ -281,16 +323,13 @@ TEST(SreportReports, SeveralAccountsAndUsers) {
   d.jobs = {a, b, c};
   d.capacity = {{"cpu", 64}};
   const auto run = [&](const std::vector<std::string>& args) {
-    ReportData x = d;
+    Data x = d;
     std::istringstream in;
     std::ostringstream out, err;
     x.cluster = "oracle";
     x.parents = {{"research", "root"}, {"vision", "research"}, {"astro", "root"}};
-    const SreportLoader load = [&](const sreport::ReportRequest& r, std::int64_t now) -> Result<ReportData> {
-      ReportData y = x;
-      y.now = now;
-      y.window = sreport::reportWindow(r.start, r.end, now);
-      return y;
+    const SreportLoader load = [&](const sreport::ReportRequest& r, std::int64_t now) {
+      return loadData(x, r, now);
     };
     runSreportWith(args, "sreport", kNow, SreportIo{in, false, out, err}, load);
     return out.str();

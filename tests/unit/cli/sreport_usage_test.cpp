@@ -1,12 +1,15 @@
-// sreport's arithmetic: the window's hour rounding, a job's usage split at the window's edges,
-// sums per association and up the account tree, TRES, Utilization's split, job size columns.
+// sreport's arithmetic over the controller's sums: the window's hour rounding, sums up the
+// account tree, TRES, Utilization's split, job size columns; the QueryUsage request each report
+// sends and how its reply is read. (The sums themselves: tests/unit/acct/usage_query_test.)
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <ctime>
 #include <vector>
 
+#include "acct/tres_counts.h"
 #include "cli/sreport_args.h"
+#include "cli/sreport_query.h"
 #include "cli/sreport_usage.h"
 
 namespace drover::cli::sreport {
@@ -23,20 +26,6 @@ class UtcEnvironment : public ::testing::Environment {
   }
 };
 const auto* const kUtc = ::testing::AddGlobalTestEnvironment(new UtcEnvironment);
-
-acct::JobRecord job(const std::string& account, const std::string& user, const std::string& tres,
-                    std::int64_t start, std::int64_t end) {
-  acct::JobRecord j;
-  j.account = account;
-  j.user = user;
-  j.alloc_tres = tres;
-  j.req_tres = tres;
-  j.eligible = j.submit = start;
-  j.start = start;
-  j.end = end;
-  j.state = end > 0 ? acct::JobState::kCompleted : acct::JobState::kRunning;
-  return j;
-}
 
 TEST(SreportWindow, RoundsBothEndsToTheNearestHour) {
   const std::int64_t now = kDay2 + 3600 + 58 * 60;   // 01:58
@@ -89,37 +78,12 @@ TEST(SreportWindow, EndNowIsRoundedLikeAnyOtherEndAsTheReferencesWas) {
   EXPECT_EQ(ahead.end, kDay2 + 6 * 3600);
 }
 
-TEST(SreportUsage, SplitsAJobAtTheWindowEdges) {
-  const Window w{kDay2 + 3600, kDay2 + 7200};
-  // 00:30-02:30 on 4 CPUs: only 01:00-02:00 counts.
-  const auto by = usageByAssociation({job("research", "alice", "cpu=4,node=1", kDay2 + 1800, kDay2 + 9000)}, w,
-                                     kDay2 + 10000);
-  ASSERT_EQ(by.size(), 1u);
-  EXPECT_DOUBLE_EQ(by.at({"research", "alice"}).at("cpu"), 4.0 * 3600);
-  // Ended before, started after, or never started: nothing.
-  EXPECT_TRUE(usageByAssociation({job("research", "alice", "cpu=4", kDay2, kDay2 + 3600),
-                                  job("research", "alice", "cpu=4", kDay2 + 7200, kDay2 + 8000),
-                                  job("research", "alice", "cpu=4", 0, 0)},
-                                 w, kDay2 + 10000)
-                  .empty());
-  // Still running: counts up to now.
-  const auto running = usageByAssociation({job("research", "bob", "cpu=2", kDay2 + 4000, 0)}, w, kDay2 + 5000);
-  EXPECT_DOUBLE_EQ(running.at({"research", "bob"}).at("cpu"), 2.0 * 1000);
-}
-
-TEST(SreportUsage, SumsPerAssociationAndUpTheAccountTree) {
-  const Window w{kDay2, kDay2 + 3600};
-  const std::vector<acct::JobRecord> jobs = {
-      job("research", "alice", "cpu=1", kDay2, kDay2 + 600),
-      job("research", "alice", "cpu=2", kDay2, kDay2 + 600),
-      job("research", "bob", "cpu=1", kDay2, kDay2 + 60),
-      job("vision", "carol", "cpu=8,gres/gpu=2,mem=4G", kDay2 + 1800, kDay2 + 3600),
+TEST(SreportUsage, SumsUpTheAccountTree) {
+  const std::map<AssocKey, TresSeconds> by = {
+      {{"research", "alice"}, {{"cpu", 1800}}},
+      {{"research", "bob"}, {{"cpu", 60}}},
+      {{"vision", "carol"}, {{"cpu", 8 * 1800}, {"gres/gpu", 3600}}},
   };
-  const auto by = usageByAssociation(jobs, w, kDay2 + 3600);
-  EXPECT_DOUBLE_EQ(by.at({"research", "alice"}).at("cpu"), 1800);
-  EXPECT_DOUBLE_EQ(by.at({"research", "bob"}).at("cpu"), 60);
-  EXPECT_DOUBLE_EQ(by.at({"vision", "carol"}).at("gres/gpu"), 3600);
-  EXPECT_DOUBLE_EQ(by.at({"vision", "carol"}).at("mem"), 4096.0 * 1800);
   const AccountParents parents{{"research", "root"}, {"vision", "research"}};
   const auto acc = usageByAccount(by, parents);
   EXPECT_DOUBLE_EQ(acc.at("vision").at("cpu"), 8 * 1800);
@@ -134,21 +98,21 @@ TEST(SreportUsage, SumsPerAssociationAndUpTheAccountTree) {
 }
 
 TEST(SreportUsage, ParsesTresCounts) {
-  const auto t = parseTresCounts("billing=4,cpu=4,gres/gpu=2,mem=16000M,node=2,bad,=3,x=y");
+  const auto t = acct::parseTresCounts("billing=4,cpu=4,gres/gpu=2,mem=16000M,node=2,bad,=3,x=y");
   EXPECT_DOUBLE_EQ(t.at("cpu"), 4);
   EXPECT_DOUBLE_EQ(t.at("gres/gpu"), 2);
   EXPECT_DOUBLE_EQ(t.at("mem"), 16000);
   EXPECT_EQ(t.count("x"), 0u);
-  EXPECT_DOUBLE_EQ(parseTresCounts("mem=62.50G").at("mem"), 64000);
+  EXPECT_DOUBLE_EQ(acct::parseTresCounts("mem=62.50G").at("mem"), 64000);
+  EXPECT_DOUBLE_EQ(acct::allocatedCounts("", 6).at("cpu"), 6);
+  EXPECT_EQ(acct::allocatedCounts("node=1", 6).count("cpu"), 0u);
+  EXPECT_DOUBLE_EQ(acct::requestedCounts("", 3).at("cpu"), 3);
 }
 
 TEST(SreportUtilization, SplitsTheClusterTimeIntoAllocatedPlannedAndIdle) {
   const Window w{kDay2, kDay2 + 3600};
-  auto pending = job("research", "bob", "cpu=16", 0, 0);
-  pending.eligible = kDay2 + 2400;   // waits the last 20 minutes of the window
-  pending.req_tres = "cpu=16";
-  const std::vector<acct::JobRecord> jobs = {job("research", "alice", "cpu=32", kDay2, kDay2 + 1800), pending};
-  const Utilization u = clusterUtilization(jobs, w, kDay2 + 3600, "cpu", 64);
+  // 32 CPUs for half the window; 16 CPUs waited the last 20 minutes.
+  const Utilization u = clusterUtilization(32.0 * 1800, 16.0 * 1200, w, 64);
   EXPECT_DOUBLE_EQ(u.reported, 64.0 * 3600);
   EXPECT_DOUBLE_EQ(u.allocated, 32.0 * 1800);
   EXPECT_DOUBLE_EQ(u.planned, 16.0 * 1200);
@@ -156,27 +120,89 @@ TEST(SreportUtilization, SplitsTheClusterTimeIntoAllocatedPlannedAndIdle) {
   EXPECT_DOUBLE_EQ(u.idle, u.reported - u.allocated - u.planned);
   EXPECT_DOUBLE_EQ(u.overcommitted, 0);
   // Waiting beyond the free time is OverCommitted, Planned stops at what was free.
-  pending.req_tres = "cpu=1000";
-  const Utilization over = clusterUtilization({jobs[0], pending}, w, kDay2 + 3600, "cpu", 64);
+  const Utilization over = clusterUtilization(32.0 * 1800, 1000.0 * 1200, w, 64);
   EXPECT_DOUBLE_EQ(over.planned, over.reported - over.allocated);
   EXPECT_DOUBLE_EQ(over.idle, 0);
   EXPECT_DOUBLE_EQ(over.overcommitted, 1000.0 * 1200 - over.planned);
+  // More allocated than the cluster had is capped at it.
+  EXPECT_DOUBLE_EQ(clusterUtilization(1e9, 0, w, 64).allocated, 64.0 * 3600);
 }
 
 TEST(SreportSizes, BucketsJobsByTheirTresCount) {
-  const Window w{kDay2, kDay2 + 3600};
-  const std::vector<acct::JobRecord> jobs = {job("research", "alice", "cpu=1", kDay2, kDay2 + 60),
-                                             job("research", "alice", "cpu=3", kDay2, kDay2 + 60),
-                                             job("vision", "carol", "cpu=60", kDay2, kDay2 + 60)};
-  const SizeColumns cols = sizeColumns({2, 50}, false, jobs, "cpu");
+  const std::vector<SizeTotal> sizes = {{"research", 1, 60, 1}, {"research", 3, 180, 1},
+                                        {"vision", 60, 3600, 1}, {"vision", 7, 0, 0}};
+  const SizeColumns cols = sizeColumns({2, 50}, false, sizes);
   EXPECT_EQ(sizeLabels(cols), (std::vector<std::string>{"0-1", "2-49", ">= 50"}));
-  const auto by = sizesByAccount(jobs, w, kDay2 + 3600, "cpu", cols, false);
+  const auto by = sizesByAccount(sizes, cols, false);
   EXPECT_EQ(by.at("research"), (std::vector<double>{60, 180, 0}));
   EXPECT_EQ(by.at("vision"), (std::vector<double>{0, 0, 3600}));
-  const auto counts = sizesByAccount(jobs, w, kDay2 + 3600, "cpu", cols, true);
+  const auto counts = sizesByAccount(sizes, cols, true);
   EXPECT_EQ(counts.at("research"), (std::vector<double>{1, 1, 0}));
-  const SizeColumns each = sizeColumns({}, true, jobs, "cpu");
-  EXPECT_EQ(sizeLabels(each), (std::vector<std::string>{"1", "3", "60"}));
+  // Individual sizes: every size the jobs had, even one whose jobs did not run in the window.
+  const SizeColumns each = sizeColumns({}, true, sizes);
+  EXPECT_EQ(sizeLabels(each), (std::vector<std::string>{"1", "3", "7", "60"}));
+  EXPECT_EQ(sizesByAccount(sizes, each, false).at("vision"), (std::vector<double>{0, 0, 0, 3600}));
+}
+
+TEST(SreportQuery, AsksForTheGroupingAndConditionsOfTheReport) {
+  const Window w{kDay2, kDay2 + 3600};
+  ReportRequest r;
+  r.kind = ReportKind::kAccountUtilizationByUser;
+  r.accounts = {"research"};
+  auto q = usageRequest(r, w, kDay2 + 100);
+  EXPECT_EQ(q.grouping(), v1::USAGE_BY_ASSOCIATION);
+  EXPECT_EQ(q.start(), kDay2);
+  EXPECT_EQ(q.end(), kDay2 + 3600);
+  EXPECT_EQ(q.now(), kDay2 + 100);
+  EXPECT_TRUE(q.filter().all_users());
+  EXPECT_TRUE(q.filter().duplicates());
+  // Accounts= names subtrees here: the sums need the accounts below, so all are asked for.
+  EXPECT_EQ(q.filter().accounts_size(), 0);
+  r.users = {"alice"};
+  q = usageRequest(r, w, kDay2);
+  EXPECT_EQ(q.filter().accounts_size(), 1);
+  EXPECT_EQ(q.filter().users_size(), 1);
+  r.kind = ReportKind::kUtilization;
+  EXPECT_EQ(usageRequest(r, w, kDay2).grouping(), v1::USAGE_TOTAL);
+  r = {};
+  r.kind = ReportKind::kSizesByAccount;
+  r.accounts = {"research"};
+  r.size_tres = "gres/gpu";
+  r.gids = {100};
+  r.nodes = {"n1"};
+  q = usageRequest(r, w, kDay2);
+  EXPECT_EQ(q.grouping(), v1::USAGE_BY_ACCOUNT_SIZE);
+  EXPECT_EQ(q.size_tres(), "gres/gpu");
+  EXPECT_EQ(q.filter().accounts_size(), 0);
+  ASSERT_EQ(q.filter().gids_size(), 1);
+  EXPECT_EQ(q.filter().gids(0), 100u);
+  EXPECT_EQ(q.filter().nodes_size(), 1);
+}
+
+TEST(SreportQuery, ReadsTheRepliesGroupsAsTheReportNeedsThem) {
+  v1::QueryUsageReply reply;
+  auto* t = reply.add_totals();
+  t->set_account("research");
+  t->set_user("alice");
+  t->set_size(4);
+  t->set_jobs(2);
+  (*t->mutable_allocated())["cpu"] = 480;
+  (*t->mutable_allocated())["gres/gpu"] = 60;
+  (*t->mutable_waiting())["cpu"] = 30;
+  ReportRequest r;
+  const UsageSums assoc = usageSums(r, reply);
+  EXPECT_DOUBLE_EQ(assoc.by_assoc.at({"research", "alice"}).at("cpu"), 480);
+  r.kind = ReportKind::kUtilization;
+  const UsageSums total = usageSums(r, reply);
+  EXPECT_DOUBLE_EQ(total.allocated.at("gres/gpu"), 60);
+  EXPECT_DOUBLE_EQ(total.waiting.at("cpu"), 30);
+  r.kind = ReportKind::kSizesByAccount;
+  r.size_tres = "gres/gpu";
+  const UsageSums sizes = usageSums(r, reply);
+  ASSERT_EQ(sizes.sizes.size(), 1u);
+  EXPECT_EQ(sizes.sizes[0].size, 4u);
+  EXPECT_DOUBLE_EQ(sizes.sizes[0].tres_seconds, 60);
+  EXPECT_EQ(sizes.sizes[0].jobs, 2u);
 }
 
 TEST(SreportArgs, ReadsTimeFormatsAndTres) {
@@ -222,6 +248,18 @@ TEST(SreportArgs, ReadsConditions) {
   ASSERT_TRUE(bad_nodes.ok());
   EXPECT_TRUE(bad_nodes->report.bad_condition);
   EXPECT_EQ(bad_nodes->report.warnings.size(), 2u);
+  // GID=: group ids, or names as the system knows them (root is 0 everywhere).
+  auto gids = parseCommandWords({"job", "sizesbyaccount", "GID=100,root"}, now);
+  ASSERT_TRUE(gids.ok());
+  EXPECT_EQ(gids->report.gids, (std::vector<std::uint32_t>{100, 0}));
+  EXPECT_FALSE(gids->report.bad_condition);
+  auto bad_gid = parseCommandWords({"job", "sizesbyaccount", "gid=no-such-group-x"}, now);
+  ASSERT_TRUE(bad_gid.ok());
+  EXPECT_TRUE(bad_gid->report.bad_condition);
+  EXPECT_EQ(bad_gid->report.warnings, std::vector<std::string>{" Invalid group id: no-such-group-x"});
+  auto gid_elsewhere = parseCommandWords({"cluster", "AccountUtilizationByUser", "gid=100"}, now);
+  ASSERT_TRUE(gid_elsewhere.ok());
+  EXPECT_TRUE(gid_elsewhere->report.bad_condition);
   auto elsewhere = parseCommandWords({"cluster", "AccountUtilizationByUser", "partitions=gpu"}, now);
   ASSERT_TRUE(elsewhere.ok());
   EXPECT_TRUE(elsewhere->report.bad_condition);
