@@ -2,6 +2,7 @@
 
 #include <getopt.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -19,6 +20,7 @@
 #include "cli/config_show.h"
 #include "cli/job_show.h"
 #include "cli/job_values.h"
+#include "cli/scontrol_interactive.h"
 #include "cli/scontrol_reservation.h"
 #include "cli/scontrol_view.h"
 #include "cli/step_rows.h"
@@ -70,7 +72,16 @@ constexpr const char* kHelp =
     "     write batch_script <job_id> <optional_filename>\n"
     "                              write the batch script for a given job_id to a\n"
     "                              file or to stdout (filename \"-\").\n"
-    "     version                  display tool version number.\n";
+    "     version                  display tool version number.\n"
+    "\n"
+    "    With no <COMMAND>, scontrol reads commands from stdin, one a line, until\n"
+    "    \"quit\", \"exit\" or the end of input. These are taken there too:\n"
+    "     oneliner                 show one record per line from now on.\n"
+    "     details                  show more details from now on.\n"
+    "     quiet                    print no informational messages from now on.\n"
+    "     all, hide, verbose       accepted; no effect in Drover.\n"
+    "     !!                       run the last command again.\n"
+    "     quit, exit               end the session.\n";
 
 
 struct Globals {
@@ -523,7 +534,28 @@ int cmdPing() {
   return 1;
 }
 
-int dispatch(const std::vector<std::string>& words, const Globals& g) {
+// The settings man scontrol lists under INTERACTIVE COMMANDS (oneliner, details, quiet, and
+// all, hide, verbose, which change nothing in Drover), and quit/exit, which end a session before
+// they reach here: the reference's scontrol also took each on its command line, doing nothing,
+// exit 0. Words past the first are refused as the reference did, the setting still made.
+// Returns nullopt for any other verb.
+std::optional<int> sessionSetting(const std::vector<std::string>& words, Globals& g) {
+  const std::string& verb = words.front();
+  if (abbrev(verb, "oneliner", 1)) g.oneliner = true;
+  else if (abbrev(verb, "details", 1)) g.details = true;
+  else if (abbrev(verb, "quiet", 4)) g.quiet = true;
+  else if (!(abbrev(verb, "all", 2) || abbrev(verb, "hide", 2) || abbrev(verb, "verbose", 4) ||
+             abbrev(verb, "exit", 2) || abbrev(verb, "quit", 4)))
+    return std::nullopt;
+  if (words.size() > 1) {
+    std::cerr << "too many arguments for keyword:" << verb << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+int dispatch(const std::vector<std::string>& words, Globals& g) {
+  if (auto rc = sessionSetting(words, g)) return *rc;
   if (isReservationCommand(words)) return runReservationCommand(words, g.oneliner);
   const std::string& verb = words.front();
   if (abbrev(verb, "show", 3)) return cmdShow(words, g);
@@ -534,11 +566,11 @@ int dispatch(const std::vector<std::string>& words, const Globals& g) {
   for (const char* action : {"hold", "uhold", "release", "requeue", "requeuehold", "suspend", "resume", "top"}) {
     if (toLowerAscii(verb) == action) return cmdJobControl(action, words);
   }
-  if (abbrev(verb, "version", 2)) {
+  if (abbrev(verb, "version", 4)) {  // "ve", "ver" are also verbose: the reference refused them
     std::cout << kVersionLine << "\n";
     return 0;
   }
-  if (abbrev(verb, "help", 1)) {
+  if (abbrev(verb, "help", 2)) {  // "h" is also hide and hold: the reference refused it
     std::cout << kHelp;
     return 0;
   }
@@ -548,7 +580,17 @@ int dispatch(const std::vector<std::string>& words, const Globals& g) {
   return 1;
 }
 
+int runSession(std::istream& in, bool echo, Globals& g) {
+  return runInteractiveSession(in, std::cout, std::cerr, echo,
+                               [&g](const std::vector<std::string>& line) { return dispatch(line, g); });
+}
+
 }  // namespace
+
+int runScontrolLines(std::istream& in, bool echo) {
+  Globals g;
+  return runSession(in, echo, g);
+}
 
 Result<std::string> hostlistCommand(const std::string& verb, const std::string& arg) {
   std::vector<std::string> hosts;
@@ -594,7 +636,12 @@ Result<v1::UpdateNodeRequest> parseUpdateNode(const std::vector<std::string>& wo
       }
       req.set_state(state);
     } else if (key == "reason") {
-      req.set_reason(val);
+      // As the reference: a leading and a trailing double quote are dropped, each on its own
+      // (single quotes stay), so interactive mode's `Reason="a b"` is `a b` as from a shell.
+      std::string reason = val;
+      if (!reason.empty() && reason.front() == '"') reason.erase(0, 1);
+      if (!reason.empty() && reason.back() == '"') reason.pop_back();
+      req.set_reason(reason);
       have_reason = true;
     } else {
       return makeError("Update of " + w.substr(0, eq) +
@@ -650,8 +697,9 @@ int runScontrol(int argc, char** argv) {
   }
   std::vector<std::string> words(argv + optind, argv + argc);
   if (words.empty()) {
-    printError(kProg, "interactive mode is not supported; give a command (see scontrol --help)");
-    return 1;
+    // Interactive mode: each line through the same dispatcher, its settings kept in g. The
+    // line read is echoed where stdin is no terminal, as the reference's readline did.
+    return runSession(std::cin, isatty(STDIN_FILENO) == 0, g);
   }
   const int rc = dispatch(words, g);
   std::cout.flush();

@@ -1,6 +1,7 @@
 #pragma once
 // The scontrol command: show node/partition/hostnames/hostlist/hostlistsorted, update node,
 // reconfigure, ping, version. The pure pieces are exposed for tests.
+#include <istream>
 #include <string>
 #include <vector>
 
@@ -19,5 +20,10 @@ Result<std::string> hostlistCommand(const std::string& verb, const std::string& 
 Result<v1::UpdateNodeRequest> parseUpdateNode(const std::vector<std::string>& words);
 
 int runScontrol(int argc, char** argv);
+
+// Interactive mode (scontrol with no command): the lines of `in` run as runScontrol runs a
+// command, output on std::cout and std::cerr; `echo` as when stdin is no terminal. Returns the
+// session's exit status.
+int runScontrolLines(std::istream& in, bool echo);
 
 }  // namespace drover::cli

@@ -59,6 +59,12 @@ TEST(ScontrolUpdateTest, ParsesNodeUpdates) {
       {{"nodename=node01", "state=idle"}, "node01", "IDLE", ""},
       {{"nodename=node01", "state=res"}, "node01", "RESUME", ""},
       {{"nodename=node01", "reason=just a note"}, "node01", "", "just a note"},
+      // Double quotes at either end are dropped, each on its own, single quotes kept: what the
+      // reference's scontrol stored for each of these (interactive mode keeps a line's quotes).
+      {{"nodename=node01", "state=drain", "reason=\"x y\""}, "node01", "DRAIN", "x y"},
+      {{"nodename=node01", "state=drain", "reason=\"x y"}, "node01", "DRAIN", "x y"},
+      {{"nodename=node01", "state=drain", "reason=x\"y z\""}, "node01", "DRAIN", "x\"y z"},
+      {{"nodename=node01", "state=drain", "reason='x y'"}, "node01", "DRAIN", "'x y'"},
   };
   for (const auto& c : cases) {
     auto req = parseUpdateNode(c.words);
