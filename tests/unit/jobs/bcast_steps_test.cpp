@@ -57,6 +57,29 @@ TEST_F(BcastStepsTest, ReservedIdIsTheStepsAndEachNodeRunsItsCopy) {
   EXPECT_EQ(job(id).next_step_id(), 3u);
 }
 
+// The reservation is part of the job's stored state: a controller restarted between srun's
+// broadcast and its step creation still gives srun's step the id its copies are named with,
+// and gives that id to no other step.
+TEST_F(BcastStepsTest, ReservedIdSurvivesARestart) {
+  const JobId id = runningJob();
+  const std::int64_t reserved = manager_->reserveStepId(id);
+  ASSERT_EQ(reserved, 0);
+  ASSERT_TRUE(manager_->commit().ok());
+  reopen();
+  EXPECT_EQ(job(id).reserved_step_ids_size(), 1);
+  auto other = manager_->createStep(alice(), spec(id), addresses_);
+  ASSERT_TRUE(other.ok()) << other.error();
+  EXPECT_EQ(other->reply.step_id(), 1);
+  auto s = spec(id);
+  s.set_reserved_step_id(reserved);
+  auto created = manager_->createStep(alice(), s, addresses_);
+  ASSERT_TRUE(created.ok()) << created.error();
+  EXPECT_EQ(created->reply.step_id(), reserved);
+  ASSERT_TRUE(manager_->commit().ok());
+  reopen();
+  EXPECT_EQ(job(id).reserved_step_ids_size(), 0);   // used up, and stored so
+}
+
 TEST_F(BcastStepsTest, UnknownJobReservesNothing) { EXPECT_EQ(manager_->reserveStepId(999), -1); }
 
 }  // namespace
