@@ -244,6 +244,15 @@ Result<JobManager::CreatedStep> JobManager::createStep(
             std::to_string(spec.has_reserved_step_id() ? spec.reserved_step_id() : step_id);
         r.set_argv(0, bcastPath(spec.bcast_dir(), info.job_id(), copy_step, sn.node()));
       }
+      // srun --bcast --send-libs: the libraries went beside this node's copy (man srun: "The
+      // LD_LIBRARY_PATH is automatically updated to include this cache directory").
+      if (spec.bcast_send_libs()) {
+        auto& vars = *r.mutable_environment();
+        const auto old_path = vars.find("LD_LIBRARY_PATH");
+        std::string path = r.argv(0) + "_libs";
+        if (old_path != vars.end() && !old_path->second.empty()) path += ":" + old_path->second;
+        vars["LD_LIBRARY_PATH"] = std::move(path);
+      }
     }
     r.set_std_out(absolutePattern(spec.std_out(), work_dir));
     r.set_std_err(absolutePattern(spec.std_err(), work_dir));
