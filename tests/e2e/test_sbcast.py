@@ -10,6 +10,7 @@ import hashlib
 import os
 import pwd
 import re
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -447,3 +448,24 @@ def test_srun_bcast_send_libs_tasks_load_the_copied_libraries(cluster):
     r = as_alice(cluster, ["srun", "-N1", f"--bcast={dest}/", str(prog)], libdir)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == f"{libdir}/libdroverwhere.so"
+
+
+def test_timeout_bounds_each_nodes_time(cluster, job):
+    """-t 1 with node2's droverd stopped: node2 times out after about a second (not the
+    cluster's 5 s message timeout), node1 is written."""
+    d = shared_dir(cluster, "sbcast-timeout")
+    src = source_file(d, "f.bin", 1000)
+    dest = shared_dir(cluster, "sbcast-timeout-dest")
+    pid = cluster.pid("node2")
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        start = time.monotonic()
+        r = cluster.cli("sbcast", "-t", "1", "-j", str(job), str(src), f"{dest}/", user="alice")
+        took = time.monotonic() - start
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert r.returncode == 1, r.stderr
+    assert r.stderr == ("sbcast: error: REQUEST_FILE_BCAST(node2): "
+                        "Socket timed out on send/recv operation\n")
+    assert took < 4, took
+    assert copies(dest, job)["node1"].read_bytes() == src.read_bytes()
