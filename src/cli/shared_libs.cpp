@@ -63,7 +63,9 @@ Result<ElfDynamicInfo> readClass(int fd, const std::string& path) {
   std::vector<Segment> segments;
   for (std::uint32_t i = 0; i < eh.e_phnum; ++i) {
     Phdr ph{};
-    if (!readAt(fd, eh.e_phoff + std::uint64_t{i} * sizeof ph, &ph, sizeof ph)) return makeError(bad);
+    if (!readAt(fd, eh.e_phoff + std::uint64_t{i} * sizeof ph, &ph, sizeof ph)) {
+      return makeError(bad);
+    }
     segments.push_back({ph.p_type, ph.p_offset, ph.p_vaddr, ph.p_filesz});
   }
   // DT_STRTAB is an address: the PT_LOAD that maps it gives its place in the file.

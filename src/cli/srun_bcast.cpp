@@ -82,7 +82,9 @@ Status broadcastExecutable(ControllerClient& client, const jobspec::JobSpec& opt
   }
   const std::string exclude = options.bcast_exclude.value_or("");
   if (!exclude.empty()) {
-    if (auto dirs = parseBcastExclude(exclude); !dirs) return makeError("--bcast-exclude: " + dirs.error());
+    if (auto dirs = parseBcastExclude(exclude); !dirs) {
+      return makeError("--bcast-exclude: " + dirs.error());
+    }
   }
   BroadcastPlan plan;
   plan.job_id = spec.job_id();

@@ -23,7 +23,8 @@ inline std::uint32_t boundedFanout(std::uint32_t asked) {
 
 class FanOutWindow {
  public:
-  FanOutWindow(std::size_t nodes, std::uint32_t fanout) : nodes_(nodes), width_(boundedFanout(fanout)) {}
+  FanOutWindow(std::size_t nodes, std::uint32_t fanout)
+      : nodes_(nodes), width_(boundedFanout(fanout)) {}
 
   // The nodes to start first.
   std::vector<std::size_t> start() {

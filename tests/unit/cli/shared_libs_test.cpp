@@ -19,8 +19,9 @@ namespace fs = std::filesystem;
 class SharedLibsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("drover-libs-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("drover-libs-" + std::to_string(::getpid()) + "-" + test->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
