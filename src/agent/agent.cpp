@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "agent/file_block_writer.h"
+#include "common/bcast_compress.h"
 #include "agent/resources.h"
 #include "agent/step_spawn.h"
 #include "agent/step_table.h"
@@ -182,13 +183,26 @@ class AgentService final : public v1::Agent::Service {
     block.groups = userGroups(req->user(), req->gid());
     block.path = req->path();
     block.offset = req->offset();
+    // sbcast -C: expanded here, so the user's file gets the bytes the source had.
+    std::string expanded;
     block.data = req->data();
+    if (req->compression() != v1::BCAST_COMPRESS_NONE) {
+      auto raw = expandBlock(static_cast<BcastCodec>(req->compression()), req->data(),
+                             req->raw_size());
+      if (!raw) {
+        return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                            "broadcast block for '" + req->path() + "': " + raw.error());
+      }
+      expanded = std::move(*raw);
+      block.data = expanded;
+    }
     block.last = req->last();
     block.force = req->force();
     block.preserve = req->preserve();
     block.mode = req->mode();
     block.atime = req->atime();
     block.mtime = req->mtime();
+    block.make_dir = req->make_dir();
     reply->set_error_number(writeFileBlockAsUser(block));
     return grpc::Status::OK;
   }

@@ -20,6 +20,17 @@ int writeInChild(const FileBlock& b, bool change_user) {
     if (::setgid(b.gid) != 0) return errno;
     if (::setuid(b.uid) != 0) return errno;
   }
+  if (b.make_dir && b.offset == 0) {
+    // The path is absolute (the agent checked), so it has a '/'; mkdir needs a NUL-ended copy,
+    // made in a fixed buffer: no allocation after fork.
+    const std::size_t slash = b.path.rfind('/');
+    char dir[4096];
+    if (slash > 0 && slash < sizeof dir) {
+      std::memcpy(dir, b.path.data(), slash);
+      dir[slash] = '\0';
+      if (::mkdir(dir, 0700) != 0 && errno != EEXIST) return errno;
+    }
+  }
   int flags = O_WRONLY | O_CLOEXEC;
   if (b.offset == 0) flags |= O_CREAT | (b.force ? O_TRUNC : O_EXCL);
   // 0700 as Slurm's copies: the user's, and runnable (srun --bcast runs it); -p sets the

@@ -26,6 +26,9 @@ struct FileBlock {
   std::uint32_t mode = 0;
   std::int64_t atime = 0;
   std::int64_t mtime = 0;
+  // The first block makes the file's directory (0700) when it is missing: --send-libs's
+  // <dest>_libs, made by the user like the file.
+  bool make_dir = false;
 };
 
 // The user's groups as initgroups would set them (NSS; never empty: at least `gid`).

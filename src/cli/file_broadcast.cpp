@@ -77,6 +77,8 @@ BroadcastOutcome broadcastFile(ControllerClient& client, const BroadcastPlan& pl
   request.set_atime(st.st_atim.tv_sec);
   request.set_mtime(st.st_mtim.tv_sec);
   if (plan.timeout_ms > 0) request.set_timeout_ms(static_cast<std::uint32_t>(plan.timeout_ms));
+  request.set_fanout(plan.fanout);
+  request.set_library(plan.library);
   // The controller waits for the nodes, then answers: its own message time on top.
   const int call_timeout_ms =
       (plan.timeout_ms > 0 ? plan.timeout_ms : client.address().timeout_ms) +
@@ -106,7 +108,15 @@ BroadcastOutcome broadcastFile(ControllerClient& client, const BroadcastPlan& pl
       request.set_name_step(std::to_string(result.reserved_step_id));
     }
     const std::size_t size = data.size();
-    request.set_data(std::move(data));
+    if (plan.codec != BcastCodec::kNone) {
+      CompressedBlock packed = compressBlock(plan.codec, data);
+      request.set_compression(static_cast<v1::BroadcastCompression>(packed.codec));
+      request.set_raw_size(size);
+      request.set_data(std::move(packed.data));
+    } else {
+      request.set_data(std::move(data));
+    }
+    result.wire_bytes += request.data().size();
     auto reply = client.broadcastFile(request, call_timeout_ms);
     if (!reply) {
       const FailureKind kind = client.lastFailure();
@@ -136,8 +146,11 @@ BroadcastOutcome broadcastFile(ControllerClient& client, const BroadcastPlan& pl
     offset += size;
     result.bytes = offset;
     ++result.blocks;
+    result.peak_parallel_writes =
+        std::max(result.peak_parallel_writes, reply->peak_parallel_writes());
     if (last) break;
-    data = std::move(*request.mutable_data());
+    // Reuse the sent block's buffer for the next read (with -C `data` still holds it).
+    if (plan.codec == BcastCodec::kNone) data = std::move(*request.mutable_data());
     data.swap(next);
   }
   return result;

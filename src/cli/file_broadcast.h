@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/controller_client.h"
+#include "common/bcast_compress.h"
 
 namespace drover::cli {
 
@@ -25,6 +26,11 @@ struct BroadcastPlan {
   bool reserve_step = false;             // srun --bcast: name the copies for the next step
   std::size_t block_size = 0;            // 0 = the largest block
   int timeout_ms = 0;                    // each node's time per block; 0 = message timeout
+  BcastCodec codec = BcastCodec::kNone;  // -C: each block compressed so (when it shrinks)
+  std::uint32_t fanout = 0;              // -F: agents written at once; 0 = the controller's
+  // --send-libs: SOURCE is a library of the executable sent to `dest`, named so on the nodes
+  // (<each node's copy>_libs/<library>).
+  std::string library;
 };
 
 struct BroadcastResult {
@@ -32,7 +38,9 @@ struct BroadcastResult {
   std::vector<std::string> paths;        // each node's file
   std::int64_t reserved_step_id = -1;
   std::uint64_t bytes = 0;
+  std::uint64_t wire_bytes = 0;          // what the blocks carried (less with -C)
   std::size_t blocks = 0;
+  std::uint32_t peak_parallel_writes = 0;   // the most agents any block was written to at once
 };
 
 // Why a broadcast failed.

@@ -9,6 +9,8 @@
 #include "cli/cli_common.h"
 #include "cli/controller_client.h"
 #include "cli/file_broadcast.h"
+#include "cli/library_broadcast.h"
+#include "common/bcast_compress.h"
 #include "common/bcast_path.h"
 
 namespace drover::cli {
@@ -22,7 +24,7 @@ constexpr const char* kUsage = "Usage: sbcast [-CfFjpstvV] SOURCE DEST\n";
 
 constexpr const char* kHelp =
     "Usage: sbcast [OPTIONS] SOURCE DEST\n"
-    "  -C, --compress[=lib]  compress the file being transmitted (accepted: sent as it is)\n"
+    "  -C, --compress[=lib]  compress the file being transmitted (lz4, zlib or none)\n"
     "  --exclude=<NONE|path1,...,pathN> shared object directory paths to exclude\n"
     "  -f, --force           replace destination file as required\n"
     "  -F, --fanout=num      specify message fanout\n"
@@ -117,9 +119,10 @@ Result<SbcastCommand> parseSbcastArgs(const std::vector<std::string>& args) {
   while ((c = getopt_long(argv.argc(), argv.argv(), "C::fF:j:ps:t:vV", kLong, nullptr)) != -1) {
     switch (c) {
       case 'C': {
-        const std::string lib = optarg != nullptr ? optarg : "lz4";
-        if (lib != "lz4" && lib != "none") {
-          return makeError("Compression library '" + lib + "' is not supported (lz4 or none)");
+        const std::string lib = optarg != nullptr && *optarg != '\0' ? optarg : "lz4";
+        if (!parseBcastCodec(lib)) {
+          return makeError("Compression library '" + lib +
+                           "' is not supported (lz4, zlib or none)");
         }
         cmd.compress = lib;
         break;
@@ -156,11 +159,16 @@ Result<SbcastCommand> parseSbcastArgs(const std::vector<std::string>& args) {
       case kOptUsage: cmd.usage = true; break;
       case kOptSendLibs: {
         const std::string v = optarg != nullptr ? optarg : "yes";
-        if (v != "yes" && v != "no") return makeError("Invalid --send-libs value: " + v);
-        cmd.send_libs = v;
+        const auto send = parseSendLibs(v);
+        if (!send) return makeError("Invalid --send-libs value: " + v);
+        cmd.send_libs = *send;
         break;
       }
-      case kOptExclude: cmd.exclude = optarg; break;
+      case kOptExclude: {
+        if (auto dirs = parseBcastExclude(optarg); !dirs) return makeError(dirs.error());
+        cmd.exclude = optarg;
+        break;
+      }
       default: return makeError(unrecognizedOption(kProg, argv[optind - 1]));
     }
   }
@@ -225,10 +233,6 @@ int runSbcast(int argc, char** argv) {
       target.step_id = std::stoll(step);
     }
   }
-  if (cmd->send_libs && *cmd->send_libs == "yes") {
-    std::cerr << "sbcast: warning: --send-libs is not implemented in Drover; only "
-              << files->source << " is sent\n";
-  }
 
   BroadcastPlan plan;
   plan.job_id = target.job_id;
@@ -241,17 +245,20 @@ int runSbcast(int argc, char** argv) {
   plan.preserve = cmd->preserve;
   plan.block_size = boundedBlockSize(cmd->block_size);
   plan.timeout_ms = cmd->timeout_s * 1000;
+  plan.codec = cmd->compress ? *parseBcastCodec(*cmd->compress) : BcastCodec::kNone;
+  plan.fanout = static_cast<std::uint32_t>(cmd->fanout);
   if (cmd->verbose > 0) {
     std::cerr << "sbcast: -----------------------------\n"
               << "sbcast: block_size = " << plan.block_size << "\n"
-              << "sbcast: compress   = " << (cmd->compress ? *cmd->compress : "none")
-              << " (not compressed)\n"
+              << "sbcast: compress   = " << bcastCodecName(plan.codec) << "\n"
               << "sbcast: force      = " << (plan.force ? "true" : "false") << "\n"
-              << "sbcast: fanout     = " << cmd->fanout << " (all nodes at once)\n"
+              << "sbcast: fanout     = " << cmd->fanout << "\n"
               << "sbcast: jobid      = " << plan.job_id << "\n"
               << "sbcast: stepid     = "
               << (target.step_id ? std::to_string(*target.step_id) : "none") << "\n"
               << "sbcast: preserve   = " << (plan.preserve ? "true" : "false") << "\n"
+              << "sbcast: send_libs  = " << (cmd->send_libs ? "true" : "false") << "\n"
+              << "sbcast: exclude    = " << cmd->exclude.value_or(kDefaultBcastExclude) << "\n"
               << "sbcast: timeout    = " << cmd->timeout_s << "\n"
               << "sbcast: verbose    = " << cmd->verbose << "\n"
               << "sbcast: source     = " << plan.source << "\n"
@@ -275,6 +282,27 @@ int runSbcast(int argc, char** argv) {
     }
     std::cerr << "sbcast: sent " << sent->bytes << " bytes in " << sent->blocks << " blocks to "
               << sent->nodes.size() << " nodes\n";
+  }
+  if (cmd->verbose > 1) {
+    std::cerr << "sbcast: " << sent->wire_bytes << " bytes on the wire, at most "
+              << sent->peak_parallel_writes << " nodes written at once\n";
+  }
+  if (!cmd->send_libs) return 0;
+  const auto libs = broadcastLibraries(*client, plan, plan.name_step, cmd->exclude.value_or(""));
+  if (const auto* failed = std::get_if<BroadcastFailure>(&libs)) {
+    printBroadcastError(kProg, failed->lines);
+    return failed->exit_code;
+  }
+  const auto& done = std::get<LibrariesSent>(libs);
+  for (const auto& lib : done.not_found) {
+    std::cerr << "sbcast: warning: " << lib.name << " (needed by " << lib.needed_by
+              << ") not found: not sent\n";
+  }
+  if (cmd->verbose > 0) {
+    for (const auto& lib : done.sent) std::cerr << "sbcast: library " << lib.path << " sent\n";
+    for (const auto& lib : done.excluded) {
+      std::cerr << "sbcast: library " << lib.path << " excluded\n";
+    }
   }
   return 0;
 }

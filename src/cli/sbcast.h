@@ -27,13 +27,13 @@ struct SbcastCommand {
   std::optional<SbcastJobRef> job;       // -j; else SLURM_JOB_ID (and SLURM_STEP_ID)
   bool force = false;
   bool preserve = false;
-  std::optional<std::string> compress;   // -C[lib]: accepted, the data is sent as it is
-  int fanout = 0;                        // -F: accepted; the controller sends to every node at once
+  std::optional<std::string> compress;   // -C[lib]: "lz4" (the default), "zlib" or "none"
+  int fanout = 0;                        // -F: agents written at once; 0 = the controller's 8
   std::uint64_t block_size = 0;          // -s; 0 = the largest block
   int timeout_s = 0;                     // -t; 0 = the message timeout
   int verbose = 0;
-  std::optional<std::string> send_libs;  // accepted, not implemented (a warning)
-  std::optional<std::string> exclude;    // only with --send-libs: accepted
+  bool send_libs = false;                // --send-libs[=yes|no] (cli/library_broadcast.h)
+  std::optional<std::string> exclude;    // --exclude: checked (absolute paths or NONE)
   bool version = false;
   bool help = false;
   bool usage = false;

@@ -8,6 +8,8 @@
 
 #include "cli/cli_common.h"
 #include "cli/file_broadcast.h"
+#include "cli/library_broadcast.h"
+#include "common/bcast_compress.h"
 #include "common/bcast_path.h"
 
 namespace drover::cli {
@@ -62,8 +64,31 @@ Status broadcastExecutable(ControllerClient& client, const jobspec::JobSpec& opt
   const char* path_env = std::getenv("PATH");
   auto program = findExecutable(spec.argv(0), path_env != nullptr ? path_env : "", cwd);
   if (!program) return makeError("Unable to find executable " + spec.argv(0) + " to broadcast");
+  // Checked before anything is sent: a wrong value sends nothing.
+  BcastCodec codec = BcastCodec::kNone;
+  if (options.compress) {
+    const std::string lib = options.compress->empty() ? "lz4" : *options.compress;
+    const auto parsed = parseBcastCodec(lib);
+    if (!parsed) {
+      return makeError("--compress: library '" + lib + "' is not supported (lz4, zlib or none)");
+    }
+    codec = *parsed;
+  }
+  bool send_libs = false;
+  if (options.send_libs) {
+    const auto parsed = parseSendLibs(*options.send_libs);
+    if (!parsed) return makeError("Invalid --send-libs value: " + *options.send_libs);
+    send_libs = *parsed;
+  }
+  const std::string exclude = options.bcast_exclude.value_or("");
+  if (!exclude.empty()) {
+    if (auto dirs = parseBcastExclude(exclude); !dirs) {
+      return makeError("--bcast-exclude: " + dirs.error());
+    }
+  }
   BroadcastPlan plan;
   plan.job_id = spec.job_id();
+  plan.codec = codec;
   plan.source = *program;
   plan.dest = bcastDestination(options.bcast.value_or(""), options.chdir, cwd);
   plan.force = true;   // srun --bcast replaces an older copy
@@ -76,6 +101,23 @@ Status broadcastExecutable(ControllerClient& client, const jobspec::JobSpec& opt
     spec.set_bcast_dir(plan.dest);
   } else {
     spec.set_argv(0, plan.dest);
+  }
+  if (send_libs) {
+    const std::string name_step =
+        plan.reserve_step ? std::to_string(sent->reserved_step_id) : plan.name_step;
+    const auto libs = broadcastLibraries(client, plan, name_step, exclude);
+    if (const auto* failed = std::get_if<BroadcastFailure>(&libs)) return makeError(failed->lines);
+    for (const auto& lib : std::get<LibrariesSent>(libs).not_found) {
+      std::cerr << "srun: warning: " << lib.name << " (needed by " << lib.needed_by
+                << ") not found: not sent\n";
+    }
+    if (options.verbose > 0) {
+      for (const auto& lib : std::get<LibrariesSent>(libs).sent) {
+        std::cerr << "srun: bcast library " << lib.path << "\n";
+      }
+    }
+    // The tasks find them first: the node puts <its copy>_libs at LD_LIBRARY_PATH's front.
+    spec.set_bcast_send_libs(true);
   }
   if (options.verbose > 0) {
     for (std::size_t i = 0; i < sent->nodes.size(); ++i) {

@@ -50,9 +50,6 @@ struct Job {
   // The request in the scheduler's terms, derived from info.spec with defaults applied;
   // rebuilt on load and on update, so a pass does not re-parse hostlists.
   sched::JobRequest request;
-  // Step ids srun --bcast reserved (BroadcastFile) for the steps it will create; in memory
-  // only: after a controller restart such a step takes the next id (its copy keeps its name).
-  std::set<std::int64_t> reserved_steps;
 
   // The table's key (what every index holds); info.job_id() is the id users see.
   JobId id() const { return key != 0 ? key : info.job_id(); }

@@ -63,6 +63,15 @@ Result<jobspec::MultiProgAssignment> multiProgAssignment(const v1::MultiProgram&
   return jobspec::MultiProgAssignment::assign(std::move(*config), ntasks);
 }
 
+// Removes `step_id` from the job's reserved ids; false when it was not one of them.
+bool takeReservedStep(v1::JobInfo& info, std::int64_t step_id) {
+  auto* ids = info.mutable_reserved_step_ids();
+  const auto it = std::find(ids->begin(), ids->end(), step_id);
+  if (it == ids->end()) return false;
+  ids->erase(it);
+  return true;
+}
+
 int stepIndex(const Job& job, std::int64_t step_id) {
   for (int k = 0; k < job.info.steps_size(); ++k)
     if (job.info.steps(k).step_id() == step_id) return k;
@@ -76,7 +85,9 @@ std::int64_t JobManager::reserveStepId(JobId id) {
   if (job == nullptr) return -1;
   const auto step_id = static_cast<std::int64_t>(job->info.next_step_id());
   job->info.set_next_step_id(job->info.next_step_id() + 1);
-  job->reserved_steps.insert(step_id);
+  // In the job's info, so the job store keeps it: a restarted controller hands it out again
+  // to no other step.
+  job->info.add_reserved_step_ids(step_id);
   stage(*job);
   return step_id;
 }
@@ -126,7 +137,7 @@ Result<JobManager::CreatedStep> JobManager::createStep(
 
   const std::int64_t now = clock_.now();
   std::int64_t step_id = static_cast<std::int64_t>(info.next_step_id());
-  if (spec.has_reserved_step_id() && job->reserved_steps.erase(spec.reserved_step_id()) > 0) {
+  if (spec.has_reserved_step_id() && takeReservedStep(info, spec.reserved_step_id())) {
     step_id = spec.reserved_step_id();   // srun --bcast named its copies with it
   } else {
     info.set_next_step_id(info.next_step_id() + 1);
@@ -232,6 +243,15 @@ Result<JobManager::CreatedStep> JobManager::createStep(
         const std::string copy_step =
             std::to_string(spec.has_reserved_step_id() ? spec.reserved_step_id() : step_id);
         r.set_argv(0, bcastPath(spec.bcast_dir(), info.job_id(), copy_step, sn.node()));
+      }
+      // srun --bcast --send-libs: the libraries went beside this node's copy (man srun: "The
+      // LD_LIBRARY_PATH is automatically updated to include this cache directory").
+      if (spec.bcast_send_libs()) {
+        auto& vars = *r.mutable_environment();
+        const auto old_path = vars.find("LD_LIBRARY_PATH");
+        std::string path = r.argv(0) + "_libs";
+        if (old_path != vars.end() && !old_path->second.empty()) path += ":" + old_path->second;
+        vars["LD_LIBRARY_PATH"] = std::move(path);
       }
     }
     r.set_std_out(absolutePattern(spec.std_out(), work_dir));

@@ -76,8 +76,12 @@ struct JobSpec {
   std::optional<std::string> input;
   std::optional<std::string> chdir;
   // srun --bcast[=dest_path]: "" when given without a path (the copy goes to --chdir or the
-  // current directory); --compress is accepted with it and changes nothing.
+  // current directory). With it: --compress[=lib] ("" = lz4), --send-libs[=yes|no] ("" = yes)
+  // and --bcast-exclude, checked when srun broadcasts (cli/srun_bcast.cpp).
   std::optional<std::string> bcast;
+  std::optional<std::string> compress;
+  std::optional<std::string> send_libs;
+  std::optional<std::string> bcast_exclude;
   std::optional<ExportSpec> export_env;
   std::optional<OpenMode> open_mode;
 

@@ -10,6 +10,7 @@ import hashlib
 import os
 import pwd
 import re
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -289,3 +290,182 @@ def test_srun_bcast_to_a_file_path_inside_a_job(cluster, job):
     runs = sorted(line.split() for line in p.stdout.splitlines())
     assert [(path, user) for path, user, _ in runs] == [(str(dest), "alice")] * 2, runs
     assert owner(dest) == "alice" and dest.read_bytes() == prog.read_bytes()
+
+
+def compressible_file(d, name, size):
+    p = d / name
+    line = b"step 0042 loss=0.1234 accuracy=0.9876 lr=3e-4\n"
+    p.write_bytes((line * (size // len(line) + 1))[:size])
+    return p
+
+
+@pytest.mark.parametrize("lib", ["lz4", "zlib"])
+def test_compress_sends_fewer_bytes_and_the_nodes_get_the_file(cluster, job, lib):
+    d = shared_dir(cluster, f"sbcast-compress-{lib}")
+    src = compressible_file(d, "log.txt", 4 * 1024 * 1024 + 99)   # two blocks
+    dest = shared_dir(cluster, f"sbcast-compress-{lib}-dest")
+    r = cluster.cli("sbcast", f"--compress={lib}", "-vv", "-j", str(job), str(src), f"{dest}/",
+                    user="alice")
+    assert r.returncode == 0, r.stderr
+    assert f"compress   = {lib}" in r.stderr, r.stderr
+    m = re.search(r"sbcast: (\d+) bytes on the wire", r.stderr)
+    assert m and int(m.group(1)) < src.stat().st_size // 10, r.stderr
+    for node, path in copies(dest, job).items():
+        assert sha256(path) == sha256(src), node
+    # Random bytes do not shrink: they travel as they are, and arrive the same.
+    rnd = source_file(d, "random.bin", 100000)
+    r = cluster.cli("sbcast", "-C", "-vv", "-f", "-j", str(job), str(rnd), f"{dest}/", user="alice")
+    assert r.returncode == 0, r.stderr
+    assert "100000 bytes on the wire" in r.stderr, r.stderr
+    for path in copies(dest, job).values():
+        assert path.read_bytes() == rnd.read_bytes()
+
+
+def test_compress_rejects_an_unknown_library(cluster, job):
+    r = cluster.cli("sbcast", "--compress=zstd", "-j", str(job), "/etc/hostname", "/tmp/x",
+                    user="alice")
+    assert r.returncode == 1
+    assert r.stderr == ("sbcast: error: Compression library 'zstd' is not supported "
+                        "(lz4, zlib or none)\n")
+
+
+def test_fanout_bounds_the_nodes_written_at_once(cluster, job):
+    """200 blocks of 1 KiB to two nodes: with -F1 no block is ever being written on both at once
+    (the controller counts the calls in flight where they run)."""
+    d = shared_dir(cluster, "sbcast-fanout")
+    src = source_file(d, "f.bin", 200 * 1024)
+    for fanout, most in (("1", 1), ("2", 2)):
+        dest = shared_dir(cluster, f"sbcast-fanout-{fanout}")
+        r = cluster.cli("sbcast", "-F", fanout, "-s", "1k", "-vv", "-j", str(job), str(src),
+                        f"{dest}/", user="alice", timeout=120)
+        assert r.returncode == 0, r.stderr
+        m = re.search(r"at most (\d+) nodes written at once", r.stderr)
+        assert m and 1 <= int(m.group(1)) <= most, r.stderr
+        if fanout == "1":
+            assert m.group(1) == "1", r.stderr
+        for path in copies(dest, job).values():
+            assert path.read_bytes() == src.read_bytes()
+
+
+LIB_C = r"""
+#define _GNU_SOURCE
+#include <dlfcn.h>
+const char *drover_where(void) {
+    Dl_info info;
+    return dladdr((void *)drover_where, &info) ? info.dli_fname : "?";
+}
+"""
+
+PROG_C = r"""
+#include <stdio.h>
+const char *drover_where(void);
+int main(void) { printf("%s\n", drover_where()); return 0; }
+"""
+
+
+def built_program(cluster, name):
+    """A program linked against libdroverwhere.so (no rpath: found through LD_LIBRARY_PATH) that
+    prints the path its copy of the library was loaded from."""
+    d = shared_dir(cluster, name)
+    libdir = d / "lib"
+    libdir.mkdir(exist_ok=True)
+    (d / "lib.c").write_text(LIB_C)
+    (d / "prog.c").write_text(PROG_C)
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(libdir / "libdroverwhere.so"),
+                    str(d / "lib.c")], check=True)
+    subprocess.run(["cc", "-o", str(d / "prog"), str(d / "prog.c"), f"-L{libdir}",
+                    "-ldroverwhere"], check=True)
+    for p in (d, libdir):
+        os.chmod(p, 0o755)
+    return d / "prog", libdir
+
+
+def as_alice(cluster, args, ld_library_path, timeout=60):
+    env = cluster.env()
+    env["LD_LIBRARY_PATH"] = str(ld_library_path)
+    return subprocess.run([str(cluster.bin / args[0]), *args[1:]], capture_output=True, text=True,
+                          env=env, user="alice", timeout=timeout, cwd=str(cluster.run_dir))
+
+
+def test_send_libs_puts_the_libraries_beside_each_copy_and_the_copy_runs_with_them(cluster, job):
+    prog, libdir = built_program(cluster, "sbcast-libs")
+    dest = shared_dir(cluster, "sbcast-libs-dest")
+    r = as_alice(cluster, ["sbcast", "--send-libs", "-v", "-j", str(job), str(prog), f"{dest}/"],
+                 libdir)
+    assert r.returncode == 0, r.stderr
+    assert f"library {libdir}/libdroverwhere.so sent" in r.stderr, r.stderr
+    for node, copy in copies(dest, job).items():
+        libs = Path(f"{copy}_libs")
+        # libc lies under the default exclusions (/lib, /usr/lib, ...): not sent.
+        assert sorted(p.name for p in libs.iterdir()) == ["libdroverwhere.so"], node
+        sent = libs / "libdroverwhere.so"
+        assert sent.read_bytes() == (libdir / "libdroverwhere.so").read_bytes()
+        assert owner(sent) == "alice" and owner(libs) == "alice"
+    # Each node runs its copy with its own library directory, and loads the copied library.
+    run = as_alice(cluster, [
+        "srun", "--jobid", str(job), "-N2", "-n2", "--ntasks-per-node=1", "--overlap", "sh", "-c",
+        f"c={dest}/slurm_bcast_{job}.batch_$SLURMD_NODENAME; "
+        "LD_LIBRARY_PATH=${c}_libs $c"], "/nonexistent")
+    assert run.returncode == 0, run.stderr
+    loaded = sorted(run.stdout.split())
+    assert loaded == sorted(f"{c}_libs/libdroverwhere.so" for c in copies(dest, job).values()), \
+        run.stdout
+
+
+def test_send_libs_exclude_keeps_libraries_out_and_none_sends_all(cluster, job):
+    prog, libdir = built_program(cluster, "sbcast-libs-ex")
+    dest = shared_dir(cluster, "sbcast-libs-ex-dest")
+    exclude = f"--exclude=/lib,/lib64,/usr/lib,/usr/lib64,{libdir}"
+    r = as_alice(cluster, ["sbcast", "--send-libs", exclude, "-v", "-j", str(job), str(prog),
+                           f"{dest}/"], libdir)
+    assert r.returncode == 0, r.stderr
+    assert f"library {libdir}/libdroverwhere.so excluded" in r.stderr, r.stderr
+    for copy in copies(dest, job).values():
+        assert copy.exists() and not Path(f"{copy}_libs").exists()
+    dest = shared_dir(cluster, "sbcast-libs-none-dest")
+    r = as_alice(cluster, ["sbcast", "--send-libs", "--exclude=NONE", "-j", str(job), str(prog),
+                           f"{dest}/"], libdir)
+    assert r.returncode == 0, r.stderr
+    for copy in copies(dest, job).values():
+        names = {p.name for p in Path(f"{copy}_libs").iterdir()}
+        assert {"libdroverwhere.so", "libc.so.6"} <= names, names
+
+
+def test_srun_bcast_send_libs_tasks_load_the_copied_libraries(cluster):
+    prog, libdir = built_program(cluster, "srun-libs")
+    dest = shared_dir(cluster, "srun-libs-dest")
+    # srun's own LD_LIBRARY_PATH (which the tasks inherit) names the original library: the
+    # copied one is found first.
+    r = as_alice(cluster, ["srun", "-N2", "-n2", "--ntasks-per-node=1", f"--bcast={dest}/",
+                           "--send-libs", "--compress", str(prog)], libdir)
+    assert r.returncode == 0, r.stderr
+    loaded = sorted(r.stdout.split())
+    assert len(loaded) == 2, r.stdout
+    for path, node in zip(loaded, ("node1", "node2")):
+        assert re.fullmatch(rf"{re.escape(str(dest))}/slurm_bcast_\d+\.0_{node}_libs/"
+                            r"libdroverwhere\.so", path), loaded
+    # Without --send-libs the tasks load the original.
+    r = as_alice(cluster, ["srun", "-N1", f"--bcast={dest}/", str(prog)], libdir)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == f"{libdir}/libdroverwhere.so"
+
+
+def test_timeout_bounds_each_nodes_time(cluster, job):
+    """-t 1 with node2's droverd stopped: node2 times out after about a second (not the
+    cluster's 5 s message timeout), node1 is written."""
+    d = shared_dir(cluster, "sbcast-timeout")
+    src = source_file(d, "f.bin", 1000)
+    dest = shared_dir(cluster, "sbcast-timeout-dest")
+    pid = cluster.pid("node2")
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        start = time.monotonic()
+        r = cluster.cli("sbcast", "-t", "1", "-j", str(job), str(src), f"{dest}/", user="alice")
+        took = time.monotonic() - start
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert r.returncode == 1, r.stderr
+    assert r.stderr == ("sbcast: error: REQUEST_FILE_BCAST(node2): "
+                        "Socket timed out on send/recv operation\n")
+    assert took < 4, took
+    assert copies(dest, job)["node1"].read_bytes() == src.read_bytes()

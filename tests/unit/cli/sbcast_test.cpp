@@ -49,8 +49,13 @@ TEST(SbcastArgs, LongFormsAndOptionsAfterTheFiles) {
   EXPECT_EQ(cmd->job->job_id, 7u);
   EXPECT_FALSE(cmd->job->step_id);
   EXPECT_EQ(cmd->block_size, 512u * 1024);
-  EXPECT_EQ(cmd->send_libs, "yes");
+  EXPECT_TRUE(cmd->send_libs);
   EXPECT_EQ(cmd->exclude, "NONE");
+  EXPECT_FALSE(parseSbcastArgs({"--send-libs=no", "a", "b"})->send_libs);
+  EXPECT_EQ(parseSbcastArgs({"-C", "a", "b"})->compress, "lz4");
+  EXPECT_EQ(parseSbcastArgs({"--compress=zlib", "a", "b"})->compress, "zlib");
+  EXPECT_EQ(parseSbcastArgs({"--exclude=/opt/lib,/usr/lib", "a", "b"})->exclude,
+            "/opt/lib,/usr/lib");
   EXPECT_EQ(cmd->files, (std::vector<std::string>{"a", "/b"}));
 }
 
@@ -74,6 +79,9 @@ TEST(SbcastArgs, Errors) {
   EXPECT_FALSE(parseSbcastArgs({"-t", "0", "a", "b"}).ok());
   EXPECT_FALSE(parseSbcastArgs({"-F", "x", "a", "b"}).ok());
   EXPECT_FALSE(parseSbcastArgs({"--send-libs=maybe", "a", "b"}).ok());
+  auto relative = parseSbcastArgs({"--exclude=/usr/lib,lib", "a", "b"});
+  ASSERT_FALSE(relative.ok());
+  EXPECT_EQ(relative.error(), "Invalid exclude path 'lib': not an absolute directory");
   // --version needs no files.
   auto version = parseSbcastArgs({"-V"});
   ASSERT_TRUE(version.ok());
