@@ -16,21 +16,11 @@ namespace drover::cli::sreport {
 // The TRES sreport knows, in the order `-T ALL` lists them.
 const std::vector<std::string>& knownTres();
 
-<<<<<<< HEAD
-// A TRES string ("billing=4,cpu=4,gres/gpu=2,mem=16000M,node=2") as counts; mem in MB.
-std::map<std::string, double> parseTresCounts(const std::string& text);
-
 // The report's period [start, end), as Slurm's sreport: an end past `now` is `now`; both ends
 // are rounded to the nearest hour (to the minute first: 30 seconds and more go up, then 30
 // minutes and more go up), and an end not after the start is one hour past it. So end=now
 // leaves the current hour out before hh:29:30 and takes it whole after. Defaults: yesterday
 // 00:00 to today 00:00 (local time).
-=======
-// The report's period [start, end): Slurm rounds both ends to the nearest hour (minutes >= 30
-// round up) and makes an end not after the start one hour past it. An end at or after now is
-// the end of the current hour (Slurm: the nearest hour, so before hh:30 it leaves the current
-// hour out). Defaults: yesterday 00:00 to today 00:00 (local time).
->>>>>>> s13-rollup
 struct Window {
   std::int64_t start = 0;
   std::int64_t end = 0;   // exclusive; reports print end - 1
