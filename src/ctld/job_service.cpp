@@ -481,39 +481,50 @@ void JobService::stepEvent(const v1::StepEventRequest& event, Done done) {
   afterCommit(std::move(done));
 }
 
-void JobService::queryAccounting(const rpc::Caller& caller,
-                                 const v1::QueryAccountingRequest& request,
-                                 std::function<void(Result<v1::QueryAccountingReply>)> done) {
-  boost::asio::post(*pool_, [this, caller, request, done = std::move(done),
-                             cluster = state_.config().cluster_name]() mutable {
-    Result<v1::QueryAccountingReply> result = makeError("accounting store unavailable");
-    auto reader = acct::SqliteAccountingStore::open(accounting_path_);
+namespace {
+
+// Runs `query` against a reader of its own on the accounting store, on `pool` (a read of months
+// of records must never hold up the state thread), and answers on `io`.
+template <typename Reply, typename Query>
+void readAccounting(boost::asio::thread_pool& pool, boost::asio::io_context& io, std::string path,
+                    Query query, std::function<void(Result<Reply>)> done) {
+  boost::asio::post(pool, [&io, path = std::move(path), query = std::move(query),
+                           done = std::move(done)]() mutable {
+    Result<Reply> result = makeError("accounting store unavailable");
+    auto reader = acct::SqliteAccountingStore::open(path);
     if (!reader) {
-      result = makeError("accounting store " + accounting_path_ + ": " + reader.error());
+      result = makeError("accounting store " + path + ": " + reader.error());
     } else {
-      result = ctld::queryAccounting(**reader, caller, request, cluster);
+      result = query(**reader);
     }
-    boost::asio::post(io_, [done = std::move(done), result = std::move(result)]() mutable {
+    boost::asio::post(io, [done = std::move(done), result = std::move(result)]() mutable {
       done(std::move(result));
     });
   });
 }
 
+}  // namespace
+
+void JobService::queryAccounting(const rpc::Caller& caller,
+                                 const v1::QueryAccountingRequest& request,
+                                 std::function<void(Result<v1::QueryAccountingReply>)> done) {
+  readAccounting<v1::QueryAccountingReply>(
+      *pool_, io_, accounting_path_,
+      [caller, request, cluster = state_.config().cluster_name](acct::SqliteAccountingStore& store) {
+        return ctld::queryAccounting(store, caller, request, cluster);
+      },
+      std::move(done));
+}
+
 void JobService::queryUsage(const rpc::Caller& caller, const v1::QueryUsageRequest& request,
                             std::function<void(Result<v1::QueryUsageReply>)> done) {
-  boost::asio::post(*pool_, [this, caller, request, done = std::move(done),
-                             cluster = state_.config().cluster_name]() mutable {
-    Result<v1::QueryUsageReply> result = makeError("accounting store unavailable");
-    auto reader = acct::SqliteAccountingStore::open(accounting_path_);
-    if (!reader) {
-      result = makeError("accounting store " + accounting_path_ + ": " + reader.error());
-    } else {
-      result = ctld::queryUsage(**reader, caller, request, cluster, static_cast<std::int64_t>(std::time(nullptr)));
-    }
-    boost::asio::post(io_, [done = std::move(done), result = std::move(result)]() mutable {
-      done(std::move(result));
-    });
-  });
+  readAccounting<v1::QueryUsageReply>(
+      *pool_, io_, accounting_path_,
+      [caller, request, cluster = state_.config().cluster_name](acct::SqliteAccountingStore& store) {
+        return ctld::queryUsage(store, caller, request, cluster,
+                                static_cast<std::int64_t>(std::time(nullptr)));
+      },
+      std::move(done));
 }
 
 void JobService::nodeChanged(const StateChange& change) {
