@@ -62,9 +62,15 @@ struct JobCtx {
   int reservation = -1;       // index into Pass::resv_ when the job runs in an advance reservation
   int maxNodes = 0;           // a start now may take up to this many nodes (-N min-max)
   // Its tasks are laid out at start (task_layout.h) and no node is required: it may start on
-  // any nodes holding one task each (walkNodes), which is what `oneTask` asks of a node.
-  // Reservations keep the even share of `demand`.
+  // any nodes holding one task each (walkNodes), up to `walkMaxNodes` of them, which is what
+  // `oneTask` asks of a node. Without -N (`walkFewest`) it takes the fewest nodes that hold its
+  // tasks, at least the count its CPUs need, as the reference Slurm did (`-n 20` with node01
+  // holding 4: node01-02 at 4,16; with every node half busy: three nodes, 8,8,4); a job that
+  // fits one node keeps the best-fit choice of one node. Reservations keep the even share of
+  // `demand`.
   bool walked = false;
+  bool walkFewest = false;
+  int walkMaxNodes = 0;
   Capacity oneTask;
 };
 
@@ -380,6 +386,11 @@ std::vector<int> Pass::startCandidates(const JobCtx& ctx) {
 }
 
 bool Pass::tryStartNow(const JobCtx& ctx, Plan& plan) {
+  if (ctx.walked && ctx.walkFewest && ctx.demand.nodes == 1) {
+    JobCtx one = ctx;
+    one.walked = false;
+    return tryStartNow(one, plan) || tryStartWalked(ctx, plan);
+  }
   if (ctx.walked) return tryStartWalked(ctx, plan);
   std::vector<int> cands;
   for (int r : ctx.required) {
@@ -420,8 +431,13 @@ bool Pass::tryStartWalked(const JobCtx& ctx, Plan& plan) {
   for (size_t i = 0; i < cands.size(); ++i) rooms[i] = taskRoom(ctx, cands[i], profile_, end);
   const JobRequest& r = ctx.job->request;
   std::vector<int> chosen;
-  for (int at : walkNodes(r.ntasks, std::max(1, r.minNodes), ctx.demand.nodes, ctx.maxNodes,
-                          rooms)) {
+  // A -N range takes as many nodes as it can; without -N, the fewest that hold the tasks.
+  const int most = ctx.walkFewest
+                       ? fewestNodesHolding(r.ntasks, ctx.demand.nodes, ctx.walkMaxNodes, rooms)
+                       : ctx.walkMaxNodes;
+  if (most == 0) return false;
+  for (int at : walkNodes(r.ntasks, std::max(1, r.minNodes), ctx.demand.nodes, most, rooms,
+                          !ctx.walkFewest)) {
     chosen.push_back(cands[static_cast<size_t>(at)]);
   }
   if (chosen.empty()) return false;
@@ -771,8 +787,20 @@ Reason Pass::shapeReason(const Job& job, JobCtx& ctx) {
     if (node >= 0) ctx.excluded.push_back(node);
   }
   std::sort(ctx.excluded.begin(), ctx.excluded.end());
-  ctx.walked = ctx.required.empty() && laysOutTasks(r, ctx.maxNodes, ctx.demand.wholeNode);
-  if (ctx.walked) ctx.oneTask = shareForTasks(r, 1, ctx.demand.nodes);
+  if (r.minNodes > 0) {
+    ctx.walkMaxNodes = ctx.maxNodes;
+  } else if (r.gpusPerJob == 0) {  // a per-job GPU share depends on the node count: kept fixed
+    ctx.walkMaxNodes = part.maxNodes > 0 ? std::min(r.ntasks, part.maxNodes) : r.ntasks;
+    ctx.walkFewest = true;
+  } else {
+    ctx.walkMaxNodes = ctx.demand.nodes;
+  }
+  ctx.walked = ctx.required.empty() && laysOutTasks(r, ctx.walkMaxNodes, ctx.demand.wholeNode);
+  if (ctx.walked) {
+    ctx.oneTask = shareForTasks(r, 1, ctx.demand.nodes);
+  } else {
+    ctx.walkFewest = false;
+  }
   return Reason::None;
 }
 
@@ -781,7 +809,7 @@ ShapeKey Pass::shapeKey(const JobCtx& ctx) const {
   const JobRequest& r = ctx.job->request;
   TaskShape task;
   if (ctx.walked) {
-    task = TaskShape{r.ntasks,      ctx.maxNodes,    r.cpusPerTask, r.cpusPerGpu,
+    task = TaskShape{r.ntasks,      ctx.walkMaxNodes, r.cpusPerTask, r.cpusPerGpu,
                      r.gpusPerTask, r.memPerCpuMb, r.memPerGpuMb};
   }
   // Pointers into the job (which outlives the pass), never into the short-lived ctx.

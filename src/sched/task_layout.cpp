@@ -75,7 +75,7 @@ class RoomsAhead {
 }  // namespace
 
 std::vector<int> walkNodes(int ntasks, int keep, int min_nodes, int max_nodes,
-                           const std::vector<int>& rooms) {
+                           const std::vector<int>& rooms, bool extend) {
   RoomsAhead ahead(rooms, ntasks);
   // Whether the nodes ahead can finish a start that took `taken` nodes and has `left` tasks
   // to place: enough of them for the minimum, and the ones allowed hold what is left.
@@ -92,6 +92,7 @@ std::vector<int> walkNodes(int ntasks, int keep, int min_nodes, int max_nodes,
     ahead.pass(rooms[i]);
     const int count = static_cast<int>(taken.size());
     if (left == 0) {
+      if (!extend && count >= min_nodes) break;
       taken.push_back(static_cast<int>(i));  // a node the range adds: one task dealt to it
       continue;
     }
@@ -104,6 +105,16 @@ std::vector<int> walkNodes(int ntasks, int keep, int min_nodes, int max_nodes,
   }
   if (left > 0 || static_cast<int>(taken.size()) < min_nodes) return {};
   return taken;
+}
+
+int fewestNodesHolding(int ntasks, int min_nodes, int max_nodes, std::vector<int> rooms) {
+  std::sort(rooms.begin(), rooms.end(), std::greater<>());
+  std::int64_t held = 0;
+  for (int k = 1; k <= std::min(max_nodes, static_cast<int>(rooms.size())); ++k) {
+    held += rooms[static_cast<size_t>(k - 1)];
+    if (k >= min_nodes && held >= ntasks) return k;
+  }
+  return 0;
 }
 
 std::vector<int> blockLayout(int ntasks, int nodes, int min_nodes,

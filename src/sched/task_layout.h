@@ -39,11 +39,15 @@ std::vector<int> blockLayout(int ntasks, int nodes, int min_nodes,
 // as many tasks as it holds while keeping one for each later node up to `keep` (blockLayout's
 // first pass, with its `min_nodes`), and is passed over when the tasks left after its share
 // could not fit on the nodes still allowed (at most `max_nodes` in all) that hold the most.
-// Once every task is placed the walk keeps taking nodes up to `max_nodes`: -N min-max takes as
-// many as it can. Returns the positions taken, ascending, or empty when no `min_nodes` to
+// Once every task is placed the walk keeps taking nodes up to `max_nodes` when `extend` (-N
+// min-max takes as many as it can), else only up to `min_nodes`. Returns the positions taken, ascending, or empty when no `min_nodes` to
 // `max_nodes` of the candidates hold `ntasks` between them. blockLayout lays the tasks out over
 // any such nodes in any order (exactly as the walk counted them when that is the walk's order).
 std::vector<int> walkNodes(int ntasks, int keep, int min_nodes, int max_nodes,
-                           const std::vector<int>& rooms);
+                           const std::vector<int>& rooms, bool extend = true);
+
+// The fewest of the candidates, at least `min_nodes` and at most `max_nodes`, that hold `ntasks`
+// between them (0: none do): a job without -N starts on that many, as Slurm's did.
+int fewestNodesHolding(int ntasks, int min_nodes, int max_nodes, std::vector<int> rooms);
 
 }  // namespace drover::sched

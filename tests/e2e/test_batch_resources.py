@@ -231,6 +231,24 @@ def test_nodes_holding_less_than_an_even_share_still_serve(cluster, work):
             wait_state(cluster, b, {"CANCELLED", "COMPLETED"})
 
 
+def test_without_a_node_count_tasks_take_the_fewest_nodes_that_hold_them(cluster, work):
+    """The reference Slurm ran `-n 20` on four half-busy 16-CPU nodes at once on node[01-03],
+    SLURM_TASKS_PER_NODE=8(x2),4: no two nodes held it, three did."""
+    blockers = [sbatch(cluster, work, "-w", f"node{n}", "-c", "8", "-o", "/dev/null",
+                       "--wrap=sleep 60") for n in range(1, 5)]
+    try:
+        for b in blockers:
+            wait_state(cluster, b, "RUNNING")
+        job, env = run_env(cluster, work, "-n", "20")
+        assert job["NodeList"] == "node[1-3]", job["NodeList"]
+        assert (env["SLURM_TASKS_PER_NODE"], env["SLURM_JOB_CPUS_PER_NODE"]) == \
+            ("8(x2),4", "8(x2),4")
+    finally:
+        cluster.cli("scancel", *map(str, blockers))
+        for b in blockers:
+            wait_state(cluster, b, {"CANCELLED", "COMPLETED"})
+
+
 @pytest.mark.parametrize("args, step_tasks, per_node", [
     # srun runs SLURM_NTASKS over the allocation's CPUs at its own -c (1: srun does not take
     # SLURM_CPUS_PER_TASK), so 3+1 inside `-N 2 -n 4` ...

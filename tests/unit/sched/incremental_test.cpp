@@ -23,7 +23,9 @@ Job randomJob(std::mt19937& rng, JobId id, int64_t now) {
   if (kind == 0) {
     b.exclusive();
   } else if (kind == 1) {
-    // -n over the nodes: laid out at start, the first node filled (sched/task_layout.h).
+    // -n over the nodes: laid out at start, the first node filled (sched/task_layout.h);
+    // without -N, spread over as many nodes as hold it when no even share is free.
+    if (pick(0, 2) == 0) b.nodes(0);
     b.ntasks(pick(3, 12)).cpusPerTask(pick(1, 4));
   } else {
     b.gpusPerNode(1 << pick(0, 3));

@@ -111,6 +111,16 @@ TEST(WalkNodes, AsTheReferenceChoseAroundBusyNodes) {
   for (const auto& c : cases) {
     EXPECT_EQ(walkNodes(c.ntasks, c.keep, c.min_nodes, c.max_nodes, c.rooms), c.want) << c.name;
   }
+  // Without -N the walk stops once the tasks are placed (and the minimum reached), on the
+  // fewest nodes that hold them.
+  EXPECT_EQ(walkNodes(20, 1, 2, 20, {8, 8, 8, 8}, false), (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(fewestNodesHolding(20, 2, 20, {8, 8, 8, 8}), 3);
+  EXPECT_EQ(fewestNodesHolding(20, 2, 20, {4, 16, 16}), 2);
+  EXPECT_EQ(fewestNodesHolding(6, 1, 6, {4, 6}), 1);
+  EXPECT_EQ(fewestNodesHolding(20, 1, 2, {8, 8, 8}), 0);
+  EXPECT_EQ(walkNodes(20, 1, 2, 2, {4, 16, 16}, false), (std::vector<int>{0, 1}));
+  EXPECT_EQ(walkNodes(4, 1, 1, 4, {16, 16}, false), (std::vector<int>{0}));
+  EXPECT_EQ(walkNodes(4, 1, 2, 4, {16, 16, 16}, false), (std::vector<int>{0, 1}));
 }
 
 // On random rooms the walk finds nodes exactly when some min..max of them hold the tasks, and
@@ -126,13 +136,14 @@ TEST(WalkNodes, FindsNodesWheneverTheyExistAndTheLayoutFits) {
     const int max_nodes = pick(0, 2) == 0 ? pick(min_nodes, 6) : min_nodes;
     const int ntasks = pick(max_nodes, 24);
     const int keep = pick(0, 1) == 0 ? min_nodes : 1;
+    const bool extend = pick(0, 1) == 0;
     std::vector<int> sorted = rooms;
     std::sort(sorted.rbegin(), sorted.rend());
     const int k = std::min(max_nodes, static_cast<int>(rooms.size()));
     int top = 0;
     for (int i = 0; i < k; ++i) top += sorted[static_cast<size_t>(i)];
     const bool exists = static_cast<int>(rooms.size()) >= min_nodes && top >= ntasks;
-    const std::vector<int> taken = walkNodes(ntasks, keep, min_nodes, max_nodes, rooms);
+    const std::vector<int> taken = walkNodes(ntasks, keep, min_nodes, max_nodes, rooms, extend);
     ASSERT_EQ(!taken.empty(), exists) << "round " << round;
     if (taken.empty()) continue;
     ++found;
@@ -330,6 +341,41 @@ TEST(TaskLayoutAtStart, NodesHoldingLessThanTheEvenShareStillServe) {
   EXPECT_EQ(waiting->expectedStart, 5000);
 }
 
+TEST(TaskLayoutAtStart, WithoutNodeCountTheFewestNodesThatHoldTheTasks) {
+  // As the reference Slurm ran `-n 20`: with node01 holding 4 tasks, node01-02 at 4,16 (the two
+  // nodes its CPUs need, walked in order) ...
+  Plan plan = scheduleOne(JobBuilder(1).ntasks(20), {running(90, "node01", 12, {}, 5000)});
+  const Start* st = startOf(plan, 1);
+  ASSERT_NE(st, nullptr);
+  EXPECT_EQ(laidOut(*st).nodes, (std::vector<std::string>{"node01", "node02"}));
+  EXPECT_EQ(laidOut(*st).tasks, (std::vector<int>{4, 16}));
+  // ... and with every node half busy (no two hold 20), three nodes at once: 8,8,4.
+  std::vector<RunningJob> half;
+  for (int i = 1; i <= 4; ++i) half.push_back(running(89 + i, "node0" + std::to_string(i), 8, {}, 5000));
+  plan = scheduleOne(JobBuilder(1).ntasks(20), half);
+  st = startOf(plan, 1);
+  ASSERT_NE(st, nullptr);
+  Laid got = laidOut(*st);
+  EXPECT_EQ(got.nodes, (std::vector<std::string>{"node01", "node02", "node03"}));
+  EXPECT_EQ(got.tasks, (std::vector<int>{8, 8, 4}));
+  // `-n 4` fits one node: the best fit (the fullest node that holds it), not the walk's first
+  // node, as the reference put `-n 6` on the node with exactly 6 free.
+  std::vector<RunningJob> busy = {running(90, "node01", 10, {}, 5000), running(91, "node03", 12, {}, 5000)};
+  plan = scheduleOne(JobBuilder(1).ntasks(4), busy);
+  st = startOf(plan, 1);
+  ASSERT_NE(st, nullptr);
+  EXPECT_EQ(laidOut(*st).nodes, (std::vector<std::string>{"node03"}));
+  // With node01 at 6 CPUs free and the others at 4, no node holds -n 8: node01 fills first.
+  busy.push_back(running(92, "node02", 12, {}, 5000));
+  busy.push_back(running(93, "node04", 12, {}, 5000));
+  plan = scheduleOne(JobBuilder(1).ntasks(8), busy);
+  st = startOf(plan, 1);
+  ASSERT_NE(st, nullptr);
+  got = laidOut(*st);
+  EXPECT_EQ(got.nodes, (std::vector<std::string>{"node01", "node02"}));
+  EXPECT_EQ(got.tasks, (std::vector<int>{6, 2}));
+}
+
 TEST(TaskLayoutAtStart, LighterNodesServeFirst) {
   // node03 and node04 weigh less: the walk keeps to them when they hold the job.
   Snapshot s;
@@ -356,7 +402,7 @@ TEST(TaskLayoutAtStart, ReservationOfAJobAheadLimitsTheFirstNode) {
   // on node01 and node02, but node01 keeps only 16 - 12 = 4 CPUs free after 2000: 2 tasks there.
   std::vector<RunningJob> busy = {running(90, "node01", 8, {}, 2000), running(91, "node02", 8, {}, 9000),
                                   running(92, "node03", 8, {}, 9000), running(93, "node04", 8, {}, 9000)};
-  Job ahead = JobBuilder(2).ntasks(12).priority(100);
+  Job ahead = JobBuilder(2).nodes(1).ntasks(12).priority(100);  // -N 1: one node must hold 12
   Plan plan = scheduleOne(JobBuilder(1).nodes(2).ntasks(4).cpusPerTask(2), busy, {ahead});
   const PendingInfo* held = pendingOf(plan, 2);
   ASSERT_NE(held, nullptr);
