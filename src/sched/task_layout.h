@@ -34,15 +34,16 @@ std::vector<int> blockLayout(int ntasks, int nodes, int min_nodes,
 
 // Which candidate nodes a laid-out job starts on, as the reference Slurm chose them when the
 // first nodes were partly busy (node01 holding 1 task: `-N 4 -n 6` ran 1,3,1,1; holds 1,16,6,16:
-// `-N 3 -n 30` ran on node01,02,04 at 1,16,13). `rooms[i]` is how many tasks candidate i (in
-// hostlist order) holds for the job's run, each at least 1. Walking them in order, a node takes
-// as many tasks as it holds while keeping one for each later node up to `keep` (blockLayout's
-// first pass, with its `min_nodes`), and is passed over when the tasks left after its share
-// could not fit on the nodes still allowed (at most `max_nodes` in all) that hold the most.
-// Once every task is placed the walk keeps taking nodes up to `max_nodes` when `extend` (-N
-// min-max takes as many as it can), else only up to `min_nodes`. Returns the positions taken, ascending, or empty when no `min_nodes` to
-// `max_nodes` of the candidates hold `ntasks` between them. blockLayout lays the tasks out over
-// any such nodes in any order (exactly as the walk counted them when that is the walk's order).
+// `-N 3 -n 30` ran on node01,02,04 at 1,16,13). `rooms[i]` is how many tasks candidate i holds
+// for the job's run, each at least 1, in the order walked (the scheduler's: lightest first, then
+// hostlist order). A node takes as many tasks as it holds while keeping one for each later node
+// up to `keep` (blockLayout's first pass, with its `min_nodes`), and is passed over when the
+// tasks left after its share could not fit on the nodes still allowed (at most `max_nodes` in
+// all) that hold the most. Once every task is placed the walk keeps taking nodes up to
+// `max_nodes` when `extend` (-N min-max takes as many as it can), else only up to `min_nodes`.
+// Returns the positions taken, ascending, or empty when no `min_nodes` to `max_nodes` of the
+// candidates hold `ntasks` between them. blockLayout lays the tasks out over any such nodes in
+// any order (exactly as the walk counted them when that is the walk's order).
 std::vector<int> walkNodes(int ntasks, int keep, int min_nodes, int max_nodes,
                            const std::vector<int>& rooms, bool extend = true);
 
