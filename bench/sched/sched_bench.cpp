@@ -5,7 +5,7 @@
 // last-ranked submissions (priority 0) after a pass that started nothing.
 // Plain timed executable so the numbers and the command go into docs/performance.md.
 //   sched_bench [--nodes N] [--pending N] [--running N] [--policy easy|fcfs|conservative]
-//               [--horizon SECONDS] [--estimates N] [--full-only 1]
+//               [--horizon SECONDS] [--estimates N] [--full-only 1] [--laid-out PERCENT]
 // It also reports the memory the scheduling state holds (malloc bytes in use, mallinfo2).
 #include <malloc.h>
 #include <sys/resource.h>
@@ -61,6 +61,11 @@ Shape randomShape(std::mt19937& rng) {
   return {std::uniform_int_distribution<int>(2, 16)(rng), 8};
 }
 
+// --laid-out: this share of the jobs (by id, so the random mix is the same) ask as
+// `sbatch -n T --gpus-per-task=1` does, with no -N: their tasks are laid out at start and a job
+// that fits no single node walks the nodes (sched/task_layout.h walkNodes).
+int laidOutPercent = 0;
+
 Job makeJob(std::mt19937& rng, JobId id) {
   Shape s = randomShape(rng);
   Job j;
@@ -74,6 +79,10 @@ Job makeJob(std::mt19937& rng, JobId id) {
   j.request.timeLimitS = 3600 * std::uniform_int_distribution<int>(1, 24)(rng);
   j.request.submitTime = static_cast<int64_t>(id);
   j.priority = std::uniform_int_distribution<int>(0, 100000)(rng);
+  if (static_cast<int>(id % 100) < laidOutPercent) {
+    j.request.ntasksGiven = true;
+    j.request.minNodes = 0;
+  }
   return j;
 }
 
@@ -93,6 +102,7 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--horizon")) horizon = std::atoll(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--estimates")) estimates = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--full-only")) fullOnly = std::atoi(argv[i + 1]) != 0;
+    else if (!std::strcmp(argv[i], "--laid-out")) laidOutPercent = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--policy")) {
       policyName = argv[i + 1];
       policy = !std::strcmp(policyName, "fcfs")           ? Policy::Fcfs
