@@ -10,6 +10,7 @@
 #include "cli/sinfo.h"
 #include "cli/sinfo_view.h"
 #include "reference_cluster.h"
+#include "sinfo_render.h"
 
 namespace drover::cli {
 namespace {
@@ -30,12 +31,7 @@ std::vector<v1::NodeInfo> capturedNodes() {
 }
 
 std::string render(const std::vector<std::string>& args, const std::vector<v1::NodeInfo>& nodes) {
-  auto cmd = parseSinfoArgs(args);
-  EXPECT_TRUE(cmd.ok()) << cmd.error();
-  if (!cmd.ok()) return {};
-  auto text = renderSinfo(cmd->options, nodes, referencePartitions(), kCaptureTime);
-  EXPECT_TRUE(text.ok()) << text.error();
-  return text.ok() ? *text : std::string();
+  return testing::renderSinfoArgs(args, nodes);
 }
 
 struct Case {
