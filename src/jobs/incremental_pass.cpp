@@ -347,14 +347,10 @@ std::vector<Launch> JobManager::schedulePass(const std::vector<NodeView>& nodes)
   last_plan_size_ = static_cast<std::uint32_t>(plan.starts.size() + plan.pending.size());
   last_backfill_ = {};
   if (schedulerParams().policy != sched::Policy::Fcfs) {
-    std::uint32_t waiting_behind = 0;
-    for (const sched::PendingInfo& p : plan.pending) {
-      // Each partition's first blocked job waits for Resources, every later one for Priority.
-      last_backfill_.ran = last_backfill_.ran || p.reason == sched::Reason::Resources;
-      waiting_behind += p.reason == sched::Reason::Priority;
-    }
+    // Each partition's first blocked job waits for Resources, every later one for Priority.
+    last_backfill_.ran = plan.stats.waitingOnResources > 0;
     last_backfill_.started = static_cast<std::uint32_t>(plan.stats.backfilled);
-    last_backfill_.depth = waiting_behind + last_backfill_.started;
+    last_backfill_.depth = static_cast<std::uint32_t>(plan.stats.waitingOnPriority) + last_backfill_.started;
     const auto skipped = static_cast<std::uint32_t>(plan.stats.skippedSameShape);
     last_backfill_.tried = last_backfill_.depth - std::min(skipped, last_backfill_.depth);
   }

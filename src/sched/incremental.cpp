@@ -368,7 +368,11 @@ int Scheduler::appendLastRanked(int64_t now) {
   std::vector<int> order;
   order.reserve(jobs.size());
   for (const auto& j : jobs) order.push_back(j.second);
+  const size_t kept = plan_.pending.size();
   if (!sched::appendLastRanked(idx, snap_, params_, now, memo_, order, plan_)) return -1;
+  for (size_t i = kept; i < plan_.pending.size(); ++i) {
+    tallyReason(plan_.stats, plan_.pending[i].reason, +1);
+  }
   submittedSince_.clear();
   ++counters_.incrementalPasses;
   ++counters_.lastRankedAppends;
@@ -430,6 +434,7 @@ const Plan& Scheduler::pass(int64_t now) {
         planRanks_.insert(at, rank);
         planJobs_.insert(planJobs_.begin() + static_cast<std::ptrdiff_t>(i),
                          static_cast<int>(submittedSince_[k]));
+        tallyReason(plan_.stats, info.reason, +1);
         plan_.pending.insert(plan_.pending.begin() + static_cast<std::ptrdiff_t>(i),
                              std::move(info));
         // A job judged to fail for its shape joins that shape's group for later replays.
@@ -494,9 +499,20 @@ const Plan& Scheduler::pass(int64_t now) {
 
 void Scheduler::applyDelta(PlanDelta delta, int64_t now) {
   memo_.tail.reset();  // the profile of the memo's walk, not the replayed one's
-  for (auto& [pos, info] : delta.changed) plan_.pending[pos] = std::move(info);
+  // The replay rewrote only the changed entries: their reasons move the tallies.
+  PlanStats stats = delta.stats;
+  stats.waitingOnPriority = plan_.stats.waitingOnPriority;
+  stats.waitingOnResources = plan_.stats.waitingOnResources;
+  for (auto& [pos, info] : delta.changed) {
+    tallyReason(stats, plan_.pending[pos].reason, -1);
+    tallyReason(stats, info.reason, +1);
+    plan_.pending[pos] = std::move(info);
+  }
   plan_.starts = std::move(delta.starts);
-  plan_.stats = delta.stats;
+  if (!plan_.starts.empty()) {
+    for (size_t pos : delta.removed) tallyReason(stats, plan_.pending[pos].reason, -1);
+  }
+  plan_.stats = stats;
   freed_.clear();
   if (!plan_.starts.empty()) {
     std::vector<char> gone(plan_.pending.size(), 0);

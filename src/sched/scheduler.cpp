@@ -981,6 +981,7 @@ Plan Pass::run(PassMemo* memo) {
       memo->tail.emplace(std::move(profile_));
     }
   }
+  for (const PendingInfo& info : plan.pending) tallyReason(plan.stats, info.reason, +1);
   return plan;
 }
 

@@ -173,7 +173,18 @@ struct PlanStats {
   // Starts of jobs ranked behind a blocked job of their partition: what Slurm's backfill
   // scheduler would have started (sdiag's "Total backfilled jobs").
   int backfilled = 0;
+  // Pending entries waiting for Priority (behind a blocked job of their partition) and for
+  // Resources (a partition's first blocked job): sdiag's backfill depth reads them once a pass,
+  // so every way the plan changes keeps them (tallyReason) instead of a walk of the queue.
+  int waitingOnPriority = 0;
+  int waitingOnResources = 0;
 };
+
+// Counts (by = +1) or uncounts (by = -1) one pending entry's reason in `stats`.
+inline void tallyReason(PlanStats& stats, Reason reason, int by) {
+  if (reason == Reason::Priority) stats.waitingOnPriority += by;
+  if (reason == Reason::Resources) stats.waitingOnResources += by;
+}
 
 struct Plan {
   std::vector<Start> starts;

@@ -59,6 +59,8 @@ void expectSame(const Plan& got, const Plan& want) {
   EXPECT_EQ(got.stats.skippedSameShape, want.stats.skippedSameShape);
   EXPECT_EQ(got.stats.reservationsMade, want.stats.reservationsMade);
   EXPECT_EQ(got.stats.backfilled, want.stats.backfilled);
+  EXPECT_EQ(got.stats.waitingOnPriority, want.stats.waitingOnPriority);
+  EXPECT_EQ(got.stats.waitingOnResources, want.stats.waitingOnResources);
 }
 
 std::vector<Case> cases() {

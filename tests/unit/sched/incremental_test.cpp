@@ -69,6 +69,8 @@ void expectSamePlan(const Plan& got, const Plan& want) {
   EXPECT_EQ(got.stats.skippedSameShape, want.stats.skippedSameShape);
   EXPECT_EQ(got.stats.reservationsMade, want.stats.reservationsMade);
   EXPECT_EQ(got.stats.backfilled, want.stats.backfilled);
+  EXPECT_EQ(got.stats.waitingOnPriority, want.stats.waitingOnPriority);
+  EXPECT_EQ(got.stats.waitingOnResources, want.stats.waitingOnResources);
 }
 
 // A one-task job of `gpus` GPUs for 100 s at priority `prio`.
