@@ -165,9 +165,11 @@ class SqliteAccountingStore::Stmt {
   }
   int idx = 0;
   void bind(std::int64_t v) { sqlite3_bind_int64(s_, ++idx, v); }
-  // Not copied: `v` must outlive the statement's stepping (a record of the batch being written).
+  // Copied by SQLite (SQLITE_TRANSIENT): text bound from a temporary or a local of the function
+  // that bound it (a filter's arguments, a record's joined flags) is gone before the statement
+  // is stepped; borrowing it read freed memory. The copies are a few dozen bytes per field.
   void bind(const std::string& v) {
-    sqlite3_bind_text(s_, ++idx, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
+    sqlite3_bind_text(s_, ++idx, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
   }
   template <typename T>
   void bind(const std::optional<T>& v) {
@@ -177,13 +179,7 @@ class SqliteAccountingStore::Stmt {
       sqlite3_bind_null(s_, ++idx);
     }
   }
-  // A filter's argument, copied by SQLite: the filter is built by the function that prepares
-  // the statement and is gone before its caller steps it (usage()).
   void bindValue(const Value& v) {
-    if (const auto* text = std::get_if<std::string>(&v)) {
-      sqlite3_bind_text(s_, ++idx, text->data(), static_cast<int>(text->size()), SQLITE_TRANSIENT);
-      return;
-    }
     std::visit([this](const auto& x) { bind(x); }, v);
   }
   std::int64_t i64(int c) const { return sqlite3_column_int64(s_, c); }
