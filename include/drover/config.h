@@ -115,6 +115,16 @@ struct StepsConfig {
   bool pytorch_env = true;
 };
 
+// File broadcast defaults of sbcast and srun --bcast (Slurm's BcastParameters and BcastExclude),
+// read by those CLIs from their cluster.conf; their options override each.
+struct BcastConfig {
+  std::string dest_dir;            // DestDir=: where a relative DEST goes; "" = the working directory
+  std::string compression = "none";  // Compression=: lz4, zlib or none, used when -C is not given
+  bool send_libs = false;          // send_libs: also send the executable's shared libraries
+  // BcastExclude: directories whose libraries are never sent (absolute; empty = none).
+  std::vector<std::string> exclude = {"/lib", "/usr/lib", "/lib64", "/usr/lib64"};
+};
+
 // Batch jobs.
 struct JobsConfig {
   // Slurm's JobRequeue: whether a batch job that names neither --requeue nor --no-requeue may be
@@ -147,6 +157,7 @@ struct ClusterConfig {
   Timeouts timeouts;
   StepsConfig steps;
   JobsConfig jobs;
+  BcastConfig bcast;
   std::vector<AccountConfig> accounts;
 
   const NodeConfig* findNode(std::string_view name) const;
@@ -163,6 +174,9 @@ struct ParseOptions {
 };
 Result<ClusterConfig> parseClusterConfig(std::string_view yaml_text, std::string_view file_name,
                                          const ParseOptions& options);
+
+// BcastExclude as Slurm writes it: "/lib,/usr/lib,/lib64,/usr/lib64", or "none" for no directory.
+std::string bcastExcludeText(const BcastConfig& bcast);
 
 // Names as scontrol prints them: "UP", "DRAIN"; "fcfs", "easy", "conservative".
 std::string_view partitionStateName(PartitionState state);

@@ -21,6 +21,16 @@ std::string tresWeights(const config::PriorityWeights& p) {
   return orNull(out);
 }
 
+// BcastParameters as slurm.conf writes it: only what differs from Slurm's defaults.
+std::string bcastParameters(const config::BcastConfig& b) {
+  std::string out;
+  auto add = [&](const std::string& item) { out += (out.empty() ? "" : ",") + item; };
+  if (!b.dest_dir.empty()) add("DestDir=" + b.dest_dir);
+  if (b.compression != "none") add("Compression=" + b.compression);
+  if (b.send_libs) add("send_libs");
+  return orNull(out);
+}
+
 bool hasGpus(const config::ClusterConfig& c) {
   for (const auto& n : c.nodes) {
     if (n.gpus.count > 0) return true;
@@ -38,6 +48,8 @@ std::string renderConfig(const config::ClusterConfig& c, const std::string& conf
   const std::vector<std::pair<std::string, std::string>> settings = {
       {"AuthInfo", c.munge_socket.empty() ? "(null)" : "socket=" + c.munge_socket},
       {"AuthType", "auth/munge"},
+      {"BcastExclude", config::bcastExcludeText(c.bcast)},
+      {"BcastParameters", bcastParameters(c.bcast)},
       {"BOOT_TIME", ping ? formatLocalTime(ping->start_time(), kIsoLocalTime) : "(null)"},
       {"ClusterName", c.cluster_name},
       s.default_mem_per_cpu_mb > 0

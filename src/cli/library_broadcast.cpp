@@ -13,7 +13,7 @@ std::optional<bool> parseSendLibs(const std::string& value) {
 
 LibrariesOutcome broadcastLibraries(ControllerClient& client, const BroadcastPlan& executable_plan,
                                     const std::string& name_step, const std::string& exclude) {
-  auto dirs = parseBcastExclude(exclude.empty() ? kDefaultBcastExclude : exclude);
+  auto dirs = parseBcastExclude(exclude);
   if (!dirs) return BroadcastFailure{dirs.error()};
   // The libraries this process's dynamic linker would load for the executable: srun's and
   // sbcast's own LD_LIBRARY_PATH, as ldd would have used.

@@ -2,7 +2,7 @@
 // --send-libs (sbcast, srun --bcast): after the executable, each shared object it needs
 // (cli/shared_libs.h) goes to the same nodes, into <each node's copy>_libs/ (man sbcast: "a
 // directory alongside the executable"), unless it lies in an excluded directory (--exclude,
-// srun's --bcast-exclude; default kDefaultBcastExclude). A library the search did not find is
+// srun's --bcast-exclude; default cluster.conf's bcast.exclude, cli/bcast_defaults.h). A library the search did not find is
 // not sent; the caller warns about it.
 #include <optional>
 #include <string>
@@ -23,7 +23,7 @@ struct LibrariesSent {
 using LibrariesOutcome = std::variant<LibrariesSent, BroadcastFailure>;
 
 // `executable_plan`: the plan the executable was sent with; `name_step`: the step its copies
-// were named for (srun's reserved step). `exclude`: --exclude's text ("" = the default).
+// were named for (srun's reserved step). `exclude`: the directories' text (bcastExcludeFor).
 LibrariesOutcome broadcastLibraries(ControllerClient& client, const BroadcastPlan& executable_plan,
                                     const std::string& name_step, const std::string& exclude);
 

@@ -6,12 +6,14 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "cli/bcast_defaults.h"
 #include "cli/cli_common.h"
 #include "cli/controller_client.h"
 #include "cli/file_broadcast.h"
 #include "cli/library_broadcast.h"
 #include "common/bcast_compress.h"
 #include "common/bcast_path.h"
+#include "config/client_settings.h"
 
 namespace drover::cli {
 namespace {
@@ -234,18 +236,28 @@ int runSbcast(int argc, char** argv) {
     }
   }
 
+  auto settings = config::loadClientSettings(config::defaultConfigPath());
+  if (!settings) {
+    printError(kProg, settings.error());
+    return 1;
+  }
+  const config::BcastConfig& defaults = settings->bcast;
+  const bool send_libs = sendLibsFor(cmd->send_libs, defaults);
+  const std::string exclude = bcastExcludeFor(cmd->exclude, defaults);
   BroadcastPlan plan;
   plan.job_id = target.job_id;
   plan.step_id = target.step_id;
   plan.source = files->source;
-  // A relative DEST is created in the directory sbcast runs in (man sbcast).
-  plan.dest = files->dest.front() == '/' ? files->dest : workingDirectory() + "/" + files->dest;
+  // A relative DEST is created in BcastParameters' DestDir, else where sbcast runs (man sbcast).
+  plan.dest = files->dest.front() == '/'
+                  ? files->dest
+                  : bcastDirectoryFor(defaults, workingDirectory()) + "/" + files->dest;
   plan.name_step = target.step_id ? std::to_string(*target.step_id) : "batch";
   plan.force = cmd->force;
   plan.preserve = cmd->preserve;
   plan.block_size = boundedBlockSize(cmd->block_size);
   plan.timeout_ms = cmd->timeout_s * 1000;
-  plan.codec = cmd->compress ? *parseBcastCodec(*cmd->compress) : BcastCodec::kNone;
+  plan.codec = bcastCodecFor(cmd->compress, defaults);
   plan.fanout = static_cast<std::uint32_t>(cmd->fanout);
   if (cmd->verbose > 0) {
     std::cerr << "sbcast: -----------------------------\n"
@@ -257,20 +269,16 @@ int runSbcast(int argc, char** argv) {
               << "sbcast: stepid     = "
               << (target.step_id ? std::to_string(*target.step_id) : "none") << "\n"
               << "sbcast: preserve   = " << (plan.preserve ? "true" : "false") << "\n"
-              << "sbcast: send_libs  = " << (cmd->send_libs ? "true" : "false") << "\n"
-              << "sbcast: exclude    = " << cmd->exclude.value_or(kDefaultBcastExclude) << "\n"
+              << "sbcast: send_libs  = " << (send_libs ? "true" : "false") << "\n"
+              << "sbcast: exclude    = " << exclude << "\n"
               << "sbcast: timeout    = " << cmd->timeout_s << "\n"
               << "sbcast: verbose    = " << cmd->verbose << "\n"
               << "sbcast: source     = " << plan.source << "\n"
               << "sbcast: dest       = " << plan.dest << "\n"
               << "sbcast: -----------------------------\n";
   }
-  auto client = ControllerClient::fromConfig();
-  if (!client) {
-    printError(kProg, client.error());
-    return 1;
-  }
-  const auto outcome = broadcastFile(*client, plan);
+  auto client = ControllerClient::fromSettings(*settings);
+  const auto outcome = broadcastFile(client, plan);
   if (const auto* failed = std::get_if<BroadcastFailure>(&outcome)) {
     printBroadcastError(kProg, failed->lines);
     return failed->exit_code;
@@ -287,8 +295,8 @@ int runSbcast(int argc, char** argv) {
     std::cerr << "sbcast: " << sent->wire_bytes << " bytes on the wire, at most "
               << sent->peak_parallel_writes << " nodes written at once\n";
   }
-  if (!cmd->send_libs) return 0;
-  const auto libs = broadcastLibraries(*client, plan, plan.name_step, cmd->exclude.value_or(""));
+  if (!send_libs) return 0;
+  const auto libs = broadcastLibraries(client, plan, plan.name_step, exclude);
   if (const auto* failed = std::get_if<BroadcastFailure>(&libs)) {
     printBroadcastError(kProg, failed->lines);
     return failed->exit_code;

@@ -32,7 +32,7 @@ struct SbcastCommand {
   std::uint64_t block_size = 0;          // -s; 0 = the largest block
   int timeout_s = 0;                     // -t; 0 = the message timeout
   int verbose = 0;
-  bool send_libs = false;                // --send-libs[=yes|no] (cli/library_broadcast.h)
+  std::optional<bool> send_libs;         // --send-libs[=yes|no] (cli/library_broadcast.h)
   std::optional<std::string> exclude;    // --exclude: checked (absolute paths or NONE)
   bool version = false;
   bool help = false;

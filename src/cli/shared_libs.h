@@ -50,9 +50,6 @@ Result<std::vector<SharedLib>> sharedLibraries(const std::string& executable,
 // absolute directories; an error names the first entry that is not absolute.
 Result<std::vector<std::string>> parseBcastExclude(const std::string& text);
 
-// The default exclusion list (slurm.conf BcastExclude's default).
-inline constexpr const char* kDefaultBcastExclude = "/lib,/usr/lib,/lib64,/usr/lib64";
-
 // Whether `path` lies in one of `dirs` or a directory below one ("/usr/lib" excludes
 // "/usr/lib/x86_64-linux-gnu/libc.so.6", not "/usr/lib64/x.so" nor "/usr/libexec/x.so").
 bool inExcludedDirectory(const std::string& path, const std::vector<std::string>& dirs);

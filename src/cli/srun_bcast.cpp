@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "cli/bcast_defaults.h"
 #include "cli/cli_common.h"
 #include "cli/file_broadcast.h"
 #include "cli/library_broadcast.h"
@@ -28,9 +29,11 @@ bool isExecutableFile(const std::string& path) {
 }  // namespace
 
 std::string bcastDestination(const std::string& value, const std::optional<std::string>& chdir,
-                             const std::string& cwd) {
+                             const std::string& cwd, const std::string& dest_dir) {
   if (!value.empty()) return fromDirectory(value, cwd);
-  std::string dir = chdir && !chdir->empty() ? fromDirectory(*chdir, cwd) : cwd;
+  std::string dir = !dest_dir.empty()               ? dest_dir
+                    : chdir && !chdir->empty() ? fromDirectory(*chdir, cwd)
+                                               : cwd;
   if (dir.empty() || dir.back() != '/') dir += '/';
   return dir;
 }
@@ -56,7 +59,7 @@ std::optional<std::string> findExecutable(const std::string& name, const std::st
 }
 
 Status broadcastExecutable(ControllerClient& client, const jobspec::JobSpec& options,
-                           v1::StepSpec& spec) {
+                           const config::BcastConfig& defaults, v1::StepSpec& spec) {
   if (spec.argv_size() == 0 || spec.argv(0).empty()) {
     return makeError("--bcast: no command to copy");
   }
@@ -65,32 +68,26 @@ Status broadcastExecutable(ControllerClient& client, const jobspec::JobSpec& opt
   auto program = findExecutable(spec.argv(0), path_env != nullptr ? path_env : "", cwd);
   if (!program) return makeError("Unable to find executable " + spec.argv(0) + " to broadcast");
   // Checked before anything is sent: a wrong value sends nothing.
-  BcastCodec codec = BcastCodec::kNone;
-  if (options.compress) {
-    const std::string lib = options.compress->empty() ? "lz4" : *options.compress;
-    const auto parsed = parseBcastCodec(lib);
-    if (!parsed) {
-      return makeError("--compress: library '" + lib + "' is not supported (lz4, zlib or none)");
-    }
-    codec = *parsed;
+  if (options.compress && !options.compress->empty() && !parseBcastCodec(*options.compress)) {
+    return makeError("--compress: library '" + *options.compress + "' is not supported (lz4, zlib or none)");
   }
-  bool send_libs = false;
+  std::optional<bool> send_libs_option;
   if (options.send_libs) {
-    const auto parsed = parseSendLibs(*options.send_libs);
-    if (!parsed) return makeError("Invalid --send-libs value: " + *options.send_libs);
-    send_libs = *parsed;
+    send_libs_option = parseSendLibs(*options.send_libs);
+    if (!send_libs_option) return makeError("Invalid --send-libs value: " + *options.send_libs);
   }
-  const std::string exclude = options.bcast_exclude.value_or("");
-  if (!exclude.empty()) {
-    if (auto dirs = parseBcastExclude(exclude); !dirs) {
+  if (options.bcast_exclude) {
+    if (auto dirs = parseBcastExclude(*options.bcast_exclude); !dirs) {
       return makeError("--bcast-exclude: " + dirs.error());
     }
   }
+  const bool send_libs = sendLibsFor(send_libs_option, defaults);
+  const std::string exclude = bcastExcludeFor(options.bcast_exclude, defaults);
   BroadcastPlan plan;
   plan.job_id = spec.job_id();
-  plan.codec = codec;
+  plan.codec = bcastCodecFor(options.compress, defaults);
   plan.source = *program;
-  plan.dest = bcastDestination(options.bcast.value_or(""), options.chdir, cwd);
+  plan.dest = bcastDestination(options.bcast.value_or(""), options.chdir, cwd, defaults.dest_dir);
   plan.force = true;   // srun --bcast replaces an older copy
   plan.reserve_step = isBcastDirectory(plan.dest);
   const auto outcome = broadcastFile(client, plan);

@@ -20,6 +20,7 @@
 #include "cli/srun_bcast.h"
 #include "cli/srun_step.h"
 #include "cli/srun_terminal.h"
+#include "config/client_settings.h"
 #include "stepio/step_io_server.h"
 
 namespace drover::cli {
@@ -82,7 +83,13 @@ class StepRun {
     // --bcast: the executable goes to the nodes first and the step runs the copies (an
     // --multi-prog step has no one executable: nothing to copy).
     if (options_.bcast && !spec.has_multi_prog()) {
-      if (auto sent = broadcastExecutable(client_, options_, spec); !sent) {
+      // Its defaults (BcastParameters) are read only by the steps that broadcast.
+      auto settings = config::loadClientSettings(config::defaultConfigPath());
+      if (!settings) {
+        printError("srun", settings.error());
+        return 1;
+      }
+      if (auto sent = broadcastExecutable(client_, options_, settings->bcast, spec); !sent) {
         printBroadcastError("srun", sent.error());
         return 1;
       }

@@ -15,7 +15,7 @@
 namespace drover::config {
 namespace {
 
-constexpr std::array<std::string_view, 3> kClientKeys = {"controller", "munge_socket", "timeouts"};
+constexpr std::array<std::string_view, 4> kClientKeys = {"controller", "munge_socket", "timeouts", "bcast"};
 
 // The top-level key a column-0 line starts, or "" when the line continues the previous entry
 // (indented, blank or a comment).
@@ -74,7 +74,7 @@ bool parseSections(const std::string& text, const std::string& file_name, Client
     // No wanted section at all (an empty or foreign file): the full parser says what is wrong.
     if (!root.IsMap()) return false;
     detail::MapReader m;
-    if (!m.open(ctx, root, "", {"controller", "munge_socket", "timeouts"})) return false;
+    if (!m.open(ctx, root, "", {"controller", "munge_socket", "timeouts", "bcast"})) return false;
     if (auto* v = m.find("controller")) {
       if (!detail::parseController(ctx, *v, out.controller)) return false;
     } else {
@@ -87,6 +87,7 @@ bool parseSections(const std::string& text, const std::string& file_name, Client
     if (auto* v = m.find("timeouts")) {
       if (!detail::parseTimeouts(ctx, *v, out.timeouts)) return false;
     }
+    if (auto* v = m.find("bcast"); v && !detail::parseBcast(ctx, *v, out.bcast)) return false;
     return true;
   } catch (const std::exception&) {
     return false;
@@ -98,6 +99,7 @@ ClientSettings fromFull(const ClusterConfig& cfg) {
   s.controller = cfg.controller;
   s.munge_socket = cfg.munge_socket;
   s.timeouts = cfg.timeouts;
+  s.bcast = cfg.bcast;
   return s;
 }
 

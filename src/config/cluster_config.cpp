@@ -55,7 +55,7 @@ bool parseDocument(detail::Context& ctx, const YAML::Node& root, const ParseOpti
   MapReader m;
   if (!m.open(ctx, root, "",
               {"cluster_name", "controller", "munge_socket", "operators", "timeouts", "nodes",
-               "partitions", "scheduler", "accounts", "steps", "jobs"})) {
+               "partitions", "scheduler", "accounts", "steps", "jobs", "bcast"})) {
     return false;
   }
   const YAML::Node* name = m.require(ctx, "cluster_name");
@@ -89,6 +89,7 @@ bool parseDocument(detail::Context& ctx, const YAML::Node& root, const ParseOpti
       return false;
     }
   }
+  if (auto* v = m.find("bcast"); v && !parseBcast(ctx, *v, out.bcast)) return false;
   if (auto* v = m.find("jobs")) {
     MapReader jobs;
     if (!jobs.open(ctx, *v, "jobs", {"requeue"})) return false;

@@ -280,9 +280,10 @@ KERNEL = (r"(OS=Linux )\S+", r"\1<KERNEL>")
 # hold part of the first nodes: Slurm laid task 1 out 2+2 (AllocCPUS 4), task 0 3+1. Each
 # system's layout of a task follows what is free on its first node when it starts (Slurm's also
 # how the free cores sit on the node's sockets, which Drover does not model), so which task
-# gets 2+2 here, if either, is this run's.
-LAYOUT_WHY = "the array tasks of -N 2 -n 4 -c 2 are laid out 3+1 or 2+2 by what is free then"
-LAYOUT_SLURM = (r"^<ID>_\d\.batch +batch +research +[46] +COMPLETED +0:0$", LAYOUT_WHY)
+# gets 2+2 here, if either, is this run's. A first node with only one task's CPUs free takes one
+# task (1+3, AllocCPUS 2), as the reference laid out `-N 4 -n 6` around a node with one free CPU.
+LAYOUT_WHY = "the array tasks of -N 2 -n 4 -c 2 are laid out 3+1, 2+2 or 1+3 by what is free then"
+LAYOUT_SLURM = (r"^<ID>_\d\.batch +batch +research +[246] +COMPLETED +0:0$", LAYOUT_WHY)
 LAYOUT = LAYOUT_SLURM
 
 # sacct -l (golden 117): the srun step's usage is this run's (sizes, major faults, frequency,

@@ -469,3 +469,57 @@ def test_timeout_bounds_each_nodes_time(cluster, job):
                         "Socket timed out on send/recv operation\n")
     assert took < 4, took
     assert copies(dest, job)["node1"].read_bytes() == src.read_bytes()
+
+
+def conf_with_bcast(cluster, name, section):
+    """A copy of the cluster's cluster.conf with a `bcast:` section: sbcast and srun read their
+    defaults (Slurm's BcastParameters, BcastExclude) from the file they are given."""
+    conf = Path(cluster.run_dir) / f"{name}.conf"
+    conf.write_text(Path(cluster.conf).read_text() + section)
+    os.chmod(conf, 0o644)
+    return conf
+
+
+def test_cluster_conf_bcast_section_gives_sbcasts_defaults_and_options_win(cluster, job):
+    d = shared_dir(cluster, "sbcast-conf")
+    dest_dir = shared_dir(cluster, "sbcast-conf-dest")
+    shared_dir(cluster, "sbcast-conf-dest/sub")
+    conf = conf_with_bcast(cluster, "bcast-defaults",
+                           f"bcast:\n  dest_dir: {dest_dir}\n  compression: lz4\n"
+                           "  send_libs: true\n  exclude: []\n")
+    src = compressible_file(d, "log.txt", 1024 * 1024)
+    # A relative DEST lands in dest_dir; blocks are compressed without -C.
+    r = cluster.cli("sbcast", "-vv", "-j", str(job), str(src), "sub/", conf=conf, user="alice")
+    assert r.returncode == 0, r.stderr
+    for want in ("compress   = lz4", "send_libs  = true", "exclude    = none",
+                 f"dest       = {dest_dir}/sub/"):
+        assert f"sbcast: {want}\n" in r.stderr, r.stderr
+    m = re.search(r"sbcast: (\d+) bytes on the wire", r.stderr)
+    assert m and int(m.group(1)) < src.stat().st_size // 10, r.stderr
+    for node, path in copies(dest_dir / "sub", job).items():
+        assert sha256(path) == sha256(src), node
+    # Each option given wins over the section.
+    r = cluster.cli("sbcast", "-v", "-f", "--compress=none", "--send-libs=no", "--exclude=/opt",
+                    "-j", str(job), str(src), "sub/", conf=conf, user="alice")
+    assert r.returncode == 0, r.stderr
+    for want in ("compress   = none", "send_libs  = false", "exclude    = /opt"):
+        assert f"sbcast: {want}\n" in r.stderr, r.stderr
+    # scontrol shows the section under Slurm's names.
+    r = cluster.cli("scontrol", "show", "config", conf=conf)
+    assert "\nBcastExclude            = none\n" in r.stdout, r.stdout
+    assert (f"\nBcastParameters         = DestDir={dest_dir},Compression=lz4,send_libs\n"
+            in r.stdout), r.stdout
+
+
+def test_srun_bcast_without_a_path_goes_to_the_configured_dest_dir(cluster):
+    d, prog = bcast_program(cluster, "conf-dir")
+    dest_dir = shared_dir(cluster, "bcast-conf-dest-dir")
+    work = shared_dir(cluster, "bcast-conf-work")
+    conf = conf_with_bcast(cluster, "bcast-destdir", f"bcast:\n  dest_dir: {dest_dir}\n")
+    # DestDir comes before --chdir (man srun).
+    r = cluster.cli("srun", "-N1", "--bcast", "-D", str(work), str(prog), conf=conf, user="alice",
+                    timeout=60)
+    assert r.returncode == 0, r.stderr
+    path, user, node = r.stdout.split()
+    assert re.fullmatch(rf"{re.escape(str(dest_dir))}/slurm_bcast_\d+\.0_{node}", path), path
+    assert owner(path) == "alice"

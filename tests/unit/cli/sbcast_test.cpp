@@ -11,6 +11,7 @@
 
 #include "cli/file_broadcast.h"
 #include "cli/sbcast.h"
+#include "cli/bcast_defaults.h"
 #include "cli/srun_bcast.h"
 #include "common/bcast_path.h"
 
@@ -49,9 +50,10 @@ TEST(SbcastArgs, LongFormsAndOptionsAfterTheFiles) {
   EXPECT_EQ(cmd->job->job_id, 7u);
   EXPECT_FALSE(cmd->job->step_id);
   EXPECT_EQ(cmd->block_size, 512u * 1024);
-  EXPECT_TRUE(cmd->send_libs);
+  EXPECT_EQ(cmd->send_libs, true);
   EXPECT_EQ(cmd->exclude, "NONE");
-  EXPECT_FALSE(parseSbcastArgs({"--send-libs=no", "a", "b"})->send_libs);
+  EXPECT_EQ(parseSbcastArgs({"--send-libs=no", "a", "b"})->send_libs, false);
+  EXPECT_EQ(parseSbcastArgs({"a", "b"})->send_libs, std::nullopt);  // cluster.conf's bcast.send_libs
   EXPECT_EQ(parseSbcastArgs({"-C", "a", "b"})->compress, "lz4");
   EXPECT_EQ(parseSbcastArgs({"--compress=zlib", "a", "b"})->compress, "zlib");
   EXPECT_EQ(parseSbcastArgs({"--exclude=/opt/lib,/usr/lib", "a", "b"})->exclude,
@@ -134,6 +136,9 @@ TEST(SrunBcast, Destination) {
   EXPECT_EQ(bcastDestination("", std::string("work"), "/home/alice"), "/home/alice/work/");
   // A path: that file; a path ending in '/': that directory; relative from the current one.
   EXPECT_EQ(bcastDestination("/tmp/mine", std::nullopt, "/home/alice"), "/tmp/mine");
+  // BcastParameters' DestDir comes before --chdir (man srun), a given path before both.
+  EXPECT_EQ(bcastDestination("", std::string("/scratch"), "/home/alice", "/local"), "/local/");
+  EXPECT_EQ(bcastDestination("mine", std::nullopt, "/home/alice", "/local"), "/home/alice/mine");
   EXPECT_EQ(bcastDestination("/tmp/", std::nullopt, "/home/alice"), "/tmp/");
   EXPECT_EQ(bcastDestination("copy", std::string("/scratch"), "/home/alice"), "/home/alice/copy");
 }
@@ -158,6 +163,27 @@ TEST(SrunBcast, FindsTheExecutableAsSrunRunsIt) {
   EXPECT_EQ(findExecutable("tool", ":/nonexistent", (dir / "bin").string()),
             (dir / "bin" / "tool").string());
   std::filesystem::remove_all(dir);
+}
+
+TEST(BcastDefaults, AnOptionGivenWinsElseClusterConfsBcastSection) {
+  config::BcastConfig conf;
+  EXPECT_EQ(bcastCodecFor(std::nullopt, conf), BcastCodec::kNone);
+  EXPECT_EQ(bcastCodecFor(std::string(""), conf), BcastCodec::kLz4);  // -C alone
+  EXPECT_FALSE(sendLibsFor(std::nullopt, conf));
+  EXPECT_EQ(bcastExcludeFor(std::nullopt, conf), "/lib,/usr/lib,/lib64,/usr/lib64");
+  EXPECT_EQ(bcastDirectoryFor(conf, "/home/alice"), "/home/alice");
+  conf.compression = "zlib";
+  conf.send_libs = true;
+  conf.exclude.clear();
+  conf.dest_dir = "/scratch";
+  EXPECT_EQ(bcastCodecFor(std::nullopt, conf), BcastCodec::kZlib);
+  EXPECT_EQ(bcastCodecFor(std::string("none"), conf), BcastCodec::kNone);
+  EXPECT_EQ(bcastCodecFor(std::string(""), conf), BcastCodec::kLz4);
+  EXPECT_TRUE(sendLibsFor(std::nullopt, conf));
+  EXPECT_FALSE(sendLibsFor(false, conf));
+  EXPECT_EQ(bcastExcludeFor(std::nullopt, conf), "none");
+  EXPECT_EQ(bcastExcludeFor(std::string("/opt"), conf), "/opt");
+  EXPECT_EQ(bcastDirectoryFor(conf, "/home/alice"), "/scratch");
 }
 
 }  // namespace

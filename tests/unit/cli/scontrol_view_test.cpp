@@ -116,6 +116,8 @@ TEST_F(ScontrolViewTest, ShowConfigNamesDroversSettingsAsSlurm) {
   // Lines as the reference Slurm 22.05 laid out its own (name padded to 23, " = ").
   for (const std::string line : {"Configuration data as of 2026-11-30T12:29:05\n",
                                  "\nAuthInfo                = socket=/run/munge/munge.socket.2\n",
+                                 "\nBcastExclude            = /lib,/usr/lib,/lib64,/usr/lib64\n",
+                                 "\nBcastParameters         = (null)\n",
                                  "\nBOOT_TIME               = 2026-11-30T11:29:05\n",
                                  "\nClusterName             = lab\n",
                                  "\nDefMemPerCPU            = 4000\n",
@@ -138,6 +140,27 @@ TEST_F(ScontrolViewTest, ShowConfigNamesDroversSettingsAsSlurm) {
   const std::string down = renderConfig(*config, "/etc/drover/cluster.conf", kCaptureTime, std::nullopt);
   EXPECT_TRUE(down.ends_with("\n\nSlurmctld(primary) at ctl1 is DOWN\n")) << down;
   EXPECT_NE(down.find("\nBOOT_TIME               = (null)\n"), std::string::npos) << down;
+}
+
+TEST_F(ScontrolViewTest, ShowConfigWritesTheBcastSectionAsSlurmsBcastParameters) {
+  auto config = config::parseClusterConfig(
+      "cluster_name: lab\n"
+      "nodes:\n"
+      "  - {names: n1, address: 127.0.0.1, port: 7830, cpus: 4, real_memory: 4G}\n"
+      "partitions:\n"
+      "  - {name: p, nodes: ALL}\n"
+      "bcast:\n"
+      "  dest_dir: /scratch/bcast/\n"
+      "  compression: LZ4\n"
+      "  send_libs: true\n"
+      "  exclude: []\n",
+      "cluster.conf");
+  ASSERT_TRUE(config.ok()) << config.error();
+  const std::string text = renderConfig(*config, "/etc/drover/cluster.conf", kCaptureTime, std::nullopt);
+  EXPECT_NE(text.find("\nBcastExclude            = none\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nBcastParameters         = DestDir=/scratch/bcast,Compression=lz4,send_libs\n"),
+            std::string::npos)
+      << text;
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // file there that is not a loadable object, through ld.so.conf's includes; a script needs
 // nothing; --exclude's list and its directory match.
 #include "cli/shared_libs.h"
+#include "drover/config.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -68,7 +69,8 @@ TEST_F(SharedLibsTest, FindsLibcWhereTheLoaderDoesAndFollowsItsNeeds) {
     }
   }
   EXPECT_TRUE(loader);
-  auto dirs = parseBcastExclude(kDefaultBcastExclude);
+  // BcastExclude's default (slurm.conf's, and cluster.conf's bcast.exclude).
+  auto dirs = parseBcastExclude(config::bcastExcludeText(config::BcastConfig{}));
   ASSERT_TRUE(dirs.ok());
   EXPECT_TRUE(inExcludedDirectory(libc, *dirs));
 }

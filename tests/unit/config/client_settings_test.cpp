@@ -61,6 +61,22 @@ TEST(ClientSettings, ReadsTheClientSectionsOnly) {
   }
 }
 
+// sbcast and srun --bcast read their defaults (BcastParameters) from the client's file.
+TEST(ClientSettings, ReadsTheBcastSection) {
+  auto s = parseClientSettings(std::string(kRest) +
+                                   "bcast:\n  dest_dir: /scratch\n  compression: lz4\n"
+                                   "  send_libs: yes\n  exclude: [/opt/lib]\n",
+                               "/etc/drover/cluster.conf");
+  ASSERT_TRUE(s.ok()) << s.error();
+  EXPECT_EQ(s->bcast.dest_dir, "/scratch");
+  EXPECT_EQ(s->bcast.compression, "lz4");
+  EXPECT_TRUE(s->bcast.send_libs);
+  EXPECT_EQ(bcastExcludeText(s->bcast), "/opt/lib");
+  auto bad = parseClientSettings(std::string(kRest) + "bcast:\n  compression: gzip\n", "/etc/drover/cluster.conf");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().find("bcast.compression"), std::string::npos) << bad.error();
+}
+
 // Documents the fast path leaves to the full parser, or whose client sections are wrong: the
 // result is the full parser's, error message included (with the file's own line numbers).
 TEST(ClientSettings, FallsBackToTheFullParser) {

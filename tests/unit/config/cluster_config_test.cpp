@@ -108,6 +108,23 @@ TEST(ClusterConfig, ValidFiles) {
        [](const ClusterConfig& c) { EXPECT_FALSE(c.jobs.requeue); }},
       {"JobRequeue defaults to 1", minimal(),
        [](const ClusterConfig& c) { EXPECT_TRUE(c.jobs.requeue); }},
+      {"bcast: Slurm's BcastParameters and BcastExclude defaults", minimal(),
+       [](const ClusterConfig& c) {
+         EXPECT_EQ(c.bcast.dest_dir, "");
+         EXPECT_EQ(c.bcast.compression, "none");
+         EXPECT_FALSE(c.bcast.send_libs);
+         EXPECT_EQ(bcastExcludeText(c.bcast), "/lib,/usr/lib,/lib64,/usr/lib64");
+       }},
+      {"bcast: every key", minimal() + "bcast:\n  dest_dir: /scratch/\n  compression: ZLIB\n"
+                                       "  send_libs: true\n  exclude: [/opt/lib/, /usr/lib]\n",
+       [](const ClusterConfig& c) {
+         EXPECT_EQ(c.bcast.dest_dir, "/scratch");
+         EXPECT_EQ(c.bcast.compression, "zlib");
+         EXPECT_TRUE(c.bcast.send_libs);
+         EXPECT_EQ(bcastExcludeText(c.bcast), "/opt/lib,/usr/lib");
+       }},
+      {"bcast: an empty exclude list excludes nothing", minimal() + "bcast:\n  exclude: []\n",
+       [](const ClusterConfig& c) { EXPECT_EQ(bcastExcludeText(c.bcast), "none"); }},
       {"cpus alone: one socket of that many cores", minimal("    cpus: 16\n"),
        [](const ClusterConfig& c) {
          EXPECT_EQ(c.nodes[0].cpus, 16u);
@@ -504,6 +521,15 @@ TEST(ClusterConfig, InvalidFilesGiveLocatedErrors) {
        "t.conf:10:23: accounts[0].shares: expected an integer from 1 to 4294967295, got '0'"},
       {"accounts not a list", minimal("", "accounts: research\n"),
        "t.conf:9:11: accounts: expected a list of accounts"},
+      {"bcast dest_dir not absolute", minimal() + "bcast:\n  dest_dir: tmp\n",
+       "t.conf:10:13: bcast.dest_dir: expected an absolute path (starting with /), got 'tmp'"},
+      {"bcast unknown compression", minimal() + "bcast:\n  compression: gzip\n",
+       "t.conf:10:16: bcast.compression:"},
+      {"bcast exclude as text", minimal() + "bcast:\n  exclude: /lib\n",
+       "t.conf:10:12: bcast.exclude: expected a list of absolute directories ([] for none), got '/lib'"},
+      {"bcast exclude entry relative", minimal() + "bcast:\n  exclude: [/lib, lib64]\n",
+       "t.conf:10:19: bcast.exclude[1]: expected an absolute path"},
+      {"bcast unknown key", minimal() + "bcast:\n  destdir: /x\n", "t.conf:10:3: unknown key 'destdir'"},
   };
   for (const InvalidCase& tc : cases) {
     SCOPED_TRACE(tc.name);
