@@ -324,7 +324,12 @@ void StepIoServer::readStdin() {
   const std::string data = eof ? std::string() : std::string(buf, static_cast<std::size_t>(n));
   if (eof) stdin_done_ = true;
   if (opts_.stdin_mode == StdinMode::kOneTask) {
-    sendInput(*tasks_[opts_.stdin_task].conn, {opts_.stdin_task}, data, eof);
+    // stdinWanted() saw the task's connection when the round began, but an earlier slot of
+    // this round (a forwarded signal whose send failed) may have closed it since: the task
+    // ended as lost, and its input goes nowhere.
+    const auto task = tasks_.find(opts_.stdin_task);
+    if (task != tasks_.end() && task->second.conn != nullptr)
+      sendInput(*task->second.conn, {opts_.stdin_task}, data, eof);
     return;
   }
   for (auto& conn : conns_)

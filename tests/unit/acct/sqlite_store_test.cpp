@@ -130,6 +130,23 @@ TEST_F(StoreTest, UpsertIsIdempotentAndReplacesFields) {
   EXPECT_EQ((*got)[0].steps[0], s);
 }
 
+// The flags column is bound from a string joined while the job's row is bound; it must still
+// hold the flags when the row is written (ASan: heap-use-after-free in apply() when the joined
+// string died with the lambda that bound it). Longer than a short string's inline buffer, so
+// the joined string lives on the heap.
+TEST_F(StoreTest, JobFlagsRoundTrip) {
+  JobRecord j = JobBuilder(300).name("flagged").ran("node01", 1, 5);
+  j.flags = {"CLEAR_SCHEDULING", "STARTED_ON_SUBMIT", "JOB_WAS_RUNNING"};
+  ASSERT_TRUE(store_->upsertJob(j).ok());
+  AcctFilter f;
+  f.jobs = {JobSelector{300, {}, {}}};
+  auto got = store_->query(f);
+  ASSERT_TRUE(got.ok()) << got.error();
+  ASSERT_EQ(got->size(), 1u);
+  EXPECT_EQ((*got)[0].job.flags, j.flags);
+  EXPECT_EQ((*got)[0].job, j);
+}
+
 // DerivedExitCode is the highest exit of the numbered steps (golden 111: 1:0 from 16.1), not
 // the batch step's (golden 113: 3:0 batch, 0:0 derived); a later record of the job, which the
 // controller writes without it, keeps it.
