@@ -389,11 +389,7 @@ Result<std::size_t> SqliteAccountingStore::apply(const AcctBatch& batch) {
     s.bind(j.admin_comment);
     s.bind(j.system_comment);
     s.bind(j.constraints);
-    // Joined here, so bound as SQLITE_TRANSIENT (SQLite copies it): Stmt::bind borrows the
-    // string until the statement is stepped, after this lambda has returned.
-    const std::string flags = joinFlags(j.flags);
-    sqlite3_bind_text(s.get(), ++s.idx, flags.data(), static_cast<int>(flags.size()),
-                      SQLITE_TRANSIENT);
+    s.bind(joinFlags(j.flags));  // copied by bind: the joined text dies with this statement
     s.bind(std::int64_t{j.restart_count});
     s.bind(std::int64_t{j.priority});
   };

@@ -110,8 +110,6 @@ TEST_F(StoreTest, UpsertIsIdempotentAndReplacesFields) {
   j.start = kT0 + 2000;
   j.node_list = "node09";
   j.comment = "now running";
-  // Longer than a short string's inline buffer: the joined text is on the heap.
-  j.flags = {"CLEAR_SCHEDULING", "STARTED_ON_SCHEDULE"};
   ASSERT_TRUE(store_->upsertJob(j).ok());
   StepRecord s = testing::step(j, kBatchStep, "batch", 1, JobState::kRunning);
   ASSERT_TRUE(store_->upsertStep(s).ok());
