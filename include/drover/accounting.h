@@ -185,14 +185,58 @@ struct AcctFilter {
   bool duplicates = false;
 };
 
-// A group of changes written in one transaction (group commit): jobs first, then steps.
+// Node and cluster events, as slurmdbd keeps them (sacctmgr show event; sreport's Down). A
+// node event spans the time a node was down or drained; a cluster event the time the cluster
+// had one set of TRES. The numbers are sacctmgr's EventRaw.
+enum class EventKind : std::uint8_t { kCluster = 1, kNode = 2 };
+
+struct EventRecord {
+  EventKind kind = EventKind::kNode;
+  std::string cluster;
+  std::string node_name;      // "" for a cluster event
+  std::string cluster_nodes;  // cluster event: hostlist of the cluster's nodes
+  std::int64_t time_start = 0;
+  std::int64_t time_end = 0;  // 0: still open
+  std::string state;          // node event: "DOWN", "DRAIN"
+  std::uint32_t state_raw = 0;
+  std::string reason;
+  std::uint32_t reason_uid = 0;
+  std::string reason_user;
+  std::string tres;           // "cpu=4,mem=16000M,gres/gpu=2"
+  bool operator==(const EventRecord&) const = default;
+};
+
+// One change to the events, applied in order with the batch. kOpen: the record's node (or the
+// cluster) has this event from time_start on; an open event of the same node (cluster) with
+// another state, reason or TRES is closed at that time, and an identical open one is kept as it
+// is (so a controller that restarts and sees the same state again never duplicates it).
+// kClose: the open event of the record's node (cluster), if any, ends at time_end.
+struct EventChange {
+  enum class Op : std::uint8_t { kOpen, kClose } op = Op::kOpen;
+  EventRecord record;
+  bool operator==(const EventChange&) const = default;
+};
+
+// What `sacctmgr show event` asks. Empty lists mean no restriction.
+struct EventFilter {
+  std::optional<EventKind> kind;   // unset: both
+  std::vector<std::string> nodes, states, reasons, users;
+  // Events that overlap [window_start, window_end] (an open one lasts until now).
+  std::optional<std::int64_t> window_start, window_end;
+  bool open_only = false;          // CondFlags=Open
+  std::optional<std::uint32_t> min_cpus, max_cpus;
+};
+
+// A group of changes written in one transaction (group commit): jobs first, then steps, then
+// events.
 struct AcctBatch {
   std::vector<JobRecord> jobs;
   std::vector<StepRecord> steps;
   // Runs that ended in a requeue, keyed by (job id, restart count): the job's record moves on to
   // its next run, these stay (sacct -D).
   std::vector<JobRecord> runs;
-  bool empty() const { return jobs.empty() && steps.empty() && runs.empty(); }
+  std::vector<EventChange> events;
+  bool empty() const { return jobs.empty() && steps.empty() && runs.empty() && events.empty(); }
 };
 
 class AccountingStore {
@@ -201,8 +245,8 @@ class AccountingStore {
   // Idempotent upserts keyed by job id and (job id, step id); a later write replaces every field.
   // Returns the number of records written.
   virtual Result<std::size_t> apply(const AcctBatch& batch) = 0;
-  Result<std::size_t> upsertJob(const JobRecord& job) { return apply(AcctBatch{{job}, {}, {}}); }
-  Result<std::size_t> upsertStep(const StepRecord& step) { return apply(AcctBatch{{}, {step}, {}}); }
+  Result<std::size_t> upsertJob(const JobRecord& job) { return apply(AcctBatch{{job}, {}, {}, {}}); }
+  Result<std::size_t> upsertStep(const StepRecord& step) { return apply(AcctBatch{{}, {step}, {}, {}}); }
   // Jobs ordered by submit time (then array remainder last, then job id); steps per job.
   virtual Result<std::vector<JobWithSteps>> query(const AcctFilter& filter) = 0;
 };

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <variant>
 
+#include "acct/sqlite_stmt.h"
 #include "acct/usage_json.h"
 #include "drover/hostlist.h"
 
@@ -18,8 +19,6 @@ namespace {
 
 // Unfinished jobs sort after every real end time, so "not ended before S" is one index range.
 constexpr std::int64_t kOpenEnd = std::numeric_limits<std::int64_t>::max();
-
-using Value = std::variant<std::int64_t, std::string>;
 
 // Each migration moves the file from version i to i+1, in one transaction.
 const char* const kMigrations[] = {
@@ -88,6 +87,18 @@ CREATE TABLE job_runs(
   flags TEXT NOT NULL, restart_count INTEGER NOT NULL, priority INTEGER NOT NULL,
   PRIMARY KEY(job_id, restart_count)) WITHOUT ROWID;
 )sql",
+    // 3 -> 4: node and cluster events (sacctmgr show event, sreport's Down). At most one open
+    // event (time_end 0) per cluster and node: the partial unique index holds it.
+    R"sql(
+CREATE TABLE events(
+  id INTEGER PRIMARY KEY,
+  kind INTEGER NOT NULL, cluster TEXT NOT NULL, node_name TEXT NOT NULL,
+  cluster_nodes TEXT NOT NULL, time_start INTEGER NOT NULL, time_end INTEGER NOT NULL,
+  state TEXT NOT NULL, state_raw INTEGER NOT NULL, reason TEXT NOT NULL,
+  reason_uid INTEGER NOT NULL, reason_user TEXT NOT NULL, tres TEXT NOT NULL);
+CREATE INDEX events_start ON events(time_start);
+CREATE UNIQUE INDEX events_open ON events(kind, cluster, node_name) WHERE time_end = 0;
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -152,46 +163,6 @@ std::vector<std::string> splitFlags(const std::string& s) {
 }
 
 }  // namespace
-
-// A cached prepared statement; reset (not finalized) between uses.
-class SqliteAccountingStore::Stmt {
- public:
-  Stmt(sqlite3_stmt* s) : s_(s) {}
-  ~Stmt() { sqlite3_finalize(s_); }
-  sqlite3_stmt* get() const { return s_; }
-  void reset() {
-    sqlite3_reset(s_);
-    sqlite3_clear_bindings(s_);
-  }
-  int idx = 0;
-  void bind(std::int64_t v) { sqlite3_bind_int64(s_, ++idx, v); }
-  // Copied by SQLite (SQLITE_TRANSIENT): text bound from a temporary or a local of the function
-  // that bound it (a filter's arguments, a record's joined flags) is gone before the statement
-  // is stepped; borrowing it read freed memory. The copies are a few dozen bytes per field.
-  void bind(const std::string& v) {
-    sqlite3_bind_text(s_, ++idx, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
-  }
-  template <typename T>
-  void bind(const std::optional<T>& v) {
-    if (v) {
-      bind(static_cast<std::int64_t>(*v));
-    } else {
-      sqlite3_bind_null(s_, ++idx);
-    }
-  }
-  void bindValue(const Value& v) {
-    std::visit([this](const auto& x) { bind(x); }, v);
-  }
-  std::int64_t i64(int c) const { return sqlite3_column_int64(s_, c); }
-  std::string str(int c) const {
-    auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s_, c));
-    return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(s_, c))) : std::string();
-  }
-  bool isNull(int c) const { return sqlite3_column_type(s_, c) == SQLITE_NULL; }
-
- private:
-  sqlite3_stmt* s_;
-};
 
 SqliteAccountingStore::SqliteAccountingStore(sqlite3* db, std::string path)
     : db_(db), path_(std::move(path)) {}
@@ -323,6 +294,10 @@ Result<std::size_t> SqliteAccountingStore::apply(const AcctBatch& batch) {
       upsertSql("steps", kStepColumns, kStepColumnCount, "job_id, step_id");
   static const std::string kRunUpsert =
       upsertSql("job_runs", kJobColumns, kJobColumnCount, "job_id, restart_count");
+  if (!batch.events.empty() && version_ < 4) {
+    return makeError("accounting database " + path_ + " has schema version " +
+                     std::to_string(version_) + ", which keeps no events; migrate it to 4");
+  }
   if (!batch.runs.empty() && version_ < 3) {
     return makeError("accounting database " + path_ + " has schema version " +
                      std::to_string(version_) + ", which keeps no earlier runs; migrate it to 3");
@@ -484,9 +459,15 @@ Result<std::size_t> SqliteAccountingStore::apply(const AcctBatch& batch) {
     s.bind(span);
     if (sqlite3_step(s.get()) != SQLITE_DONE) return fail("updating max_span");
   }
+  if (!batch.events.empty()) {
+    if (auto applied = applyEvents(batch.events); !applied) {
+      exec("ROLLBACK");
+      return makeError(applied.error());
+    }
+  }
   if (sqlite3_step((*commit)->get()) != SQLITE_DONE) return fail("commit");
   max_span_ = std::max(max_span_, span);
-  return batch.jobs.size() + batch.steps.size() + batch.runs.size();
+  return batch.jobs.size() + batch.steps.size() + batch.runs.size() + batch.events.size();
 }
 
 namespace {

@@ -29,8 +29,14 @@ struct UsageRow {
   std::uint64_t jobs = 0;       // jobs the filter matched
 };
 
+// downTime(): the node events with one TRES string, their seconds inside the window summed.
+struct DownRow {
+  std::string tres;
+  std::int64_t seconds = 0;
+};
+
 // The schema version this build writes; older files are migrated forward on open.
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 struct SqliteOptions {
   bool read_only = false;
@@ -59,6 +65,15 @@ class SqliteAccountingStore final : public AccountingStore {
   // The SQLite query plan of usage() (for tests and the benchmark).
   Result<std::string> explainUsage(const AcctFilter& filter, const UsageWindow& window);
 
+  // sacctmgr show event: the events `filter` matches, by start time, then node name.
+  // `now` ends the open events for the window test.
+  Result<std::vector<EventRecord>> events(const EventFilter& filter, std::int64_t now);
+  // The events open now: the controller carries them on at start-up.
+  Result<std::vector<EventRecord>> openEvents();
+  // sreport's Down: the node events' seconds inside [start, end) (open ones up to `now`), summed
+  // per TRES string.
+  Result<std::vector<DownRow>> downTime(const UsageWindow& window);
+
   // The schema version recorded in the file.
   Result<int> schemaVersion();
   // The SQLite query plan for a filter's job query (for tests and the benchmark).
@@ -71,6 +86,8 @@ class SqliteAccountingStore final : public AccountingStore {
   Result<int> migrate(int target);
   Result<Stmt*> prepared(const std::string& sql);
   Result<std::int64_t> maxSpan();
+  // apply()'s event changes, inside its transaction (sqlite_events.cpp).
+  Status applyEvents(const std::vector<EventChange>& changes);
   // usage()'s statement, bound; `prefix` "EXPLAIN QUERY PLAN " for its plan.
   Result<Stmt*> usageStatement(const AcctFilter& filter, const UsageWindow& window,
                                const std::string& prefix);

@@ -140,6 +140,10 @@ Result<v1::QueryUsageReply> ControllerClient::queryUsage(const v1::QueryUsageReq
   return call<v1::QueryUsageReply>("QueryUsage", request);
 }
 
+Result<v1::QueryEventsReply> ControllerClient::queryEvents(const v1::QueryEventsRequest& request) {
+  return call<v1::QueryEventsReply>("QueryEvents", request);
+}
+
 Result<v1::CreateStepReply> ControllerClient::createStep(const v1::CreateStepRequest& request) {
   // The controller answers once the step's launches did: a node's agent that does not answer
   // gets its launch again, up to kLaunchAttempts message timeouts.

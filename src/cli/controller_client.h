@@ -51,6 +51,7 @@ class ControllerClient {
   Result<v1::GetJobScriptReply> getJobScript(const v1::GetJobScriptRequest& request);
   Result<v1::QueryAccountingReply> queryAccounting(const v1::QueryAccountingRequest& request);
   Result<v1::QueryUsageReply> queryUsage(const v1::QueryUsageRequest& request);   // sreport
+  Result<v1::QueryEventsReply> queryEvents(const v1::QueryEventsRequest& request);   // sacctmgr
   // srun and salloc: steps and interactive allocations. CreateStep waits for the step's
   // launches, which the controller may send again: it gives up after createStepTimeoutMs
   // (common/launch_attempts.h), not the message timeout.

@@ -3,10 +3,13 @@
 #include <getopt.h>
 #include <unistd.h>
 
+#include <ctime>
 #include <iostream>
 #include <sstream>
 
 #include "cli/cli_common.h"
+#include "cli/controller_client.h"
+#include "cli/sacctmgr_events.h"
 #include "cli/sacctmgr_query.h"
 #include "cli/sacctmgr_view.h"
 #include "drover/config.h"
@@ -45,8 +48,8 @@ constexpr const char* kHelp =
     "     version                  display tool version number.                  \n"
     "     exit, quit               terminate interactive mode.                   \n"
     "                                                                            \n"
-    "  <ENTITY> may be \"account\", \"association\", \"cluster\", \"qos\", \"tres\" or  \n"
-    "  \"user\". Drover keeps accounts and users in cluster.conf (accounts:): add,\n"
+    "  <ENTITY> may be \"account\", \"association\", \"cluster\", \"event\", \"qos\", \n"
+    "  \"tres\" or \"user\". Drover keeps accounts and users in cluster.conf (accounts:): add,\n"
     "  modify and delete are made there, then `scontrol reconfigure`.           \n"
     "                                                                            \n"
     "  <SPECS> are key=value conditions (cluster=, account=, user=, partition=,  \n"
@@ -57,6 +60,33 @@ std::string changeRefusal(const std::string& verb) {
   return "'" + verb + "' is not available: Drover's accounts, users and associations are "
          "defined in cluster.conf (accounts:); change them there and run "
          "`scontrol reconfigure` (see docs/configuration.md)";
+}
+
+// `show event`: the events come from the controller's accounting (QueryEvents).
+int listEvents(const SacctmgrList& list, const TableStyle& style) {
+  const std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
+  auto query = parseEventConditions(list.event_conditions, now);
+  if (!query.ok()) {
+    std::cerr << query.error() << "\n";
+    return 1;
+  }
+  auto client = ControllerClient::fromConfig();
+  if (!client.ok()) {
+    printError(kProg, client.error());
+    return 1;
+  }
+  auto reply = client->queryEvents(query->request);
+  if (!reply.ok()) {
+    printError(kProg, reply.error());
+    return 1;
+  }
+  auto table = renderEvents(*query, *reply, style, now);
+  if (!table.ok()) {
+    std::cerr << table.error() << "\n";
+    return 1;
+  }
+  std::cout << *table;
+  return 0;
 }
 
 // Runs one command; returns its exit code. Sets `quit` for exit/quit.
@@ -76,6 +106,7 @@ int runWords(const std::vector<std::string>& words, const SacctmgrCommand& cmd, 
       return 1;
     case SacctmgrVerb::kList: break;
   }
+  if (action->list.entity == SacctmgrEntity::kEvent) return listEvents(action->list, cmd.style);
   auto config = config::loadClusterConfig(config::defaultConfigPath());
   if (!config.ok()) {
     printError(kProg, config.error());

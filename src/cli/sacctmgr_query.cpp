@@ -28,6 +28,7 @@ constexpr EntityName kEntities[] = {
     {"clusters", 1, SacctmgrEntity::kCluster},
     {"qos", 1, SacctmgrEntity::kQos},
     {"tres", 2, SacctmgrEntity::kTres},
+    {"events", 1, SacctmgrEntity::kEvent},
 };
 
 // A condition key (any case; singular or plural) and the field header it compares.
@@ -57,6 +58,8 @@ std::vector<ConditionKey> conditionsOf(SacctmgrEntity e) {
       return {{"name", "Name"}, {"id", "ID"}};
     case SacctmgrEntity::kTres:
       return {{"type", "Type"}, {"name", "Name"}, {"id", "ID"}};
+    case SacctmgrEntity::kEvent:
+      return {};   // sacctmgr_events.h reads them
   }
   return {};
 }
@@ -101,18 +104,22 @@ Result<SacctmgrList> parseList(const std::vector<std::string>& words, bool with_
     if (abbrev(words[1], e.name, e.min)) entity = &e;
   }
   if (entity == nullptr) {
-    for (std::string_view other : {"configuration", "events", "federations", "problems",
+    for (std::string_view other : {"configuration", "federations", "problems",
                                    "resources", "reservations", "runawayjobs", "stats",
                                    "transactions", "wckeys"}) {
       if (abbrev(words[1], other, 3)) {
         return makeError("Drover keeps no " + std::string(other) +
-                         " records; sacctmgr lists accounts, associations, clusters, qos, "
-                         "tres and users");
+                         " records; sacctmgr lists accounts, associations, clusters, "
+                         "events, qos, tres and users");
       }
     }
     return makeError(std::string(kNoEntity));
   }
   list.entity = entity->entity;
+  if (list.entity == SacctmgrEntity::kEvent) {
+    list.event_conditions.assign(words.begin() + 2, words.end());
+    return list;
+  }
   const std::vector<ConditionKey> keys = conditionsOf(list.entity);
   for (std::size_t i = 2; i < words.size(); ++i) {
     const std::string& w = words[i];

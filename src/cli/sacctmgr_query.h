@@ -13,7 +13,7 @@
 
 namespace drover::cli {
 
-enum class SacctmgrEntity { kAssociation, kAccount, kUser, kCluster, kQos, kTres };
+enum class SacctmgrEntity { kAssociation, kAccount, kUser, kCluster, kQos, kTres, kEvent };
 
 struct SacctmgrList {
   SacctmgrEntity entity = SacctmgrEntity::kAssociation;
@@ -23,6 +23,8 @@ struct SacctmgrList {
   std::vector<FieldWidthChoice> format;   // empty = the entity's default columns
   bool with_assoc = false;                // withassoc or -s: one row per association
   bool tree = false;                      // assoc: accounts indented by depth
+  // kEvent: the words after the entity, read by sacctmgr_events.h (times need `now`).
+  std::vector<std::string> event_conditions;
 };
 
 enum class SacctmgrVerb { kList, kChange, kHelp, kVersion, kQuit, kNothing };

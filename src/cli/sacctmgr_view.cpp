@@ -83,6 +83,7 @@ EntityFields fieldsOf(SacctmgrEntity e) {
     case SacctmgrEntity::kCluster: return {kClusterFields, 14, 14};
     case SacctmgrEntity::kQos: return {kQosFields, 26, 26};
     case SacctmgrEntity::kTres: return {kTresFields, 3, 3};
+    case SacctmgrEntity::kEvent: return {};   // from the controller: sacctmgr_events.h
   }
   return {};
 }
@@ -218,6 +219,7 @@ std::vector<Row> rowsOf(SacctmgrEntity entity, const config::ClusterConfig& conf
       }
       return rows;
     }
+    case SacctmgrEntity::kEvent: return {};   // from the controller: sacctmgr_events.h
   }
   return {};
 }

@@ -40,6 +40,7 @@ v1::QueryUsageRequest usageRequest(const ReportRequest& r, const Window& w, std:
 
 UsageSums usageSums(const ReportRequest& r, const v1::QueryUsageReply& reply) {
   UsageSums u;
+  if (r.kind == ReportKind::kUtilization) u.down.insert(reply.down().begin(), reply.down().end());
   for (const auto& t : reply.totals()) {
     TresSeconds allocated(t.allocated().begin(), t.allocated().end());
     switch (r.kind) {

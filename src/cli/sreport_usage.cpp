@@ -80,13 +80,16 @@ std::map<std::string, TresSeconds> usageByAccount(const std::map<AssocKey, TresS
   return out;
 }
 
-Utilization clusterUtilization(double allocated, double waiting, const Window& w, double count) {
+Utilization clusterUtilization(double allocated, double waiting, const Window& w, double count,
+                               double down) {
   Utilization u;
   u.count = count;
   u.reported = count * static_cast<double>(w.seconds());
   // More allocated than possible (records that overlap, a node set that shrank): Slurm's
   // rollup caps it the same way.
   u.allocated = std::min(allocated, u.reported);
+  // Jobs that still ran on a draining node count as allocated; its down time is what is left.
+  u.down = std::max(0.0, std::min(down, u.reported - u.allocated));
   const double free_time = u.reported - u.allocated - u.down - u.planned_down;
   u.planned = std::min(waiting, free_time);
   u.overcommitted = waiting - u.planned;

@@ -49,6 +49,7 @@ struct SizeTotal {
 struct UsageSums {
   std::map<AssocKey, TresSeconds> by_assoc;   // cluster and user reports
   TresSeconds allocated, waiting;             // cluster Utilization: all jobs; eligible waiting
+  TresSeconds down;                           // cluster Utilization: nodes down or drained
   std::vector<SizeTotal> sizes;               // job SizesByAccount
 };
 
@@ -62,15 +63,18 @@ std::map<std::string, TresSeconds> usageByAccount(const std::map<AssocKey, TresS
                                                   const AccountParents& parents);
 
 // cluster Utilization, in TRES-seconds, for one TRES, from the jobs' `allocated` and `waiting`
-// sums. Down and PlannedDown stay 0: Drover records no node down time. Planned is eligible
-// jobs' waiting (requested TRES times the pending seconds in the window), capped at what
-// allocation left free; OverCommitted the rest.
+// sums and the nodes' `down` time (their down and drained node events, clipped to the window),
+// capped at what allocation left (a draining node's running jobs count as allocated).
+// PlannedDown stays 0: Drover records no maintenance reservations in accounting. Planned is
+// eligible jobs' waiting (requested TRES times the pending seconds in the window), capped at
+// what allocation and down time left free; OverCommitted the rest.
 struct Utilization {
   double count = 0;   // the cluster's TRES count (TRES Count)
   double allocated = 0, down = 0, planned_down = 0, idle = 0, planned = 0, overcommitted = 0;
   double reported = 0;   // count x window
 };
-Utilization clusterUtilization(double allocated, double waiting, const Window& w, double count);
+Utilization clusterUtilization(double allocated, double waiting, const Window& w, double count,
+                               double down = 0);
 
 // job SizesByAccount: the columns' lower bounds (grouping=50,250 -> {0, 50, 250}); sizes
 // found in `individual` mode become one column each.

@@ -285,7 +285,8 @@ Rendered renderUtilization(const ReportRequest& r, const Options& o, const Repor
       auto it = d.capacity.find(tres);
       const double count = it == d.capacity.end() ? 0 : it->second;
       const Utilization u =
-          clusterUtilization(usageOf(d.usage.allocated, tres), usageOf(d.usage.waiting, tres), d.window, count);
+          clusterUtilization(usageOf(d.usage.allocated, tres), usageOf(d.usage.waiting, tres), d.window, count,
+                             usageOf(d.usage.down, tres));
       TableRow t;
       for (const Field* f : l.fields) {
         const std::string n = f->name;

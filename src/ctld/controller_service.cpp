@@ -51,6 +51,7 @@ class ControllerService final : public v1::Controller::Service {
   DROVER_SERVE(GetJobScript, get_job_script)
   DROVER_SERVE(QueryAccounting, query_accounting)
   DROVER_SERVE(QueryUsage, query_usage)
+  DROVER_SERVE(QueryEvents, query_events)
   DROVER_SERVE(CreateStep, create_step)
   DROVER_SERVE(AwaitAllocation, await_allocation)
   DROVER_SERVE(CompleteAllocation, complete_allocation)

@@ -4,6 +4,7 @@
 
 #include "ctld/reply_block.h"
 #include "ctld/services.h"
+#include "ctld/event_query.h"
 #include "ctld/usage_query.h"
 #include "rpc/server_auth.h"
 
@@ -174,6 +175,21 @@ ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs) {
     jobs->queryUsage(caller, req, [done](Result<v1::QueryUsageReply> r) {
       if (!r) {
         done(fail(kInternal, r.error()), v1::QueryUsageReply{});
+        return;
+      }
+      done(wire::Outcome::ok(), *r);
+    });
+  };
+  h.query_events = [jobs](const rpc::Caller&, const v1::QueryEventsRequest& req,
+                          wire::Reply_<v1::QueryEventsReply> done) {
+    if (noJobs(jobs, done)) return;
+    if (auto why = eventsRequestError(req); !why.empty()) {
+      done(fail(kInvalidArgument, why), v1::QueryEventsReply{});
+      return;
+    }
+    jobs->queryEvents(req, [done](Result<v1::QueryEventsReply> r) {
+      if (!r) {
+        done(fail(kInternal, r.error()), v1::QueryEventsReply{});
         return;
       }
       done(wire::Outcome::ok(), *r);

@@ -40,6 +40,7 @@ struct ControllerHandlers {
   Handler<v1::GetJobScriptRequest, v1::GetJobScriptReply> get_job_script;
   Handler<v1::QueryAccountingRequest, v1::QueryAccountingReply> query_accounting;
   Handler<v1::QueryUsageRequest, v1::QueryUsageReply> query_usage;
+  Handler<v1::QueryEventsRequest, v1::QueryEventsReply> query_events;
   // srun/salloc: steps and interactive allocations (handlers_steps.cpp).
   Handler<v1::CreateStepRequest, v1::CreateStepReply> create_step;
   Handler<v1::AwaitAllocationRequest, v1::AwaitAllocationReply> await_allocation;
@@ -90,6 +91,7 @@ void forEachHandler(H& h, Fn&& fn) {
   fn("GetJobScript", h.get_job_script);
   fn("QueryAccounting", h.query_accounting);
   fn("QueryUsage", h.query_usage);
+  fn("QueryEvents", h.query_events);
   fn("CreateStep", h.create_step);
   fn("AwaitAllocation", h.await_allocation);
   fn("CompleteAllocation", h.complete_allocation);

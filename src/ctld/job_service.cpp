@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <grp.h>
+#include <pwd.h>
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include "common/launch_attempts.h"
 #include "common/log.h"
 #include "ctld/accounting_query.h"
+#include "ctld/event_query.h"
 #include "ctld/usage_query.h"
 #include "ctld/launch_call.h"
 #include "ctld/services.h"
@@ -37,6 +39,17 @@ std::optional<std::string> groupName(unsigned gid) {
 }
 
 constexpr std::int64_t kNameCacheMs = 60'000;
+
+// Who set a node's reason, as a uid for its event (0 when the name is unknown here).
+std::uint32_t uidOfUser(const std::string& name) {
+  struct passwd pw {};
+  struct passwd* found = nullptr;
+  std::vector<char> buf(16384);
+  if (getpwnam_r(name.c_str(), &pw, buf.data(), buf.size(), &found) == 0 && found != nullptr) {
+    return found->pw_uid;
+  }
+  return 0;
+}
 
 // Finished jobs are dropped from memory at most this often (they stay in accounting).
 constexpr std::int64_t kPurgeEveryS = 30;
@@ -141,7 +154,19 @@ Result<std::unique_ptr<JobService>> JobService::create(boost::asio::io_context& 
   if (auto s = js->manager_->recover(); !s) return makeError("recovering jobs: " + s.error());
   if (auto s = js->manager_->commit(); !s) return makeError("recovering jobs: " + s.error());
   auto batch = js->manager_->takeAccounting();
-  if (!batch.empty()) (void)js->accounting_->apply(batch);
+  // Events open before this start are carried on: kept while their nodes' states say the same
+  // (restored admin states included), closed once a node is known to be back.
+  auto open_events = js->accounting_->openEvents();
+  if (!open_events) return makeError("accounting store " + js->accounting_path_ + ": " + open_events.error());
+  js->events_ = std::make_unique<NodeEventTracker>(state.config().cluster_name, uidOfUser);
+  js->events_->restore(*open_events);
+  js->observeAllNodes();
+  batch.events = std::move(js->pending_events_);
+  js->pending_events_.clear();
+  if (!batch.empty()) {
+    auto applied = js->accounting_->apply(batch);
+    if (!applied) drover::log::get("ctld")->error("accounting write failed: {}", applied.error());
+  }
   drover::log::get("ctld")->info("job table {}/jobs.db: {} jobs recovered", dir,
                                  js->manager_->size());
   js->requestPass();
@@ -185,6 +210,9 @@ void JobService::flush() {
   if (!committed) drover::log::get("ctld")->error("job table commit failed: {}", committed.error());
   // Exactly what this commit holds (the answers below may stage more for the next one).
   acct::AcctBatch batch = committed ? manager_->takeAccounting() : acct::AcctBatch{};
+  // Node events do not depend on the job table's commit.
+  batch.events = std::move(pending_events_);
+  pending_events_.clear();
   // Answered once the job table holds what they asked for (an acknowledged job is durable),
   // before the accounting write: nobody waits on it. Accounting queries still see it, since
   // this thread takes their requests only after this flush.
@@ -200,7 +228,17 @@ void JobService::flush() {
   if (manager_->takeScheduleRequest()) requestPass();
 }
 
+void JobService::observeAllNodes() {
+  const std::int64_t now = clock_.now();
+  events_->configured(state_.config().nodes, now, &pending_events_);
+  for (const auto& name : state_.registry().order()) {
+    if (const NodeRecord* n = state_.registry().find(name)) events_->observe(*n, now, &pending_events_);
+  }
+}
+
 void JobService::configChanged() {
+  observeAllNodes();
+  if (!pending_events_.empty()) afterCommit({});
   manager_->configChanged();
   requestPass();
 }
@@ -527,7 +565,22 @@ void JobService::queryUsage(const rpc::Caller& caller, const v1::QueryUsageReque
       std::move(done));
 }
 
+void JobService::queryEvents(const v1::QueryEventsRequest& request,
+                             std::function<void(Result<v1::QueryEventsReply>)> done) {
+  readAccounting<v1::QueryEventsReply>(
+      *pool_, io_, accounting_path_,
+      [request, cluster = state_.config().cluster_name](acct::SqliteAccountingStore& store) {
+        return ctld::queryEvents(store, request, cluster, static_cast<std::int64_t>(std::time(nullptr)));
+      },
+      std::move(done));
+}
+
 void JobService::nodeChanged(const StateChange& change) {
+  if (const NodeRecord* n = state_.registry().find(change.node)) {
+    const std::size_t before = pending_events_.size();
+    events_->observe(*n, clock_.now(), &pending_events_);
+    if (pending_events_.size() != before) afterCommit({});
+  }
   if (change.to.rfind("DOWN", 0) == 0 && change.from.rfind("DOWN", 0) != 0) {
     manager_->nodeFailed(change.node);
     afterCommit({});

@@ -22,6 +22,7 @@
 
 #include "acct/sqlite_store.h"
 #include "ctld/ctld_state.h"
+#include "ctld/node_events.h"
 #include "drover/result.h"
 #include "drover/v1/controller.pb.h"
 #include "jobs/job_manager.h"
@@ -79,7 +80,12 @@ class JobService {
   void queryUsage(const rpc::Caller& caller, const v1::QueryUsageRequest& request,
                   std::function<void(Result<v1::QueryUsageReply>)> done);
 
-  // The registry reported a change (node up, down, drained, reconfigured...).
+  // sacctmgr show event: node and cluster events (ctld/event_query.h), read the same way.
+  void queryEvents(const v1::QueryEventsRequest& request,
+                   std::function<void(Result<v1::QueryEventsReply>)> done);
+
+  // The registry reported a change (node up, down, drained, reconfigured...): the node's
+  // accounting event opens or closes with the next accounting write.
   void nodeChanged(const StateChange& change);
   // An agent (re)registered listing the steps it runs: a job this controller holds as running
   // with its batch step on `node` that the agent does not run is lost. When the node lost all
@@ -164,6 +170,12 @@ class JobService {
   std::unique_ptr<jobs::JobStore> store_;
   std::unique_ptr<acct::SqliteAccountingStore> accounting_;
   std::unique_ptr<jobs::JobManager> manager_;
+  // Node and cluster events (node_events.h) and the changes waiting for the next accounting
+  // write (flush).
+  std::unique_ptr<NodeEventTracker> events_;
+  std::vector<acct::EventChange> pending_events_;
+  // Every node's state and the configuration, into pending_events_ (start-up, reconfigure).
+  void observeAllNodes();
   std::vector<Done> waiting_commit_;
   bool flush_posted_ = false;
   boost::asio::steady_timer pass_timer_;

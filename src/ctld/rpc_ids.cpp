@@ -42,6 +42,7 @@ constexpr std::array kRows{
     Row{"GetStatistics", {"REQUEST_GET_STATISTICS", 2023}},
     Row{"GetJobScript", {"REQUEST_GET_JOB_SCRIPT", 2024}},
     Row{"QueryUsage", {"REQUEST_QUERY_USAGE", 2025}},
+    Row{"QueryEvents", {"REQUEST_QUERY_EVENTS", 2026}},
 };
 
 }  // namespace

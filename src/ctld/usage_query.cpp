@@ -55,6 +55,12 @@ v1::QueryUsageReply foldUsage(const std::vector<acct::UsageRow>& rows, v1::Usage
   return reply;
 }
 
+void foldDown(const std::vector<acct::DownRow>& rows, v1::QueryUsageReply& reply) {
+  for (const auto& row : rows) {
+    addScaled(*reply.mutable_down(), acct::parseTresCounts(row.tres), row.seconds);
+  }
+}
+
 Result<v1::QueryUsageReply> queryUsage(acct::SqliteAccountingStore& store, const rpc::Caller& caller,
                                        const v1::QueryUsageRequest& request,
                                        const std::string& cluster_name, std::int64_t now) {
@@ -65,6 +71,11 @@ Result<v1::QueryUsageReply> queryUsage(acct::SqliteAccountingStore& store, const
   if (!rows.ok()) return makeError("usage query failed: " + rows.error());
   v1::QueryUsageReply reply = foldUsage(*rows, request.grouping(), request.size_tres());
   reply.set_cluster_name(cluster_name);
+  if (request.grouping() == v1::USAGE_TOTAL) {
+    auto down = store.downTime(window);
+    if (!down.ok()) return makeError("usage query failed: " + down.error());
+    foldDown(*down, reply);
+  }
   return reply;
 }
 

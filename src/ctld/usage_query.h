@@ -2,7 +2,8 @@
 // The controller's QueryUsage handler (sreport), pure over a SQLite accounting store: the
 // request's filter narrowed by the caller's rights exactly as QueryAccounting narrows it, the
 // store's per-key sums (SqliteAccountingStore::usage) multiplied by each key's TRES counts and
-// folded into the groups the report asked for.
+// folded into the groups the report asked for; for cluster Utilization also the nodes' down
+// and drained time from their events (SqliteAccountingStore::downTime).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -21,6 +22,10 @@ std::string usageRequestError(const v1::QueryUsageRequest& request);
 // The store's rows as the reply's groups (pure, for tests).
 v1::QueryUsageReply foldUsage(const std::vector<acct::UsageRow>& rows, v1::UsageGrouping grouping,
                               const std::string& size_tres);
+
+// cluster Utilization's Down: the node events' seconds in the window times each one's TRES
+// counts, into reply.down (pure, for tests).
+void foldDown(const std::vector<acct::DownRow>& rows, v1::QueryUsageReply& reply);
 
 // `now` stands in for a request's now of 0.
 Result<v1::QueryUsageReply> queryUsage(acct::SqliteAccountingStore& store, const rpc::Caller& caller,

@@ -128,6 +128,21 @@ TEST(SreportUtilization, SplitsTheClusterTimeIntoAllocatedPlannedAndIdle) {
   EXPECT_DOUBLE_EQ(clusterUtilization(1e9, 0, w, 64).allocated, 64.0 * 3600);
 }
 
+TEST(SreportUtilization, DownTimeComesOutOfIdleAndPlanned) {
+  const Window w{kDay2, kDay2 + 3600};
+  // 32 CPUs allocated half the window, 8 CPUs down for the whole of it, 16 CPUs waited 20 min.
+  const Utilization u = clusterUtilization(32.0 * 1800, 16.0 * 1200, w, 64, 8.0 * 3600);
+  EXPECT_DOUBLE_EQ(u.down, 8.0 * 3600);
+  EXPECT_DOUBLE_EQ(u.planned, 16.0 * 1200);
+  EXPECT_DOUBLE_EQ(u.idle, u.reported - u.allocated - u.down - u.planned);
+  EXPECT_DOUBLE_EQ(u.allocated + u.down + u.planned_down + u.idle + u.planned, u.reported);
+  // Down never takes what jobs were allocated (a draining node's running jobs): capped.
+  const Utilization full = clusterUtilization(60.0 * 3600, 0, w, 64, 8.0 * 3600);
+  EXPECT_DOUBLE_EQ(full.down, 4.0 * 3600);
+  EXPECT_DOUBLE_EQ(full.idle, 0);
+  EXPECT_DOUBLE_EQ(full.planned_down, 0);
+}
+
 TEST(SreportSizes, BucketsJobsByTheirTresCount) {
   const std::vector<SizeTotal> sizes = {{"research", 1, 60, 1}, {"research", 3, 180, 1},
                                         {"vision", 60, 3600, 1}, {"vision", 7, 0, 0}};
@@ -196,6 +211,9 @@ TEST(SreportQuery, ReadsTheRepliesGroupsAsTheReportNeedsThem) {
   const UsageSums total = usageSums(r, reply);
   EXPECT_DOUBLE_EQ(total.allocated.at("gres/gpu"), 60);
   EXPECT_DOUBLE_EQ(total.waiting.at("cpu"), 30);
+  EXPECT_TRUE(total.down.empty());
+  (*reply.mutable_down())["cpu"] = 120;
+  EXPECT_DOUBLE_EQ(usageSums(r, reply).down.at("cpu"), 120);
   r.kind = ReportKind::kSizesByAccount;
   r.size_tres = "gres/gpu";
   const UsageSums sizes = usageSums(r, reply);
