@@ -74,7 +74,13 @@ void printError(std::string_view prog, std::string_view message) {
 }
 
 void printParseError(std::string_view prog, std::string_view message) {
-  printLabelled(prog, message == kFormatWithLong ? ": fatal: " : ": error: ", message);
+  if (message.substr(0, kBareMark.size()) == kBareMark) {
+    std::fputs((std::string(message.substr(kBareMark.size())) + "\n").c_str(), stderr);
+  } else if (message.substr(0, kFatalMark.size()) == kFatalMark) {
+    printLabelled(prog, ": fatal: ", message.substr(kFatalMark.size()));
+  } else {
+    printLabelled(prog, message == kFormatWithLong ? ": fatal: " : ": error: ", message);
+  }
 }
 
 std::vector<std::string> argsWithEnvironment(int argc, char** argv,

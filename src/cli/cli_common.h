@@ -33,7 +33,15 @@ inline constexpr std::string_view kClustersUnsupported =
 inline constexpr std::string_view kFormatWithLong =
     "Options -o(--format) and -l(--long) are mutually exclusive. Please remove one and retry.";
 
-// printError, except that kFormatWithLong is printed as Slurm's "<prog>: fatal: ...".
+// A parse error Slurm's command reports as "fatal" rather than "error" (sacct's bad job id or
+// state) starts with this; printParseError prints "<prog>: fatal: <rest>".
+inline constexpr std::string_view kFatalMark = "fatal: ";
+// A parse error Slurm's command prints without its name (sacct's "Invalid time specification
+// (pos=0): X", scancel's bad state) starts with this; printParseError prints only the rest.
+inline constexpr std::string_view kBareMark = "bare: ";
+
+// printError, except that kFormatWithLong is printed as Slurm's "<prog>: fatal: ...", and a
+// message starting with kFatalMark or kBareMark as that mark says.
 void printParseError(std::string_view prog, std::string_view message);
 
 

@@ -49,10 +49,10 @@ std::string formatJobRecord(const v1::JobInfo& j, std::int64_t now, bool oneline
   lines.push_back(first);
   lines.push_back("UserId=" + j.user() + "(" + std::to_string(j.uid()) + ") GroupId=" + j.group() + "(" +
                   std::to_string(j.gid()) + ") MCS_label=N/A");
-  lines.push_back("Priority=" + std::to_string(j.priority()) + " Nice=" + std::to_string(j.nice()) +
+  lines.push_back("Priority=" + std::to_string(shownPriority(j)) + " Nice=" + std::to_string(j.nice()) +
                   " Account=" + orNull(j.account()) + " QOS=" + (j.qos().empty() ? "normal" : j.qos()));
   lines.push_back("JobState=" + std::string(jobStateName(j.state())) +
-                  " Reason=" + (j.reason().empty() ? "None" : j.reason()) +
+                  " Reason=" + jobReasonText(j) +
                   " Dependency=" +
                   orNull(j.dependency().empty() ? std::string() : j.dependency_status()));
   const std::string exit_code = std::to_string(j.exit_code()) + ":" + std::to_string(j.exit_signal());
@@ -64,9 +64,16 @@ std::string formatJobRecord(const v1::JobInfo& j, std::int64_t now, bool oneline
   lines.push_back("RunTime=" + formatScontrolDuration(run) + " TimeLimit=" +
                   formatScontrolLimit(j.time_limit_min()) + " TimeMin=" +
                   (j.spec().time_min_min() > 0 ? formatScontrolLimit(j.spec().time_min_min()) : "N/A"));
+  // As the reference printed them: a job waiting for its --begin time is eligible (and accrues
+  // age) from that time (Drover stamps eligible_time only when it comes), and the waiting tasks
+  // of a throttled array are not eligible yet (their AccrueTime the reference printed as the
+  // submit time or Unknown, from one capture to the next: Drover's is its eligible time).
+  std::int64_t accrue = j.eligible_time();
+  if (pending && j.reason() == "BeginTime" && accrue == 0) accrue = j.spec().begin_time();
+  const std::int64_t eligible = pending && j.reason() == "JobArrayTaskLimit" ? 0 : accrue;
   lines.push_back("SubmitTime=" + timeOr(j.submit_time(), "Unknown") +
-                  " EligibleTime=" + timeOr(j.eligible_time(), "Unknown"));
-  lines.push_back("AccrueTime=" + timeOr(j.eligible_time(), "Unknown"));
+                  " EligibleTime=" + timeOr(eligible, "Unknown"));
+  lines.push_back("AccrueTime=" + timeOr(accrue, "Unknown"));
   lines.push_back("StartTime=" + timeOr(j.start_time(), "Unknown") + " EndTime=" +
                   timeOr(jobEndTime(j), "Unknown") + " Deadline=N/A");
   // Drover has no separate scheduler-evaluation stamp: the start (or submit) time stands in.

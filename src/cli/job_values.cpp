@@ -12,6 +12,28 @@
 #include "jobstate/gres_text.h"
 
 namespace drover::cli {
+
+std::int64_t shownPriority(const v1::JobInfo& job) {
+  return job.held_user() || job.held_admin() ? 0 : job.priority();
+}
+
+std::string normalizedPriority(const v1::JobInfo& job) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.14f", static_cast<double>(shownPriority(job)) / 4294967296.0);
+  return buf;
+}
+
+std::string jobReasonText(const v1::JobInfo& job) {
+  const bool none = job.reason().empty() || job.reason() == "None";
+  if (job.state() == v1::JOB_PENDING) return none ? "None" : job.reason();
+  if (isActiveState(job.state())) {
+    if (job.held_admin()) return "JobHeldAdmin";
+    if (job.held_user()) return "JobHeldUser";
+    return "None";
+  }
+  if (none && job.state() == v1::JOB_FAILED && job.exit_code() != 0) return "NonZeroExitCode";
+  return none ? "None" : job.reason();
+}
 namespace {
 
 std::optional<std::uint64_t> parseMemMb(std::string_view text) {

@@ -28,6 +28,18 @@ std::string formatSqueueLimit(std::int64_t minutes);
 std::string formatScontrolDuration(std::int64_t seconds);
 std::string formatScontrolLimit(std::int64_t minutes);  // 00:10:00, UNLIMITED
 
+// The priority Slurm shows: 0 for a held job (scontrol hold sets it to 0 there, pending or
+// running; release restores it), else the job's own (scontrol Priority=, squeue %Q, sort -p).
+std::int64_t shownPriority(const v1::JobInfo& job);
+// squeue's %p and -O Priority: the priority as a fraction of 2^32, 14 decimals
+// ("0.00000238232315" for 10232), as the reference printed it.
+std::string normalizedPriority(const v1::JobInfo& job);
+// The reason Slurm shows (scontrol Reason=, squeue %r, --json state_reason): a pending job's
+// own; a held job that runs JobHeldUser or JobHeldAdmin, another running one None; a job that
+// ended FAILED with a non-zero exit code and no other reason NonZeroExitCode, as the
+// reference's (golden 073).
+std::string jobReasonText(const v1::JobInfo& job);
+
 // Seconds the job has run (now - start for a running job, else run_time_s).
 std::int64_t jobRunTime(const v1::JobInfo& job, std::int64_t now);
 // End time as Slurm shows it: the recorded end, or for a pending job with an expected start

@@ -143,14 +143,17 @@ Result<StateFilter> parseStateFilter(std::string_view text) {
   while (pos <= text.size()) {
     std::size_t end = text.find(sep, pos);
     if (end == std::string_view::npos) end = text.size();
-    const std::string word = toUpperAscii(text.substr(pos, end - pos));
+    const std::string given(text.substr(pos, end - pos));
+    const std::string word = toUpperAscii(given);
     if (!word.empty()) {
       auto it = std::find_if(kStateNames.begin(), kStateNames.end(),
                              [&](const StateName& s) { return s.name == word; });
       if (it == kStateNames.end()) {
+        // The reference's two lines; the second lists the names Drover takes (the reference
+        // listed its own, some of states no Drover node has: future, cloud, reboot^ ...).
         std::string accepted;
-        for (const auto& s : kStateNames) accepted += (accepted.empty() ? "" : " ") + std::string(s.name);
-        return makeError("invalid node state specified: " + word + " (accepted: " + accepted + ")");
+        for (const auto& s : kStateNames) accepted += (accepted.empty() ? "" : ",") + toLowerAscii(s.name);
+        return makeError("Bad state string: \"" + given + "\"\nsinfo: error: valid states: " + accepted);
       }
       filter.states.emplace_back(it->canonical);
     }

@@ -11,6 +11,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/controller_client.h"
+#include "cli/node_values.h"
 #include "cli/window_time.h"
 #include "ctld/acct_wire.h"
 #include "drover/hostlist.h"
@@ -20,7 +21,9 @@ namespace {
 
 constexpr const char* kProg = "sacct";
 
-enum LongOnly { kOptHelp = 1000, kOptUsage, kOptJson, kOptName, kOptNoConvert, kOptLocal, kOptFederation };
+enum LongOnly {
+  kOptHelp = 1000, kOptUsage, kOptJson, kOptName, kOptNoConvert, kOptLocal, kOptFederation, kOptDelimiter
+};
 
 constexpr const char* kHelp =
     "sacct [<OPTION>]\n"
@@ -29,6 +32,7 @@ constexpr const char* kHelp =
     "     -A, --accounts:    Use this comma separated list of accounts.\n"
     "     -b, --brief:       Equivalent to '--format=jobid,state,exitcode'.\n"
     "     -D, --duplicates:  If Slurm job ids are reset, show all jobs with the id.\n"
+    "     --delimiter:       ASCII characters used to separate the fields when -p or -P is given.\n"
     "     -e, --helpformat:  Print a list of fields that can be specified with '--format'.\n"
     "     -E, --endtime:     Select jobs eligible before this time.\n"
     "     -j, --jobs:        Display information about this job or comma-separated list of jobs.\n"
@@ -52,7 +56,9 @@ std::int64_t midnight(std::int64_t now) { return localMidnight(now); }
 
 Result<std::int64_t> sacctWindowTime(const std::string& text, std::int64_t now) {
   auto t = cli::parseWindowTime(text, now);
-  if (!t.ok()) return makeError("Invalid time specification (" + text + "): " + t.error());
+  // The reference's words, without sacct's name; Drover does not track where in the text its
+  // reading failed, so the position is always 0 (Slurm's for a text it cannot read at all).
+  if (!t.ok()) return makeError(std::string(kBareMark) + "Invalid time specification (pos=0): " + text);
   return *t;
 }
 
@@ -76,6 +82,7 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
       {"usage", no_argument, nullptr, kOptUsage}, {"json", no_argument, nullptr, kOptJson},
       {"name", required_argument, nullptr, kOptName}, {"noconvert", no_argument, nullptr, kOptNoConvert},
       {"local", no_argument, nullptr, kOptLocal}, {"federation", no_argument, nullptr, kOptFederation},
+      {"delimiter", required_argument, nullptr, kOptDelimiter},
       {nullptr, 0, nullptr, 0},
   };
   GetoptArgs argv(kProg, args);
@@ -106,7 +113,7 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
       case 'j':
         for (const auto& id : splitCommas(optarg)) {
           auto sel = acct::parseJobSelector(id);
-          if (!sel.ok()) return makeError("Invalid job id: " + id + " (" + sel.error() + ")");
+          if (!sel.ok()) return makeError(std::string(kFatalMark) + "Bad job/step specified: " + id);
           f.jobs.push_back(*sel);
         }
         break;
@@ -126,7 +133,7 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
       case 's':
         for (const auto& s : splitCommas(optarg)) {
           auto st = acct::parseJobState(s);
-          if (!st) return makeError("Invalid state: " + s);
+          if (!st) return makeError(std::string(kFatalMark) + "unrecognized job state value '" + s + "'");
           f.states.push_back(*st);
         }
         break;
@@ -142,6 +149,8 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
         for (const auto& u : splitCommas(optarg)) {
           if (!u.empty() && std::all_of(u.begin(), u.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); }))
             f.uids.push_back(static_cast<std::uint32_t>(std::stoul(u)));
+          else if (getpwnam(u.c_str()) == nullptr)  // as the reference: no such user, no query
+            return makeError("Invalid user id: " + u);
           else
             f.users.push_back(u);
         }
@@ -150,6 +159,7 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
       case 'X': f.include_steps = false; break;
       case kOptUsage: cmd.usage = true; break;
       case kOptJson: cmd.json = true; break;
+      case kOptDelimiter: cmd.render.delimiter = optarg; break;
       case kOptName: for (auto& n : splitCommas(optarg)) f.names.push_back(n); break;
       default: return makeError(unrecognizedOption(kProg, argv[optind - 1]));
     }
@@ -163,6 +173,14 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
     else if (f.jobs.empty()) f.window_start = midnight(now);
   }
   if (!f.states.empty() && !f.window_end && !have_start) f.window_end = now;
+  // A window that ends before it starts (an -S in the future with no -E: the end is now) is
+  // refused, as the reference's sacct refused it, rather than answered with no rows; with -s
+  // and no -E it took the future -S without a word (the header, exit 0), and so does Drover.
+  const std::int64_t window_end = f.window_end ? *f.window_end : now;
+  if (f.window_start && (f.window_end || f.states.empty()) && *f.window_start > window_end) {
+    return makeError("Start time (" + formatIsoTime(*f.window_start) + ") requested is after end time (" +
+                     formatIsoTime(window_end) + ").");
+  }
   if (!have_users && !cmd.all_users && uid != 0) {
     f.uids.push_back(uid);
     (void)user;
@@ -190,7 +208,7 @@ int runSacct(int argc, char** argv) {
   if (const passwd* pw = getpwuid(uid)) user = pw->pw_name;
   auto parsed = parseSacctArgs(args, now, uid, user);
   if (!parsed.ok()) {
-    printError(kProg, parsed.error());
+    printParseError(kProg, parsed.error());
     return 1;
   }
   const SacctCommand& cmd = *parsed;

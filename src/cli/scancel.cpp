@@ -19,7 +19,7 @@ constexpr const char* kProg = "scancel";
 // -> 210, as golden 066).
 constexpr int kExitAccessDenied = 2002 & 0xff;
 
-enum LongOnly { kOptHelp = 1000, kOptUsage, kOptMe, kOptHurry, kOptFederation, kOptSibling };
+enum LongOnly { kOptHelp = 1000, kOptUsage, kOptMe, kOptHurry, kOptFederation, kOptSibling, kOptCtld };
 
 constexpr const char* kUsage =
     "Usage: scancel [-A account] [--batch] [--full] [--interactive] [-n job_name]\n"
@@ -32,6 +32,7 @@ constexpr const char* kHelp =
     "Usage: scancel [OPTIONS] [job_id[_array_id][.step_id]]\n"
     "  -A, --account=account           act only on jobs charging this account\n"
     "  -b, --batch                     signal batch shell for specified job\n"
+    "      --ctld                      send request directly to the controller (always so)\n"
     "  -f, --full                      signal batch shell and all steps for specified job\n"
     "  -H, --hurry                     avoid burst buffer stage out\n"
     "  -i, --interactive               require response from user for each job\n"
@@ -70,7 +71,7 @@ Result<ScancelCommand> parseScancelArgs(const std::vector<std::string>& args) {
       {"nodelist", required_argument, nullptr, 'w'}, {"wckey", required_argument, nullptr, 'W'},
       {"help", no_argument, nullptr, kOptHelp},     {"usage", no_argument, nullptr, kOptUsage},
       {"me", no_argument, nullptr, kOptMe},         {"federation", no_argument, nullptr, kOptFederation},
-      {"sibling", required_argument, nullptr, kOptSibling},
+      {"sibling", required_argument, nullptr, kOptSibling}, {"ctld", no_argument, nullptr, kOptCtld},
       {nullptr, 0, nullptr, 0},
   };
   GetoptArgs argv(kProg, args);
@@ -86,7 +87,7 @@ Result<ScancelCommand> parseScancelArgs(const std::vector<std::string>& args) {
       case 'A': r.set_account(optarg); break;
       case 'b': r.set_batch_only(true); break;
       case 'f': r.set_full(true); break;
-      case 'H': case 'q': case 'R': case 'W': case kOptFederation: case kOptSibling: break;
+      case 'H': case 'q': case 'R': case 'W': case kOptFederation: case kOptSibling: case kOptCtld: break;
       case 'i': cmd.interactive = true; break;
       case 'M': return makeError(std::string(kClustersUnsupported));
       case 'n': r.set_name(optarg); break;
@@ -102,10 +103,13 @@ Result<ScancelCommand> parseScancelArgs(const std::vector<std::string>& args) {
         for (const auto& s : splitCommas(optarg)) {
           auto st = parseJobStateName(s);
           if (!st || (*st != v1::JOB_PENDING && *st != v1::JOB_RUNNING && *st != v1::JOB_SUSPENDED))
-            return makeError("Invalid job state specified: " + s + "\nValid job states are PENDING, RUNNING and SUSPENDED");
+            return makeError(std::string(kBareMark) + "Invalid job state specified: " + s +
+                             "\nValid job states are PENDING, RUNNING, and SUSPENDED");
           r.add_states(std::string(jobStateName(*st)));
         }
         break;
+      // A name nobody has: the controller answers "Invalid user name: X" (this static binary
+      // cannot look names up safely: glibc's NSS modules crash it for an unknown name).
       case 'u': r.set_user(optarg); break;
       case kOptMe: r.set_user(callerName()); break;
       case 'v': cmd.verbose = true; break;
@@ -168,7 +172,7 @@ int runScancel(int argc, char** argv) {
                                          {"SCANCEL_VERBOSE", "--verbose", false}});
   auto parsed = parseScancelArgs(args);
   if (!parsed.ok()) {
-    printError(kProg, parsed.error());
+    printParseError(kProg, parsed.error());
     return 1;
   }
   const ScancelCommand& cmd = *parsed;

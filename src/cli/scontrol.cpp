@@ -29,6 +29,7 @@
 #include "drover/hostlist.h"
 #include "drover/time_spec.h"
 #include "jobspec/begin_time.h"
+#include "jobstate/job_update_keys.h"
 
 namespace drover::cli {
 namespace {
@@ -191,6 +192,12 @@ int showConfig() {
 }
 
 int showJobs(const std::string& id, const Globals& g) {
+  // An id that is no number at all is refused by scontrol itself, in the reference's words (an
+  // unknown number is the controller's "slurm_load_jobs error" below).
+  if (!id.empty() && !std::isdigit(static_cast<unsigned char>(id[0]))) {
+    if (!g.quiet) std::cerr << "scontrol_print_job error: Invalid job id specified\n";
+    return 1;
+  }
   auto client = connect();
   if (!client.ok()) {
     printError(kProg, client.error());
@@ -374,6 +381,10 @@ int cmdUpdateJob(const std::vector<std::string>& specs) {
       req.set_job_id(w.substr(eq + 1));
       continue;
     }
+    if (!isUpdatableJobKey(toLowerAscii(key))) {
+      std::cerr << "Update of this parameter is not supported: " << w << "\nRequest aborted\n";
+      return 1;
+    }
     std::string value = w.substr(eq + 1);
     // Read here first, as Slurm's scontrol does: a bad value sends nothing.
     if (toLowerAscii(key) == "timelimit" && !parseTimeLimitMinutes(value).ok()) {
@@ -457,8 +468,8 @@ int cmdShow(const std::vector<std::string>& words, const Globals& g) {
   const bool is_node = abbrev(entity, "nodes", 1);
   const bool is_part = abbrev(entity, "partitions", 1) || abbrev(entity, "partitionname", 1);
   if (!is_node && !is_part) {
-    printError(kProg, "invalid entity:" + entity + " for keyword:show (supported: config, job, step, node, "
-                      "partition, reservation, hostnames, hostlist, hostlistsorted)");
+    // The reference's words exactly, its trailing space included, without scontrol's name.
+    std::cerr << "invalid entity:" << entity << " for keyword:show \n";
     return 1;
   }
   auto client = connect();
@@ -574,9 +585,7 @@ int dispatch(const std::vector<std::string>& words, Globals& g) {
     std::cout << kHelp;
     return 0;
   }
-  printError(kProg, "invalid keyword: " + verb +
-                        " (supported: show, update, hold, uhold, release, requeue, requeuehold, suspend, "
-                        "resume, top, write, reconfigure, ping, version, help)");
+  std::cerr << "invalid keyword: " << verb << "\n";  // the reference's words, without scontrol's name
   return 1;
 }
 

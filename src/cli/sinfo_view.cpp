@@ -412,9 +412,14 @@ std::vector<Record> nodeRecords(const SinfoOptions& opts, const std::vector<v1::
 }
 
 // -R: down, drained and draining nodes (each once, whatever its partitions), grouped by the
-// values of the grouping fields (reason, user, time), in node-name order.
+// values of the grouping fields (reason, user, time). Ordered as the reference's were (sinfo's
+// default "#P,-t" over records that keep the last configured partition of their node): by that
+// partition in cluster.conf's order, then flagged states above the rest (stateSortKey), then
+// by node name; with node01-02 in gpu and debug and node03 in gpu alone, drained one after the
+// other, it listed node03, node01, node02 (golden sinfo-merge/25: drain* node04 above node03).
 std::vector<Record> reasonRecords(const SinfoOptions& opts, const Format& format,
-                                  const std::vector<v1::NodeInfo>& nodes) {
+                                  const std::vector<v1::NodeInfo>& nodes,
+                                  const std::vector<v1::PartitionInfo>& partitions) {
   const std::set<std::string> node_filter(opts.nodes.begin(), opts.nodes.end());
   std::vector<const v1::NodeInfo*> picked;
   for (const auto& n : nodes) {
@@ -425,8 +430,22 @@ std::vector<Record> reasonRecords(const SinfoOptions& opts, const Format& format
   hostlist::sortHosts(names);
   std::unordered_map<std::string, std::size_t> rank;
   for (std::size_t i = 0; i < names.size(); ++i) rank.emplace(names[i], i);
-  std::stable_sort(picked.begin(), picked.end(),
-                   [&rank](const auto* a, const auto* b) { return rank[a->name()] < rank[b->name()]; });
+  std::unordered_map<std::string, std::size_t> configured;
+  for (std::size_t i = 0; i < partitions.size(); ++i) configured.emplace(partitions[i].name(), i);
+  const auto lastPartition = [&configured](const v1::NodeInfo& n) {
+    std::size_t last = 0;
+    for (const auto& p : n.partitions()) {
+      if (auto it = configured.find(p); it != configured.end()) last = std::max(last, it->second);
+    }
+    return last;
+  };
+  std::stable_sort(picked.begin(), picked.end(), [&](const auto* a, const auto* b) {
+    const auto pa = lastPartition(*a), pb = lastPartition(*b);
+    if (pa != pb) return pa < pb;
+    const int ka = stateSortKey(*a), kb = stateSortKey(*b);
+    if (ka != kb) return ka > kb;
+    return rank[a->name()] < rank[b->name()];
+  });
 
   GroupedRecords grouped(format, opts.exact);
   for (const auto* n : picked) grouped.add(Record{nullptr, {n}});
@@ -530,7 +549,7 @@ Result<std::string> renderSinfo(const SinfoOptions& opts, const std::vector<v1::
     }
   }
 
-  std::vector<Record> records = opts.list_reasons    ? reasonRecords(opts, format, nodes)
+  std::vector<Record> records = opts.list_reasons    ? reasonRecords(opts, format, nodes, partitions)
                                 : opts.node_oriented ? nodeRecords(opts, nodes, partitions)
                                                      : partitionRecords(opts, format, nodes, partitions);
   if (!opts.sort.empty()) sortRecords(records, opts.sort, partitions);

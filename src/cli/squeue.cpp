@@ -3,6 +3,8 @@
 #include <getopt.h>
 #include <unistd.h>
 
+#include <cctype>
+
 #include <cerrno>
 #include <cstdlib>
 #include <ctime>
@@ -251,6 +253,11 @@ Result<SqueueCommand> parseSqueueArgs(const std::vector<std::string>& args) {
       case 'M': return makeError(std::string(kClustersUnsupported));
       default: return makeError(unrecognizedOption(kProg, argv[optind - 1]));
     }
+  }
+  // An id that does not start with a number is refused before asking, as the reference's
+  // squeue refused "-j abc" (an unknown number is the controller's answer instead).
+  for (const auto& id : o.job_ids) {
+    if (id.empty() || !std::isdigit(static_cast<unsigned char>(id[0]))) return makeError("Invalid job id: " + id);
   }
   if (!o.format.empty() && o.long_format) return makeError(std::string(kFormatWithLong));
   if (!o.format.empty() && !o.format_long.empty()) {

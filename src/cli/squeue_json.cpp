@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "cli/job_values.h"
 #include "drover/hostlist.h"
 #include "jobspec/array_spec.h"
 #include "jobstate/gres_text.h"
@@ -162,7 +163,7 @@ json::Object build(const v1::JobInfo& j, std::int64_t now, const std::string& cl
   o.emplace_back("minimum_tmp_disk_per_node", 0);
   o.emplace_back("preempt_time", 0);
   o.emplace_back("pre_sus_time", 0);
-  o.emplace_back("priority", j.priority());
+  o.emplace_back("priority", shownPriority(j));
   o.emplace_back("profile", json::Value());
   o.emplace_back("qos", j.qos());
   o.emplace_back("reboot", false);
@@ -177,7 +178,7 @@ json::Object build(const v1::JobInfo& j, std::int64_t now, const std::string& cl
   o.emplace_back("sockets_per_node", json::Value());
   o.emplace_back("start_time", j.start_time());
   o.emplace_back("state_description", j.state_reason_detail());
-  o.emplace_back("state_reason", j.reason().empty() ? std::string("None") : j.reason());
+  o.emplace_back("state_reason", jobReasonText(j));
   o.emplace_back("standard_error", pathPattern(s.std_err(), j.work_dir()));
   o.emplace_back("standard_input", j.batch() ? (s.std_in().empty() ? std::string("/dev/null")
                                                                    : pathPattern(s.std_in(), j.work_dir()))

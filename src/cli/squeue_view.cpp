@@ -1,6 +1,7 @@
 #include "cli/squeue_view.h"
 
 #include <algorithm>
+#include <limits>
 #include <cctype>
 #include <charconv>
 #include <ctime>
@@ -18,6 +19,24 @@
 
 namespace drover::cli {
 namespace {
+
+// What the reference's squeue listed after "Invalid job state specified" (its whole list).
+constexpr std::string_view kSqueueValidStates =
+    "PENDING,RUNNING,SUSPENDED,COMPLETED,CANCELLED,FAILED,TIMEOUT,NODE_FAIL,PREEMPTED,BOOT_FAIL,"
+    "DEADLINE,OUT_OF_MEMORY,COMPLETING,CONFIGURING,RESIZING,RESV_DEL_HOLD,REQUEUED,REQUEUE_FED,"
+    "REQUEUE_HOLD,REVOKED,SIGNALING,SPECIAL_EXIT,STAGE_OUT,STOPPED";
+
+// States in that list that no Drover job enters (no node boot, resize, federation, burst
+// buffer or stop): `-t` accepts them, as Slurm's squeue, and they select nothing.
+bool isSlurmOnlyJobState(std::string_view text) {
+  static constexpr std::string_view kNames[] = {
+      "CONFIGURING", "CF", "RESIZING", "RS", "RESV_DEL_HOLD", "RD", "REQUEUE_FED", "RF",
+      "REQUEUE_HOLD", "RH", "REVOKED", "RV", "SIGNALING", "SI", "SPECIAL_EXIT", "SE",
+      "STAGE_OUT", "SO", "STOPPED", "ST"};
+  for (auto name : kNames)
+    if (equalsIgnoreCase(text, name)) return true;
+  return false;
+}
 
 constexpr const char* kDefaultFormat = "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R";
 constexpr const char* kLongFormat = "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R";
@@ -56,7 +75,7 @@ std::string header(char code) {
     case 'o': return "COMMAND";
     case 'm': return "MIN_MEMORY";
     case 'b': return "TRES_PER_NODE";
-    case 'Q': return "PRIORITY";
+    case 'Q': case 'p': return "PRIORITY";
     case 'q': return "QOS";
     case 'y': return "NICE";
     case 'E': return "DEPENDENCY";
@@ -75,11 +94,13 @@ std::string header(char code) {
 
 std::string timeOrNA(std::int64_t t) { return t > 0 ? formatIsoTime(t, "N/A") : "N/A"; }
 
-const std::string& reasonText(const v1::JobInfo& j) {
-  static const std::string kNone = "None";
-  if (j.state() == v1::JOB_PENDING) return j.reason().empty() ? kNone : j.reason();
-  if (isActiveState(j.state())) return kNone;
-  return j.reason().empty() ? kNone : j.reason();
+std::string reasonText(const v1::JobInfo& j) { return jobReasonText(j); }
+
+// squeue's %R: "For terminated jobs with failure: an explanation as to why the job failed is
+// printed within parenthesis" (squeue(1)); the reference showed (NonZeroExitCode) and
+// (JobLaunchFailure) for FAILED jobs and nothing for a job cancelled while it waited.
+bool failedEnd(v1::JobState s) {
+  return s == v1::JOB_FAILED || s == v1::JOB_NODE_FAIL || s == v1::JOB_BOOT_FAIL || s == v1::JOB_OUT_OF_MEMORY;
 }
 
 void setNumber(std::string& v, std::uint64_t n) {
@@ -127,7 +148,7 @@ void value(const v1::JobInfo& j, char code, std::int64_t now, std::string& v) {
     case 't': v.assign(jobStateShortName(j.state())); return;
     case 'r': v.assign(reasonText(j)); return;
     case 'R':
-      if (pending || j.nodes().empty()) {
+      if (pending || failedEnd(j.state())) {
         v.assign("(");
         v.append(reasonText(j));
         v.push_back(')');
@@ -167,7 +188,8 @@ void value(const v1::JobInfo& j, char code, std::int64_t now, std::string& v) {
       if (v.empty()) v.assign("N/A");
       return;
     }
-    case 'Q': setNumber(v, std::int64_t{j.priority()}); return;
+    case 'Q': setNumber(v, shownPriority(j)); return;
+    case 'p': v = normalizedPriority(j); return;
     case 'q':
       if (j.qos().empty()) v.assign("normal");
       else v.assign(j.qos());
@@ -220,8 +242,12 @@ CodeFields fieldsOf(char code) {
     case 'a': return {{J::kAccountFieldNumber}, {}};
     case 'P': return {{J::kPartitionFieldNumber}, {}};
     case 'T': case 't': return {{J::kStateFieldNumber}, {}};
-    case 'r': return {{J::kStateFieldNumber, J::kReasonFieldNumber}, {}};
-    case 'R': return {{J::kStateFieldNumber, J::kReasonFieldNumber, J::kNodesFieldNumber}, {}};
+    case 'r':
+      return {{J::kStateFieldNumber, J::kReasonFieldNumber, J::kHeldUserFieldNumber, J::kHeldAdminFieldNumber,
+               J::kExitCodeFieldNumber}, {}};
+    case 'R':
+      return {{J::kStateFieldNumber, J::kReasonFieldNumber, J::kNodesFieldNumber, J::kHeldUserFieldNumber,
+               J::kHeldAdminFieldNumber, J::kExitCodeFieldNumber}, {}};
     case 'S': return {{J::kStartTimeFieldNumber}, {}};
     case 'V': return {{J::kSubmitTimeFieldNumber}, {}};
     case 'e':
@@ -238,7 +264,7 @@ CodeFields fieldsOf(char code) {
     case 'o': return {{J::kCommandFieldNumber}, {}};
     case 'm': return {{kSpec}, {S::kMemPerCpuMbFieldNumber, S::kMemPerNodeMbFieldNumber}};
     case 'b': return {{kSpec}, {S::kGresFieldNumber, S::kGpusPerNodeFieldNumber}};
-    case 'Q': return {{J::kPriorityFieldNumber}, {}};
+    case 'Q': case 'p': return {{J::kPriorityFieldNumber, J::kHeldUserFieldNumber, J::kHeldAdminFieldNumber}, {}};
     case 'q': return {{J::kQosFieldNumber}, {}};
     case 'y': return {{J::kNiceFieldNumber}, {}};
     case 'E': return {{J::kDependencyStatusFieldNumber}, {}};
@@ -261,7 +287,7 @@ constexpr NamedField kOFields[] = {
     {"reasonlist", 'R'}, {"starttime", 'S'}, {"submittime", 'V'}, {"endtime", 'e'},
     {"timeleft", 'L'}, {"timeused", 'M'}, {"timelimit", 'l'}, {"nodelist", 'N'}, {"numnodes", 'D'},
     {"mincpus", 'c'}, {"numcpus", 'C'}, {"workdir", 'Z'}, {"command", 'o'}, {"minmemory", 'm'},
-    {"tres-per-node", 'b'}, {"priority", 'Q'}, {"prioritylong", 'Q'}, {"qos", 'q'}, {"nice", 'y'},
+    {"tres-per-node", 'b'}, {"priority", 'p'}, {"prioritylong", 'Q'}, {"qos", 'q'}, {"nice", 'y'},
     {"dependency", 'E'}, {"comment", 'k'}, {"feature", 'f'}, {"batchhost", 'B'},
     {"schednodes", 'Y'}, {"reqnodes", 'n'}, {"excnodes", 'x'}, {"oversubscribe", 'h'},
     {"reservation", 'v'},
@@ -283,9 +309,21 @@ void sortJobs(std::vector<const v1::JobInfo*>& jobs, const std::string& spec_tex
     const v1::JobInfo& b = *pb;
     switch (code) {
       case 'P': return a.partition().compare(b.partition());
-      case 't': case 'T': return threeWay(static_cast<int>(a.state()), static_cast<int>(b.state()));
-      case 'p': case 'Q': return threeWay(a.priority(), b.priority());
-      case 'i': case 'A': return threeWay(a.job_id(), b.job_id());
+      // By the state's name, as the reference's squeue -t all listed CANCELLED, FAILED, PENDING, RUNNING.
+      case 't': case 'T': return jobStateName(a.state()).compare(jobStateName(b.state()));
+      case 'p': case 'Q': return threeWay(shownPriority(a), shownPriority(b));
+      // An array's tasks by the array's id, then by task, the waiting remainder above (below
+      // with -i) its started tasks: the reference's `-S -i` listed 3_[2-7%2], 3_1, 3_0, 2.
+      case 'i': {
+        const auto arrayOf = [](const v1::JobInfo& j) { return j.array_job_id() != 0 ? j.array_job_id() : j.job_id(); };
+        const auto taskOf = [](const v1::JobInfo& j) {
+          return !j.array_task_pending().empty() ? std::numeric_limits<std::int64_t>::max()
+                                                 : std::int64_t{j.array_task_id()};
+        };
+        const int c = threeWay(arrayOf(a), arrayOf(b));
+        return c != 0 ? c : threeWay(taskOf(a), taskOf(b));
+      }
+      case 'A': return threeWay(a.job_id(), b.job_id());
       case 'j': return a.name().compare(b.name());
       case 'u': return a.user().compare(b.user());
       case 'S': {
@@ -355,7 +393,8 @@ SqueueFields squeueFields(const SqueueOptions& options) {
               J::kUidFieldNumber,           J::kPartitionFieldNumber,   J::kNameFieldNumber,
               J::kNodesFieldNumber,         J::kPriorityFieldNumber,    J::kStartTimeFieldNumber,
               J::kSubmitTimeFieldNumber,    J::kRunTimeSFieldNumber,    J::kTimeLimitMinFieldNumber,
-              J::kNumNodesFieldNumber,      J::kNumCpusFieldNumber};
+              J::kNumNodesFieldNumber,      J::kNumCpusFieldNumber,     J::kHeldUserFieldNumber,
+              J::kHeldAdminFieldNumber};  // the held flags: a held job sorts as priority 0
   if (!options.accounts.empty()) out.info.push_back(J::kAccountFieldNumber);
   auto add = [](std::vector<std::uint32_t>& to, const std::vector<std::uint32_t>& more) {
     for (auto n : more)
@@ -373,14 +412,19 @@ SqueueFields squeueFields(const SqueueOptions& options) {
 Result<SqueueRows> selectSqueueRows(const SqueueOptions& options,
                                     const std::vector<const v1::JobInfo*>& jobs) {
   std::vector<v1::JobState> states;
-  bool all_states = false;
+  bool all_states = false, state_filter = false;
   for (const auto& s : options.states) {
     if (toLowerAscii(s) == "all") {
       all_states = true;
       continue;
     }
+    state_filter = true;
+    if (isSlurmOnlyJobState(s)) continue;  // valid, and no Drover job is ever in it
     auto st = parseJobStateName(s);
-    if (!st) return makeError("Invalid job state specified: " + s);
+    if (!st) {
+      return makeError("Invalid job state specified: " + s + "\nsqueue: error: Valid job states include: " +
+                       std::string(kSqueueValidStates) + "\n");
+    }
     states.push_back(*st);
   }
   SqueueRows out;
@@ -398,7 +442,7 @@ Result<SqueueRows> selectSqueueRows(const SqueueOptions& options,
     if (!options.names.empty() && !contains(options.names, j.name())) continue;
     if (!options.accounts.empty() && !contains(options.accounts, j.account())) continue;
     if (!all_states) {
-      if (states.empty()) {
+      if (!state_filter) {
         // Without -t Slurm shows jobs still in the system (and not finished ones), unless -j.
         if (!isActiveState(j.state()) && options.job_ids.empty()) continue;
       } else if (std::find(states.begin(), states.end(), j.state()) == states.end()) {

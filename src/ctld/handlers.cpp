@@ -1,5 +1,7 @@
 #include "ctld/handlers.h"
 
+#include <pwd.h>
+
 #include <google/protobuf/arena.h>
 
 #include "ctld/reply_block.h"
@@ -120,6 +122,13 @@ ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs) {
   h.cancel_jobs = [jobs](const rpc::Caller& caller, const v1::CancelJobsRequest& req,
                          wire::Reply_<v1::CancelJobsReply> done) {
     if (noJobs(jobs, done)) return;
+    // scancel -u NAME of a user nobody is: the reference's scancel refused it ("Invalid user
+    // name: X", exit 1). Looked up here, not in scancel: a static binary cannot use NSS.
+    if (const std::string& u = req.user();
+        !u.empty() && u.find_first_not_of("0123456789") != std::string::npos && getpwnam(u.c_str()) == nullptr) {
+      done(fail(kInvalidArgument, "Invalid user name: " + u), v1::CancelJobsReply{});
+      return;
+    }
     jobs->cancel(caller, req, [done](v1::CancelJobsReply rep) { done(wire::Outcome::ok(), rep); });
   };
   h.job_control = [jobs](const rpc::Caller& caller, const v1::JobControlRequest& req,

@@ -11,6 +11,7 @@
 #include "jobs/request.h"
 #include "jobspec/array_spec.h"
 #include "jobspec/dependency_spec.h"
+#include "jobstate/job_update_keys.h"
 
 namespace drover::jobs {
 
@@ -48,17 +49,6 @@ v1::CancelResult result(const std::string& id, const char* error = nullptr) {
 std::string displayId(const Job& job) {
   if (!job.isArrayTask()) return std::to_string(job.id());
   return std::to_string(job.info.array_job_id()) + "_" + std::to_string(job.info.array_task_id());
-}
-
-// scontrol update's keys (JobManager::updateJob reads each); any other refuses the request.
-bool updatableKey(const std::string& key) {
-  for (const char* k : {"timelimit", "partition", "numnodes", "minnodes", "dependency", "nice",
-                        "name", "jobname", "comment", "account", "excnodelist", "reqnodelist",
-                        "nodelist", "features", "arraytaskthrottle", "qos", "starttime",
-                        "begintime"}) {
-    if (key == k) return true;
-  }
-  return false;
 }
 
 // scontrol update's node selection keys, on the spec (what the scheduler reads) and on the
@@ -292,17 +282,21 @@ std::vector<v1::CancelResult> JobManager::control(const Caller& caller,
       }
       const char* error = nullptr;
       v1::JobState st = job.state();
+      // hold, uhold and release of a job that ended: the reference's "Job has already
+      // finished" (kAlreadyDone is what scancel and suspend/resume say).
+      // A running (or suspended) job may be held too, as the reference's: it goes on running,
+      // shown with priority 0 and the held reason, and a requeue then leaves it held.
       if (action == "hold" || action == "uhold") {
-        if (st != v1::JOB_PENDING) {
-          error = isFinal(st) ? kAlreadyDone : kNotPending;
+        if (isFinal(st)) {
+          error = kFinished;
         } else if (action == "hold" && admin) {
           job.info.set_held_admin(true);
         } else {
           job.info.set_held_user(true);
         }
       } else if (action == "release") {
-        if (st != v1::JOB_PENDING) {
-          error = isFinal(st) ? kAlreadyDone : kNotPending;
+        if (isFinal(st)) {
+          error = kFinished;
         } else if (job.info.held_admin() && !admin) {
           error = kDenied;
         } else {
@@ -521,7 +515,7 @@ Result<v1::UpdateJobReply> JobManager::update(const Caller& caller, const v1::Up
     if (!owns(caller, jobs_.at(id))) return makeError(kNotOwner);
   }
   for (const auto& [raw_key, value] : req.fields()) {
-    if (!updatableKey(toLowerAscii(raw_key))) {
+    if (!isUpdatableJobKey(toLowerAscii(raw_key))) {
       return makeError("Update of this parameter is not supported: " + raw_key);
     }
   }

@@ -256,6 +256,9 @@ void JobManager::syncScheduler(std::int64_t now) {
       if (want == Want::kAbsent) {
         job->info.set_reason(kArrayTaskLimit);
         job->info.set_start_time(0);
+        // Not the scheduler's until the throttle lets it go, but its priority is shown
+        // (scontrol, squeue) as the reference showed a throttled task's, not 0.
+        job->info.set_priority(priorityOf(id, job->request));
       }
     }
     auto h = st.held.find(id);

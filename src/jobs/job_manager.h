@@ -315,7 +315,9 @@ class JobManager {
     deadline_touched_.push_back(id);
   }
   SchedulingState& schedState();
-  void assignPriorities(sched::Snapshot& snap, std::int64_t now);
+  // `throttled`: tasks kept out of the snapshot by their array's %N, given a priority too (shown
+  // by scontrol and squeue, as the reference showed theirs).
+  void assignPriorities(sched::Snapshot& snap, std::int64_t now, const std::vector<JobId>& throttled = {});
   // Fair-share usage as of the last priority calculation, calculated again at `now` when the
   // calc period has passed (or when `recalculate`).
   const std::map<Association, double>& usageForFactors(std::int64_t now, bool recalculate = false);

@@ -44,7 +44,8 @@ bool listedBySprio(const Job& job, std::int64_t now) {
 
 }  // namespace
 
-void JobManager::assignPriorities(sched::Snapshot& snap, std::int64_t now) {
+void JobManager::assignPriorities(sched::Snapshot& snap, std::int64_t now,
+                                  const std::vector<JobId>& throttled) {
   SchedulingState& st = schedState();
   if (st.keep_priorities || st.scheduler) {
     for (sched::Job& j : snap.pending) j.priority = static_cast<double>(jobs_.at(j.id).info.priority());
@@ -57,6 +58,10 @@ void JobManager::assignPriorities(sched::Snapshot& snap, std::int64_t now) {
     st.factors[j.id] = f;
     jobs_.at(j.id).info.set_priority(f.priority);
     j.priority = static_cast<double>(f.priority);
+  }
+  for (JobId id : throttled) {
+    Job& job = jobs_.at(id);
+    job.info.set_priority(calc.compute(job.request, now).priority);
   }
 }
 

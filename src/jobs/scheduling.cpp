@@ -95,6 +95,7 @@ sched::Snapshot JobManager::buildSnapshot(const std::vector<NodeView>& nodes) {
     array_slots[array_id] = std::max(0, static_cast<int>(limit) - running);
   }
 
+  std::vector<JobId> throttled;
   for (auto& [id, job] : jobs_) {
     if (holdsResources(job.state())) {
       snap.running.push_back(runningOf(job));
@@ -108,6 +109,7 @@ sched::Snapshot JobManager::buildSnapshot(const std::vector<NodeView>& nodes) {
         if (slot->second == 0) {
           job.info.set_reason(kArrayTaskLimit);
           job.info.set_start_time(0);
+          throttled.push_back(id);
           continue;
         }
         --slot->second;
@@ -119,7 +121,7 @@ sched::Snapshot JobManager::buildSnapshot(const std::vector<NodeView>& nodes) {
     snap.pending.push_back(std::move(sj));
   }
 
-  assignPriorities(snap, now);
+  assignPriorities(snap, now, throttled);
   return snap;
 }
 

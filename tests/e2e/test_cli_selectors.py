@@ -214,7 +214,8 @@ def test_scontrol_update_within_the_users_rights(c):
     r = c.scontrol("hold", f"{other},999999", user="alice")
     assert (r.returncode, r.stderr) == (1, "Invalid job id specified for job 999999\n"), r.stderr
     assert c.scontrol("top", str(other)).returncode == 0
-    assert int(show(c, other)["Priority"]) > int(show(c, job)["Priority"])
+    # Both are held, so both show Priority=0 (as the reference's held jobs): top shows in Nice.
+    assert int(show(c, other)["Nice"]) < int(show(c, job)["Nice"])
     c.cli("scancel", str(job), str(other))
 
 
@@ -346,7 +347,9 @@ def test_sacct_selectors(c):
     assert sacct(c, *names, "-r", "debug") == ["acB|FAILED|3:0"]
     node = sacct(c, "-j", str(ok), "-X", "-o", "NodeList")[0]
     assert "acA|COMPLETED|0:0" in sacct(c, *names, "-N", node)
-    assert sacct(c, *names, "-S", "now+1hour") == []
+    # A window that ends (now) before it starts: refused, as the reference's sacct refused it.
+    r = c.cli("sacct", "-n", "-P", *names, "-S", "now+1hour")
+    assert r.returncode == 1 and "requested is after end time" in r.stderr, r.stderr
     assert sorted(sacct(c, *names, "-S", "midnight", "-E", "now")) == \
         sorted(sacct(c, *names))
     # A user sees their own jobs only; a step selector gives that step alone.

@@ -23,10 +23,15 @@ ValueFn valueOf(const SacctField* field) {
   return fieldTable()[static_cast<std::size_t>(field - fields.data())].value;
 }
 
-// Pads to the column width; longer values are cut to width-1 characters plus '+', as Slurm.
+// Pads to the column width; longer values are cut as the field's Cut says.
 void appendCell(std::string& out, std::string_view value, const Column& c) {
   const auto w = static_cast<std::size_t>(c.width);
   if (value.size() > w) {
+    switch (c.field->cut) {
+      case Cut::kNone: out.append(value); return;
+      case Cut::kSilent: out.append(value.substr(0, w)); return;
+      case Cut::kPlus: break;
+    }
     out.append(value.substr(0, w > 0 ? w - 1 : 0));
     if (w > 0) out.push_back('+');
     return;
@@ -39,7 +44,7 @@ void appendCell(std::string& out, std::string_view value, const Column& c) {
 }  // namespace
 
 void appendLine(std::string& out, const std::vector<std::string>& cells,
-                const std::vector<Column>& columns, Parsable parsable) {
+                const std::vector<Column>& columns, Parsable parsable, std::string_view delimiter) {
   for (std::size_t i = 0; i < cells.size(); ++i) {
     switch (parsable) {
       case Parsable::kNone:
@@ -48,10 +53,10 @@ void appendLine(std::string& out, const std::vector<std::string>& cells,
         break;
       case Parsable::kTrailing:
         out += cells[i];
-        out.push_back('|');
+        out += delimiter;
         break;
       case Parsable::kNoTrailing:
-        if (i > 0) out.push_back('|');
+        if (i > 0) out += delimiter;
         out += cells[i];
         break;
     }
@@ -59,7 +64,8 @@ void appendLine(std::string& out, const std::vector<std::string>& cells,
   out.push_back('\n');
 }
 
-void appendHeader(std::string& out, const std::vector<Column>& columns, Parsable parsable) {
+void appendHeader(std::string& out, const std::vector<Column>& columns, Parsable parsable,
+                  std::string_view delimiter) {
   std::vector<std::string> cells(columns.size());
   for (std::size_t i = 0; i < columns.size(); ++i) {
     // Headers are cut to the width without the '+' marker.
@@ -67,7 +73,7 @@ void appendHeader(std::string& out, const std::vector<Column>& columns, Parsable
     if (parsable == Parsable::kNone) name = name.substr(0, static_cast<std::size_t>(columns[i].width));
     cells[i] = std::string(name);
   }
-  appendLine(out, cells, columns, parsable);
+  appendLine(out, cells, columns, parsable, delimiter);
   if (parsable == Parsable::kNone) {
     for (const auto& c : columns) {
       out.append(static_cast<std::size_t>(c.width), '-');
@@ -100,7 +106,7 @@ const SacctField* findField(const std::vector<SacctField>& fields, std::string_v
 const SacctField* findSacctField(std::string_view name) { return findField(sacctFields(), name); }
 
 Result<std::vector<Column>> parseFormat(std::string_view spec) {
-  return parseFormatOver(spec, sacctFields(), " (sacct --helpformat lists the fields)");
+  return parseFormatOver(spec, sacctFields(), "");
 }
 
 Result<std::vector<Column>> parseFormatOver(std::string_view spec,
@@ -172,12 +178,12 @@ std::string renderSacct(const std::vector<JobWithSteps>& jobs, const std::vector
                         const RenderOptions& options) {
   std::string out;
   std::vector<std::string> cells(columns.size());
-  if (options.header) appendHeader(out, columns, options.parsable);
+  if (options.header) appendHeader(out, columns, options.parsable, options.delimiter);
   std::vector<ValueFn> fns;
   for (const auto& c : columns) fns.push_back(valueOf(c.field));
   auto emit = [&](const Row& row) {
     for (std::size_t i = 0; i < columns.size(); ++i) cells[i] = fns[i](row);
-    appendLine(out, cells, columns, options.parsable);
+    appendLine(out, cells, columns, options.parsable, options.delimiter);
   };
   for (const auto& jw : jobs) {
     if (jw.show_job) emit(Row{&jw.job, nullptr, &jw.steps, options.now});

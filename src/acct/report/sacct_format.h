@@ -12,10 +12,19 @@
 
 namespace drover::acct::report {
 
+// What a value longer than its column becomes, as the reference's sacct printed them
+// (`-o Elapsed%2,Priority%2,Start%5,State%3`: `00:00:01 10232 2026- FA+`).
+enum class Cut {
+  kPlus,    // text: width-1 characters and '+'
+  kNone,    // numbers and durations: printed whole, the column widened
+  kSilent,  // dates: cut to the width, no '+'
+};
+
 struct SacctField {
   std::string_view name;  // as `sacct --helpformat` prints it
   int width;              // default width
   bool left;              // left-aligned (JobID, JobIDRaw); all others right-aligned
+  Cut cut = Cut::kPlus;
 };
 
 // Every field, in --helpformat order.
@@ -46,6 +55,7 @@ struct RenderOptions {
   Parsable parsable = Parsable::kNone;
   bool header = true;     // false = -n
   std::int64_t now = 0;   // for Elapsed of jobs still running
+  std::string delimiter = "|";  // --delimiter: what separates -p/-P fields
 };
 
 // The rows sacct prints: each job (unless !show_job), then its steps.

@@ -119,8 +119,8 @@ const std::vector<FieldDef>& table() {
   static const std::vector<FieldDef> kTable = {
       {{"Account", 10, false}, [](const Row& r) { return r.job->account; }},
       {{"AdminComment", 20, false}, [](const Row& r) { return jobOnly(r, r.job->admin_comment); }},
-      {{"AllocCPUS", 10, false}, [](const Row& r) { return num(cpus(r)); }},
-      {{"AllocNodes", 10, false},
+      {{"AllocCPUS", 10, false, Cut::kNone}, [](const Row& r) { return num(cpus(r)); }},
+      {{"AllocNodes", 10, false, Cut::kNone},
        [](const Row& r) { return num(r.step ? r.step->nnodes : r.job->nnodes); }},
       {{"AllocTRES", 10, false},
        [](const Row& r) { return r.step ? r.step->alloc_tres : r.job->alloc_tres; }},
@@ -141,17 +141,17 @@ const std::vector<FieldDef>& table() {
       {{"ConsumedEnergyRaw", 17, false},
        [](const Row& r) { return num(r.step ? r.step->usage.consumed_energy.value_or(0) : 0); }},
       {{"Container", 19, false}, [](const Row&) { return std::string(); }},
-      {{"CPUTime", 10, false},
+      {{"CPUTime", 10, false, Cut::kNone},
        [](const Row& r) { return formatSacctDuration(elapsed(r) * cpus(r)); }},
-      {{"CPUTimeRAW", 10, false}, [](const Row& r) { return num(elapsed(r) * cpus(r)); }},
+      {{"CPUTimeRAW", 10, false, Cut::kNone}, [](const Row& r) { return num(elapsed(r) * cpus(r)); }},
       {{"DBIndex", 9, false}, [](const Row& r) { return num(static_cast<std::int64_t>(r.job->job_id)); }},
       {{"DerivedExitCode", 15, false},
        [](const Row& r) { return jobOnly(r, exitText(r.job->derived_exit)); }},
-      {{"Elapsed", 10, false}, [](const Row& r) { return formatSacctDuration(elapsed(r)); }},
-      {{"ElapsedRaw", 10, false}, [](const Row& r) { return num(elapsed(r)); }},
-      {{"Eligible", 19, false},
+      {{"Elapsed", 10, false, Cut::kNone}, [](const Row& r) { return formatSacctDuration(elapsed(r)); }},
+      {{"ElapsedRaw", 10, false, Cut::kNone}, [](const Row& r) { return num(elapsed(r)); }},
+      {{"Eligible", 19, false, Cut::kSilent},
        [](const Row& r) { return formatSacctTime(r.step ? r.step->start : r.job->eligible); }},
-      {{"End", 19, false},
+      {{"End", 19, false, Cut::kSilent},
        [](const Row& r) { return formatSacctTime(r.step ? r.step->end : r.job->end); }},
       {{"ExitCode", 8, false},
        [](const Row& r) { return exitText(r.step ? r.step->exit : r.job->exit); }},
@@ -163,7 +163,7 @@ const std::vector<FieldDef>& table() {
          }
          return s;
        }},
-      {{"GID", 6, false}, [](const Row& r) { return jobOnly(r, num(r.job->gid)); }},
+      {{"GID", 6, false, Cut::kNone}, [](const Row& r) { return jobOnly(r, num(r.job->gid)); }},
       {{"Group", 9, false}, [](const Row& r) { return jobOnly(r, r.job->group); }},
       {{"JobID", 12, true},
        [](const Row& r) {
@@ -196,8 +196,8 @@ const std::vector<FieldDef>& table() {
       {{"MinCPU", 10, false}, USAGE(optDuration(u->min_cpu_sec))},
       {{"MinCPUNode", 10, false}, USAGE(u->min_cpu_node)},
       {{"MinCPUTask", 10, false}, USAGE(opt(u->min_cpu_task))},
-      {{"NCPUS", 10, false}, [](const Row& r) { return num(cpus(r)); }},
-      {{"NNodes", 8, false},
+      {{"NCPUS", 10, false, Cut::kNone}, [](const Row& r) { return num(cpus(r)); }},
+      {{"NNodes", 8, false, Cut::kNone},
        [](const Row& r) {
          if (r.step) return num(r.step->nnodes);
          return num(r.job->nnodes ? r.job->nnodes : r.job->req_nodes);
@@ -207,13 +207,13 @@ const std::vector<FieldDef>& table() {
          if (r.step) return r.step->node_list;
          return r.job->node_list.empty() ? std::string("None assigned") : r.job->node_list;
        }},
-      {{"NTasks", 8, false},
+      {{"NTasks", 8, false, Cut::kNone},
        [](const Row& r) { return r.step ? num(r.step->ntasks) : std::string(); }},
       {{"Partition", 10, false}, [](const Row& r) { return jobOnly(r, r.job->partition); }},
-      {{"Priority", 10, false}, [](const Row& r) { return jobOnly(r, num(r.job->priority)); }},
+      {{"Priority", 10, false, Cut::kNone}, [](const Row& r) { return jobOnly(r, num(r.job->priority)); }},
       {{"QOS", 10, false}, [](const Row& r) { return jobOnly(r, r.job->qos); }},
       {{"QOSRAW", 10, false}, [](const Row&) { return std::string(); }},
-      {{"Reason", 20, false},
+      {{"Reason", 22, false},  // 22 wide, as the reference printed it (2026-12-02)
        [](const Row& r) {
          return jobOnly(r, r.job->reason.empty() ? std::string("None") : r.job->reason);
        }},
@@ -221,12 +221,12 @@ const std::vector<FieldDef>& table() {
       {{"ReqCPUFreqGov", 13, false}, [](const Row& r) { return freq(r, &StepRecord::req_cpu_freq_gov); }},
       {{"ReqCPUFreqMax", 13, false}, [](const Row& r) { return freq(r, &StepRecord::req_cpu_freq_max); }},
       {{"ReqCPUFreqMin", 13, false}, [](const Row& r) { return freq(r, &StepRecord::req_cpu_freq_min); }},
-      {{"ReqCPUS", 8, false}, [](const Row& r) { return jobOnly(r, num(r.job->req_cpus)); }},
+      {{"ReqCPUS", 8, false, Cut::kNone}, [](const Row& r) { return jobOnly(r, num(r.job->req_cpus)); }},
       {{"ReqMem", 10, false},
        [](const Row& r) {
          return jobOnly(r, formatSizeKb(requestedMemMb(*r.job) * 1024));
        }},
-      {{"ReqNodes", 8, false}, [](const Row& r) { return jobOnly(r, num(r.job->req_nodes)); }},
+      {{"ReqNodes", 8, false, Cut::kNone}, [](const Row& r) { return jobOnly(r, num(r.job->req_nodes)); }},
       {{"ReqTRES", 10, false},
        [](const Row& r) { return r.step ? r.step->req_tres : r.job->req_tres; }},
       {{"Reservation", 20, false}, [](const Row& r) { return jobOnly(r, r.job->reservation); }},
@@ -247,14 +247,14 @@ const std::vector<FieldDef>& table() {
          if (r.step || r.job->start <= 0 || r.job->eligible <= 0) return jobOnly(r, "0");
          return num(std::max<std::int64_t>(0, r.job->start - r.job->eligible) * r.job->ncpus);
        }},
-      {{"Start", 19, false},
+      {{"Start", 19, false, Cut::kSilent},
        [](const Row& r) { return formatSacctTime(r.step ? r.step->start : r.job->start); }},
       {{"State", 10, false}, stateText},
-      {{"Submit", 19, false},
+      {{"Submit", 19, false, Cut::kSilent},
        [](const Row& r) { return formatSacctTime(r.step ? r.step->start : r.job->submit); }},
       {{"SubmitLine", 20, false},
        [](const Row& r) { return r.step ? r.step->submit_line : r.job->submit_line; }},
-      {{"Suspended", 10, false},
+      {{"Suspended", 10, false, Cut::kNone},
        [](const Row& r) {
          return formatSacctDuration(r.step ? r.step->suspended_sec : r.job->suspended_sec);
        }},
@@ -262,7 +262,7 @@ const std::vector<FieldDef>& table() {
       {{"SystemCPU", 10, false}, [](const Row& r) { return formatCpuTime(cpuUsec(r, false, true)); }},
       {{"Timelimit", 10, false},
        [](const Row& r) { return jobOnly(r, timeLimitText(r.job->time_limit_min)); }},
-      {{"TimelimitRaw", 12, false},
+      {{"TimelimitRaw", 12, false, Cut::kNone},
        [](const Row& r) {
          auto m = r.job->time_limit_min;
          return jobOnly(r, m == kTimeLimitUnlimited ? "UNLIMITED"
@@ -286,7 +286,7 @@ const std::vector<FieldDef>& table() {
       {{"TRESUsageOutMinNode", 19, false}, [](const Row&) { return std::string(); }},
       {{"TRESUsageOutMinTask", 19, false}, [](const Row&) { return std::string(); }},
       {{"TRESUsageOutTot", 15, false}, USAGE(u->tres_usage_out_tot)},
-      {{"UID", 6, false}, [](const Row& r) { return jobOnly(r, num(r.job->uid)); }},
+      {{"UID", 6, false, Cut::kNone}, [](const Row& r) { return jobOnly(r, num(r.job->uid)); }},
       {{"User", 9, false}, [](const Row& r) { return jobOnly(r, r.job->user); }},
       {{"UserCPU", 10, false}, [](const Row& r) { return formatCpuTime(cpuUsec(r, true, false)); }},
       {{"WCKey", 10, false}, [](const Row& r) { return jobOnly(r, r.job->wckey); }},

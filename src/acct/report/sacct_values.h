@@ -25,11 +25,13 @@ struct FieldDef {
 const std::vector<FieldDef>& fieldTable();
 
 // One line of cells: padded to each column's width (a longer value cut to width-1 and '+'),
-// or '|'-separated when parsable.
+// or separated by `delimiter` ('|', sacct's --delimiter) when parsable.
 void appendLine(std::string& out, const std::vector<std::string>& cells,
-                const std::vector<Column>& columns, Parsable parsable);
+                const std::vector<Column>& columns, Parsable parsable,
+                std::string_view delimiter = "|");
 // The header line (names cut to the width) and, unless parsable, its line of dashes.
-void appendHeader(std::string& out, const std::vector<Column>& columns, Parsable parsable);
+void appendHeader(std::string& out, const std::vector<Column>& columns, Parsable parsable,
+                  std::string_view delimiter = "|");
 // parseFormat over another command's fields; `unknown_note` follows the unknown-field error.
 Result<std::vector<Column>> parseFormatOver(std::string_view spec,
                                             const std::vector<SacctField>& fields,

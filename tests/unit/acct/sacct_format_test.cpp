@@ -2,6 +2,8 @@
 // byte for byte what sacct printed (golden/109-120).
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include <algorithm>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -200,6 +202,20 @@ TEST(SacctFormat, WidthsAlignmentAndTruncation) {
   EXPECT_FALSE(parseFormat("JobID,Bogus").ok());
   EXPECT_FALSE(parseFormat("JobName%x").ok());
   EXPECT_EQ(findSacctField("maxrss")->name, "MaxRSS");
+}
+
+TEST(SacctFormat, NumbersAndDurationsAreNeverCutDatesWithoutPlus) {
+  // As the reference printed `-o JobID%2,AllocCPUS%1,Elapsed%2,Start%5,ExitCode%2,...`
+  // (2026-12-02): `27 1 00:00:01 2026- 2+ ...`, Priority%2 `10232`, End%3 `202`.
+  auto jobs = pick({28});
+  jobs[0].steps.clear();
+  auto cols = parseFormat("JobID%1,Elapsed%2,Priority%2,Start%5,End%3,State%3,CPUTimeRAW%1");
+  ASSERT_TRUE(cols.ok()) << cols.error();
+  const std::string out = renderSacct(jobs, *cols, {});
+  const std::string row = out.substr(out.rfind('\n', out.size() - 2) + 1);
+  // JobID (text) cut with '+', Elapsed whole, the dates cut bare, State with '+', CPUTimeRAW
+  // (22 s x 48 CPUs) whole.
+  EXPECT_TRUE(std::regex_match(row, std::regex(R"(\+ 00:00:22 +\d+ 2026- 202 CA\+ 1056 \n)"))) << out;
 }
 
 TEST(SacctFormat, StepOnlySelectionOmitsJobRow) {

@@ -131,5 +131,24 @@ TEST_F(JobShowTest, PendingJobShowsNodeRangeAndExpectedEnd) {
             std::string::npos);
 }
 
+TEST_F(JobShowTest, HeldAndFailedJobsShowAsTheReferenceDid) {
+  // tests/e2e/golden/edges/02-04, 07: a held job shows priority 0 (its own comes back on
+  // release), pending or running, with the held reason; a failed batch job NonZeroExitCode.
+  auto held = JobBuilder(26, "heldjob").pending("JobHeldUser").priority(10232).build();
+  held.set_held_user(true);
+  EXPECT_NE(formatJobRecord(held, at(12, 29, 5), false, false).find("   Priority=0 Nice=0 "), std::string::npos);
+  auto running = JobBuilder(25, "runner").running("node01", "node01").priority(10232).build();
+  running.set_reason("None");
+  running.set_held_admin(true);
+  const std::string r = formatJobRecord(running, at(12, 29, 5), false, false);
+  EXPECT_NE(r.find("Priority=0 "), std::string::npos) << r;
+  EXPECT_NE(r.find("JobState=RUNNING Reason=JobHeldAdmin "), std::string::npos) << r;
+  auto failed = JobBuilder(27, "failer").state(v1::JOB_FAILED).priority(10232).build();
+  failed.set_exit_code(2);
+  const std::string f = formatJobRecord(failed, at(12, 29, 5), false, false);
+  EXPECT_NE(f.find("Priority=10232 "), std::string::npos) << f;
+  EXPECT_NE(f.find("JobState=FAILED Reason=NonZeroExitCode "), std::string::npos) << f;
+}
+
 }  // namespace
 }  // namespace drover::cli

@@ -46,8 +46,8 @@ TEST_F(SacctTest, DefaultsAreTodayAndOwnJobs) {
   // Root sees everyone; -a and -u lift the own-jobs default.
   EXPECT_TRUE(parse({}, 0).filter.uids.empty());
   EXPECT_TRUE(parse({"-a"}).filter.uids.empty());
-  auto users = parse({"-u", "bob,1003"});
-  EXPECT_EQ(users.filter.users, std::vector<std::string>{"bob"});
+  auto users = parse({"-u", "root,1003"});
+  EXPECT_EQ(users.filter.users, std::vector<std::string>{"root"});
   EXPECT_EQ(users.filter.uids, std::vector<std::uint32_t>{1003});
 }
 
@@ -75,9 +75,11 @@ TEST_F(SacctTest, JobsStatesWindowsAndOutputModes) {
   EXPECT_EQ(states.filter.partitions, std::vector<std::string>{"gpu"});
   EXPECT_EQ(states.filter.accounts, std::vector<std::string>{"research"});
   EXPECT_EQ(states.render.parsable, acct::report::Parsable::kTrailing);
-  // A time of day is today's, even when it is later than now.
-  EXPECT_EQ(parse({"-S", "13:00"}).filter.window_start, kMidnight + 13 * 3600);
+  // A time of day is today's, even when it is later than now (then, without -s, the window
+  // ends before it starts: refused, below).
+  EXPECT_EQ(parse({"-S", "13:00", "-s", "CD"}).filter.window_start, kMidnight + 13 * 3600);
   EXPECT_EQ(parse({"-S", "08:00"}).filter.window_start, kMidnight + 8 * 3600);
+  EXPECT_EQ(parse({"-X", "-P", "--delimiter=:"}).render.delimiter, ":");
 
   EXPECT_EQ(parse({"-b"}).columns.size(), 3u);
   EXPECT_GT(parse({"-l"}).columns.size(), 7u);
@@ -87,6 +89,26 @@ TEST_F(SacctTest, BadInputIsAnError) {
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"-s", "NOSTATE"}, {"-j", "abc"}, {"-o", "NoSuchField"}, {"-S", "garbage"}, {"--bogus"}}) {
     EXPECT_FALSE(parseSacctArgs(args, kNow, 1001, "alice").ok()) << args[0];
+  }
+}
+
+TEST_F(SacctTest, BadInputIsWordedAsTheReferenceWordedIt) {
+  // tests/e2e/golden/edges/23-29, captured on the reference; the marks choose the prefix
+  // (cli_common.h): "sacct: fatal: ...", no prefix at all, or "sacct: error: ...".
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"-s", "bogus"}, "fatal: unrecognized job state value 'bogus'"},
+      {{"-j", "abc"}, "fatal: Bad job/step specified: abc"},
+      {{"-S", "garbage"}, "bare: Invalid time specification (pos=0): garbage"},
+      {{"-X", "-S", "2030-01-01", "-E", "2020-01-01"},
+       "Start time (2030-01-01T00:00:00) requested is after end time (2020-01-01T00:00:00)."},
+      {{"-S", "now+1days"}, "Start time (2026-12-01T12:29:05) requested is after end time (2026-11-30T12:29:05)."},
+      {{"-u", "nosuchuser0"}, "Invalid user id: nosuchuser0"},
+      {{"-o", "JobID,Bogus"}, "Invalid field requested: \"Bogus\""},
+  };
+  for (const auto& [args, want] : cases) {
+    auto cmd = parseSacctArgs(args, kNow, 1001, "alice");
+    ASSERT_FALSE(cmd.ok()) << args[1];
+    EXPECT_EQ(cmd.error(), want);
   }
 }
 

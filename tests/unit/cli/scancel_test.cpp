@@ -69,11 +69,11 @@ TEST(ScancelTest, ReportsMatchGoldens) {
 }
 
 TEST(ScancelTest, FiltersSignalsAndErrors) {
-  auto cmd = parseScancelArgs({"-u", "alice", "-n", "job", "-t", "PD,r", "-p", "gpu", "-w", "node01",
+  auto cmd = parseScancelArgs({"-u", "root", "-n", "job", "-t", "PD,r", "-p", "gpu", "-w", "node01",
                                "--signal=USR1", "--batch", "12_[1-3]", "13.0"});
   ASSERT_TRUE(cmd.ok()) << cmd.error();
   const auto& r = cmd->request;
-  EXPECT_EQ(r.user(), "alice");
+  EXPECT_EQ(r.user(), "root");
   EXPECT_EQ(r.name(), "job");
   ASSERT_EQ(r.states_size(), 2);
   EXPECT_EQ(r.states(0), "PENDING");
@@ -98,6 +98,18 @@ TEST(ScancelTest, FiltersSignalsAndErrors) {
     ASSERT_FALSE(bad.ok());
     EXPECT_NE(bad.error().find(b.part), std::string::npos) << bad.error();
   }
+}
+
+TEST(ScancelTest, BadFiltersAreWordedAsTheReferenceWordedThem) {
+  // tests/e2e/golden/edges/22, 24, captured on the reference: the bad state without scancel's
+  // name (kBareMark), and --ctld taken (every Drover cancel goes there). A user nobody is
+  // (edges/23) is the controller's answer: test_edge_goldens.py.
+  auto state = parseScancelArgs({"-t", "bogus", "-u", "root"});
+  ASSERT_FALSE(state.ok());
+  EXPECT_EQ(state.error(), "bare: Invalid job state specified: bogus\nValid job states are PENDING, RUNNING, and SUSPENDED");
+  auto ctld = parseScancelArgs({"--ctld", "-n", "later", "-t", "PENDING"});
+  ASSERT_TRUE(ctld.ok()) << ctld.error();
+  EXPECT_EQ(ctld->request.name(), "later");
 }
 
 TEST(ScancelTest, VerboseSignalWording) {

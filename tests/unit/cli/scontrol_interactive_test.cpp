@@ -178,8 +178,15 @@ TEST(ScontrolInteractiveCommandLine, SettingsAcceptedAbbreviatedAsTheReference) 
     EXPECT_EQ(scontrolArgs({word}, &err), 0) << word;
     EXPECT_EQ(err, "") << word;
   }
-  // (Their "invalid keyword" goes to stderr by printError, past std::cerr: the status tells.)
-  for (const char* word : {"q", "qui", "v", "ver", "a", "h", "!!"}) EXPECT_EQ(scontrolArgs({word}), 1) << word;
+  // The reference's words, without scontrol's name (tests/e2e/golden/edges/12, 13).
+  for (const char* word : {"q", "qui", "v", "ver", "a", "h", "!!"}) {
+    std::string bad;
+    EXPECT_EQ(scontrolArgs({word}, &bad), 1) << word;
+    EXPECT_EQ(bad, std::string("invalid keyword: ") + word + "\n");
+  }
+  std::string entity;
+  EXPECT_EQ(scontrolArgs({"show", "bogus"}, &entity), 1);
+  EXPECT_EQ(entity, "invalid entity:bogus for keyword:show \n");
   std::string err;
   EXPECT_EQ(scontrolArgs({"oneliner", "x"}, &err), 1);
   EXPECT_EQ(err, "too many arguments for keyword:oneliner\n");

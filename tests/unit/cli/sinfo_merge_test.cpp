@@ -92,6 +92,41 @@ TEST_F(SinfoMergeTest, FlaggedStatesSortAboveEveryBaseState) {
                 nodes);
 }
 
+TEST_F(SinfoMergeTest, NotRespondingSortsAboveDrainedAndDrainedNotRespondingAboveBoth) {
+  // The reference with node02's slurmd stopped (idle*), node03 drained and node04 drained with
+  // its slurmd stopped (drain*): drain* above idle* above drain above idle (20-25, README).
+  std::vector<v1::NodeInfo> nodes = {
+      NodeBuilder("node01").port(6831).partitions({"gpu", "debug"}).build(),
+      NodeBuilder("node02").port(6832).partitions({"gpu", "debug"}).notResponding().build(),
+      NodeBuilder("node03").port(6833).partitions({"gpu"}).drain("maint").build(),
+      NodeBuilder("node04").port(6834).partitions({"gpu"}).drain("gone").notResponding().build(),
+  };
+  nodes[2].set_reason_time(1796196827);  // 2026-12-02T07:33:47Z
+  nodes[3].set_reason_time(1796197013);  // 2026-12-02T07:36:53Z
+  expectGoldens({{"20-not-responding-default", {}},
+                 {"21-not-responding-N-t", {"-o", "%N %t"}},
+                 {"22-not-responding-E-D-t-N", {"-o", "%E %D %t %N"}},
+                 {"23-not-responding-node-t", {"-N", "-o", "%N %t %T"}},
+                 {"24-not-responding-d", {"-d"}},
+                 {"25-not-responding-R", {"-R"}}},
+                nodes);
+}
+
+TEST_F(SinfoMergeTest, ReasonsListInTheReferencesOrder) {
+  // sinfo-merge/26: by each node's last configured partition (node03 is in gpu alone), then
+  // by state, then by name; not by reason or time.
+  std::vector<v1::NodeInfo> nodes = {
+      NodeBuilder("node01").port(6831).partitions({"gpu", "debug"}).drain("alpha").build(),
+      NodeBuilder("node02").port(6832).partitions({"gpu", "debug"}).drain("zeta").build(),
+      NodeBuilder("node03").port(6833).partitions({"gpu"}).drain("beta").build(),
+      NodeBuilder("node04").port(6834).partitions({"gpu"}).build(),
+  };
+  nodes[0].set_reason_time(1796199957);  // 2026-12-02T08:25:57Z
+  nodes[1].set_reason_time(1796199958);
+  nodes[2].set_reason_time(1796199959);
+  expectGoldens({{"26-reasons-R", {"-R"}}}, nodes);
+}
+
 TEST_F(SinfoMergeTest, EmptyPartitionRowOnlyWhenAColumnNamesIt) {
   // The reference with an added node-less partition "empty" (scontrol create, not captured to a
   // file): "empty 0" under %R, nothing under "%D %t" or "%l %D".

@@ -266,10 +266,12 @@ TEST_F(SinfoViewTest, DrainedDownAndNotRespondingNodes) {
             "node03 drained bad dimm 0/0/16/16\n"
             "node04 down* Not responding 0/0/16/16\n");
   EXPECT_EQ(render({"-h", "-d", "-o", "%P %t %N"}, nodes), "gpu* down* node04\n");
+  // Both in gpu alone: the not-responding node first, as the reference listed drain* node04
+  // above drain node03 (golden sinfo-merge/25).
   EXPECT_EQ(render({"-R"}, nodes),
             "REASON               USER      TIMESTAMP           NODELIST\n"
-            "bad dimm             root      2026-11-30T12:29:05 node03\n"
-            "Not responding       Unknown   Unknown             node04\n");
+            "Not responding       Unknown   Unknown             node04\n"
+            "bad dimm             root      2026-11-30T12:29:05 node03\n");
   EXPECT_EQ(render({"-R", "-h", "-n", "node03"}, nodes),
             "bad dimm             root      2026-11-30T12:29:05 node03\n");
   EXPECT_EQ(render({"-R"}), "REASON               USER      TIMESTAMP           NODELIST\n");

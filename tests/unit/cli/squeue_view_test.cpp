@@ -160,6 +160,63 @@ TEST_F(SqueueViewTest, JsonHasMetaAndOneEntryPerJob) {
   EXPECT_EQ(count, referenceJobs().size());
 }
 
+// The jobs of tests/e2e/golden/edges (captured on the reference): a running job and a pending
+// one held (priority 0, JobHeldUser), a failed one, one cancelled while held, one to begin later.
+std::vector<v1::JobInfo> edgeJobs() {
+  using testing::JobBuilder;
+  std::vector<v1::JobInfo> jobs = {
+      JobBuilder(25, "runner").running("node01", "node01").priority(10232).build(),
+      JobBuilder(26, "heldjob").pending("JobHeldUser").priority(10232).build(),
+      JobBuilder(27, "failer").state(v1::JOB_FAILED).priority(10232).build(),
+      JobBuilder(28, "pdcanc").state(v1::JOB_CANCELLED, "JobHeldUser").priority(10232).build(),
+      JobBuilder(29, "later").pending("BeginTime").priority(10232).build(),
+  };
+  jobs[1].set_held_user(true);
+  jobs[2].set_exit_code(2);
+  jobs[2].set_nodes("node01");
+  jobs[3].set_held_user(true);
+  return jobs;
+}
+
+TEST_F(SqueueViewTest, StatesSortByNameAndFailedJobsShowWhy) {
+  // edges/05: CA, F, PD, R by name; the held job (priority 0) last of the pending ones; a
+  // failed job's reason in place of its nodes, nothing for the job cancelled while it waited.
+  EXPECT_EQ(render({"-t", "all", "-o", "%.8i %.10j %.2t %R"}, "068-squeue-default.txt", edgeJobs()),
+            "   JOBID       NAME ST NODELIST(REASON)\n"
+            "      28     pdcanc CA \n"
+            "      27     failer  F (NonZeroExitCode)\n"
+            "      29      later PD (BeginTime)\n"
+            "      26    heldjob PD (JobHeldUser)\n"
+            "      25     runner  R node01\n");
+}
+
+TEST_F(SqueueViewTest, HeldRunningJobShowsPriorityZeroAndItsReason) {
+  auto jobs = edgeJobs();
+  jobs[0].set_held_user(true);  // edges/07: scontrol hold of the running job
+  EXPECT_EQ(render({"-j", "25", "-o", "%i %T %r %Q"}, "068-squeue-default.txt", jobs),
+            "JOBID STATE REASON PRIORITY\n25 RUNNING JobHeldUser 0\n");
+  // -O Priority is the normalized one, as the reference printed 10232 (diff run, 07:32 UTC);
+  // PriorityLong the integer.
+  EXPECT_EQ(render({"-j", "29", "-O", "Priority,PriorityLong"}, "068-squeue-default.txt", jobs),
+            "PRIORITY            PRIORITY            \n0.00000238232315    10232               \n");
+}
+
+TEST_F(SqueueViewTest, SortByJobIdKeepsAnArraysTasksTogether) {
+  // The reference's `squeue -S -i` (differential run, 2026-12-02): the array's waiting
+  // remainder and its started tasks (own ids 4, 5) under the array's id 3, by task.
+  using testing::JobBuilder;
+  std::vector<v1::JobInfo> jobs = {
+      JobBuilder(2, "heldjob").pending("JobHeldUser").build(),
+      JobBuilder(3, "arr").pending("JobArrayTaskLimit").array(3, -1, "2-7%2").build(),
+      JobBuilder(4, "arr").running("node01", "node01").array(3, 0).build(),
+      JobBuilder(5, "arr").running("node01", "node01").array(3, 1).build(),
+      JobBuilder(6, "depjob").pending("Dependency").build(),
+  };
+  EXPECT_EQ(render({"-S", "-i", "-o", "%.8i %.10j"}, "068-squeue-default.txt", jobs),
+            "   JOBID       NAME\n       6     depjob\n3_[2-7%2        arr\n     3_1        arr\n"
+            "     3_0        arr\n       2    heldjob\n");
+}
+
 TEST_F(SqueueViewTest, BadOptionsAreErrors) {
   struct Case {
     std::vector<std::string> args;
@@ -168,7 +225,8 @@ TEST_F(SqueueViewTest, BadOptionsAreErrors) {
   const std::vector<Case> cases = {
       {{"--bogus"}, "unrecognized option"},
       {{"-O", "NoSuchField"}, "Invalid job format specification"},
-      {{"-t", "NOSTATE"}, "Invalid job state specified"},
+      {{"-t", "NOSTATE"}, "Invalid job state specified: NOSTATE\nsqueue: error: Valid job states include: PENDING,"},
+      {{"-j", "abc"}, "Invalid job id: abc"},
   };
   for (const auto& c : cases) {
     auto cmd = parseSqueueArgs(c.args);

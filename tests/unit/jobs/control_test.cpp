@@ -141,9 +141,28 @@ TEST_F(JobsTest, HoldReleaseRules) {
   EXPECT_TRUE(manager_->control(root(), act("release", s))[0].ok());
   pass();
   EXPECT_EQ(job(id).state(), v1::JOB_RUNNING);
-  EXPECT_EQ(manager_->control(alice(), act("hold", s))[0].error(),
-            "Job is no longer pending execution");
+  // A running job takes a hold and keeps running (the reference: exit 0, Priority=0,
+  // Reason=JobHeldUser); a requeue then leaves it pending and held; release frees it.
+  EXPECT_TRUE(manager_->control(alice(), act("hold", s))[0].ok());
+  EXPECT_EQ(job(id).state(), v1::JOB_RUNNING);
+  EXPECT_TRUE(job(id).held_user());
+  EXPECT_TRUE(manager_->control(alice(), act("release", s))[0].ok());
+  EXPECT_FALSE(job(id).held_user());
+  EXPECT_TRUE(manager_->control(alice(), act("uhold", s))[0].ok());
+  EXPECT_TRUE(manager_->control(alice(), act("requeue", s))[0].ok());
+  ASSERT_EQ(manager_->takeSignals().size(), 1u);
+  finishBatch(id, 0, SIGKILL);
+  EXPECT_EQ(job(id).state(), v1::JOB_PENDING);
+  EXPECT_EQ(job(id).reason(), "JobHeldUser");
   EXPECT_EQ(manager_->control(alice(), act("bogus", s))[0].error(), "Invalid job control action");
+  // A job that ended: the reference's "Job has already finished" for hold, uhold and release.
+  EXPECT_TRUE(manager_->control(alice(), act("release", s))[0].ok());
+  pass();
+  ASSERT_EQ(job(id).state(), v1::JOB_RUNNING);
+  finishBatch(id, 0);
+  ASSERT_EQ(job(id).state(), v1::JOB_COMPLETED);
+  for (const char* a : {"hold", "uhold", "release"})
+    EXPECT_EQ(manager_->control(alice(), act(a, s))[0].error(), "Job has already finished") << a;
 }
 
 TEST_F(JobsTest, RequeueSuspendResumeTop) {

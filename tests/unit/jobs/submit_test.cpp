@@ -114,6 +114,9 @@ TEST_F(JobsTest, ArrayTakesOneIdAndFoldsPendingTasks) {
   auto launches = pass();
   ASSERT_EQ(launches.size(), 2u);  // %2
   EXPECT_EQ(task(first, 2).reason(), "JobArrayTaskLimit");
+  // A throttled task has its priority (the reference showed it, not 0), as its started ones.
+  EXPECT_GT(task(first, 2).priority(), 0);
+  EXPECT_EQ(task(first, 2).priority(), job(first + 1).priority());
   // Started tasks took the next ids, in task order.
   EXPECT_EQ(launches[0].job_id, first + 1);
   EXPECT_EQ(launches[1].job_id, first + 2);
