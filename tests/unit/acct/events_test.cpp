@@ -9,24 +9,12 @@
 #include "acct/sqlite_store.h"
 #include "ctld/event_query.h"
 #include "ctld/usage_query.h"
+#include "../temp_dir.h"
 
 namespace drover::acct {
 namespace {
 
 constexpr std::int64_t kT = 1796083200;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "drover-events-XXXXXX").string();
-    path_ = mkdtemp(tmpl.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
 
 std::unique_ptr<SqliteAccountingStore> openStore(const std::string& path, SqliteOptions o = {}) {
   auto s = SqliteAccountingStore::open(path, o);

@@ -11,25 +11,13 @@
 #include "acct/report/sacct_format.h"
 #include "acct/sqlite_store.h"
 #include "golden_jobs.h"
+#include "../temp_dir.h"
 
 namespace drover::acct {
 namespace {
 
 using testing::JobBuilder;
 using testing::kT0;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "drover-acct-XXXXXX").string();
-    path_ = mkdtemp(tmpl.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
 
 std::unique_ptr<SqliteAccountingStore> openStore(const std::string& path, SqliteOptions o = {}) {
   auto s = SqliteAccountingStore::open(path, o);

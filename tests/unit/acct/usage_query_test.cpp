@@ -11,25 +11,13 @@
 
 #include "acct/sqlite_store.h"
 #include "ctld/usage_query.h"
+#include "../temp_dir.h"
 
 namespace drover::ctld {
 namespace {
 
 constexpr std::int64_t kW = 1796083200;   // the window: [kW, kW + 1 h)
 constexpr std::int64_t kEnd = kW + 3600;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "drover-usage-XXXXXX").string();
-    path_ = mkdtemp(tmpl.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
 
 acct::JobRecord job(std::uint64_t id, const std::string& account, const std::string& user,
                     const std::string& tres, std::int64_t start, std::int64_t end) {

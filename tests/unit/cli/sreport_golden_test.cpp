@@ -18,6 +18,7 @@
 #include "cli/sreport.h"
 #include "cli/sreport_query.h"
 #include "ctld/usage_query.h"
+#include "../temp_dir.h"
 
 namespace drover::cli {
 namespace {
@@ -29,19 +30,6 @@ using sreport::ReportData;
 // and the rest of what the real loader reads (capacity, account tree).
 struct Data : ReportData {
   std::vector<acct::JobRecord> jobs;
-};
-
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "drover-sreport-XXXXXX").string();
-    path_ = mkdtemp(tmpl.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
 };
 
 // The report's data as the real command gets it: `data`'s records summed for `r` by the store
