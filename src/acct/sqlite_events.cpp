@@ -88,7 +88,6 @@ Status SqliteAccountingStore::applyEvents(const std::vector<EventChange>& change
     const EventRecord& e = change.record;
     Stmt& f = **find;
     f.reset();
-    f.idx = 0;
     f.bind(static_cast<std::int64_t>(e.kind));
     f.bind(e.cluster);
     f.bind(e.node_name);
@@ -106,7 +105,6 @@ Status SqliteAccountingStore::applyEvents(const std::vector<EventChange>& change
       if (end <= 0) return makeError("event of node '" + e.node_name + "' closed without an end time");
       Stmt& c = **close;
       c.reset();
-      c.idx = 0;
       c.bind(end);
       c.bind(*open_id);
       if (sqlite3_step(c.get()) != SQLITE_DONE) return failed("closing an event");
@@ -114,7 +112,6 @@ Status SqliteAccountingStore::applyEvents(const std::vector<EventChange>& change
     if (!opening) continue;
     Stmt& s = **insert;
     s.reset();
-    s.idx = 0;
     s.bind(static_cast<std::int64_t>(e.kind));
     s.bind(e.cluster);
     s.bind(e.node_name);

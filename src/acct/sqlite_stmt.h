@@ -21,9 +21,11 @@ class SqliteAccountingStore::Stmt {
   Stmt(sqlite3_stmt* s) : s_(s) {}
   ~Stmt() { sqlite3_finalize(s_); }
   sqlite3_stmt* get() const { return s_; }
+  // Ready to be bound and stepped again, from the first parameter.
   void reset() {
     sqlite3_reset(s_);
     sqlite3_clear_bindings(s_);
+    idx = 0;
   }
   int idx = 0;
   void bind(std::int64_t v) { sqlite3_bind_int64(s_, ++idx, v); }

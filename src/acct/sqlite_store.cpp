@@ -266,7 +266,6 @@ Result<SqliteAccountingStore::Stmt*> SqliteAccountingStore::prepared(const std::
   auto it = stmts_.find(sql);
   if (it != stmts_.end()) {
     it->second->reset();
-    it->second->idx = 0;
     return it->second.get();
   }
   sqlite3_stmt* raw = nullptr;
@@ -318,7 +317,6 @@ Result<std::size_t> SqliteAccountingStore::apply(const AcctBatch& batch) {
   std::int64_t span = 0;
   auto bindJob = [](Stmt& s, const JobRecord& j) {
     s.reset();
-    s.idx = 0;
     s.bind(static_cast<std::int64_t>(j.job_id));
     s.bind(static_cast<std::int64_t>(j.array_job_id));
     s.bind(j.array_task_id);
@@ -392,7 +390,6 @@ Result<std::size_t> SqliteAccountingStore::apply(const AcctBatch& batch) {
   for (const StepRecord& st : batch.steps) {
     Stmt& s = **step_stmt;
     s.reset();
-    s.idx = 0;
     s.bind(static_cast<std::int64_t>(st.job_id));
     s.bind(st.step_id);
     s.bind(st.name);
@@ -445,7 +442,6 @@ Result<std::size_t> SqliteAccountingStore::apply(const AcctBatch& batch) {
     for (std::uint64_t id : derived) {
       Stmt& s = **derived_stmt;
       s.reset();
-      s.idx = 0;
       s.bind(static_cast<std::int64_t>(id));
       if (sqlite3_step(s.get()) != SQLITE_DONE) {
         return fail("deriving the exit code of job " + std::to_string(id));
@@ -790,7 +786,6 @@ Result<std::vector<JobWithSteps>> SqliteAccountingStore::query(const AcctFilter&
   std::unordered_map<std::uint64_t, std::size_t> index_of;
   for (std::size_t first = 0; first < wanted.size(); first += kChunk) {
     q.reset();
-    q.idx = 0;
     index_of.clear();
     for (std::size_t k = 0; k < static_cast<std::size_t>(kChunk); ++k) {
       if (first + k < wanted.size()) {
