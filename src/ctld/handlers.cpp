@@ -1,6 +1,5 @@
 #include "ctld/handlers.h"
 
-#include <pwd.h>
 
 #include <google/protobuf/arena.h>
 
@@ -9,6 +8,7 @@
 #include "ctld/event_query.h"
 #include "ctld/usage_query.h"
 #include "rpc/server_auth.h"
+#include "ctld/user_lookup.h"
 
 namespace drover::ctld {
 namespace {
@@ -125,7 +125,7 @@ ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs) {
     // scancel -u NAME of a user nobody is: the reference's scancel refused it ("Invalid user
     // name: X", exit 1). Looked up here, not in scancel: a static binary cannot use NSS.
     if (const std::string& u = req.user();
-        !u.empty() && u.find_first_not_of("0123456789") != std::string::npos && getpwnam(u.c_str()) == nullptr) {
+        !u.empty() && u.find_first_not_of("0123456789") != std::string::npos && !uidOfUserName(u)) {
       done(fail(kInvalidArgument, "Invalid user name: " + u), v1::CancelJobsReply{});
       return;
     }

@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <grp.h>
-#include <pwd.h>
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
@@ -17,6 +16,7 @@
 #include "common/log.h"
 #include "ctld/accounting_query.h"
 #include "ctld/event_query.h"
+#include "ctld/user_lookup.h"
 #include "ctld/usage_query.h"
 #include "ctld/launch_call.h"
 #include "ctld/services.h"
@@ -41,15 +41,7 @@ std::optional<std::string> groupName(unsigned gid) {
 constexpr std::int64_t kNameCacheMs = 60'000;
 
 // Who set a node's reason, as a uid for its event (0 when the name is unknown here).
-std::uint32_t uidOfUser(const std::string& name) {
-  struct passwd pw {};
-  struct passwd* found = nullptr;
-  std::vector<char> buf(16384);
-  if (getpwnam_r(name.c_str(), &pw, buf.data(), buf.size(), &found) == 0 && found != nullptr) {
-    return found->pw_uid;
-  }
-  return 0;
-}
+std::uint32_t uidOfUser(const std::string& name) { return uidOfUserName(name).value_or(0); }
 
 // Finished jobs are dropped from memory at most this often (they stay in accounting).
 constexpr std::int64_t kPurgeEveryS = 30;

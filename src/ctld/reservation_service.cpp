@@ -1,6 +1,5 @@
 #include "ctld/reservation_service.h"
 
-#include <pwd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -9,16 +8,12 @@
 #include "common/log.h"
 #include "ctld/services.h"
 #include "rpc/server_auth.h"
+#include "ctld/user_lookup.h"
 
 namespace drover::ctld {
 namespace {
 
-bool userExists(const std::string& name) {
-  struct passwd pw {};
-  struct passwd* found = nullptr;
-  std::vector<char> buf(16384);
-  return getpwnam_r(name.c_str(), &pw, buf.data(), buf.size(), &found) == 0 && found != nullptr;
-}
+bool userExists(const std::string& name) { return uidOfUserName(name).has_value(); }
 
 wire::Outcome fail(int code, std::string message) {
   return wire::Outcome{code, std::move(message)};
