@@ -1,0 +1,248 @@
+#pragma once
+// One scheduling pass (scheduler.h's schedule and the shortcuts of pass_memo.h) as a class whose
+// parts live in files of their own: how a pass sees one pending job (pass_context.cpp), starting
+// jobs now (pass_start.cpp), reservations and start estimates (pass_reserve.cpp), the pass and
+// the submission shortcuts (pass_run.cpp), and the replay after completions (pass_replay.cpp).
+// Internal to the scheduler: nothing outside src/sched includes it.
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "sched/cluster_index.h"
+#include "sched/constraint.h"
+#include "sched/demand.h"
+#include "sched/fit_index.h"
+#include "sched/pass_memo.h"
+#include "sched/profile.h"
+#include "sched/scheduler.h"
+#include "sched/task_layout.h"
+
+namespace drover::sched::detail {
+
+// The shape of a request that failed to start now: equal shapes fail again in the same pass.
+struct ShapeKey {
+  int partition, nodes, cpus, gpus;
+  int64_t memoryMb;
+  bool wholeNode;
+  const std::string* gpuType;
+  const std::string* constraint;
+  TaskShape task;
+  bool operator==(const ShapeKey& o) const {
+    return partition == o.partition && nodes == o.nodes && cpus == o.cpus && gpus == o.gpus &&
+           memoryMb == o.memoryMb && wholeNode == o.wholeNode && *gpuType == *o.gpuType &&
+           *constraint == *o.constraint && task == o.task;
+  }
+};
+struct ShapeHash {
+  size_t operator()(const ShapeKey& k) const {
+    size_t h = std::hash<std::string>()(*k.constraint) ^ std::hash<std::string>()(*k.gpuType);
+    const TaskShape& t = k.task;
+    for (int64_t v : {int64_t{k.partition}, int64_t{k.nodes}, int64_t{k.cpus}, int64_t{k.gpus},
+                      k.memoryMb, int64_t{k.wholeNode}, int64_t{t.tasks}, int64_t{t.maxNodes},
+                      int64_t{t.cpusPerTask}, int64_t{t.cpusPerGpu}, int64_t{t.gpusPerTask},
+                      t.memPerCpuMb, t.memPerGpuMb}) {
+      h = h * 1000003u ^ std::hash<int64_t>()(v);
+    }
+    return h;
+  }
+};
+
+// One pending job as the pass sees it.
+struct JobCtx {
+  const Job* job = nullptr;
+  int partition = -1;
+  Demand demand;
+  int64_t duration = 0;
+  const Constraint* constraint = nullptr;
+  std::vector<int> required;
+  std::vector<int> excluded;  // sorted
+  int reservation = -1;       // index into Pass::resv_ when the job runs in an advance reservation
+  int maxNodes = 0;           // a start now may take up to this many nodes (-N min-max)
+  // Its tasks are laid out at start (task_layout.h) and no node is required: it may start on
+  // any nodes holding one task each (walkNodes), up to `walkMaxNodes` of them, which is what
+  // `oneTask` asks of a node. Without -N (`walkFewest`) it takes the fewest nodes that hold its
+  // tasks, at least the count its CPUs need, as the reference Slurm did (`-n 20` with node01
+  // holding 4: node01-02 at 4,16; with every node half busy: three nodes, 8,8,4); a job that
+  // fits one node keeps the best-fit choice of one node. Reservations keep the even share of
+  // `demand`.
+  bool walked = false;
+  bool walkFewest = false;
+  int walkMaxNodes = 0;
+  Capacity oneTask;
+};
+
+// An advance reservation as a pass sees it: its nodes, and a profile of its own in which the
+// nodes are free only inside [start, end). The main profile holds the same nodes whole over
+// [start, end), so other work is kept out and reservation jobs never meet outside work.
+struct ReservationState {
+  const AdvanceReservation* res = nullptr;
+  std::vector<int> nodes;  // hostlist order
+  std::unique_ptr<AvailabilityProfile> profile;
+};
+
+class Pass {
+ public:
+  Pass(const ClusterIndex& index, const Snapshot& s, const SchedulerParams& p, int64_t now)
+      : index_(index), snap_(s), params_(p), now_(now), profile_(now, index.totals()) {}
+
+  Plan run(PassMemo* memo = nullptr);
+  // The submission shortcut of pass_memo.h; the pass object is used only for its checks.
+  std::optional<PendingInfo> judge(const PassMemo& memo, const Job& job, bool& skipped,
+                                   OwnedShape* shape, int64_t* duration);
+  // The pass after completions, from the memo's pass (replayAfterCompletion in pass_memo.h).
+  std::optional<PlanDelta> replay(const PassMemo& memo, const std::vector<int>& freed,
+                                  const Plan& last, const std::vector<RankKey>& ranks,
+                                  const std::vector<int>& jobs);
+  // Whether each of `holders` (pending index and its plan entry, in rank order) gets the same
+  // reservation as in that entry when searched in turn on the running jobs alone
+  // (reservationsStand in pass_memo.h).
+  bool reservationsStand(const std::vector<std::pair<int, const PendingInfo*>>& holders,
+                         const std::vector<std::vector<int>>& nodesBehind);
+  // The conservative submission shortcut (appendLastRanked in pass_memo.h).
+  bool appendLast(PassMemo& memo, const std::vector<int>& jobs, Plan& plan);
+
+ private:
+  bool holdersUnmoved(const std::vector<std::pair<int, const PendingInfo*>>& holders,
+                      const std::vector<std::vector<int>>& nodesBehind);
+  OwnedShape owned(const ShapeKey& k) const {
+    return OwnedShape{k.partition, k.nodes,   k.cpus,        k.gpus, k.memoryMb,
+                      k.wholeNode, *k.gpuType, *k.constraint, k.task};
+  }
+
+  void prepare();
+  void bucketUpdate(int node);
+  // Reasons from the job's own state and its partition's state; sets ctx.partition.
+  Reason staticReason(const Job& job, JobCtx& ctx);
+  // Reasons from the request's shape against partition limits; fills the rest of ctx.
+  Reason shapeReason(const Job& job, JobCtx& ctx);
+  Capacity needOn(const JobCtx& ctx, int node) const;
+  // What the job needs of a node to start on it now: needOn, or one task of a walked job.
+  Capacity startNeed(const JobCtx& ctx, int node) const;
+  // The GPUs of the job's type a node must have free to start it: its share's, never the whole
+  // node an --exclusive job holds.
+  static int startGpus(const JobCtx& ctx) {
+    return ctx.walked ? ctx.oneTask.gpus : ctx.demand.perNode.gpus;
+  }
+  // The node's partition, state, features and excluded list allow the job, and it has at least
+  // `gpus` GPUs of the job's type.
+  bool eligibleWith(const JobCtx& ctx, int node, int gpus) const;
+  bool eligible(const JobCtx& ctx, int node) const {
+    return eligibleWith(ctx, node, ctx.demand.perNode.gpus);
+  }
+  // The job may start now with `node` among its nodes: eligible, and startNeed fits there for
+  // the job's whole run.
+  bool startsOn(const JobCtx& ctx, int node) const;
+  // How many of a walked job's tasks `node` holds from now until `end` (0: not one).
+  int taskRoom(const JobCtx& ctx, int node, const AvailabilityProfile& profile, int64_t end) const;
+  std::vector<int> chooseNodes(const JobCtx& ctx, std::vector<int> candidates) const;
+  // Eligible nodes on which startsOn holds, found through the free-GPU buckets.
+  std::vector<int> startCandidates(const JobCtx& ctx);
+  bool tryStartNow(const JobCtx& ctx, Plan& plan);
+  bool tryStartWalked(const JobCtx& ctx, Plan& plan);
+  bool reserve(const JobCtx& ctx, PendingInfo& info);
+  bool reserveOn(const JobCtx& ctx, PendingInfo& info, const std::vector<int>& nodes,
+                 AvailabilityProfile& profile);
+  void commitNow(const JobCtx& ctx, std::vector<int> chosen, AvailabilityProfile& profile,
+                 Plan& plan);
+  // Tasks per chosen node (in node order) when the job's tasks are laid out at start
+  // (sched/task_layout.h); empty when each node takes the even share.
+  std::vector<int> layTasks(const JobCtx& ctx, const std::vector<int>& chosen,
+                            const AvailabilityProfile& profile, int64_t end) const;
+  void prepareReservations();
+  bool tryStartInReservation(const JobCtx& ctx, Plan& plan);
+  std::vector<int> reservationNodes(const JobCtx& ctx) const;
+  ShapeKey shapeKey(const JobCtx& ctx) const;
+  using FitIndexes =
+      std::unordered_map<ShapeKey, std::vector<std::pair<int64_t, std::unique_ptr<FitIndex>>>,
+                         ShapeHash>;
+  // The probe duration for a job's FitIndex (see probes_).
+  int64_t probeFor(int partition, int64_t duration) const;
+  void prepareProbes();
+  FitIndex& fitIndex(const JobCtx& ctx, const AvailabilityProfile& profile, FitIndexes& map);
+  void estimateStarts(std::vector<std::pair<JobCtx, size_t>>& jobs, Plan& plan,
+                      std::vector<EstimateRecord>* records = nullptr);
+  // The shape without its node count and task shape: what a FitIndex depends on.
+  ShapeKey fitKey(const JobCtx& ctx) const {
+    ShapeKey k = shapeKey(ctx);
+    k.nodes = 0;
+    k.task = {};
+    return k;
+  }
+  bool reuseSearch(const JobCtx& ctx, int64_t oldStart, const std::vector<int>& oldNodes,
+                   const AvailabilityProfile& profile, const std::vector<int>& dirty,
+                   const std::vector<char>& isDirty, int64_t& t, std::vector<int>& nodes) const;
+  // The longest duration startNeed fits on the node from now (-1: it does not fit now).
+  int64_t freeReach(const JobCtx& ctx, int node) const;
+  // Claims the earliest start found through `fi` on `profile`; returns it, or kNever.
+  int64_t reserveIndexed(const JobCtx& ctx, PendingInfo& info, FitIndex& fi,
+                         AvailabilityProfile& profile, std::vector<int>* chosenOut = nullptr);
+
+  const ClusterIndex& index_;
+  const Snapshot& snap_;
+  const SchedulerParams& params_;
+  int64_t now_;
+  AvailabilityProfile profile_;
+  std::vector<uint64_t> freeGpuMask_;  // GPU indices free now, per node
+  // Nodes with free CPUs now, by free GPU count. Entries go stale when a node moves; a node's
+  // live bucket is nodeBucket_[node] and scans skip the rest, so a move costs O(1).
+  std::vector<std::vector<int>> buckets_;
+  std::vector<int> nodeBucket_;
+  std::vector<int> seen_;  // scan stamp per node, so duplicate bucket entries count once
+  int scan_ = 0;
+  std::vector<ReservationState> resv_;
+  std::string lastPartName_;
+  int lastPart_ = -1;
+  int maxGpus_ = 0;
+  std::unordered_map<std::string, Constraint> constraints_;
+  // Reservation search indexes per request shape, one per probe duration class.
+  FitIndexes fitIndexes_;
+  std::unordered_map<ShapeKey, int, ShapeHash> exhaustiveSearches_;
+  // Per partition and power-of-two duration class, the shortest duration of any queued job in
+  // it: the probe of the class's FitIndexes. It is no longer than any job using the index, so
+  // bounds stay lower bounds, and as close to their durations as the queue allows: the closer,
+  // the fewer nodes a search visits whose early holes are too short (equal when the class holds
+  // one duration, as with hourly limits). Keys are (partition, class).
+  std::unordered_map<int64_t, int64_t> probes_;
+  bool probesReady_ = false;
+};
+
+// Asked for every node a pass looks at: defined here so that every part of the pass inlines them.
+inline Capacity Pass::needOn(const JobCtx& ctx, int node) const {
+  return ctx.demand.wholeNode ? profile_.total(node) : ctx.demand.perNode;
+}
+
+inline Capacity Pass::startNeed(const JobCtx& ctx, int node) const {
+  return ctx.walked ? ctx.oneTask : needOn(ctx, node);
+}
+
+inline bool Pass::eligibleWith(const JobCtx& ctx, int node, int gpus) const {
+  if (!snap_.nodes[node].usable) return false;
+  if (!index_.inPartition(node, ctx.partition)) return false;
+  if (!ctx.excluded.empty() && std::binary_search(ctx.excluded.begin(), ctx.excluded.end(), node))
+    return false;
+  if (ctx.constraint && !ctx.constraint->matches(index_.features(node))) return false;
+  if (!ctx.demand.gpuType.empty() && gpus > 0 &&
+      std::popcount(index_.gpuMask(node, ctx.demand.gpuType)) < gpus)
+    return false;
+  return true;
+}
+
+inline bool Pass::startsOn(const JobCtx& ctx, int node) const {
+  const int gpus = startGpus(ctx);
+  if (!eligibleWith(ctx, node, gpus)) return false;
+  if (!profile_.fits(node, startNeed(ctx, node), now_, ctx.duration)) return false;
+  if (!ctx.demand.gpuType.empty() && gpus > 0) {
+    uint64_t free = freeGpuMask_[node] & index_.gpuMask(node, ctx.demand.gpuType);
+    if (std::popcount(free) < gpus) return false;
+  }
+  return true;
+}
+
+}  // namespace drover::sched::detail
