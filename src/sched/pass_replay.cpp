@@ -7,6 +7,56 @@
 
 namespace drover::sched::detail {
 
+namespace {
+
+// How the same-shape skip count changes when the jobs in `startedInGroup` (shape group, rank)
+// start in a replay: in the memo's pass every job of a group failed, so a job was skipped when
+// one ahead of it was no longer; here the started ones no longer count as failures.
+int skipCountChange(const PassMemo& memo, std::vector<std::pair<int, RankKey>> startedInGroup) {
+  int change = 0;
+  std::sort(startedInGroup.begin(), startedInGroup.end());
+  for (size_t a = 0; a < startedInGroup.size();) {
+    const int g = startedInGroup[a].first;
+    size_t b = a;
+    while (b < startedInGroup.size() && startedInGroup[b].first == g) ++b;
+    const auto& es = memo.groups[g].entries;
+    const RankKey& first = startedInGroup[a].second;
+    int64_t pmOld = kNever;
+    auto f = memo.failures.find(memo.groups[g].shape);
+    if (f != memo.failures.end()) {
+      auto after = std::lower_bound(f->second.begin(), f->second.end(), first,
+                                    [](const auto& e, const RankKey& k) { return e.first < k; });
+      if (after != f->second.begin()) pmOld = std::prev(after)->second;
+    }
+    int64_t pmNew = pmOld;
+    size_t t = a;
+    // Both lists of the group, merged in rank order from the first started job.
+    auto byRank = [](const ShapeGroup::Entry& e, const RankKey& r) { return e.rank < r; };
+    const auto& sub = memo.groups[g].submitted;
+    auto x = std::lower_bound(es.begin(), es.end(), first, byRank);
+    auto y = std::lower_bound(sub.begin(), sub.end(), first, byRank);
+    while (x != es.end() || y != sub.end()) {
+      const bool fromEntries = y == sub.end() || (x != es.end() && x->rank < y->rank);
+      const ShapeGroup::Entry* i = fromEntries ? &*x++ : &*y++;
+      const bool oldSkip = pmOld != kNever && i->duration >= pmOld;
+      pmOld = std::min(pmOld, i->duration);
+      bool newSkip = false;
+      if (t < b && i->rank == startedInGroup[t].second) {
+        ++t;
+      } else {
+        newSkip = pmNew != kNever && i->duration >= pmNew;
+        pmNew = std::min(pmNew, i->duration);
+      }
+      change += static_cast<int>(newSkip) - static_cast<int>(oldSkip);
+      if (t == b && pmNew == pmOld) break;
+    }
+    a = b;
+  }
+  return change;
+}
+
+}  // namespace
+
 // Reuses a search result of the memo's pass (`oldStart` on `oldNodes`, kNever: none found) for
 // the same job when the profile differs from that pass's only on the `dirty` nodes. Every other
 // node answers as it did, so the new answer follows from the dirty nodes alone: for one node,
@@ -367,48 +417,7 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
   out.stats.reservationsMade = 0;
   out.stats.backfilled = startsPlan.stats.backfilled;  // the memo's pass started nothing
   for (size_t p = 0; p < parts; ++p) out.stats.reservationsMade += made[p];
-  // Same-shape skips: in the memo's pass every job of a group failed, so a job was skipped when
-  // one ahead of it was no longer; here the started ones no longer count as failures.
-  if (backfill && !startedInGroup.empty()) {
-    std::sort(startedInGroup.begin(), startedInGroup.end());
-    for (size_t a = 0; a < startedInGroup.size();) {
-      const int g = startedInGroup[a].first;
-      size_t b = a;
-      while (b < startedInGroup.size() && startedInGroup[b].first == g) ++b;
-      const auto& es = memo.groups[g].entries;
-      const RankKey& first = startedInGroup[a].second;
-      int64_t pmOld = kNever;
-      auto f = memo.failures.find(memo.groups[g].shape);
-      if (f != memo.failures.end()) {
-        auto after = std::lower_bound(f->second.begin(), f->second.end(), first,
-                                      [](const auto& e, const RankKey& k) { return e.first < k; });
-        if (after != f->second.begin()) pmOld = std::prev(after)->second;
-      }
-      int64_t pmNew = pmOld;
-      size_t t = a;
-      // Both lists of the group, merged in rank order from the first started job.
-      auto byRank = [](const ShapeGroup::Entry& e, const RankKey& r) { return e.rank < r; };
-      const auto& sub = memo.groups[g].submitted;
-      auto x = std::lower_bound(es.begin(), es.end(), first, byRank);
-      auto y = std::lower_bound(sub.begin(), sub.end(), first, byRank);
-      while (x != es.end() || y != sub.end()) {
-        const bool fromEntries = y == sub.end() || (x != es.end() && x->rank < y->rank);
-        const ShapeGroup::Entry* i = fromEntries ? &*x++ : &*y++;
-        const bool oldSkip = pmOld != kNever && i->duration >= pmOld;
-        pmOld = std::min(pmOld, i->duration);
-        bool newSkip = false;
-        if (t < b && i->rank == startedInGroup[t].second) {
-          ++t;
-        } else {
-          newSkip = pmNew != kNever && i->duration >= pmNew;
-          pmNew = std::min(pmNew, i->duration);
-        }
-        out.stats.skippedSameShape += static_cast<int>(newSkip) - static_cast<int>(oldSkip);
-        if (t == b && pmNew == pmOld) break;
-      }
-      a = b;
-    }
-  }
+  if (backfill) out.stats.skippedSameShape += skipCountChange(memo, std::move(startedInGroup));
 
   // Estimates: the first estDepth blocked jobs without a reservation, as the full pass picks
   // them, then each search in order on a copy of the profile, reusing old answers where the
