@@ -1,7 +1,9 @@
 // cluster.conf invariants: any input either fails with one located error
 // ("fuzz.conf:<line>:<column>: ...") or yields a configuration that keeps every rule the loader
 // promises (unique nodes and agent endpoints, consistent topology, exactly one default
-// partition naming only known nodes, an account tree rooted at root).
+// partition naming only known nodes, an account tree rooted at root, absolute bcast
+// directories). The CLIs' reader of their own sections (client_settings.h) must then accept the
+// same text and read those sections as the daemons do.
 #include <cctype>
 #include <cstdint>
 #include <map>
@@ -9,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "config/client_settings.h"
 #include "drover/config.h"
 #include "fuzz_check.h"
 
@@ -27,6 +30,20 @@ bool located(const std::string& error) {
     ++i;
   }
   return i + 1 < error.size() && error[i] == ' ';
+}
+
+bool absoluteDirectory(const std::string& dir) {
+  return !dir.empty() && dir.front() == '/' && (dir.size() == 1 || dir.back() != '/');
+}
+
+void checkBcast(const BcastConfig& b) {
+  FUZZ_CHECK(b.dest_dir.empty() || absoluteDirectory(b.dest_dir), "bcast dest_dir %s",
+             b.dest_dir.c_str());
+  FUZZ_CHECK(b.compression == "none" || b.compression == "lz4" || b.compression == "zlib",
+             "bcast compression %s", b.compression.c_str());
+  for (const std::string& dir : b.exclude) {
+    FUZZ_CHECK(absoluteDirectory(dir), "bcast exclude entry %s", dir.c_str());
+  }
 }
 
 void checkConfig(const ClusterConfig& c) {
@@ -82,6 +99,22 @@ void checkConfig(const ClusterConfig& c) {
     }
     FUZZ_CHECK(steps <= c.accounts.size(), "account %s is in a cycle", a.name.c_str());
   }
+  checkBcast(c.bcast);
+}
+
+// What a CLI reads of the same text equals what the daemons read.
+void checkClientAgrees(std::string_view text, const ClusterConfig& c) {
+  auto client = parseClientSettings(std::string(text), "fuzz.conf");
+  FUZZ_CHECK(client.ok(), "the CLIs refuse what the daemons accept: %s", client.error().c_str());
+  const ClientSettings& s = *client;
+  FUZZ_CHECK(s.controller.host == c.controller.host && s.controller.port == c.controller.port &&
+                 s.controller.cliPort() == c.controller.cliPort(),
+             "controller address differs: %s:%u against %s:%u", s.controller.host.c_str(),
+             s.controller.port, c.controller.host.c_str(), c.controller.port);
+  FUZZ_CHECK(s.timeouts.message_s == c.timeouts.message_s, "message timeout differs");
+  FUZZ_CHECK(s.bcast.dest_dir == c.bcast.dest_dir && s.bcast.compression == c.bcast.compression &&
+                 s.bcast.send_libs == c.bcast.send_libs && s.bcast.exclude == c.bcast.exclude,
+             "bcast section differs");
 }
 
 }  // namespace
@@ -98,5 +131,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   checkConfig(*r);
+  checkClientAgrees(text, *r);
   return 0;
 }
