@@ -26,6 +26,8 @@
 
 namespace drover::sched::detail {
 
+struct ReplayEdits;  // pass_replay.cpp
+
 // The shape of a request that failed to start now: equal shapes fail again in the same pass.
 struct ShapeKey {
   int partition, nodes, cpus, gpus;
@@ -109,6 +111,9 @@ class Pass {
   bool appendLast(PassMemo& memo, const std::vector<int>& jobs, Plan& plan);
 
  private:
+  bool replayEstimates(const PassMemo& memo, ReplayEdits& ed, const std::vector<int>& jobs,
+                       const std::vector<size_t>& walkedBlocked,
+                       const std::vector<size_t>& oldHolder, int estDepth, PlanDelta& out);
   bool holdersUnmoved(const std::vector<std::pair<int, const PendingInfo*>>& holders,
                       const std::vector<std::vector<int>>& nodesBehind);
   OwnedShape owned(const ShapeKey& k) const {

@@ -57,6 +57,46 @@ int skipCountChange(const PassMemo& memo, std::vector<std::pair<int, RankKey>> s
 
 }  // namespace
 
+// What a replay (Pass::replay) has changed so far: the plan entries that differ from the last
+// plan, the jobs it started, and the dirty nodes, whose state may differ from the memo's pass at
+// the same point of the walk.
+struct ReplayEdits {
+  ReplayEdits(const Plan& last, const std::vector<RankKey>& ranks, int nodes)
+      : last(last), ranks(ranks), isDirty(static_cast<size_t>(nodes), 0) {}
+
+  // A job's place in the last plan (and in `ranks`, the ranks of its pending jobs).
+  size_t posOf(const RankKey& r) const {
+    return static_cast<size_t>(std::lower_bound(ranks.begin(), ranks.end(), r) - ranks.begin());
+  }
+  const PendingInfo& current(size_t pos) const {
+    auto it = changed.find(pos);
+    return it == changed.end() ? last.pending[pos] : it->second;
+  }
+  // The entry to write, copied from the last plan on first use.
+  PendingInfo& entry(size_t pos) {
+    auto it = changed.find(pos);
+    if (it == changed.end()) it = changed.emplace(pos, last.pending[pos]).first;
+    return it->second;
+  }
+  void markDirty(int node) {
+    if (node < 0 || node >= static_cast<int>(isDirty.size()) || isDirty[node]) return;
+    isDirty[node] = 1;
+    dirty.push_back(node);
+    ++changes;
+  }
+  bool started(size_t pos) const {
+    return std::binary_search(startedPos.begin(), startedPos.end(), pos);
+  }
+
+  const Plan& last;
+  const std::vector<RankKey>& ranks;
+  std::map<size_t, PendingInfo> changed;
+  std::vector<size_t> startedPos;  // in walk order, which is rank order
+  std::vector<char> isDirty;
+  std::vector<int> dirty;
+  uint64_t changes = 0;  // bumps on every new dirty node and every claim
+};
+
 // Reuses a search result of the memo's pass (`oldStart` on `oldNodes`, kNever: none found) for
 // the same job when the profile differs from that pass's only on the `dirty` nodes. Every other
 // node answers as it did, so the new answer follows from the dirty nodes alone: for one node,
@@ -148,30 +188,8 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
     probes_ = memo.probes;
     probesReady_ = true;
   }
-  const int n = index_.nodeCount();
-  std::vector<char> isDirty(n, 0);
-  std::vector<int> dirty;
-  uint64_t changes = 0;  // bumps on every new dirty node and every claim
-  auto markDirty = [&](int node) {
-    if (node < 0 || node >= n || isDirty[node]) return;
-    isDirty[node] = 1;
-    dirty.push_back(node);
-    ++changes;
-  };
-  for (int node : freed) markDirty(node);
-  auto posOf = [&](const RankKey& r) {
-    return static_cast<size_t>(std::lower_bound(ranks.begin(), ranks.end(), r) - ranks.begin());
-  };
-  std::map<size_t, PendingInfo> changed;
-  auto current = [&](size_t pos) -> const PendingInfo& {
-    auto it = changed.find(pos);
-    return it == changed.end() ? last.pending[pos] : it->second;
-  };
-  auto entry = [&](size_t pos) -> PendingInfo& {
-    auto it = changed.find(pos);
-    if (it == changed.end()) it = changed.emplace(pos, last.pending[pos]).first;
-    return it->second;
-  };
+  ReplayEdits ed(last, ranks, index_.nodeCount());
+  for (int node : freed) ed.markDirty(node);
   auto nodeIndices = [&](const std::vector<std::string>& names) {
     std::vector<int> out;
     for (const std::string& name : names) out.push_back(index_.node(name));
@@ -186,7 +204,7 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
   std::vector<char> holderDone(parts, 1);
   for (size_t p = 0; p < parts; ++p) {
     if (!memo.depthReached[p]) continue;
-    oldHolder[p] = posOf(*memo.depthReached[p]);
+    oldHolder[p] = ed.posOf(*memo.depthReached[p]);
     if (oldHolder[p] >= ranks.size() || ranks[oldHolder[p]] != *memo.depthReached[p]) {
       return std::nullopt;
     }
@@ -196,7 +214,7 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
   auto dropOldHolder = [&](size_t p) {
     if (holderDone[p]) return;
     holderDone[p] = 1;
-    for (int node : oldHolderNodes[p]) markDirty(node);
+    for (int node : oldHolderNodes[p]) ed.markDirty(node);
   };
 
   enum class Mode : char { Before, Walking, Settled };
@@ -205,13 +223,12 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
   for (size_t p = 0; p < parts; ++p) {
     if (!memo.firstBlocked[p]) continue;
     mode[p] = Mode::Before;
-    firstPos[p] = posOf(*memo.firstBlocked[p]);
+    firstPos[p] = ed.posOf(*memo.firstBlocked[p]);
   }
   std::vector<char> blocked(parts, 0);
   std::vector<int> made(parts, 0);
   std::vector<size_t> newHolder(parts, kNone);
   Plan startsPlan;
-  std::vector<size_t> startedPos;
   std::vector<std::pair<int, RankKey>> startedInGroup;
   std::vector<size_t> walkedBlocked;  // visited, failed to start, no node lists
   const size_t groups = memo.groups.size();
@@ -228,11 +245,11 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
   };
   int64_t plannedBoundary = kNever;
   auto markAll = [&](const std::vector<int>& nodes) {
-    for (int node : nodes) markDirty(node);
+    for (int node : nodes) ed.markDirty(node);
   };
 
   auto dirtyFits = [&](const JobCtx& ctx) {
-    for (int d : dirty) {
+    for (int d : ed.dirty) {
       if (startsOn(ctx, d)) return true;
     }
     return false;
@@ -250,7 +267,7 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
     const PendingInfo& was = last.pending[pos];
     if (why != Reason::None) {
       if (was.reason != why || was.expectedStart || !was.plannedNodes.empty()) {
-        PendingInfo& e = entry(pos);
+        PendingInfo& e = ed.entry(pos);
         e.reason = why;
         e.expectedStart.reset();
         e.plannedNodes.clear();
@@ -265,11 +282,11 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
     if (g < 0 || ctx.duration < failCap[g]) {
       if ((!triedThere || dirtyFits(ctx)) && tryStartNow(ctx, startsPlan)) {
         startsPlan.stats.backfilled += blocked[p];
-        startedPos.push_back(pos);
+        ed.startedPos.push_back(pos);
         for (const NodeAllocation& a : startsPlan.starts.back().allocation.nodes) {
-          markDirty(a.nodeIndex);
+          ed.markDirty(a.nodeIndex);
         }
-        ++changes;
+        ++ed.changes;
         if (g >= 0) startedInGroup.emplace_back(g, ranks[pos]);
         if (oldHolder[p] == pos) dropOldHolder(p);
         if (perJob && was.expectedStart) markAll(nodeIndices(was.plannedNodes));
@@ -289,7 +306,8 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
       const std::vector<int> oldNodes =
           !held ? std::vector<int>{} : perJob ? nodeIndices(was.plannedNodes) : oldHolderNodes[p];
       if (held &&
-          reuseSearch(ctx, *was.expectedStart, oldNodes, profile_, dirty, isDirty, t, nodes)) {
+          reuseSearch(ctx, *was.expectedStart, oldNodes, profile_, ed.dirty, ed.isDirty, t,
+                      nodes)) {
         const int64_t end = ctx.duration >= kNever - t ? kNever : t + ctx.duration;
         for (int node : nodes) {
           profile_.claim(node, needOn(ctx, node), t, end);
@@ -302,7 +320,7 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
       }
       if (ok) {
         ++made[p];
-        ++changes;
+        ++ed.changes;
         if (made[p] >= depth) newHolder[p] = pos;
         plannedBoundary = std::min(plannedBoundary, *info.expectedStart);
         if (held && info.expectedStart == was.expectedStart &&
@@ -326,7 +344,7 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
     }
     if (info.reason != was.reason || info.expectedStart != was.expectedStart ||
         info.plannedNodes != was.plannedNodes) {
-      PendingInfo& e = entry(pos);
+      PendingInfo& e = ed.entry(pos);
       e.reason = info.reason;
       e.expectedStart = info.expectedStart;
       e.plannedNodes = std::move(info.plannedNodes);
@@ -348,17 +366,17 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
   std::vector<int64_t> reach(groups, -1);
   uint64_t reachAt = ~uint64_t{0};
   auto refreshReach = [&] {
-    if (reachAt == changes) return;
-    reachAt = changes;
+    if (reachAt == ed.changes) return;
+    reachAt = ed.changes;
     for (size_t g = 0; g < groups; ++g) {
       reach[g] = -1;
       if (!groupOk[g]) continue;
-      for (int d : dirty) reach[g] = std::max(reach[g], freeReach(groupCtx[g], d));
+      for (int d : ed.dirty) reach[g] = std::max(reach[g], freeReach(groupCtx[g], d));
       reach[g] = std::min(reach[g], failCap[g] - 1);
     }
   };
   std::vector<size_t> unshapedPos;
-  for (const auto& [rank, idx] : memo.unshaped) unshapedPos.push_back(posOf(rank));
+  for (const auto& [rank, idx] : memo.unshaped) unshapedPos.push_back(ed.posOf(rank));
   size_t unshapedNext = 0;
 
   size_t next = 0;
@@ -367,7 +385,7 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
   // spread over many nodes a replay costs more than the full pass it stands for: give up.
   constexpr size_t kSpreadLimit = 256;
   while (next < total) {
-    if (perJob && dirty.size() > kSpreadLimit) return std::nullopt;
+    if (perJob && ed.dirty.size() > kSpreadLimit) return std::nullopt;
     bool walking = false;
     for (size_t p = 0; p < parts; ++p) {
       if (mode[p] == Mode::Before && firstPos[p] <= next) mode[p] = Mode::Walking;
@@ -390,13 +408,15 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
       for (size_t g = 0; g < groups; ++g) {
         if (reach[g] < 0) continue;
         const ShapeGroup::Entry* e = memo.groups[g].nextWithin(ranks[next], reach[g]);
-        if (e) target = std::min(target, posOf(e->rank));
+        if (e) target = std::min(target, ed.posOf(e->rank));
       }
     }
     if (target == kNone) break;
     next = target;
     bool isFirst = false;
-    for (size_t p = 0; p < parts; ++p) isFirst = isFirst || (mode[p] == Mode::Before && firstPos[p] == target);
+    for (size_t p = 0; p < parts; ++p) {
+      isFirst = isFirst || (mode[p] == Mode::Before && firstPos[p] == target);
+    }
     if (isFirst) continue;  // switches that partition to walking
     visit(next++);
   }
@@ -405,8 +425,8 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
     // An old holder the walk passed by (a job ahead of it took the reservation) loses it.
     const size_t h = oldHolder[p];
     if (h != kNone && newHolder[p] != h &&
-        !std::binary_search(startedPos.begin(), startedPos.end(), h) && current(h).expectedStart) {
-      PendingInfo& e = entry(h);
+        !ed.started(h) && ed.current(h).expectedStart) {
+      PendingInfo& e = ed.entry(h);
       e.expectedStart.reset();
       e.plannedNodes.clear();
     }
@@ -419,12 +439,36 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
   for (size_t p = 0; p < parts; ++p) out.stats.reservationsMade += made[p];
   if (backfill) out.stats.skippedSameShape += skipCountChange(memo, std::move(startedInGroup));
 
-  // Estimates: the first estDepth blocked jobs without a reservation, as the full pass picks
-  // them, then each search in order on a copy of the profile, reusing old answers where the
-  // dirty nodes cannot change them.
-  auto isStarted = [&](size_t pos) {
-    return std::binary_search(startedPos.begin(), startedPos.end(), pos);
-  };
+  if (!replayEstimates(memo, ed, jobs, walkedBlocked, oldHolder, estDepth, out)) {
+    return std::nullopt;
+  }
+  out.estimatesFull = static_cast<int>(out.estimated.size()) >= estDepth;
+  if (!out.estimated.empty()) out.lastEstimated = out.estimated.back().rank;
+
+  out.depthReached.assign(parts, std::nullopt);
+  for (size_t p = 0; p < parts; ++p) {
+    if (newHolder[p] != kNone) out.depthReached[p] = ranks[newHolder[p]];
+  }
+  out.plannedBoundary = plannedBoundary;
+  for (const EstimateRecord& r : out.estimated) {
+    out.plannedBoundary = std::min(out.plannedBoundary, r.start);
+  }
+  out.starts = std::move(startsPlan.starts);
+  out.removed = std::move(ed.startedPos);
+  for (auto& [pos, info] : ed.changed) {
+    if (!std::binary_search(out.removed.begin(), out.removed.end(), pos)) {
+      out.changed.emplace_back(pos, std::move(info));
+    }
+  }
+  return out;
+}
+
+// The replay's start estimates: the first estDepth blocked jobs without a reservation, as the
+// full pass picks them, then each search in order on a copy of the profile, reusing old answers
+// where the dirty nodes cannot change them. False when the replay cannot stand for a full pass.
+bool Pass::replayEstimates(const PassMemo& memo, ReplayEdits& ed, const std::vector<int>& jobs,
+                           const std::vector<size_t>& walkedBlocked,
+                           const std::vector<size_t>& oldHolder, int estDepth, PlanDelta& out) {
   auto ctxOf = [&](size_t pos, JobCtx& ctx) {
     const Job& job = snap_.pending[jobs[pos]];
     ctx = JobCtx{};
@@ -432,7 +476,7 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
     return staticReason(job, ctx) == Reason::None && shapeReason(job, ctx) == Reason::None;
   };
   auto eligibleForEstimate = [&](size_t pos, bool known) {
-    if (isStarted(pos) || current(pos).expectedStart) return false;
+    if (ed.started(pos) || ed.current(pos).expectedStart) return false;
     if (known) return true;
     JobCtx ctx;
     return ctxOf(pos, ctx) && ctx.required.empty() && ctx.excluded.empty();
@@ -440,26 +484,27 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
   std::vector<size_t> cands;
   std::map<size_t, const EstimateRecord*> oldEst;
   for (const EstimateRecord& r : memo.estimated) {
-    size_t pos = posOf(r.rank);
-    if (pos >= total || ranks[pos] != r.rank) return std::nullopt;
+    size_t pos = ed.posOf(r.rank);
+    if (pos >= ed.ranks.size() || ed.ranks[pos] != r.rank) return false;
     oldEst.emplace(pos, &r);
     if (eligibleForEstimate(pos, true)) cands.push_back(pos);
   }
   for (size_t pos : walkedBlocked) {
     if (eligibleForEstimate(pos, true)) cands.push_back(pos);
   }
-  for (size_t p = 0; p < parts; ++p) {
-    if (oldHolder[p] != kNone && eligibleForEstimate(oldHolder[p], false)) {
+  for (size_t p = 0; p < oldHolder.size(); ++p) {
+    if (oldHolder[p] != SIZE_MAX && eligibleForEstimate(oldHolder[p], false)) {
       cands.push_back(oldHolder[p]);
     }
   }
   std::sort(cands.begin(), cands.end());
   cands.erase(std::unique(cands.begin(), cands.end()), cands.end());
   if (memo.estimatesFull && estDepth > 0 && memo.lastEstimated) {
-    size_t q = posOf(*memo.lastEstimated) + 1;
-    size_t count = static_cast<size_t>(std::upper_bound(cands.begin(), cands.end(), q - 1) - cands.begin());
+    size_t q = ed.posOf(*memo.lastEstimated) + 1;
+    size_t count =
+        static_cast<size_t>(std::upper_bound(cands.begin(), cands.end(), q - 1) - cands.begin());
     std::vector<size_t> added;
-    for (; q < total && count < static_cast<size_t>(estDepth); ++q) {
+    for (; q < ed.ranks.size() && count < static_cast<size_t>(estDepth); ++q) {
       if (std::binary_search(cands.begin(), cands.end(), q)) {
         ++count;
       } else if (eligibleForEstimate(q, false)) {
@@ -479,11 +524,11 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
   walk.erase(std::unique(walk.begin(), walk.end()), walk.end());
   AvailabilityProfile scratch = profile_;
   FitIndexes indexes;
-  std::vector<char> isDirtyS = isDirty;
-  std::vector<int> dirtyS = dirty;
+  std::vector<char> isDirtyS = ed.isDirty;
+  std::vector<int> dirtyS = ed.dirty;
   auto markS = [&](const std::vector<int>& nodes) {
     for (int node : nodes) {
-      if (node >= 0 && node < n && !isDirtyS[node]) {
+      if (node >= 0 && node < static_cast<int>(isDirtyS.size()) && !isDirtyS[node]) {
         isDirtyS[node] = 1;
         dirtyS.push_back(node);
       }
@@ -494,15 +539,15 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
     const EstimateRecord* old = o == oldEst.end() ? nullptr : o->second;
     if (!std::binary_search(cands.begin(), cands.end(), pos)) {
       if (old && old->start != kNever) markS(old->nodes);
-      if (!isStarted(pos) && current(pos).estimatedStart) {
-        entry(pos).estimatedStart.reset();
+      if (!ed.started(pos) && ed.current(pos).estimatedStart) {
+        ed.entry(pos).estimatedStart.reset();
         // SchedNodeList: the estimate's nodes go with it (a reservation's nodes stay).
-        if (!current(pos).expectedStart) entry(pos).plannedNodes.clear();
+        if (!ed.current(pos).expectedStart) ed.entry(pos).plannedNodes.clear();
       }
       continue;
     }
     JobCtx ctx;
-    if (!ctxOf(pos, ctx)) return std::nullopt;  // cannot happen: it is blocked
+    if (!ctxOf(pos, ctx)) return false;  // cannot happen: it is blocked
     int64_t t = kNever;
     std::vector<int> nodes;
     if (old && reuseSearch(ctx, old->start, old->nodes, scratch, dirtyS, isDirtyS, t, nodes)) {
@@ -521,29 +566,13 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
     }
     std::optional<int64_t> est;
     if (t != kNever) est = t;
-    if (current(pos).estimatedStart != est) entry(pos).estimatedStart = est;
+    if (ed.current(pos).estimatedStart != est) ed.entry(pos).estimatedStart = est;
     std::vector<std::string> names;
     for (int node : nodes) names.push_back(snap_.nodes[node].name);
-    if (current(pos).plannedNodes != names) entry(pos).plannedNodes = std::move(names);
-    out.estimated.push_back(EstimateRecord{ranks[pos], jobs[pos], t, std::move(nodes)});
+    if (ed.current(pos).plannedNodes != names) ed.entry(pos).plannedNodes = std::move(names);
+    out.estimated.push_back(EstimateRecord{ed.ranks[pos], jobs[pos], t, std::move(nodes)});
   }
-  out.estimatesFull = static_cast<int>(out.estimated.size()) >= estDepth;
-  if (!out.estimated.empty()) out.lastEstimated = out.estimated.back().rank;
-
-  out.depthReached.assign(parts, std::nullopt);
-  for (size_t p = 0; p < parts; ++p) {
-    if (newHolder[p] != kNone) out.depthReached[p] = ranks[newHolder[p]];
-  }
-  out.plannedBoundary = plannedBoundary;
-  for (const EstimateRecord& r : out.estimated) out.plannedBoundary = std::min(out.plannedBoundary, r.start);
-  out.starts = std::move(startsPlan.starts);
-  out.removed = std::move(startedPos);
-  for (auto& [pos, info] : changed) {
-    if (!std::binary_search(out.removed.begin(), out.removed.end(), pos)) {
-      out.changed.emplace_back(pos, std::move(info));
-    }
-  }
-  return out;
+  return true;
 }
 
 // Without building the pass state where that can be shown: the holder's earliest start cannot
