@@ -1,7 +1,7 @@
 #pragma once
 // SqliteAccountingStore's prepared statement, shared by the files that implement the store
-// (sqlite_store.cpp: jobs and steps; sqlite_events.cpp: node and cluster events). Internal to
-// src/acct.
+// (sqlite_store_apply.cpp and sqlite_store_query.cpp: jobs and steps; sqlite_events.cpp: node
+// and cluster events). Internal to src/acct.
 #include <sqlite3.h>
 
 #include <cstdint>
