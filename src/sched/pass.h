@@ -111,6 +111,8 @@ class Pass {
   bool appendLast(PassMemo& memo, const std::vector<int>& jobs, Plan& plan);
 
  private:
+  // replay's start estimates, after its walk (`walkedBlocked`: the blocked jobs it visited;
+  // `oldHolder`: per partition, the memo's reservation holder); false: no replay.
   bool replayEstimates(const PassMemo& memo, ReplayEdits& ed, const std::vector<int>& jobs,
                        const std::vector<size_t>& walkedBlocked,
                        const std::vector<size_t>& oldHolder, int estDepth, PlanDelta& out);
