@@ -2,6 +2,8 @@
 // `sacctmgr show event` lists and what sreport's Down sums. Few rows (one per node state
 // change), so the filters that are not an index range are applied here, not in SQL.
 #include <algorithm>
+#include <string_view>
+#include <utility>
 
 #include "acct/sqlite_stmt.h"
 #include "acct/tres_counts.h"
@@ -50,14 +52,27 @@ std::uint32_t cpusOf(const EventRecord& e) {
   return it == counts.end() ? 0 : static_cast<std::uint32_t>(it->second);
 }
 
+// States=NAME as the reference matched it, by StateRaw (Slurm's numbers): DRAIN the drain flag,
+// a base state its number, so a drained node set DOWN (513) is in both DOWN and DRAIN and a
+// drained idle one (514) in IDLE. An event without StateRaw: by its state's name.
+bool inState(const EventRecord& e, const std::string& name) {
+  if (e.state_raw == 0) return equalsIgnoreCase(name, e.state);
+  constexpr std::uint32_t kFlagDrain = 0x200;
+  if (equalsIgnoreCase(name, "DRAIN")) return (e.state_raw & kFlagDrain) != 0;
+  static constexpr std::pair<std::string_view, std::uint32_t> kBase[] = {
+      {"UNKNOWN", 0}, {"DOWN", 1}, {"IDLE", 2}, {"ALLOCATED", 3}, {"MIXED", 5}, {"FUTURE", 6}};
+  for (const auto& [base, number] : kBase)
+    if (equalsIgnoreCase(name, base)) return (e.state_raw & 0xf) == number;
+  return false;
+}
+
 // The filters applied after SQL: names, states, reasons, users, CPU bounds.
 bool matchesRest(const EventFilter& f, const EventRecord& e) {
   auto anyOf = [](const std::vector<std::string>& wanted, auto&& matches) {
     return wanted.empty() || std::any_of(wanted.begin(), wanted.end(), matches);
   };
   if (!anyOf(f.nodes, [&](const std::string& n) { return n == e.node_name; })) return false;
-  if (!anyOf(f.states, [&](const std::string& s) { return equalsIgnoreCase(s, e.state); }))
-    return false;
+  if (!anyOf(f.states, [&](const std::string& s) { return inState(e, s); })) return false;
   // Slurm matches a reason anywhere in the event's reason.
   if (!anyOf(f.reasons, [&](const std::string& r) { return containsIgnoreCase(e.reason, r); }))
     return false;
@@ -137,7 +152,8 @@ Result<std::vector<EventRecord>> SqliteAccountingStore::events(const EventFilter
                      " FROM events WHERE (?1 IS NULL OR kind = ?1) AND (?2 = 0 OR time_end = 0)"
                      " AND (?3 IS NULL OR time_start <= ?3)"
                      " AND (?4 IS NULL OR (time_end = 0 AND ?5 >= ?4) OR time_end >= ?4)"
-                     " ORDER BY time_start, node_name, id");
+                     // The reference's order: by node (the cluster's events first), then start.
+                     " ORDER BY node_name, time_start, id");
   if (!st) return makeError(st.error());
   Stmt& s = **st;
   std::optional<std::int64_t> kind;

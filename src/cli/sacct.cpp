@@ -90,6 +90,7 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
   SacctCommand cmd;
   auto& f = cmd.filter;
   std::string format;
+  bool format_given = false;   // -o "" too: no columns, an empty line per record (the reference)
   bool brief = false, long_format = false, have_start = false, have_users = false;
   opterr = 0;
   optind = 0;
@@ -126,7 +127,10 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
         for (auto& h : *hosts) f.nodes.push_back(h);
         break;
       }
-      case 'o': format += (format.empty() ? "" : ",") + std::string(optarg); break;
+      case 'o':
+        format += (format.empty() ? "" : ",") + std::string(optarg);
+        format_given = true;
+        break;
       case 'p': cmd.render.parsable = acct::report::Parsable::kTrailing; break;
       case 'P': cmd.render.parsable = acct::report::Parsable::kNoTrailing; break;
       case 'r': for (auto& p : splitCommas(optarg)) f.partitions.push_back(p); break;
@@ -185,7 +189,9 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
     f.uids.push_back(uid);
     (void)user;
   }
-  if (!format.empty()) {
+  if (format_given && format.find_first_not_of(", ") == std::string::npos) {
+    cmd.columns.clear();
+  } else if (format_given) {
     auto cols = acct::report::parseFormat(format);
     if (!cols.ok()) return makeError(cols.error());
     cmd.columns = std::move(*cols);

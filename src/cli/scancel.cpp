@@ -137,8 +137,33 @@ Result<ScancelCommand> parseScancelArgs(const std::vector<std::string>& args) {
   return cmd;
 }
 
+namespace {
+
+// -v with filters and no job id, when no job matched: the reference's line, the filters by
+// name in its order (alphabetical), each "key=value " (exit 0).
+std::string noMatchLine(const v1::CancelJobsRequest& r) {
+  std::string out = "scancel: error: No active jobs match ALL job filters, including: ";
+  auto add = [&out](const char* key, const std::string& value) {
+    if (!value.empty()) out += std::string(key) + "=" + value + " ";
+  };
+  add("account", r.account());
+  add("job_name", r.name());
+  add("nodelist", r.nodes());
+  add("partition", r.partition());
+  add("state", r.states_size() > 0 ? r.states(0) : std::string());
+  add("user_name", r.user());
+  return out + "\n";
+}
+
+}  // namespace
+
 ScancelReport reportScancel(const ScancelCommand& command, const v1::CancelJobsReply& reply) {
   ScancelReport report;
+  if (command.verbose && !command.quiet && reply.results_size() == 0 &&
+      command.request.job_ids_size() == 0) {
+    report.stderr_text = noMatchLine(command.request);
+    return report;
+  }
   const int sig = command.request.signal();
   for (const auto& r : reply.results()) {
     if (command.verbose) {

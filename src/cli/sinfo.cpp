@@ -172,7 +172,9 @@ int report(ControllerClient& client, const SinfoOptions& o) {
   }
   std::vector<v1::PartitionInfo> part_list(parts->partitions().begin(), parts->partitions().end());
   const std::int64_t now = nodes->time() != 0 ? nodes->time() : static_cast<std::int64_t>(std::time(nullptr));
-  auto text = renderSinfo(o, node_list, part_list, now);
+  std::vector<std::string> warnings;
+  auto text = renderSinfo(o, node_list, part_list, now, &warnings);
+  for (const auto& w : warnings) std::cerr << w << "\n";
   if (!text.ok()) {
     printError(kProg, text.error());
     return 1;

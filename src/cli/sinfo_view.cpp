@@ -353,10 +353,10 @@ std::vector<Record> partitionRecords(const SinfoOptions& opts, const Format& for
   std::unordered_map<std::string, const v1::NodeInfo*> by_name;
   for (const auto& n : nodes) by_name.emplace(n.name(), &n);
   const std::set<std::string> node_filter(opts.nodes.begin(), opts.nodes.end());
-  const bool filtering = !node_filter.empty() || !opts.states.empty() || opts.responding_only ||
-                         opts.dead_only;
-  // Only a row that names its partition can show one without nodes ("empty 0 n/a").
-  const bool empty_rows = namesPartition(format) && !filtering;
+  // Only a row that names its partition can show one without nodes ("empty 0 n/a"); so does a
+  // partition none of whose nodes -n, -t, -r or -d selects (the reference's `sinfo -n nosuch`
+  // and `sinfo -t alloc` printed "debug up 30:00 0 n/a").
+  const bool empty_rows = namesPartition(format);
 
   GroupedRecords grouped(format, opts.exact);
   std::unordered_map<const v1::PartitionInfo*, std::size_t> configured;
@@ -364,14 +364,16 @@ std::vector<Record> partitionRecords(const SinfoOptions& opts, const Format& for
     configured.emplace(&part, configured.size());
     if (!partitionSelected(opts, part)) continue;
     auto members = hostlist::expand(part.nodes());
+    bool any = false;
     if (members.ok()) {
       for (const auto& name : *members) {
         auto it = by_name.find(name);
         if (it == by_name.end() || !nodeSelected(opts, *it->second, node_filter)) continue;
         grouped.add(Record{&part, {it->second}});
+        any = true;
       }
     }
-    if (empty_rows && (!members.ok() || members->empty())) grouped.addEmpty(&part);
+    if (empty_rows && !any) grouped.addEmpty(&part);
   }
   std::vector<Record> out = std::move(grouped.records);
   std::stable_sort(out.begin(), out.end(), [&configured](const Record& a, const Record& b) {
@@ -494,9 +496,11 @@ Format allFieldsFormat() {
   return out;
 }
 
-Result<Format> longFormat(const std::string& text) {
-  auto named = namedFieldFormat(text, kLongFields, [](const std::string& name) {
-    return "Invalid node format specification: " + name;
+// An unknown -O name is left out with the reference's warning (its text says "job"), exit 0.
+Result<Format> longFormat(const std::string& text, std::vector<std::string>* warnings) {
+  auto named = namedFieldFormat(text, kLongFields, [warnings](const std::string& name) {
+    warnings->push_back("sinfo: error: Invalid job format specification: " + name);
+    return std::string();
   });
   if (!named) return named;
   // "All" (its width, if any, ignored, as the reference's) becomes every field in its place.
@@ -519,6 +523,15 @@ std::string nullAware(std::string text, const FieldSpec& spec) {
   return text;
 }
 
+// A field as -o wrote it ("%.3Q"), for one printed as text.
+std::string writtenField(const FieldSpec& f) {
+  std::string out = "%";
+  if (f.right) out += '.';
+  if (f.auto_width) out += '#';
+  if (f.width > 0) out += std::to_string(f.width);
+  return out + f.code;
+}
+
 }  // namespace
 
 std::string builtinSinfoFormat(const SinfoOptions& opts) {
@@ -536,17 +549,22 @@ std::string builtinSinfoFormat(const SinfoOptions& opts) {
 
 Result<std::string> renderSinfo(const SinfoOptions& opts, const std::vector<v1::NodeInfo>& nodes,
                                 const std::vector<v1::PartitionInfo>& partitions,
-                                std::int64_t now) {
+                                std::int64_t now, std::vector<std::string>* warnings) {
+  std::vector<std::string> unused;
+  if (warnings == nullptr) warnings = &unused;
   const std::string format_text = opts.format.empty() ? builtinSinfoFormat(opts) : opts.format;
-  auto parsed = !opts.format_long.empty()         ? longFormat(opts.format_long)
+  auto parsed = !opts.format_long.empty()         ? longFormat(opts.format_long, warnings)
                 : equalsIgnoreCase(format_text, "%all") ? Result<Format>(allFieldsFormat())
                                                   : parseFormat(format_text);
   if (!parsed.ok()) return makeError(parsed.error());
   Format format = std::move(*parsed);
-  for (const auto& item : format) {
-    if (item.is_field && !isKnownCode(item.field.code)) {
-      return makeError(std::string("Invalid node format specification: ") + item.field.code);
-    }
+  // A letter sinfo does not know: the reference said so (no "sinfo:" prefix), printed the
+  // field as written, in the header and on every line, and exited 0.
+  for (auto& item : format) {
+    if (!item.is_field || isKnownCode(item.field.code)) continue;
+    warnings->push_back(std::string("Invalid node format specification: ") + item.field.code);
+    item.is_field = false;
+    item.literal = writtenField(item.field);
   }
 
   std::vector<Record> records = opts.list_reasons    ? reasonRecords(opts, format, nodes, partitions)

@@ -41,10 +41,12 @@ inline bool printsDateLine(const SinfoOptions& options) {
 std::string builtinSinfoFormat(const SinfoOptions& opts);
 
 // The table (with its header unless -h, and above it the date line for -l or -i). `now` only
-// feeds the date line, printed in local time as "Mon Nov 30 12:29:05 2026".
+// feeds the date line, printed in local time as "Mon Nov 30 12:29:05 2026". An unknown -o
+// letter or -O name is not an error (the reference's sinfo went on): its warning line, as
+// the caller prints it to stderr, is added to `warnings`.
 Result<std::string> renderSinfo(const SinfoOptions& opts, const std::vector<v1::NodeInfo>& nodes,
                                 const std::vector<v1::PartitionInfo>& partitions,
-                                std::int64_t now);
+                                std::int64_t now, std::vector<std::string>* warnings = nullptr);
 
 // sinfo --json (22.05 shape: meta, errors, nodes); no trailing newline, as Slurm.
 std::string renderSinfoJson(const std::vector<v1::NodeInfo>& nodes);

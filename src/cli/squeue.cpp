@@ -111,6 +111,7 @@ int runSqueueSteps(ControllerClient& client, const SqueueOptions& o) {
 int report(ControllerClient& client, const SqueueOptions& o) {
   // --json prints jobs whatever else is given (Slurm 22.05 ignores -s there too).
   if (o.steps && !o.json) return runSqueueSteps(client, o);
+  for (const auto& w : squeueFormatWarnings(o)) printError(kProg, w);
   v1::GetJobsRequest request;
   for (const auto& id : o.job_ids) request.add_job_ids(id);
   for (const auto& u : o.users) request.add_users(u);

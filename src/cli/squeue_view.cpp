@@ -294,10 +294,9 @@ constexpr NamedField kOFields[] = {
 };
 
 
+// An unknown name is left out (squeueFormatWarnings says so, as the reference did, exit 0).
 Result<Format> parseLongFormat(const std::string& text) {
-  return namedFieldFormat(text, kOFields, [](const std::string& name) {
-    return "Invalid job format specification: " + name;
-  });
+  return namedFieldFormat(text, kOFields, [](const std::string&) { return std::string(); });
 }
 
 // -S (sort_keys.h); default "P,t,-p" (partition, state, priority descending).
@@ -380,6 +379,16 @@ void appendField(std::string& out, std::string_view value, const FieldSpec& spec
 }
 
 }  // namespace
+
+std::vector<std::string> squeueFormatWarnings(const SqueueOptions& options) {
+  std::vector<std::string> out;
+  if (options.format_long.empty() || options.json) return out;
+  (void)namedFieldFormat(options.format_long, kOFields, [&out](const std::string& name) {
+    out.push_back("Invalid job format specification: " + name);
+    return std::string();
+  });
+  return out;
+}
 
 SqueueFields squeueFields(const SqueueOptions& options) {
   SqueueFields out;

@@ -43,6 +43,10 @@ struct SqueueFields {
 };
 SqueueFields squeueFields(const SqueueOptions& options);
 
+// The reference's warning for each -O name squeue does not know ("Invalid job format
+// specification: Bogus"); the name is left out and the report goes on (exit 0).
+std::vector<std::string> squeueFormatWarnings(const SqueueOptions& options);
+
 // The rows squeue prints, in order: pointers into the caller's jobs, or into `expanded` for the
 // tasks -r splits out of an array's pending remainder.
 struct SqueueRows {

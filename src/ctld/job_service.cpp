@@ -150,7 +150,8 @@ Result<std::unique_ptr<JobService>> JobService::create(boost::asio::io_context& 
   // (restored admin states included), closed once a node is known to be back.
   auto open_events = js->accounting_->openEvents();
   if (!open_events) return makeError("accounting store " + js->accounting_path_ + ": " + open_events.error());
-  js->events_ = std::make_unique<NodeEventTracker>(state.config().cluster_name, uidOfUser);
+  js->events_ = std::make_unique<NodeEventTracker>(state.config().cluster_name, uidOfUser,
+                                                   state.registry().systemUser());
   js->events_->restore(*open_events);
   js->observeAllNodes();
   batch.events = std::move(js->pending_events_);
@@ -202,6 +203,8 @@ void JobService::flush() {
   if (!committed) drover::log::get("ctld")->error("job table commit failed: {}", committed.error());
   // Exactly what this commit holds (the answers below may stage more for the next one).
   acct::AcctBatch batch = committed ? manager_->takeAccounting() : acct::AcctBatch{};
+  // A draining node whose last job just ended is drained now: its event opens.
+  observeDraining();
   // Node events do not depend on the job table's commit.
   batch.events = std::move(pending_events_);
   pending_events_.clear();
@@ -223,8 +226,24 @@ void JobService::flush() {
 void JobService::observeAllNodes() {
   const std::int64_t now = clock_.now();
   events_->configured(state_.config().nodes, now, &pending_events_);
+  const auto used = usage();
   for (const auto& name : state_.registry().order()) {
-    if (const NodeRecord* n = state_.registry().find(name)) events_->observe(*n, now, &pending_events_);
+    if (const NodeRecord* n = state_.registry().find(name)) observeNode(*n, used);
+  }
+}
+
+void JobService::observeNode(const NodeRecord& node, const std::map<std::string, NodeUsage>& used) {
+  const auto it = used.find(node.config.name);
+  const bool busy = it != used.end() && it->second.cpus > 0;
+  events_->observe(node, clock_.now(), &pending_events_, busy);
+}
+
+void JobService::observeDraining() {
+  if (!events_ || events_->draining().empty()) return;   // the usual case: nothing to scan
+  const auto used = usage();
+  const std::set<std::string> names = events_->draining();
+  for (const auto& name : names) {
+    if (const NodeRecord* n = state_.registry().find(name)) observeNode(*n, used);
   }
 }
 
@@ -570,7 +589,9 @@ void JobService::queryEvents(const v1::QueryEventsRequest& request,
 void JobService::nodeChanged(const StateChange& change) {
   if (const NodeRecord* n = state_.registry().find(change.node)) {
     const std::size_t before = pending_events_.size();
-    events_->observe(*n, clock_.now(), &pending_events_);
+    // Only a drain asks whether jobs run there (usage() scans the job table).
+    const bool draining = n->drain && n->base != BaseState::kDown;
+    observeNode(*n, draining ? usage() : std::map<std::string, NodeUsage>{});
     if (pending_events_.size() != before) afterCommit({});
   }
   if (change.to.rfind("DOWN", 0) == 0 && change.from.rfind("DOWN", 0) != 0) {

@@ -176,6 +176,10 @@ class JobService {
   std::vector<acct::EventChange> pending_events_;
   // Every node's state and the configuration, into pending_events_ (start-up, reconfigure).
   void observeAllNodes();
+  // One node's events, given what jobs hold on the nodes (usage()).
+  void observeNode(const NodeRecord& node, const std::map<std::string, NodeUsage>& used);
+  // The nodes seen draining, again: those whose jobs are done are drained.
+  void observeDraining();
   std::vector<Done> waiting_commit_;
   bool flush_posted_ = false;
   boost::asio::steady_timer pass_timer_;

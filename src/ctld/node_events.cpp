@@ -54,8 +54,9 @@ std::uint32_t eventStateRaw(const NodeRecord& node) {
 }
 
 NodeEventTracker::NodeEventTracker(std::string cluster,
-                                   std::function<std::uint32_t(const std::string&)> uid_of)
-    : cluster_(std::move(cluster)), uid_of_(std::move(uid_of)) {}
+                                   std::function<std::uint32_t(const std::string&)> uid_of,
+                                   std::string system_user)
+    : cluster_(std::move(cluster)), uid_of_(std::move(uid_of)), system_user_(std::move(system_user)) {}
 
 void NodeEventTracker::restore(const std::vector<acct::EventRecord>& open) {
   for (const auto& e : open) {
@@ -75,9 +76,13 @@ void NodeEventTracker::close(const std::string& name, std::int64_t now,
 }
 
 void NodeEventTracker::observe(const NodeRecord& node, std::int64_t now,
-                               std::vector<acct::EventChange>* out) {
+                               std::vector<acct::EventChange>* out, bool busy) {
   const std::string& name = node.config.name;
   const bool down = node.base == BaseState::kDown;
+  if (node.drain && !down && busy) {
+    draining_.insert(name);
+    return;
+  }
   if (down || node.drain) {
     acct::EventRecord e;
     e.kind = acct::EventKind::kNode;
@@ -88,8 +93,9 @@ void NodeEventTracker::observe(const NodeRecord& node, std::int64_t now,
     e.state = down ? "DOWN" : "DRAIN";
     e.state_raw = eventStateRaw(node);
     e.reason = node.reason;
-    e.reason_user = node.reason_user;
-    e.reason_uid = node.reason_user.empty() ? 0 : uid_of_(node.reason_user);
+    const bool was_draining = draining_.erase(name) > 0;
+    e.reason_user = was_draining && !down ? system_user_ : node.reason_user;
+    e.reason_uid = e.reason_user.empty() ? 0 : uid_of_(e.reason_user);
     e.tres = nodeTres(node.config);
     auto it = open_.find(name);
     if (it != open_.end() && sameEvent(it->second, e)) return;
@@ -99,7 +105,10 @@ void NodeEventTracker::observe(const NodeRecord& node, std::int64_t now,
     return;
   }
   const bool in_service = node.registered && !node.not_responding && node.base != BaseState::kUnknown;
-  if (in_service) close(name, now, out);
+  if (in_service) {
+    draining_.erase(name);
+    close(name, now, out);
+  }
 }
 
 void NodeEventTracker::configured(const std::vector<config::NodeConfig>& nodes, std::int64_t now,

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,18 +25,28 @@ std::string clusterTres(const std::vector<config::NodeConfig>& nodes);
 
 class NodeEventTracker {
  public:
-  // `uid_of` resolves the name of who set a reason (an unknown name: 0).
-  NodeEventTracker(std::string cluster, std::function<std::uint32_t(const std::string&)> uid_of);
+  // `uid_of` resolves the name of who set a reason (an unknown name: 0); `system_user` is who
+  // the controller's own changes are by (an event it opens when a draining node is drained).
+  NodeEventTracker(std::string cluster, std::function<std::uint32_t(const std::string&)> uid_of,
+                   std::string system_user = "slurm");
 
   // The events the store holds open when the controller starts: they are carried on, and
   // closed or kept as the nodes' states say.
   void restore(const std::vector<acct::EventRecord>& open);
 
   // A node's state now. Down (DOWN, or not responding past the timeout) or drained: its event
-  // opens (a different open one closes first). Registered, responding, up and not drained: its
+  // opens (a different open one closes first). Draining (drained with jobs still running): no
+  // event until its jobs are done, then one by `system_user`, as the reference's slurmctld
+  // (a node drained while running a job had its DRAIN event, by slurm, when the job ended).
+  // Registered, responding, up and not drained: its
   // open event closes. A node not heard from since the controller started (UNKNOWN) changes
   // nothing: its event neither starts nor ends until it is known.
-  void observe(const NodeRecord& node, std::int64_t now, std::vector<acct::EventChange>* out);
+  // `busy`: jobs hold resources on it (the registry's state does not say).
+  void observe(const NodeRecord& node, std::int64_t now, std::vector<acct::EventChange>* out,
+               bool busy = false);
+
+  // Nodes seen draining: the caller observes them again when jobs end.
+  const std::set<std::string>& draining() const { return draining_; }
 
   // The configuration now: open events of nodes it no longer has close, and the cluster's
   // event opens when its nodes or TRES are new ("Cluster Registered TRES", as Slurm's).
@@ -51,6 +62,8 @@ class NodeEventTracker {
   std::string cluster_;
   std::function<std::uint32_t(const std::string&)> uid_of_;
   std::map<std::string, acct::EventRecord> open_;
+  std::string system_user_;
+  std::set<std::string> draining_;   // nodes seen draining, whose drained event is the system's
 };
 
 // Slurm's node state numbers for an event's StateRaw: the base state (DOWN 1, IDLE 2,

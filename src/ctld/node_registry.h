@@ -99,6 +99,9 @@ class NodeRegistry {
  public:
   NodeRegistry(const Clock& clock, std::string system_user);
 
+  // Who the controller's own changes are by (Slurm's SlurmUser: "Not responding", ...).
+  const std::string& systemUser() const { return system_user_; }
+
   // Adds nodes new in `cfg`, refreshes the configuration of known ones (keeping their state),
   // and drops nodes no longer configured. Returns the names added and removed.
   struct ConfigDiff {

@@ -7,7 +7,7 @@ Each case is (name, command template, check); `{run}`, `{held}`, `{failer}`, `{p
 (`# $ ...`) and any cluster can replay it. `check` says what must match once masked:
 "all" stdout and stderr, "err1" the first stderr line (a second line the docs list as a
 difference), "keys" scontrol's key=value layout with its values (volatile ones masked), "out"
-stdout only. The exit code always.
+stdout only, "errlast" stdout and the last stderr line. The exit code always.
 
     python3 tests/e2e/edge_cases.py OUT_DIR BIN_DIR CONF_VAR CONF   # capture (as root)
 """
@@ -65,6 +65,14 @@ CASES = [
     ("sacct-unknown-user", "sacct -u nosuchuser", "all"),
     ("sacct-unknown-field", "sacct -o JobID,Bogus", "all"),
     ("sacct-delimiter", "sacct -X -P --delimiter=: -o JobName,State,ExitCode -j {failer}", "all"),
+    # Unknown output fields: a warning and the known columns, exit 0 (session 15).
+    ("squeue-unknown-field", "squeue -O JobID,Bogus -j {run}", "all"),
+    ("sinfo-unknown-field", "sinfo -O Partition,Bogus", "all"),
+    ("sinfo-unknown-letter", 'sinfo -o "%P %5Q"', "all"),
+    ("sinfo-no-such-node", "sinfo -n nosuch", "all"),
+    ("sacct-empty-format", 'sacct -X -o "" -j {failer}', "all"),
+    # the reference's -v also prints plugin lines first: its last line is the case
+    ("scancel-verbose-no-match", "scancel -v -u alice -n nosuchname", "errlast"),
     ("cleanup", "scancel -u alice", "all"),
 ]
 

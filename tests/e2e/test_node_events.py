@@ -4,6 +4,9 @@ sacctmgr lists those events (`show event`, with the reason and who set it) and t
 own event, an event open across a controller restart stays one event, and sreport's cluster
 Utilization counts the drained time as Down."""
 
+import datetime
+import os
+import pwd
 import subprocess
 import time
 
@@ -59,24 +62,61 @@ def test_a_drained_node_has_an_event_with_its_reason_and_user(cluster):
     h, m, s = (int(x) for x in duration.split(":"))
     assert 3 <= h * 3600 + m * 60 + s <= 15, duration
     # The default table: Slurm's columns.
-    header = sacctmgr(cluster, "show", "event", "Nodes=node2").stdout.splitlines()[0].split()
-    assert header == ["Cluster", "NodeName", "TimeStart", "TimeEnd", "State", "Reason", "User"]
+    lines = sacctmgr(cluster, "show", "event", "Nodes=node2").stdout.splitlines()
+    assert lines[0].split() == ["Cluster", "NodeName", "TimeStart", "TimeEnd", "State", "Reason", "User"]
+    # NodeName left-justified, as the reference's ("    oracle node02          2026-...").
+    assert lines[0][10:27] == " NodeName        " and lines[2][10:27] == " node2           ", lines
+
+
+def test_a_node_drained_while_it_runs_a_job_has_its_event_when_the_job_ends(cluster):
+    """The reference recorded no event while the drained node still ran its job; the DRAIN
+    event started when the job ended, by the controller's user (its SlurmUser, slurm)."""
+    cluster.wait_state("node2", "idle", 30)
+    r = cluster.cli("sbatch", "--parsable", "-w", "node2", "-o", "/dev/null", "--wrap", "sleep 60")
+    assert r.returncode == 0, r.stderr
+    job = r.stdout.strip()
+    cluster.wait_job(job, "RUNNING")
+    update(cluster, "node2", "State=DRAIN", "Reason=busy drain")
+    cluster.wait_state("node2", "drng", 10)
+    time.sleep(2)
+    assert events(cluster, "Nodes=node2", "States=DRAIN") == [], "an event while the job runs"
+    cancelled = time.time()
+    assert cluster.cli("scancel", job).returncode == 0
+    fmt = "format=NodeName,State,Reason,User,End,Start"
+    rows = wait_for(lambda: events(cluster, "Nodes=node2", "States=DRAIN", fmt) or None, 30,
+                    what="node2's drained event")
+    controller_user = pwd.getpwuid(os.getuid())   # droverctld runs as the test's user
+    assert [r[:5] for r in rows] == [["node2", "DRAIN", "busy drain",
+                                      f"{controller_user.pw_name}({controller_user.pw_uid})", "Unknown"]], rows
+    start = datetime.datetime.strptime(rows[0][5], "%Y-%m-%dT%H:%M:%S").timestamp()
+    assert start >= int(cancelled), f"the event started at {rows[0][5]}, before the job ended"
+    # A drained idle node is in IDLE and DRAIN (StateRaw 514), not in DOWN, as the reference.
+    assert events(cluster, "Nodes=node2", "States=idl", "format=NodeName") == [["node2"]]
+    assert events(cluster, "Nodes=node2", "States=down") == []
+    update(cluster, "node2", "State=RESUME")
+    cluster.wait_state("node2", "idle", 30)
 
 
 def test_the_cluster_event_holds_its_nodes_and_tres(cluster):
     rows = events(cluster, "Event=Cluster", "format=Event,ClusterNodes,TRES,Reason,NodeName")
     assert rows, "no cluster event"
     assert rows[-1][:2] == ["Cluster", "node[1-2]"], rows
-    assert rows[-1][2].startswith("cpu="), rows
+    # By name with billing and every TRES the cluster has, memory in G, as the reference's.
+    tres = rows[-1][2]
+    assert tres.startswith("billing=") and ",energy=0,fs/disk=0," in tres and ",node=2,pages=0,vmem=0" in tres, rows
+    assert rows[-1][2].split(",")[1].startswith("cpu="), rows
     assert rows[-1][3:] == ["Cluster Registered TRES", ""], rows
     assert all(r[0] == "Node" for r in events(cluster, "Event=Node", "format=Event"))
 
 
 def test_bad_conditions_are_refused(cluster):
+    # The reference's texts: the value lowered, two spaces before "Valid".
     r = sacctmgr(cluster, "show", "event", "Event=Disk", ok=False)
-    assert r.returncode == 1 and "Unknown event type" in r.stderr, r.stderr
+    assert r.returncode == 1 and r.stderr == " Unknown event type: 'disk'  Valid events are Cluster and Node.\n", r.stderr
     r = sacctmgr(cluster, "show", "event", "format=Colour", ok=False)
-    assert r.returncode == 1 and "Unknown field 'Colour'" in r.stderr, r.stderr
+    assert r.returncode == 1 and r.stderr == "Unknown field 'colour'\n", r.stderr
+    r = sacctmgr(cluster, "show", "event", "States=drng", ok=False)
+    assert r.returncode == 1 and r.stderr.startswith("Invalid state: drng\nValid node states are: DRAIN "), r.stderr
 
 
 def test_an_event_open_across_a_controller_restart_stays_one_event(cluster):

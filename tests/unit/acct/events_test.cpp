@@ -195,6 +195,34 @@ TEST(AcctEvents, QueriedByWindowAndFilters) {
   }
 }
 
+// As the reference (Slurm 22.05) listed them: by node, the cluster's first, then by start; and
+// States= by StateRaw: a drained node set DOWN (513, printed DRAIN) is in DOWN and in DRAIN,
+// a drained idle one (514) in IDLE and DRAIN.
+TEST(AcctEvents, ListedByNodeThenStartAndStatesMatchTheRawState) {
+  TempDir dir;
+  auto store = openStore(dir.file("a.db"));
+  ASSERT_TRUE(store);
+  EventRecord drained_down = nodeEvent("n4", kT + 10, "DRAIN", "second");
+  drained_down.state_raw = 0x201;
+  apply(*store, {open(nodeEvent("n2", kT, "DRAIN", "maint")), open(nodeEvent("n3", kT, "DOWN", "power")),
+                 open(nodeEvent("n4", kT, "DRAIN", "first")), open(drained_down),
+                 open(nodeEvent("n1", kT + 60, "DRAIN", "busy"))});
+  std::vector<std::string> order;
+  for (const auto& e : all(*store)) order.push_back(e.node_name + "/" + e.reason);
+  EXPECT_EQ(order, (std::vector<std::string>{"n1/busy", "n2/maint", "n3/power", "n4/first", "n4/second"}));
+  auto in = [&](const std::string& state) {
+    EventFilter f;
+    f.states = {state};
+    std::vector<std::string> got;
+    for (const auto& e : all(*store, f)) got.push_back(e.node_name + "/" + e.reason);
+    return got;
+  };
+  EXPECT_EQ(in("DOWN"), (std::vector<std::string>{"n3/power", "n4/second"}));
+  EXPECT_EQ(in("DRAIN"), (std::vector<std::string>{"n1/busy", "n2/maint", "n4/first", "n4/second"}));
+  EXPECT_EQ(in("IDLE"), (std::vector<std::string>{"n1/busy", "n2/maint", "n4/first"}));
+  EXPECT_EQ(in("MIXED"), std::vector<std::string>{});
+}
+
 TEST(AcctEvents, DownTimeIsClippedToTheWindow) {
   TempDir dir;
   auto store = openStore(dir.file("a.db"));

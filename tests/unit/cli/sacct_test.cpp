@@ -51,6 +51,14 @@ TEST_F(SacctTest, DefaultsAreTodayAndOwnJobs) {
   EXPECT_EQ(users.filter.uids, std::vector<std::uint32_t>{1003});
 }
 
+// -o "": no columns (the reference printed an empty header, an empty dash line and an empty
+// line per record), not the default ones.
+TEST_F(SacctTest, AnEmptyFormatHasNoColumns) {
+  EXPECT_TRUE(parse({"-o", ""}).columns.empty());
+  EXPECT_TRUE(parse({"--format="}).columns.empty());
+  EXPECT_EQ(parse({"-o", "JobID"}).columns.size(), 1u);
+}
+
 TEST_F(SacctTest, JobsStatesWindowsAndOutputModes) {
   auto jobs = parse({"-j", "16,29_3,12.batch", "-X", "--parsable2", "-n",
                      "--format=JobIdRaw,State,ExitCode"});

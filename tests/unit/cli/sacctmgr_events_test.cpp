@@ -102,7 +102,7 @@ TEST(SacctmgrEvents, BadConditionsAreClearErrors) {
   ASSERT_TRUE(q.ok());
   auto t = renderEvents(*q, reply(), {}, kNow);
   ASSERT_FALSE(t.ok());
-  EXPECT_EQ(t.error(), "Unknown field 'Colour'");
+  EXPECT_EQ(t.error(), "Unknown field 'colour'");   // lowered, as the reference
 }
 
 TEST(SacctmgrEvents, PrintsTheDefaultColumns) {
@@ -111,10 +111,10 @@ TEST(SacctmgrEvents, PrintsTheDefaultColumns) {
   auto t = renderEvents(*q, reply(), {}, kNow);
   ASSERT_TRUE(t.ok()) << t.error();
   const std::string want =
-      "   Cluster        NodeName           TimeStart             TimeEnd  State                         Reason       User \n"
+      "   Cluster NodeName                  TimeStart             TimeEnd  State                         Reason       User \n"
       "---------- --------------- ------------------- ------------------- ------ ------------------------------ ---------- \n"
       "        c1                 " + formatIsoTime(kNow - 7200) + "             Unknown               Cluster Registered TRES            \n"
-      "        c1              n1 " + formatIsoTime(kNow - 3600) + " " + formatIsoTime(kNow - 600) +
+      "        c1 n1              " + formatIsoTime(kNow - 3600) + " " + formatIsoTime(kNow - 600) +
       "  DRAIN                       bad disk    root(0) \n";
   EXPECT_EQ(*t, want);
 }
@@ -128,8 +128,8 @@ TEST(SacctmgrEvents, ParsableAndChosenColumns) {
   auto t = renderEvents(*q, reply(), p2, kNow);
   ASSERT_TRUE(t.ok()) << t.error();
   EXPECT_EQ(*t,
-            "Cluster|1||||02:00:00|cpu=8,mem=2000M,node=2|n[1-2]\n"
-            "Node|2|n1|DRAIN|514|00:50:00|cpu=4,mem=1000M|\n");
+            "Cluster|1|||0|02:00:00|billing=8,cpu=8,energy=0,fs/disk=0,mem=2000M,node=2,pages=0,vmem=0|n[1-2]\n"
+            "Node|2|n1|DRAIN|514|00:50:00|billing=4,cpu=4,mem=1000M|\n");
   // Clusters= naming another cluster shows none of this one's events.
   q = parse({"Clusters=other", "format=NodeName"});
   ASSERT_TRUE(q.ok());
@@ -138,6 +138,102 @@ TEST(SacctmgrEvents, ParsableAndChosenColumns) {
   t = renderEvents(*q, reply(), p, kNow);
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(*t, "NodeName|\n");
+}
+
+// What the reference (Slurm 22.05.8, 4 nodes of 16 CPUs, 64 GiB, 8 GPUs) printed for the same
+// events: NodeName left-aligned, the cluster's StateRaw 0, TRES by name with billing and
+// memory in G, a drained node set DOWN (StateRaw 513) in State DRAIN, truncation with '+'.
+TEST(SacctmgrEvents, AsTheReferencePrintedThem) {
+  constexpr std::int64_t kStart = 1796083200;
+  v1::QueryEventsReply r;
+  r.set_cluster_name("oracle");
+  auto* c = r.add_events();
+  c->set_kind(1);
+  c->set_cluster("oracle");
+  c->set_cluster_nodes("node[01-04]");
+  c->set_time_start(kStart);
+  c->set_reason("Cluster Registered TRES");
+  c->set_tres("cpu=64,mem=262144M,node=4,gres/gpu=32");
+  auto node = [&](const std::string& name, std::uint32_t raw, const std::string& state,
+                  const std::string& reason, const std::string& user, std::uint32_t uid) {
+    auto* n = r.add_events();
+    n->set_kind(2);
+    n->set_cluster("oracle");
+    n->set_node_name(name);
+    n->set_time_start(kStart + 44);
+    n->set_state(state);
+    n->set_state_raw(raw);
+    n->set_reason(reason);
+    n->set_reason_user(user);
+    n->set_reason_uid(uid);
+    n->set_tres("cpu=16,mem=65536M,gres/gpu=8");
+  };
+  node("node01", 0x202, "DRAIN", "busy drain", "slurm", 64030);
+  node("node04", 0x201, "DOWN", "second", "root", 0);
+  auto q = parseEventConditions({}, kStart + 100);
+  ASSERT_TRUE(q.ok());
+  auto t = renderEvents(*q, r, {}, kStart + 100);
+  ASSERT_TRUE(t.ok()) << t.error();
+  const std::string start = formatIsoTime(kStart), later = formatIsoTime(kStart + 44);
+  EXPECT_EQ(*t,
+            "   Cluster NodeName                  TimeStart             TimeEnd  State                         Reason       User \n"
+            "---------- --------------- ------------------- ------------------- ------ ------------------------------ ---------- \n"
+            "    oracle                 " + start + "             Unknown               Cluster Registered TRES            \n"
+            "    oracle node01          " + later + "             Unknown  DRAIN                     busy drain slurm(640+ \n"
+            "    oracle node04          " + later + "             Unknown  DRAIN                         second    root(0) \n");
+  q = parseEventConditions({"format=Event,StateRaw,TRES%90"}, kStart + 100);
+  ASSERT_TRUE(q.ok());
+  TableStyle p2;
+  p2.parsable2 = true;
+  t = renderEvents(*q, r, p2, kStart + 100);
+  ASSERT_TRUE(t.ok()) << t.error();
+  EXPECT_EQ(*t,
+            "Event|StateRaw|TRES\n"
+            "Cluster|0|billing=64,cpu=64,energy=0,fs/disk=0,gres/gpu=32,mem=256G,node=4,pages=0,vmem=0\n"
+            "Node|514|billing=16,cpu=16,gres/gpu=8,mem=64G\n"
+            "Node|513|billing=16,cpu=16,gres/gpu=8,mem=64G\n");
+  q = parseEventConditions({"format=nodename%5,state%3"}, kStart + 100);
+  ASSERT_TRUE(q.ok());
+  t = renderEvents(*q, r, {}, kStart + 100);
+  ASSERT_TRUE(t.ok()) << t.error();
+  EXPECT_EQ(*t, "NodeN Sta \n----- --- \n          \nnode+ DR+ \nnode+ DR+ \n");
+}
+
+// The reference's condition keys (a beginning long enough: "n=", "stat=", "star="), its
+// errors for an unknown event type (also a bare word) and state, and state beginnings.
+TEST(SacctmgrEvents, ConditionsAndErrorsAsTheReference) {
+  auto q = parse({"n=n1", "stat=idl,down", "star=now-1hour", "u=root", "e=node", "r=disk", "co=open"});
+  ASSERT_TRUE(q.ok()) << q.error();
+  EXPECT_EQ(q->request.nodes(0), "n1");
+  ASSERT_EQ(q->request.states_size(), 2);
+  EXPECT_EQ(q->request.states(0), "IDLE");
+  EXPECT_EQ(q->request.states(1), "DOWN");
+  EXPECT_EQ(q->request.window_start(), kNow - 3600);
+  EXPECT_EQ(q->request.users(0), "root");
+  EXPECT_EQ(q->request.reasons(0), "disk");
+  EXPECT_TRUE(q->request.open_only());
+  q = parse({"node"});
+  ASSERT_TRUE(q.ok()) << q.error();
+  EXPECT_EQ(q->request.kind(), 2u);
+  q = parse({"all_t", "all_c"});
+  ASSERT_TRUE(q.ok()) << q.error();
+  EXPECT_FALSE(q->request.has_window_start());
+  for (const char* key : {"users=root", "s=down", "sta=down", "reasons=x", "nodename=n1", "c=c1"}) {
+    q = parse({key});
+    ASSERT_FALSE(q.ok()) << key;
+    EXPECT_EQ(q.error(), std::string(" Unknown condition: ") + key);
+  }
+  q = parse({"event=Disk"});
+  ASSERT_FALSE(q.ok());
+  EXPECT_EQ(q.error(), " Unknown event type: 'disk'  Valid events are Cluster and Node.");
+  q = parse({"bogus"});
+  ASSERT_FALSE(q.ok());
+  EXPECT_EQ(q.error(), " Unknown event type: 'bogus'  Valid events are Cluster and Node.");
+  q = parse({"states=drng"});
+  ASSERT_FALSE(q.ok());
+  EXPECT_EQ(q.error(),
+            "Invalid state: drng\nValid node states are: DRAIN FAIL UNKNOWN DOWN IDLE ALLOCATED ? MIXED FUTURE \n"
+            "sacctmgr: fatal: unrecognized job state value");
 }
 
 }  // namespace

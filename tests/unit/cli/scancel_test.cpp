@@ -118,5 +118,24 @@ TEST(ScancelTest, VerboseSignalWording) {
   EXPECT_EQ(reportScancel(*cmd, reply("7", true)).stderr_text, "scancel: Signal 15 to job 7\n");
 }
 
+// Filters matching no job: silent, and with -v the reference's line naming every filter in its
+// order (captured: "scancel -v -A research -p debug -w node01 -u alice -t PD -n x ..."), exit 0.
+TEST(ScancelTest, VerboseFiltersMatchingNothing) {
+  auto cmd = parseScancelArgs({"-v", "-A", "research", "-p", "debug", "-w", "node01", "-u", "alice",
+                               "-t", "PD", "-n", "x"});
+  ASSERT_TRUE(cmd.ok()) << cmd.error();
+  auto report = reportScancel(*cmd, v1::CancelJobsReply{});
+  EXPECT_EQ(report.stderr_text,
+            "scancel: error: No active jobs match ALL job filters, including: account=research "
+            "job_name=x nodelist=node01 partition=debug state=PENDING user_name=alice \n");
+  EXPECT_EQ(report.exit_code, 0);
+  cmd = parseScancelArgs({"-u", "bob"});
+  ASSERT_TRUE(cmd.ok());
+  EXPECT_EQ(reportScancel(*cmd, v1::CancelJobsReply{}).stderr_text, "");
+  cmd = parseScancelArgs({"-Q", "-v", "-u", "bob"});
+  ASSERT_TRUE(cmd.ok());
+  EXPECT_EQ(reportScancel(*cmd, v1::CancelJobsReply{}).stderr_text, "");
+}
+
 }  // namespace
 }  // namespace drover::cli

@@ -217,6 +217,17 @@ TEST_F(SqueueViewTest, SortByJobIdKeepsAnArraysTasksTogether) {
             "     3_0        arr\n       2    heldjob\n");
 }
 
+// An unknown -O name: the reference printed the known columns and warned (exit 0).
+TEST_F(SqueueViewTest, AnUnknownLongFieldIsLeftOutWithAWarning) {
+  auto cmd = parseSqueueArgs({"-O", "JobID,Bogus,Name:5"});
+  ASSERT_TRUE(cmd.ok()) << cmd.error();
+  EXPECT_EQ(squeueFormatWarnings(cmd->options),
+            std::vector<std::string>{"Invalid job format specification: Bogus"});
+  auto text = renderSqueue(cmd->options, {testing::JobBuilder(2, "wrap").running("node03", "node03").build()}, 0);
+  ASSERT_TRUE(text.ok()) << text.error();
+  EXPECT_EQ(*text, "JOBID               NAME \n2                   wrap \n");
+}
+
 TEST_F(SqueueViewTest, BadOptionsAreErrors) {
   struct Case {
     std::vector<std::string> args;
@@ -224,7 +235,6 @@ TEST_F(SqueueViewTest, BadOptionsAreErrors) {
   };
   const std::vector<Case> cases = {
       {{"--bogus"}, "unrecognized option"},
-      {{"-O", "NoSuchField"}, "Invalid job format specification"},
       {{"-t", "NOSTATE"}, "Invalid job state specified: NOSTATE\nsqueue: error: Valid job states include: PENDING,"},
       {{"-j", "abc"}, "Invalid job id: abc"},
   };

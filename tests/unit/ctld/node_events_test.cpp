@@ -84,6 +84,36 @@ TEST_F(NodeEventsTest, DrainOpensAnEventAndResumeClosesIt) {
   EXPECT_TRUE(tracker.open().empty());
 }
 
+// The reference (Slurm 22.05) had no event for a node drained while it ran a job; its DRAIN
+// event started when the job ended, by slurm (the controller), not by who drained it.
+TEST_F(NodeEventsTest, ADrainingNodesEventStartsWhenItsJobsAreDoneByTheController) {
+  ASSERT_TRUE(registry.registerAgent(makeReg("n1")).ok());
+  ASSERT_TRUE(registry.adminUpdate({"n1"}, UpdateKind::kDrain, "busy drain", "alice").ok());
+  std::vector<acct::EventChange> changes;
+  tracker.observe(*registry.find("n1"), clock.now(), &changes, /*busy=*/true);
+  EXPECT_TRUE(changes.empty()) << "draining: no event yet";
+  EXPECT_EQ(tracker.draining().count("n1"), 1u);
+  clock.advanceSeconds(30);
+  tracker.observe(*registry.find("n1"), clock.now(), &changes, /*busy=*/false);
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(changes[0].record.state, "DRAIN");
+  EXPECT_EQ(changes[0].record.reason, "busy drain");
+  EXPECT_EQ(changes[0].record.reason_user, "slurm");
+  EXPECT_EQ(changes[0].record.time_start, clock.now());
+  EXPECT_TRUE(tracker.draining().empty());
+  // Resumed while still draining: nothing opened, nothing left to watch.
+  ASSERT_TRUE(registry.adminUpdate({"n1"}, UpdateKind::kResume, "", "root").ok());
+  changes.clear();
+  tracker.observe(*registry.find("n1"), clock.now(), &changes);
+  ASSERT_TRUE(registry.adminUpdate({"n1"}, UpdateKind::kDrain, "again", "alice").ok());
+  tracker.observe(*registry.find("n1"), clock.now(), &changes, /*busy=*/true);
+  ASSERT_TRUE(registry.adminUpdate({"n1"}, UpdateKind::kResume, "", "root").ok());
+  tracker.observe(*registry.find("n1"), clock.now(), &changes);
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(changes[0].op, acct::EventChange::Op::kClose) << "the first drain's event";
+  EXPECT_TRUE(tracker.draining().empty());
+}
+
 TEST_F(NodeEventsTest, ASilentNodeIsDownUntilItsAgentRegisters) {
   ASSERT_TRUE(registry.registerAgent(makeReg("g1")).ok());
   clock.advanceSeconds(400);
