@@ -74,6 +74,12 @@ std::vector<std::string> append(std::vector<std::string> to, const std::vector<s
 }
 
 
+// -u of a user nobody is, as the controller found: the reference's error and an empty line
+// each (stderr), then the report of the others, exit 0.
+void reportUnknownUsers(const v1::GetJobsReply& reply) {
+  for (const auto& u : reply.unknown_users()) std::cerr << "squeue: error: Invalid user: " << u << "\n\n";
+}
+
 // squeue -s: the jobs that can hold steps, with only what the step view reads.
 int runSqueueSteps(ControllerClient& client, const SqueueOptions& o) {
   v1::GetJobsRequest request;
@@ -91,6 +97,7 @@ int runSqueueSteps(ControllerClient& client, const SqueueOptions& o) {
     printError(kProg, reply.error());
     return 1;
   }
+  reportUnknownUsers(*reply);
   std::vector<const v1::JobInfo*> jobs;
   for (const auto& job : reply->jobs()) jobs.push_back(&job);
   const std::int64_t now = reply->time() != 0 ? reply->time() : static_cast<std::int64_t>(std::time(nullptr));
@@ -148,6 +155,7 @@ int report(ControllerClient& client, const SqueueOptions& o) {
     }
     return 1;
   }
+  reportUnknownUsers(**reply);
   std::vector<const v1::JobInfo*> jobs;
   const v1::GetJobsReply& rows = **reply;
   jobs.reserve(rows.jobs_size());

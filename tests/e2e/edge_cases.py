@@ -53,7 +53,7 @@ CASES = [
     ("squeue-bad-state", "squeue -t bogus", "all"),
     ("squeue-slurm-only-state", "squeue -t CONFIGURING,STOPPED", "all"),
     ("squeue-job-word", "squeue -j abc", "all"),
-    ("squeue-unknown-user", "squeue -u nosuchuser", "out"),  # the reference's warning: docs
+    ("squeue-unknown-user", "squeue -u nosuchuser", "all"),
     ("scancel-bad-state", "scancel -t bogus -u alice", "all"),
     ("scancel-unknown-user", "scancel -u nosuchuser", "all"),
     ("scancel-ctld", "scancel --ctld -n later -t PENDING; squeue -h -n later", "all"),
@@ -73,6 +73,8 @@ CASES = [
     ("sacct-empty-format", 'sacct -X -o "" -j {failer}', "all"),
     # the reference's -v also prints plugin lines first: its last line is the case
     ("scancel-verbose-no-match", "scancel -v -u alice -n nosuchname", "errlast"),
+    # An unknown user among known ones: the error, and the others' jobs (session 15).
+    ("squeue-unknown-and-known-user", 'squeue -u nosuchuser,alice -j {run} -o "%j %u"', "all"),
     ("cleanup", "scancel -u alice", "all"),
 ]
 
