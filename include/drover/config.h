@@ -130,6 +130,10 @@ struct JobsConfig {
   // Slurm's JobRequeue: whether a batch job that names neither --requeue nor --no-requeue may be
   // requeued (after a node failure, or by scontrol requeue). Slurm's default is 1.
   bool requeue = true;
+  // How long a requeued job waits before it may start again: it is eligible this many seconds
+  // and one more after the requeue, as Slurm's AuthInfo cred_expire (default 120 s) makes it
+  // wait (slurm.conf(5)). 0 = eligible at once.
+  std::uint32_t requeue_wait_s = 120;
 };
 
 struct AccountConfig {

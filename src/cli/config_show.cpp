@@ -38,6 +38,17 @@ bool hasGpus(const config::ClusterConfig& c) {
   return false;
 }
 
+// AuthInfo as a Slurm admin would have written it: MUNGE's socket, and cred_expire (which makes
+// a requeued job wait) when it is not its default of 120 s.
+std::string authInfo(const config::ClusterConfig& c) {
+  std::string out = c.munge_socket.empty() ? "" : "socket=" + c.munge_socket;
+  if (c.jobs.requeue_wait_s != config::JobsConfig{}.requeue_wait_s) {
+    out += out.empty() ? "cred_expire=" : ",cred_expire=";
+    out += std::to_string(c.jobs.requeue_wait_s);
+  }
+  return out.empty() ? "(null)" : out;
+}
+
 }  // namespace
 
 std::string renderConfig(const config::ClusterConfig& c, const std::string& config_path,
@@ -46,7 +57,7 @@ std::string renderConfig(const config::ClusterConfig& c, const std::string& conf
   const config::PriorityWeights& p = s.priority;
   // Slurm's order (not quite alphabetical: its Priority* block is its own).
   const std::vector<std::pair<std::string, std::string>> settings = {
-      {"AuthInfo", c.munge_socket.empty() ? "(null)" : "socket=" + c.munge_socket},
+      {"AuthInfo", authInfo(c)},
       {"AuthType", "auth/munge"},
       {"BcastExclude", config::bcastExcludeText(c.bcast)},
       {"BcastParameters", bcastParameters(c.bcast)},

@@ -92,9 +92,15 @@ bool parseDocument(detail::Context& ctx, const YAML::Node& root, const ParseOpti
   if (auto* v = m.find("bcast"); v && !parseBcast(ctx, *v, out.bcast)) return false;
   if (auto* v = m.find("jobs")) {
     MapReader jobs;
-    if (!jobs.open(ctx, *v, "jobs", {"requeue"})) return false;
+    if (!jobs.open(ctx, *v, "jobs", {"requeue", "requeue_wait"})) return false;
     if (auto* p = jobs.find("requeue");
         p && !readBool(ctx, *p, jobs.path("requeue"), out.jobs.requeue)) {
+      return false;
+    }
+    constexpr std::int64_t kMaxRequeueWaitS = 65535;  // as Slurm's cred_expire, a 16-bit value
+    if (auto* p = jobs.find("requeue_wait");
+        p && !readInteger(ctx, *p, jobs.path("requeue_wait"), 0, kMaxRequeueWaitS,
+                          out.jobs.requeue_wait_s)) {
       return false;
     }
   }

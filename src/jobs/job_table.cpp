@@ -368,6 +368,12 @@ void JobManager::requeue(Job& job, bool hold) {
   job.info.set_cancelled_by("");
   job.info.set_run_time_s(0);
   if (hold) job.info.set_held_user(true);
+  // Slurm's requeued job waits cred_expire + 1 s (slurm.conf(5) AuthInfo) before it may start
+  // again, held or not; a later --begin of its own stands.
+  if (const std::uint32_t wait = config_.jobs.requeue_wait_s; wait > 0) {
+    v1::JobSpec& spec = *job.info.mutable_spec();
+    spec.set_begin_time(std::max<std::int64_t>(spec.begin_time(), now + wait + 1));
+  }
   job.pending_end = PendingEnd::kNone;
   expandJobPaths(job.info, "");
   rebuildRequest(job);

@@ -132,7 +132,8 @@ def wait_for(predicate, timeout, interval=0.2, what="condition"):
 
 
 class Cluster:
-    def __init__(self, nodes=3, gpus_per_node=8, heartbeat=1, node_down=4, spare_ports=4):
+    def __init__(self, nodes=3, gpus_per_node=8, heartbeat=1, node_down=4, spare_ports=4,
+                 requeue_wait=0):
         self.build = build_dir()
         self.bin = self.build / "bin"
         # Not under pytest's tmp_path: that is private to root, and one test runs a CLI as an
@@ -143,6 +144,9 @@ class Cluster:
         self.gpus_per_node = gpus_per_node
         self.heartbeat = heartbeat
         self.node_down = node_down
+        # Slurm's 120 s before a requeued job may start again would slow every test that
+        # requeues; test_requeue_runs.py checks the wait itself.
+        self.requeue_wait = requeue_wait
         self.port_base = pick_port_base(nodes + 2 + spare_ports)  # ctld gRPC + CLI ports
         self.conf = self.run_dir / "cluster.conf"
         self._extra = []  # processes started by the test itself (second munged, ...)
@@ -153,7 +157,7 @@ class Cluster:
                 "--nodes", str(nodes or self.nodes), "--gpus-per-node", str(self.gpus_per_node),
                 "--build-dir", str(self.build), "--port-base", str(self.port_base),
                 "--heartbeat", str(self.heartbeat), "--node-down", str(self.node_down),
-                "--wait", "60"]
+                "--requeue-wait", str(self.requeue_wait), "--wait", "60"]
         res = subprocess.run(args, capture_output=True, text=True, timeout=120)
         if check and res.returncode != 0:
             raise AssertionError(f"local-cluster {command} failed ({res.returncode}):\n"

@@ -133,3 +133,29 @@ def test_a_step_no_job_holds_any_more_is_killed_at_the_next_heartbeat(cluster):
     assert cluster.job_fields(job)["JobState"] == "COMPLETED"
     # Heartbeats come every second here: the orphan's shell gets its SIGTERM within a few.
     wait_for(lambda: "killed" in out.read_text(), 15, what="the orphaned step to be killed")
+
+
+def test_requeued_job_waits_the_requeue_wait_before_it_starts_again(cluster):
+    """Slurm's requeued job may start again only cred_expire + 1 s after the requeue
+    (slurm.conf(5) AuthInfo, 120 s by default): pending with reason BeginTime until then.
+    Drover's jobs.requeue_wait, 0 in these tests' clusters, here 3 s after a reconfigure."""
+    text = cluster.conf.read_text()
+    assert "  requeue_wait: 0" in text, "local-cluster no longer writes --requeue-wait"
+    cluster.conf.write_text(text.replace("  requeue_wait: 0", "  requeue_wait: 3", 1))
+    try:
+        assert cluster.scontrol("reconfigure").returncode == 0
+        r = cluster.cli("sbatch", "--parsable", "-w", NODE, "--wrap=sleep 300")
+        assert r.returncode == 0, r.stderr
+        job = int(r.stdout.strip().split(";")[0])
+        cluster.wait_job(job, "RUNNING")
+        requeued_at = time.time()
+        assert cluster.scontrol("requeue", str(job)).returncode == 0
+        f = cluster.wait_job(job, "PENDING")
+        assert f["Reason"] == "BeginTime" and f["Restarts"] == "1", f
+        f = cluster.wait_job(job, "RUNNING", timeout=30)
+        # Eligible at the requeue's second + 4: at least 3 s after it.
+        assert time.time() - requeued_at >= 3, f
+        assert cluster.cli("scancel", str(job)).returncode == 0
+    finally:
+        cluster.conf.write_text(text)
+        assert cluster.scontrol("reconfigure").returncode == 0

@@ -163,5 +163,27 @@ TEST_F(ScontrolViewTest, ShowConfigWritesTheBcastSectionAsSlurmsBcastParameters)
       << text;
 }
 
+// jobs.requeue_wait is Slurm's AuthInfo cred_expire: written there when not its default.
+TEST_F(ScontrolViewTest, ShowConfigWritesRequeueWaitAsAuthInfosCredExpire) {
+  auto config = config::parseClusterConfig(
+      "cluster_name: lab\n"
+      "munge_socket: /run/munge/munge.socket.2\n"
+      "nodes:\n"
+      "  - {names: n1, address: 127.0.0.1, port: 7830, cpus: 4, real_memory: 4G}\n"
+      "partitions:\n"
+      "  - {name: p, nodes: ALL}\n"
+      "jobs:\n"
+      "  requeue_wait: 30\n",
+      "cluster.conf");
+  ASSERT_TRUE(config.ok()) << config.error();
+  std::string text = renderConfig(*config, "/etc/drover/cluster.conf", kCaptureTime, std::nullopt);
+  EXPECT_NE(text.find("\nAuthInfo                = socket=/run/munge/munge.socket.2,cred_expire=30\n"),
+            std::string::npos)
+      << text;
+  config->munge_socket.clear();
+  text = renderConfig(*config, "/etc/drover/cluster.conf", kCaptureTime, std::nullopt);
+  EXPECT_NE(text.find("\nAuthInfo                = cred_expire=30\n"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace drover::cli

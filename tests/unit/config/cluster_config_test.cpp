@@ -108,6 +108,10 @@ TEST(ClusterConfig, ValidFiles) {
        [](const ClusterConfig& c) { EXPECT_FALSE(c.jobs.requeue); }},
       {"JobRequeue defaults to 1", minimal(),
        [](const ClusterConfig& c) { EXPECT_TRUE(c.jobs.requeue); }},
+      {"jobs: requeue_wait is Slurm's cred_expire (default 120 s)", minimal(),
+       [](const ClusterConfig& c) { EXPECT_EQ(c.jobs.requeue_wait_s, 120u); }},
+      {"jobs: requeue_wait 0 starts requeued jobs at once", minimal() + "jobs:\n  requeue_wait: 0\n",
+       [](const ClusterConfig& c) { EXPECT_EQ(c.jobs.requeue_wait_s, 0u); }},
       {"bcast: Slurm's BcastParameters and BcastExclude defaults", minimal(),
        [](const ClusterConfig& c) {
          EXPECT_EQ(c.bcast.dest_dir, "");
@@ -521,6 +525,8 @@ TEST(ClusterConfig, InvalidFilesGiveLocatedErrors) {
        "t.conf:10:23: accounts[0].shares: expected an integer from 1 to 4294967295, got '0'"},
       {"accounts not a list", minimal("", "accounts: research\n"),
        "t.conf:9:11: accounts: expected a list of accounts"},
+      {"negative requeue_wait", minimal() + "jobs:\n  requeue_wait: -5\n",
+       "t.conf:10:17: jobs.requeue_wait: expected an integer from 0 to 65535, got '-5'"},
       {"bcast dest_dir not absolute", minimal() + "bcast:\n  dest_dir: tmp\n",
        "t.conf:10:13: bcast.dest_dir: expected an absolute path (starting with /), got 'tmp'"},
       {"bcast unknown compression", minimal() + "bcast:\n  compression: gzip\n",

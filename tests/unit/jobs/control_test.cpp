@@ -165,6 +165,42 @@ TEST_F(JobsTest, HoldReleaseRules) {
     EXPECT_EQ(manager_->control(alice(), act(a, s))[0].error(), "Job has already finished") << a;
 }
 
+// Slurm's requeued job may start again only cred_expire + 1 s later (slurm.conf(5) AuthInfo):
+// pending with reason BeginTime until then, whether the node failed or scontrol requeued it.
+TEST_F(JobsTest, RequeuedJobWaitsTheRequeueWait) {
+  config_.jobs.requeue_wait_s = 30;
+  JobId lost = submit(SpecBuilder());
+  JobId asked = submit(SpecBuilder());
+  pass();
+  ASSERT_EQ(job(lost).state(), v1::JOB_RUNNING);
+  ASSERT_EQ(job(asked).state(), v1::JOB_RUNNING);
+  const std::int64_t t0 = clock_.now();
+  manager_->nodeFailed(job(lost).allocation(0).node());
+  EXPECT_TRUE(manager_->control(alice(), act("requeue", std::to_string(asked)))[0].ok());
+  finishBatch(asked, 0, SIGKILL);
+  ASSERT_TRUE(manager_->commit().ok());
+  for (JobId id : {lost, asked}) {
+    EXPECT_EQ(job(id).state(), v1::JOB_PENDING) << id;
+    EXPECT_EQ(job(id).reason(), "BeginTime") << id;
+    EXPECT_EQ(job(id).spec().begin_time(), t0 + 31) << id;
+    EXPECT_EQ(job(id).eligible_time(), 0) << id;
+  }
+  clock_.advanceSeconds(30);
+  EXPECT_TRUE(pass().empty());
+  clock_.advanceSeconds(1);
+  EXPECT_EQ(pass().size(), 2u);
+  EXPECT_EQ(job(lost).state(), v1::JOB_RUNNING);
+  EXPECT_EQ(job(asked).state(), v1::JOB_RUNNING);
+  // A --begin of the job's own that lies later stands.
+  JobId later = submit(SpecBuilder().begin(t0 + 1000));
+  clock_.advanceSeconds(1000 - 31);
+  pass();
+  ASSERT_EQ(job(later).state(), v1::JOB_RUNNING);
+  EXPECT_TRUE(manager_->control(alice(), act("requeue", std::to_string(later)))[0].ok());
+  finishBatch(later, 0, SIGKILL);
+  EXPECT_EQ(job(later).spec().begin_time(), clock_.now() + 31);
+}
+
 TEST_F(JobsTest, RequeueSuspendResumeTop) {
   JobId id = submit(SpecBuilder().time(10));
   std::string s = std::to_string(id);

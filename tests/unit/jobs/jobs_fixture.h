@@ -48,6 +48,8 @@ inline config::ClusterConfig smallCluster() {
   c.accounts.push_back({"ops", "root", 1, {"carol"}});
   c.scheduler.default_mem_per_cpu_mb = 4000;
   c.timeouts.kill_wait_s = 30;
+  // Requeued jobs may start again at once here; RequeuedJobWaitsTheRequeueWait tests the wait.
+  c.jobs.requeue_wait_s = 0;
   return c;
 }
 
