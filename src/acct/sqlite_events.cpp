@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "acct/sqlite_stmt.h"
+#include "common/slurm_node_state.h"
 #include "acct/tres_counts.h"
 #include "common/ascii_case.h"
 
@@ -56,13 +57,14 @@ std::uint32_t cpusOf(const EventRecord& e) {
 // a base state its number, so a drained node set DOWN (513) is in both DOWN and DRAIN and a
 // drained idle one (514) in IDLE. An event without StateRaw: by its state's name.
 bool inState(const EventRecord& e, const std::string& name) {
+  namespace state = slurm_node_state;
   if (e.state_raw == 0) return equalsIgnoreCase(name, e.state);
-  constexpr std::uint32_t kFlagDrain = 0x200;
-  if (equalsIgnoreCase(name, "DRAIN")) return (e.state_raw & kFlagDrain) != 0;
+  if (equalsIgnoreCase(name, "DRAIN")) return state::drained(e.state_raw);
   static constexpr std::pair<std::string_view, std::uint32_t> kBase[] = {
-      {"UNKNOWN", 0}, {"DOWN", 1}, {"IDLE", 2}, {"ALLOCATED", 3}, {"MIXED", 5}, {"FUTURE", 6}};
+      {"UNKNOWN", state::kUnknown}, {"DOWN", state::kDown},   {"IDLE", state::kIdle},
+      {"ALLOCATED", state::kAllocated}, {"MIXED", state::kMixed}, {"FUTURE", state::kFuture}};
   for (const auto& [base, number] : kBase)
-    if (equalsIgnoreCase(name, base)) return (e.state_raw & 0xf) == number;
+    if (equalsIgnoreCase(name, base)) return state::base(e.state_raw) == number;
   return false;
 }
 

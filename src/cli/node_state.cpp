@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "common/ascii_case.h"
+#include "common/slurm_node_state.h"
 
 namespace drover::cli {
 namespace {
@@ -110,18 +111,19 @@ std::string stateScontrol(const v1::NodeInfo& node) {
 }
 
 int stateSortKey(const v1::NodeInfo& node) {
-  int base = 0;
+  namespace state = slurm_node_state;
+  std::uint32_t base = state::kUnknown;
   switch (node.state()) {
-    case v1::NODE_MIXED: base = 5; break;
-    case v1::NODE_ALLOCATED: base = 3; break;
-    case v1::NODE_IDLE: base = 2; break;
-    case v1::NODE_DOWN: base = 1; break;
-    default: base = 0; break;
+    case v1::NODE_MIXED: base = state::kMixed; break;
+    case v1::NODE_ALLOCATED: base = state::kAllocated; break;
+    case v1::NODE_IDLE: base = state::kIdle; break;
+    case v1::NODE_DOWN: base = state::kDown; break;
+    default: base = state::kUnknown; break;
   }
   // A flag outranks every base state (the reference sorted a drained idle node above a mixed
   // one, golden sinfo-merge/01); not responding above drain, as Slurm's flag values order them.
   const int flags = (node.not_responding() ? 2 : 0) + (node.drain() ? 1 : 0);
-  return flags * 8 + base;
+  return flags * 8 + static_cast<int>(base);
 }
 
 bool isUnavailable(const v1::NodeInfo& node) {

@@ -10,6 +10,7 @@
 #include "cli/node_values.h"
 #include "cli/window_time.h"
 #include "common/ascii_case.h"
+#include "common/slurm_node_state.h"
 #include "common/comma_list.h"
 #include "drover/hostlist.h"
 
@@ -17,8 +18,6 @@ namespace drover::cli {
 namespace {
 
 constexpr std::uint32_t kClusterEvent = 1, kNodeEvent = 2;
-// Slurm's node state numbers (StateRaw): the base state and the DRAIN flag.
-constexpr std::uint32_t kDown = 1, kIdle = 2, kAllocated = 3, kMixed = 5, kFlagDrain = 0x200;
 
 // A column: the name format= takes, its header, width and side.
 struct EventField {
@@ -91,15 +90,18 @@ Result<std::uint32_t> cpuCount(const std::string& key, const std::string& value)
 // The node's state as sinfo's compact name, from StateRaw (Slurm's numbers): the reference
 // printed DRAIN for a drained node set DOWN (StateRaw 513), and DOWN for one only down.
 std::string compactState(const v1::AcctEvent& e) {
+  namespace state = slurm_node_state;
   const std::uint32_t raw = e.state_raw();
   if (raw == 0) return e.state();   // not recorded
-  const std::uint32_t base = raw & 0xf;
-  if ((raw & kFlagDrain) != 0) return base == kAllocated || base == kMixed ? "DRNG" : "DRAIN";
+  const std::uint32_t base = state::base(raw);
+  if (state::drained(raw)) {
+    return base == state::kAllocated || base == state::kMixed ? "DRNG" : "DRAIN";
+  }
   switch (base) {
-    case kDown: return "DOWN";
-    case kIdle: return "IDLE";
-    case kAllocated: return "ALLOC";
-    case kMixed: return "MIX";
+    case state::kDown: return "DOWN";
+    case state::kIdle: return "IDLE";
+    case state::kAllocated: return "ALLOC";
+    case state::kMixed: return "MIX";
     default: return e.state();
   }
 }

@@ -294,9 +294,13 @@ constexpr NamedField kOFields[] = {
 };
 
 
-// An unknown name is left out (squeueFormatWarnings says so, as the reference did, exit 0).
-Result<Format> parseLongFormat(const std::string& text) {
-  return namedFieldFormat(text, kOFields, [](const std::string&) { return std::string(); });
+// An unknown name is left out with the reference's warning, added to `warnings` when given
+// (squeueFormatWarnings), exit 0.
+Result<Format> parseLongFormat(const std::string& text, std::vector<std::string>* warnings) {
+  return namedFieldFormat(text, kOFields, [warnings](const std::string& name) {
+    if (warnings) warnings->push_back("Invalid job format specification: " + name);
+    return std::string();
+  });
 }
 
 // -S (sort_keys.h); default "P,t,-p" (partition, state, priority descending).
@@ -354,7 +358,7 @@ bool contains(const std::vector<std::string>& list, const std::string& value) {
 
 // The output's format: -O, -o, or the built-in one -l / --start / neither selects.
 Result<Format> outputFormat(const SqueueOptions& options) {
-  if (!options.format_long.empty()) return parseLongFormat(options.format_long);
+  if (!options.format_long.empty()) return parseLongFormat(options.format_long, nullptr);
   const std::string text = !options.format.empty() ? options.format
                            : options.start          ? kStartFormat
                            : options.long_format    ? kLongFormat
@@ -383,10 +387,7 @@ void appendField(std::string& out, std::string_view value, const FieldSpec& spec
 std::vector<std::string> squeueFormatWarnings(const SqueueOptions& options) {
   std::vector<std::string> out;
   if (options.format_long.empty() || options.json) return out;
-  (void)namedFieldFormat(options.format_long, kOFields, [&out](const std::string& name) {
-    out.push_back("Invalid job format specification: " + name);
-    return std::string();
-  });
+  (void)parseLongFormat(options.format_long, &out);
   return out;
 }
 

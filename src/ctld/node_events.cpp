@@ -2,13 +2,12 @@
 
 #include <algorithm>
 
+#include "common/slurm_node_state.h"
 #include "drover/hostlist.h"
 
 namespace drover::ctld {
 namespace {
 
-constexpr std::uint32_t kStateDown = 1, kStateIdle = 2, kStateAllocated = 3, kStateMixed = 5;
-constexpr std::uint32_t kFlagDrain = 0x200;
 constexpr const char* kClusterReason = "Cluster Registered TRES";
 
 std::string tresText(std::uint64_t cpus, std::uint64_t mem_mb, std::uint64_t gpus,
@@ -42,15 +41,16 @@ std::string clusterTres(const std::vector<config::NodeConfig>& nodes) {
 }
 
 std::uint32_t eventStateRaw(const NodeRecord& node) {
-  std::uint32_t raw = 0;
+  namespace state = slurm_node_state;
+  std::uint32_t raw = state::kUnknown;
   switch (node.base) {
-    case BaseState::kDown: raw = kStateDown; break;
-    case BaseState::kIdle: raw = kStateIdle; break;
-    case BaseState::kAllocated: raw = kStateAllocated; break;
-    case BaseState::kMixed: raw = kStateMixed; break;
-    case BaseState::kUnknown: raw = 0; break;
+    case BaseState::kDown: raw = state::kDown; break;
+    case BaseState::kIdle: raw = state::kIdle; break;
+    case BaseState::kAllocated: raw = state::kAllocated; break;
+    case BaseState::kMixed: raw = state::kMixed; break;
+    case BaseState::kUnknown: raw = state::kUnknown; break;
   }
-  return node.drain ? raw | kFlagDrain : raw;
+  return node.drain ? raw | state::kFlagDrain : raw;
 }
 
 NodeEventTracker::NodeEventTracker(std::string cluster,

@@ -66,8 +66,8 @@ class NodeEventTracker {
   std::set<std::string> draining_;   // nodes seen draining, whose drained event is the system's
 };
 
-// Slurm's node state numbers for an event's StateRaw: the base state (DOWN 1, IDLE 2,
-// ALLOCATED 3, MIXED 5, UNKNOWN 0) with the DRAIN flag (0x200).
+// Slurm's node state numbers for an event's StateRaw (common/slurm_node_state.h): the base
+// state with the DRAIN flag.
 std::uint32_t eventStateRaw(const NodeRecord& node);
 
 }  // namespace drover::ctld
