@@ -1,6 +1,7 @@
 #include "cli/scancel.h"
 
 #include <getopt.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <iostream>
@@ -111,7 +112,8 @@ Result<ScancelCommand> parseScancelArgs(const std::vector<std::string>& args) {
       // A name nobody has: the controller answers "Invalid user name: X" (this static binary
       // cannot look names up safely: glibc's NSS modules crash it for an unknown name).
       case 'u': r.set_user(optarg); break;
-      case kOptMe: r.set_user(callerName()); break;
+      // By uid: the reference's -v no-match line named --me's user so ("user_name=1001").
+      case kOptMe: r.set_user(std::to_string(getuid())); break;
       case 'v': cmd.verbose = true; break;
       case 'V': cmd.version = true; break;
       case 'w': r.set_nodes(optarg); break;

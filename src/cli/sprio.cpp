@@ -120,10 +120,12 @@ int runSprio(int argc, char** argv) {
     printError(kProg, reply.error());
     return 1;
   }
-  if (!cmd.options.weights && reply->jobs_size() == 0 &&
-      (!cmd.job_ids.empty() || !cmd.users.empty())) {
-    std::cerr << "Unable to find jobs matching user/id(s) specified\n";
-    return 1;
+  for (const auto& u : reply->unknown_users()) std::cerr << "sprio: error: Invalid user: " << u << "\n\n";
+  // The reference's answer (stdout, exit 0) when job ids were asked for and none is listed; a
+  // user filter alone that matches nothing gets the header.
+  if (!cmd.options.weights && reply->jobs_size() == 0 && !cmd.job_ids.empty()) {
+    std::cout << "Unable to find jobs matching user/id(s) specified\n";
+    return 0;
   }
   auto text = renderSprio(cmd.options, *reply);
   if (!text.ok()) {

@@ -3,6 +3,7 @@
 // the caller's own associations unless asked for all).
 #include "ctld/handlers.h"
 #include "ctld/services.h"
+#include "ctld/user_lookup.h"
 
 namespace drover::ctld {
 
@@ -13,7 +14,11 @@ void addPriorityHandlers(ControllerHandlers& h, JobService* jobs) {
       done(wire::Outcome{kInternal, "this controller runs without a job table"}, {});
       return;
     }
-    done(wire::Outcome::ok(), jobs->manager().priorities(req));
+    v1::GetPrioritiesReply reply = jobs->manager().priorities(req);
+    // sprio -u of a user nobody is: the reference said "Invalid user: X" and listed the others.
+    for (const auto& u : req.users())
+      if (!userIsKnown(u)) reply.add_unknown_users(u);
+    done(wire::Outcome::ok(), reply);
   };
   h.get_shares = [jobs](const rpc::Caller& caller, const v1::GetSharesRequest& req,
                         wire::Reply_<v1::GetSharesReply> done) {

@@ -142,7 +142,8 @@ def test_fair_share_tree_then_usage_then_priorities(cluster):
     normal = sprio_rows(c, "-n", "-h", "-j", str(jb))
     assert normal[0].split()[5] == "1.0000000", normal
     missing = c.cli("sprio", "-j", "999999")
-    assert missing.returncode == 1 and "Unable to find jobs" in missing.stderr
+    assert missing.returncode == 0, missing.stderr
+    assert missing.stdout == "Unable to find jobs matching user/id(s) specified\n", missing.stdout
 
     c.cli("scancel", str(block), str(ja), str(jb))
     wait_for(lambda: c.cli("squeue", "-h").stdout.strip() == "", 30, what="the queue to empty")

@@ -46,7 +46,9 @@ def submit(cluster, *args, user=None, wrap="true"):
 
 def sprio_ids(cluster, *args):
     r = cluster.cli("sprio", "-h", "-o", "%.15i", *args)
-    assert r.returncode == 0 or "Unable to find jobs" in r.stderr, r.stderr
+    assert r.returncode == 0, r.stderr
+    if r.stdout == "Unable to find jobs matching user/id(s) specified\n":  # -j: none listed
+        return []
     return [int(x) for x in r.stdout.split()]
 
 
@@ -130,6 +132,15 @@ def test_lists_only_jobs_the_scheduler_may_start(cluster):
     assert len(sprio_ids(c, "-j", str(array))) == 1, c.cli("sprio", "-j", str(array)).stdout
     for job in (held, dep, later):
         assert sprio_ids(c, "-j", str(job)) == [], job
+    # As the reference's: a user filter that lists nothing prints the header; a user nobody is
+    # is named on stderr and the others' jobs listed, exit 0.
+    nobody = c.cli("sprio", "-u", "root")
+    assert nobody.returncode == 0, nobody.stderr
+    assert len(nobody.stdout.splitlines()) == 1 and nobody.stdout.split()[0] == "JOBID", nobody
+    unknown = c.cli("sprio", "-h", "-o", "%i", "-u", "nosuchuser,alice")
+    assert unknown.returncode == 0, unknown.stderr
+    assert unknown.stderr == "sprio: error: Invalid user: nosuchuser\n\n", unknown.stderr
+    assert waiting in [int(x) for x in unknown.stdout.split()], unknown.stdout
     # Released, the held job is listed.
     assert c.scontrol("release", str(held)).returncode == 0
     wait_for(lambda: held in sprio_ids(c), 10, what="the released job in sprio")

@@ -3,6 +3,7 @@
 #include "cli/scancel.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <sstream>
@@ -135,6 +136,12 @@ TEST(ScancelTest, VerboseFiltersMatchingNothing) {
   cmd = parseScancelArgs({"-Q", "-v", "-u", "bob"});
   ASSERT_TRUE(cmd.ok());
   EXPECT_EQ(reportScancel(*cmd, v1::CancelJobsReply{}).stderr_text, "");
+  // --me is the caller's uid there (the reference: "user_name=1001"), -u the name given.
+  cmd = parseScancelArgs({"-v", "--me", "-n", "x"});
+  ASSERT_TRUE(cmd.ok());
+  EXPECT_EQ(reportScancel(*cmd, v1::CancelJobsReply{}).stderr_text,
+            "scancel: error: No active jobs match ALL job filters, including: job_name=x "
+            "user_name=" + std::to_string(getuid()) + " \n");
 }
 
 }  // namespace
