@@ -5,6 +5,7 @@
 
 #include "cli/job_values.h"
 #include "cli/node_values.h"
+#include "jobstate/eligible_time.h"
 #include "drover/hostlist.h"
 
 namespace drover::cli {
@@ -52,7 +53,7 @@ std::string formatJobRecord(const v1::JobInfo& j, std::int64_t now, bool oneline
   lines.push_back("Priority=" + std::to_string(shownPriority(j)) + " Nice=" + std::to_string(j.nice()) +
                   " Account=" + orNull(j.account()) + " QOS=" + (j.qos().empty() ? "normal" : j.qos()));
   lines.push_back("JobState=" + std::string(jobStateName(j.state())) +
-                  " Reason=" + jobReasonText(j) +
+                  " Reason=" + scontrolReasonText(j) +
                   " Dependency=" +
                   orNull(j.dependency().empty() ? std::string() : j.dependency_status()));
   const std::string exit_code = std::to_string(j.exit_code()) + ":" + std::to_string(j.exit_signal());
@@ -65,11 +66,11 @@ std::string formatJobRecord(const v1::JobInfo& j, std::int64_t now, bool oneline
                   formatScontrolLimit(j.time_limit_min()) + " TimeMin=" +
                   (j.spec().time_min_min() > 0 ? formatScontrolLimit(j.spec().time_min_min()) : "N/A"));
   // As the reference printed them: a job waiting for its --begin time is eligible (and accrues
-  // age) from that time (Drover stamps eligible_time only when it comes), and the waiting tasks
-  // of a throttled array are not eligible yet (their AccrueTime the reference printed as the
-  // submit time or Unknown, from one capture to the next: Drover's is its eligible time).
-  std::int64_t accrue = j.eligible_time();
-  if (pending && j.reason() == "BeginTime" && accrue == 0) accrue = j.spec().begin_time();
+  // age) from that time, held or not (Drover stamps eligible_time only when it comes), and the
+  // waiting tasks of a throttled array are not eligible yet (their AccrueTime the reference
+  // printed as the submit time or Unknown, from one capture to the next: Drover's is its
+  // eligible time).
+  const std::int64_t accrue = shownEligibleTime(j);
   const std::int64_t eligible = pending && j.reason() == "JobArrayTaskLimit" ? 0 : accrue;
   lines.push_back("SubmitTime=" + timeOr(j.submit_time(), "Unknown") +
                   " EligibleTime=" + timeOr(eligible, "Unknown"));

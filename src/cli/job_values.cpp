@@ -24,6 +24,18 @@ std::string normalizedPriority(const v1::JobInfo& job) {
 }
 
 std::string jobReasonText(const v1::JobInfo& job) {
+  if (job.state() == v1::JOB_PENDING && !job.reason_description().empty())
+    return job.reason_description();
+  return jobReasonCode(job);
+}
+
+std::string scontrolReasonText(const v1::JobInfo& job) {
+  std::string text = jobReasonText(job);
+  std::replace(text.begin(), text.end(), ' ', '_');
+  return text;
+}
+
+std::string jobReasonCode(const v1::JobInfo& job) {
   const bool none = job.reason().empty() || job.reason() == "None";
   if (job.state() == v1::JOB_PENDING) return none ? "None" : job.reason();
   if (isActiveState(job.state())) {

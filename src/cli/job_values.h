@@ -34,11 +34,15 @@ std::int64_t shownPriority(const v1::JobInfo& job);
 // squeue's %p and -O Priority: the priority as a fraction of 2^32, 14 decimals
 // ("0.00000238232315" for 10232), as the reference printed it.
 std::string normalizedPriority(const v1::JobInfo& job);
-// The reason Slurm shows (scontrol Reason=, squeue %r, --json state_reason): a pending job's
-// own; a held job that runs JobHeldUser or JobHeldAdmin, another running one None; a job that
-// ended FAILED with a non-zero exit code and no other reason NonZeroExitCode, as the
-// reference's (golden 073).
+// The reason code Slurm keeps (squeue --json state_reason): a pending job's own; a held job that
+// runs JobHeldUser or JobHeldAdmin, another running one None; a job that ended FAILED with a
+// non-zero exit code and no other reason NonZeroExitCode, as the reference's (golden 073).
+std::string jobReasonCode(const v1::JobInfo& job);
+// The reason squeue shows (%r, %R): a pending job's description when it has one (Slurm's
+// state_desc: "job requeued in held state"), else its code.
 std::string jobReasonText(const v1::JobInfo& job);
+// scontrol show job's Reason=: jobReasonText with its spaces as '_', as the reference's.
+std::string scontrolReasonText(const v1::JobInfo& job);
 
 // Seconds the job has run (now - start for a running job, else run_time_s).
 std::int64_t jobRunTime(const v1::JobInfo& job, std::int64_t now);

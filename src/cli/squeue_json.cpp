@@ -6,6 +6,7 @@
 #include "cli/job_values.h"
 #include "drover/hostlist.h"
 #include "jobspec/array_spec.h"
+#include "jobstate/eligible_time.h"
 #include "jobstate/gres_text.h"
 #include "jobstate/job_state.h"
 
@@ -86,7 +87,7 @@ json::Object build(const v1::JobInfo& j, std::int64_t now, const std::string& cl
     flags.push_back("JOB_WAS_RUNNING");
   json::Object o;
   o.emplace_back("account", j.account());
-  o.emplace_back("accrue_time", j.eligible_time());
+  o.emplace_back("accrue_time", shownEligibleTime(j));
   o.emplace_back("admin_comment", "");
   o.emplace_back("array_job_id", static_cast<std::uint64_t>(j.array_job_id()));
   o.emplace_back("array_task_id",
@@ -119,7 +120,7 @@ json::Object build(const v1::JobInfo& j, std::int64_t now, const std::string& cl
   o.emplace_back("delay_boot", 0);
   o.emplace_back("dependency", j.dependency_status());  // empty once met, as Dependency=
   o.emplace_back("derived_exit_code", 0);
-  o.emplace_back("eligible_time", j.eligible_time());
+  o.emplace_back("eligible_time", shownEligibleTime(j));
   o.emplace_back("end_time", j.end_time());
   o.emplace_back("excluded_nodes", j.exc_nodes());
   // The wait status, as Slurm stores it: code << 8 | signal.
@@ -177,8 +178,9 @@ json::Object build(const v1::JobInfo& j, std::int64_t now, const std::string& cl
   o.emplace_back("sockets_per_board", 0);
   o.emplace_back("sockets_per_node", json::Value());
   o.emplace_back("start_time", j.start_time());
-  o.emplace_back("state_description", j.state_reason_detail());
-  o.emplace_back("state_reason", jobReasonText(j));
+  o.emplace_back("state_description", j.reason_description().empty() ? j.state_reason_detail()
+                                                                    : j.reason_description());
+  o.emplace_back("state_reason", jobReasonCode(j));
   o.emplace_back("standard_error", pathPattern(s.std_err(), j.work_dir()));
   o.emplace_back("standard_input", j.batch() ? (s.std_in().empty() ? std::string("/dev/null")
                                                                    : pathPattern(s.std_in(), j.work_dir()))

@@ -243,11 +243,12 @@ CodeFields fieldsOf(char code) {
     case 'P': return {{J::kPartitionFieldNumber}, {}};
     case 'T': case 't': return {{J::kStateFieldNumber}, {}};
     case 'r':
-      return {{J::kStateFieldNumber, J::kReasonFieldNumber, J::kHeldUserFieldNumber, J::kHeldAdminFieldNumber,
-               J::kExitCodeFieldNumber}, {}};
+      return {{J::kStateFieldNumber, J::kReasonFieldNumber, J::kReasonDescriptionFieldNumber,
+               J::kHeldUserFieldNumber, J::kHeldAdminFieldNumber, J::kExitCodeFieldNumber}, {}};
     case 'R':
-      return {{J::kStateFieldNumber, J::kReasonFieldNumber, J::kNodesFieldNumber, J::kHeldUserFieldNumber,
-               J::kHeldAdminFieldNumber, J::kExitCodeFieldNumber}, {}};
+      return {{J::kStateFieldNumber, J::kReasonFieldNumber, J::kReasonDescriptionFieldNumber,
+               J::kNodesFieldNumber, J::kHeldUserFieldNumber, J::kHeldAdminFieldNumber,
+               J::kExitCodeFieldNumber}, {}};
     case 'S': return {{J::kStartTimeFieldNumber}, {}};
     case 'V': return {{J::kSubmitTimeFieldNumber}, {}};
     case 'e':

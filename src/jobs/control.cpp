@@ -291,8 +291,10 @@ std::vector<v1::CancelResult> JobManager::control(const Caller& caller,
           error = kFinished;
         } else if (action == "hold" && admin) {
           job.info.set_held_admin(true);
+          job.info.clear_reason_description();
         } else {
           job.info.set_held_user(true);
+          job.info.clear_reason_description();
         }
       } else if (action == "release") {
         if (isFinal(st)) {
@@ -302,14 +304,19 @@ std::vector<v1::CancelResult> JobManager::control(const Caller& caller,
         } else {
           job.info.set_held_admin(false);
           job.info.set_held_user(false);
+          job.info.clear_reason_description();
         }
       } else if (action == "requeue" || action == "requeuehold") {
         bool hold = action == "requeuehold";
         if (!job.info.batch()) {
           error = "Operation not permitted for a non-batch job";
         } else if (st == v1::JOB_PENDING) {
-          if (hold) job.info.set_held_user(true);
-          else error = kPending;
+          if (hold) {
+            job.info.set_held_user(true);
+            job.info.set_reason_description(std::string(kRequeuedHeld));
+          } else {
+            error = kPending;
+          }
         } else if (holdsResources(st)) {
           job.pending_end = hold ? PendingEnd::kRequeueHold : PendingEnd::kRequeue;
           SignalAction a;

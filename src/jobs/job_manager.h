@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -398,6 +399,9 @@ class JobManager {
 // Why a pending job waits before the scheduler has looked at it (hold, dependency, begin time),
 // None when it only waits for the scheduler.
 sched::Reason initialReason(const Job& job);
+
+// The reason description (JobInfo.reason_description) of a job requeued held, Slurm's words.
+inline constexpr std::string_view kRequeuedHeld = "job requeued in held state";
 
 // The nodes of a job's allocation, in allocation order (the batch host first).
 std::vector<std::string> nodesOf(const Job& job);

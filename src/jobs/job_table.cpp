@@ -6,6 +6,7 @@
 #include "jobs/step_layout.h"
 #include "jobs/task_usage_wire.h"
 #include "jobspec/array_spec.h"
+#include "jobstate/eligible_time.h"
 
 namespace drover::jobs {
 
@@ -105,8 +106,10 @@ acct::JobRecord JobManager::jobRecord(const Job& job) const {
   r.cluster = config_.cluster_name;
   r.reservation = i.spec().reservation();
   r.submit = i.submit_time();
-  r.eligible = i.eligible_time();
-  r.start = holdsResources(i.state()) || isFinal(i.state()) ? i.start_time() : 0;
+  r.eligible = shownEligibleTime(i);
+  // A run that ended REQUEUED keeps its start (sacct -D), as the reference's.
+  const bool ran = holdsResources(i.state()) || isFinal(i.state()) || i.state() == v1::JOB_REQUEUED;
+  r.start = ran ? i.start_time() : 0;
   r.end = isFinal(i.state()) || i.state() == v1::JOB_REQUEUED ? i.end_time() : 0;
   r.time_limit_min = i.time_limit_min() < 0 ? acct::kTimeLimitUnlimited : i.time_limit_min();
   r.state = toAcct(i.state());
@@ -355,6 +358,9 @@ void JobManager::requeue(Job& job, bool hold) {
     accounting_.runs.push_back(accounting_.jobs[slot->second]);
   }
   job.info.set_state(v1::JOB_PENDING);
+  // Slurm's requeued job is submitted anew: its SubmitTime (and the next run's sacct Submit)
+  // is the requeue's.
+  job.info.set_submit_time(now);
   job.info.set_restart_count(job.info.restart_count() + 1);
   job.info.set_start_time(0);
   job.info.set_end_time(0);
@@ -368,6 +374,8 @@ void JobManager::requeue(Job& job, bool hold) {
   job.info.set_cancelled_by("");
   job.info.set_run_time_s(0);
   if (hold) job.info.set_held_user(true);
+  if (hold) job.info.set_reason_description(std::string(kRequeuedHeld));
+  else job.info.clear_reason_description();
   // Slurm's requeued job waits cred_expire + 1 s (slurm.conf(5) AuthInfo) before it may start
   // again, held or not; a later --begin of its own stands.
   if (const std::uint32_t wait = config_.jobs.requeue_wait_s; wait > 0) {

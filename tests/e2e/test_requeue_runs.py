@@ -159,3 +159,35 @@ def test_requeued_job_waits_the_requeue_wait_before_it_starts_again(cluster):
     finally:
         cluster.conf.write_text(text)
         assert cluster.scontrol("reconfigure").returncode == 0
+
+
+def test_requeuehold_submits_anew_and_describes_the_hold(cluster):
+    """As the reference's `scontrol requeuehold`: the job is submitted anew (SubmitTime is the
+    requeue's, and so is the next run's sacct Submit), pending with Reason
+    job_requeued_in_held_state in scontrol, "job requeued in held state" in squeue and JobHeldUser
+    in sacct; the run that ended keeps its start in its REQUEUED record (sacct -D)."""
+    r = cluster.cli("sbatch", "--parsable", "-w", NODE, "--wrap=sleep 300")
+    assert r.returncode == 0, r.stderr
+    job = int(r.stdout.strip().split(";")[0])
+    first = cluster.wait_job(job, "RUNNING")
+    time.sleep(1.1)  # SubmitTime has a resolution of one second
+    assert cluster.scontrol("requeuehold", str(job)).returncode == 0
+    f = cluster.wait_job(job, "PENDING")
+    assert f["Reason"] == "job_requeued_in_held_state" and f["Restarts"] == "1", f
+    assert f["SubmitTime"] > first["SubmitTime"], (first["SubmitTime"], f["SubmitTime"])
+    q = cluster.cli("squeue", "-h", "-j", str(job), "-o", "%R")
+    assert q.stdout == "(job requeued in held state)\n", q
+
+    def runs():
+        a = cluster.cli("sacct", "-D", "-X", "-n", "-P", "-j", str(job),
+                        "-o", "State,Submit,Start,Reason")
+        return [line.split("|") for line in a.stdout.splitlines()]
+    wait_for(lambda: len(runs()) == 2, 15, what="both runs in sacct")
+    ended, pending = runs()
+    assert ended[0] == "REQUEUED" and ended[1] == first["SubmitTime"], ended
+    assert ended[2] == first["StartTime"], (ended, first["StartTime"])
+    assert pending == ["PENDING", f["SubmitTime"], "Unknown", "JobHeldUser"], pending
+    # A hold replaces the description with its own reason; release ends it.
+    assert cluster.scontrol("hold", str(job)).returncode == 0
+    assert cluster.job_fields(job)["Reason"] == "JobHeldAdmin"
+    assert cluster.cli("scancel", str(job)).returncode == 0

@@ -150,5 +150,27 @@ TEST_F(JobShowTest, HeldAndFailedJobsShowAsTheReferenceDid) {
   EXPECT_NE(f.find("JobState=FAILED Reason=NonZeroExitCode "), std::string::npos) << f;
 }
 
+// As the reference printed them after `scontrol requeuehold` and for held jobs with --begin:
+// the reason's description with '_' for spaces, and a pending job not eligible yet shows its
+// --begin time as EligibleTime and AccrueTime, held or not (Unknown without one).
+TEST_F(JobShowTest, RequeuedHeldJobShowsItsDescriptionAndBeginTime) {
+  auto job = JobBuilder(2, "wrap").pending("JobHeldUser").times(at(14, 46, 39), 0, 0).build();
+  job.set_held_user(true);
+  job.set_restart_count(1);
+  job.set_reason_description("job requeued in held state");
+  job.mutable_spec()->set_begin_time(at(14, 48, 40));
+  const std::string out = formatJobRecord(job, at(14, 47, 0), false, false);
+  EXPECT_NE(out.find("JobState=PENDING Reason=job_requeued_in_held_state "), std::string::npos) << out;
+  EXPECT_NE(out.find("SubmitTime=2026-11-30T14:46:39 EligibleTime=2026-11-30T14:48:40\n"),
+            std::string::npos) << out;
+  EXPECT_NE(out.find("AccrueTime=2026-11-30T14:48:40\n"), std::string::npos) << out;
+  job.mutable_spec()->set_begin_time(0);
+  job.clear_reason_description();
+  const std::string plain = formatJobRecord(job, at(14, 47, 0), false, false);
+  EXPECT_NE(plain.find("Reason=JobHeldUser "), std::string::npos) << plain;
+  EXPECT_NE(plain.find("EligibleTime=Unknown\n"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("AccrueTime=Unknown\n"), std::string::npos) << plain;
+}
+
 }  // namespace
 }  // namespace drover::cli

@@ -64,6 +64,12 @@ std::vector<v1::JobInfo> jobs() {
   done.set_run_time_s(60);
   done.set_nodes("node04");
   out.push_back(done);
+  // requeuehold: the reason columns show the description, so the masks must carry it.
+  v1::JobInfo requeued = JobBuilder(43, "requeued").pending("JobHeldUser").build();
+  requeued.set_held_user(true);
+  requeued.set_reason_description("job requeued in held state");
+  requeued.mutable_spec()->set_begin_time(at(11, 30, 0));
+  out.push_back(requeued);
   return out;
 }
 

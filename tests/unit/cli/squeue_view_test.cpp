@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cstdlib>
 
 #include "cli/cli_common.h"
@@ -199,6 +201,21 @@ TEST_F(SqueueViewTest, HeldRunningJobShowsPriorityZeroAndItsReason) {
   // PriorityLong the integer.
   EXPECT_EQ(render({"-j", "29", "-O", "Priority,PriorityLong"}, "068-squeue-default.txt", jobs),
             "PRIORITY            PRIORITY            \n0.00000238232315    10232               \n");
+}
+
+// After `scontrol requeuehold` the reference's squeue showed the description (%R, -O Reason)
+// where scontrol showed it with '_' and accounting the code; --json has both.
+TEST_F(SqueueViewTest, RequeuedHeldJobShowsTheDescription) {
+  auto jobs = edgeJobs();
+  jobs[1].set_reason_description("job requeued in held state");
+  EXPECT_EQ(render({"-j", "26", "-o", "%i %R"}, "068-squeue-default.txt", jobs),
+            "JOBID NODELIST(REASON)\n26 (job requeued in held state)\n");
+  EXPECT_EQ(render({"-j", "26", "-O", "JobID:6,Reason:30"}, "068-squeue-default.txt", jobs),
+            "JOBID REASON                        \n26    job requeued in held state    \n");
+  const auto doc = nlohmann::json::parse(render({"-j", "26", "--json"}, "068-squeue-default.txt", jobs));
+  ASSERT_EQ(doc["jobs"].size(), 1u);
+  EXPECT_EQ(doc["jobs"][0]["state_description"], "job requeued in held state");
+  EXPECT_EQ(doc["jobs"][0]["state_reason"], "JobHeldUser");
 }
 
 TEST_F(SqueueViewTest, SortByJobIdKeepsAnArraysTasksTogether) {

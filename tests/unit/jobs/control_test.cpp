@@ -201,6 +201,57 @@ TEST_F(JobsTest, RequeuedJobWaitsTheRequeueWait) {
   EXPECT_EQ(job(later).spec().begin_time(), clock_.now() + 31);
 }
 
+// As the reference's requeue: the job is submitted anew (SubmitTime and the next run's sacct
+// Submit are the requeue's), the run that ended keeps its start and end in its REQUEUED record,
+// the pending run's Eligible is the end of its requeue wait; requeuehold describes the reason as
+// "job requeued in held state" (accounting keeps JobHeldUser) until a hold or release.
+TEST_F(JobsTest, RequeueSubmitsAnewAndDescribesTheHold) {
+  config_.jobs.requeue_wait_s = 120;
+  JobId id = submit(SpecBuilder());
+  const std::string s = std::to_string(id);
+  pass();
+  ASSERT_EQ(job(id).state(), v1::JOB_RUNNING);
+  const std::int64_t submitted = job(id).submit_time();
+  const std::int64_t started = job(id).start_time();
+  clock_.advanceSeconds(5);
+  const std::int64_t requeued = clock_.now();
+  manager_->takeAccounting();
+  EXPECT_TRUE(manager_->control(alice(), act("requeuehold", s))[0].ok());
+  finishBatch(id, 0, SIGKILL);
+  EXPECT_EQ(job(id).submit_time(), requeued);
+  EXPECT_NE(job(id).submit_time(), submitted);
+  EXPECT_EQ(job(id).reason(), "JobHeldUser");
+  EXPECT_EQ(job(id).reason_description(), "job requeued in held state");
+  auto batch = manager_->takeAccounting();
+  ASSERT_EQ(batch.runs.size(), 1u);
+  EXPECT_EQ(batch.runs[0].state, acct::JobState::kRequeued);
+  EXPECT_EQ(batch.runs[0].submit, submitted);
+  EXPECT_EQ(batch.runs[0].start, started);
+  EXPECT_EQ(batch.runs[0].end, requeued);
+  const acct::JobRecord* next = nullptr;
+  for (const auto& r : batch.jobs)
+    if (r.job_id == id) next = &r;
+  ASSERT_NE(next, nullptr);
+  EXPECT_EQ(next->submit, requeued);
+  EXPECT_EQ(next->eligible, requeued + 121);
+  EXPECT_EQ(next->reason, "JobHeldUser");
+  // hold replaces the description with its own code; release clears both.
+  EXPECT_TRUE(manager_->control(root(), act("hold", s))[0].ok());
+  EXPECT_EQ(job(id).reason_description(), "");
+  EXPECT_TRUE(manager_->control(root(), act("requeuehold", s))[0].ok());  // pending: held anew
+  EXPECT_EQ(job(id).reason_description(), "job requeued in held state");
+  EXPECT_TRUE(manager_->control(root(), act("release", s))[0].ok());
+  EXPECT_EQ(job(id).reason_description(), "");
+  // A plain requeue leaves no description.
+  clock_.advanceSeconds(121);
+  pass();
+  ASSERT_EQ(job(id).state(), v1::JOB_RUNNING);
+  EXPECT_TRUE(manager_->control(alice(), act("requeue", s))[0].ok());
+  finishBatch(id, 0, SIGKILL);
+  EXPECT_EQ(job(id).reason(), "BeginTime");
+  EXPECT_EQ(job(id).reason_description(), "");
+}
+
 TEST_F(JobsTest, RequeueSuspendResumeTop) {
   JobId id = submit(SpecBuilder().time(10));
   std::string s = std::to_string(id);
