@@ -181,6 +181,7 @@ bool JobManager::reevaluateDependencies() {
     if (after == job.request.dependency) continue;
     job.request.dependency = after;
     job.info.set_reason(std::string(sched::reasonName(initialReason(job))));
+    noteWaitReason(job.info);
     touch(id);  // the maintained scheduler hears of it at the next pass
     refreshEligibility(job, now);
     changed();

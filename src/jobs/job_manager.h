@@ -400,6 +400,15 @@ class JobManager {
 // None when it only waits for the scheduler.
 sched::Reason initialReason(const Job& job);
 
+// Keeps a pending job's reason as its wait_reason (sacct's Reason) unless it is None, Priority
+// or Resources, as Slurm's accounting keeps state_reason_prev_db. Submission, stage(), a
+// dependency's change and the scheduler's writePending() call it: every reason a pending job is
+// given passes one of them.
+void noteWaitReason(v1::JobInfo& info);
+// sacct's Reason for the job as it stands: its reason now if that is one noteWaitReason keeps
+// (a record written before the job is staged), else its wait_reason.
+const std::string& accountingReason(const v1::JobInfo& info);
+
 // The reason description (JobInfo.reason_description) of a job requeued held, Slurm's words.
 inline constexpr std::string_view kRequeuedHeld = "job requeued in held state";
 

@@ -65,7 +65,26 @@ void JobManager::rebuildRequest(Job& job) {
   job.request.dependency = job.dependency ? dep : sched::DependencyState::Satisfied;
 }
 
+namespace {
+
+bool isWaitReason(const v1::JobInfo& info) {
+  const std::string& reason = info.reason();
+  return info.state() == v1::JOB_PENDING && !reason.empty() && reason != "None" &&
+         reason != "Priority" && reason != "Resources";
+}
+
+}  // namespace
+
+void noteWaitReason(v1::JobInfo& info) {
+  if (isWaitReason(info) && info.wait_reason() != info.reason()) info.set_wait_reason(info.reason());
+}
+
+const std::string& accountingReason(const v1::JobInfo& info) {
+  return isWaitReason(info) ? info.reason() : info.wait_reason();
+}
+
 void JobManager::stage(Job& job) {
+  noteWaitReason(job.info);
   store_.stageUpdate(job);
   touch(job.id());
 }
@@ -118,7 +137,7 @@ acct::JobRecord JobManager::jobRecord(const Job& job) const {
     r.end = i.end_time();
   }
   if (!i.cancelled_by().empty()) r.cancelled_by = static_cast<std::uint32_t>(std::stoul(i.cancelled_by()));
-  r.reason = i.reason() == "None" ? "" : i.reason();
+  r.reason = accountingReason(i);
   r.exit = {static_cast<std::int32_t>(i.exit_code()), static_cast<std::int32_t>(i.exit_signal())};
   // Slurm's accounting keeps 0:0 for a job that ran out of time; its batch step has the signal
   // (golden 114), the job record in scontrol too (golden 108).

@@ -139,6 +139,7 @@ void JobManager::writePending(Job& job, const sched::PendingInfo& p, std::int64_
   const std::string_view reason = resv ? std::string_view(*resv) : name;
   if (i.reason() != reason) {
     i.set_reason(std::string(reason));
+    noteWaitReason(i);
     wrote = true;
   }
   // squeue --start: a reservation's start, else the scheduler's non-binding estimate; a job

@@ -297,6 +297,7 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
     Job& job = jobs_.at(key);
     refreshEligibility(job, now);
     job.info.set_reason(std::string(sched::reasonName(initialReason(job))));
+    noteWaitReason(job.info);
     if (task_ids.empty()) store_.stageInsert(job, JobPayload{script, env});
     else store_.stageInsertTask(job);
     record(job);

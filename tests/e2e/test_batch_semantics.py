@@ -201,3 +201,22 @@ def test_job_past_its_memory_is_out_of_memory(cluster):
     ok = submit(cluster, "--mem=50M", "-o", str(out_dir / "%j.out"),
                 "--wrap=/usr/bin/python3 -c 'b = bytearray(10 * 1024 * 1024)'")
     assert wait_state(cluster, ok, FINAL, timeout=60)["JobState"] == "COMPLETED"
+
+
+def test_sacct_reason_is_the_last_wait_that_was_not_the_jobs_turn(cluster):
+    """As the reference's accounting (Slurm's state_reason_prev_db): a held job released and run
+    keeps JobHeldUser in sacct's Reason, one that waited for its --begin BeginTime; a job that
+    never waited, even one whose launch failed (JobLaunchFailure in scontrol), None."""
+    held = submit(cluster, "-H", "-o", "/dev/null", "--wrap=true")
+    later = submit(cluster, "--begin=now+2", "-o", "/dev/null", "--wrap=true")
+    failed = submit(cluster, "-o", "/nonexistent/dir/out", "--wrap=true")
+    assert cluster.scontrol("release", str(held)).returncode == 0
+    for job in (held, later):
+        assert wait_state(cluster, job, FINAL, timeout=30)["JobState"] == "COMPLETED"
+    assert wait_state(cluster, failed, FINAL, timeout=30)["Reason"] == "JobLaunchFailure"
+    fields = "JobID,State,Reason"
+    expected = {held: "JobHeldUser", later: "BeginTime", failed: "None"}
+    for job, reason in expected.items():
+        row = wait_for(lambda: (row := sacct_row(cluster, job, fields)) and row[1] != "PENDING"
+                       and row[1] != "RUNNING" and row, 15, what=f"sacct to show job {job} ended")
+        assert row[2] == reason, (job, row)

@@ -252,6 +252,42 @@ TEST_F(JobsTest, RequeueSubmitsAnewAndDescribesTheHold) {
   EXPECT_EQ(job(id).reason_description(), "");
 }
 
+// sacct's Reason, as the reference's accounting kept it (state_reason_prev_db): the last reason
+// the job waited for other than Priority and Resources, "" (None) when it only waited its turn.
+TEST_F(JobsTest, AccountingReasonIsTheLastWaitThatWasNotItsTurn) {
+  auto reasonOf = [this](JobId id) {
+    std::string reason = "(no record)";
+    for (const auto& r : manager_->takeAccounting().jobs)
+      if (r.job_id == id) reason = r.reason;
+    return reason;
+  };
+  JobId held = submit(SpecBuilder().hold());
+  EXPECT_EQ(reasonOf(held), "JobHeldUser");
+  EXPECT_TRUE(manager_->control(alice(), act("release", std::to_string(held)))[0].ok());
+  pass();
+  ASSERT_EQ(job(held).state(), v1::JOB_RUNNING);
+  finishBatch(held, 0);
+  EXPECT_EQ(reasonOf(held), "JobHeldUser");
+  JobId later = submit(SpecBuilder().begin(clock_.now() + 10));
+  EXPECT_EQ(reasonOf(later), "BeginTime");
+  clock_.advanceSeconds(10);
+  pass();
+  ASSERT_EQ(job(later).state(), v1::JOB_RUNNING);
+  EXPECT_EQ(reasonOf(later), "BeginTime");
+  finishBatch(later, 0);
+  // Waiting for CPUs another job holds is waiting its turn: None.
+  JobId big = submit(SpecBuilder().ntasks(16));
+  JobId queued = submit(SpecBuilder().ntasks(16));
+  pass();
+  ASSERT_EQ(job(big).state(), v1::JOB_RUNNING);
+  ASSERT_EQ(job(queued).reason(), "Resources");
+  EXPECT_EQ(reasonOf(queued), "");
+  finishBatch(big, 0);
+  pass();
+  ASSERT_EQ(job(queued).state(), v1::JOB_RUNNING);
+  EXPECT_EQ(reasonOf(queued), "");
+}
+
 TEST_F(JobsTest, RequeueSuspendResumeTop) {
   JobId id = submit(SpecBuilder().time(10));
   std::string s = std::to_string(id);

@@ -147,6 +147,7 @@ TEST_F(JobsTest, LaunchFailureFailsTheJobWithTheReasonVisible) {
   EXPECT_EQ(job(id).exit_code(), 1u);
   auto acct = manager_->takeAccounting();
   EXPECT_EQ(acct.jobs.back().system_comment, e.error());
+  EXPECT_EQ(acct.jobs.back().reason, "");  // sacct: None, as the reference's (it never waited)
 
   JobId other = submit(SpecBuilder());
   pass();
