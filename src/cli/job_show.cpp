@@ -5,8 +5,8 @@
 
 #include "cli/job_values.h"
 #include "cli/node_values.h"
-#include "jobstate/eligible_time.h"
 #include "drover/hostlist.h"
+#include "jobstate/eligible_time.h"
 
 namespace drover::cli {
 namespace {

@@ -289,12 +289,10 @@ std::vector<v1::CancelResult> JobManager::control(const Caller& caller,
       if (action == "hold" || action == "uhold") {
         if (isFinal(st)) {
           error = kFinished;
-        } else if (action == "hold" && admin) {
-          job.info.set_held_admin(true);
-          job.info.clear_reason_description();
         } else {
-          job.info.set_held_user(true);
-          job.info.clear_reason_description();
+          if (action == "hold" && admin) job.info.set_held_admin(true);
+          else job.info.set_held_user(true);
+          job.info.clear_reason_description();  // a requeuehold's: the hold's own code now
         }
       } else if (action == "release") {
         if (isFinal(st)) {

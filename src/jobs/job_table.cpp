@@ -392,9 +392,12 @@ void JobManager::requeue(Job& job, bool hold) {
   job.info.set_alloc_tres("");
   job.info.set_cancelled_by("");
   job.info.set_run_time_s(0);
-  if (hold) job.info.set_held_user(true);
-  if (hold) job.info.set_reason_description(std::string(kRequeuedHeld));
-  else job.info.clear_reason_description();
+  if (hold) {
+    job.info.set_held_user(true);
+    job.info.set_reason_description(std::string(kRequeuedHeld));
+  } else {
+    job.info.clear_reason_description();
+  }
   // Slurm's requeued job waits cred_expire + 1 s (slurm.conf(5) AuthInfo) before it may start
   // again, held or not; a later --begin of its own stands.
   if (const std::uint32_t wait = config_.jobs.requeue_wait_s; wait > 0) {
