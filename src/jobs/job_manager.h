@@ -406,8 +406,11 @@ sched::Reason initialReason(const Job& job);
 // given passes one of them.
 void noteWaitReason(v1::JobInfo& info);
 // sacct's Reason for the job as it stands: its reason now if that is one noteWaitReason keeps
-// (a record written before the job is staged), else its wait_reason.
+// (a record written before the job is staged) or JobLaunchFailure, else its wait_reason.
 const std::string& accountingReason(const v1::JobInfo& info);
+
+// The reason of a batch job that could not be launched.
+inline const std::string kLaunchFailure = "JobLaunchFailure";
 
 // The reason description (JobInfo.reason_description) of a job requeued held, Slurm's words.
 inline constexpr std::string_view kRequeuedHeld = "job requeued in held state";

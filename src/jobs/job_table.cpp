@@ -80,7 +80,10 @@ void noteWaitReason(v1::JobInfo& info) {
 }
 
 const std::string& accountingReason(const v1::JobInfo& info) {
-  return isWaitReason(info) ? info.reason() : info.wait_reason();
+  // A job that could not be launched (its output file could not be opened, ...) says so: issue 3
+  // asks that reason be visible in sacct, where the reference's showed None (and 0:53).
+  if (isWaitReason(info) || info.reason() == kLaunchFailure) return info.reason();
+  return info.wait_reason();
 }
 
 void JobManager::stage(Job& job) {

@@ -28,7 +28,7 @@ void JobManager::stepEvent(const v1::StepEventRequest& event) {
   if (event.kind() == v1::StepEventRequest::STARTED) return;
 
   if (event.kind() == v1::StepEventRequest::FAILED_TO_START) {
-    job->info.set_reason("JobLaunchFailure");
+    job->info.set_reason(kLaunchFailure);
     job->info.set_state_reason_detail(event.error());
     finish(*job, v1::JOB_FAILED, 1, 0, &event);
     return;
@@ -69,7 +69,7 @@ void JobManager::stepEvent(const v1::StepEventRequest& event) {
 void JobManager::launchFailed(JobId id, const std::string& why) {
   Job* job = mutableJob(id);
   if (!job || !holdsResources(job->state())) return;
-  job->info.set_reason("JobLaunchFailure");
+  job->info.set_reason(kLaunchFailure);
   job->info.set_state_reason_detail(why);
   finish(*job, v1::JOB_FAILED, 1, 0, nullptr);
 }

@@ -210,7 +210,7 @@ std::vector<Launch> JobManager::applyPlanEntries(const sched::Plan& plan,
     }
     auto request = launchRequest(*job);
     if (!request) {
-      i.set_reason("JobLaunchFailure");
+      i.set_reason(kLaunchFailure);
       i.set_state_reason_detail(request.error());
       finish(*job, v1::JOB_FAILED, 1, 0, nullptr);
       continue;

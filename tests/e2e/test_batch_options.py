@@ -366,7 +366,7 @@ def test_requeuehold_then_release_runs_the_job_again(cluster, work):
     read_when(work / "rq.out")
     assert cluster.scontrol("requeuehold", str(job)).returncode == 0
     f = wait_state(cluster, job, "PENDING")
-    assert f["Reason"].startswith("JobHeld") and f["Restarts"] == "1", f
+    assert f["Reason"] == "job_requeued_in_held_state" and f["Restarts"] == "1", f
     node = wait_for(lambda: cluster.node_state("node1") == "idle" and "node1", 15, what="node idle")
     assert node
     assert cluster.scontrol("release", str(job)).returncode == 0

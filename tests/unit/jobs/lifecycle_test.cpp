@@ -147,7 +147,8 @@ TEST_F(JobsTest, LaunchFailureFailsTheJobWithTheReasonVisible) {
   EXPECT_EQ(job(id).exit_code(), 1u);
   auto acct = manager_->takeAccounting();
   EXPECT_EQ(acct.jobs.back().system_comment, e.error());
-  EXPECT_EQ(acct.jobs.back().reason, "");  // sacct: None, as the reference's (it never waited)
+  // sacct says why (issue 3), where the reference's said None.
+  EXPECT_EQ(acct.jobs.back().reason, "JobLaunchFailure");
 
   JobId other = submit(SpecBuilder());
   pass();
