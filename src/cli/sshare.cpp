@@ -120,7 +120,9 @@ int runSshare(int argc, char** argv) {
   request.set_all_users(cmd.all_users);
   auto reply = client->getShares(request);
   if (!reply.ok()) {
-    printError(kProg, reply.error());
+    // The controller's refusal of a request (a uid nobody has), as the reference's: bare.
+    if (client->lastFailure() == FailureKind::kInvalid) std::cerr << reply.error() << "\n";
+    else printError(kProg, reply.error());
     return 1;
   }
   std::cout << renderSshare(cmd.options, *reply);

@@ -27,7 +27,18 @@ void addPriorityHandlers(ControllerHandlers& h, JobService* jobs) {
       return;
     }
     jobs::Caller who{caller.uid, caller.gid, userName(caller.uid), ""};
-    done(wire::Outcome::ok(), jobs->manager().shares(who, req));
+    // As the reference's sshare -u: a uid stands for its user's name; a uid nobody has is an
+    // error ("Invalid user id: N", exit 1); a name nobody has selects nothing, silently.
+    v1::GetSharesRequest named = req;
+    for (auto& u : *named.mutable_users()) {
+      if (u.empty() || u.find_first_not_of("0123456789") != std::string::npos) continue;
+      if (u.size() > 10 || !userIsKnown(u)) {
+        done(wire::Outcome{kInvalidArgument, "Invalid user id: " + u}, {});
+        return;
+      }
+      u = userName(static_cast<unsigned>(std::stoul(u)));
+    }
+    done(wire::Outcome::ok(), jobs->manager().shares(who, named));
   };
 }
 

@@ -4,6 +4,7 @@ tree before and after alice used the cluster, the factors of pending jobs (bob's
 has no usage, outranks alice's by fair share), the filters (-j, -u, -o, -h), sshare -o, and usage that a
 restarted controller still remembers (usage.db)."""
 
+import pwd
 import re
 
 import pytest
@@ -68,6 +69,25 @@ def test_weights_line_shows_the_configured_weights(cluster):
     assert lines[0].split() == ["JOBID", "PARTITION", "PRIORITY", "SITE", "AGE", "FAIRSHARE",
                                 "JOBSIZE", "PARTITION", "QOS", "NICE"], lines
     assert lines[1].split() == ["Weights", "1", "1000", "10000", "1000", "1000", "1000"], lines
+
+
+def test_sshare_users_by_name_or_uid(cluster):
+    """As the reference's sshare -u: a uid stands for its user (1001 was alice there); a uid
+    nobody has is `Invalid user id: N` on stderr, exit 1, no table; a name nobody has selects
+    nothing, silently."""
+    alice = pwd.getpwnam("alice").pw_uid
+    assert ("research", "alice") in shares(cluster, "-u", str(alice))
+    assert ("research", "alice") in shares(cluster, "-u", "nosuchuser,alice")
+    assert not any(user for _, user in shares(cluster, "-u", "nosuchuser"))
+    unknown = 4000000000
+    while True:
+        try:
+            pwd.getpwuid(unknown)
+            unknown += 1
+        except KeyError:
+            break
+    r = cluster.cli("sshare", "-a", "-u", f"alice,{unknown}")
+    assert (r.returncode, r.stdout, r.stderr) == (1, "", f"Invalid user id: {unknown}\n"), r
 
 
 def test_sshare_format_chooses_columns(cluster):
