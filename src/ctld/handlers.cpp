@@ -113,10 +113,7 @@ ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs) {
       google::protobuf::Arena arena(options);
       auto* rep = google::protobuf::Arena::CreateMessage<v1::GetJobsReply>(&arena);
       rep->set_time(state.now());
-      // squeue -u of a user nobody is: the reference said "Invalid user: X" and listed the
-      // other users' jobs (an unknown user's filter matches no job here either).
-      for (const auto& u : req.users())
-        if (!userIsKnown(u)) rep->add_unknown_users(u);
+      addUnknownUsers(req.users(), rep->mutable_unknown_users());
       jobs->query(req, rep->mutable_jobs());
       done(wire::Outcome::ok(), *rep);
       used = arena.SpaceAllocated();

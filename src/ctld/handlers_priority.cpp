@@ -15,9 +15,7 @@ void addPriorityHandlers(ControllerHandlers& h, JobService* jobs) {
       return;
     }
     v1::GetPrioritiesReply reply = jobs->manager().priorities(req);
-    // sprio -u of a user nobody is: the reference said "Invalid user: X" and listed the others.
-    for (const auto& u : req.users())
-      if (!userIsKnown(u)) reply.add_unknown_users(u);
+    addUnknownUsers(req.users(), reply.mutable_unknown_users());
     done(wire::Outcome::ok(), reply);
   };
   h.get_shares = [jobs](const rpc::Caller& caller, const v1::GetSharesRequest& req,
@@ -31,12 +29,13 @@ void addPriorityHandlers(ControllerHandlers& h, JobService* jobs) {
     // error ("Invalid user id: N", exit 1); a name nobody has selects nothing, silently.
     v1::GetSharesRequest named = req;
     for (auto& u : *named.mutable_users()) {
-      if (u.empty() || u.find_first_not_of("0123456789") != std::string::npos) continue;
-      if (u.size() > 10 || !userIsKnown(u)) {
+      const auto uid = uidInText(u);
+      if (!uid) continue;
+      if (!uidNumberIsKnown(*uid)) {
         done(wire::Outcome{kInvalidArgument, "Invalid user id: " + u}, {});
         return;
       }
-      u = userName(static_cast<unsigned>(std::stoul(u)));
+      u = userName(static_cast<unsigned>(*uid));
     }
     done(wire::Outcome::ok(), jobs->manager().shares(who, named));
   };

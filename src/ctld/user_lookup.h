@@ -28,13 +28,31 @@ inline bool uidIsKnown(std::uint32_t uid) {
   return getpwuid_r(uid, &pw, buf.data(), buf.size(), &found) == 0 && found != nullptr;
 }
 
+// A user given as a uid ("1001", up to ten digits), as -u of squeue, sprio and sshare takes
+// one: its number (possibly no uid at all, above 2^32 - 1); nullopt for a name.
+inline std::optional<std::uint64_t> uidInText(const std::string& user) {
+  if (user.empty() || user.size() > 10 || user.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  return std::stoull(user);
+}
+
+// Whether a uid as uidInText reads it is a user's.
+inline bool uidNumberIsKnown(std::uint64_t uid) {
+  return uid <= UINT32_MAX && uidIsKnown(static_cast<std::uint32_t>(uid));
+}
+
 // A user as squeue -u gives it, a name or a uid: whether anyone is that user.
 inline bool userIsKnown(const std::string& user) {
-  if (!user.empty() && user.find_first_not_of("0123456789") == std::string::npos && user.size() <= 10) {
-    const unsigned long long uid = std::stoull(user);
-    return uid <= UINT32_MAX && uidIsKnown(static_cast<std::uint32_t>(uid));
-  }
+  if (auto uid = uidInText(user)) return uidNumberIsKnown(*uid);
   return uidOfUserName(user).has_value();
+}
+
+// squeue's and sprio's -u of users nobody is: the reference named each ("Invalid user: X")
+// and listed the other users' jobs (an unknown user's filter matches no job here either).
+template <class Users, class Out>
+void addUnknownUsers(const Users& users, Out* unknown) {
+  for (const auto& u : users)
+    if (!userIsKnown(u)) unknown->Add(std::string(u));
 }
 
 }  // namespace drover::ctld

@@ -69,8 +69,10 @@ namespace {
 
 bool isWaitReason(const v1::JobInfo& info) {
   const std::string& reason = info.reason();
-  return info.state() == v1::JOB_PENDING && !reason.empty() && reason != "None" &&
-         reason != "Priority" && reason != "Resources";
+  return info.state() == v1::JOB_PENDING && !reason.empty() &&
+         reason != sched::reasonName(sched::Reason::None) &&
+         reason != sched::reasonName(sched::Reason::Priority) &&
+         reason != sched::reasonName(sched::Reason::Resources);
 }
 
 }  // namespace

@@ -208,6 +208,7 @@ TEST_F(SqueueViewTest, HeldRunningJobShowsPriorityZeroAndItsReason) {
 TEST_F(SqueueViewTest, RequeuedHeldJobShowsTheDescription) {
   auto jobs = edgeJobs();
   jobs[1].set_reason_description("job requeued in held state");
+  jobs[1].mutable_spec()->set_begin_time(1764686920);  // the end of its requeue wait
   EXPECT_EQ(render({"-j", "26", "-o", "%i %R"}, "068-squeue-default.txt", jobs),
             "JOBID NODELIST(REASON)\n26 (job requeued in held state)\n");
   EXPECT_EQ(render({"-j", "26", "-O", "JobID:6,Reason:30"}, "068-squeue-default.txt", jobs),
@@ -216,6 +217,9 @@ TEST_F(SqueueViewTest, RequeuedHeldJobShowsTheDescription) {
   ASSERT_EQ(doc["jobs"].size(), 1u);
   EXPECT_EQ(doc["jobs"][0]["state_description"], "job requeued in held state");
   EXPECT_EQ(doc["jobs"][0]["state_reason"], "JobHeldUser");
+  // Not eligible yet: eligible and accrue times are the --begin it waits for, as scontrol's.
+  EXPECT_EQ(doc["jobs"][0]["eligible_time"], 1764686920);
+  EXPECT_EQ(doc["jobs"][0]["accrue_time"], 1764686920);
 }
 
 TEST_F(SqueueViewTest, SortByJobIdKeepsAnArraysTasksTogether) {

@@ -286,6 +286,32 @@ TEST_F(JobsTest, AccountingReasonIsTheLastWaitThatWasNotItsTurn) {
   pass();
   ASSERT_EQ(job(queued).state(), v1::JOB_RUNNING);
   EXPECT_EQ(reasonOf(queued), "");
+  finishBatch(queued, 0);
+  // A reason the scheduler gives (over the partition's limit) is kept once the job runs.
+  JobId over = submit(SpecBuilder().time(30).hold());
+  auto setLimit = [&](const Caller& who, const std::string& minutes) {
+    v1::UpdateJobRequest r;
+    r.set_job_id(std::to_string(over));
+    (*r.mutable_fields())["TimeLimit"] = minutes;
+    return manager_->update(who, r).ok();
+  };
+  ASSERT_TRUE(setLimit(root(), "90"));  // root may set it past the partition's 60
+  EXPECT_TRUE(manager_->control(alice(), act("release", std::to_string(over)))[0].ok());
+  pass();
+  ASSERT_EQ(job(over).reason(), "PartitionTimeLimit");
+  ASSERT_TRUE(setLimit(alice(), "30"));
+  pass();
+  ASSERT_EQ(job(over).state(), v1::JOB_RUNNING);
+  EXPECT_EQ(reasonOf(over), "PartitionTimeLimit");
+  // A dependency that can never be met, then cancelled: its last wait.
+  JobId failing = submit(SpecBuilder());
+  JobId dependent = submit(SpecBuilder().dependency("afterok:" + std::to_string(failing)));
+  EXPECT_EQ(reasonOf(dependent), "Dependency");
+  pass();
+  finishBatch(failing, 1);
+  ASSERT_EQ(job(dependent).reason(), "DependencyNeverSatisfied");
+  EXPECT_TRUE(manager_->cancel(alice(), cancelIds({std::to_string(dependent)}))[0].ok());
+  EXPECT_EQ(reasonOf(dependent), "DependencyNeverSatisfied");
 }
 
 TEST_F(JobsTest, RequeueSuspendResumeTop) {
