@@ -56,9 +56,8 @@ std::int64_t midnight(std::int64_t now) { return localMidnight(now); }
 
 Result<std::int64_t> sacctWindowTime(const std::string& text, std::int64_t now) {
   auto t = cli::parseWindowTime(text, now);
-  // The reference's words, without sacct's name; Drover does not track where in the text its
-  // reading failed, so the position is always 0 (Slurm's for a text it cannot read at all).
-  if (!t.ok()) return makeError(std::string(kBareMark) + "Invalid time specification (pos=0): " + text);
+  // The reference's words, without sacct's name.
+  if (!t.ok()) return makeError(std::string(kBareMark) + t.error());
   return *t;
 }
 

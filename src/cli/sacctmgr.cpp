@@ -70,6 +70,7 @@ int listEvents(const SacctmgrList& list, const TableStyle& style) {
     std::cerr << query.error() << "\n";
     return 1;
   }
+  for (const std::string& warning : query->warnings) std::cerr << warning << "\n";
   auto client = ControllerClient::fromConfig();
   if (!client.ok()) {
     printError(kProg, client.error());

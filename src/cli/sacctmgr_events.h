@@ -18,6 +18,9 @@ struct EventQuery {
   v1::QueryEventsRequest request;
   std::vector<FieldWidthChoice> format;   // empty: the default columns
   std::vector<std::string> clusters;      // Clusters=: only these clusters' events
+  // Printed on stderr before the table: a Start=/End= that does not read keeps its default, as
+  // the reference's ("Invalid time specification (pos=N): X").
+  std::vector<std::string> warnings;
 };
 
 // `conditions` are the words after the entity ("start=now-1hour", "nodes=n[1-2]", ...).

@@ -396,8 +396,8 @@ int cmdUpdateJob(const std::vector<std::string>& specs) {
     if (toLowerAscii(key) == "starttime" || toLowerAscii(key) == "begintime") {
       auto t = jobspec::parseBeginTime(value, static_cast<std::int64_t>(std::time(nullptr)));
       if (!t.ok()) {
-        // Slurm: "Invalid time specification (pos=N): VALUE", then nothing is sent.
-        std::cerr << "Invalid time specification: " << value << " (" << t.error() << ")\nNo changes specified\n";
+        // As Slurm's: the spec's error, then nothing is sent.
+        std::cerr << t.error() << "\nNo changes specified\n";
         return 1;
       }
       value = std::to_string(*t);

@@ -31,11 +31,17 @@ std::string keyOf(const std::string& word) {
   return key;
 }
 
-Result<std::int64_t> parseTime(const std::string& key, const std::string& value,
-                               std::int64_t now) {
+// The reference's lines for a time it cannot read: the spec's own, then which time of the
+// reservation (the word as typed), and for an update the controller's refusal it went on to get.
+Result<std::int64_t> parseTime(std::string_view which, const std::string& word,
+                               const std::string& value, bool updating, std::int64_t now) {
   auto t = jobspec::parseBeginTime(value, now);
-  if (!t) return makeError("Invalid " + key + " value: " + value + " (" + t.error() + ")");
-  return *t;
+  if (t) return *t;
+  std::string message = std::string(kBareMark) + t.error() + "\n" + kProg + ": error: Invalid " +
+                        std::string(which) + " time " + word + ".  No reservation " +
+                        (updating ? "update." : "created.");
+  if (updating) message += "\nslurm_update error: Invalid time specified";
+  return makeError(message);
 }
 
 }  // namespace
@@ -64,11 +70,11 @@ Result<v1::ReservationSpec> parseReservationArgs(const std::vector<std::string>&
     if (isNameKey(key)) {
       spec.set_name(value);
     } else if (k == "starttime") {
-      auto t = parseTime("StartTime", value, now);
+      auto t = parseTime("start", word, value, updating, now);
       if (!t) return makeError(t.error());
       spec.set_start_time(*t);
     } else if (k == "endtime") {
-      auto t = parseTime("EndTime", value, now);
+      auto t = parseTime("end", word, value, updating, now);
       if (!t) return makeError(t.error());
       spec.set_end_time(*t);
     } else if (k == "duration") {
@@ -205,7 +211,7 @@ int cmdCreate(const std::vector<std::string>& words) {
   }
   auto spec = parseReservationArgs(argsAfterEntity(words), false, std::time(nullptr));
   if (!spec) {
-    printError(kProg, spec.error());
+    printParseError(kProg, spec.error());
     return 1;
   }
   v1::CreateReservationRequest req;
@@ -222,7 +228,7 @@ int cmdCreate(const std::vector<std::string>& words) {
 int cmdUpdate(const std::vector<std::string>& words) {
   auto spec = parseReservationArgs({words.begin() + 1, words.end()}, true, std::time(nullptr));
   if (!spec) {
-    printError(kProg, spec.error());
+    printParseError(kProg, spec.error());
     return 1;
   }
   v1::UpdateReservationRequest req;

@@ -84,11 +84,11 @@ bool applyCondition(const std::string& word, std::int64_t now, ReportRequest& r)
   const std::string value = has_value ? word.substr(eq + 1) : "";
   if (key.empty()) return false;
   auto is = [&](std::string_view full, std::size_t min) { return abbrev(key, full, min); };
-  // A bad time is reported and leaves the default, as Slurm's (whose pos is where it stopped).
+  // A bad time is reported and leaves the default, as Slurm's.
   auto when = [&](std::optional<std::int64_t>& slot) {
     auto t = parseWindowTime(value, now);
     if (t.ok()) slot = *t;
-    else r.warnings.push_back("Invalid time specification (pos=0): " + value);
+    else r.warnings.push_back(t.error());
   };
   if (!has_value) {
     if (is("all_clusters", 2)) return true;

@@ -16,13 +16,7 @@ std::int64_t localMidnight(std::int64_t now) {
 }
 
 Result<std::int64_t> parseWindowTime(const std::string& text, std::int64_t now) {
-  auto t = jobspec::parseBeginTime(text, now);
-  if (!t.ok()) return makeError(t.error());
-  // --begin moves a past time of day to tomorrow; a window's end point means today.
-  if (*t >= localMidnight(now) + 86400 && text.find_first_of("-/") == std::string::npos &&
-      text.rfind("now", 0) != 0 && text != "tomorrow")
-    return *t - 86400;
-  return *t;
+  return jobspec::parseTimeSpec(text, now, jobspec::TimeSpecUse::kWindow);
 }
 
 }  // namespace drover::cli

@@ -5,11 +5,271 @@
 #include <string>
 
 #include "common/ascii_case.h"
-#include "jobspec/parse_util.h"
 
 namespace drover::jobspec {
 
 namespace {
+
+// Where reading stopped; nullopt while it goes on.
+using Stop = std::optional<std::size_t>;
+
+struct Hms {
+  int h = 0, m = 0, s = 0;
+};
+
+// A calendar day as the spec names it: a date (with or without its year), or today plus
+// some days (today, tomorrow).
+struct Day {
+  std::optional<int> year;
+  int month = 0, mday = 0;
+  std::optional<int> days_from_today;
+};
+
+struct Reading {
+  std::optional<std::int64_t> offset_from_now;
+  std::optional<Hms> time;
+  std::optional<Day> day;
+};
+
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+bool isSpace(char c) { return c == ' ' || c == '\t'; }
+
+// The reading position over the spec, with the few moves every form needs.
+class Cursor {
+ public:
+  explicit Cursor(std::string_view text) : s_(text) {}
+  std::size_t at() const { return i_; }
+  void moveTo(std::size_t i) { i_ = i; }
+  bool atEnd() const { return i_ >= s_.size(); }
+  char peek(std::size_t ahead = 0) const { return i_ + ahead < s_.size() ? s_[i_ + ahead] : '\0'; }
+  std::string_view rest() const { return s_.substr(std::min(i_, s_.size())); }
+  void skipSpaces() {
+    while (!atEnd() && isSpace(s_[i_])) ++i_;
+  }
+  std::size_t digitsAhead() const {
+    std::size_t n = 0;
+    while (isDigit(peek(n))) ++n;
+    return n;
+  }
+  int number(std::size_t from, std::size_t count) const {
+    int v = 0;
+    for (std::size_t k = from; k < from + count; ++k) v = v * 10 + (s_[k] - '0');
+    return v;
+  }
+  // A token ends at a space or the end; anything else here is where reading stops.
+  Stop endOfToken() const { return atEnd() || isSpace(peek()) ? Stop{} : Stop{i_}; }
+
+ private:
+  std::string_view s_;
+  std::size_t i_ = 0;
+};
+
+// Exactly two digits in lo..hi at the cursor: a missing digit stops where it was expected, a
+// value out of range where the field starts.
+Stop twoDigits(Cursor& c, int lo, int hi, int* out) {
+  const std::size_t start = c.at();
+  if (!isDigit(c.peek())) return start;
+  if (!isDigit(c.peek(1))) return start + 1;
+  *out = c.number(start, 2);
+  if (*out < lo || *out > hi) return start;
+  c.moveTo(start + 2);
+  return {};
+}
+
+std::optional<std::pair<std::int64_t, std::size_t>> unitAt(std::string_view text) {
+  struct Unit {
+    std::string_view word;
+    std::int64_t seconds;
+  };
+  static constexpr Unit kUnits[] = {
+      {"seconds", 1},  {"second", 1},     {"minutes", 60},     {"minute", 60},
+      {"hours", 3600}, {"hour", 3600},    {"days", 86400},     {"day", 86400},
+      {"weeks", 604800}, {"week", 604800},
+  };
+  for (const Unit& u : kUnits) {
+    if (startsWithIgnoreCase(text, u.word)) return std::make_pair(u.seconds, u.word.size());
+  }
+  return std::nullopt;
+}
+
+// now[{+|-}count[unit]]: nothing may follow it.
+Stop readNow(Cursor& c, Reading& r) {
+  c.moveTo(c.at() + 3);
+  c.skipSpaces();
+  r.offset_from_now = 0;
+  if (c.atEnd()) return {};
+  if (c.peek() != '+' && c.peek() != '-') return c.at();
+  const std::size_t sign_at = c.at();
+  const std::int64_t sign = c.peek() == '-' ? -1 : 1;
+  c.moveTo(c.at() + 1);
+  c.skipSpaces();
+  const std::size_t count_at = c.at();
+  const std::size_t digits = c.digitsAhead();
+  if (digits == 0) return sign_at;
+  if (digits > 9) return count_at;
+  const std::int64_t count = c.number(count_at, digits);
+  c.moveTo(count_at + digits);
+  const std::size_t count_end = c.at();
+  c.skipSpaces();
+  std::int64_t unit = 1;
+  if (!c.atEnd()) {
+    auto found = unitAt(c.rest());
+    if (!found) return c.at() == count_end ? count_at : count_end;
+    unit = found->first;
+    c.moveTo(c.at() + found->second);
+    c.skipSpaces();
+    if (!c.atEnd()) return c.at();
+  }
+  r.offset_from_now = sign * count * unit;
+  return {};
+}
+
+// HH:MM[:SS][ ][AM|PM] (after an ISO date's T too).
+Stop readClock(Cursor& c, Reading& r) {
+  const std::size_t start = c.at();
+  const std::size_t digits = c.digitsAhead();
+  if (digits == 0 || digits > 2) return start;
+  Hms hms;
+  hms.h = c.number(start, digits);
+  if (hms.h > 23) return start;
+  c.moveTo(start + digits);
+  if (c.peek() != ':') return c.at();
+  c.moveTo(c.at() + 1);
+  if (Stop stop = twoDigits(c, 0, 59, &hms.m)) return stop;
+  if (c.peek() == ':') {
+    c.moveTo(c.at() + 1);
+    if (Stop stop = twoDigits(c, 0, 59, &hms.s)) return stop;
+  }
+  const std::size_t clock_end = c.at();
+  c.skipSpaces();
+  const std::string_view rest = c.rest();
+  if (startsWithIgnoreCase(rest, "am") || startsWithIgnoreCase(rest, "pm")) {
+    if (hms.h > 12) return c.at();
+    hms.h = hms.h % 12 + (startsWithIgnoreCase(rest, "pm") ? 12 : 0);
+    c.moveTo(c.at() + 2);
+  } else {
+    c.moveTo(clock_end);
+  }
+  r.time = hms;
+  return c.endOfToken();
+}
+
+// YYYY-MM-D[D][THH:MM[:SS]]; the cursor is on a shape checked by isIsoDate.
+Stop readIsoDate(Cursor& c, Reading& r) {
+  const std::size_t start = c.at();
+  Day day;
+  day.year = c.number(start, 4);
+  day.month = c.number(start + 5, 2);
+  if (day.month < 1 || day.month > 12) return start + 5;
+  c.moveTo(start + 8);
+  const std::size_t digits = c.digitsAhead();
+  if (digits == 0 || digits > 2) return c.at();
+  day.mday = c.number(c.at(), digits);
+  if (day.mday < 1 || day.mday > 31) return c.at();
+  c.moveTo(c.at() + digits);
+  r.day = day;
+  if (c.peek() == 'T') {
+    c.moveTo(c.at() + 1);
+    if (c.atEnd() || isSpace(c.peek())) {
+      r.time = Hms{};
+      return {};
+    }
+    return readClock(c, r);
+  }
+  return c.endOfToken();
+}
+
+bool isIsoDate(const Cursor& c) {
+  for (std::size_t k : {0, 1, 2, 3, 5, 6})
+    if (!isDigit(c.peek(k))) return false;
+  return c.peek(4) == '-' && c.peek(7) == '-';
+}
+
+// MM/DD[/YY] or MM.DD[.YY].
+Stop readSeparatedDate(Cursor& c, Reading& r) {
+  const std::size_t start = c.at();
+  const std::size_t digits = c.digitsAhead();
+  Day day;
+  day.month = c.number(start, digits);
+  if (day.month < 1 || day.month > 12) return start;
+  const char sep = c.peek(digits);
+  c.moveTo(start + digits + 1);
+  const std::size_t day_at = c.at();
+  const std::size_t day_digits = c.digitsAhead();
+  if (day_digits == 0) return day_at;
+  if (day_digits > 2) return day_at + 2;
+  day.mday = c.number(day_at, day_digits);
+  if (day.mday < 1 || day.mday > 31) return day_at;
+  c.moveTo(day_at + day_digits);
+  if (c.peek() == sep) {
+    c.moveTo(c.at() + 1);
+    int yy = 0;
+    if (Stop stop = twoDigits(c, 0, 99, &yy)) return stop;
+    day.year = 2000 + yy;
+  }
+  r.day = day;
+  return c.endOfToken();
+}
+
+// MMDD or MMDDYY.
+Stop readDigitDate(Cursor& c, Reading& r) {
+  const std::size_t start = c.at();
+  const std::size_t digits = c.digitsAhead();
+  Day day;
+  if (digits < 2) return start + digits;
+  day.month = c.number(start, 2);
+  if (day.month < 1 || day.month > 12) return start;
+  if (digits >= 4) {
+    day.mday = c.number(start + 2, 2);
+    if (day.mday < 1 || day.mday > 31) return start + 2;
+  }
+  if (digits != 4 && digits != 6) return start + digits;
+  if (digits == 6) day.year = 2000 + c.number(start + 4, 2);
+  c.moveTo(start + digits);
+  r.day = day;
+  return c.endOfToken();
+}
+
+// midnight, noon, ... (a time of day) and today, tomorrow (a day).
+Stop readWord(Cursor& c, Reading& r, bool* matched) {
+  struct Word {
+    std::string_view word;
+    int hour;          // -1: a day, not a time of day
+    int days_ahead;
+  };
+  static constexpr Word kWords[] = {
+      {"midnight", 0, 0}, {"noon", 12, 0}, {"elevenses", 11, 0}, {"fika", 15, 0},
+      {"teatime", 16, 0}, {"today", -1, 0}, {"tomorrow", -1, 1},
+  };
+  for (const Word& w : kWords) {
+    if (!startsWithIgnoreCase(c.rest(), w.word)) continue;
+    *matched = true;
+    if (w.hour >= 0) {
+      r.time = Hms{w.hour, 0, 0};
+    } else {
+      Day day;
+      day.days_from_today = w.days_ahead;
+      r.day = day;
+    }
+    c.moveTo(c.at() + w.word.size());
+    return c.endOfToken();
+  }
+  *matched = false;
+  return {};
+}
+
+// One time of day or one day at the cursor (a later one replaces an earlier one).
+Stop readToken(Cursor& c, Reading& r) {
+  bool word = false;
+  if (Stop stop = readWord(c, r, &word); stop || word) return stop;
+  if (isIsoDate(c)) return readIsoDate(c, r);
+  const std::size_t digits = c.digitsAhead();
+  if (digits == 0) return c.at();
+  const char after = c.peek(digits);
+  if (after == ':') return readClock(c, r);
+  if ((after == '/' || after == '.') && digits <= 2) return readSeparatedDate(c, r);
+  return readDigitDate(c, r);
+}
 
 std::tm localTm(std::int64_t t) {
   std::time_t tt = static_cast<std::time_t>(t);
@@ -18,173 +278,69 @@ std::tm localTm(std::int64_t t) {
   return tm;
 }
 
+// mktime normalises as Slurm's client does: 2027-02-30 is 2027-03-02.
 std::int64_t fromTm(std::tm tm) {
   tm.tm_isdst = -1;
   return static_cast<std::int64_t>(std::mktime(&tm));
 }
 
-std::optional<int> num(std::string_view s, int lo, int hi) {
-  auto v = detail::parseUnsigned(s, 100000);
-  if (!v || static_cast<int>(*v) < lo || static_cast<int>(*v) > hi) return std::nullopt;
-  return static_cast<int>(*v);
-}
-
-// Today (local) at h:m:s, or tomorrow when that is not after now.
-std::int64_t nextTimeOfDay(std::int64_t now, int h, int m, int s) {
+std::int64_t placeReading(const Reading& r, std::int64_t now, TimeSpecUse use) {
+  if (r.offset_from_now) return now + *r.offset_from_now;
+  const Hms hms = r.time.value_or(Hms{});
   std::tm tm = localTm(now);
-  tm.tm_hour = h;
-  tm.tm_min = m;
-  tm.tm_sec = s;
-  std::int64_t t = fromTm(tm);
-  if (t <= now) {
-    tm.tm_mday += 1;
-    t = fromTm(tm);
-  }
-  return t;
-}
-
-struct Hms {
-  int h = 0, m = 0, s = 0;
-};
-
-// "HH:MM[:SS]" with optional "AM"/"PM" suffix (case-insensitive).
-std::optional<Hms> parseHms(std::string_view text) {
-  std::string lower = toLowerAscii(text);
-  std::string_view t = lower;
-  int pm = -1;
-  if (t.ends_with("am") || t.ends_with("pm")) {
-    pm = t.ends_with("pm") ? 1 : 0;
-    t.remove_suffix(2);
-  }
-  auto parts = detail::split(t, ':');
-  if (parts.size() < 2 || parts.size() > 3) return std::nullopt;
-  auto h = num(parts[0], 0, 23);
-  auto m = num(parts[1], 0, 59);
-  auto s = parts.size() == 3 ? num(parts[2], 0, 59) : std::optional<int>(0);
-  if (!h || !m || !s) return std::nullopt;
-  Hms r{*h, *m, *s};
-  if (pm >= 0) {
-    if (r.h < 1 || r.h > 12) return std::nullopt;
-    r.h = r.h % 12 + (pm ? 12 : 0);
-  }
-  return r;
-}
-
-std::optional<std::int64_t> unitSeconds(std::string_view unit) {
-  std::string u = toLowerAscii(unit);
-  if (u.empty() || u == "s" || u == "sec" || u == "secs" || u == "second" || u == "seconds") return 1;
-  if (u == "min" || u == "mins" || u == "minute" || u == "minutes") return 60;
-  if (u == "h" || u == "hour" || u == "hours") return 3600;
-  if (u == "d" || u == "day" || u == "days") return 86400;
-  if (u == "w" || u == "week" || u == "weeks") return 7 * 86400;
-  return std::nullopt;
-}
-
-// A calendar date (local midnight) from y/m/d; nullopt when the date does not exist.
-std::optional<std::int64_t> dateAt(int year, int month, int day, Hms hms) {
-  std::tm tm{};
-  tm.tm_year = year - 1900;
-  tm.tm_mon = month - 1;
-  tm.tm_mday = day;
   tm.tm_hour = hms.h;
   tm.tm_min = hms.m;
   tm.tm_sec = hms.s;
+  if (!r.day) {
+    std::int64_t t = fromTm(tm);
+    if (use == TimeSpecUse::kBegin && t <= now) {
+      tm.tm_mday += 1;
+      t = fromTm(tm);
+    }
+    return t;
+  }
+  const Day& day = *r.day;
+  if (day.days_from_today) {
+    tm.tm_mday += *day.days_from_today;
+    return fromTm(tm);
+  }
+  const int this_year = tm.tm_year;
+  tm.tm_year = day.year ? *day.year - 1900 : this_year;
+  tm.tm_mon = day.month - 1;
+  tm.tm_mday = day.mday;
   std::int64_t t = fromTm(tm);
-  std::tm back = localTm(t);
-  if (back.tm_mday != day || back.tm_mon != month - 1) return std::nullopt;
-  return t;
-}
-
-std::optional<std::int64_t> parseIsoDate(std::string_view text) {
-  std::string_view date = text;
-  Hms hms;
-  if (auto t = text.find('T'); t != std::string_view::npos) {
-    auto parsed = parseHms(text.substr(t + 1));
-    if (!parsed) return std::nullopt;
-    hms = *parsed;
-    date = text.substr(0, t);
-  }
-  auto parts = detail::split(date, '-');
-  if (parts.size() != 3 || parts[0].size() != 4) return std::nullopt;
-  auto y = num(parts[0], 1970, 9999);
-  auto m = num(parts[1], 1, 12);
-  auto d = num(parts[2], 1, 31);
-  if (!y || !m || !d) return std::nullopt;
-  return dateAt(*y, *m, *d, hms);
-}
-
-// MM/DD[/YY], MM.DD[.YY], MMDD[YY]; no year means the next such date.
-std::optional<std::int64_t> parseShortDate(std::string_view text, std::int64_t now) {
-  std::vector<std::string_view> parts;
-  if (text.find('/') != std::string_view::npos) {
-    parts = detail::split(text, '/');
-  } else if (text.find('.') != std::string_view::npos) {
-    parts = detail::split(text, '.');
-  } else if (text.size() == 4 || text.size() == 6) {
-    for (std::size_t i = 0; i < text.size(); i += 2) parts.push_back(text.substr(i, 2));
-  } else {
-    return std::nullopt;
-  }
-  if (parts.size() < 2 || parts.size() > 3) return std::nullopt;
-  auto m = num(parts[0], 1, 12);
-  auto d = num(parts[1], 1, 31);
-  if (!m || !d) return std::nullopt;
-  std::tm nowtm = localTm(now);
-  if (parts.size() == 3) {
-    auto y = num(parts[2], 0, 99);
-    if (!y || parts[2].size() != 2) return std::nullopt;
-    return dateAt(2000 + *y, *m, *d, Hms{});
-  }
-  auto t = dateAt(nowtm.tm_year + 1900, *m, *d, Hms{});
-  if (t && *t < fromTm([&] { std::tm x = nowtm; x.tm_hour = x.tm_min = x.tm_sec = 0; return x; }())) {
-    t = dateAt(nowtm.tm_year + 1901, *m, *d, Hms{});
+  if (!day.year && use == TimeSpecUse::kBegin) {
+    std::tm today = localTm(now);
+    today.tm_hour = today.tm_min = today.tm_sec = 0;
+    if (t < fromTm(today)) {
+      tm.tm_year = this_year + 1;
+      t = fromTm(tm);
+    }
   }
   return t;
 }
 
 }  // namespace
 
-Result<std::int64_t> parseBeginTime(std::string_view text, std::int64_t now) {
-  auto fail = [&]() {
-    return makeError("invalid begin time '" + std::string(text) +
-                     "' (accepted: now[{+|-}count[seconds|minutes|hours|days|weeks]], HH:MM[:SS] "
-                     "[AM|PM], YYYY-MM-DD[THH:MM[:SS]], MM/DD[/YY], midnight, noon, elevenses, "
-                     "fika, teatime, today, tomorrow)");
+Result<std::int64_t> parseTimeSpec(std::string_view text, std::int64_t now, TimeSpecUse use) {
+  auto invalid = [&](std::size_t pos) {
+    return makeError("Invalid time specification (pos=" + std::to_string(pos) +
+                     "): " + std::string(text));
   };
-  std::string lower = toLowerAscii(text);
-  std::string_view t = lower;
-  if (t.starts_with("now")) {
-    std::string_view rest = t.substr(3);
-    if (rest.empty()) return now;
-    // now-N too, as Slurm's time specs: a window in sacct -S/-E; a past --begin starts at once.
-    if (rest[0] != '+' && rest[0] != '-') return fail();
-    const std::int64_t sign = rest[0] == '-' ? -1 : 1;
-    rest.remove_prefix(1);
-    std::size_t digits = 0;
-    while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
-    auto count = detail::parseUnsigned(rest.substr(0, digits), 1ULL << 40);
-    auto unit = unitSeconds(rest.substr(digits));
-    if (!count || !unit) return fail();
-    return now + sign * static_cast<std::int64_t>(*count) * *unit;
+  Cursor c(text);
+  c.skipSpaces();
+  if (c.atEnd()) return invalid(0);
+  Reading r;
+  if (startsWithIgnoreCase(c.rest(), "now")) {
+    if (Stop stop = readNow(c, r)) return invalid(*stop);
+    return placeReading(r, now, use);
   }
-  if (t == "midnight") return nextTimeOfDay(now, 0, 0, 0);
-  if (t == "noon") return nextTimeOfDay(now, 12, 0, 0);
-  if (t == "elevenses") return nextTimeOfDay(now, 11, 0, 0);
-  if (t == "fika") return nextTimeOfDay(now, 15, 0, 0);
-  if (t == "teatime") return nextTimeOfDay(now, 16, 0, 0);
-  if (t == "today" || t == "tomorrow") {
-    std::tm tm = localTm(now);
-    tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-    if (t == "tomorrow") tm.tm_mday += 1;
-    return fromTm(tm);
+  while (!c.atEnd()) {
+    if (startsWithIgnoreCase(c.rest(), "now")) return invalid(c.at());  // only on its own
+    if (Stop stop = readToken(c, r)) return invalid(*stop);
+    c.skipSpaces();
   }
-  if (auto iso = parseIsoDate(text)) return *iso;
-  if (text.find(':') != std::string_view::npos) {
-    if (auto hms = parseHms(text)) return nextTimeOfDay(now, hms->h, hms->m, hms->s);
-    return fail();
-  }
-  if (auto d = parseShortDate(text, now)) return *d;
-  return fail();
+  return placeReading(r, now, use);
 }
 
 }  // namespace drover::jobspec

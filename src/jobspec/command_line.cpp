@@ -45,7 +45,8 @@ std::optional<CliError> apply(ParsedCommand& pc, const OptionDef& def,
                               std::int64_t now) {
   ApplyContext ctx{pc.tool, source, now, def.long_name};
   if (auto err = def.apply(pc, arg, ctx)) {
-    return CliError{prefixLines(pc.tool, err->text), err->exit_code};
+    const std::string preamble = err->preamble.empty() ? "" : err->preamble + "\n";
+    return CliError{preamble + prefixLines(pc.tool, err->text), err->exit_code};
   }
   pc.spec.sources[std::string(def.long_name)] = source;
   return std::nullopt;

@@ -162,7 +162,11 @@ Out applySignal(ParsedCommand& pc, Arg arg, const ApplyContext& ctx) {
 
 Out applyBegin(ParsedCommand& pc, Arg arg, const ApplyContext& ctx) {
   auto t = parseBeginTime(arg.value_or(""), ctx.now);
-  if (!t) return invalidSpec(ctx);
+  if (!t) {
+    OptionError error = invalidSpec(ctx);
+    error.preamble = t.error();   // Slurm's "Invalid time specification (pos=N): X" first
+    return error;
+  }
   if (ctx.long_name == "deadline") {
     pc.spec.deadline = *t;
   } else {

@@ -40,6 +40,8 @@ struct ApplyContext {
 struct OptionError {
   std::string text;
   int exit_code = 255;
+  // Printed as it is before the tool's labelled lines (a bad time spec's own line).
+  std::string preamble = {};
 };
 
 using ApplyFn = std::optional<OptionError> (*)(ParsedCommand&, std::optional<std::string_view>,

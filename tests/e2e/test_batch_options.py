@@ -326,8 +326,12 @@ CLIENT_ERRORS = [
                               'Try "sbatch --help" for more information\n'),
     (["-N", "abc"], 255, 'sbatch: error: "abc" is not a valid node count\n'),
     (["--gres=gpu:2:x"], 1, "sbatch: error: Invalid generic resource (gres) specification\n"),
-    # Slurm prints "Invalid time specification (pos=0): nonsense" first (docs: sbatch)
-    (["--begin=nonsense"], 255, "sbatch: error: Invalid --begin specification\n"),
+    (["--begin=nonsense"], 255,
+     "Invalid time specification (pos=0): nonsense\nsbatch: error: Invalid --begin specification\n"),
+    (["--begin=now+5m"], 255,
+     "Invalid time specification (pos=4): now+5m\nsbatch: error: Invalid --begin specification\n"),
+    (["--deadline=12/40"], 255,
+     "Invalid time specification (pos=3): 12/40\nsbatch: error: Invalid --deadline specification\n"),
 ]
 
 
@@ -336,7 +340,7 @@ def test_client_side_refusals(cluster, work, args, code, text):
     before = _all_jobs(cluster)
     r = sh(cluster, "sbatch " + " ".join(_q(a) for a in args) + " --wrap=true", work)
     assert (r.returncode, r.stdout) == (code, ""), r
-    assert r.stderr.endswith(text), r.stderr
+    assert r.stderr == text, r.stderr
     assert _all_jobs(cluster) == before
 
 

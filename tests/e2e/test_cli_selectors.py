@@ -201,9 +201,13 @@ def test_scontrol_update_within_the_users_rights(c):
                  f.get("StartTime") != "Unknown" and f, 10, what="Reason=BeginTime and its time")
     begin = time.mktime(time.strptime(f["StartTime"], "%Y-%m-%dT%H:%M:%S"))
     assert abs(begin - (time.time() + 3600)) < 120, f["StartTime"]
+    # The reference's lines: where its reading stopped, then nothing sent.
     r = update("StartTime=soonish")
-    assert r.returncode == 1 and r.stderr.startswith("Invalid time specification: soonish ("), r.stderr
-    assert r.stderr.endswith(")\nNo changes specified\n"), r.stderr
+    assert (r.returncode, r.stderr) == \
+        (1, "Invalid time specification (pos=0): soonish\nNo changes specified\n"), r.stderr
+    r = update("StartTime=now+5m")
+    assert (r.returncode, r.stderr) == \
+        (1, "Invalid time specification (pos=4): now+5m\nNo changes specified\n"), r.stderr
     # top (same partition, account and QOS): root's, as Slurm without enable_user_top.
     assert update("Partition=gpu").returncode == 0
     r = c.scontrol("top", str(other), user="alice")

@@ -119,6 +119,17 @@ def test_bad_conditions_are_refused(cluster):
     assert r.returncode == 1 and r.stderr.startswith("Invalid state: drng\nValid node states are: DRAIN "), r.stderr
 
 
+def test_a_time_that_does_not_read_keeps_the_default_window(cluster):
+    # As the reference's: where its reading stopped on stderr, then the default window's rows.
+    default = events(cluster, "Event=Cluster", "format=Event,TimeStart")
+    assert default, "no cluster event"
+    r = sacctmgr(cluster, "-nP", "show", "event", "Event=Cluster", "format=Event,TimeStart",
+                 "Start=2026-13-45", "End=garbage")
+    assert r.stderr == ("Invalid time specification (pos=5): 2026-13-45\n"
+                        "Invalid time specification (pos=0): garbage\n"), r.stderr
+    assert [line.split("|") for line in r.stdout.splitlines()] == default
+
+
 def test_an_event_open_across_a_controller_restart_stays_one_event(cluster):
     update(cluster, "node1", "State=DOWN", "Reason=maintenance")
     fmt = "format=NodeName,State,Reason,Start,End"

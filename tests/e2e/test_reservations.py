@@ -228,6 +228,16 @@ def test_daily_reservation_moves_to_the_next_day(cluster):
     r = c.scontrol("create", "reservation", "ReservationName=long", "StartTime=now+1day",
                    "Duration=2:00:00", "Nodes=node1", "Users=alice", "Flags=HOURLY")
     assert r.returncode == 1 and "Invalid time specified" in r.stderr, r.stderr
+    # A time that does not read: the reference's lines, and nothing created or changed.
+    r = c.scontrol("create", "reservation", "ReservationName=bad", "starttime=garbage",
+                   "Duration=10", "Nodes=node1", "Users=alice")
+    assert (r.returncode, r.stderr) == (1, "Invalid time specification (pos=0): garbage\n"
+            "scontrol: error: Invalid start time starttime=garbage.  No reservation created.\n")
+    r = c.scontrol("update", "ReservationName=standup", "EndTime=now+5q")
+    assert (r.returncode, r.stderr) == (1, "Invalid time specification (pos=4): now+5q\n"
+            "scontrol: error: Invalid end time EndTime=now+5q.  No reservation update.\n"
+            "slurm_update error: Invalid time specified\n")
+    assert "bad" not in c.scontrol("show", "reservation").stdout
     r = c.scontrol("delete", "ReservationName=standup")
     assert r.returncode == 0, r.stderr
 

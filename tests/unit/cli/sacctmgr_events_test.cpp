@@ -91,9 +91,23 @@ TEST(SacctmgrEvents, ReadsTheManPagesConditions) {
   EXPECT_FALSE(q->request.has_window_end());
 }
 
+// As the reference's: the spec's line as a warning, and the default window.
+TEST(SacctmgrEvents, ATimeThatDoesNotReadWarnsAndKeepsTheDefault) {
+  auto bad = parse({"Start=yesterdayish", "End=2026-13-45"});
+  ASSERT_TRUE(bad.ok()) << bad.error();
+  EXPECT_EQ(bad->warnings, (std::vector<std::string>{
+                               "Invalid time specification (pos=0): yesterdayish",
+                               "Invalid time specification (pos=5): 2026-13-45"}));
+  auto plain = parse({});
+  ASSERT_TRUE(plain.ok());
+  EXPECT_TRUE(plain->warnings.empty());
+  EXPECT_EQ(bad->request.window_start(), plain->request.window_start());
+  EXPECT_EQ(bad->request.window_end(), plain->request.window_end());
+}
+
 TEST(SacctmgrEvents, BadConditionsAreClearErrors) {
   for (const std::vector<std::string>& words : std::vector<std::vector<std::string>>{
-           {"Event=disk"}, {"MinCPUs=x"}, {"Start=yesterdayish"}, {"Colour=red"}, {"bogus"},
+           {"Event=disk"}, {"MinCPUs=x"}, {"Colour=red"}, {"bogus"},
            {"CondFlags=closed"}, {"Start=now", "End=now-1hour"}, {"Nodes=n[1-"}}) {
     auto q = parse(words);
     EXPECT_FALSE(q.ok()) << words[0];

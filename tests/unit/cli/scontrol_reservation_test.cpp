@@ -89,7 +89,9 @@ TEST_F(ReservationCliTest, CreateErrors) {
       {{"StartTime=now", "Nodes=n1", "Users=a"}, "An end time or duration must be specified"},
       {{"StartTime=now", "Duration=60", "Users=a"}, "Nodes or NodeCnt must be specified"},
       {{"StartTime=now", "Duration=60", "Nodes=n1"}, "Either Users and/or Accounts"},
-      {{"StartTime=whenever", "Duration=60", "Nodes=n1", "Users=a"}, "Invalid StartTime value"},
+      {{"StartTime=whenever", "Duration=60", "Nodes=n1", "Users=a"},
+       "bare: Invalid time specification (pos=0): whenever\nscontrol: error: Invalid start time "
+       "StartTime=whenever.  No reservation created."},
       {{"StartTime=now", "Duration=soon", "Nodes=n1", "Users=a"}, "Invalid duration"},
       {{"StartTime=now", "Duration=60", "NodeCnt=0", "Users=a"}, "Invalid node count"},
       {{"StartTime=now", "Duration=60", "Nodes=n1", "Users=a", "Bogus=1"}, "Invalid input: Bogus=1"},

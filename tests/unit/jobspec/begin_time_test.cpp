@@ -60,6 +60,34 @@ TEST_F(BeginTime, ParsesSlurmForms) {
       {"12.24", 1798070400},
       {"1224", 1798070400},
       {"01/05", 1799107200},  // already past this year: next year
+      // Forms the reference (Slurm 22.05) took, checked with sbatch --begin there.
+      {"1.5", 1799107200},
+      {"now+5 hours", kNow + 5 * kHour},
+      {"now +5", kNow + 5},
+      {"now+ 5", kNow + 5},
+      {"NOW", kNow},
+      {"Now+5", kNow + 5},
+      {"now+5second", kNow + 5},
+      {"now-5hours", kNow - 5 * kHour},
+      {"10:00 tomorrow", kTodayMidnight + kDay + 10 * kHour},
+      {"tomorrow 10:00", kTodayMidnight + kDay + 10 * kHour},
+      {"noon tomorrow", kTodayMidnight + kDay + 12 * kHour},
+      {"today 23:00", kTodayMidnight + 23 * kHour},
+      {"16:00 12/24", 1798070400 + 16 * kHour},
+      {"2026-12-24 noon", 1798070400 + 12 * kHour},
+      {"10:00 2026-12-24", 1798070400 + 10 * kHour},
+      {"12/24/26 10:00", 1798070400 + 10 * kHour},
+      {"10:00  12/24/26", 1798070400 + 10 * kHour},
+      {" 16:00 ", kTodayMidnight + 16 * kHour},
+      {"4:00 PM", kTodayMidnight + 16 * kHour},
+      {"0:00am", kTodayMidnight + kDay},
+      {"9:05", kTodayMidnight + kDay + 9 * kHour + 5 * 60},
+      {"2026-12-1", 1796083200},
+      {"2026-12-01T", 1796083200},
+      {"2026-12-01T8:30", 1796113800},
+      {"2026-12-01 08:30", 1796113800},
+      {"2027-02-30", 1803945600},  // normalised as the reference's: 2027-03-02
+      {"120140", 2237932800},      // MMDDYY: 2040-12-01
   };
   for (const auto& c : cases) {
     auto r = parseBeginTime(c.text, kNow);
@@ -68,15 +96,89 @@ TEST_F(BeginTime, ParsesSlurmForms) {
   }
 }
 
-TEST_F(BeginTime, RejectsGarbage) {
-  for (std::string bad : {"", "garbage", "now+1xx", "now-x", "now-", "now+", "25:00", "12:60", "2026-13-01",
-                          "2026-02-30", "13/01", "13:00pm", "2026-12-01T25:00", "nowish"}) {
-    auto r = parseBeginTime(bad, kNow);
-    EXPECT_FALSE(r.ok()) << bad;
-    if (!r.ok()) {
-      EXPECT_NE(r.error().find("accepted"), std::string::npos);
-    }
+// Each with where the reference's reading stopped (its "Invalid time specification (pos=N)"),
+// as sacct -S, sbatch --begin and sacctmgr show event start= printed them.
+TEST_F(BeginTime, RejectsWhatTheReferenceRejectsAtItsPosition) {
+  struct Case {
+    std::string text;
+    std::size_t pos;
+  };
+  const std::vector<Case> cases = {
+      {"", 0},
+      {"garbage", 0},
+      {"abc123", 0},
+      {"x2026-12-01", 0},
+      {"/12", 0},
+      {"2026-13-45", 5},
+      {"2026-00-01", 5},
+      {"2026-12-00", 8},
+      {"2026-12-01X", 10},
+      {"2026-12-01T25:00", 11},
+      {"2026-12-01T10", 13},
+      {"2026-12-01T10:61:00", 14},
+      {"2026-12-01T10:0", 15},
+      {"2026-12-01T10:00:61", 17},
+      {"2026-12-01T10:00:00x", 19},
+      {"2026-12", 0},
+      {"2026-1-5", 0},
+      {"20261201", 0},
+      {"1201266", 7},
+      {"10", 2},
+      {"10am", 2},
+      {"0000", 0},
+      {"1340", 0},
+      {"now+", 3},
+      {"nowx", 3},
+      {"now+5x", 4},
+      {"now+5m", 4},
+      {"now+5h", 4},
+      {"now+5min", 4},
+      {"now+5sec", 4},
+      {"now+5hou", 4},
+      {"now+5 x", 5},
+      {"now+5hoursx", 10},
+      {"now 10:00", 4},
+      {"12/40", 3},
+      {"12/00", 3},
+      {"12.40", 3},
+      {"12/", 3},
+      {"13/01", 0},
+      {"00/12", 0},
+      {"1/1/1", 5},
+      {"12/01/5", 7},
+      {"12/01/2026", 8},
+      {"12/01/26x", 8},
+      {"25:00", 0},
+      {"009:05", 0},
+      {"10:61", 3},
+      {"10:00:61", 6},
+      {"9:5", 3},
+      {"10:0", 4},
+      {"10:00x", 5},
+      {"10:00a", 5},
+      {"10:00 amx", 8},
+      {"13:00pm", 5},
+      {"10:00:00:00", 8},
+      {"noonx", 4},
+      {"todayx", 5},
+      {"midnight+1", 8},
+      {"tomorrow+", 8},
+      {"10:00 tomorrowx", 14},
+  };
+  for (const auto& c : cases) {
+    auto r = parseBeginTime(c.text, kNow);
+    ASSERT_FALSE(r.ok()) << "[" << c.text << "] read as " << *r;
+    EXPECT_EQ(r.error(), "Invalid time specification (pos=" + std::to_string(c.pos) + "): " + c.text);
   }
+}
+
+// A report window places a time of day today and a date without a year in this year.
+TEST_F(BeginTime, WindowUseKeepsTodayAndThisYear) {
+  EXPECT_EQ(*parseTimeSpec("11:00", kNow, TimeSpecUse::kWindow), kTodayMidnight + 11 * kHour);
+  EXPECT_EQ(*parseTimeSpec("midnight", kNow, TimeSpecUse::kWindow), kTodayMidnight);
+  EXPECT_EQ(*parseTimeSpec("01/05", kNow, TimeSpecUse::kWindow), 1767571200);  // 2026-01-05
+  EXPECT_EQ(*parseTimeSpec("tomorrow", kNow, TimeSpecUse::kWindow), kTodayMidnight + kDay);
+  EXPECT_EQ(*parseTimeSpec("now-1hour", kNow, TimeSpecUse::kWindow), kNow - kHour);
 }
 
 }  // namespace

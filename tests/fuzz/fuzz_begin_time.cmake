@@ -1,0 +1,1 @@
+drover_fuzz_target(fuzz_begin_time SOURCE fuzz_begin_time.cpp LIBS drover_jobspec)
