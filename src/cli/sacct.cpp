@@ -104,6 +104,7 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
       case 'v': case kOptNoConvert: case kOptLocal: case kOptFederation: break;
       case 'e': cmd.helpformat = true; break;
       case 'E': {
+        if (*optarg == '\0') break;   // as not given, as the reference
         auto t = sacctWindowTime(optarg, now);
         if (!t.ok()) return makeError(t.error());
         f.window_end = *t;
@@ -141,6 +142,7 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
         }
         break;
       case 'S': {
+        if (*optarg == '\0') break;   // as not given, as the reference
         auto t = sacctWindowTime(optarg, now);
         if (!t.ok()) return makeError(t.error());
         f.window_start = *t;

@@ -196,7 +196,7 @@ Result<EventQuery> parseEventConditions(const std::vector<std::string>& conditio
     } else if (isKey(key, "start", 4) || isKey(key, "end", 2)) {
       auto t = parseWindowTime(value, now);
       if (t.ok()) (isKey(key, "start", 4) ? start : end) = *t;
-      else q.warnings.push_back(t.error());
+      else if (!value.empty()) q.warnings.push_back(t.error());
     } else if (isKey(key, "events", 1)) {
       auto kind = eventKind(value);
       if (!kind.ok()) return makeError(kind.error());

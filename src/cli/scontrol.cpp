@@ -397,7 +397,8 @@ int cmdUpdateJob(const std::vector<std::string>& specs) {
       auto t = jobspec::parseBeginTime(value, static_cast<std::int64_t>(std::time(nullptr)));
       if (!t.ok()) {
         // As Slurm's: the spec's error, then nothing is sent.
-        std::cerr << t.error() << "\nNo changes specified\n";
+        if (!t.error().empty()) std::cerr << t.error() << "\n";
+        std::cerr << "No changes specified\n";
         return 1;
       }
       value = std::to_string(*t);

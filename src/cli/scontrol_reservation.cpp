@@ -37,6 +37,11 @@ Result<std::int64_t> parseTime(std::string_view which, const std::string& word,
                                const std::string& value, bool updating, std::int64_t now) {
   auto t = jobspec::parseBeginTime(value, now);
   if (t) return *t;
+  // An empty time reached the reference's controller, which refused it.
+  if (value.empty()) {
+    return makeError(std::string(kBareMark) + (updating ? "slurm_update error" : "Error creating the reservation") +
+                     ": Invalid time specified");
+  }
   std::string message = std::string(kBareMark) + t.error() + "\n" + kProg + ": error: Invalid " +
                         std::string(which) + " time " + word + ".  No reservation " +
                         (updating ? "update." : "created.");

@@ -86,6 +86,7 @@ bool applyCondition(const std::string& word, std::int64_t now, ReportRequest& r)
   auto is = [&](std::string_view full, std::size_t min) { return abbrev(key, full, min); };
   // A bad time is reported and leaves the default, as Slurm's.
   auto when = [&](std::optional<std::int64_t>& slot) {
+    if (value.empty()) return;   // the default, without a word, as the reference
     auto t = parseWindowTime(value, now);
     if (t.ok()) slot = *t;
     else r.warnings.push_back(t.error());

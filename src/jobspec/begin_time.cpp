@@ -327,6 +327,7 @@ Result<std::int64_t> parseTimeSpec(std::string_view text, std::int64_t now, Time
     return makeError("Invalid time specification (pos=" + std::to_string(pos) +
                      "): " + std::string(text));
   };
+  if (text.empty()) return makeError("");
   Cursor c(text);
   c.skipSpaces();
   if (c.atEnd()) return invalid(0);

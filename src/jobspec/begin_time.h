@@ -21,7 +21,8 @@ enum class TimeSpecUse { kBegin, kWindow };
 
 // Seconds since the epoch. The error is the line every Slurm command prints for a spec it
 // cannot read, "Invalid time specification (pos=N): TEXT", N being where reading stopped as
-// the reference's parser reports it (0 for a text it cannot read at all).
+// the reference's parser reports it (0 for a text it cannot read at all); for an empty text it
+// is empty, as the reference prints no such line then (only each command's own).
 Result<std::int64_t> parseTimeSpec(std::string_view text, std::int64_t now, TimeSpecUse use);
 
 inline Result<std::int64_t> parseBeginTime(std::string_view text, std::int64_t now) {

@@ -330,6 +330,7 @@ CLIENT_ERRORS = [
      "Invalid time specification (pos=0): nonsense\nsbatch: error: Invalid --begin specification\n"),
     (["--begin=now+5m"], 255,
      "Invalid time specification (pos=4): now+5m\nsbatch: error: Invalid --begin specification\n"),
+    (["--begin="], 255, "sbatch: error: Invalid --begin specification\n"),
     (["--deadline=12/40"], 255,
      "Invalid time specification (pos=3): 12/40\nsbatch: error: Invalid --deadline specification\n"),
 ]

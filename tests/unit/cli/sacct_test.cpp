@@ -87,6 +87,9 @@ TEST_F(SacctTest, JobsStatesWindowsAndOutputModes) {
   // ends before it starts: refused, below).
   EXPECT_EQ(parse({"-S", "13:00", "-s", "CD"}).filter.window_start, kMidnight + 13 * 3600);
   EXPECT_EQ(parse({"-S", "08:00"}).filter.window_start, kMidnight + 8 * 3600);
+  // An empty -S or -E is as none, as the reference took it.
+  EXPECT_EQ(parse({"-S", "", "-E", ""}).filter.window_start, kMidnight);
+  EXPECT_EQ(parse({"-S", "", "-E", ""}).filter.window_end, parse({}).filter.window_end);
   EXPECT_EQ(parse({"-X", "-P", "--delimiter=:"}).render.delimiter, ":");
 
   EXPECT_EQ(parse({"-b"}).columns.size(), 3u);

@@ -104,7 +104,6 @@ TEST_F(BeginTime, RejectsWhatTheReferenceRejectsAtItsPosition) {
     std::size_t pos;
   };
   const std::vector<Case> cases = {
-      {"", 0},
       {"garbage", 0},
       {"abc123", 0},
       {"x2026-12-01", 0},
@@ -170,6 +169,10 @@ TEST_F(BeginTime, RejectsWhatTheReferenceRejectsAtItsPosition) {
     ASSERT_FALSE(r.ok()) << "[" << c.text << "] read as " << *r;
     EXPECT_EQ(r.error(), "Invalid time specification (pos=" + std::to_string(c.pos) + "): " + c.text);
   }
+  // An empty text: refused without that line (the reference printed only the command's own).
+  auto empty = parseBeginTime("", kNow);
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.error(), "");
 }
 
 // A report window places a time of day today and a date without a year in this year.
