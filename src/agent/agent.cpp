@@ -21,6 +21,8 @@
 #include "agent/file_block_writer.h"
 #include "common/bcast_compress.h"
 #include "agent/resources.h"
+#include "agent/shared_port.h"
+#include "agent/step_calls.h"
 #include "agent/step_spawn.h"
 #include "agent/step_table.h"
 #include "common/kernel_file.h"
@@ -31,6 +33,7 @@
 #include "rpc/client.h"
 #include "rpc/method_recorder.h"
 #include "rpc/server_auth.h"
+#include "wire/method_table.h"
 
 namespace drover::agent {
 namespace {
@@ -77,6 +80,11 @@ std::string numericHost(const std::string& host) {
 // How long a handler waits for the io thread (it only spawns or signals a process).
 constexpr auto kLoopWait = std::chrono::seconds(30);
 
+grpc::Status toStatus(const wire::Outcome& outcome) {
+  if (outcome.code == 0) return grpc::Status::OK;
+  return grpc::Status(static_cast<grpc::StatusCode>(outcome.code), outcome.message);
+}
+
 class AgentService final : public v1::Agent::Service {
  public:
   AgentService(std::string node_name, std::string munge_socket, boost::asio::io_context& io,
@@ -94,49 +102,28 @@ class AgentService final : public v1::Agent::Service {
     return grpc::Status::OK;
   }
 
+  // The controller sends these over the frame transport (agent/step_calls.h); over gRPC they
+  // serve API clients and tests alike.
   grpc::Status LaunchStep(grpc::ServerContext* ctx, const v1::LaunchStepRequest* req,
                           v1::LaunchStepReply* rep) override {
     if (auto s = authenticateController(*ctx, *req); !s.ok()) return s;
-    // The closure owns its copy: after a timeout the handler returns before it runs.
-    auto pid =
-        onLoop([this, request = *req]() -> Result<Launched> { return steps_.launch(request); });
-    if (!pid) return *pid.error_status;
-    const Result<Launched>& launched = *pid.value;
-    if (!launched) return grpc::Status(grpc::StatusCode::INTERNAL, launched.error());
-    if (launched->ended) {
-      return grpc::Status(grpc::StatusCode::ALREADY_EXISTS,
-                          "step " + std::to_string(req->step().job_id()) + "." +
-                              std::to_string(req->step().step_id()) + " of run " +
-                              std::to_string(req->step().restart_count()) +
-                              " already ran on node " + node_name_ + " and ended");
-    }
-    rep->set_supervisor_pid(launched->pid);
-    return grpc::Status::OK;
+    // The closure owns its copies: after a timeout the handler returns before it runs.
+    auto done = onLoop([this, request = *req] {
+      v1::LaunchStepReply reply;
+      wire::Outcome outcome = launchStep(steps_, node_name_, request, &reply);
+      return std::make_pair(outcome, reply);
+    });
+    if (!done) return *done.error_status;
+    *rep = done.value->second;
+    return toStatus(done.value->first);
   }
 
   grpc::Status SignalStep(grpc::ServerContext* ctx, const v1::SignalStepRequest* req,
                           v1::SignalStepReply*) override {
     if (auto s = authenticateController(*ctx, *req); !s.ok()) return s;
-    if (!req->kill() && (req->signal() <= 0 || req->signal() > 0xff)) {
-      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                          "signal " + std::to_string(req->signal()) +
-                              " is not a signal number (1-255), and kill is not set");
-    }
-    auto outcome = onLoop([this, request = *req] {
-      std::string error;
-      const SignalOutcome sent = steps_.signal(request.step(), request.signal(),
-                                               request.batch_shell_only(), request.kill(), &error);
-      return std::make_pair(sent, error);
-    });
+    auto outcome = onLoop([this, request = *req] { return signalStep(steps_, request); });
     if (!outcome) return *outcome.error_status;
-    const auto& [sent, error] = *outcome.value;
-    switch (sent) {
-      case SignalOutcome::kSent: return grpc::Status::OK;
-      case SignalOutcome::kNotFound:
-      case SignalOutcome::kStale: return grpc::Status(grpc::StatusCode::NOT_FOUND, error);
-      case SignalOutcome::kFailed: break;
-    }
-    return grpc::Status(grpc::StatusCode::INTERNAL, error);
+    return toStatus(*outcome.value);
   }
 
   // sstat: asks the step's supervisor on its usage socket, off the io thread (the supervisor
@@ -212,21 +199,11 @@ class AgentService final : public v1::Agent::Service {
   // node is swamped.
   static constexpr int kUsageWaitMs = 5000;
 
-  // Only the controller launches and signals steps: root, or the user droverd runs as (the
-  // controller of a cluster run by one unprivileged user, as in tests).
   grpc::Status authenticateController(const grpc::ServerContext& ctx,
                                       const google::protobuf::Message& req) {
     rpc::Caller caller;
     if (auto s = rpc::authenticate(ctx, req, munge_socket_, &caller); !s.ok()) return s;
-    if (caller.uid != 0 && caller.uid != ::getuid()) {
-      const std::string allowed =
-          ::getuid() == 0 ? "uid 0" : "uid 0 or " + std::to_string(::getuid());
-      return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
-                          "uid " + std::to_string(caller.uid) +
-                              " may not launch or signal steps on node " + node_name_ +
-                              " (only the controller may: " + allowed + ")");
-    }
-    return grpc::Status::OK;
+    return toStatus(controllerOnly(caller.uid, node_name_));
   }
 
   template <typename T>
@@ -284,6 +261,9 @@ struct AgentDaemon::Impl {
   std::unique_ptr<grpc::Server> server;
 
   boost::asio::io_context io;
+  // After io: closed before the io_context goes.
+  std::unique_ptr<wire::MethodTable> frame_methods;
+  std::unique_ptr<SharedPort> listener;   // the node's port: gRPC and frames
   boost::asio::signal_set child_signals{io, SIGCHLD};
   boost::asio::steady_timer register_timer{io};
   boost::asio::steady_timer heartbeat_timer{io};
@@ -461,25 +441,29 @@ Result<std::unique_ptr<AgentDaemon>> AgentDaemon::create(config::ClusterConfig c
   impl->service = std::make_unique<AgentService>(node->name, cfg.munge_socket, impl->io,
                                                  *impl->steps);
 
-  const std::string listen =
-      (node->address.empty() ? std::string("0.0.0.0") : node->address) + ":" +
-      std::to_string(impl->port);
+  // The gRPC server listens on no port of its own: the shared port hands it its connections.
   grpc::ServerBuilder builder;
-  int bound = 0;
-  const std::string listen_at = opts.any_free_port
-                                    ? (node->address.empty() ? std::string("0.0.0.0")
-                                                             : node->address) + ":0"
-                                    : listen;
-  builder.AddListeningPort(listen_at, grpc::InsecureServerCredentials(), &bound);
   builder.RegisterService(impl->service.get());
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> icpt;
   icpt.push_back(rpc::methodRecorderFactory());
   builder.experimental().SetInterceptorCreators(std::move(icpt));
   impl->server = builder.BuildAndStart();
-  if (!impl->server || bound == 0) {
-    return makeError("cannot listen on " + listen_at + " (address in use?)");
+  if (!impl->server) return makeError("cannot start the agent's gRPC server");
+  impl->frame_methods = std::make_unique<wire::MethodTable>(cfg.munge_socket);
+  addFrameMethods(*impl->frame_methods, *impl->steps, node->name);
+  const std::string host = numericHost(node->address.empty() ? "0.0.0.0" : node->address);
+  const std::uint16_t listen_port = opts.any_free_port ? 0 : impl->port;
+  try {
+    impl->listener = std::make_unique<SharedPort>(
+        impl->io, host, listen_port, impl->server.get(),
+        [methods = impl->frame_methods.get()](v1::FrameRequest frame, wire::Responder respond) {
+          methods->dispatch(std::move(frame), std::move(respond));
+        });
+  } catch (const std::exception& e) {
+    return makeError("cannot listen on " + host + ":" + std::to_string(listen_port) + ": " +
+                     e.what() + " (address in use?)");
   }
-  impl->port = static_cast<std::uint16_t>(bound);
+  impl->port = impl->listener->port();
   impl->opts = std::move(opts);
   impl->cfg = std::move(cfg);
   drover::log::get("agent")->info("droverd for node {} listening on port {}, spool {}",
@@ -495,6 +479,7 @@ int AgentDaemon::run() {
   boost::asio::post(m.io, [&m] { m.tryRegister(); });
   std::thread loop([&m] { m.io.run(); });
   const int code = stopped.get();
+  boost::asio::post(m.io, [&m] { m.listener->stop(); });
   m.server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   m.io.stop();
   loop.join();

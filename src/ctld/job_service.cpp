@@ -323,6 +323,12 @@ rpc::ClientOptions JobService::agentCallOptions() const {
   return options;
 }
 
+std::optional<AgentEndpoint> JobService::endpointFor(const std::string& node) const {
+  const NodeRecord* n = state_.registry().find(node);
+  if (n == nullptr || n->address.empty() || n->port == 0) return std::nullopt;
+  return AgentEndpoint{n->address, static_cast<std::uint16_t>(n->port)};
+}
+
 std::shared_ptr<grpc::Channel> JobService::channelFor(const std::string& node) {
   const NodeRecord* n = state_.registry().find(node);
   if (n == nullptr || n->address.empty() || n->port == 0) return nullptr;
@@ -337,8 +343,8 @@ void JobService::sendLaunches(std::vector<jobs::Launch> launches) {
 }
 
 void JobService::sendLaunch(jobs::Launch launch, int attempt) {
-  auto channel = channelFor(launch.node);
-  if (!channel) {
+  auto agent = endpointFor(launch.node);
+  if (!agent) {
     manager_->launchFailed(launch.job_id, "node " + launch.node + " has no agent address");
     afterCommit({});
     return;
@@ -346,10 +352,8 @@ void JobService::sendLaunch(jobs::Launch launch, int attempt) {
   if (attempt == 1) drover::log::get("ctld")->info("job {} starting on {}", launch.job_id, launch.node);
   const rpc::ClientOptions base = agentCallOptions();
   ++launches_in_flight_[launch.job_id];
-  postAgentCall([this, channel, base, attempt, launch = std::move(launch)]() mutable {
-    // A node that re-registered a moment ago may still have this cached channel in its
-    // reconnect backoff: wait for it (up to the message timeout) instead of failing at once.
-    LaunchCallResult result = callLaunchStep(channel, launch.request, base, true);
+  postAgentCall([this, agent = *agent, base, attempt, launch = std::move(launch)]() mutable {
+    LaunchCallResult result = callLaunchStep(agent, launch.request, base);
     if (result.why.empty()) {
       boost::asio::post(io_, [this, id = launch.job_id] { launchSettled(id); });
       return;
@@ -412,17 +416,13 @@ void JobService::sendSignalActions(std::vector<jobs::SignalAction> signals) {
   const rpc::ClientOptions base = agentCallOptions();
   for (auto& action : signals) {
     for (const auto& node : action.nodes) {
-      auto channel = channelFor(node);
-      if (!channel) continue;
-      postAgentCall([channel, base, node, request = action.request]() {
-        grpc::ClientContext ctx;
-        v1::SignalStepReply reply;
-        auto prepared = rpc::prepareCall(ctx, "/drover.v1.Agent/SignalStep", request, base);
-        if (!prepared) return;
-        grpc::Status st = v1::Agent::NewStub(channel)->SignalStep(&ctx, request, &reply);
-        if (!st.ok()) {
+      auto agent = endpointFor(node);
+      if (!agent) continue;
+      postAgentCall([agent = *agent, base, node, request = action.request]() {
+        const std::string why = callSignalStep(agent, request, base);
+        if (!why.empty()) {
           drover::log::get("ctld")->warn("signal to job {} on {} failed: {}",
-                                         request.step().job_id(), node, st.error_message());
+                                         request.step().job_id(), node, why);
         }
       });
     }

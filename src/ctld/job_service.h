@@ -16,12 +16,14 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "acct/sqlite_store.h"
 #include "ctld/ctld_state.h"
+#include "ctld/launch_call.h"
 #include "ctld/node_events.h"
 #include "drover/result.h"
 #include "drover/v1/controller.pb.h"
@@ -160,6 +162,8 @@ class JobService {
   void sendSignals();
   void sendSignalActions(std::vector<jobs::SignalAction> signals);
   std::shared_ptr<grpc::Channel> channelFor(const std::string& node);
+  // The node's agent as it registered; nullopt without an address.
+  std::optional<AgentEndpoint> endpointFor(const std::string& node) const;
   // How the controller calls agents: its MUNGE socket, the message timeout.
   rpc::ClientOptions agentCallOptions() const;
 

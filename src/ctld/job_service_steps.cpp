@@ -62,20 +62,19 @@ void JobService::launchStep(jobs::JobManager::CreatedStep created,
 
 void JobService::sendStepLaunch(std::shared_ptr<StepFanOut> fan, jobs::Launch launch,
                                 int attempt) {
-  auto channel = channelFor(launch.node);
-  if (!channel) {
+  auto agent = endpointFor(launch.node);
+  if (!agent) {
     settleStepLaunch(fan, launch.node, "node has no agent address");
     return;
   }
   const rpc::ClientOptions base = agentCallOptions();
   // In parallel on the agent RPC pool: a step on many nodes costs about one round trip.
-  postAgentCall([this, channel, base, fan, attempt,
-                             launch = std::move(launch)]() mutable {
-    // Waits for a channel in reconnect backoff, as batch launches do: its agent may be back
+  postAgentCall([this, agent = *agent, base, fan, attempt, launch = std::move(launch)]() mutable {
+    // Waits for an agent that refuses connections, as batch launches do: it may be back
     // already (registered again after a restart), and a call that failed at once would spend
     // every retry in the same instant. Each attempt is still bounded by the message timeout,
     // which srun's CreateStep deadline allows for (createStepTimeoutMs).
-    LaunchCallResult result = callLaunchStep(channel, launch.request, base, true);
+    LaunchCallResult result = callLaunchStep(agent, launch.request, base);
     boost::asio::post(io_, [this, fan, attempt, launch = std::move(launch),
                             result = std::move(result)]() mutable {
       // As for batch launches (sendLaunch): an agent that did not answer in time may be busy

@@ -114,7 +114,7 @@ bool readExact(int fd, char* out, std::size_t size, SteadyClock::time_point dead
     if (n > 0) {
       got += static_cast<std::size_t>(n);
     } else if (n == 0) {
-      return fail(error, kUnavailable, "the controller closed the connection");
+      return fail(error, kUnavailable, "the server closed the connection");
     } else if (errno == EAGAIN || errno == EINTR) {
       if (!waitFor(fd, POLLIN, deadline))
         return fail(error, kDeadlineExceeded, "no reply within the message timeout");
@@ -131,6 +131,7 @@ bool call(const ClientOptions& opts, const std::string& method,
           const google::protobuf::MessageLite& request, google::protobuf::MessageLite* reply,
           CallError* error) {
   const auto deadline = SteadyClock::now() + std::chrono::milliseconds(opts.timeout_ms);
+  error->sent = false;
   auto credential = auth::encodeCredential(auth::bindingPayload(method, request), opts.munge_socket);
   if (!credential) return fail(error, kUnauthenticated, credential.error());
 
@@ -147,6 +148,7 @@ bool call(const ClientOptions& opts, const std::string& method,
   if (!writeAll(sock.fd_, encodeHeader(static_cast<std::uint32_t>(body.size())) + body, deadline,
                 error))
     return false;
+  error->sent = true;
   unsigned char header[kHeaderBytes];
   if (!readExact(sock.fd_, reinterpret_cast<char*>(header), kHeaderBytes, deadline, error))
     return false;

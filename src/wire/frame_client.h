@@ -1,8 +1,9 @@
 #pragma once
-// The CLIs' client for the controller's frame transport (proto/drover/v1/frame.proto): one
-// blocking TCP exchange per call, bounded by a deadline, authenticated with a MUNGE credential
-// bound to the method and the request. Links protobuf and libmunge only, never gRPC; the CLIs
-// link its lite variant (MessageLite, cmake/DroverLite.cmake).
+// The client of the frame transport (proto/drover/v1/frame.proto): the CLIs' to the controller,
+// the controller's to the agents on the job path (ctld/launch_call.h). One blocking TCP exchange
+// per call, bounded by a deadline, authenticated with a MUNGE credential bound to the method
+// and the request. Links protobuf and libmunge only, never gRPC; the CLIs link its lite variant
+// (MessageLite, cmake/DroverLite.cmake).
 #include <google/protobuf/message_lite.h>
 
 #include <cstdint>
@@ -23,6 +24,7 @@ struct ClientOptions {
 struct CallError {
   int code = 0;                    // 14 = UNAVAILABLE (could not connect), 4 = DEADLINE, 7 = DENIED
   std::string message;
+  bool sent = false;               // the request went out: the server may have acted on it
 };
 
 // Sends `request` as `method` and parses the reply into `reply`. On failure returns false and

@@ -66,6 +66,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
 }  // namespace
 
+void serveConnection(tcp::socket socket, FrameHandler handler) {
+  boost::system::error_code ignored;
+  socket.set_option(tcp::no_delay(true), ignored);
+  std::make_shared<Connection>(std::move(socket), std::move(handler))->start();
+}
+
 class FrameServer::Impl : public std::enable_shared_from_this<Impl> {
  public:
   Impl(asio::io_context& io, const std::string& host, std::uint16_t port, FrameHandler handler)
@@ -81,10 +87,7 @@ class FrameServer::Impl : public std::enable_shared_from_this<Impl> {
     auto self = shared_from_this();
     acceptor_.async_accept([self](boost::system::error_code ec, tcp::socket socket) {
       if (ec == asio::error::operation_aborted || !self->acceptor_.is_open()) return;
-      if (!ec) {
-        socket.set_option(tcp::no_delay(true));
-        std::make_shared<Connection>(std::move(socket), self->handler_)->start();
-      }
+      if (!ec) serveConnection(std::move(socket), self->handler_);
       self->accept();
     });
   }

@@ -1,7 +1,8 @@
 #pragma once
-// Server side of the frame transport. Runs on the caller's io_context (the controller's state
-// thread), so handlers touch state without posting. Each connection carries one or more
-// request/reply exchanges in order.
+// Server side of the frame transport. Runs on the caller's io_context (the controller's or the
+// agent's state thread), so handlers touch state without posting. Each connection carries one
+// or more request/reply exchanges in order.
+#include <boost/asio/ip/tcp.hpp>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -9,14 +10,14 @@
 
 #include "drover/v1/frame.pb.h"
 
-namespace boost::asio {
-class io_context;
-}
-
 namespace drover::wire {
 
 using Responder = std::function<void(drover::v1::FrameReply)>;
 using FrameHandler = std::function<void(drover::v1::FrameRequest, Responder)>;
+
+// Serves the exchanges of one connection accepted elsewhere (droverd's port, which it shares
+// with gRPC: agent/shared_port.h) as FrameServer serves each connection it accepts.
+void serveConnection(boost::asio::ip::tcp::socket socket, FrameHandler handler);
 
 class FrameServer {
  public:

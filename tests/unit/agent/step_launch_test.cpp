@@ -28,6 +28,7 @@
 #include "drover/v1/agent_control.grpc.pb.h"
 #include "munged_process.h"
 #include "rpc/client.h"
+#include "wire/frame_client.h"
 #include "wire/frame_server.h"
 #include "wire/method_table.h"
 
@@ -416,14 +417,55 @@ TEST_F(StepLaunchTest, UnknownStepIsNotFound) {
 }
 
 TEST_F(StepLaunchTest, OnlyTheControllersUserMayLaunch) {
-  // An ordinary user (nobody) with a valid credential is refused, and nothing starts.
-  const std::string command = std::string("setpriv --reuid=65534 --regid=65534 --clear-groups ") +
-                              DROVER_AGENT_TEST_CLIENT + " " + client_.target + " " +
-                              munged_->socket();
-  const int status = std::system(command.c_str());
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), static_cast<int>(grpc::StatusCode::PERMISSION_DENIED));
-  EXPECT_FALSE(fs::exists(stepRecordPath(agent_->spoolDir(), StepKey{98, kBatch})));
+  // An ordinary user (nobody) with a valid credential is refused, and nothing starts, over
+  // either transport of the agent's port.
+  for (const std::string transport : {"", " --frames"}) {
+    const std::string command =
+        std::string("setpriv --reuid=65534 --regid=65534 --clear-groups ") +
+        DROVER_AGENT_TEST_CLIENT + " " + client_.target + " " + munged_->socket() + transport;
+    const int status = std::system(command.c_str());
+    ASSERT_TRUE(WIFEXITED(status)) << transport;
+    EXPECT_EQ(WEXITSTATUS(status), static_cast<int>(grpc::StatusCode::PERMISSION_DENIED))
+        << transport;
+    EXPECT_FALSE(fs::exists(stepRecordPath(agent_->spoolDir(), StepKey{98, kBatch})));
+  }
+}
+
+// The controller's path: LaunchStep and SignalStep as frames on the port gRPC also serves.
+TEST_F(StepLaunchTest, LaunchAndSignalOverTheFrameTransport) {
+  wire::ClientOptions to;
+  to.host = "127.0.0.1";
+  to.port = agent_->port();
+  to.munge_socket = munged_->socket();
+  const fs::path ready = dir_ / "ready31";
+  v1::LaunchStepReply launched;
+  wire::CallError error;
+  ASSERT_TRUE(wire::call(to, "/drover.v1.Agent/LaunchStep",
+                         batch(31, "#!/bin/sh\ntouch " + ready.string() +
+                                       "\nwhile :; do sleep 0.05; done\n"),
+                         &launched, &error))
+      << error.message;
+  EXPECT_GT(launched.supervisor_pid(), 0);
+  EXPECT_TRUE(waitUntil([&] { return fs::exists(ready); })) << "the script never started";
+  // gRPC on the same port still answers, between two frame calls.
+  v1::LaunchStepReply again;
+  ASSERT_TRUE(launch(batch(31, "#!/bin/sh\ntrue\n"), &again).ok());
+  EXPECT_EQ(again.supervisor_pid(), launched.supervisor_pid());
+
+  v1::SignalStepRequest bad;
+  bad.mutable_step()->set_job_id(31);
+  bad.mutable_step()->set_step_id(kBatch);
+  v1::SignalStepReply signalled;
+  EXPECT_FALSE(wire::call(to, "/drover.v1.Agent/SignalStep", bad, &signalled, &error));
+  EXPECT_EQ(error.code, static_cast<int>(grpc::StatusCode::INVALID_ARGUMENT)) << error.message;
+  v1::SignalStepRequest kill = bad;
+  kill.set_kill(true);
+  ASSERT_TRUE(wire::call(to, "/drover.v1.Agent/SignalStep", kill, &signalled, &error))
+      << error.message;
+  auto event = controller_.awaitEvent(31);
+  ASSERT_TRUE(event.has_value());
+  EXPECT_EQ(event->kind(), v1::StepEventRequest::FINISHED);
+  EXPECT_TRUE(waitUntil([&] { return processGone(launched.supervisor_pid()); }));
 }
 
 TEST_F(StepLaunchTest, SignalOutOfRangeIsRefused) {
