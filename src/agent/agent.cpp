@@ -460,8 +460,8 @@ Result<std::unique_ptr<AgentDaemon>> AgentDaemon::create(config::ClusterConfig c
           methods->dispatch(std::move(frame), std::move(respond));
         });
   } catch (const std::exception& e) {
-    return makeError("cannot listen on " + host + ":" + std::to_string(listen_port) + ": " +
-                     e.what() + " (address in use?)");
+    return makeError("cannot listen on " + host + ":" + std::to_string(listen_port) + " (" +
+                     e.what() + ")");
   }
   impl->port = impl->listener->port();
   impl->opts = std::move(opts);

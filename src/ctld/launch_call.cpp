@@ -1,5 +1,6 @@
 #include "ctld/launch_call.h"
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
