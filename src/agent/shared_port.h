@@ -11,6 +11,7 @@
 #include <string>
 
 #include "wire/frame_server.h"
+#include "wire/tcp_listener.h"
 
 namespace grpc {
 class Server;
@@ -24,16 +25,12 @@ class SharedPort {
   // `grpc_server` is started and listens on no port of its own; it must outlive this.
   SharedPort(boost::asio::io_context& io, const std::string& host, std::uint16_t port,
              grpc::Server* grpc_server, wire::FrameHandler frames);
-  ~SharedPort();
-  SharedPort(const SharedPort&) = delete;
-  SharedPort& operator=(const SharedPort&) = delete;
 
-  std::uint16_t port() const;
-  void stop();   // no more connections (those open go on)
+  std::uint16_t port() const { return listener_.port(); }
+  void stop() { listener_.stop(); }   // no more connections (those open go on)
 
  private:
-  class Impl;
-  std::shared_ptr<Impl> impl_;
+  wire::TcpListener listener_;
 };
 
 }  // namespace drover::agent

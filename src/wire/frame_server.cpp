@@ -72,47 +72,10 @@ void serveConnection(tcp::socket socket, FrameHandler handler) {
   std::make_shared<Connection>(std::move(socket), std::move(handler))->start();
 }
 
-class FrameServer::Impl : public std::enable_shared_from_this<Impl> {
- public:
-  Impl(asio::io_context& io, const std::string& host, std::uint16_t port, FrameHandler handler)
-      : acceptor_(io), handler_(std::move(handler)) {
-    tcp::endpoint endpoint(asio::ip::make_address(host), port);
-    acceptor_.open(endpoint.protocol());
-    acceptor_.set_option(asio::socket_base::reuse_address(true));
-    acceptor_.bind(endpoint);
-    acceptor_.listen(asio::socket_base::max_listen_connections);
-  }
-
-  void accept() {
-    auto self = shared_from_this();
-    acceptor_.async_accept([self](boost::system::error_code ec, tcp::socket socket) {
-      if (ec == asio::error::operation_aborted || !self->acceptor_.is_open()) return;
-      if (!ec) serveConnection(std::move(socket), self->handler_);
-      self->accept();
-    });
-  }
-
-  std::uint16_t port() const { return acceptor_.local_endpoint().port(); }
-  void stop() {
-    boost::system::error_code ignored;
-    acceptor_.close(ignored);
-  }
-
- private:
-  tcp::acceptor acceptor_;
-  FrameHandler handler_;
-};
-
 FrameServer::FrameServer(asio::io_context& io, const std::string& host, std::uint16_t port,
                          FrameHandler handler)
-    : impl_(std::make_shared<Impl>(io, host, port, std::move(handler))) {
-  impl_->accept();
-}
-
-FrameServer::~FrameServer() { impl_->stop(); }
-
-std::uint16_t FrameServer::port() const { return impl_->port(); }
-
-void FrameServer::stop() { impl_->stop(); }
+    : listener_(io, host, port, [handler = std::move(handler)](tcp::socket socket) {
+        serveConnection(std::move(socket), handler);
+      }) {}
 
 }  // namespace drover::wire

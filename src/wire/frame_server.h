@@ -9,6 +9,7 @@
 #include <string>
 
 #include "drover/v1/frame.pb.h"
+#include "wire/tcp_listener.h"
 
 namespace drover::wire {
 
@@ -25,16 +26,12 @@ class FrameServer {
   // a daemon cannot run without its listening socket.
   FrameServer(boost::asio::io_context& io, const std::string& host, std::uint16_t port,
               FrameHandler handler);
-  ~FrameServer();
-  FrameServer(const FrameServer&) = delete;
-  FrameServer& operator=(const FrameServer&) = delete;
 
-  std::uint16_t port() const;
-  void stop();
+  std::uint16_t port() const { return listener_.port(); }
+  void stop() { listener_.stop(); }
 
  private:
-  class Impl;
-  std::shared_ptr<Impl> impl_;
+  TcpListener listener_;
 };
 
 }  // namespace drover::wire
