@@ -2,14 +2,12 @@
 
 #include <unistd.h>
 
+#include "wire/status_codes.h"
+
 namespace drover::agent {
 namespace {
 
-constexpr int kInvalidArgument = 3;
-constexpr int kNotFound = 5;
-constexpr int kAlreadyExists = 6;
-constexpr int kPermissionDenied = 7;
-constexpr int kInternal = 13;
+using namespace wire::status;
 
 wire::Outcome fail(int code, std::string message) { return {code, std::move(message)}; }
 

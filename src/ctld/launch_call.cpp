@@ -5,13 +5,14 @@
 #include <thread>
 
 #include "wire/frame_client.h"
+#include "wire/status_codes.h"
 
 namespace drover::ctld {
 namespace {
 
-constexpr int kDeadlineExceeded = 4;
-constexpr int kAlreadyExists = 6;
-constexpr int kUnavailable = 14;
+using wire::status::kAlreadyExists;
+using wire::status::kDeadlineExceeded;
+using wire::status::kUnavailable;
 constexpr auto kConnectRetry = std::chrono::milliseconds(100);
 
 // One call, its connection tried again while the agent refuses it and time is left.

@@ -17,14 +17,15 @@
 #include "auth/request_binding.h"
 #include "drover/v1/frame.pb.h"
 #include "wire/frame_codec.h"
+#include "wire/status_codes.h"
 
 namespace drover::wire {
 namespace {
 
-constexpr int kUnavailable = 14;
-constexpr int kDeadlineExceeded = 4;
-constexpr int kInternal = 13;
-constexpr int kUnauthenticated = 16;
+using status::kDeadlineExceeded;
+using status::kInternal;
+using status::kUnauthenticated;
+using status::kUnavailable;
 
 using SteadyClock = std::chrono::steady_clock;
 
@@ -176,7 +177,7 @@ std::string describe(const CallError& error, const ClientOptions& opts) {
     case kDeadlineExceeded:
       return "Unable to contact drover controller at " + where + " (connect failure): " +
              error.message;
-    case 7:
+    case status::kPermissionDenied:
     case kUnauthenticated:
       // A refusal the controller already words so (reservations) is not said twice.
       if (error.message.rfind(kAccessDenied, 0) == 0) return error.message;
