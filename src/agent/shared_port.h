@@ -6,6 +6,7 @@
 // first byte tells them apart: gRPC opens with HTTP/2's client preface "PRI * HTTP/2.0", a
 // frame with its 4-byte big-endian length, whose first byte is at most 0x04 (kMaxFrameBytes
 // is 64 MiB), never 'P'. gRPC's connections are handed to its server as accepted sockets.
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -21,10 +22,15 @@ namespace drover::agent {
 
 class SharedPort {
  public:
+  // A connection that says nothing for this long is closed: an idle peer must not hold a
+  // descriptor of the agent's for ever (both kinds of client send at once after connecting).
+  static constexpr std::chrono::milliseconds kFirstByteWait{30000};
+
   // Binds host:port (0 = any free port) and accepts on `io`. Throws on a bind failure.
   // `grpc_server` is started and listens on no port of its own; it must outlive this.
   SharedPort(boost::asio::io_context& io, const std::string& host, std::uint16_t port,
-             grpc::Server* grpc_server, wire::FrameHandler frames);
+             grpc::Server* grpc_server, wire::FrameHandler frames,
+             std::chrono::milliseconds first_byte_wait = kFirstByteWait);
 
   std::uint16_t port() const { return listener_.port(); }
   void stop() { listener_.stop(); }   // no more connections (those open go on)
