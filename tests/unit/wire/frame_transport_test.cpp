@@ -1,7 +1,11 @@
 // The frame transport end to end: a real munged, a real TCP server on 127.0.0.1 port 0, and
 // the CLI client.
+#include <sys/socket.h>
+#include <sys/time.h>
+
 #include <boost/asio.hpp>
 #include <chrono>
+#include <future>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -167,6 +171,68 @@ TEST_F(FrameTransportTest, ManySequentialCalls) {
     CallError error;
     ASSERT_TRUE(call(opts_, kPing, drover::v1::PingRequest(), &reply, &error)) << error.message;
   }
+}
+
+}  // namespace
+}  // namespace drover::wire
+
+namespace drover::wire {
+namespace {
+
+// True when the server closes `sock` within 5 s (a read sees the end); false if it stays open.
+bool closedByServer(boost::asio::ip::tcp::socket& sock) {
+  timeval five{5, 0};
+  ::setsockopt(sock.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &five, sizeof five);
+  char byte = 0;
+  boost::system::error_code ec;
+  sock.read_some(boost::asio::buffer(&byte, 1), ec);
+  return ec == boost::asio::error::eof;
+}
+
+// An idle or stalled peer is closed after the idle wait (200 ms here, 30 s in the daemons):
+// before its first request, halfway through one, and after an answered one.
+TEST_F(FrameTransportTest, IdlePeersAreClosed) {
+  std::unique_ptr<FrameServer> quick;
+  std::promise<std::uint16_t> bound;
+  boost::asio::post(io_, [&] {
+    quick = std::make_unique<FrameServer>(
+        io_, "127.0.0.1", 0,
+        [this](drover::v1::FrameRequest f, Responder r) { table_->dispatch(std::move(f), std::move(r)); },
+        std::chrono::milliseconds(200));
+    bound.set_value(quick->port());
+  });
+  const std::uint16_t port = bound.get_future().get();
+  boost::asio::io_context io;
+  const boost::asio::ip::tcp::endpoint at(boost::asio::ip::make_address("127.0.0.1"), port);
+
+  boost::asio::ip::tcp::socket silent(io);
+  silent.connect(at);
+  EXPECT_TRUE(closedByServer(silent));
+
+  boost::asio::ip::tcp::socket stalled(io);
+  stalled.connect(at);
+  boost::asio::write(stalled, boost::asio::buffer(encodeHeader(100)));   // no body follows
+  EXPECT_TRUE(closedByServer(stalled));
+
+  // One exchange (refused: no credential), then nothing more from the peer.
+  boost::asio::ip::tcp::socket answered(io);
+  answered.connect(at);
+  drover::v1::FrameRequest frame;
+  frame.set_method(kPing);
+  const std::string body = frame.SerializeAsString();
+  boost::asio::write(answered, boost::asio::buffer(encodeHeader(body.size()) + body));
+  unsigned char header[kHeaderBytes];
+  boost::asio::read(answered, boost::asio::buffer(header));
+  std::string reply(decodeHeader(header), '\0');
+  boost::asio::read(answered, boost::asio::buffer(reply));
+  EXPECT_TRUE(closedByServer(answered));
+
+  std::promise<void> stopped;
+  boost::asio::post(io_, [&] {
+    quick.reset();
+    stopped.set_value();
+  });
+  stopped.get_future().wait();
 }
 
 }  // namespace
