@@ -15,10 +15,11 @@ using wire::status::kDeadlineExceeded;
 using wire::status::kUnavailable;
 constexpr auto kConnectRetry = std::chrono::milliseconds(100);
 
-// One call, its connection tried again while the agent refuses it and time is left.
+// One call; with `retry_refused` its connection is tried again while the agent refuses it and
+// time is left.
 bool callAgent(const AgentEndpoint& agent, const std::string& method,
                const google::protobuf::MessageLite& request, google::protobuf::MessageLite* reply,
-               const rpc::ClientOptions& options, wire::CallError* error) {
+               const rpc::ClientOptions& options, bool retry_refused, wire::CallError* error) {
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + std::chrono::milliseconds(options.timeout_ms);
   wire::ClientOptions to;
@@ -32,7 +33,8 @@ bool callAgent(const AgentEndpoint& agent, const std::string& method,
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     to.timeout_ms = static_cast<int>(std::max<std::int64_t>(left.count(), 1));
     if (wire::call(to, method, request, reply, error)) return true;
-    if (error->sent || error->code != kUnavailable || Clock::now() + kConnectRetry >= deadline) {
+    if (!retry_refused || error->sent || error->code != kUnavailable ||
+        Clock::now() + kConnectRetry >= deadline) {
       return false;
     }
     std::this_thread::sleep_for(kConnectRetry);
@@ -46,7 +48,7 @@ LaunchCallResult callLaunchStep(const AgentEndpoint& agent, const v1::LaunchStep
   LaunchCallResult result;
   v1::LaunchStepReply reply;
   wire::CallError error;
-  if (callAgent(agent, "/drover.v1.Agent/LaunchStep", request, &reply, options, &error) ||
+  if (callAgent(agent, "/drover.v1.Agent/LaunchStep", request, &reply, options, true, &error) ||
       error.code == kAlreadyExists) {
     return result;
   }
@@ -59,7 +61,9 @@ std::string callSignalStep(const AgentEndpoint& agent, const v1::SignalStepReque
                            const rpc::ClientOptions& options) {
   v1::SignalStepReply reply;
   wire::CallError error;
-  if (callAgent(agent, "/drover.v1.Agent/SignalStep", request, &reply, options, &error)) return "";
+  if (callAgent(agent, "/drover.v1.Agent/SignalStep", request, &reply, options, false, &error)) {
+    return "";
+  }
   return error.message.empty() ? "agent unreachable" : error.message;
 }
 

@@ -30,7 +30,9 @@ struct LaunchCallResult {
 LaunchCallResult callLaunchStep(const AgentEndpoint& agent, const v1::LaunchStepRequest& request,
                                 const rpc::ClientOptions& options);
 
-// "" once sent and taken, else why not.
+// "" once sent and taken, else why not. A refused connection fails at once, as before over
+// gRPC: a cancel of many jobs on a node that is gone must not hold the agent RPC pool for a
+// message timeout per job (the node's steps are dealt with when it registers again).
 std::string callSignalStep(const AgentEndpoint& agent, const v1::SignalStepRequest& request,
                            const rpc::ClientOptions& options);
 
