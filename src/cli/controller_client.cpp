@@ -6,21 +6,22 @@
 #include "config/client_settings.h"
 #include "drover/config.h"
 #include "wire/frame_client.h"
+#include "wire/status_codes.h"
 
 namespace drover::cli {
 namespace {
 
-// wire::CallError codes are gRPC's numbering.
 FailureKind kindOf(int code) {
+  using namespace wire::status;
   switch (code) {
     case 0: return FailureKind::kNone;
-    case 14:  // UNAVAILABLE
-    case 4: return FailureKind::kUnreachable;  // DEADLINE_EXCEEDED
-    case 7:   // PERMISSION_DENIED
-    case 16: return FailureKind::kDenied;  // UNAUTHENTICATED
-    case 5: return FailureKind::kNotFound;
-    case 3:   // INVALID_ARGUMENT
-    case 9: return FailureKind::kInvalid;  // FAILED_PRECONDITION
+    case kUnavailable:
+    case kDeadlineExceeded: return FailureKind::kUnreachable;
+    case kPermissionDenied:
+    case kUnauthenticated: return FailureKind::kDenied;
+    case kNotFound: return FailureKind::kNotFound;
+    case kInvalidArgument:
+    case kFailedPrecondition: return FailureKind::kInvalid;
     default: return FailureKind::kOther;
   }
 }

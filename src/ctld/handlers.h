@@ -12,6 +12,7 @@
 #include "drover/v1/priority.pb.h"
 #include "rpc/caller.h"
 #include "wire/method_table.h"
+#include "wire/status_codes.h"
 
 namespace drover::ctld {
 
@@ -19,12 +20,12 @@ template <typename Request, typename Reply>
 using Handler = std::function<void(const rpc::Caller&, const Request&, wire::Reply_<Reply>)>;
 
 // gRPC status codes used in Outcome.
-inline constexpr int kInvalidArgument = 3;
-inline constexpr int kNotFound = 5;
-inline constexpr int kPermissionDenied = 7;
-inline constexpr int kFailedPrecondition = 9;
-inline constexpr int kInternal = 13;
-inline constexpr int kUnavailable = 14;
+using wire::status::kFailedPrecondition;
+using wire::status::kInternal;
+using wire::status::kInvalidArgument;
+using wire::status::kNotFound;
+using wire::status::kPermissionDenied;
+using wire::status::kUnavailable;
 
 struct ControllerHandlers {
   Handler<v1::PingRequest, v1::PingReply> ping;

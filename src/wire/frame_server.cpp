@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "wire/frame_codec.h"
+#include "wire/status_codes.h"
 
 namespace drover::wire {
 namespace asio = boost::asio;
@@ -56,7 +57,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       drover::v1::FrameRequest request;
       if (!request.ParseFromString(self->body_)) {
         drover::v1::FrameReply reply;
-        reply.set_code(3);  // INVALID_ARGUMENT
+        reply.set_code(status::kInvalidArgument);
         reply.set_message("malformed request frame");
         self->respond(std::move(reply));
         return;

@@ -8,7 +8,7 @@ void MethodTable::dispatch(drover::v1::FrameRequest frame,
                            std::function<void(drover::v1::FrameReply)> respond) const {
   auto row = rows_.find(frame.method());
   if (row == rows_.end()) {
-    respond(error(12, "unknown method " + frame.method()));  // UNIMPLEMENTED
+    respond(error(status::kUnimplemented, "unknown method " + frame.method()));
     return;
   }
   row->second(frame, std::move(respond));

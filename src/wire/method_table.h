@@ -9,6 +9,7 @@
 
 #include "drover/v1/frame.pb.h"
 #include "rpc/caller.h"
+#include "wire/status_codes.h"
 
 namespace drover::wire {
 
@@ -35,13 +36,13 @@ class MethodTable {
                         std::function<void(drover::v1::FrameReply)> respond) {
       auto request = std::make_unique<Request>();
       if (!request->ParseFromString(frame.payload())) {
-        respond(error(3, "malformed request for " + method));
+        respond(error(status::kInvalidArgument, "malformed request for " + method));
         return;
       }
       rpc::Caller caller;
       std::string why;
       if (!authenticate(frame, *request, &caller, &why)) {
-        respond(error(7, "authentication failed: " + why));
+        respond(error(status::kPermissionDenied, "authentication failed: " + why));
         return;
       }
       handler(caller, *request, [respond](Outcome outcome, const Reply& reply) {
