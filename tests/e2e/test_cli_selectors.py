@@ -208,6 +208,8 @@ def test_scontrol_update_within_the_users_rights(c):
     r = update("StartTime=now+5m")
     assert (r.returncode, r.stderr) == \
         (1, "Invalid time specification (pos=4): now+5m\nNo changes specified\n"), r.stderr
+    r = update("StartTime=")   # empty: the reference printed only its last line
+    assert (r.returncode, r.stderr) == (1, "No changes specified\n"), r.stderr
     # top (same partition, account and QOS): root's, as Slurm without enable_user_top.
     assert update("Partition=gpu").returncode == 0
     r = c.scontrol("top", str(other), user="alice")

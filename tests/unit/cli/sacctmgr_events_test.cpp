@@ -101,6 +101,11 @@ TEST(SacctmgrEvents, ATimeThatDoesNotReadWarnsAndKeepsTheDefault) {
   auto plain = parse({});
   ASSERT_TRUE(plain.ok());
   EXPECT_TRUE(plain->warnings.empty());
+  // An empty one says nothing, as the reference's start= (no line), and keeps the default.
+  auto empty = parse({"Start=", "End="});
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE(empty->warnings.empty());
+  EXPECT_EQ(empty->request.window_start(), plain->request.window_start());
   EXPECT_EQ(bad->request.window_start(), plain->request.window_start());
   EXPECT_EQ(bad->request.window_end(), plain->request.window_end());
 }

@@ -92,6 +92,9 @@ TEST_F(ReservationCliTest, CreateErrors) {
       {{"StartTime=whenever", "Duration=60", "Nodes=n1", "Users=a"},
        "bare: Invalid time specification (pos=0): whenever\nscontrol: error: Invalid start time "
        "StartTime=whenever.  No reservation created."},
+      // An empty time: what the reference's controller answered for it.
+      {{"StartTime=", "Duration=60", "Nodes=n1", "Users=a"},
+       "bare: Error creating the reservation: Invalid time specified"},
       {{"StartTime=now", "Duration=soon", "Nodes=n1", "Users=a"}, "Invalid duration"},
       {{"StartTime=now", "Duration=60", "NodeCnt=0", "Users=a"}, "Invalid node count"},
       {{"StartTime=now", "Duration=60", "Nodes=n1", "Users=a", "Bogus=1"}, "Invalid input: Bogus=1"},

@@ -297,3 +297,22 @@ TEST(SreportArgs, ReadsConditions) {
 
 }  // namespace
 }  // namespace drover::cli::sreport
+
+namespace drover::cli::sreport {
+namespace {
+
+// A time that does not read is a warning with where its reading stopped; an empty one says
+// nothing (the reference's sreport start= printed no line), and both keep the default.
+TEST(SreportWindow, BadAndEmptyTimesKeepTheDefault) {
+  const std::int64_t now = 1796040000;
+  auto bad = parseCommandWords({"cluster", "utilization", "start=2026-13-45"}, now);
+  ASSERT_TRUE(bad.ok()) << bad.error();
+  EXPECT_EQ(bad->report.warnings,
+            std::vector<std::string>{"Invalid time specification (pos=5): 2026-13-45"});
+  auto empty = parseCommandWords({"cluster", "utilization", "start=", "end="}, now);
+  ASSERT_TRUE(empty.ok()) << empty.error();
+  EXPECT_TRUE(empty->report.warnings.empty());
+}
+
+}  // namespace
+}  // namespace drover::cli::sreport
