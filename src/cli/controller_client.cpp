@@ -114,7 +114,7 @@ Result<v1::GetJobsReply> ControllerClient::getJobs(const v1::GetJobsRequest& req
 }
 Result<v1::GetJobsReply*> ControllerClient::getJobs(const v1::GetJobsRequest& request,
                                                     google::protobuf::Arena* arena) {
-  auto* reply = google::protobuf::Arena::Create<v1::GetJobsReply>(arena);
+  auto* reply = google::protobuf::Arena::CreateMessage<v1::GetJobsReply>(arena);
   if (auto s = callInto("GetJobs", request, reply); !s.ok()) return makeError(s.error());
   return reply;
 }

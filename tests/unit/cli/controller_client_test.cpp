@@ -49,6 +49,17 @@ class FixedController {
         [](const rpc::Caller&, const v1::UpdateNodeRequest&, wire::Reply_<v1::UpdateNodeReply> done) {
           done(Outcome{7, "UpdateNode is for root and operators only"}, v1::UpdateNodeReply{});
         });
+    table_.add<v1::GetJobsRequest, v1::GetJobsReply>(
+        "/drover.v1.Controller/GetJobs",
+        [](const rpc::Caller&, const v1::GetJobsRequest&, wire::Reply_<v1::GetJobsReply> done) {
+          v1::GetJobsReply rep;
+          for (int id = 1; id <= 2; ++id) {
+            auto* job = rep.add_jobs();
+            job->set_job_id(id);
+            job->set_name("a name longer than the short-string buffer");
+          }
+          done(Outcome::ok(), rep);
+        });
     server_ = std::make_unique<wire::FrameServer>(
         io_, "127.0.0.1", 0, [this](v1::FrameRequest f, wire::Responder r) {
           table_.dispatch(std::move(f), std::move(r));
@@ -141,6 +152,20 @@ TEST_F(ControllerClientTest, AuthenticatedCallsAndFailureKinds) {
   auto unimplemented = client.reconfigure(v1::ReconfigureRequest{});
   ASSERT_FALSE(unimplemented.ok());
   EXPECT_EQ(client.lastFailure(), FailureKind::kOther);
+}
+
+// squeue parses thousands of rows into one arena: the reply must be an arena message, so its rows
+// and strings live there too (a message merely placed in arena memory allocates each on the heap).
+TEST_F(ControllerClientTest, JobsParsedIntoAnArenaLiveOnIt) {
+  FixedController service(munged_->socket());
+  auto client = clientFor(service.port(), 5000);
+  google::protobuf::Arena arena;
+  auto reply = client.getJobs(v1::GetJobsRequest{}, &arena);
+  ASSERT_TRUE(reply.ok()) << reply.error();
+  ASSERT_EQ((*reply)->jobs_size(), 2);
+  EXPECT_EQ((*reply)->GetArena(), &arena);
+  EXPECT_EQ((*reply)->jobs(1).GetArena(), &arena);
+  EXPECT_EQ((*reply)->jobs(1).name(), "a name longer than the short-string buffer");
 }
 
 TEST_F(ControllerClientTest, ControllerDownIsAClearErrorNotAHang) {
