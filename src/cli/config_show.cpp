@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "drover/time_spec.h"
+#include "drover/slurm_time_format.h"
 #include "jobspec/array_spec.h"
 
 namespace drover::cli {
@@ -61,7 +62,7 @@ std::string renderConfig(const config::ClusterConfig& c, const std::string& conf
       {"AuthType", "auth/munge"},
       {"BcastExclude", config::bcastExcludeText(c.bcast)},
       {"BcastParameters", bcastParameters(c.bcast)},
-      {"BOOT_TIME", ping ? formatLocalTime(ping->start_time(), kIsoLocalTime) : "(null)"},
+      {"BOOT_TIME", ping ? formatSlurmTime(ping->start_time()) : "(null)"},
       {"ClusterName", c.cluster_name},
       s.default_mem_per_cpu_mb > 0
           ? std::pair<std::string, std::string>{"DefMemPerCPU", std::to_string(s.default_mem_per_cpu_mb)}
@@ -93,7 +94,7 @@ std::string renderConfig(const config::ClusterConfig& c, const std::string& conf
       {"SLURM_CONF", config_path},
       {"StateSaveLocation", c.controller.state_dir},
   };
-  std::string out = "Configuration data as of " + formatLocalTime(now, kIsoLocalTime) + "\n";
+  std::string out = "Configuration data as of " + formatSlurmTime(now) + "\n";
   for (const auto& [name, value] : settings) {
     std::string line = name;
     line.resize(std::max<std::size_t>(line.size(), 23), ' ');   // Slurm's name column

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "drover/time_spec.h"
+#include "drover/slurm_time_format.h"
 
 namespace drover::cli {
 
@@ -90,7 +91,7 @@ bool hasReported(const v1::NodeInfo& node) {
 }
 
 std::string formatIsoTime(std::int64_t unix_seconds, const char* zero_text) {
-  return unix_seconds == 0 ? zero_text : formatLocalTime(unix_seconds, kIsoLocalTime);
+  return unix_seconds == 0 ? zero_text : formatSlurmTime(unix_seconds);
 }
 
 std::string formatCpuLoad(double load) {

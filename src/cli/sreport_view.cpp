@@ -10,6 +10,7 @@
 #include "cli/field_table.h"
 #include "common/ascii_case.h"
 #include "drover/time_spec.h"
+#include "drover/slurm_time_format.h"
 
 namespace drover::cli::sreport {
 
@@ -40,8 +41,8 @@ std::string unitsText(const TimeFormat& t, const char* prefix) {
 
 std::string header(const std::string& title, const Window& w, bool with_secs,
                    const std::vector<std::string>& lines) {
-  std::string out = kDashes + "\n" + title + " " + formatLocalTime(w.start, kIsoLocalTime) + " - " +
-                    formatLocalTime(w.end - 1, kIsoLocalTime);
+  std::string out = kDashes + "\n" + title + " " + formatSlurmTime(w.start) + " - " +
+                    formatSlurmTime(w.end - 1);
   if (with_secs) out += " (" + std::to_string(w.seconds()) + " secs)";
   out += "\n";
   for (const auto& l : lines) out += l + "\n";

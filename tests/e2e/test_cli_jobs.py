@@ -266,3 +266,27 @@ def test_scontrol_write_batch_script(jobs):
             1, "failed to open file `/nonexist/x.sh`: No such file or directory\n")
     finally:
         jobs.cli("scancel", str(job), str(wrapped))
+
+
+def test_slurm_time_format_is_honoured_by_every_time_stamp(jobs, monkeypatch):
+    """SLURM_TIME_FORMAT, as Slurm's commands read it: %s for scripts that parse times,
+    `relative` for people (the reference's forms: tests/unit/common/slurm_time_format_test)."""
+    import time
+    job_id = submit(jobs, "-J", "tfmt", "--begin=now+7200", "--wrap=true")
+    try:
+        monkeypatch.setenv("SLURM_TIME_FORMAT", "%s")
+        submit_time = job_field(jobs, job_id, "SubmitTime")
+        assert submit_time.isdigit() and abs(int(submit_time) - time.time()) < 120, submit_time
+        assert abs(int(job_field(jobs, job_id, "StartTime")) - (int(submit_time) + 7200)) <= 2
+        r = jobs.cli("squeue", "-h", "-j", str(job_id), "-o", "%V|%S")
+        assert r.stdout.strip() == f"{submit_time}|{job_field(jobs, job_id, 'StartTime')}", r.stdout
+        r = jobs.cli("sacct", "-X", "-n", "-P", "-j", str(job_id), "-o", "Submit")
+        assert r.stdout.strip() == submit_time, r.stdout + r.stderr
+        monkeypatch.setenv("SLURM_TIME_FORMAT", "relative")
+        r = jobs.cli("squeue", "-h", "-j", str(job_id), "-o", "%V")
+        assert re.fullmatch(r"\d\d:\d\d:\d\d|Ystday \d\d:\d\d", r.stdout.strip()), r.stdout  # midnight
+        monkeypatch.setenv("SLURM_TIME_FORMAT", "standard")
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", job_field(jobs, job_id, "SubmitTime"))
+    finally:
+        monkeypatch.delenv("SLURM_TIME_FORMAT", raising=False)
+        jobs.cli("scancel", str(job_id))

@@ -6,6 +6,7 @@
 
 #include "acct/report/sacct_values.h"
 #include "drover/time_spec.h"
+#include "drover/slurm_time_format.h"
 
 namespace drover::acct::report {
 namespace {
@@ -303,7 +304,7 @@ const std::vector<FieldDef>& table() {
 const std::vector<FieldDef>& fieldTable() { return table(); }
 
 std::string formatSacctTime(std::int64_t unix_seconds) {
-  return unix_seconds <= 0 ? "Unknown" : formatLocalTime(unix_seconds, kIsoLocalTime);
+  return unix_seconds <= 0 ? "Unknown" : formatSlurmTime(unix_seconds);
 }
 
 std::string formatCpuTime(std::int64_t usec) {
