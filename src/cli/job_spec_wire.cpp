@@ -100,10 +100,13 @@ v1::JobSpec toWireSpec(const jobspec::BatchRequest& request, const SubmitContext
   std::string work_dir = context.cwd;
   if (s.chdir) work_dir = (!s.chdir->empty() && (*s.chdir)[0] == '/') ? *s.chdir : context.cwd + "/" + *s.chdir;
   w.set_work_dir(work_dir);
-  // Slurm's Command=: the script file made absolute against the submit directory (golden 092).
+  // Slurm's Command=: the script file made absolute against the submit directory (golden 092),
+  // then its arguments, space-separated as the reference joined them ("s1.sh arg1 two words").
   if (request.script_path && !s.wrap) {
     const std::string& p = *request.script_path;
-    w.set_command(!p.empty() && p[0] == '/' ? p : context.cwd + "/" + p);
+    std::string command = !p.empty() && p[0] == '/' ? p : context.cwd + "/" + p;
+    for (const auto& a : request.script_args) command += " " + a;
+    w.set_command(command);
   }
   if (s.output) w.set_std_out(*s.output);
   if (s.error) w.set_std_err(*s.error);

@@ -332,6 +332,8 @@ Result<v1::LaunchStepRequest> JobManager::launchRequest(const Job& job) {
   for (auto& [k, v] : launch::batchJobVariables(ctx)) env[k] = v;
   r.mutable_environment()->insert(env.begin(), env.end());
   r.set_script(payload->script);
+  // `sbatch script.sh a b`: the script's own arguments, after its path (the supervisor's argv[0]).
+  for (const auto& arg : s.script_args()) r.add_argv(arg);
   r.set_std_out(i.std_out());
   r.set_std_err(i.std_err());
   r.set_std_in(i.std_in());

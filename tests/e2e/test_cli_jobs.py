@@ -221,6 +221,25 @@ def test_sbatch_output_pattern_and_script_file(jobs):
              what=f"{out} to hold the job's output")
 
 
+def test_sbatch_passes_the_scripts_arguments(jobs):
+    """`sbatch script a b`: the script gets its arguments ($1, $2...), as Slurm's, and the job's
+    Command= (squeue %o) is the script's path and the arguments, space-separated (the reference:
+    `Command=/tmp/argt/s1.sh arg1 two words`)."""
+    script = jobs.run_dir / "args.sh"
+    script.write_text('#!/bin/sh\necho "args=$# [$1] [$2]"\n')
+    r = jobs.cli("sbatch", "--parsable", "-o", "args-%j.out", str(script), "arg1", "two words")
+    assert r.returncode == 0, r.stderr
+    job_id = int(r.stdout.split(";")[0])
+    assert jobs.cli("squeue", "-h", "-j", str(job_id), "-t", "all", "-o", "%o").stdout.strip() \
+        in ("", f"{script} arg1 two words")
+    wait_job_state(jobs, job_id, "COMPLETED")
+    r = jobs.scontrol("show", "job", str(job_id))
+    assert f"Command={script} arg1 two words\n" in r.stdout, r.stdout
+    out = jobs.run_dir / f"args-{job_id}.out"
+    wait_for(lambda: out.exists() and out.read_text() == "args=2 [arg1] [two words]\n", 10,
+             what=f"{out} to show the arguments")
+
+
 def test_scontrol_write_batch_script(jobs):
     """scontrol write batch_script, as the reference's printed it: the script as submitted into
     slurm-<id>.sh (or a named file, or stdout with "-"), created by the caller; the owner and
