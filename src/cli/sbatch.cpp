@@ -1,13 +1,14 @@
 #include "cli/sbatch.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
-#include <fstream>
 #include <iostream>
 #include <iterator>
 #include <map>
@@ -136,12 +137,23 @@ int runSbatch(int argc, char** argv) {
       if (isatty(STDIN_FILENO)) std::cerr << "sbatch: Reading batch script from stdin\n";
       text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
     } else {
-      std::ifstream in(cl->positional.front(), std::ios::binary);
-      if (!in) {
+      const int fd = ::open(cl->positional.front().c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) {
         printError(kProg, "Unable to open file " + cl->positional.front());
         return 1;
       }
-      text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      // A file that opens but does not read (a directory) is an empty script, as the
+      // reference says of one ("Batch script is empty!").
+      char buf[65536];
+      for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) != 0;) {
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+          text.clear();
+          break;
+        }
+        text.append(buf, static_cast<std::size_t>(n));
+      }
+      ::close(fd);
     }
     script_text = std::move(text);
   }

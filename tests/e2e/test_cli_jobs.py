@@ -66,6 +66,9 @@ def test_sbatch_refusals_exit_nonzero_with_slurms_text(jobs):
     r = jobs.cli("sbatch", "-t", "garbage", "--wrap=true")
     assert r.returncode != 0
     assert "sbatch: error: Invalid --time specification" in r.stderr, r.stderr
+    # A script that opens but does not read (a directory): the reference's message, no crash.
+    r = jobs.cli("sbatch", str(jobs.run_dir))
+    assert (r.returncode, r.stderr) == (1, "sbatch: error: Batch script is empty!\n"), r
 
 
 def test_sbatch_wait_returns_the_jobs_exit_code(jobs):
