@@ -114,6 +114,10 @@ v1::JobSpec toWireSpec(const jobspec::BatchRequest& request, const SubmitContext
   w.set_open_append(s.open_mode && *s.open_mode == jobspec::OpenMode::Append);
   for (const auto& [k, v] : exportedEnvironment(s, context.environment)) (*w.mutable_environment())[k] = v;
   w.set_export_mode(s.export_env ? exportText(*s.export_env) : "ALL");
+  // As the reference's sbatch: a given --export is named in the job's variables, and it, like
+  // --get-user-env, has the node load the user's login environment under them (drover-stepd).
+  if (s.export_env) (*w.mutable_environment())["SLURM_EXPORT_ENV"] = exportText(*s.export_env);
+  if (s.export_env || s.get_user_env) (*w.mutable_environment())["SLURM_GET_USER_ENV"] = "1";
   w.set_submit_host(context.host);
   w.set_submit_line(context.submit_line);
   if (s.mail_user) w.set_mail_user(*s.mail_user);

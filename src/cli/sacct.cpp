@@ -177,7 +177,9 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
     if (!f.states.empty() && f.jobs.empty()) f.window_start = now;
     else if (f.jobs.empty()) f.window_start = midnight(now);
   }
-  if (!f.states.empty() && !f.window_end && !have_start) f.window_end = now;
+  // With -s and no -E the window ends where it starts (sacct(1), DEFAULT TIME WINDOW): the
+  // jobs in those states at the -S moment, as the reference listed them; now without -S.
+  if (!f.states.empty() && !f.window_end) f.window_end = have_start ? *f.window_start : now;
   // A window that ends before it starts (an -S in the future with no -E: the end is now) is
   // refused, as the reference's sacct refused it, rather than answered with no rows; with -s
   // and no -E it took the future -S without a word (the header, exit 0), and so does Drover.

@@ -167,6 +167,10 @@ ScancelReport reportScancel(const ScancelCommand& command, const v1::CancelJobsR
     return report;
   }
   const int sig = command.request.signal();
+  // With a signal (-s, KILL too) or --batch the reference reported every failure, an unknown or
+  // finished job's as well, as "Kill job error", exit 1 (-Q silenced the line, not the status);
+  // a plain cancel of such a job is silent unless -v.
+  const bool signalling = sig != 0 || command.request.batch_only();
   for (const auto& r : reply.results()) {
     if (command.verbose) {
       if (sig != 0) {
@@ -176,13 +180,11 @@ ScancelReport reportScancel(const ScancelCommand& command, const v1::CancelJobsR
       }
     }
     if (r.ok()) continue;
-    if (silentUnlessVerbose(r.error()) && !command.verbose) continue;
+    const bool quiet_kind = silentUnlessVerbose(r.error()) && !signalling;
+    if (quiet_kind && !command.verbose) continue;
+    if (!quiet_kind) report.exit_code = r.error() == "Access/permission denied" ? kExitAccessDenied : 1;
     if (command.quiet && silentUnlessVerbose(r.error())) continue;
-    report.stderr_text += std::string("scancel: error: ") + (sig != 0 ? "Signal job error" : "Kill job error") +
-                          " on job id " + r.job_id() + ": " + r.error() + "\n";
-    if (!silentUnlessVerbose(r.error())) {
-      report.exit_code = r.error() == "Access/permission denied" ? kExitAccessDenied : 1;
-    }
+    report.stderr_text += "scancel: error: Kill job error on job id " + r.job_id() + ": " + r.error() + "\n";
   }
   return report;
 }

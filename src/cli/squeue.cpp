@@ -113,6 +113,18 @@ int runSqueueSteps(ControllerClient& client, const SqueueOptions& o) {
   return 0;
 }
 
+// Whether the controller knows job `id` at all, in any state: asked again without -u's filter
+// unless the reply came without one (`unfiltered`).
+bool jobKnown(ControllerClient& client, const std::string& id, bool unfiltered) {
+  if (unfiltered) return false;
+  v1::GetJobsRequest probe;
+  probe.add_job_ids(id);
+  probe.set_include_finished(true);
+  probe.add_fields(v1::JobInfo::kJobIdFieldNumber);
+  auto reply = client.getJobs(probe);
+  return reply.ok() && reply->jobs_size() > 0;
+}
+
 // One report of the jobs (or with -s the steps) the options select, printed; 1 when the
 // controller could not be asked or the options do not render.
 int report(ControllerClient& client, const SqueueOptions& o) {
@@ -120,14 +132,27 @@ int report(ControllerClient& client, const SqueueOptions& o) {
   if (o.steps && !o.json) return runSqueueSteps(client, o);
   for (const auto& w : squeueFormatWarnings(o)) printError(kProg, w);
   v1::GetJobsRequest request;
-  for (const auto& id : o.job_ids) request.add_job_ids(id);
-  for (const auto& u : o.users) request.add_users(u);
-  for (const auto& p : o.partitions) request.add_partitions(p);
-  for (const auto& n : o.names) request.add_names(n);
-  for (const auto& a : o.accounts) request.add_accounts(a);
-  for (const auto& s : o.states) request.add_states(s);
+  // One job id, as the reference's squeue loads one job: the controller is asked for that job
+  // (its array's records too) whatever its state and the other filters, which squeue applies
+  // itself below; only a job the controller does not know at all is an error. A known job the
+  // filters leave out (finished, another user's) prints the header alone, exit 0.
+  const bool one_job = o.job_ids.size() == 1;
+  const std::string one_id =
+      one_job ? o.job_ids.front().substr(0, o.job_ids.front().find_first_not_of("0123456789")) : "";
+  if (one_job) {
+    request.add_job_ids(one_id);
+    for (const auto& u : o.users) request.add_users(u);  // the controller names unknown users
+    request.set_include_finished(true);
+  } else {
+    for (const auto& id : o.job_ids) request.add_job_ids(id);
+    for (const auto& u : o.users) request.add_users(u);
+    for (const auto& p : o.partitions) request.add_partitions(p);
+    for (const auto& n : o.names) request.add_names(n);
+    for (const auto& a : o.accounts) request.add_accounts(a);
+    for (const auto& s : o.states) request.add_states(s);
+    request.set_include_finished(!o.states.empty() || !o.job_ids.empty());
+  }
   request.set_array_tasks_expanded(o.expand_arrays);
-  request.set_include_finished(!o.states.empty() || !o.job_ids.empty());
   // Only the fields the output reads: a few dozen bytes per job instead of its whole record.
   const SqueueFields fields = squeueFields(o);
   for (auto n : fields.info) request.add_fields(n);
@@ -161,12 +186,9 @@ int report(ControllerClient& client, const SqueueOptions& o) {
   jobs.reserve(rows.jobs_size());
   for (const auto& job : rows.jobs()) jobs.push_back(&job);
   const std::int64_t now = rows.time() != 0 ? rows.time() : static_cast<std::int64_t>(std::time(nullptr));
-  if (!o.job_ids.empty() && o.job_ids.size() == 1) {
-    auto selected = selectSqueueRows(o, jobs);
-    if (selected.ok() && selected->rows.empty()) {
-      std::cerr << "slurm_load_jobs error: Invalid job id specified\n";
-      return 1;
-    }
+  if (one_job && jobs.empty() && !jobKnown(client, one_id, o.users.empty())) {
+    std::cerr << "slurm_load_jobs error: Invalid job id specified\n";
+    return 1;
   }
   std::string text;
   if (auto rendered = renderSqueueTo(o, jobs, now, &text); !rendered.ok()) {

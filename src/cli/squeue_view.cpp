@@ -506,8 +506,11 @@ Result<SqueueRows> selectSqueueRows(const SqueueOptions& options,
     if (!options.accounts.empty() && !contains(options.accounts, j.account())) continue;
     if (!all_states) {
       if (!state_filter) {
-        // Without -t Slurm shows jobs still in the system (and not finished ones), unless -j.
-        if (!isActiveState(j.state()) && options.job_ids.empty()) continue;
+        // Without -t only jobs still in the system (pending, running, completing...), -j or
+        // not: the reference's `squeue -j ID` of a finished job printed the header alone (its
+        // man page: -t defaults to PENDING,RUNNING,COMPLETING); `-t all -j ID` shows it.
+        // --json with -j keeps listing a finished job (the reference's --json listed every job).
+        if (!isActiveState(j.state()) && !(options.json && !options.job_ids.empty())) continue;
       } else if (std::find(states.begin(), states.end(), j.state()) == states.end()) {
         continue;
       }

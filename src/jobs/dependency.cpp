@@ -135,26 +135,6 @@ struct Internals {
   }
 };
 
-std::optional<std::string> JobManager::unknownDependencyTarget(
-    const jobspec::DependencySpec& spec) const {
-  for (const auto& item : spec.items) {
-    if (item.type == DependencyType::Singleton) continue;
-    const std::string id = std::to_string(item.job_id);
-    auto arr = arrays_.find(item.job_id);
-    if (item.task_id) {
-      const bool found = arr != arrays_.end() &&
-                         std::any_of(arr->second.begin(), arr->second.end(), [&](JobId tid) {
-                           return jobs_.at(tid).info.array_task_id() ==
-                                  static_cast<std::int64_t>(*item.task_id);
-                         });
-      if (!found) return id + "_" + std::to_string(*item.task_id);
-      continue;
-    }
-    if (arr == arrays_.end() && !jobs_.contains(item.job_id)) return id;
-  }
-  return std::nullopt;
-}
-
 bool JobManager::reevaluateDependencies() {
   bool any = false;
   const std::int64_t now = clock_.now();

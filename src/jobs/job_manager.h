@@ -347,10 +347,6 @@ class JobManager {
   std::unique_ptr<SchedulingState, SchedulingStateDeleter> scheduling_;
   // True when some pending job's dependency state changed.
   bool reevaluateDependencies();
-  // The first job id of `spec` this controller does not know (never given out, or purged after
-  // MinJobAge; an array task that does not exist), which Slurm refuses as "Job dependency
-  // problem" (dependency.cpp).
-  std::optional<std::string> unknownDependencyTarget(const jobspec::DependencySpec& spec) const;
   void refreshEligibility(Job& job, std::int64_t now);
   void finish(Job& job, v1::JobState state, std::int32_t code, std::int32_t signal,
               const v1::StepEventRequest* event);

@@ -123,14 +123,12 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
     spec.set_mem_per_cpu_mb(config_.scheduler.default_mem_per_cpu_mb);
   }
 
-  // Dependencies refer to jobs this controller has given ids to.
+  // A target the controller does not know (never submitted, or purged after MinJobAge) is
+  // accepted and counts as met, as the reference took `afterok:99999999` and ran the job.
   std::optional<jobspec::DependencySpec> dependency;
   if (!spec.dependency().empty()) {
     auto dep = jobspec::parseDependencySpec(spec.dependency());
     if (!dep) return refuse("Job dependency problem", dep.error());
-    if (auto unknown = unknownDependencyTarget(*dep)) {
-      return refuse("Job dependency problem", "no job " + *unknown);
-    }
     dependency = *dep;
   }
 

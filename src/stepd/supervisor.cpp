@@ -25,6 +25,7 @@
 #include "jobspec/gpu_bind.h"
 #include "launch/job_env.h"
 #include "stepd/io_forwarder.h"
+#include "stepd/login_environment.h"
 #include "stepd/memory_cgroup.h"
 #include "stepd/process_scan.h"
 #include "stepd/step_report.h"
@@ -154,6 +155,7 @@ class StepRun {
                   " task programs (--multi-prog) for " + std::to_string(ranks.size()) + " tasks");
     }
     launch::Environment base(req_.environment().begin(), req_.environment().end());
+    if (isBatch()) addLoginEnvironment(base);
     if (!req_.io_address().empty()) {
       IoForwarder::Hello hello{req_.io_key(), req_.node_id(), opts_.node_name, ranks};
       auto io = IoForwarder::connect(req_.io_address(), hello);
@@ -286,6 +288,27 @@ class StepRun {
     if (io_) io_->failStart(ranks, "drover-stepd: error: " + why + "\n", kStartFailureExitCode);
     io_.reset();
     return fail(why);
+  }
+
+  // A batch job submitted with --export other than the default or --get-user-env (sbatch put
+  // SLURM_GET_USER_ENV=1 among its variables): the user's login environment under the job's
+  // own variables, as Slurm's (its default timeout, 8 s). Needs root (su); without it, or when
+  // su fails, the job runs with its own variables alone and the supervisor's log says why.
+  void addLoginEnvironment(launch::Environment& env) {
+    const auto wanted = env.find("SLURM_GET_USER_ENV");
+    if (wanted == env.end() || wanted->second != "1") return;
+    if (geteuid() != 0) {
+      std::fprintf(stderr, "drover-stepd: not root: the login environment of %s is not loaded\n",
+                   req_.user().c_str());
+      return;
+    }
+    auto login = loginEnvironment(req_.user(), std::chrono::seconds(8));
+    if (!login) {
+      std::fprintf(stderr, "drover-stepd: the login environment of %s was not loaded: %s\n",
+                   req_.user().c_str(), login.error().c_str());
+      return;
+    }
+    for (auto& [name, value] : *login) env.emplace(name, value);
   }
 
   bool fail(const std::string& why) {

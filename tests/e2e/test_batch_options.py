@@ -210,11 +210,22 @@ def test_chdir_export_and_mail(cluster, work):
     os.chown(sub, *(lambda p: (p.pw_uid, p.pw_gid))(pwd.getpwnam(USER)))
     env = {"FOO": "from-submit", "OTHER": "x"}
     script = "pwd; echo FOO=${FOO-unset}; echo BAR=${BAR-unset}; echo OTHER=${OTHER-unset}; " \
-             "echo ID=${SLURM_JOB_ID-unset}"
-    cases = [("all", ["--export=ALL"], {"FOO": "from-submit", "OTHER": "x"}),
-             ("none", ["--export=NONE"], {"FOO": "unset", "OTHER": "unset"}),
+             "echo ID=${SLURM_JOB_ID-unset}; echo LOGNAME=${LOGNAME-unset}; " \
+             "echo HOME=${HOME-unset}; echo EXPORT=${SLURM_EXPORT_ENV-unset}; " \
+             "echo GET=${SLURM_GET_USER_ENV-unset}; echo LS=$(command -v ls)"
+    home = pwd.getpwnam(USER).pw_dir
+    # A given --export is named in SLURM_EXPORT_ENV, and the node lays the job's variables over
+    # the user's login environment (SLURM_GET_USER_ENV=1; `su - alice`): with NONE or a list,
+    # HOME, LOGNAME and a PATH come from there, as the reference's jobs had them.
+    cases = [("default", [], {"FOO": "from-submit", "EXPORT": "unset", "GET": "unset"}),
+             ("all", ["--export=ALL"], {"FOO": "from-submit", "OTHER": "x", "EXPORT": "ALL",
+                                        "GET": "1"}),
+             ("none", ["--export=NONE"], {"FOO": "unset", "OTHER": "unset", "LOGNAME": USER,
+                                          "HOME": home, "EXPORT": "NONE", "GET": "1"}),
              ("list", ["--export=FOO,BAR=set-here"], {"FOO": "from-submit", "BAR": "set-here",
-                                                      "OTHER": "unset"})]
+                                                      "OTHER": "unset", "LOGNAME": USER,
+                                                      "HOME": home, "GET": "1",
+                                                      "EXPORT": "FOO,BAR=set-here"})]
     jobs = {}
     for name, opts, _ in cases:
         jobs[name] = sbatch(cluster, work, "-D", "sub", *opts, "-o", f"{name}.out",
@@ -227,6 +238,7 @@ def test_chdir_export_and_mail(cluster, work):
         assert got["ID"] == str(jobs[name]), (name, got)
         for k, v in want.items():
             assert got[k] == v, (name, k, got)
+        assert got["LS"].endswith("/ls"), (name, got)  # a PATH, from the login shell for NONE
     # --mail-type/--mail-user are accepted; no mail system is configured.
     r = sh(cluster, "sbatch -v --mail-type=END,FAIL --mail-user=alice@example.org -o /dev/null "
                     "--wrap=true", work)

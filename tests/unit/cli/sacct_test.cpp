@@ -86,6 +86,11 @@ TEST_F(SacctTest, JobsStatesWindowsAndOutputModes) {
   // A time of day is today's, even when it is later than now (then, without -s, the window
   // ends before it starts: refused, below).
   EXPECT_EQ(parse({"-S", "13:00", "-s", "CD"}).filter.window_start, kMidnight + 13 * 3600);
+  // -s without -E: the window ends where it starts (sacct(1), DEFAULT TIME WINDOW; the
+  // reference's `-S T -s R` listed only the jobs running at T), or now without -S.
+  EXPECT_EQ(parse({"-S", "08:00", "-s", "R"}).filter.window_end, kMidnight + 8 * 3600);
+  EXPECT_EQ(parse({"-S", "08:00", "-s", "R", "-j", "5"}).filter.window_end, kMidnight + 8 * 3600);
+  EXPECT_EQ(parse({"-s", "R"}).filter.window_end, kNow);
   EXPECT_EQ(parse({"-S", "08:00"}).filter.window_start, kMidnight + 8 * 3600);
   // An empty -S or -E is as none, as the reference took it.
   EXPECT_EQ(parse({"-S", "", "-E", ""}).filter.window_start, kMidnight);

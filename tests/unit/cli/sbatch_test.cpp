@@ -116,10 +116,13 @@ TEST(SbatchTest, RequestOnTheWire) {
   EXPECT_TRUE(w.exclusive());
   EXPECT_TRUE(w.batch());
   EXPECT_NE(w.script().find("hostname"), std::string::npos);
-  // --export=NONE,FOO: FOO and Slurm's own variables only.
-  EXPECT_EQ(w.environment().size(), 2u);
+  // --export=NONE,FOO: FOO and Slurm's own variables only, with the two the reference's sbatch
+  // added for a given --export (the node then lays them over the user's login environment).
+  EXPECT_EQ(w.environment().size(), 4u);
   EXPECT_EQ(w.environment().at("FOO"), "1");
   EXPECT_EQ(w.environment().count("HOME"), 0u);
+  EXPECT_EQ(w.environment().at("SLURM_EXPORT_ENV"), "FOO");
+  EXPECT_EQ(w.environment().at("SLURM_GET_USER_ENV"), "1");
   EXPECT_EQ(w.submit_host(), "login1");
 
   auto plain = jobspec::buildBatchRequest({"--wrap=true"}, env, std::nullopt, 1796041745);

@@ -119,6 +119,28 @@ TEST(ScancelTest, VerboseSignalWording) {
   EXPECT_EQ(reportScancel(*cmd, reply("7", true)).stderr_text, "scancel: Signal 15 to job 7\n");
 }
 
+// With a signal or --batch, an unknown or finished job is an error even without -v, as the
+// reference's: "Kill job error" whatever the signal, exit 1; -Q drops the line, not the status.
+TEST(ScancelTest, SignallingAJobThatIsGoneIsAnError) {
+  const std::string line = "scancel: error: Kill job error on job id 9: Invalid job id specified\n";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"-s", "USR1", "9"}, {"-s", "KILL", "9"}, {"-b", "9"}}) {
+    auto cmd = parseScancelArgs(args);
+    ASSERT_TRUE(cmd.ok());
+    auto report = reportScancel(*cmd, reply("9", false, "Invalid job id specified"));
+    EXPECT_EQ(report.stderr_text, line) << args[0];
+    EXPECT_EQ(report.exit_code, 1) << args[0];
+  }
+  auto quiet = parseScancelArgs({"-Q", "-s", "USR1", "9"});
+  ASSERT_TRUE(quiet.ok());
+  auto report = reportScancel(*quiet, reply("9", false, "Invalid job id specified"));
+  EXPECT_EQ(report.stderr_text, "");
+  EXPECT_EQ(report.exit_code, 1);
+  auto plain = parseScancelArgs({"9"});
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(reportScancel(*plain, reply("9", false, "Invalid job id specified")).exit_code, 0);
+}
+
 // Filters matching no job: silent, and with -v the reference's line naming every filter in its
 // order (captured: "scancel -v -A research -p debug -w node01 -u alice -t PD -n x ..."), exit 0.
 TEST(ScancelTest, VerboseFiltersMatchingNothing) {
