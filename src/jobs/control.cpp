@@ -309,12 +309,7 @@ std::vector<v1::CancelResult> JobManager::control(const Caller& caller,
         if (!job.info.batch()) {
           error = "Operation not permitted for a non-batch job";
         } else if (st == v1::JOB_PENDING) {
-          if (hold) {
-            job.info.set_held_user(true);
-            job.info.set_reason_description(std::string(kRequeuedHeld));
-          } else {
-            error = kPending;
-          }
+          error = kPending;  // requeuehold too, held or not, root too: as the reference
         } else if (holdsResources(st)) {
           job.pending_end = hold ? PendingEnd::kRequeueHold : PendingEnd::kRequeue;
           SignalAction a;
@@ -393,9 +388,13 @@ Status JobManager::updateJob(Job& job, const v1::UpdateJobRequest& req, bool adm
       const auto* part = config_.findPartition(i.partition());
       bool longer = *minutes < 0 ? i.time_limit_min() >= 0
                                  : i.time_limit_min() >= 0 && *minutes > i.time_limit_min();
-      if (longer && !admin) return makeError(kDenied);
-      if (!admin && part && part->max_time_min != config::kUnlimited &&
-          (*minutes < 0 || *minutes > part->max_time_min)) {
+      // A user may lengthen a pending job's limit up to its partition's MaxTime, never a
+      // started one's (the reference: 1:00:00 -> 3:00:00 and 1-00:00:00 taken while pending,
+      // 2-00:00:00 over MaxTime "Access/permission denied").
+      const bool over_partition = part && part->max_time_min != config::kUnlimited &&
+                                  (*minutes < 0 || *minutes > part->max_time_min);
+      if (longer && !admin && (!pending || over_partition)) return makeError(kDenied);
+      if (!admin && over_partition) {
         return makeError("Requested time limit is invalid (missing or exceeds some limit)");
       }
       if (apply) {
@@ -489,7 +488,9 @@ Status JobManager::updateJob(Job& job, const v1::UpdateJobRequest& req, bool adm
       if (!n || *n > UINT32_MAX) return makeError("Invalid ArrayTaskThrottle value");
       if (apply) i.set_array_max_running(static_cast<std::uint32_t>(*n));
     } else if (key == "qos") {
-      if (apply) i.set_qos(value);
+      // Drover has one QOS, normal (no QOS table); the reference took `QOS=bogus` without a
+      // word and left the job's QOS as it was.
+      if (apply && value == "normal") i.set_qos(value);
     } else if (key == "starttime" || key == "begintime") {
       if (!pending) return makeError(kNotPending);
       auto t = parseNumber(value);

@@ -180,9 +180,12 @@ def test_scontrol_update_within_the_users_rights(c):
 
     assert update("TimeLimit=20").returncode == 0
     assert show(c, job)["TimeLimit"] == "00:20:00"
-    # Refusals as Slurm 22.05's scontrol prints them: "<why> for job <id>"; another user's job
-    # is "Invalid user id" there (scancel's is permission denied).
-    for kv, user, why in [(("TimeLimit=40",), "alice", "Access/permission denied"),
+    # A user lengthens a pending job's limit up to the partition's MaxTime (gpu: 1 day), not
+    # beyond, as the reference. Refusals as Slurm 22.05's scontrol prints them: "<why> for job
+    # <id>"; another user's job is "Invalid user id" there (scancel's is permission denied).
+    assert update("TimeLimit=25").returncode == 0
+    assert update("TimeLimit=20").returncode == 0
+    for kv, user, why in [(("TimeLimit=2-00:00:00",), "alice", "Access/permission denied"),
                           (("Nice=-5",), "alice", "Access/permission denied"),
                           (("TimeLimit=10",), "bob", "Invalid user id")]:
         r = update(*kv, user=user)
@@ -348,8 +351,11 @@ def test_sacct_selectors(c):
     wait_for(lambda: len(sacct(c, *names)) == 3, 15, what="the three records")
     assert sorted(sacct(c, *names)) == ["acA|COMPLETED|0:0", "acB|FAILED|3:0", "acC|COMPLETED|0:0"]
     assert sacct(c, *names, "-u", "bob") == ["acC|COMPLETED|0:0"]
-    # With -s and no -S the window is now (sacct(1)), so ended jobs are asked for with a start.
-    assert sacct(c, *names, "-s", "F", "-S", "midnight") == ["acB|FAILED|3:0"]
+    # With -s and no -S the window is now, and with -S but no -E it ends where it starts
+    # (sacct(1), DEFAULT TIME WINDOW; the reference's `-s CD -S now-1hour` listed nothing, with
+    # `-E now` the jobs): ended jobs are asked for with both ends.
+    assert sacct(c, *names, "-s", "F", "-S", "now-1hour", "-E", "now") == ["acB|FAILED|3:0"]
+    assert sacct(c, *names, "-s", "F", "-S", "now-1hour") == []
     assert sacct(c, *names, "-r", "debug") == ["acB|FAILED|3:0"]
     node = sacct(c, "-j", str(ok), "-X", "-o", "NodeList")[0]
     assert "acA|COMPLETED|0:0" in sacct(c, *names, "-N", node)

@@ -238,8 +238,11 @@ TEST_F(JobsTest, RequeueSubmitsAnewAndDescribesTheHold) {
   // hold replaces the description with its own code; release clears both.
   EXPECT_TRUE(manager_->control(root(), act("hold", s))[0].ok());
   EXPECT_EQ(job(id).reason_description(), "");
-  EXPECT_TRUE(manager_->control(root(), act("requeuehold", s))[0].ok());  // pending: held anew
-  EXPECT_EQ(job(id).reason_description(), "job requeued in held state");
+  // A pending job is not requeued, held or not, by root either: the reference's "Job is
+  // pending execution".
+  auto again = manager_->control(root(), act("requeuehold", s));
+  ASSERT_FALSE(again[0].ok());
+  EXPECT_EQ(again[0].error(), "Job is pending execution");
   EXPECT_TRUE(manager_->control(root(), act("release", s))[0].ok());
   EXPECT_EQ(job(id).reason_description(), "");
   // A plain requeue leaves no description.
@@ -372,7 +375,7 @@ TEST_F(JobsTest, UpdateRulesAndTexts) {
   };
   std::vector<Case> cases = {
       {"shorter limit", alice(), "TimeLimit", "20", ""},
-      {"longer limit needs admin", alice(), "TimeLimit", "40", "Access/permission denied"},
+      {"user lengthens a pending job within the partition", alice(), "TimeLimit", "40", ""},
       {"admin longer limit", root(), "TimeLimit", "50", ""},
       {"over partition for user", alice(), "TimeLimit", "UNLIMITED", "Access/permission denied"},
       {"other user", bob(), "Name", "x", "Invalid user id"},
@@ -395,6 +398,9 @@ TEST_F(JobsTest, UpdateRulesAndTexts) {
       EXPECT_EQ(st.error(), c.error);
     }
   }
+  // A QOS Drover does not have is taken without a word and changes nothing, as the reference.
+  EXPECT_TRUE(upd(alice(), "QOS", "bogus").ok());
+  EXPECT_EQ(job(id).qos(), "normal");
   EXPECT_EQ(job(id).time_limit_min(), 50);
   EXPECT_EQ(job(id).name(), "renamed");
   EXPECT_EQ(job(id).nice(), 5);
