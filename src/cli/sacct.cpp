@@ -188,7 +188,9 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
     return makeError("Start time (" + formatIsoTime(*f.window_start) + ") requested is after end time (" +
                      formatIsoTime(window_end) + ").");
   }
-  if (!have_users && !cmd.all_users && uid != 0) {
+  // A user sees their own jobs unless -a or -u, or jobs are named with -j: the reference listed
+  // another user's job by id (no PrivateData), as sacct(1)'s -a says.
+  if (!have_users && !cmd.all_users && uid != 0 && f.jobs.empty()) {
     f.uids.push_back(uid);
     (void)user;
   }

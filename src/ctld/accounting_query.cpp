@@ -6,7 +6,10 @@ namespace drover::ctld {
 
 acct::AcctFilter accountingFilterFor(const rpc::Caller& caller, const v1::QueryAccountingRequest& request) {
   acct::AcctFilter filter = fromWire(request);
-  if (caller.uid != 0 && !request.all_users() && filter.uids.empty() && filter.users.empty()) {
+  // A user's own jobs by default, as sacct's: not when jobs are named (the reference listed
+  // another user's job by id; Drover, as Slurm without PrivateData, keeps no job private).
+  if (caller.uid != 0 && !request.all_users() && filter.uids.empty() && filter.users.empty() &&
+      filter.jobs.empty()) {
     filter.uids.push_back(caller.uid);
   }
   return filter;

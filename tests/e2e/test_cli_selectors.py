@@ -351,6 +351,10 @@ def test_sacct_selectors(c):
     wait_for(lambda: len(sacct(c, *names)) == 3, 15, what="the three records")
     assert sorted(sacct(c, *names)) == ["acA|COMPLETED|0:0", "acB|FAILED|3:0", "acC|COMPLETED|0:0"]
     assert sacct(c, *names, "-u", "bob") == ["acC|COMPLETED|0:0"]
+    # Another user's job named by id is listed (no PrivateData), as the reference's sacct did;
+    # without -j a user sees their own.
+    assert sacct(c, "-j", str(bobs), "-X", "-o", "JobName", user="alice") == ["acC"]
+    assert sorted(sacct(c, *names, user="alice")) == ["acA|COMPLETED|0:0", "acB|FAILED|3:0"]
     # With -s and no -S the window is now, and with -S but no -E it ends where it starts
     # (sacct(1), DEFAULT TIME WINDOW; the reference's `-s CD -S now-1hour` listed nothing, with
     # `-E now` the jobs): ended jobs are asked for with both ends.

@@ -46,6 +46,8 @@ TEST_F(SacctTest, DefaultsAreTodayAndOwnJobs) {
   // Root sees everyone; -a and -u lift the own-jobs default.
   EXPECT_TRUE(parse({}, 0).filter.uids.empty());
   EXPECT_TRUE(parse({"-a"}).filter.uids.empty());
+  // -j names jobs: no default user filter (the reference listed another user's job by id).
+  EXPECT_TRUE(parse({"-j", "7"}).filter.uids.empty());
   auto users = parse({"-u", "root,1003"});
   EXPECT_EQ(users.filter.users, std::vector<std::string>{"root"});
   EXPECT_EQ(users.filter.uids, std::vector<std::uint32_t>{1003});
