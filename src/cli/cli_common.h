@@ -74,7 +74,9 @@ class GetoptArgs {
   GetoptArgs& operator=(const GetoptArgs&) = delete;
   int argc() const { return static_cast<int>(storage_.size()); }
   char** argv() { return pointers_.data(); }
-  const std::string& operator[](int i) const { return storage_[static_cast<std::size_t>(i)]; }
+  // As getopt_long left it: it moves the options before the operands ("scancel 5 -v" reads as
+  // "scancel -v 5", as GNU getopt does for Slurm's commands), so operands are read from here.
+  std::string operator[](int i) const { return pointers_[static_cast<std::size_t>(i)]; }
 
  private:
   std::vector<std::string> storage_;

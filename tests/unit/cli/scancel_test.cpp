@@ -119,6 +119,18 @@ TEST(ScancelTest, VerboseSignalWording) {
   EXPECT_EQ(reportScancel(*cmd, reply("7", true)).stderr_text, "scancel: Signal 15 to job 7\n");
 }
 
+// Options after the job ids are read, as GNU getopt permutes them for the reference's scancel
+// (`scancel 7161 -v` is `scancel -v 7161`; it was "Invalid job id -v").
+TEST(ScancelTest, OptionsAfterTheIdsAreOptions) {
+  auto cmd = parseScancelArgs({"7161", "-v", "7162", "--signal=USR1"});
+  ASSERT_TRUE(cmd.ok()) << cmd.error();
+  EXPECT_TRUE(cmd->verbose);
+  EXPECT_EQ(cmd->request.signal(), 10);
+  ASSERT_EQ(cmd->request.job_ids_size(), 2);
+  EXPECT_EQ(cmd->request.job_ids(0), "7161");
+  EXPECT_EQ(cmd->request.job_ids(1), "7162");
+}
+
 // With a signal or --batch, an unknown or finished job is an error even without -v, as the
 // reference's: "Kill job error" whatever the signal, exit 1; -Q drops the line, not the status.
 TEST(ScancelTest, SignallingAJobThatIsGoneIsAnError) {
