@@ -22,7 +22,8 @@ namespace {
 constexpr const char* kProg = "sacct";
 
 enum LongOnly {
-  kOptHelp = 1000, kOptUsage, kOptJson, kOptName, kOptNoConvert, kOptLocal, kOptFederation, kOptDelimiter
+  kOptHelp = 1000, kOptUsage, kOptJson, kOptName, kOptNoConvert, kOptLocal, kOptFederation, kOptDelimiter,
+  kOptUnits
 };
 
 constexpr const char* kHelp =
@@ -82,6 +83,7 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
       {"name", required_argument, nullptr, kOptName}, {"noconvert", no_argument, nullptr, kOptNoConvert},
       {"local", no_argument, nullptr, kOptLocal}, {"federation", no_argument, nullptr, kOptFederation},
       {"delimiter", required_argument, nullptr, kOptDelimiter},
+      {"units", required_argument, nullptr, kOptUnits},
       {nullptr, 0, nullptr, 0},
   };
   GetoptArgs argv(kProg, args);
@@ -101,7 +103,17 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
       case 'A': for (auto& a : splitCommas(optarg)) f.accounts.push_back(a); break;
       case 'b': brief = true; break;
       case 'D': f.duplicates = true; break;
-      case 'v': case kOptNoConvert: case kOptLocal: case kOptFederation: break;
+      case 'v': case kOptLocal: case kOptFederation: break;
+      case kOptNoConvert: cmd.sizes.no_convert = true; break;
+      case kOptUnits: {
+        auto unit = acct::report::parseSizeUnit(optarg);
+        if (!unit.ok()) {
+          return makeError(std::string(kBareMark) + "sacct: error: " + unit.error() +
+                           "\nsacct: fatal: Invalid unit type");
+        }
+        cmd.sizes.unit = *unit;
+        break;
+      }
       case 'e': cmd.helpformat = true; break;
       case 'E': {
         if (*optarg == '\0') break;   // as not given, as the reference
@@ -223,6 +235,7 @@ int runSacct(int argc, char** argv) {
     return 1;
   }
   const SacctCommand& cmd = *parsed;
+  acct::report::setSizeUnits(cmd.sizes);
   if (printedInfo(cmd, kHelp, kHelp)) return 0;
   if (cmd.helpformat) {
     std::cout << acct::report::renderHelpFormat();

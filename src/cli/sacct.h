@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "acct/report/size_units.h"
 #include "acct/report/sacct_format.h"
 #include "drover/accounting.h"
 #include "drover/result.h"
@@ -16,6 +17,7 @@ struct SacctCommand {
   bool all_users = false;  // -a
   std::vector<acct::report::Column> columns;
   acct::report::RenderOptions render;
+  acct::report::SizeUnits sizes;  // --units, --noconvert
   bool json = false;
   bool helpformat = false;
   bool help = false;

@@ -6,6 +6,7 @@
 
 #include "acct/report/sacct_values.h"
 #include "drover/time_spec.h"
+#include "acct/report/size_units.h"
 #include "drover/slurm_time_format.h"
 
 namespace drover::acct::report {
@@ -20,6 +21,11 @@ std::string opt(const std::optional<T>& v) {
 
 std::string optSize(const std::optional<std::int64_t>& kb) {
   return kb ? formatSizeKb(*kb) : std::string();
+}
+
+// MaxRSS and the like: as --units/--noconvert say (size_units.h).
+std::string optUsageSize(const std::optional<std::int64_t>& kb) {
+  return kb ? formatUsageSizeKb(*kb) : std::string();
 }
 
 std::string optDuration(const std::optional<std::int64_t>& s) {
@@ -124,15 +130,15 @@ const std::vector<FieldDef>& table() {
       {{"AllocNodes", 10, false, Cut::kNone},
        [](const Row& r) { return num(r.step ? r.step->nnodes : r.job->nnodes); }},
       {{"AllocTRES", 10, false},
-       [](const Row& r) { return r.step ? r.step->alloc_tres : r.job->alloc_tres; }},
+       [](const Row& r) { return convertTresSizes(r.step ? r.step->alloc_tres : r.job->alloc_tres); }},
       {{"AssocID", 10, false}, [](const Row&) { return std::string(); }},
       {{"AveCPU", 10, false}, USAGE(optDuration(u->ave_cpu_sec))},
       {{"AveCPUFreq", 10, false}, USAGE(optFreq(u->ave_cpu_freq_khz))},
       {{"AveDiskRead", 14, false}, USAGE(optMb(u->ave_disk_read_mb))},
       {{"AveDiskWrite", 14, false}, USAGE(optMb(u->ave_disk_write_mb))},
       {{"AvePages", 10, false}, USAGE(optSize(u->ave_pages))},
-      {{"AveRSS", 10, false}, USAGE(optSize(u->ave_rss_kb))},
-      {{"AveVMSize", 10, false}, USAGE(optSize(u->ave_vmsize_kb))},
+      {{"AveRSS", 10, false}, USAGE(optUsageSize(u->ave_rss_kb))},
+      {{"AveVMSize", 10, false}, USAGE(optUsageSize(u->ave_vmsize_kb))},
       {{"BlockID", 16, false}, [](const Row&) { return std::string(); }},
       {{"Cluster", 10, false}, [](const Row& r) { return r.job->cluster; }},
       {{"Comment", 15, false}, [](const Row& r) { return jobOnly(r, r.job->comment); }},
@@ -187,10 +193,10 @@ const std::vector<FieldDef>& table() {
       {{"MaxPages", 8, false}, USAGE(optSize(u->max_pages))},
       {{"MaxPagesNode", 12, false}, USAGE(u->max_pages_node)},
       {{"MaxPagesTask", 14, false}, USAGE(opt(u->max_pages_task))},
-      {{"MaxRSS", 10, false}, USAGE(optSize(u->max_rss_kb))},
+      {{"MaxRSS", 10, false}, USAGE(optUsageSize(u->max_rss_kb))},
       {{"MaxRSSNode", 10, false}, USAGE(u->max_rss_node)},
       {{"MaxRSSTask", 10, false}, USAGE(opt(u->max_rss_task))},
-      {{"MaxVMSize", 10, false}, USAGE(optSize(u->max_vmsize_kb))},
+      {{"MaxVMSize", 10, false}, USAGE(optUsageSize(u->max_vmsize_kb))},
       {{"MaxVMSizeNode", 14, false}, USAGE(u->max_vmsize_node)},
       {{"MaxVMSizeTask", 14, false}, USAGE(opt(u->max_vmsize_task))},
       {{"McsLabel", 20, false}, [](const Row&) { return std::string(); }},
@@ -225,11 +231,11 @@ const std::vector<FieldDef>& table() {
       {{"ReqCPUS", 8, false, Cut::kNone}, [](const Row& r) { return jobOnly(r, num(r.job->req_cpus)); }},
       {{"ReqMem", 10, false},
        [](const Row& r) {
-         return jobOnly(r, formatSizeKb(requestedMemMb(*r.job) * 1024));
+         return jobOnly(r, formatMemoryRequestMb(requestedMemMb(*r.job)));
        }},
       {{"ReqNodes", 8, false, Cut::kNone}, [](const Row& r) { return jobOnly(r, num(r.job->req_nodes)); }},
       {{"ReqTRES", 10, false},
-       [](const Row& r) { return r.step ? r.step->req_tres : r.job->req_tres; }},
+       [](const Row& r) { return convertTresSizes(r.step ? r.step->req_tres : r.job->req_tres); }},
       {{"Reservation", 20, false}, [](const Row& r) { return jobOnly(r, r.job->reservation); }},
       {{"ReservationId", 13, false}, [](const Row&) { return std::string(); }},
       {{"Reserved", 10, false},

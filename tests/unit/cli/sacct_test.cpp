@@ -223,3 +223,43 @@ TEST_F(SacctTest, ControllerHandlerAnswersFromARealStore) {
 
 }  // namespace
 }  // namespace drover::cli
+
+namespace drover::cli {
+namespace {
+
+// --units and --noconvert, with the reference's values for a --mem=8000 job (2026-12-03).
+TEST(SacctUnitsTest, SizesInTheAskedUnit) {
+  using namespace acct::report;
+  struct Case { char unit; const char* req_mem; const char* tres; };
+  const Case cases[] = {{'K', "8192000K", "billing=1,cpu=1,mem=8192000K,node=1"},
+                        {'M', "8000M", "billing=1,cpu=1,mem=8000M,node=1"},
+                        {'G', "7.81G", "billing=1,cpu=1,mem=7.81G,node=1"},
+                        {'T', "0.01T", "billing=1,cpu=1,mem=0.01T,node=1"},
+                        {'P', "0.00P", "billing=1,cpu=1,mem=0.00P,node=1"}};
+  for (const auto& c : cases) {
+    setSizeUnits({c.unit, false});
+    EXPECT_EQ(formatMemoryRequestMb(8000), c.req_mem) << c.unit;
+    EXPECT_EQ(convertTresSizes("billing=1,cpu=1,mem=8000M,node=1"), c.tres) << c.unit;
+  }
+  setSizeUnits({'G', false});
+  EXPECT_EQ(formatUsageSizeKb(4240), "0.00G");
+  setSizeUnits({0, true});
+  EXPECT_EQ(formatUsageSizeKb(804), "823296");  // bytes, no unit
+  EXPECT_EQ(formatMemoryRequestMb(1024), "1024M");
+  EXPECT_EQ(convertTresSizes("cpu=1,mem=1G"), "cpu=1,mem=1024M");
+  setSizeUnits({});
+  EXPECT_EQ(formatMemoryRequestMb(1024), "1G");
+  EXPECT_EQ(convertTresSizes("cpu=1,mem=1G"), "cpu=1,mem=1G");
+
+  EXPECT_EQ(*parseSizeUnit("mb"), 'M');
+  EXPECT_FALSE(parseSizeUnit("X").ok());
+  auto bad = parseSacctArgs({"--units=X"}, 0, 1001, "alice");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error(), "bare: sacct: error: Invalid unit type 'X'. Possible options are 'KMGTP'\n"
+                         "sacct: fatal: Invalid unit type");
+  EXPECT_EQ(parseSacctArgs({"--units=g"}, 0, 1001, "alice")->sizes.unit, 'G');
+  EXPECT_TRUE(parseSacctArgs({"--noconvert"}, 0, 1001, "alice")->sizes.no_convert);
+}
+
+}  // namespace
+}  // namespace drover::cli
