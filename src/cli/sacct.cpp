@@ -1,6 +1,7 @@
 #include "cli/sacct.h"
 
 #include <getopt.h>
+#include <grp.h>
 #include <pwd.h>
 #include <unistd.h>
 
@@ -14,7 +15,9 @@
 #include "cli/node_values.h"
 #include "cli/window_time.h"
 #include "ctld/acct_wire.h"
+#include "common/ascii_case.h"
 #include "drover/hostlist.h"
+#include "drover/time_spec.h"
 
 namespace drover::cli {
 namespace {
@@ -23,7 +26,7 @@ constexpr const char* kProg = "sacct";
 
 enum LongOnly {
   kOptHelp = 1000, kOptUsage, kOptJson, kOptName, kOptNoConvert, kOptLocal, kOptFederation, kOptDelimiter,
-  kOptUnits
+  kOptUnits, kOptUseLocalUid, kOptWholeHetjob
 };
 
 constexpr const char* kHelp =
@@ -84,6 +87,13 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
       {"local", no_argument, nullptr, kOptLocal}, {"federation", no_argument, nullptr, kOptFederation},
       {"delimiter", required_argument, nullptr, kOptDelimiter},
       {"units", required_argument, nullptr, kOptUnits},
+      {"qos", required_argument, nullptr, 'q'},  {"gid", required_argument, nullptr, 'g'},
+      {"group", required_argument, nullptr, 'g'}, {"nnodes", required_argument, nullptr, 'i'},
+      {"ncpus", required_argument, nullptr, 'I'}, {"timelimit-min", required_argument, nullptr, 'k'},
+      {"timelimit-max", required_argument, nullptr, 'K'}, {"reason", required_argument, nullptr, 'R'},
+      {"wckeys", required_argument, nullptr, 'W'}, {"constraints", required_argument, nullptr, 'C'},
+      {"allclusters", no_argument, nullptr, 'L'}, {"use-local-uid", no_argument, nullptr, kOptUseLocalUid},
+      {"whole-hetjob", optional_argument, nullptr, kOptWholeHetjob},
       {nullptr, 0, nullptr, 0},
   };
   GetoptArgs argv(kProg, args);
@@ -96,7 +106,7 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
   opterr = 0;
   optind = 0;
   int c;
-  while ((c = getopt_long(argv.argc(), argv.argv(), "aA:bDeE:hj:lM:nN:o:pPr:s:S:u:vVX",
+  while ((c = getopt_long(argv.argc(), argv.argv(), "aA:bC:DeE:g:hi:I:j:k:K:lLM:nN:o:pPq:r:R:s:S:u:vVW:X",
                           kLong, nullptr)) != -1) {
     switch (c) {
       case 'a': cmd.all_users = true; break;
@@ -105,6 +115,45 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
       case 'D': f.duplicates = true; break;
       case 'v': case kOptLocal: case kOptFederation: break;
       case kOptNoConvert: cmd.sizes.no_convert = true; break;
+      // One cluster, no heterogeneous jobs, uids as this host has them: nothing to change.
+      case 'L': case kOptUseLocalUid: case kOptWholeHetjob: break;
+      case 'q':
+        // Drover's one QOS is normal: another name is refused as the reference refused one
+        // it did not have.
+        for (auto& q : splitCommas(optarg)) {
+          if (toLowerAscii(q) != "normal") {
+            return makeError(std::string(kBareMark) + "sacct: error: You gave a bad qos '" + q +
+                             "'. Valid QOS's are normal\nsacct: fatal: problem processing qos list");
+          }
+          cmd.records.qos.push_back(q);
+        }
+        break;
+      case 'R': for (auto& r : splitCommas(optarg)) cmd.records.reasons.push_back(r); break;
+      case 'W': for (auto& w : splitCommas(optarg)) cmd.records.wckeys.push_back(w); break;
+      case 'C': for (auto& c : splitCommas(optarg)) cmd.records.constraints.push_back(c); break;
+      case 'i': case 'I': {
+        auto range = parseCountRange(optarg, c == 'i' ? "node" : "cpu");
+        if (!range.ok()) return makeError(range.error());
+        (c == 'i' ? cmd.records.nnodes : cmd.records.ncpus) = *range;
+        break;
+      }
+      case 'k': case 'K': {
+        auto minutes = parseTimeLimitMinutes(optarg);
+        if (!minutes.ok()) return makeError(std::string(kFatalMark) + "Invalid time limit specification");
+        (c == 'k' ? cmd.records.timelimit_min : cmd.records.timelimit_max) = *minutes;
+        break;
+      }
+      case 'g':
+        for (const auto& g : splitCommas(optarg)) {
+          if (!g.empty() && std::all_of(g.begin(), g.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); })) {
+            f.gids.push_back(static_cast<std::uint32_t>(std::stoul(g)));
+          } else if (const group* gr = getgrnam(g.c_str())) {
+            f.gids.push_back(gr->gr_gid);
+          } else {
+            return makeError("Invalid group id: " + g);
+          }
+        }
+        break;
       case kOptUnits: {
         auto unit = acct::report::parseSizeUnit(optarg);
         if (!unit.ok()) {
@@ -255,7 +304,10 @@ int runSacct(int argc, char** argv) {
   }
   std::vector<acct::JobWithSteps> jobs;
   jobs.reserve(static_cast<std::size_t>(reply->jobs_size()));
-  for (const auto& j : reply->jobs()) jobs.push_back(ctld::fromWire(j));
+  for (const auto& j : reply->jobs()) {
+    acct::JobWithSteps job = ctld::fromWire(j);
+    if (cmd.records.keeps(job.job)) jobs.push_back(std::move(job));
+  }
   if (cmd.json) {
     std::cout << acct::report::renderSacctJson(jobs, now);
   } else {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "acct/report/size_units.h"
+#include "cli/sacct_filters.h"
 #include "acct/report/sacct_format.h"
 #include "drover/accounting.h"
 #include "drover/result.h"
@@ -18,6 +19,7 @@ struct SacctCommand {
   std::vector<acct::report::Column> columns;
   acct::report::RenderOptions render;
   acct::report::SizeUnits sizes;  // --units, --noconvert
+  SacctRecordFilter records;      // -q -i -I -k -K -R -W -C, applied to what the query returned
   bool json = false;
   bool helpformat = false;
   bool help = false;

@@ -263,3 +263,52 @@ TEST(SacctUnitsTest, SizesInTheAskedUnit) {
 
 }  // namespace
 }  // namespace drover::cli
+
+namespace drover::cli {
+namespace {
+
+// -q -i -I -k -K -R -W -C -g -L: the selectors the accounting query does not take, applied to
+// the records it returned; their errors as the reference printed them.
+TEST(SacctRecordFilterTest, SelectorsAndTheirErrors) {
+  acct::JobRecord job;
+  job.qos = "normal";
+  job.nnodes = 2;
+  job.ncpus = 8;
+  job.time_limit_min = 60;
+  job.reason = "None";
+  job.constraints = "a100&ib";
+  auto keeps = [&](std::vector<std::string> args) {
+    auto cmd = parseSacctArgs(args, 0, 1001, "alice");
+    EXPECT_TRUE(cmd.ok()) << cmd.error();
+    return cmd.ok() && cmd->records.keeps(job);
+  };
+  EXPECT_TRUE(keeps({"-q", "NORMAL"}));
+  EXPECT_TRUE(keeps({"-i", "2"}));
+  EXPECT_TRUE(keeps({"--nnodes=1-4"}));
+  EXPECT_FALSE(keeps({"-i", "3-8"}));
+  EXPECT_TRUE(keeps({"-I", "8"}));
+  EXPECT_FALSE(keeps({"--ncpus=1-4"}));
+  EXPECT_TRUE(keeps({"-k", "60"}));
+  EXPECT_FALSE(keeps({"-k", "30"}));
+  EXPECT_TRUE(keeps({"-k", "30", "-K", "1:00:00"}));
+  EXPECT_TRUE(keeps({"-K", "10"}));  // ignored by itself (sacct(1))
+  EXPECT_TRUE(keeps({"-C", "ib"}));
+  EXPECT_FALSE(keeps({"--constraints=a10"}));
+  EXPECT_FALSE(keeps({"-W", "proj"}));
+  EXPECT_TRUE(keeps({"-L", "--use-local-uid", "--whole-hetjob=yes"}));
+  EXPECT_EQ(parseSacctArgs({"-g", "0"}, 0, 1001, "alice")->filter.gids, std::vector<std::uint32_t>{0});
+
+  auto error = [](std::vector<std::string> args) {
+    auto cmd = parseSacctArgs(args, 0, 1001, "alice");
+    return cmd.ok() ? std::string("(ok)") : cmd.error();
+  };
+  EXPECT_EQ(error({"-q", "high"}), "bare: sacct: error: You gave a bad qos 'high'. Valid QOS's are "
+                                   "normal\nsacct: fatal: problem processing qos list");
+  EXPECT_EQ(error({"-i", "x"}), "Invalid numeric value \"x\" for requested node range.");
+  EXPECT_EQ(error({"-I", "x"}), "Invalid numeric value \"x\" for requested cpu range.");
+  EXPECT_EQ(error({"-k", "x"}), "fatal: Invalid time limit specification");
+  EXPECT_EQ(error({"-g", "no-such-group-drover"}), "Invalid group id: no-such-group-drover");
+}
+
+}  // namespace
+}  // namespace drover::cli

@@ -1,0 +1,34 @@
+#pragma once
+// sacct's selectors that the accounting query does not take, applied to the records it returned:
+// -q/--qos, -i/--nnodes, -I/--ncpus, -k/--timelimit-min with -K/--timelimit-max, -R/--reason,
+// -W/--wckeys, -C/--constraints (sacct(1)).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "drover/accounting.h"
+#include "drover/result.h"
+
+namespace drover::cli {
+
+struct CountRange {
+  std::uint32_t min = 0;
+  std::uint32_t max = UINT32_MAX;
+};
+
+struct SacctRecordFilter {
+  std::vector<std::string> qos, reasons, wckeys, constraints;
+  std::optional<CountRange> nnodes, ncpus;
+  std::optional<std::int64_t> timelimit_min, timelimit_max;  // minutes
+
+  bool any() const;
+  bool keeps(const acct::JobRecord& job) const;
+};
+
+// "4" or "2-8", as -i and -I take them; `what` names the range in the error ("node", "cpu"),
+// the reference's text.
+Result<CountRange> parseCountRange(std::string_view text, std::string_view what);
+
+}  // namespace drover::cli
