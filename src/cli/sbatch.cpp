@@ -85,7 +85,9 @@ std::string formatTestOnly(const v1::SubmitJobReply& reply) {
   return out + "\n";
 }
 
-std::string formatSubmitFailure(const std::string& controller_message) {
+// `test_only`: --test-only's refusal, which the reference printed as `allocation failure: <why>`
+// (no "sbatch: error:" label), the hint lines before it as usual.
+std::string formatSubmitFailure(const std::string& controller_message, bool test_only) {
   static const std::string kPrefix = "Batch job submission failed: ";
   std::vector<std::string> lines;
   std::istringstream in(controller_message);
@@ -98,6 +100,14 @@ std::string formatSubmitFailure(const std::string& controller_message) {
     if (l.rfind(kPrefix, 0) == 0) prefixed = true;
   // Slurm prints these bare (golden 009).
   const bool bare = lines.size() == 1 && lines.back() == "Invalid generic resource (gres) specification";
+  if (test_only) {
+    std::string why = lines.back();
+    if (why.rfind(kPrefix, 0) == 0) why.erase(0, kPrefix.size());
+    lines.pop_back();
+    std::string out;
+    for (const auto& l : lines) out += "sbatch: error: " + l + "\n";
+    return out + "allocation failure: " + why + "\n";
+  }
   if (!prefixed && !bare) lines.back() = kPrefix + lines.back();
   std::string out;
   for (const auto& l : lines) out += "sbatch: error: " + l + "\n";
@@ -185,7 +195,7 @@ int runSbatch(int argc, char** argv) {
   if (!reply.ok()) {
     const auto kind = client->lastFailure();
     if (kind == FailureKind::kInvalid || kind == FailureKind::kNotFound || kind == FailureKind::kOther) {
-      std::cerr << formatSubmitFailure(reply.error());
+      std::cerr << formatSubmitFailure(reply.error(), request->spec.test_only);
     } else {
       printError(kProg, reply.error());
     }

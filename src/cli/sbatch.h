@@ -18,7 +18,7 @@ std::string formatTestOnly(const v1::SubmitJobReply& reply);
 // A refused submission as Slurm words it: lines after "sbatch: error: ", the reason prefixed
 // with "Batch job submission failed: " unless the controller's text already says so (or is one of
 // the few errors Slurm prints bare).
-std::string formatSubmitFailure(const std::string& controller_message);
+std::string formatSubmitFailure(const std::string& controller_message, bool test_only = false);
 
 // sbatch --wait: the exit status sbatch ends with for a finished job (its exit code, or 128+signal
 // when it was killed by a signal; 1 for a job that never ran cleanly without a code).

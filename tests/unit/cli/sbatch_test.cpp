@@ -56,6 +56,12 @@ TEST(SbatchTest, RefusalsMatchGoldens) {
       {"Requested time limit is invalid (missing or exceeds some limit)", "065-sbatch-debug-overlimit.txt"},
   };
   for (const auto& c : cases) EXPECT_EQ(formatSubmitFailure(c.controller_message), goldenStderr(c.golden)) << c.golden;
+  // --test-only: the reference's `allocation failure: <why>`, hints as usual before it.
+  EXPECT_EQ(formatSubmitFailure("Node count specification invalid", true),
+            "allocation failure: Node count specification invalid\n");
+  EXPECT_EQ(formatSubmitFailure("Memory specification can not be satisfied\nRequested node configuration is not available", true),
+            "sbatch: error: Memory specification can not be satisfied\n"
+            "allocation failure: Requested node configuration is not available\n");
 }
 
 TEST(SbatchTest, TestOnlyLine) {
