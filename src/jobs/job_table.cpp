@@ -146,7 +146,9 @@ acct::JobRecord JobManager::jobRecord(const Job& job) const {
   r.exit = {static_cast<std::int32_t>(i.exit_code()), static_cast<std::int32_t>(i.exit_signal())};
   // Slurm's accounting keeps 0:0 for a job that ran out of time; its batch step has the signal
   // (golden 114), the job record in scontrol too (golden 108).
-  if (i.state() == v1::JOB_TIMEOUT) r.exit = {0, 0};
+  // A cancelled job likewise: the reference's scontrol showed 0:15 for a running job scancel
+  // ended (its batch step's), its sacct job row 0:0.
+  if (i.state() == v1::JOB_TIMEOUT || i.state() == v1::JOB_CANCELLED) r.exit = {0, 0};
   r.nnodes = i.allocation_size() > 0 ? static_cast<std::uint32_t>(i.allocation_size()) : i.num_nodes();
   r.node_list = i.nodes();
   r.ncpus = i.num_cpus();

@@ -35,7 +35,9 @@ void JobManager::stepEvent(const v1::StepEventRequest& event) {
   }
   switch (job->pending_end) {
     case PendingEnd::kCancel:
-      finish(*job, v1::JOB_CANCELLED, 0, 0, &event);
+      // scontrol shows the batch step's end (0:15 for scancel's SIGTERM), as the reference's;
+      // accounting keeps 0:0 for the job (job_table.cpp).
+      finish(*job, v1::JOB_CANCELLED, event.exit_code(), event.exit_signal(), &event);
       return;
     case PendingEnd::kRequeue:
     case PendingEnd::kRequeueHold:

@@ -312,3 +312,18 @@ def test_slurm_time_format_is_honoured_by_every_time_stamp(jobs, monkeypatch):
     finally:
         monkeypatch.delenv("SLURM_TIME_FORMAT", raising=False)
         jobs.cli("scancel", str(job_id))
+
+
+def test_a_cancelled_running_job_shows_its_batch_steps_end(jobs):
+    """As the reference: scontrol's ExitCode of a running job scancel ended is its batch step's
+    (0:15, SIGTERM), while sacct's job row keeps 0:0 and the batch step's row has 0:15."""
+    job_id = submit(jobs, "-o", "/dev/null", "--wrap=sleep 100")
+    wait_job_state(jobs, job_id, "RUNNING")
+    assert jobs.cli("scancel", str(job_id)).returncode == 0
+    wait_job_state(jobs, job_id, "CANCELLED")
+    assert job_field(jobs, job_id, "ExitCode") == "0:15"
+
+    def rows():
+        r = jobs.cli("sacct", "-j", str(job_id), "-n", "-P", "-o", "JobID,ExitCode")
+        return sorted(r.stdout.split()) == sorted([f"{job_id}|0:0", f"{job_id}.batch|0:15"]) or None
+    wait_for(rows, 15, what="sacct's job and batch rows")
