@@ -143,9 +143,11 @@ void JobManager::writePending(Job& job, const sched::PendingInfo& p, std::int64_
     wrote = true;
   }
   // squeue --start: a reservation's start, else the scheduler's non-binding estimate; a job
-  // held back by --begin expects to start no earlier than that time (as Slurm shows it).
+  // whose --begin is still ahead expects to start no earlier than that, held or not (the
+  // reference's held `--begin=now+3600` job showed that time as StartTime and in %S).
   std::int64_t start = p.expectedStart ? *p.expectedStart : p.estimatedStart.value_or(0);
-  if (p.reason == sched::Reason::BeginTime) start = std::max(start, job.request.beginTime);
+  if (p.reason == sched::Reason::BeginTime || job.request.beginTime > now)
+    start = std::max(start, job.request.beginTime);
   if (i.start_time() != start) {
     i.set_start_time(start);
     wrote = true;

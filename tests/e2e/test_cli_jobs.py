@@ -327,3 +327,17 @@ def test_a_cancelled_running_job_shows_its_batch_steps_end(jobs):
         r = jobs.cli("sacct", "-j", str(job_id), "-n", "-P", "-o", "JobID,ExitCode")
         return sorted(r.stdout.split()) == sorted([f"{job_id}|0:0", f"{job_id}.batch|0:15"]) or None
     wait_for(rows, 15, what="sacct's job and batch rows")
+
+
+def test_a_held_job_shows_its_begin_time_as_its_start(jobs):
+    """As the reference: a held job whose --begin is ahead shows that time as StartTime (scontrol)
+    and in squeue's %S, as the same job not held does."""
+    job_id = submit(jobs, "-H", "--begin=now+3600", "--wrap=true")
+    try:
+        begin = job_field(jobs, job_id, "EligibleTime")
+        wait_for(lambda: job_field(jobs, job_id, "StartTime") == begin or None, 15,
+                 what="StartTime to be the --begin time")
+        r = jobs.cli("squeue", "-h", "-j", str(job_id), "-o", "%S|%r")
+        assert r.stdout.strip() == f"{begin}|JobHeldUser", r.stdout
+    finally:
+        jobs.cli("scancel", str(job_id))
