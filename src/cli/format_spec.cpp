@@ -72,20 +72,21 @@ Result<std::vector<LongFormatItem>> parseLongFormatItems(std::string_view text) 
     const auto colon = item.find(':');
     parsed.name = item.substr(0, colon);
     if (colon != std::string::npos) {
-      std::string_view size = std::string_view(item).substr(colon + 1);
-      if (!size.empty() && size.front() == '.') {
+      std::string_view rest = std::string_view(item).substr(colon + 1);
+      if (!rest.empty() && rest.front() == '.') {
         parsed.spec.right = true;
-        size.remove_prefix(1);
+        rest.remove_prefix(1);
       }
-      if (!size.empty()) {
-        int width = -1;
-        const auto [end, ec] = std::from_chars(size.data(), size.data() + size.size(), width);
-        if (ec != std::errc() || end != size.data() + size.size() || width < 0 ||
-            width > kMaxFieldWidth) {
-          return makeError("Invalid size for -O field " + parsed.name + ": " + std::string(size));
+      const std::size_t digits = std::min(rest.find_first_not_of("0123456789"), rest.size());
+      int width = 0;
+      if (digits > 0) {
+        const auto [end, ec] = std::from_chars(rest.data(), rest.data() + digits, width);
+        if (ec != std::errc() || width > kMaxFieldWidth) {
+          return makeError("Invalid size for -O field " + parsed.name + ": " + std::string(rest.substr(0, digits)));
         }
-        parsed.spec.width = width;
       }
+      parsed.spec.width = width;
+      parsed.suffix = std::string(rest.substr(digits));
     }
     out.push_back(std::move(parsed));
   }
@@ -97,7 +98,7 @@ Result<Format> namedFieldFormat(std::string_view text, std::span<const NamedFiel
   auto items = parseLongFormatItems(text);
   if (!items) return makeError(items.error());
   Format out;
-  for (auto& [name, spec] : *items) {
+  for (auto& [name, spec, suffix] : *items) {
     const std::string key = toLowerAscii(name);
     const auto found = std::find_if(fields.begin(), fields.end(),
                                     [&key](const NamedField& f) { return f.name == key; });
@@ -110,6 +111,11 @@ Result<Format> namedFieldFormat(std::string_view text, std::span<const NamedFiel
     item.is_field = true;
     item.field = spec;
     out.push_back(std::move(item));
+    if (!suffix.empty()) {
+      FormatItem after;
+      after.literal = suffix;
+      out.push_back(std::move(after));
+    }
   }
   return out;
 }

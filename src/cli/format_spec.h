@@ -39,10 +39,13 @@ Result<Format> parseFormat(std::string_view text);
 struct LongFormatItem {
   std::string name;
   FieldSpec spec;   // code left 0: each command maps names to its own codes
+  std::string suffix;  // printed after the field, in the header too
 };
 
-// Splits and sizes the items (empty ones skipped); a size that is not a number up to
-// kMaxFieldWidth is an error naming the item.
+// Splits and sizes the items (empty ones skipped), each `name[:[.][size][suffix]]` as Slurm's
+// -O takes it: `.` right-justifies, `size` (digits) is the width, anything after it is printed
+// after the field (`Name:.10|`); with a colon but no size the field is as wide as its value
+// (the reference's `JobID:,State:` printed `JOBIDSTATE`). A size over kMaxFieldWidth is an error.
 inline constexpr int kMaxFieldWidth = 10000;
 Result<std::vector<LongFormatItem>> parseLongFormatItems(std::string_view text);
 

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 namespace drover::cli {
 namespace {
 
@@ -64,14 +66,29 @@ TEST(FormatSpecTest, LongFormatItemsCarryNameWidthAndJustification) {
   EXPECT_EQ((*items)[2].name, "State");
   EXPECT_EQ((*items)[2].spec.width, 10);
   EXPECT_TRUE((*items)[2].spec.right);
-  EXPECT_EQ((*items)[3].spec.width, 20);
+  // A colon without a size: as wide as the value (the reference's `JobID:.` and `JobID:`).
+  EXPECT_EQ((*items)[3].spec.width, 0);
   EXPECT_TRUE((*items)[3].spec.right);
 }
 
+// `type:[.][size][suffix]`: what follows the size is printed after the field (the reference's
+// `Name:.10|` printed `     held1|`, `JobID:abc` `7330abc`, `JobID:10x` `7330      x`).
+TEST(FormatSpecTest, LongFormatSuffixes) {
+  auto items = parseLongFormatItems("Name:.10|,JobID:abc,JobID:10x,Reason:.+4");
+  ASSERT_TRUE(items.ok()) << items.error();
+  const std::vector<std::tuple<int, bool, std::string>> want = {
+      {10, true, "|"}, {0, false, "abc"}, {10, false, "x"}, {0, true, "+4"}};
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    EXPECT_EQ((*items)[k].spec.width, std::get<0>(want[k])) << k;
+    EXPECT_EQ((*items)[k].spec.right, std::get<1>(want[k])) << k;
+    EXPECT_EQ((*items)[k].suffix, std::get<2>(want[k])) << k;
+  }
+}
+
 TEST(FormatSpecTest, LongFormatSizesThatAreNotWidthsAreErrors) {
-  // 99999999999 once threw std::out_of_range out of squeue -s -O (a crash, not an error).
-  for (const std::string bad : {"Name:x", "Name:12abc", "Name:-3", "Name:.+4", "Name:99999999999",
-                                "Name:10001"}) {
+  // 99999999999 once threw std::out_of_range out of squeue -s -O (a crash, not an error; the
+  // reference's squeue printed a truncated column, and crashed on `.+4`).
+  for (const std::string bad : {"Name:99999999999", "Name:10001"}) {
     auto items = parseLongFormatItems(bad);
     EXPECT_FALSE(items.ok()) << bad;
     if (!items.ok()) {

@@ -190,11 +190,17 @@ TEST_F(SinfoViewTest, LongFormatWarnsOfUnknownFieldsAndRefusesBadSizes) {
             "gpu*                node[01-04]         \n"
             "debug               node[01-02]         \n");
   EXPECT_EQ(warnings, std::vector<std::string>{"sinfo: error: Invalid job format specification: Bogus"});
-  cmd = parseSinfoArgs({"-O", "Nodes:x"});
+  // `type:[.][size][suffix]`, as the reference's sinfo printed `-O "Nodes:x,Partition:.6|"`.
+  cmd = parseSinfoArgs({"-O", "Nodes:x,Partition:.6|"});
+  ASSERT_TRUE(cmd.ok()) << cmd.error();
+  text = renderSinfo(cmd->options, referenceNodes(), referencePartitions(), kCaptureTime);
+  ASSERT_TRUE(text.ok()) << text.error();
+  EXPECT_EQ(*text, "NODESxPARTIT|\n4x  gpu*|\n2x debug|\n");
+  cmd = parseSinfoArgs({"-O", "Nodes:10001"});
   ASSERT_TRUE(cmd.ok()) << cmd.error();
   text = renderSinfo(cmd->options, referenceNodes(), referencePartitions(), kCaptureTime);
   ASSERT_FALSE(text.ok());
-  EXPECT_EQ(text.error(), "Invalid size for -O field Nodes: x");
+  EXPECT_EQ(text.error(), "Invalid size for -O field Nodes: 10001");
 }
 
 TEST_F(SinfoViewTest, JsonMatchesGolden083) {
