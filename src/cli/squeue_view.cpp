@@ -54,7 +54,7 @@ std::string header(char code) {
     case 'u': return "USER";
     case 'U': return "UID";
     case 'g': return "GROUP";
-    case 'G': return "GID";
+    case 'G': return "GROUP";  // as the reference's header for the group id
     case 'a': return "ACCOUNT";
     case 'P': return "PARTITION";
     case 'T': return "STATE";
@@ -88,6 +88,14 @@ std::string header(char code) {
     case 'x': return "EXC_NODES";
     case 'h': return "OVER_SUBSCRIBE";
     case 'I': return "CORES_PER_SOCKET";
+    case 'H': return "SOCKETS_PER_NODE";
+    case 'J': return "THREADS_PER_CORE";
+    case 'z': return "S:C:T";
+    case 'O': return "CONTIGUOUS";
+    case 'w': return "WCKEY";
+    case 'W': return "LICENSES";
+    case 'X': return "CORE_SPEC";
+    case 'd': return "MIN_TMP_DISK";
     default: return "";
   }
 }
@@ -209,6 +217,14 @@ void value(const v1::JobInfo& j, char code, std::int64_t now, std::string& v) {
     case 'n': v.assign(j.req_nodes()); return;
     case 'x': v.assign(j.exc_nodes()); return;
     case 'h': v.assign(j.spec().exclusive() ? "NO" : "OK"); return;
+    // Requests Drover's jobs cannot make (sockets/cores/threads per node, contiguous nodes,
+    // wckeys, licenses, core specialisation, temporary disk): the reference's values for a job
+    // that made none.
+    case 'I': case 'H': case 'J': v.assign("*"); return;
+    case 'z': v.assign("*:*:*"); return;
+    case 'O': case 'd': v.assign("0"); return;
+    case 'w': case 'W': v.assign("(null)"); return;
+    case 'X': v.assign("N/A"); return;
     default: v.clear(); return;
   }
 }

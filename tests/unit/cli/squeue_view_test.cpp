@@ -238,6 +238,17 @@ TEST_F(SqueueViewTest, SortByJobIdKeepsAnArraysTasksTogether) {
             "     3_0        arr\n       2    heldjob\n");
 }
 
+// Letters for requests Drover's jobs cannot make print what the reference printed for a job
+// that made none (a held job, 2026-12-03), headers included.
+TEST_F(SqueueViewTest, LettersForRequestsDroverDoesNotTake) {
+  using testing::JobBuilder;
+  std::vector<v1::JobInfo> jobs = {JobBuilder(7, "held").pending("JobHeldUser").build()};
+  EXPECT_EQ(render({"-o", "%z|%O|%w|%W|%X|%H|%J|%d|%I"}, "068-squeue-default.txt", jobs),
+            "S:C:T|CONTIGUOUS|WCKEY|LICENSES|CORE_SPEC|SOCKETS_PER_NODE|THREADS_PER_CORE|"
+            "MIN_TMP_DISK|CORES_PER_SOCKET\n*:*:*|0|(null)|(null)|N/A|*|*|0|*\n");
+  EXPECT_EQ(render({"-o", "%.3z|%10O|"}, "068-squeue-default.txt", jobs), "S:C|CONTIGUOUS|\n*:*|0         |\n");
+}
+
 // An unknown -O name: the reference printed the known columns and warned (exit 0).
 TEST_F(SqueueViewTest, AnUnknownLongFieldIsLeftOutWithAWarning) {
   auto cmd = parseSqueueArgs({"-O", "JobID,Bogus,Name:5"});
