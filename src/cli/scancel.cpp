@@ -125,8 +125,10 @@ Result<ScancelCommand> parseScancelArgs(const std::vector<std::string>& args) {
   for (int i = optind; i < argv.argc(); ++i) {
     for (const auto& id : splitCommas(argv[i])) {
       // 123, 123_4, 123_[1-3], 123.0, 123_4.0
+      // Job 0 does not exist: the reference refused `0`, `00` and `0_1` before asking.
       const auto bad = id.find_first_not_of("0123456789_[]-,.%");
-      if (id.empty() || !std::isdigit(static_cast<unsigned char>(id[0])) || bad != std::string::npos)
+      const bool zero = std::strtoull(id.c_str(), nullptr, 10) == 0;
+      if (id.empty() || !std::isdigit(static_cast<unsigned char>(id[0])) || bad != std::string::npos || zero)
         return makeError("Invalid job id " + id);
       r.add_job_ids(id);
     }

@@ -119,6 +119,16 @@ TEST(ScancelTest, VerboseSignalWording) {
   EXPECT_EQ(reportScancel(*cmd, reply("7", true)).stderr_text, "scancel: Signal 15 to job 7\n");
 }
 
+// Job 0 does not exist: refused before asking, as the reference's `scancel 0` / `00` / `0_1`.
+TEST(ScancelTest, JobZeroIsAnInvalidId) {
+  for (const std::string id : {"0", "00", "0_1"}) {
+    auto cmd = parseScancelArgs({id});
+    ASSERT_FALSE(cmd.ok()) << id;
+    EXPECT_EQ(cmd.error(), "Invalid job id " + id);
+  }
+  EXPECT_TRUE(parseScancelArgs({"10"}).ok());
+}
+
 // Options after the job ids are read, as GNU getopt permutes them for the reference's scancel
 // (`scancel 7161 -v` is `scancel -v 7161`; it was "Invalid job id -v").
 TEST(ScancelTest, OptionsAfterTheIdsAreOptions) {
