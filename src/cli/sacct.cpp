@@ -103,6 +103,7 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
   std::string format;
   bool format_given = false;   // -o "" too: no columns, an empty line per record (the reference)
   bool brief = false, long_format = false, have_start = false, have_users = false;
+  bool states_never_entered = false;  // -s named only states no job enters (RS, RV)
   opterr = 0;
   optind = 0;
   int c;
@@ -197,6 +198,15 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
       case 'r': for (auto& p : splitCommas(optarg)) f.partitions.push_back(p); break;
       case 's':
         for (const auto& s : splitCommas(optarg)) {
+          const std::string lower = toLowerAscii(s);
+          // As the reference: completing and special-exit are no accounted states; resizing and
+          // revoked are, and no Drover job is ever in them.
+          if (lower == "cg" || lower == "completing" || lower == "se" || lower == "special_exit")
+            return makeError(std::string(kFatalMark) + "job state " + s + " is not supported / accounted");
+          if (lower == "rs" || lower == "resizing" || lower == "rv" || lower == "revoked") {
+            states_never_entered = true;
+            continue;
+          }
           auto st = acct::parseJobState(s);
           if (!st) return makeError(std::string(kFatalMark) + "unrecognized job state value '" + s + "'");
           f.states.push_back(*st);
@@ -267,6 +277,10 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
     cmd.columns = acct::report::longColumns();
   } else {
     cmd.columns = acct::report::defaultColumns();
+  }
+  if (states_never_entered && f.states.empty()) {
+    f.states.push_back(acct::JobState::kPending);  // the window rule of -s still applies
+    cmd.records.none = true;
   }
   cmd.render.now = now;
   return cmd;

@@ -54,11 +54,12 @@ Result<CountRange> parseCountRange(std::string_view text, std::string_view what)
 }
 
 bool SacctRecordFilter::any() const {
-  return !qos.empty() || !reasons.empty() || !wckeys.empty() || !constraints.empty() || nnodes ||
-         ncpus || timelimit_min;
+  return none || !qos.empty() || !reasons.empty() || !wckeys.empty() || !constraints.empty() ||
+         nnodes || ncpus || timelimit_min;
 }
 
 bool SacctRecordFilter::keeps(const acct::JobRecord& job) const {
+  if (none) return false;
   if (!qos.empty() && !listed(qos, job.qos)) return false;
   if (!reasons.empty() && !listed(reasons, job.reason)) return false;
   if (!wckeys.empty() && !listed(wckeys, job.wckey)) return false;

@@ -22,6 +22,7 @@ struct SacctRecordFilter {
   std::vector<std::string> qos, reasons, wckeys, constraints;
   std::optional<CountRange> nnodes, ncpus;
   std::optional<std::int64_t> timelimit_min, timelimit_max;  // minutes
+  bool none = false;  // -s named only states no job enters: nothing is kept
 
   bool any() const;
   bool keeps(const acct::JobRecord& job) const;

@@ -308,6 +308,13 @@ TEST(SacctRecordFilterTest, SelectorsAndTheirErrors) {
   EXPECT_EQ(error({"-I", "x"}), "Invalid numeric value \"x\" for requested cpu range.");
   EXPECT_EQ(error({"-k", "x"}), "fatal: Invalid time limit specification");
   EXPECT_EQ(error({"-g", "no-such-group-drover"}), "Invalid group id: no-such-group-drover");
+  // States as the reference took them: CG and SE are no accounted states; RS and RV are, and
+  // select nothing here (no Drover job enters them).
+  EXPECT_EQ(error({"-s", "CG"}), "fatal: job state CG is not supported / accounted");
+  EXPECT_EQ(error({"-s", "completing"}), "fatal: job state completing is not supported / accounted");
+  EXPECT_EQ(error({"-s", "SE"}), "fatal: job state SE is not supported / accounted");
+  EXPECT_FALSE(keeps({"-s", "RS,revoked"}));
+  EXPECT_TRUE(keeps({"-s", "RS,PD"}));
 }
 
 }  // namespace
