@@ -323,8 +323,12 @@ std::string formatCpuTime(std::int64_t usec) {
                   s);
   } else if (h > 0) {
     std::snprintf(buf, sizeof buf, "%02" PRId64 ":%02" PRId64 ":%02" PRId64, h, m, s);
-  } else {
+  } else if (ms > 0) {
     std::snprintf(buf, sizeof buf, "%02" PRId64 ":%02" PRId64 ".%03" PRId64, m, s, ms);
+  } else {
+    // No milliseconds to show: hours, minutes and seconds, as the reference printed a zero
+    // TotalCPU/SystemCPU (00:00:00) next to 00:00.007.
+    std::snprintf(buf, sizeof buf, "00:%02" PRId64 ":%02" PRId64, m, s);
   }
   return buf;
 }

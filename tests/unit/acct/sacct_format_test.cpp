@@ -254,7 +254,9 @@ TEST(SacctFormat, Durations) {
                                              {-5, "00:00:00"}}) {
     EXPECT_EQ(formatSacctDuration(c.value), c.want) << c.value;
   }
-  for (const auto& c : std::vector<TextCase>{{1545, "00:00.001"}, {61'500'000, "01:01.500"},
+  // No milliseconds: 00:MM:SS, as the reference printed a zero CPU time.
+  for (const auto& c : std::vector<TextCase>{{0, "00:00:00"}, {999, "00:00:00"}, {5'000'000, "00:00:05"},
+                                             {1545, "00:00.001"}, {61'500'000, "01:01.500"},
                                              {3'723'000'000, "01:02:03"},
                                              {90'000'000'000, "1-01:00:00"}}) {
     EXPECT_EQ(formatCpuTime(c.value), c.want) << c.value;
