@@ -114,13 +114,11 @@ std::string formatSubmitFailure(const std::string& controller_message, bool test
   return out;
 }
 
+// As the reference's sbatch --wait: the job's exit code when it exited, 1 when a signal ended it
+// (`kill -9 $$` and a scancel'ed running job: 1), 0 for one that never ran (cancelled pending).
 int waitExitStatus(const v1::JobInfo& job) {
-  if (job.exit_signal() != 0) return 128 + static_cast<int>(job.exit_signal());
-  if (job.exit_code() != 0) return static_cast<int>(job.exit_code() & 0xff);
-  switch (job.state()) {
-    case v1::JOB_COMPLETED: return 0;
-    default: return 1;
-  }
+  if (job.exit_signal() != 0) return 1;
+  return static_cast<int>(job.exit_code() & 0xff);
 }
 
 int runSbatch(int argc, char** argv) {

@@ -75,6 +75,9 @@ def test_sbatch_wait_returns_the_jobs_exit_code(jobs):
     r = jobs.cli("sbatch", "--wait", "--wrap=exit 3", timeout=60)
     assert r.returncode == 3, (r.stdout, r.stderr)
     assert r.stdout.startswith("Submitted batch job "), r.stdout
+    # A signal ends it: 1, as the reference's `--wait` of `kill -9 $$`.
+    r = jobs.cli("sbatch", "--wait", "-o", "/dev/null", "--wrap=kill -9 $$", timeout=60)
+    assert r.returncode == 1, (r.returncode, r.stderr)
 
 
 def test_held_job_in_squeue_then_released(jobs):

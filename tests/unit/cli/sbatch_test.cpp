@@ -83,9 +83,14 @@ TEST(SbatchTest, WaitExitStatus) {
   j.set_state(v1::JOB_FAILED);
   j.set_exit_code(3);
   EXPECT_EQ(waitExitStatus(j), 3);
+  // A signal: 1, as the reference's `--wait` of `kill -9 $$` and of a cancelled running job.
   j.set_exit_code(0);
   j.set_exit_signal(9);
-  EXPECT_EQ(waitExitStatus(j), 137);
+  EXPECT_EQ(waitExitStatus(j), 1);
+  // Cancelled before it ran: 0, as there.
+  j.set_state(v1::JOB_CANCELLED);
+  j.set_exit_signal(0);
+  EXPECT_EQ(waitExitStatus(j), 0);
 }
 
 TEST(SbatchTest, RequestOnTheWire) {
