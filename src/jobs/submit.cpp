@@ -75,6 +75,12 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
     }
   }
 
+  // A negative nice raises a job above others: root and operators only, as the reference
+  // refused `--nice=-5` from a user and took it from root.
+  if (spec.nice() < 0 && !isAdmin(caller)) {
+    return refuse("Invalid --nice value", "a negative nice needs root or an operator");
+  }
+
   // Account: the user's default from the account tree; a named one must exist and list the
   // user (root and operators may charge any account).
   std::string account = spec.account();

@@ -34,6 +34,7 @@ TEST_F(JobsTest, RefusalsUseSlurmsTexts) {
       {"065 over partition time", SpecBuilder().partition("debug").time(120),
        "Requested time limit is invalid (missing or exceeds some limit)", {}},
       {"bad array", SpecBuilder().array("5-1"), "Invalid job array specification", {}},
+      {"negative nice from a user", SpecBuilder().nice(-5), "Invalid --nice value", {}},
       {"malformed dependency", SpecBuilder().dependency("afterok:x"), "Job dependency problem", {}},
   };
   for (const auto& c : cases) {
