@@ -1,6 +1,8 @@
 #include "cli/sacct.h"
 
 #include <getopt.h>
+#include <charconv>
+#include <optional>
 #include <grp.h>
 #include <pwd.h>
 #include <unistd.h>
@@ -63,6 +65,16 @@ Result<std::int64_t> sacctWindowTime(const std::string& text, std::int64_t now) 
   // The reference's words, without sacct's name.
   if (!t.ok()) return makeError(std::string(kBareMark) + t.error());
   return *t;
+}
+
+// A uid or gid written as a number; nothing for any other text, a number too large for one
+// included (std::stoul threw on `-u 99999999999999999999`, a crash; the reference said
+// "Invalid user id", as the name lookup now does).
+std::optional<std::uint32_t> numericId(const std::string& text) {
+  std::uint32_t id = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return id;
 }
 
 }  // namespace
@@ -131,7 +143,7 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
         break;
       case 'R': for (auto& r : splitCommas(optarg)) cmd.records.reasons.push_back(r); break;
       case 'W': for (auto& w : splitCommas(optarg)) cmd.records.wckeys.push_back(w); break;
-      case 'C': for (auto& c : splitCommas(optarg)) cmd.records.constraints.push_back(c); break;
+      case 'C': for (auto& feature : splitCommas(optarg)) cmd.records.constraints.push_back(feature); break;
       case 'i': case 'I': {
         auto range = parseCountRange(optarg, c == 'i' ? "node" : "cpu");
         if (!range.ok()) return makeError(range.error());
@@ -146,8 +158,8 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
       }
       case 'g':
         for (const auto& g : splitCommas(optarg)) {
-          if (!g.empty() && std::all_of(g.begin(), g.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); })) {
-            f.gids.push_back(static_cast<std::uint32_t>(std::stoul(g)));
+          if (auto gid = numericId(g)) {
+            f.gids.push_back(*gid);
           } else if (const group* gr = getgrnam(g.c_str())) {
             f.gids.push_back(gr->gr_gid);
           } else {
@@ -223,8 +235,8 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
       case 'u':
         have_users = true;
         for (const auto& u : splitCommas(optarg)) {
-          if (!u.empty() && std::all_of(u.begin(), u.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); }))
-            f.uids.push_back(static_cast<std::uint32_t>(std::stoul(u)));
+          if (auto uid = numericId(u))
+            f.uids.push_back(*uid);
           else if (getpwnam(u.c_str()) == nullptr)  // as the reference: no such user, no query
             return makeError("Invalid user id: " + u);
           else

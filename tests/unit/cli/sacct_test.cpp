@@ -308,6 +308,9 @@ TEST(SacctRecordFilterTest, SelectorsAndTheirErrors) {
   EXPECT_EQ(error({"-I", "x"}), "Invalid numeric value \"x\" for requested cpu range.");
   EXPECT_EQ(error({"-k", "x"}), "fatal: Invalid time limit specification");
   EXPECT_EQ(error({"-g", "no-such-group-drover"}), "Invalid group id: no-such-group-drover");
+  // An id too large for a uid or gid is no id (std::stoul once threw here: a crash).
+  EXPECT_EQ(error({"-u", "99999999999999999999"}), "Invalid user id: 99999999999999999999");
+  EXPECT_EQ(error({"-g", "99999999999999999999"}), "Invalid group id: 99999999999999999999");
   // States as the reference took them: CG and SE are no accounted states; RS and RV are, and
   // select nothing here (no Drover job enters them).
   EXPECT_EQ(error({"-s", "CG"}), "fatal: job state CG is not supported / accounted");

@@ -1,0 +1,1 @@
+drover_fuzz_target(fuzz_query_args SOURCE fuzz_query_args.cpp LIBS drover_cli_acct drover_cli)
