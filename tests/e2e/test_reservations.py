@@ -143,7 +143,8 @@ def test_reservation_lifecycle(cluster):
 
     # With alice's job gone the reservation still keeps bob's plain job off node1 ...
     c.cli("scancel", str(inside))
-    wait_for(lambda: job(c, inside) is None or job(c, inside)[0] not in ("R", "CG"), 20,
+    # One squeue per poll: the job may leave squeue's default states between two calls.
+    wait_for(lambda: (j := job(c, inside)) is None or j[0] not in ("R", "CG"), 20,
              what="alice's job to end")
     wait_job(c, blocked, "PD")
     # ... until it is deleted.
