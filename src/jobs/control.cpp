@@ -419,6 +419,18 @@ Status JobManager::updateJob(Job& job, const v1::UpdateJobRequest& req, bool adm
       std::string lo = value.substr(0, value.find('-'));
       auto n = parseNumber(lo);
       if (!n || *n == 0) return makeError("Invalid node count specified");
+      // More nodes than the partition has (or lets a job have): the reference's refusal, where
+      // Drover took the count and the job waited for ever.
+      std::uint64_t part_nodes = 0;
+      for (const auto& node : config_nodes_) {
+        if (std::find(node.partitions.begin(), node.partitions.end(), i.partition()) != node.partitions.end())
+          ++part_nodes;
+      }
+      const auto* part = config_.findPartition(i.partition());
+      if (part && (*n > part_nodes ||
+                   (part->max_nodes != config::kUnlimited && *n > static_cast<std::uint64_t>(part->max_nodes)))) {
+        return makeError("Requested partition configuration not available now");
+      }
       if (apply) {
         i.mutable_spec()->set_min_nodes(static_cast<std::uint32_t>(*n));
         if (value.find('-') != std::string::npos) {

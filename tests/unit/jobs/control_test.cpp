@@ -386,7 +386,10 @@ TEST_F(JobsTest, UpdateRulesAndTexts) {
       {"positive nice", alice(), "Nice", "5", ""},
       {"bad partition", alice(), "Partition", "nosuch", "Invalid partition name specified"},
       {"partition", alice(), "Partition", "debug", ""},
-      {"numnodes", alice(), "NumNodes", "2", ""},
+      {"numnodes", alice(), "NumNodes", "1", ""},
+      // debug has one node (the job moved there above): two are more than it has.
+      {"numnodes beyond the partition", alice(), "NumNodes", "2",
+       "Requested partition configuration not available now"},
       {"unknown account", alice(), "Account", "nosuch",
        "Invalid account or account/partition combination specified"},
       {"dependency", alice(), "Dependency", "afterany:" + s, ""},
@@ -407,7 +410,7 @@ TEST_F(JobsTest, UpdateRulesAndTexts) {
   EXPECT_EQ(job(id).name(), "renamed");
   EXPECT_EQ(job(id).nice(), 5);
   EXPECT_EQ(job(id).partition(), "debug");
-  EXPECT_EQ(job(id).num_nodes(), 2u);
+  EXPECT_EQ(job(id).num_nodes(), 1u);
   EXPECT_EQ(job(id).dependency(), "afterany:" + s);
   v1::UpdateJobRequest missing;
   missing.set_job_id("424242");
