@@ -78,6 +78,10 @@ v1::JobSpec toWireSpec(const jobspec::BatchRequest& request, const SubmitContext
   if (s.qos) w.set_qos(*s.qos);
   if (s.nice) w.set_nice(static_cast<std::int32_t>(*s.nice));
   if (s.comment) w.set_comment(*s.comment);
+  if (s.run_as_user) w.set_run_as_user(*s.run_as_user);
+  if (s.run_as_group) w.set_run_as_group(*s.run_as_group);
+  w.set_reboot(s.reboot);
+  if (s.licenses) w.set_licenses(*s.licenses);
   if (s.gpu_bind) w.set_gpu_bind(*s.gpu_bind);
   if (s.ntasks_per_gpu) w.set_ntasks_per_gpu(*s.ntasks_per_gpu);
   if (s.dependency) w.set_dependency(s.dependency->text);

@@ -93,13 +93,16 @@ Result<std::int64_t> parseTimeSpecSeconds(std::string_view text) {
     auto d = parseFields(text, day_part);
     if (!d) return Error{d.error()};
     if (d->size() != 1) return timeError(text, "days must be a plain number before '-'");
-    auto rest = parseFields(text, text.substr(dash + 1));
-    if (!rest) return Error{rest.error()};
     days = (*d)[0];
-    const auto& f = *rest;
-    hours = f[0];
-    if (f.size() > 1) minutes = f[1];
-    if (f.size() > 2) seconds = f[2];
+    // "1-" is a day and no hours, as the reference took `-t 1-` (1-00:00:00).
+    if (dash + 1 < text.size()) {
+      auto rest = parseFields(text, text.substr(dash + 1));
+      if (!rest) return Error{rest.error()};
+      const auto& f = *rest;
+      hours = f[0];
+      if (f.size() > 1) minutes = f[1];
+      if (f.size() > 2) seconds = f[2];
+    }
   } else {
     auto fields = parseFields(text, text);
     if (!fields) return Error{fields.error()};

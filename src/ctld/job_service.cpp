@@ -431,7 +431,34 @@ void JobService::sendSignalActions(std::vector<jobs::SignalAction> signals) {
 
 void JobService::submit(const rpc::Caller& caller, const v1::JobSpec& spec,
                         std::function<void(Result<v1::SubmitJobReply>)> done) {
-  auto result = manager_->submit(jobCaller(caller), spec);
+  // --uid/--gid: root submits for another user; the job is that user's in every respect.
+  // Without --gid the group is the user's primary one (the reference kept root's gid 0).
+  rpc::Caller owner = caller;
+  if (!spec.run_as_user().empty() || !spec.run_as_group().empty()) {
+    if (caller.uid != 0) {
+      done(makeError("Access/permission denied"));
+      return;
+    }
+    if (!spec.run_as_user().empty()) {
+      const auto uid = uidNamedBy(spec.run_as_user());
+      const auto gid = uid ? primaryGroupOf(*uid) : std::nullopt;
+      if (!gid) {
+        done(makeError("Invalid user id"));
+        return;
+      }
+      owner.uid = *uid;
+      owner.gid = *gid;
+    }
+    if (!spec.run_as_group().empty()) {
+      const auto gid = gidNamedBy(spec.run_as_group());
+      if (!gid) {
+        done(makeError("Invalid group id"));
+        return;
+      }
+      owner.gid = *gid;
+    }
+  }
+  auto result = manager_->submit(jobCaller(owner), spec);
   if (!result) {
     drover::log::get("ctld")->info("submission by uid {} refused: {} {}", caller.uid,
                                    result.failure.message, result.failure.detail);

@@ -1,6 +1,7 @@
 #pragma once
 // The controller's name -> uid lookup (reentrant: RPC handlers and the state thread may look up
 // at once). nullopt when no user has that name.
+#include <grp.h>
 #include <pwd.h>
 
 #include <cstdint>
@@ -26,6 +27,42 @@ inline bool uidIsKnown(std::uint32_t uid) {
   struct passwd* found = nullptr;
   std::vector<char> buf(16384);
   return getpwuid_r(uid, &pw, buf.data(), buf.size(), &found) == 0 && found != nullptr;
+}
+
+// A user as --uid names one, a name or a uid; nullopt for nobody.
+inline std::optional<std::uint32_t> uidNamedBy(const std::string& user) {
+  if (user.find_first_not_of("0123456789") == std::string::npos && !user.empty() && user.size() <= 10) {
+    const std::uint64_t uid = std::stoull(user);
+    if (uid <= UINT32_MAX && uidIsKnown(static_cast<std::uint32_t>(uid))) return static_cast<std::uint32_t>(uid);
+    return std::nullopt;
+  }
+  return uidOfUserName(user);
+}
+
+// A group as --gid names one, a name or a gid; nullopt for none.
+inline std::optional<std::uint32_t> gidNamedBy(const std::string& group) {
+  struct group entry {};
+  struct group* found = nullptr;
+  std::vector<char> buf(65536);
+  if (group.find_first_not_of("0123456789") == std::string::npos && !group.empty() && group.size() <= 10) {
+    const std::uint64_t gid = std::stoull(group);
+    if (gid > UINT32_MAX) return std::nullopt;
+    if (getgrgid_r(static_cast<gid_t>(gid), &entry, buf.data(), buf.size(), &found) != 0 || found == nullptr)
+      return std::nullopt;
+    return found->gr_gid;
+  }
+  if (getgrnam_r(group.c_str(), &entry, buf.data(), buf.size(), &found) != 0 || found == nullptr)
+    return std::nullopt;
+  return found->gr_gid;
+}
+
+// A user's primary group, reentrant as above; nullopt for a uid nobody has.
+inline std::optional<std::uint32_t> primaryGroupOf(std::uint32_t uid) {
+  struct passwd pw {};
+  struct passwd* found = nullptr;
+  std::vector<char> buf(16384);
+  if (getpwuid_r(uid, &pw, buf.data(), buf.size(), &found) != 0 || found == nullptr) return std::nullopt;
+  return found->pw_gid;
 }
 
 // A user given as a uid ("1001", up to ten digits), as -u of squeue, sprio and sshare takes

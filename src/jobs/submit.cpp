@@ -81,6 +81,16 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
     return refuse("Invalid --nice value", "a negative nice needs root or an operator");
   }
 
+  if (spec.reboot() && !isAdmin(caller)) {
+    return refuse("Access/permission denied", "--reboot from a user",
+                  {"rebooting of nodes is only allowed for admins"});
+  }
+  // cluster.conf declares no licenses, so any named one is unknown, as the reference's
+  // `--licenses=foo` without Licenses= in slurm.conf.
+  if (!spec.licenses().empty()) {
+    return refuse("Invalid license specification", "no license " + spec.licenses() + " is configured");
+  }
+
   // Account: the user's default from the account tree; a named one must exist and list the
   // user (root and operators may charge any account).
   std::string account = spec.account();
@@ -106,9 +116,8 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
       return refuse("Invalid generic resource (gres) specification",
                     "no generic resource named " + g.name() + " (gpu is configured)", {}, false);
     }
-    if (g.count() == 0) {
-      return refuse("Requested node configuration is not available", "gres count must be >= 1");
-    }
+    // gpu:0 asks for none: the reference ran `--gres=gpu:0` (TresPerNode=gres:gpu:0), as
+    // `srun --gres=gpu:0` is the usual way to start a step that needs no GPU.
   }
 
   // Time limit: the partition's default (else its maximum); over the maximum is refused.

@@ -29,8 +29,9 @@ Result<ArraySpec> parseArraySpec(std::string_view text, std::uint32_t max_array_
   std::string_view body = text;
   if (auto pct = body.find('%'); pct != std::string_view::npos) {
     auto limit = parseUnsigned(body.substr(pct + 1), UINT32_MAX);
-    if (!limit || *limit == 0) return fail("the %limit must be a positive number");
-    spec.max_running = static_cast<std::uint32_t>(*limit);
+    if (!limit) return fail("the %limit must be a number");
+    // %0 is no limit: the reference ran every task of --array=1-10%0 and showed no throttle.
+    if (*limit > 0) spec.max_running = static_cast<std::uint32_t>(*limit);
     body = body.substr(0, pct);
   }
   if (body.empty()) return fail("no task ids");

@@ -1,5 +1,7 @@
 #include "jobspec/build_spec.h"
 
+#include <unistd.h>
+
 #include "jobspec/script_directives.h"
 
 namespace drover::jobspec {
@@ -54,6 +56,30 @@ std::optional<CliError> applyTasksPerGpu(Tool tool, JobSpec& spec) {
   return std::nullopt;
 }
 
+// The GPU requests the reference refuses before anything is sent: per-task GPUs with no task
+// count to multiply them by, and memory per GPU with no GPU.
+std::optional<CliError> checkGpuRequests(Tool tool, const JobSpec& spec) {
+  if (spec.gpus_per_task && !spec.ntasks && !spec.gpus) {
+    return gresError(tool, "Failed to validate job spec. --gpus-per-task used without either "
+                           "--gpus or -n/--ntasks is not allowed.");
+  }
+  if (spec.mem_per_gpu_mb && requestedGpus(spec) == 0 && !spec.gpus_per_task && !spec.gpus_per_socket) {
+    return gresError(tool, "Requested mem_per_tres=gres:gpu:" + std::to_string(*spec.mem_per_gpu_mb) +
+                               " but did not request any GPU.");
+  }
+  return std::nullopt;
+}
+
+// --uid and --gid are root's, as the reference refused them from a user (exit 255) however
+// they were given (command line, directive, variable).
+std::optional<CliError> checkRunAs(Tool tool, const JobSpec& spec) {
+  if (::getuid() == 0) return std::nullopt;
+  const char* option = spec.run_as_user ? "--uid" : spec.run_as_group ? "--gid" : nullptr;
+  if (option == nullptr) return std::nullopt;
+  return CliError{std::string(toolName(tool)) + ": error: " + option + " only permitted by root user",
+                  kExitBadOption};
+}
+
 // Replays the command line last so that it wins over everything applied before it.
 std::optional<CliError> replayCommandLine(ParsedCommand& pc, const ParsedCommand& command_line,
                                           std::int64_t now) {
@@ -73,6 +99,11 @@ CliResult<StepRequest> buildInteractive(Tool tool, const std::vector<std::string
     return CliError{"srun: fatal: No command given to execute.", kExitError};
   }
   if (auto err = applyTasksPerGpu(tool, pc.spec)) return *err;
+  // srun inside an allocation takes its task count from the job; only a new job is checked.
+  if (tool == Tool::Salloc) {
+    if (auto err = checkRunAs(tool, pc.spec)) return *err;
+    if (auto err = checkGpuRequests(tool, pc.spec)) return *err;
+  }
   return StepRequest{std::move(pc.spec), cl->positional};
 }
 
@@ -108,6 +139,8 @@ CliResult<BatchRequest> buildBatchRequest(const ParsedCommand& command_line, con
   if (auto err = applyInputEnvironment(pc, env, now)) return *err;
   if (auto err = replayCommandLine(pc, command_line, now)) return *err;
   if (auto err = applyTasksPerGpu(Tool::Sbatch, pc.spec)) return *err;
+  if (auto err = checkRunAs(Tool::Sbatch, pc.spec)) return *err;
+  if (auto err = checkGpuRequests(Tool::Sbatch, pc.spec)) return *err;
   req.spec = std::move(pc.spec);
   return req;
 }

@@ -33,6 +33,12 @@ struct JobSpec {
   std::optional<std::string> exclude;   // hostlist expression (validated)
   std::optional<std::string> wckey;
   std::optional<std::string> licenses;
+  // --uid/--gid as written (a name or a number): whom root submits for. The controller
+  // resolves them: a fully static CLI must not load NSS modules (libnss_systemd crashed in
+  // sbatch for a name /etc/passwd lacks), and the controller knows the site's users anyway.
+  std::optional<std::string> run_as_user;
+  std::optional<std::string> run_as_group;
+  bool reboot = false;  // --reboot: admins only
 
   // Time: minutes, kUnlimitedMinutes for UNLIMITED.
   std::optional<std::int64_t> time_limit_minutes;

@@ -210,18 +210,25 @@ Out applyExclusive(ParsedCommand& pc, Arg arg, const ApplyContext& ctx) {
   return std::nullopt;
 }
 
+// The value is read as strtol reads it, as the reference does: an optional sign and the
+// leading digits, the rest ignored ("5abc" is 5, "abc" 0); only a number out of range is refused.
 Out applyNice(ParsedCommand& pc, Arg arg, const ApplyContext&) {
   constexpr std::int64_t kMaxNice = 2147483645;  // NICE_OFFSET - 3, as Slurm bounds it
   if (!arg) {
     pc.spec.nice = 100;
     return std::nullopt;
   }
-  auto v = detail::parseSigned(*arg);
-  if (!v || *v > kMaxNice || *v < -kMaxNice) {
-    return OptionError{"error: Invalid --nice value, must be between -2147483645 and 2147483645",
-                       kExitBadOption};
+  std::string_view text = *arg;
+  const bool negative = !text.empty() && text.front() == '-';
+  if (!text.empty() && (text.front() == '-' || text.front() == '+')) text.remove_prefix(1);
+  std::int64_t value = 0;
+  for (std::size_t i = 0; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
+    value = value * 10 + (text[i] - '0');
+    if (value > kMaxNice) {
+      return OptionError{"error: Invalid --nice value, out of range (+/- 2147483645)", kExitBadOption};
+    }
   }
-  pc.spec.nice = *v;
+  pc.spec.nice = negative ? -value : value;
   return std::nullopt;
 }
 
@@ -348,7 +355,7 @@ const OptionDef kOptions[] = {
     {"export", 0, ArgKind::Required, R | A, applyExport},
     {"export-file", 0, ArgKind::Required, B, acceptOnly},
     {"get-user-env", 0, ArgKind::Optional, B | A, setTrue<&JobSpec::get_user_env>},
-    {"gid", 0, ArgKind::Required, B | A, acceptOnly},
+    {"gid", 0, ArgKind::Required, B | A, setString<&JobSpec::run_as_group>},
     {"gres", 0, ArgKind::Required, ALL, applyGres},
     {"gres-flags", 0, ArgKind::Required, ALL, acceptOnly},
     {"hold", 'H', ArgKind::None, ALL, setTrue<&JobSpec::hold>},
@@ -396,7 +403,7 @@ const OptionDef kOptions[] = {
     {"quit-on-interrupt", 0, ArgKind::None, R, setTrue<&JobSpec::quit_on_interrupt>},
     {"qos", 'q', ArgKind::Required, ALL, setString<&JobSpec::qos>},
     {"quiet", 'Q', ArgKind::None, ALL, setTrue<&JobSpec::quiet>},
-    {"reboot", 0, ArgKind::None, ALL, acceptOnly},
+    {"reboot", 0, ArgKind::None, ALL, setTrue<&JobSpec::reboot>},
     {"relative", 'r', ArgKind::Required, R, setNonNegative<&JobSpec::relative>},
     {"requeue", 0, ArgKind::None, B, applyRequeue},
     {"oversubscribe", 's', ArgKind::None, ALL, setTrue<&JobSpec::oversubscribe>},
@@ -413,7 +420,7 @@ const OptionDef kOptions[] = {
     {"threads", 'T', ArgKind::Required, R, acceptOnly},
     {"time", 't', ArgKind::Required, ALL, setMinutes<&JobSpec::time_limit_minutes>},
     {"time-min", 0, ArgKind::Required, ALL, setMinutes<&JobSpec::time_min_minutes>},
-    {"uid", 0, ArgKind::Required, B | A, acceptOnly},
+    {"uid", 0, ArgKind::Required, B | A, setString<&JobSpec::run_as_user>},
     {"unbuffered", 'u', ArgKind::None, R, setTrue<&JobSpec::unbuffered>},
     {"use-min-nodes", 0, ArgKind::None, ALL, setTrue<&JobSpec::use_min_nodes>},
     {"verbose", 'v', ArgKind::None, ALL, applyVerbose},

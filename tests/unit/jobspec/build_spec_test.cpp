@@ -110,6 +110,39 @@ TEST(BatchRequest, RejectsBadScriptsLikeSlurm) {
   }
 }
 
+// The reference's refusals, each checked there (sbatch 22.05 as a user, exit 1).
+TEST(BatchRequest, RefusesGpuRequestsWithNothingToScaleBy) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string text;  // empty: accepted
+  };
+  const std::string gres = "\nsbatch: error: Invalid generic resource (gres) specification";
+  const std::vector<Case> cases = {
+      {{"--wrap=true", "--gpus-per-task=1"},
+       "sbatch: error: Failed to validate job spec. --gpus-per-task used without either --gpus or "
+       "-n/--ntasks is not allowed." + gres},
+      {{"--wrap=true", "--gpus-per-task=1", "-n", "2"}, ""},
+      {{"--wrap=true", "--gpus-per-task=1", "--gpus=2"}, ""},
+      {{"--wrap=true", "--mem-per-gpu=100M"},
+       "sbatch: error: Requested mem_per_tres=gres:gpu:100 but did not request any GPU." + gres},
+      {{"--wrap=true", "--mem-per-gpu=1G", "--gres=gpu:1"}, ""},
+      {{"--wrap=true", "--mem-per-gpu=1G", "--gpus-per-node=1"}, ""},
+  };
+  for (const auto& c : cases) {
+    auto r = buildBatchRequest(c.args, {}, std::nullopt, kNow);
+    if (c.text.empty()) {
+      EXPECT_TRUE(r.ok()) << c.args[1] << ": " << r.error().text;
+      continue;
+    }
+    ASSERT_FALSE(r.ok()) << c.args[1];
+    EXPECT_EQ(r.error().text, c.text);
+    EXPECT_EQ(r.error().exit_code, 1);
+  }
+  auto salloc = buildAllocRequest({"--gpus-per-task=1"}, {}, kNow);
+  ASSERT_FALSE(salloc.ok());
+  EXPECT_EQ(salloc.error().text.rfind("salloc: error: Failed to validate job spec.", 0), 0u);
+}
+
 TEST(BatchRequest, DirectiveErrorsUseTheOptionMessages) {
   auto r = buildBatchRequest(std::vector<std::string>{}, {},
                              std::string_view("#!/bin/sh\n#SBATCH -t garbage\ntrue\n"), kNow);

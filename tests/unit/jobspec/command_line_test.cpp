@@ -193,13 +193,26 @@ TEST(CommandLine, ReportsErrorsLikeSlurm) {
       {Tool::Sbatch, {"--dependency=foo:1"}, "sbatch: error: Batch job submission failed: Job dependency problem", 1},
       {Tool::Srun, {"-d", "foo:1"}, "srun: error: Unable to allocate resources: Job dependency problem", 1},
       {Tool::Sbatch, {"-w", "n[1-"}, "sbatch: error: Invalid node name specified: n[1-", 1},
-      {Tool::Sbatch, {"--nice=abc"}, "sbatch: error: Invalid --nice value, must be between -2147483645 and 2147483645", 255},
+      {Tool::Sbatch, {"--nice=99999999999"}, "sbatch: error: Invalid --nice value, out of range (+/- 2147483645)", 255},
+      {Tool::Sbatch, {"--nice=-2147483646"}, "sbatch: error: Invalid --nice value, out of range (+/- 2147483645)", 255},
   };
   for (const auto& c : cases) {
     auto r = parse(c.tool, c.args);
     ASSERT_FALSE(r.ok()) << c.args[0];
     EXPECT_EQ(r.error().text, c.text) << c.args[0];
     EXPECT_EQ(r.error().exit_code, c.exit_code) << c.args[0];
+  }
+}
+
+// --nice is read as strtol reads it: the reference took --nice=abc as 0, 5abc as 5, +3 as 3.
+TEST(CommandLine, NiceTakesTheLeadingNumber) {
+  const std::vector<std::pair<std::string, std::int64_t>> cases = {
+      {"--nice=abc", 0}, {"--nice=5abc", 5}, {"--nice=+3", 3}, {"--nice=-7", -7},
+      {"--nice=2147483645", 2147483645}, {"--nice", 100}};
+  for (const auto& [arg, nice] : cases) {
+    auto r = parse(Tool::Sbatch, {arg});
+    ASSERT_TRUE(r.ok()) << arg;
+    EXPECT_EQ(r->spec.nice, nice) << arg;
   }
 }
 

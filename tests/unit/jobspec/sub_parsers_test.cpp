@@ -25,6 +25,7 @@ TEST(ArraySpec, ParsesSlurmForms) {
       {"0-9:3", {0, 3, 6, 9}, std::nullopt},
       {"0-10:4%2", {0, 4, 8}, 2},
       {"7", {7}, std::nullopt},
+      {"0-2%0", {0, 1, 2}, std::nullopt},  // %0: no limit, as the reference ran 1-10%0
       {"5,1,5", {1, 5}, std::nullopt},  // sorted, deduplicated
       {"0-1000", {}, std::nullopt},     // checked by count below
   };
@@ -45,7 +46,7 @@ TEST(ArraySpec, ParsesSlurmForms) {
 }
 
 TEST(ArraySpec, RejectsBadForms) {
-  for (std::string text : {"", "abc", "5-2", "0-1001", "1,,2", "0-9:0", "0-9%0", "0-9%", "-1",
+  for (std::string text : {"", "abc", "5-2", "0-1001", "1,,2", "0-9:0", "0-9%", "0-9%x", "-1",
                            "1-", "3:2", "0-4294967296"}) {
     auto r = parseArraySpec(text);
     EXPECT_FALSE(r.ok()) << text;
