@@ -387,13 +387,20 @@ int cmdUpdateJob(const std::vector<std::string>& specs) {
     }
     std::string value = w.substr(eq + 1);
     // Read here first, as Slurm's scontrol does: a bad value sends nothing.
-    if (toLowerAscii(key) == "timelimit" && !parseTimeLimitMinutes(value).ok()) {
-      printError(kProg, "Invalid TimeLimit value");
+    const std::string lower = toLowerAscii(key);
+    if ((lower == "timelimit" || lower == "timemin") && !parseTimeLimitMinutes(value).ok()) {
+      printError(kProg, "Invalid " + std::string(lower == "timemin" ? "TimeMin" : "TimeLimit") + " value");
+      return 1;
+    }
+    // Memory in whole megabytes: the reference refused `MinMemoryNode=2G` here.
+    if ((lower == "minmemorycpu" || lower == "minmemorynode") &&
+        (value.empty() || value.find_first_not_of("0123456789") != std::string::npos)) {
+      printError(kProg, "Invalid " + key + " value: " + value);
       return 1;
     }
     // StartTime takes sbatch --begin's forms (now+1hour, 16:00, ISO); like --begin it is read
     // against this host's clock and sent as seconds since the epoch.
-    if (toLowerAscii(key) == "starttime" || toLowerAscii(key) == "begintime") {
+    if (lower == "starttime" || lower == "begintime" || lower == "eligibletime") {
       auto t = jobspec::parseBeginTime(value, static_cast<std::int64_t>(std::time(nullptr)));
       if (!t.ok()) {
         // As Slurm's: the spec's error, then nothing is sent.

@@ -11,6 +11,7 @@
 #include "jobs/request.h"
 #include "jobspec/array_spec.h"
 #include "jobspec/dependency_spec.h"
+#include "jobspec/gres_spec.h"
 #include "jobstate/job_update_keys.h"
 
 namespace drover::jobs {
@@ -64,6 +65,54 @@ void setNodeSelection(v1::JobInfo& info, const std::string& key, const std::stri
     info.mutable_spec()->set_nodelist(value);
     info.set_req_nodes(value);
   }
+}
+
+// scontrol update's keys for what a pending job asks for (tasks, CPUs per task, memory,
+// GPUs per node), applied to `info`'s spec; an error text for a value that does not read.
+std::optional<std::string> setResourceRequest(v1::JobInfo& info, const std::string& key,
+                                              const std::string& value) {
+  v1::JobSpec& spec = *info.mutable_spec();
+  if (key == "gres" || key == "trespernode") {
+    std::string_view text = value;
+    if (text.substr(0, 5) == "gres:") text.remove_prefix(5);
+    auto list = jobspec::parseGresList(text);
+    if (!list) return "Invalid generic resource (gres) specification";
+    spec.clear_gres();
+    spec.clear_gpus_per_node();
+    for (const auto& g : *list) {
+      if (g.name != "gpu") return "Invalid generic resource (gres) specification";
+      auto* out = spec.add_gres();
+      out->set_name(g.name);
+      if (g.type) out->set_type(*g.type);
+      out->set_count(static_cast<std::uint32_t>(g.count));
+    }
+    return std::nullopt;
+  }
+  auto n = parseNumber(value);
+  if (!n || *n > UINT32_MAX || (*n == 0 && key != "minmemorycpu" && key != "minmemorynode")) {
+    return "Invalid " + key + " value: " + value;
+  }
+  const auto count = static_cast<std::uint32_t>(*n);
+  if (key == "numtasks") {
+    spec.set_ntasks(count);
+    info.set_num_tasks(count);
+  } else if (key == "cpuspertask") {
+    spec.set_cpus_per_task(count);
+  } else if (key == "minmemorycpu") {
+    spec.set_mem_per_cpu_mb(*n);
+    spec.set_mem_per_node_mb(0);
+    spec.set_mem_set(false);
+  } else {  // minmemorynode
+    spec.set_mem_per_node_mb(*n);
+    spec.set_mem_per_cpu_mb(0);
+    spec.set_mem_set(true);
+  }
+  return std::nullopt;
+}
+
+bool isResourceKey(const std::string& key) {
+  return key == "numtasks" || key == "cpuspertask" || key == "minmemorycpu" || key == "minmemorynode" ||
+         key == "gres" || key == "trespernode";
 }
 
 }  // namespace
@@ -503,7 +552,44 @@ Status JobManager::updateJob(Job& job, const v1::UpdateJobRequest& req, bool adm
       // Drover has one QOS, normal (no QOS table); the reference took `QOS=bogus` without a
       // word and left the job's QOS as it was.
       if (apply && value == "normal") i.set_qos(value);
-    } else if (key == "starttime" || key == "begintime") {
+    } else if (isResourceKey(key)) {
+      // What the job asks for, checked as at submission: enough of it on some nodes of its
+      // partition (the job would otherwise wait for ever).
+      if (!pending) return makeError(kNotPending);
+      v1::JobInfo candidate = i;
+      if (auto why = setResourceRequest(candidate, key, value)) return makeError(*why);
+      const sched::Validation v =
+          sched::validateRequest(buildRequest(candidate), config_nodes_, partitions_);
+      if (!v.ok()) return makeError(v.message.substr(0, v.message.find(": ")));
+      if (apply) setResourceRequest(i, key, value);
+    } else if (key == "timemin") {
+      auto minutes = parseTimeLimitMinutes(value);
+      if (!minutes) return makeError("Invalid TimeMin specification");
+      if (apply) i.mutable_spec()->set_time_min_min(*minutes);
+    } else if (key == "requeue") {
+      if (value != "0" && value != "1") return makeError("Invalid Requeue value");
+      if (apply) {
+        i.set_requeue(value == "1");
+        i.mutable_spec()->set_requeue(value == "1");
+        i.mutable_spec()->set_requeue_set(true);
+      }
+    } else if (key == "workdir" || key == "stdout") {
+      // Where the job runs and writes: a pending job's only, its output paths expanded anew
+      // (a relative StdOut= under the work directory, as at submission).
+      if (!pending) return makeError(kNotPending);
+      if (value.empty() || (key == "workdir" && value.front() != '/')) {
+        return makeError("Invalid " + raw_key + " value: " + value);
+      }
+      if (apply) {
+        if (key == "workdir") {
+          i.set_work_dir(value);
+          i.mutable_spec()->set_work_dir(value);
+        } else {
+          i.mutable_spec()->set_std_out(value);
+        }
+        expandJobPaths(i, "");
+      }
+    } else if (key == "starttime" || key == "begintime" || key == "eligibletime") {
       if (!pending) return makeError(kNotPending);
       auto t = parseNumber(value);
       if (!t) return makeError("Invalid time specification");

@@ -7,7 +7,9 @@ bool isUpdatableJobKey(std::string_view key) {
   for (std::string_view k : {"timelimit", "partition", "numnodes", "minnodes", "dependency", "nice",
                              "name", "jobname", "comment", "account", "excnodelist", "reqnodelist",
                              "nodelist", "features", "arraytaskthrottle", "qos", "starttime",
-                             "begintime"}) {
+                             "begintime", "eligibletime", "numtasks", "cpuspertask",
+                             "minmemorycpu", "minmemorynode", "gres", "trespernode", "timemin",
+                             "requeue", "workdir", "stdout"}) {
     if (key == k) return true;
   }
   return false;

@@ -456,6 +456,61 @@ TEST_F(JobsTest, UpdateWhereAPendingJobMayRun) {
   EXPECT_EQ(upd("ExcNodeList", "node01").error(), "Job is no longer pending execution");
 }
 
+// What a pending job asks for and where it writes, as the reference took them from its owner
+// (scontrol update, 2026-12-03): NumTasks=, CPUsPerTask=, MinMemoryCPU=, Gres=/TresPerNode=,
+// TimeMin=, Requeue=, WorkDir=, StdOut=, EligibleTime=; checked as at submission.
+TEST_F(JobsTest, UpdateWhatAPendingJobAsksFor) {
+  JobId id = submit(SpecBuilder().hold());
+  auto upd = [&](const std::string& key, const std::string& value) {
+    v1::UpdateJobRequest r;
+    r.set_job_id(std::to_string(id));
+    (*r.mutable_fields())[key] = value;
+    return manager_->update(alice(), r);
+  };
+  EXPECT_TRUE(upd("NumTasks", "4").ok());
+  EXPECT_EQ(job(id).spec().ntasks(), 4u);
+  EXPECT_EQ(job(id).num_tasks(), 4u);
+  EXPECT_TRUE(upd("CPUsPerTask", "2").ok());
+  EXPECT_EQ(job(id).spec().cpus_per_task(), 2u);
+  EXPECT_NE(job(id).req_tres().find("cpu=8"), std::string::npos) << job(id).req_tres();
+  // The nodes have 4 CPUs and 2 GPUs each, 16000 MB.
+  EXPECT_EQ(upd("CPUsPerTask", "64").error(), "Requested node configuration is not available");
+  EXPECT_EQ(job(id).spec().cpus_per_task(), 2u);
+  EXPECT_EQ(upd("NumTasks", "x").error(), "Invalid numtasks value: x");
+  EXPECT_TRUE(upd("MinMemoryCPU", "1000").ok());
+  EXPECT_EQ(job(id).spec().mem_per_cpu_mb(), 1000u);
+  EXPECT_TRUE(upd("Gres", "gpu:2").ok());
+  ASSERT_EQ(job(id).spec().gres_size(), 1);
+  EXPECT_EQ(job(id).spec().gres(0).count(), 2u);
+  EXPECT_TRUE(upd("TresPerNode", "gres:gpu:1").ok());
+  EXPECT_EQ(job(id).spec().gres(0).count(), 1u);
+  EXPECT_EQ(upd("Gres", "gpu:9").error(), "Requested node configuration is not available");
+  EXPECT_EQ(upd("Gres", "nvme:1").error(), "Invalid generic resource (gres) specification");
+  EXPECT_TRUE(upd("TimeMin", "5").ok());
+  EXPECT_EQ(job(id).spec().time_min_min(), 5);
+  EXPECT_TRUE(upd("Requeue", "0").ok());
+  EXPECT_FALSE(job(id).requeue());
+  EXPECT_TRUE(upd("WorkDir", "/var/tmp").ok());
+  EXPECT_EQ(job(id).work_dir(), "/var/tmp");
+  EXPECT_EQ(upd("WorkDir", "relative").error(), "Invalid WorkDir value: relative");
+  EXPECT_TRUE(upd("StdOut", "new_%j.out").ok());
+  EXPECT_EQ(job(id).std_out(), "/var/tmp/new_" + std::to_string(id) + ".out");
+  EXPECT_EQ(job(id).std_err(), job(id).std_out());  // no StdErr of its own: it follows
+  EXPECT_TRUE(upd("EligibleTime", "1796050000").ok());
+  EXPECT_EQ(job(id).spec().begin_time(), 1796050000);
+
+  // A started job keeps what it has.
+  v1::JobControlRequest release;
+  release.set_action("release");
+  release.add_job_ids(std::to_string(id));
+  ASSERT_TRUE(manager_->control(alice(), release)[0].ok());
+  EXPECT_TRUE(upd("EligibleTime", "0").ok());
+  pass();
+  ASSERT_EQ(job(id).state(), v1::JOB_RUNNING);
+  EXPECT_EQ(upd("NumTasks", "1").error(), "Job is no longer pending execution");
+  EXPECT_EQ(upd("StdOut", "x").error(), "Job is no longer pending execution");
+}
+
 TEST_F(JobsTest, UpdateArrayTaskThrottle) {
   const JobId a = submit(SpecBuilder().array("0-3").time(10));
   auto throttle = [&](const std::string& id, const std::string& value) {
