@@ -10,7 +10,7 @@
 
 namespace drover::cli {
 
-Result<Format> parseFormat(std::string_view text) {
+Result<Format> parseFormat(std::string_view text, std::vector<std::string>* invalid) {
   Format out;
   std::string literal;
   auto flushLiteral = [&] {
@@ -48,6 +48,12 @@ Result<Format> parseFormat(std::string_view text) {
                          " has an absurd width");
       }
       ++i;
+    }
+    if ((i >= text.size() || !std::isalpha(static_cast<unsigned char>(text[i]))) && invalid) {
+      if (start + 1 == text.size()) break;  // a lone '%' at the end: nothing, as the reference
+      invalid->push_back(i < text.size() ? std::string(1, text[i]) : std::string());
+      literal += text.substr(start, i + 1 - start);
+      continue;
     }
     if (i >= text.size() || !std::isalpha(static_cast<unsigned char>(text[i]))) {
       return makeError("invalid format field at position " + std::to_string(start + 1) + " in \"" +

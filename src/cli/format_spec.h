@@ -30,9 +30,12 @@ struct FormatItem {
 
 using Format = std::vector<FormatItem>;
 
-// Parses a format string. `%%` is a literal percent sign. Fails on a `%` with no type letter,
-// naming the position; unknown type letters are left for the command to reject or ignore.
-Result<Format> parseFormat(std::string_view text);
+// Parses a format string. `%%` is a literal percent sign. A `%` with no type letter fails,
+// naming the position; or, with `invalid` given, is kept as literal text (width and all) and
+// the character that is no letter is added to `invalid` ("" at the end of the text), as
+// squeue printed `%!` and warned. Unknown type letters are left for the command to reject or
+// ignore.
+Result<Format> parseFormat(std::string_view text, std::vector<std::string>* invalid = nullptr);
 
 // One item of a `-O/--Format` list ("JobID,Name:30,State:.10"): the field's name as written,
 // and the width and justification its ":[.]size" asks for (20 when it gives none, as Slurm).

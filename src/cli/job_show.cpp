@@ -1,5 +1,7 @@
 #include "cli/job_show.h"
 
+#include "jobstate/gres_text.h"
+
 #include <string>
 #include <vector>
 
@@ -136,8 +138,13 @@ std::string formatJobRecord(const v1::JobInfo& j, std::int64_t now, bool oneline
   lines.push_back("StdIn=" + (j.std_in().empty() ? std::string("/dev/null") : j.std_in()));
   lines.push_back("StdOut=" + j.std_out());
   lines.push_back("Power=");
-  const std::string per_node = tresPerNode(j);
-  if (!per_node.empty()) lines.push_back("TresPerNode=" + per_node);
+  // Each per-TRES request the job made, in the reference's order.
+  const std::pair<const char*, std::string> per_tres[] = {
+      {"CpusPerTres=", cpusPerTresText(j.spec())}, {"MemPerTres=", memPerTresText(j.spec())},
+      {"TresBind=", tresBindText(j.spec())},       {"TresPerJob=", tresPerJobText(j.spec())},
+      {"TresPerNode=", tresPerNode(j)},            {"TresPerTask=", tresPerTaskText(j.spec())}};
+  for (const auto& [key, text] : per_tres)
+    if (!text.empty()) lines.push_back(key + text);
 
   std::string out;
   if (oneliner) {

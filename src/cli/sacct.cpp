@@ -1,5 +1,7 @@
 #include "cli/sacct.h"
 
+#include <nlohmann/json.hpp>
+
 #include <getopt.h>
 #include <charconv>
 #include <optional>
@@ -13,6 +15,7 @@
 #include <iostream>
 
 #include "cli/cli_common.h"
+#include "cli/slurm_json.h"
 #include "cli/controller_client.h"
 #include "cli/node_values.h"
 #include "cli/window_time.h"
@@ -28,7 +31,7 @@ constexpr const char* kProg = "sacct";
 
 enum LongOnly {
   kOptHelp = 1000, kOptUsage, kOptJson, kOptName, kOptNoConvert, kOptLocal, kOptFederation, kOptDelimiter,
-  kOptUnits, kOptUseLocalUid, kOptWholeHetjob
+  kOptUnits, kOptUseLocalUid, kOptWholeHetjob, kOptYaml
 };
 
 constexpr const char* kHelp =
@@ -43,6 +46,7 @@ constexpr const char* kHelp =
     "     -E, --endtime:     Select jobs eligible before this time.\n"
     "     -j, --jobs:        Display information about this job or comma-separated list of jobs.\n"
     "     --json:            Produce JSON output.\n"
+    "     --yaml:            Produce YAML output.\n"
     "     -l, --long:        Equivalent to specifying a long list of fields.\n"
     "     --name:            Display jobs that have any of these name(s).\n"
     "     -n, --noheader:    No header will be added to the beginning of output.\n"
@@ -53,6 +57,7 @@ constexpr const char* kHelp =
     "     -r, --partition:   Comma separated list of partitions to select jobs from.\n"
     "     -s, --state:       Select jobs based on their state during the time period given.\n"
     "     -S, --starttime:   Select jobs eligible after this time (default: midnight today).\n"
+    "     -T, --truncate:    Cut start and end times to the --starttime/--endtime window.\n"
     "     -u, --uid/--user:  Use this comma separated list of uids or user names.\n"
     "     -X, --allocations: Only show statistics relevant to the job allocation itself.\n"
     "     -V, --version:     Print the version.\n"
@@ -106,6 +111,8 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
       {"wckeys", required_argument, nullptr, 'W'}, {"constraints", required_argument, nullptr, 'C'},
       {"allclusters", no_argument, nullptr, 'L'}, {"use-local-uid", no_argument, nullptr, kOptUseLocalUid},
       {"whole-hetjob", optional_argument, nullptr, kOptWholeHetjob},
+      {"truncate", no_argument, nullptr, 'T'},
+      {"yaml", no_argument, nullptr, kOptYaml},
       {nullptr, 0, nullptr, 0},
   };
   GetoptArgs argv(kProg, args);
@@ -119,7 +126,7 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
   opterr = 0;
   optind = 0;
   int c;
-  while ((c = getopt_long(argv.argc(), argv.argv(), "aA:bC:DeE:g:hi:I:j:k:K:lLM:nN:o:pPq:r:R:s:S:u:vVW:X",
+  while ((c = getopt_long(argv.argc(), argv.argv(), "aA:bC:DeE:g:hi:I:j:k:K:lLM:nN:o:pPq:r:R:s:S:Tu:vVW:X",
                           kLong, nullptr)) != -1) {
     switch (c) {
       case 'a': cmd.all_users = true; break;
@@ -130,6 +137,8 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
       case kOptNoConvert: cmd.sizes.no_convert = true; break;
       // One cluster, no heterogeneous jobs, uids as this host has them: nothing to change.
       case 'L': case kOptUseLocalUid: case kOptWholeHetjob: break;
+      case 'T': cmd.truncate = true; break;
+      case kOptYaml: cmd.yaml = true; break;
       case 'q':
         // Drover's one QOS is normal: another name is refused as the reference refused one
         // it did not have.
@@ -298,6 +307,32 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
   return cmd;
 }
 
+namespace {
+
+// The --json document as the CLIs' JSON tree, for --yaml (slurm_yaml.cpp), keys in order.
+json::Value fromNlohmann(const nlohmann::ordered_json& j) {
+  switch (j.type()) {
+    case nlohmann::ordered_json::value_t::object: {
+      json::Object out;
+      for (const auto& [key, value] : j.items()) out.emplace_back(key, fromNlohmann(value));
+      return out;
+    }
+    case nlohmann::ordered_json::value_t::array: {
+      json::Array out;
+      for (const auto& value : j) out.push_back(fromNlohmann(value));
+      return out;
+    }
+    case nlohmann::ordered_json::value_t::string: return j.get<std::string>();
+    case nlohmann::ordered_json::value_t::boolean: return j.get<bool>();
+    case nlohmann::ordered_json::value_t::number_integer: return j.get<std::int64_t>();
+    case nlohmann::ordered_json::value_t::number_unsigned: return j.get<std::uint64_t>();
+    case nlohmann::ordered_json::value_t::number_float: return j.get<double>();
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
 int runSacct(int argc, char** argv) {
   const auto args = argsWithEnvironment(argc, argv, {{"SACCT_FORMAT", "--format"}});
   const std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
@@ -332,9 +367,13 @@ int runSacct(int argc, char** argv) {
   jobs.reserve(static_cast<std::size_t>(reply->jobs_size()));
   for (const auto& j : reply->jobs()) {
     acct::JobWithSteps job = ctld::fromWire(j);
-    if (cmd.records.keeps(job.job)) jobs.push_back(std::move(job));
+    if (!cmd.records.keeps(job.job)) continue;
+    if (cmd.truncate) truncateToWindow(job, cmd.filter.window_start, cmd.filter.window_end.value_or(now));
+    jobs.push_back(std::move(job));
   }
-  if (cmd.json) {
+  if (cmd.yaml) {
+    std::cout << json::dumpYaml(fromNlohmann(nlohmann::ordered_json::parse(acct::report::renderSacctJson(jobs, now))));
+  } else if (cmd.json) {
     std::cout << acct::report::renderSacctJson(jobs, now);
   } else {
     std::cout << acct::report::renderSacct(jobs, cmd.columns, cmd.render);

@@ -78,4 +78,16 @@ bool SacctRecordFilter::keeps(const acct::JobRecord& job) const {
   return true;
 }
 
+void truncateToWindow(acct::JobWithSteps& job, std::optional<std::int64_t> window_start,
+                      std::int64_t window_end) {
+  auto cut = [&](std::int64_t& start, std::int64_t& end) {
+    if (start == 0) return;  // never started: nothing to cut
+    if (window_start && start < *window_start) start = *window_start;
+    if (end == 0 || end > window_end) end = window_end;
+    if (end < start) end = start;
+  };
+  cut(job.job.start, job.job.end);
+  for (auto& step : job.steps) cut(step.start, step.end);
+}
+
 }  // namespace drover::cli

@@ -28,6 +28,12 @@ struct SacctRecordFilter {
   bool keeps(const acct::JobRecord& job) const;
 };
 
+// -T/--truncate: the job's and its steps' start and end cut to the window [start, end] (a
+// running job's end is the window's end), so Elapsed and CPUTime count the time inside it, as
+// the reference's sacct showed them.
+void truncateToWindow(acct::JobWithSteps& job, std::optional<std::int64_t> window_start,
+                      std::int64_t window_end);
+
 // "4" or "2-8", as -i and -I take them; `what` names the range in the error ("node", "cpu"),
 // the reference's text.
 Result<CountRange> parseCountRange(std::string_view text, std::string_view what);

@@ -18,7 +18,7 @@ namespace {
 
 constexpr const char* kProg = "sinfo";
 
-enum LongOnly { kOptHelp = 1000, kOptUsage, kOptJson, kOptLocal, kOptFederation, kOptHide, kOptNoConvert };
+enum LongOnly { kOptHelp = 1000, kOptUsage, kOptJson, kOptYaml, kOptLocal, kOptFederation, kOptHide, kOptNoConvert };
 
 constexpr const char* kUsage =
     "Usage: sinfo [-adelNRrsTv] [-i seconds] [-t states] [-p partition] [-n nodes]\n"
@@ -32,6 +32,7 @@ constexpr const char* kHelp =
     "  -h, --noheader             no headers on output\n"
     "  -i, --iterate=seconds      specify an iteration period\n"
     "      --json                 produce JSON output\n"
+    "      --yaml                 produce YAML output\n"
     "  -l, --long                 long output - displays more information\n"
     "  -n, --nodes=NODES          report on specific node(s)\n"
     "  -N, --Node                 Node-centric format\n"
@@ -64,6 +65,7 @@ Result<SinfoCommand> parseSinfoArgs(const std::vector<std::string>& args) {
       {"reservation", no_argument, nullptr, 'T'}, {"verbose", no_argument, nullptr, 'v'},
       {"version", no_argument, nullptr, 'V'},     {"help", no_argument, nullptr, kOptHelp},
       {"usage", no_argument, nullptr, kOptUsage}, {"json", no_argument, nullptr, kOptJson},
+      {"yaml", no_argument, nullptr, kOptYaml},
       {"local", no_argument, nullptr, kOptLocal}, {"federation", no_argument, nullptr, kOptFederation},
       {"hide", no_argument, nullptr, kOptHide},   {"noconvert", no_argument, nullptr, kOptNoConvert},
       {nullptr, 0, nullptr, 0},
@@ -103,6 +105,7 @@ Result<SinfoCommand> parseSinfoArgs(const std::vector<std::string>& args) {
         break;
       }
       case kOptJson: o.json = true; break;
+      case kOptYaml: o.json = o.yaml = true; break;  // the --json document, written as YAML
       case 'V': cmd.version = true; break;
       case kOptHelp: cmd.help = true; break;
       case kOptUsage: cmd.usage = true; break;
@@ -161,7 +164,7 @@ int report(ControllerClient& client, const SinfoOptions& o) {
   }
   std::vector<v1::NodeInfo> node_list(nodes->nodes().begin(), nodes->nodes().end());
   if (o.json) {
-    std::cout << renderSinfoJson(node_list);
+    std::cout << renderSinfoJson(node_list, o.yaml);
     std::cout.flush();
     return 0;
   }

@@ -592,7 +592,7 @@ Result<std::string> renderSinfo(const SinfoOptions& opts, const std::vector<v1::
   return out;
 }
 
-std::string renderSinfoJson(const std::vector<v1::NodeInfo>& nodes) {
+std::string renderSinfoJson(const std::vector<v1::NodeInfo>& nodes, bool yaml) {
   json::Array list;
   for (const auto& n : nodes) {
     json::Array partitions;
@@ -650,11 +650,12 @@ std::string renderSinfoJson(const std::vector<v1::NodeInfo>& nodes) {
         {"tres_weighted", static_cast<double>(n.alloc_cpus())},
     });
   }
-  return json::dump(json::Object{
+  const json::Value doc(json::Object{
       {"meta", json::slurmMeta()},
       {"errors", json::Array{}},
       {"nodes", std::move(list)},
   });
+  return yaml ? json::dumpYaml(doc) : json::dump(doc);
 }
 
 }  // namespace drover::cli

@@ -20,6 +20,7 @@ struct SinfoOptions {
   bool responding_only = false; // -r
   bool dead_only = false;       // -d
   bool json = false;            // --json
+  bool yaml = false;            // --yaml (json is set too)
   bool list_reasons = false;    // -R: down/drained nodes grouped by reason
   int iterate_s = 0;            // -i: report again every this many seconds; 0 = once
   bool reservations = false;    // -T: the reservations (sinfo_reservations.h) instead
@@ -49,6 +50,6 @@ Result<std::string> renderSinfo(const SinfoOptions& opts, const std::vector<v1::
                                 std::int64_t now, std::vector<std::string>* warnings = nullptr);
 
 // sinfo --json (22.05 shape: meta, errors, nodes); no trailing newline, as Slurm.
-std::string renderSinfoJson(const std::vector<v1::NodeInfo>& nodes);
+std::string renderSinfoJson(const std::vector<v1::NodeInfo>& nodes, bool yaml = false);
 
 }  // namespace drover::cli

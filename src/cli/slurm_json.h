@@ -35,6 +35,8 @@ class Value {
   Value& operator=(Value&&) noexcept = default;
 
   void write(std::string& out, int indent) const;
+  // One node of a --yaml document (slurm_yaml.cpp); `indent` is where a mapping's entries go.
+  void writeYaml(std::string& out, int indent, bool in_sequence) const;
 
  private:
   std::variant<std::nullptr_t, bool, std::int64_t, double, std::string, std::unique_ptr<Object>,
@@ -44,6 +46,9 @@ class Value {
 
 // The whole document, json-c style (see above).
 std::string dump(const Value& root);
+
+// The same document as Slurm 22.05's --yaml prints it (libyaml, every node tagged).
+std::string dumpYaml(const Value& root);
 
 // Slurm's "meta" block: the OpenAPI data schema these documents follow (v0.0.38, as 22.05).
 Value slurmMeta();

@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <ctime>
 #include <iostream>
+#include <optional>
+#include <set>
 
 #include "cli/cli_common.h"
 #include "cli/controller_client.h"
@@ -25,7 +27,7 @@ namespace {
 
 constexpr const char* kProg = "squeue";
 
-enum LongOnly { kOptHelp = 1000, kOptUsage, kOptJson, kOptStart, kOptLocal, kOptFederation, kOptHide, kOptNoConvert, kOptMe };
+enum LongOnly { kOptHelp = 1000, kOptUsage, kOptJson, kOptYaml, kOptStart, kOptLocal, kOptFederation, kOptHide, kOptNoConvert, kOptMe };
 
 constexpr const char* kUsage =
     "Usage: squeue [-A account] [--clusters names] [-i seconds] [--job jobid]\n"
@@ -44,6 +46,7 @@ constexpr const char* kHelp =
     "  -j, --job=job(s)                comma separated list of jobs IDs\n"
     "                                  to view, default is all\n"
     "      --json                      Produce JSON output\n"
+    "      --yaml                      Produce YAML output\n"
     "  -l, --long                      long report\n"
     "      --me                        equivalent to --user=<my username>\n"
     "  -n, --name=job_name(s)          comma separated list of job names to view\n"
@@ -125,12 +128,41 @@ bool jobKnown(ControllerClient& client, const std::string& id, bool unfiltered) 
   return reply.ok() && reply->jobs_size() > 0;
 }
 
+// The first -w name that is no node of the cluster (the controller's list), if any.
+std::optional<std::string> firstUnknownNode(ControllerClient& client, const std::vector<std::string>& names) {
+  auto reply = client.getNodes(v1::GetNodesRequest{});  // all: one unknown name fails a named request
+  if (!reply.ok()) return std::nullopt;  // the jobs request reports an unreachable controller
+  std::set<std::string> known;
+  for (const auto& n : reply->nodes()) known.insert(n.name());
+  for (const auto& n : names)
+    if (!known.count(n)) return n;
+  return std::nullopt;
+}
+
 // One report of the jobs (or with -s the steps) the options select, printed; 1 when the
 // controller could not be asked or the options do not render.
 int report(ControllerClient& client, const SqueueOptions& o) {
   // --json prints jobs whatever else is given (Slurm 22.05 ignores -s there too).
   if (o.steps && !o.json) return runSqueueSteps(client, o);
   for (const auto& w : squeueFormatWarnings(o)) printError(kProg, w);
+  std::vector<std::string> sort_warnings;
+  if (auto bad = invalidSortKey(o.sort, &sort_warnings)) {
+    // As the reference: the header, then the error.
+    std::string header;
+    if (renderSqueueTo(o, {}, static_cast<std::int64_t>(std::time(nullptr)), &header).ok()) {
+      writeAll(STDOUT_FILENO, header);
+    }
+    printError(kProg, std::string("Invalid sort specification: ") + *bad);
+    return 1;
+  }
+  for (const auto& w : sort_warnings) std::cerr << kProg << ": " << w << "\n";
+  // As the reference: `-w node99` is an error before anything is listed, header included.
+  if (!o.nodes.empty()) {
+    if (auto unknown = firstUnknownNode(client, o.nodes)) {
+      printError(kProg, "Invalid node name " + *unknown);
+      return 1;
+    }
+  }
   v1::GetJobsRequest request;
   // One job id, as the reference's squeue loads one job: the controller is asked for that job
   // (its array's records too) whatever its state and the other filters, which squeue applies
@@ -216,7 +248,8 @@ Result<SqueueCommand> parseSqueueArgs(const std::vector<std::string>& args) {
       {"users", required_argument, nullptr, 'u'},   {"verbose", no_argument, nullptr, 'v'},
       {"version", no_argument, nullptr, 'V'},       {"nodelist", required_argument, nullptr, 'w'},
       {"help", no_argument, nullptr, kOptHelp},     {"usage", no_argument, nullptr, kOptUsage},
-      {"json", no_argument, nullptr, kOptJson},     {"start", no_argument, nullptr, kOptStart},
+      {"json", no_argument, nullptr, kOptJson},
+      {"yaml", no_argument, nullptr, kOptYaml},     {"start", no_argument, nullptr, kOptStart},
       {"local", no_argument, nullptr, kOptLocal},   {"federation", no_argument, nullptr, kOptFederation},
       {"hide", no_argument, nullptr, kOptHide},     {"noconvert", no_argument, nullptr, kOptNoConvert},
       {"me", no_argument, nullptr, kOptMe},
@@ -259,8 +292,10 @@ Result<SqueueCommand> parseSqueueArgs(const std::vector<std::string>& args) {
         break;
       case 'S': o.sort = optarg; break;
       case 't': o.states = append(o.states, splitCommas(optarg)); break;
-      case 'u': o.users = append(o.users, splitCommas(optarg)); break;
-      case kOptMe: o.users.push_back(callerName()); break;
+      // Each of -u and --me replaces what the other gave: the reference's `--me -u bob` listed
+      // bob's jobs, `-u bob --me` the caller's.
+      case 'u': o.users = splitCommas(optarg); break;
+      case kOptMe: o.users = {callerName()}; break;
       case 'w': {
         auto hosts = hostlist::expand(optarg);
         if (!hosts.ok()) return makeError("Invalid node name specified: " + hosts.error());
@@ -268,6 +303,7 @@ Result<SqueueCommand> parseSqueueArgs(const std::vector<std::string>& args) {
         break;
       }
       case kOptJson: o.json = true; break;
+      case kOptYaml: o.json = o.yaml = true; break;  // the --json document, written as YAML
       case kOptStart: o.start = true; break;
       case 'V': cmd.version = true; break;
       case kOptHelp: cmd.help = true; break;
@@ -316,7 +352,8 @@ int runSqueue(int argc, char** argv) {
                                          {"SQUEUE_PARTITION", "--partition"},
                                          {"SQUEUE_USERS", "--user"},
                                          {"SQUEUE_ACCOUNT", "--account"},
-                                         {"SQUEUE_STATES", "--states"}});
+                                         {"SQUEUE_STATES", "--states"},
+                                         {"SQUEUE_NAMES", "--name"}});
   auto parsed = parseSqueueArgs(args);
   if (!parsed.ok()) {
     printParseError(kProg, parsed.error());

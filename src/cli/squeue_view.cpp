@@ -16,6 +16,8 @@
 #include "cli/squeue_json.h"
 #include "common/ascii_case.h"
 #include "drover/hostlist.h"
+#include "jobstate/eligible_time.h"
+#include "jobstate/gres_text.h"
 
 namespace drover::cli {
 namespace {
@@ -42,10 +44,55 @@ constexpr const char* kDefaultFormat = "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
 constexpr const char* kLongFormat = "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R";
 constexpr const char* kStartFormat = "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R";
 
-// Codes used internally for -O fields that have no -o letter.
-constexpr char kRawJobId = 1;
+// Codes used internally for -O fields that have no -o letter (below ' ', so no -o letter
+// can be one).
+enum NamedOnly : char {
+  kRawJobId = 1, kAccrueTime, kEligibleTime, kLastSchedEval, kPendingTime, kStdOut, kStdErr,
+  kStdIn, kNumTasks, kRequeue, kRestartCount, kMaxNodes, kMaxCpus, kMinTime, kExitStatus,
+  kDerivedExitStatus, kTresAlloc, kCpusPerTask, kBatchFlag, kReboot, kTasksPerNode, kAllocNode,
+  kTresPerJob, kTresPerTask, kCpusPerTres, kMemPerTres, kTresBind,
+};
+static_assert(kTresBind < ' ');
+
+// -O fields of what Drover has no notion of (burst buffers, federation, heterogeneous jobs,
+// switches, boards, MCS labels, ...): the header and the value the reference printed for a job
+// that asked for none of it. Their codes are negative: -1 - the row's index.
+struct FixedField {
+  std::string_view name, header, value;
+};
+constexpr FixedField kFixedFields[] = {
+    {"allocsid", "ALLOC_SID", "0"},             {"associd", "ASSOC_ID", "0"},
+    {"boardspernode", "BOARDS_PER_NODE", "0"},  {"burstbuffer", "BURST_BUFFER", "(null)"},
+    {"burstbufferstate", "BURST_BUFFER_STATE", "(null)"},
+    {"clusterfeature", "CLUSTER_FEATURES", "(null)"},
+    {"container", "CONTAINER", "(null)"},       {"deadline", "DEADLINE", "N/A"},
+    {"delayboot", "DELAY_BOOT", "0:00"},        {"hetjobid", "HET_JOB_ID", "N/A"},
+    {"hetjobidset", "HET_JOB_ID_SET", "N/A"},   {"hetjoboffset", "HET_JOB_OFFSET", "N/A"},
+    {"mcslabel", "MCSLABEL", "(null)"},         {"network", "NETWORK", "(null)"},
+    {"ntperboard", "NTASKS_PER_BOARD", "0"},    {"ntpercore", "NTASKS_PER_CORE", "N/A"},
+    {"ntpersocket", "NTASKS_PER_SOCKET", "N/A"},
+    {"origin", "ORIGIN", "NA"},                 {"originraw", "ORIGIN_RAW", "NA"},
+    {"preempttime", "PREEMPT_TIME", "N/A"},     {"prefer", "PREFER", "(null)"},
+    {"profile", "PROFILE", "NotSet"},           {"reqswitch", "REQ_SWITCH", "0"},
+    {"resizetime", "RESIZE_TIME", "N/A"},       {"selectjobinfo", "", ""},
+    {"siblingsactive", "ACTIVE_SIBLINGS", "NA"},
+    {"siblingsactiveraw", "ACTIVE_SIBLINGS_RAW", "NA"},
+    {"siblingsviable", "VIABLE_SIBLINGS", "NA"},
+    {"siblingsviableraw", "VIALBLE_SIBLINGS_RAW", "NA"},  // sic, the reference's header
+    {"sperboard", "SOCKETS_PER_BOARD", "0"},    {"wait4switch", "WAIT4SWITCH", "0:00"},
+    {"admin_comment", "ADMIN_COMMENT", "(null)"},
+    {"system_comment", "SYSTEM_COMMENT", "(null)"},
+    {"tres-freq", "TRES_FREQ", "N/A"},          {"tres-per-socket", "TRES_PER_SOCKET", "N/A"},
+};
+constexpr char fixedCode(std::size_t index) { return static_cast<char>(-1 - static_cast<int>(index)); }
+const FixedField* fixedField(char code) {
+  const int index = -1 - code;
+  if (code >= 0 || index >= static_cast<int>(std::size(kFixedFields))) return nullptr;
+  return &kFixedFields[index];
+}
 
 std::string header(char code) {
+  if (const FixedField* fixed = fixedField(code)) return std::string(fixed->header);
   switch (code) {
     case kRawJobId: case 'i': case 'A': return "JOBID";
     case 'F': return "ARRAY_JOB_ID";
@@ -96,6 +143,32 @@ std::string header(char code) {
     case 'W': return "LICENSES";
     case 'X': return "CORE_SPEC";
     case 'd': return "MIN_TMP_DISK";
+    case kAccrueTime: return "ACCRUE_TIME";
+    case kEligibleTime: return "ELIGIBLE_TIME";
+    case kLastSchedEval: return "LAST_SCHED_EVAL";
+    case kPendingTime: return "PENDING_TIME";
+    case kStdOut: return "STDOUT";
+    case kStdErr: return "STDERR";
+    case kStdIn: return "STDIN";
+    case kNumTasks: return "TASKS";
+    case kRequeue: return "REQUEUE";
+    case kRestartCount: return "RESTART_COUNT";
+    case kMaxNodes: return "MAX_NODES";
+    case kMaxCpus: return "MAX_CPUS";
+    case kMinTime: return "TIME_MIN";
+    case kExitStatus: return "EXIT_CODE";
+    case kDerivedExitStatus: return "DERIVED_EC";
+    case kTresAlloc: return "TRES_ALLOC";
+    case kCpusPerTask: return "CPUS_PER_TASK";
+    case kBatchFlag: return "BATCH_FLAG";
+    case kReboot: return "REBOOT";
+    case kTasksPerNode: return "NTASKS_PER_NODE";
+    case kAllocNode: return "ALLOC_NODES";
+    case kTresPerJob: return "TRES_PER_JOB";
+    case kTresPerTask: return "TRES_PER_TASK";
+    case kCpusPerTres: return "CPUS_PER_TRES";
+    case kMemPerTres: return "MEM_PER_TRES";
+    case kTresBind: return "TRES_BIND";
     default: return "";
   }
 }
@@ -124,6 +197,23 @@ void setNumber(std::string& v, std::int64_t n) {
 void setOrNull(std::string& v, const std::string& s) {
   if (s.empty()) v.assign("(null)");
   else v.assign(s);
+}
+
+// squeue's STDOUT and STDERR: the path as asked for, unexpanded (the reference showed
+// /tmp/o_%j.out for a pending job), relative ones under the work directory; without one,
+// slurm-<id>.out there (an array's id alone, as the reference's /tmp/slurm-7041.out).
+std::string outputPath(const v1::JobInfo& j, const std::string& asked) {
+  if (asked.empty()) {
+    std::string out = j.work_dir() + "/slurm-";
+    out += std::to_string(j.array_job_id() != 0 ? j.array_job_id() : j.job_id());
+    return out + ".out";
+  }
+  return asked.front() == '/' ? asked : j.work_dir() + "/" + asked;
+}
+
+void setOrNA(std::string& v, std::string s) {
+  if (s.empty()) v.assign("N/A");
+  else v = std::move(s);
 }
 
 // The text of one field, into `v` (reused from field to field: thousands of rows, few
@@ -225,7 +315,46 @@ void value(const v1::JobInfo& j, char code, std::int64_t now, std::string& v) {
     case 'O': case 'd': v.assign("0"); return;
     case 'w': case 'W': v.assign("(null)"); return;
     case 'X': v.assign("N/A"); return;
-    default: v.clear(); return;
+    case kAccrueTime: case kEligibleTime: v = timeOrNA(shownEligibleTime(j)); return;
+    // Drover's scheduler looks at every pending job on each pass, so the last evaluation is
+    // when the job was last seen pending: its submission, or its start once it started.
+    case kLastSchedEval: v = timeOrNA(pending || j.start_time() <= 0 ? j.submit_time() : j.start_time()); return;
+    case kPendingTime: {
+      const std::int64_t until = pending || j.start_time() <= 0 ? now : j.start_time();
+      setNumber(v, std::max<std::int64_t>(0, until - j.submit_time()));
+      return;
+    }
+    case kStdOut: v = outputPath(j, j.spec().std_out()); return;
+    case kStdErr: v = outputPath(j, j.spec().std_err().empty() ? j.spec().std_out() : j.spec().std_err()); return;
+    case kStdIn: v.assign(j.spec().std_in().empty() ? "/dev/null" : j.spec().std_in()); return;
+    case kNumTasks: {
+      std::uint32_t tasks = j.num_tasks() > 0 ? j.num_tasks() : j.spec().ntasks();
+      setNumber(v, std::uint64_t{std::max({1u, tasks, j.spec().min_nodes()})});
+      return;
+    }
+    case kRequeue: v.assign(j.requeue() ? "1" : "0"); return;
+    case kRestartCount: setNumber(v, std::uint64_t{j.restart_count()}); return;
+    case kMaxNodes: setNumber(v, std::uint64_t{std::max({1u, j.spec().min_nodes(), j.spec().max_nodes()})}); return;
+    case kMaxCpus: setNumber(v, std::uint64_t{j.num_cpus()}); return;
+    case kMinTime: v = formatSqueueDuration(j.spec().time_min_min() * 60); return;
+    // The wait status, as the reference's 768 for `exit 3` and 9 for a SIGKILL.
+    case kExitStatus: setNumber(v, std::uint64_t{(j.exit_code() & 0xff) << 8 | (j.exit_signal() & 0x7f)}); return;
+    case kDerivedExitStatus: v.assign("0"); return;
+    case kTresAlloc: v.assign(j.alloc_tres().empty() ? j.req_tres() : j.alloc_tres()); return;
+    case kCpusPerTask: setNumber(v, std::uint64_t{std::max(1u, j.spec().cpus_per_task())}); return;
+    case kBatchFlag: v.assign(j.batch() ? "1" : "0"); return;
+    case kReboot: v.assign(j.spec().reboot() ? "1" : "0"); return;
+    case kTasksPerNode: setNumber(v, std::uint64_t{j.spec().ntasks_per_node()}); return;
+    case kAllocNode: setOrNull(v, j.spec().submit_host()); return;
+    case kTresPerJob: setOrNA(v, tresPerJobText(j.spec())); return;
+    case kTresPerTask: setOrNA(v, tresPerTaskText(j.spec())); return;
+    case kCpusPerTres: setOrNA(v, cpusPerTresText(j.spec())); return;
+    case kMemPerTres: setOrNA(v, memPerTresText(j.spec())); return;
+    case kTresBind: setOrNA(v, tresBindText(j.spec())); return;
+    default:
+      if (const FixedField* fixed = fixedField(code)) v.assign(fixed->value);
+      else v.clear();
+      return;
   }
 }
 
@@ -293,6 +422,34 @@ CodeFields fieldsOf(char code) {
     case 'n': return {{J::kReqNodesFieldNumber}, {}};
     case 'x': return {{J::kExcNodesFieldNumber}, {}};
     case 'h': return {{kSpec}, {S::kExclusiveFieldNumber}};
+    case kAccrueTime: case kEligibleTime:
+      return {{J::kEligibleTimeFieldNumber, J::kStateFieldNumber, kSpec}, {S::kBeginTimeFieldNumber}};
+    case kLastSchedEval: case kPendingTime:
+      return {{J::kStateFieldNumber, J::kStartTimeFieldNumber, J::kSubmitTimeFieldNumber}, {}};
+    case kStdOut:
+      return {{J::kWorkDirFieldNumber, J::kJobIdFieldNumber, J::kArrayJobIdFieldNumber, kSpec}, {S::kStdOutFieldNumber}};
+    case kStdErr:
+      return {{J::kWorkDirFieldNumber, J::kJobIdFieldNumber, J::kArrayJobIdFieldNumber, kSpec},
+              {S::kStdOutFieldNumber, S::kStdErrFieldNumber}};
+    case kStdIn: return {{kSpec}, {S::kStdInFieldNumber}};
+    case kNumTasks: return {{J::kNumTasksFieldNumber, kSpec}, {S::kNtasksFieldNumber, S::kMinNodesFieldNumber}};
+    case kRequeue: return {{J::kRequeueFieldNumber}, {}};
+    case kRestartCount: return {{J::kRestartCountFieldNumber}, {}};
+    case kMaxNodes: return {{kSpec}, {S::kMinNodesFieldNumber, S::kMaxNodesFieldNumber}};
+    case kMaxCpus: return {{J::kNumCpusFieldNumber}, {}};
+    case kMinTime: return {{kSpec}, {S::kTimeMinMinFieldNumber}};
+    case kExitStatus: return {{J::kExitCodeFieldNumber, J::kExitSignalFieldNumber}, {}};
+    case kTresAlloc: return {{J::kAllocTresFieldNumber, J::kReqTresFieldNumber}, {}};
+    case kCpusPerTask: return {{kSpec}, {S::kCpusPerTaskFieldNumber}};
+    case kBatchFlag: return {{J::kBatchFieldNumber}, {}};
+    case kReboot: return {{kSpec}, {S::kRebootFieldNumber}};
+    case kTasksPerNode: return {{kSpec}, {S::kNtasksPerNodeFieldNumber}};
+    case kAllocNode: return {{kSpec}, {S::kSubmitHostFieldNumber}};
+    case kTresPerJob: return {{kSpec}, {S::kGpusFieldNumber}};
+    case kTresPerTask: return {{kSpec}, {S::kGpusPerTaskFieldNumber}};
+    case kCpusPerTres: return {{kSpec}, {S::kCpusPerGpuFieldNumber}};
+    case kMemPerTres: return {{kSpec}, {S::kMemPerGpuMbFieldNumber}};
+    case kTresBind: return {{kSpec}, {S::kGpuBindFieldNumber}};
     default: return {};
   }
 }
@@ -307,18 +464,63 @@ constexpr NamedField kOFields[] = {
     {"tres-per-node", 'b'}, {"priority", 'p'}, {"prioritylong", 'Q'}, {"qos", 'q'}, {"nice", 'y'},
     {"dependency", 'E'}, {"comment", 'k'}, {"feature", 'f'}, {"batchhost", 'B'},
     {"schednodes", 'Y'}, {"reqnodes", 'n'}, {"excnodes", 'x'}, {"oversubscribe", 'h'},
-    {"reservation", 'v'},
+    {"reservation", 'v'}, {"cores", 'I'}, {"corespec", 'X'}, {"contiguous", 'O'},
+    {"licenses", 'W'}, {"mintmpdisk", 'd'}, {"sct", 'z'}, {"sockets", 'H'}, {"threads", 'J'},
+    {"wckey", 'w'}, {"accruetime", kAccrueTime}, {"eligibletime", kEligibleTime},
+    {"lastschedeval", kLastSchedEval}, {"pendingtime", kPendingTime}, {"stdout", kStdOut},
+    {"stderr", kStdErr}, {"stdin", kStdIn}, {"numtasks", kNumTasks}, {"requeue", kRequeue},
+    {"restartcnt", kRestartCount}, {"maxnodes", kMaxNodes}, {"maxcpus", kMaxCpus},
+    {"mintime", kMinTime}, {"exit_code", kExitStatus}, {"derivedec", kDerivedExitStatus},
+    {"tres-alloc", kTresAlloc}, {"cpus-per-task", kCpusPerTask}, {"batchflag", kBatchFlag},
+    {"reboot", kReboot}, {"ntpernode", kTasksPerNode}, {"allocnodes", kAllocNode},
+    {"tres-per-job", kTresPerJob}, {"tres-per-task", kTresPerTask},
+    {"cpus-per-tres", kCpusPerTres}, {"mem-per-tres", kMemPerTres}, {"tres-bind", kTresBind},
 };
 
+
+// kOFields and the fixed ones, in one list for namedFieldFormat.
+const std::vector<NamedField>& allOFields() {
+  static const std::vector<NamedField> all = [] {
+    std::vector<NamedField> out(std::begin(kOFields), std::end(kOFields));
+    for (std::size_t i = 0; i < std::size(kFixedFields); ++i) out.push_back({kFixedFields[i].name, fixedCode(i)});
+    return out;
+  }();
+  return all;
+}
 
 // An unknown name is left out with the reference's warning, added to `warnings` when given
 // (squeueFormatWarnings), exit 0.
 Result<Format> parseLongFormat(const std::string& text, std::vector<std::string>* warnings) {
-  return namedFieldFormat(text, kOFields, [warnings](const std::string& name) {
+  return namedFieldFormat(text, allOFields(), [warnings](const std::string& name) {
     if (warnings) warnings->push_back("Invalid job format specification: " + name);
     return std::string();
   });
 }
+
+}  // namespace
+
+std::optional<char> invalidSortKey(std::string_view spec, std::vector<std::string>* warnings) {
+  // The keys the reference's squeue 22.05 took, each tried alone (2026-12-03).
+  constexpr std::string_view kKeys = "bcdefghijlmnptuvzBCDGHIJLMNOPQSTUV";
+  for (auto it = spec.rbegin(); it != spec.rend(); ++it) {
+    const char c = *it;
+    if (c == ',' || c == '+' || c == '-') continue;
+    if (c == 'b') {
+      if (warnings) warnings->push_back("Invalid sort specification: b");
+      continue;
+    }
+    if (kKeys.find(c) == std::string_view::npos) return c;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string_view> squeueLongFieldNames() {
+  std::vector<std::string_view> out;
+  for (const auto& f : allOFields()) out.push_back(f.name);
+  return out;
+}
+
+namespace {
 
 // One row's value for one -S letter, read from the row once before the sort. Letters that order
 // by more than one thing ('i', 'S') fill the numbers in turn; a letter that orders by text fills
@@ -432,7 +634,8 @@ Result<Format> outputFormat(const SqueueOptions& options) {
                            : options.start          ? kStartFormat
                            : options.long_format    ? kLongFormat
                                                     : kDefaultFormat;
-  return parseFormat(text);
+  std::vector<std::string> invalid;  // printed as written; squeueFormatWarnings says so
+  return parseFormat(text, &invalid);
 }
 
 // Pads (and truncates) as format_spec's applyWidth, appending in place.
@@ -455,8 +658,15 @@ void appendField(std::string& out, std::string_view value, const FieldSpec& spec
 
 std::vector<std::string> squeueFormatWarnings(const SqueueOptions& options) {
   std::vector<std::string> out;
-  if (options.format_long.empty() || options.json) return out;
-  (void)parseLongFormat(options.format_long, &out);
+  if (options.json) return out;
+  if (!options.format_long.empty()) {
+    (void)parseLongFormat(options.format_long, &out);
+  } else if (!options.format.empty()) {
+    // The reference printed `%!` as written and named the character (exit 0).
+    std::vector<std::string> invalid;
+    (void)parseFormat(options.format, &invalid);
+    for (const auto& c : invalid) out.push_back("Invalid job format specification: " + c);
+  }
   return out;
 }
 
@@ -578,7 +788,8 @@ Status renderSqueueTo(const SqueueOptions& options, const std::vector<const v1::
     root.emplace_back("meta", json::slurmMeta());
     root.emplace_back("errors", json::Array{});
     root.emplace_back("jobs", json::Value(std::move(arr)));
-    out->append(json::dump(json::Value(std::move(root))));
+    const json::Value doc(std::move(root));
+    out->append(options.yaml ? json::dumpYaml(doc) : json::dump(doc));
     return okStatus();
   }
   auto format = outputFormat(options);

@@ -3,6 +3,7 @@
 // as Slurm 22.05 prints them (slurm-reference/golden 068-079).
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct SqueueOptions {
   bool steps = false;          // -s/--steps: steps instead of jobs (squeue_steps.h)
   std::vector<StepIdFilter> step_ids;  // -sLIST / --steps=LIST: "28.0", "28.batch"
   bool json = false;
+  bool yaml = false;         // --yaml (json is set too)
   std::string cluster_name;  // --json's "cluster"
   std::string sort;          // -S
   int iterate_s = 0;         // -i: report again every this many seconds; 0 = once
@@ -46,6 +48,15 @@ SqueueFields squeueFields(const SqueueOptions& options);
 // The reference's warning for each -O name squeue does not know ("Invalid job format
 // specification: Bogus"); the name is left out and the report goes on (exit 0).
 std::vector<std::string> squeueFormatWarnings(const SqueueOptions& options);
+
+// -S checked as the reference's squeue checks it: every character is a key, read from the
+// last (',', '+' and '-' aside). The last one that is no key is returned (squeue prints the
+// header, then "Invalid sort specification: C", exit 1); 'b' is no key either but only warned
+// about (added to `warnings`, without "error:").
+std::optional<char> invalidSortKey(std::string_view spec, std::vector<std::string>* warnings);
+
+// Every field name -O takes, in lower case.
+std::vector<std::string_view> squeueLongFieldNames();
 
 // The rows squeue prints, in order: pointers into the caller's jobs, or into `expanded` for the
 // tasks -r splits out of an array's pending remainder.

@@ -8,4 +8,24 @@ std::string gresRequestText(const v1::GresRequest& gres) {
   return out + ":" + std::to_string(gres.count());
 }
 
+std::string tresPerJobText(const v1::JobSpec& spec) {
+  return spec.gpus().count() > 0 ? gresRequestText(spec.gpus()) : std::string();
+}
+
+std::string tresPerTaskText(const v1::JobSpec& spec) {
+  return spec.gpus_per_task().count() > 0 ? gresRequestText(spec.gpus_per_task()) : std::string();
+}
+
+std::string cpusPerTresText(const v1::JobSpec& spec) {
+  return spec.cpus_per_gpu() > 0 ? "gres:gpu:" + std::to_string(spec.cpus_per_gpu()) : std::string();
+}
+
+std::string memPerTresText(const v1::JobSpec& spec) {
+  return spec.mem_per_gpu_mb() > 0 ? "gres:gpu:" + std::to_string(spec.mem_per_gpu_mb()) : std::string();
+}
+
+std::string tresBindText(const v1::JobSpec& spec) {
+  return spec.gpu_bind().empty() ? std::string() : "gpu:" + spec.gpu_bind();
+}
+
 }  // namespace drover

@@ -54,6 +54,30 @@ TEST(FormatSpecTest, RejectsFieldWithoutType) {
   }
 }
 
+// squeue's way (the reference, 2026-12-03): the bad field printed as written, its character
+// named; a lone '%' at the end is dropped without a word.
+TEST(FormatSpecTest, InvalidFieldsKeptAsTextWhenAsked) {
+  struct Case {
+    std::string text, rendered;
+    std::vector<std::string> invalid;
+  };
+  const std::vector<Case> cases = {
+      {"%i %!", "7 %!", {"!"}},
+      {"%.10!abc|%i", "%.10!abc|7", {"!"}},
+      {"%i %5", "7 %5", {""}},
+      {"%i%", "7", {}},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> invalid;
+    auto parsed = parseFormat(c.text, &invalid);
+    ASSERT_TRUE(parsed.ok()) << c.text;
+    std::string out;
+    for (const auto& item : *parsed) out += item.is_field ? "7" : item.literal;
+    EXPECT_EQ(out, c.rendered) << c.text;
+    EXPECT_EQ(invalid, c.invalid) << c.text;
+  }
+}
+
 TEST(FormatSpecTest, LongFormatItemsCarryNameWidthAndJustification) {
   auto items = parseLongFormatItems("JobID,Name:30,,State:.10,Reason:.");
   ASSERT_TRUE(items.ok()) << items.error();

@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "acct/sqlite_store.h"
+#include "cli/sacct_filters.h"
 #include "ctld/accounting_query.h"
 #include "ctld/acct_wire.h"
 
@@ -221,6 +222,7 @@ TEST_F(SacctTest, ControllerHandlerAnswersFromARealStore) {
   std::remove(path.c_str());
 }
 
+
 }  // namespace
 }  // namespace drover::cli
 
@@ -260,6 +262,7 @@ TEST(SacctUnitsTest, SizesInTheAskedUnit) {
   EXPECT_EQ(parseSacctArgs({"--units=g"}, 0, 1001, "alice")->sizes.unit, 'G');
   EXPECT_TRUE(parseSacctArgs({"--noconvert"}, 0, 1001, "alice")->sizes.no_convert);
 }
+
 
 }  // namespace
 }  // namespace drover::cli
@@ -318,6 +321,35 @@ TEST(SacctRecordFilterTest, SelectorsAndTheirErrors) {
   EXPECT_EQ(error({"-s", "SE"}), "fatal: job state SE is not supported / accounted");
   EXPECT_FALSE(keeps({"-s", "RS,revoked"}));
   EXPECT_TRUE(keeps({"-s", "RS,PD"}));
+}
+
+// -T as the reference cut job 7040 (03:24:58-03:26:14) to -S 03:25:30 -E 03:25:45: start and
+// end at the window's edges, so Elapsed is 15 s, its step's too; a running job's end is the
+// window's end (now without -E); a job that never started keeps no start.
+TEST(SacctTruncateTest, StartAndEndCutToTheWindow) {
+  auto cmd = parseSacctArgs({"-T", "-j", "7040"}, 0, 1001, "alice");
+  ASSERT_TRUE(cmd.ok()) << cmd.error();
+  EXPECT_TRUE(cmd->truncate);
+  EXPECT_FALSE(parseSacctArgs({"-j", "7040"}, 0, 1001, "alice")->truncate);
+
+  acct::JobWithSteps done;
+  done.job.start = 1000;
+  done.job.end = 1076;
+  done.steps.emplace_back();
+  done.steps.back().start = 1000;
+  done.steps.back().end = 1076;
+  truncateToWindow(done, 1032, 1047);
+  EXPECT_EQ(std::make_pair(done.job.start, done.job.end), std::make_pair(std::int64_t{1032}, std::int64_t{1047}));
+  EXPECT_EQ(std::make_pair(done.steps[0].start, done.steps[0].end), std::make_pair(std::int64_t{1032}, std::int64_t{1047}));
+
+  acct::JobWithSteps running;
+  running.job.start = 1000;
+  truncateToWindow(running, std::nullopt, 1500);
+  EXPECT_EQ(std::make_pair(running.job.start, running.job.end), std::make_pair(std::int64_t{1000}, std::int64_t{1500}));
+
+  acct::JobWithSteps pending;
+  truncateToWindow(pending, 1032, 1047);
+  EXPECT_EQ(std::make_pair(pending.job.start, pending.job.end), std::make_pair(std::int64_t{0}, std::int64_t{0}));
 }
 
 }  // namespace

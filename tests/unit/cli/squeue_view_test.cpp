@@ -249,6 +249,71 @@ TEST_F(SqueueViewTest, LettersForRequestsDroverDoesNotTake) {
   EXPECT_EQ(render({"-o", "%.3z|%10O|"}, "068-squeue-default.txt", jobs), "S:C|CONTIGUOUS|\n*:*|0         |\n");
 }
 
+// -O fields without an -o letter, against the reference's held job (2026-12-03: sbatch -H -N 1
+// -n 2 -c 2 --mem=100M --gres=gpu:1 -t 10:00 -o /tmp/o_%j.out -e /tmp/e_%j.err --requeue
+// --begin=now+1hour, 15 s before the squeue) and its running one (sbatch -N 1 -n 1 -t 5:00).
+TEST_F(SqueueViewTest, LongFieldsWithoutALetterAsTheReferencePrintedThem) {
+  using testing::JobBuilder;
+  const std::int64_t submit = 1796040000;
+  v1::JobInfo held = JobBuilder(7039, "pend").workDir("/tmp").pending("JobHeldUser")
+                         .times(submit, 0, 0).size(1, 4, 2).gpusPerNode(1).build();
+  held.set_held_user(true);
+  auto* spec = held.mutable_spec();
+  spec->set_min_nodes(1);
+  spec->set_max_nodes(1);
+  spec->set_ntasks(2);
+  spec->set_cpus_per_task(2);
+  spec->set_begin_time(submit + 3600);
+  spec->set_std_out("/tmp/o_%j.out");
+  spec->set_std_err("/tmp/e_%j.err");
+  v1::JobInfo running = JobBuilder(7040, "run").workDir("/tmp").running("node01", "node01")
+                            .times(submit, submit + 1, submit + 301).eligible(submit).build();
+  running.mutable_spec()->set_min_nodes(1);
+  const std::vector<v1::JobInfo> jobs = {held, running};
+  auto rows = [&](const std::string& fields) {
+    auto cmd = parseSqueueArgs({"-S", "i", "-O", fields});
+    EXPECT_TRUE(cmd.ok()) << cmd.error();
+    auto text = renderSqueue(cmd->options, jobs, submit + 15);
+    EXPECT_TRUE(text.ok()) << text.error();
+    return text.ok() ? *text : "";
+  };
+  EXPECT_EQ(rows("AccrueTime,EligibleTime,STDOUT,STDERR,STDIN"),
+            "ACCRUE_TIME         ELIGIBLE_TIME       STDOUT              STDERR              STDIN               \n"
+            "2026-11-30T13:00:00 2026-11-30T13:00:00 /tmp/o_%j.out       /tmp/e_%j.err       /dev/null           \n"
+            "2026-11-30T12:00:00 2026-11-30T12:00:00 /tmp/slurm-7040.out /tmp/slurm-7040.out /dev/null           \n");
+  EXPECT_EQ(rows("NumTasks:6,Requeue:8,RestartCnt:14,MaxNodes:10,MaxCPUs:9,MinTime:9,PendingTime:13,"
+                 "cpus-per-task:14,BatchFlag:11,Reboot:7,NTPerNode:16,AllocNodes:12"),
+            "TASKS REQUEUE RESTART_COUNT MAX_NODES MAX_CPUS TIME_MIN PENDING_TIME CPUS_PER_TASK "
+            "BATCH_FLAG REBOOT NTASKS_PER_NODE ALLOC_NODES \n"
+            "2     1       0             1         4        0:00     15           2             "
+            "1          0      0               localhost   \n"
+            "1     1       0             1         1        0:00     1            1             "
+            "1          0      0               localhost   \n");
+  EXPECT_EQ(rows("tres-per-node:14,tres-per-job:13,tres-per-task:14,exit_code:10,DerivedEC:11"),
+            "TRES_PER_NODE TRES_PER_JOB TRES_PER_TASK EXIT_CODE DERIVED_EC \n"
+            "gres:gpu:1    N/A          N/A           0         0          \n"
+            "N/A           N/A          N/A           0         0          \n");
+  // Requests Drover has no notion of: the reference's header and value (its header's typo too).
+  EXPECT_EQ(rows("BurstBuffer:13,Profile:8,SiblingsViableRaw,Wait4Switch:12,SelectJobInfo:3,JobID:5"),
+            "BURST_BUFFER PROFILE VIALBLE_SIBLINGS_RAWWAIT4SWITCH    JOBID\n"
+            "(null)       NotSet  NA                  0:00           7039 \n"
+            "(null)       NotSet  NA                  0:00           7040 \n");
+}
+
+// The exit_code field is the wait status: the reference printed 768 for `exit 3`, 9 for SIGKILL.
+TEST_F(SqueueViewTest, ExitCodeFieldIsTheWaitStatus) {
+  using testing::JobBuilder;
+  v1::JobInfo three = JobBuilder(7053, "wrap").state(v1::JOB_FAILED, "NonZeroExitCode").build();
+  three.set_exit_code(3);
+  v1::JobInfo killed = JobBuilder(7054, "wrap").state(v1::JOB_FAILED, "NonZeroExitCode").build();
+  killed.set_exit_signal(9);
+  auto cmd = parseSqueueArgs({"-t", "all", "-h", "-O", "JobID:5,exit_code:4"});
+  ASSERT_TRUE(cmd.ok()) << cmd.error();
+  auto text = renderSqueue(cmd->options, {three, killed}, 0);
+  ASSERT_TRUE(text.ok()) << text.error();
+  EXPECT_EQ(*text, "7053 768 \n7054 9   \n");
+}
+
 // An unknown -O name: the reference printed the known columns and warned (exit 0).
 TEST_F(SqueueViewTest, AnUnknownLongFieldIsLeftOutWithAWarning) {
   auto cmd = parseSqueueArgs({"-O", "JobID,Bogus,Name:5"});
@@ -258,6 +323,31 @@ TEST_F(SqueueViewTest, AnUnknownLongFieldIsLeftOutWithAWarning) {
   auto text = renderSqueue(cmd->options, {testing::JobBuilder(2, "wrap").running("node03", "node03").build()}, 0);
   ASSERT_TRUE(text.ok()) << text.error();
   EXPECT_EQ(*text, "JOBID               NAME \n2                   wrap \n");
+}
+
+// -S as the reference checked it: each character a key, read from the last; 'b' warned about.
+TEST_F(SqueueViewTest, SortKeysAreCheckedCharacterByCharacterFromTheLast) {
+  std::vector<std::string> warnings;
+  EXPECT_EQ(invalidSortKey("bogus", &warnings), 's');
+  EXPECT_EQ(invalidSortKey("ks", &warnings), 's');
+  EXPECT_EQ(invalidSortKey("-x", &warnings), 'x');
+  EXPECT_EQ(invalidSortKey("i j", &warnings), ' ');
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_EQ(invalidSortKey("P,t,-p", &warnings), std::nullopt);
+  EXPECT_EQ(invalidSortKey("i,zz", &warnings), std::nullopt);
+  EXPECT_EQ(invalidSortKey("b,i", &warnings), std::nullopt);
+  EXPECT_EQ(warnings, std::vector<std::string>{"Invalid sort specification: b"});
+}
+
+// An -o field that is no field: printed as written, and named in a warning (exit 0).
+TEST_F(SqueueViewTest, AnInvalidFormatFieldIsPrintedAsWritten) {
+  auto cmd = parseSqueueArgs({"-o", "%.8i %a %!"});
+  ASSERT_TRUE(cmd.ok()) << cmd.error();
+  EXPECT_EQ(squeueFormatWarnings(cmd->options),
+            std::vector<std::string>{"Invalid job format specification: !"});
+  auto text = renderSqueue(cmd->options, {testing::JobBuilder(7039, "pend").pending("JobHeldUser").build()}, 0);
+  ASSERT_TRUE(text.ok()) << text.error();
+  EXPECT_EQ(*text, "   JOBID ACCOUNT %!\n    7039 research %!\n");
 }
 
 TEST_F(SqueueViewTest, BadOptionsAreErrors) {
