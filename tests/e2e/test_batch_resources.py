@@ -6,6 +6,9 @@ recorded; SBATCH_* input variables sit between the command line and #SBATCH dire
 Slurm documents. Jobs run as alice on the 4-node cluster of test_batch_options.py (16 CPUs,
 64 GiB and 8 GPUs per node, etc/cluster.conf's DefMemPerCPU of 4000 MB)."""
 
+import grp
+import os
+import pwd
 import re
 
 import pytest
@@ -354,3 +357,86 @@ def test_bad_input_variable_is_an_error_naming_the_option(cluster, work):
     """A bad SBATCH_TIMELIMIT reads as a bad --time (golden 012: exit 255)."""
     r = sh(cluster, "sbatch --wrap=true", work, {"SBATCH_TIMELIMIT": "soon"})
     assert (r.returncode, r.stderr) == (255, "sbatch: error: Invalid --time specification\n")
+
+
+# --- what the reference refuses, and values it takes ----------------------------------------
+
+@pytest.mark.parametrize("args, code, stderr", [
+    ("--gpus-per-task=1",
+     1, "sbatch: error: Failed to validate job spec. --gpus-per-task used without either --gpus "
+        "or -n/--ntasks is not allowed.\n"
+        "sbatch: error: Invalid generic resource (gres) specification\n"),
+    ("--mem-per-gpu=100M",
+     1, "sbatch: error: Requested mem_per_tres=gres:gpu:100 but did not request any GPU.\n"
+        "sbatch: error: Invalid generic resource (gres) specification\n"),
+    ("--uid=bob", 255, "sbatch: error: --uid only permitted by root user\n"),
+    ("--gid=users", 255, "sbatch: error: --gid only permitted by root user\n"),
+    ("--reboot", 1, "sbatch: error: rebooting of nodes is only allowed for admins\n"
+                    "sbatch: error: Batch job submission failed: Access/permission denied\n"),
+    ("--licenses=matlab:1", 1, "sbatch: error: Batch job submission failed: "
+                               "Invalid license specification\n"),
+], ids=["gpus-per-task", "mem-per-gpu", "uid", "gid", "reboot", "licenses"])
+def test_refused_requests_leave_no_job(cluster, work, args, code, stderr):
+    """Each as sbatch 22.05 answered alice (2026-12-03)."""
+    before = cluster.cli("squeue", "-h", "-t", "all", "-o", "%i").stdout.split()
+    r = sh(cluster, f"sbatch {args} --wrap=true", work)
+    assert (r.returncode, r.stderr) == (code, stderr)
+    assert cluster.cli("squeue", "-h", "-t", "all", "-o", "%i").stdout.split() == before
+
+
+def test_values_the_reference_takes(cluster, work):
+    """`-t 1-` is a day, `%0` no array throttle, `--gres=gpu:0` no GPU, `--nice` reads as
+    strtol does ("abc" 0, "5abc" 5): the reference ran each of them."""
+    job = sbatch(cluster, work, "-H", "-t", "1-", "--nice=5abc", "--wrap=true")
+    f = fields(cluster, job)
+    assert (f["TimeLimit"], f["Nice"]) == ("1-00:00:00", "5")
+    cluster.cli("scancel", str(job))
+    assert fields(cluster, sbatch(cluster, work, "-H", "--nice=abc", "--wrap=true"))["Nice"] == "0"
+
+    array = sbatch(cluster, work, "--array=0-2%0", "-o", "/dev/null", "--wrap=sleep 2")
+    wait_for(lambda: len(cluster.cli("squeue", "-h", "-t", "R", "-j", str(array), "-o", "%i")
+                         .stdout.split()) == 3, 20, what="all three tasks running at once")
+
+    done, env = run_env(cluster, work, "--gres=gpu:0")
+    assert "gres/gpu" not in done["TRES"]
+    assert gpus_seen(env) == 0
+    r = cluster.cli("squeue", "-h", "-t", "all", "-j", str(done["JobId"]), "-o", "%b")
+    assert r.stdout.strip() == "gres:gpu:0"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="--uid is root's")
+def test_root_submits_for_a_user_with_uid_and_gid(cluster, work):
+    """The job is alice's: it runs as her, in her primary group, or in the --gid one, and is
+    listed and accounted as hers. A name nobody has is refused by the controller."""
+    script = "id -un; id -gn"
+    runs = {}
+    for extra in ([], ["--gid=users"]):
+        r = cluster.cli("sbatch", "--parsable", "--uid=alice", *extra, "-o", f"{work}/id-%j.out",
+                        f"--wrap={script}", cwd=work)
+        assert r.returncode == 0, r.stderr
+        runs[tuple(extra)] = int(r.stdout.strip())
+    for extra, job in runs.items():
+        wait_state(cluster, job, "COMPLETED")
+        out = work / f"id-{job}.out"
+        wait_for(out.exists, 10, what=str(out))
+        group = "users" if extra else grp.getgrgid(pwd.getpwnam("alice").pw_gid).gr_name
+        assert out.read_text().split() == ["alice", group]
+        assert cluster.cli("squeue", "-h", "-t", "all", "-j", str(job), "-o", "%u").stdout.strip() == "alice"
+    r = cluster.cli("sbatch", "--uid=nosuchuser", "--wrap=true", cwd=work)
+    assert (r.returncode, r.stderr) == (1, "sbatch: error: Batch job submission failed: Invalid user id\n")
+
+
+def test_per_tres_requests_are_shown_as_the_reference_shows_them(cluster, work):
+    """scontrol's CpusPerTres=, MemPerTres=, TresBind=, TresPerJob=, TresPerTask= lines and
+    squeue's -O fields of the same, as the reference's for the same request."""
+    job = sbatch(cluster, work, "-H", "-n", "2", "--gpus=2", "--gpus-per-task=1", "--cpus-per-gpu=2",
+                 "--mem-per-gpu=1G", "--gpu-bind=closest", "--wrap=true")
+    show = cluster.scontrol("show", "job", str(job)).stdout
+    for line in ("CpusPerTres=gres:gpu:2", "MemPerTres=gres:gpu:1024", "TresBind=gpu:closest",
+                 "TresPerJob=gres:gpu:2", "TresPerTask=gres:gpu:1"):
+        assert re.search(rf"^   {line}$", show, re.M), (line, show)
+    r = cluster.cli("squeue", "-h", "-j", str(job), "-O",
+                    "cpus-per-tres,mem-per-tres,tres-bind,tres-per-job,tres-per-task,tres-per-node")
+    assert r.stdout.split() == ["gres:gpu:2", "gres:gpu:1024", "gpu:closest", "gres:gpu:2",
+                                "gres:gpu:1", "N/A"], r.stdout
+    cluster.cli("scancel", str(job))

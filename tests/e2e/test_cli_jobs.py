@@ -4,9 +4,11 @@ scancel (pending, array task, unknown id) and sacct, against a controller and th
 loopback. The whole module is skipped while the controller does not serve SubmitJob yet
 (the job RPCs land separately from the CLIs)."""
 
+import json
 import re
 
 import pytest
+import yaml
 
 from cluster import shared_dir, wait_for
 
@@ -344,3 +346,29 @@ def test_a_held_job_shows_its_begin_time_as_its_start(jobs):
         assert r.stdout.strip() == f"{begin}|JobHeldUser", r.stdout
     finally:
         jobs.cli("scancel", str(job_id))
+
+
+def test_yaml_is_the_json_document(jobs):
+    """squeue, sinfo and sacct --yaml: the --json document as YAML (any YAML reader gets the
+    same tree), with the reference's header and end marker."""
+    held = submit(jobs, "-H", "-J", "yaml: held", "--comment=it's \"quoted\"", "--wrap=true")
+    done = submit(jobs, "-J", "yamldone", "--wrap=true")
+    wait_job_state(jobs, done, "COMPLETED")
+    wait_for(lambda: jobs.cli("sacct", "-j", str(done), "-X", "-n", "-P", "-o", "State").stdout.strip()
+             == "COMPLETED", 15, what="sacct to record the finished job")
+    for cmd in (["squeue", "-j", str(held)], ["sinfo"], ["sacct", "-j", str(done)]):
+        as_json = jobs.cli(*cmd, "--json")
+        as_yaml = jobs.cli(*cmd, "--yaml")
+        assert as_yaml.returncode == 0, as_yaml.stderr
+        assert as_yaml.stdout.startswith("%YAML 1.1\n--- !!map\n!!str meta: !!map\n"), as_yaml.stdout[:80]
+        assert as_yaml.stdout.endswith("\n...\n")
+        tree, expected = yaml.safe_load(as_yaml.stdout), json.loads(as_json.stdout)
+        if cmd[0] == "squeue":  # every job, as --json; the held one with its name and comment
+            tree["jobs"] = [j for j in tree["jobs"] if j["job_id"] == held]
+            expected["jobs"] = [j for j in expected["jobs"] if j["job_id"] == held]
+            assert (tree["jobs"][0]["name"], tree["jobs"][0]["comment"]) == ("yaml: held", "it's \"quoted\"")
+        if cmd[0] == "sinfo":  # node usage may move between the two calls: the shape and names
+            tree = [(n["name"], list(n)) for n in tree["nodes"]]
+            expected = [(n["name"], list(n)) for n in expected["nodes"]]
+        assert tree == expected, cmd
+    jobs.cli("scancel", str(held))

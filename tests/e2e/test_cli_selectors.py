@@ -8,6 +8,7 @@ bob (account research) on the three-node cluster of conftest.py."""
 import os
 import pwd
 import re
+import subprocess
 import time
 
 import pytest
@@ -166,6 +167,24 @@ def test_squeue_filters_and_sorting(c):
     # By name, then by id descending within a name.
     name = {a1: "sqa", b1: "sqa", a2: "sqb", run: "sqrun"}
     assert sel("-S", "j,-i") == sorted(ours, key=lambda j: (name[j], -j))
+    # The last of -u and --me wins, as the reference's; SQUEUE_NAMES is --name.
+    assert set(sel("--me", "-u", "bob", user="alice")) == {b1}
+    assert set(sel("-u", "bob", "--me", user="alice")) == {a1, a2, run}
+    r = subprocess.run([str(c.bin / "squeue"), "-h", "-o", "%i"], capture_output=True, text=True,
+                       env={**c.env(), "SQUEUE_NAMES": "sqb"})
+    assert [int(j) for j in r.stdout.split() if int(j) in ours] == [a2]
+
+    # Errors as the reference's: an unknown node, no header, exit 1; a sort key that is none
+    # (read from the last character): the header, then the error, exit 1; a format field
+    # that is none: printed as written, a warning, exit 0.
+    r = c.cli("squeue", "-w", "node99")
+    assert (r.returncode, r.stdout, r.stderr) == (1, "", "squeue: error: Invalid node name node99\n")
+    r = c.cli("squeue", "-S", "bogus")
+    assert (r.returncode, r.stderr) == (1, "squeue: error: Invalid sort specification: s\n")
+    assert r.stdout.split() == ["JOBID", "PARTITION", "NAME", "USER", "ST", "TIME", "NODES", "NODELIST(REASON)"]
+    r = c.cli("squeue", "-j", str(a1), "-o", "%.8i %!")
+    assert (r.returncode, r.stderr) == (0, "squeue: error: Invalid job format specification: !\n")
+    assert r.stdout == f"   JOBID %!\n{a1:>8} %!\n"
     c.cli("scancel", *map(str, ours))
 
 
@@ -226,6 +245,37 @@ def test_scontrol_update_within_the_users_rights(c):
     # Both are held, so both show Priority=0 (as the reference's held jobs): top shows in Nice.
     assert int(show(c, other)["Nice"]) < int(show(c, job)["Nice"])
     c.cli("scancel", str(job), str(other))
+
+
+def test_scontrol_update_what_a_pending_job_asks_for(c, alice_dir):
+    """The keys the reference took from a job's owner, shown by scontrol and squeue -O, and
+    the job then runs as updated."""
+    job = submit(c, "-H", "-J", "asks", "--wrap=pwd; echo $SLURM_NTASKS $SLURM_CPUS_PER_TASK")
+
+    def update(*kv):
+        return c.scontrol("update", f"JobId={job}", *kv, user="alice")
+
+    assert update("NumTasks=2", "CPUsPerTask=2", "MinMemoryCPU=500", "Gres=gpu:1", "TimeMin=5",
+                  "Requeue=0", f"WorkDir={alice_dir}", "StdOut=out-%j.txt").returncode == 0
+    f = show(c, job)
+    assert (f["NumTasks"], f["CPUs/Task"], f["MinMemoryCPU"], f["TresPerNode"], f["TimeMin"],
+            f["Requeue"], f["WorkDir"], f["StdOut"]) == \
+        ("2", "2", "500M", "gres:gpu:1", "00:05:00", "0", str(alice_dir), f"{alice_dir}/out-{job}.txt")
+    r = c.cli("squeue", "-h", "-j", str(job), "-O", "NumTasks:4,cpus-per-task:4,STDOUT:250,Requeue:3")
+    assert r.stdout.split() == ["2", "2", f"{alice_dir}/out-%j.txt", "0"], r.stdout
+    # Checked as at submission; scontrol reads memory as whole megabytes, as the reference.
+    r = update("CPUsPerTask=999")
+    assert (r.returncode, r.stderr) == (1, f"Requested node configuration is not available for job {job}\n")
+    r = update("MinMemoryNode=2G")
+    assert (r.returncode, r.stderr) == (1, "scontrol: error: Invalid MinMemoryNode value: 2G\n")
+    r = update("StdErr=/tmp/x")
+    assert (r.returncode, r.stderr) == (1, "Update of this parameter is not supported: StdErr=/tmp/x\n"
+                                           "Request aborted\n")
+    assert c.scontrol("release", str(job), user="alice").returncode == 0
+    wait_state(c, job, "COMPLETED")
+    out = alice_dir / f"out-{job}.txt"
+    wait_for(out.exists, 10, what=str(out))
+    assert out.read_text().split() == [str(alice_dir), "2", "2"]
 
 
 def test_scontrol_update_where_a_pending_job_may_run_and_an_arrays_throttle(c):
@@ -372,6 +422,18 @@ def test_sacct_selectors(c):
     assert {line.split("|")[0] for line in sacct(c, *names, user="alice")} == {"acA", "acB"}
     assert sacct(c, "-j", f"{bad}.batch", "-o", "JobID,State,ExitCode") == \
         [f"{bad}.batch|FAILED|3:0"]
+    # -T: a running job's start cut to -S and its end to -E, Elapsed the time between, its
+    # step rows alike (the reference's job 7040 with -T -S 03:25:30 -E 03:25:45).
+    running = submit(c, "-J", "acT", "--wrap=sleep 60")
+    wait_state(c, running, "RUNNING")
+    time.sleep(3)  # so that the window below starts after the job did
+    start, end = time.time() - 2, time.time() - 1
+    window = [time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(t)) for t in (start, end)]
+    rows = sacct(c, "-j", str(running), "-T", "-S", window[0], "-E", window[1], "-o", "Start,End,Elapsed")
+    assert rows == [f"{window[0]}|{window[1]}|00:00:01"] * len(rows) and rows, rows
+    untruncated = sacct(c, "-j", str(running), "-X", "-S", window[0], "-E", window[1], "-o", "Start")
+    assert untruncated != [window[0]], untruncated
+    c.cli("scancel", str(running))
 
 
 # --- pending reasons from the partition -----------------------------------------------------
