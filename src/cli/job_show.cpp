@@ -62,7 +62,10 @@ std::string formatJobRecord(const v1::JobInfo& j, std::int64_t now, bool oneline
   lines.push_back(std::string("Requeue=") + (j.requeue() ? "1" : "0") + " Restarts=" +
                   std::to_string(j.restart_count()) + " BatchFlag=" + (j.batch() ? "1" : "0") +
                   " Reboot=0 ExitCode=" + exit_code);
-  if (details) lines.push_back("DerivedExitCode=0:0");
+  if (details) {
+    lines.push_back("DerivedExitCode=" + std::to_string(j.derived_exit_code()) + ":" +
+                    std::to_string(j.derived_exit_signal()));
+  }
   const std::int64_t run = pending ? 0 : jobRunTime(j, now);
   lines.push_back("RunTime=" + formatScontrolDuration(run) + " TimeLimit=" +
                   formatScontrolLimit(j.time_limit_min()) + " TimeMin=" +

@@ -44,6 +44,9 @@ std::string jobReasonCode(const v1::JobInfo& job) {
     return "None";
   }
   if (none && job.state() == v1::JOB_FAILED && job.exit_code() != 0) return "NonZeroExitCode";
+  // A batch shell a signal ended: the reference's controller said JobLaunchFailure (its
+  // `kill -9 $$` job: FAILED, ExitCode=0:9), sacct's Reason None.
+  if (none && job.state() == v1::JOB_FAILED && job.exit_signal() != 0) return "JobLaunchFailure";
   return none ? "None" : job.reason();
 }
 namespace {

@@ -36,7 +36,8 @@ std::int64_t shownPriority(const v1::JobInfo& job);
 std::string normalizedPriority(const v1::JobInfo& job);
 // The reason code Slurm keeps (squeue --json state_reason): a pending job's own; a held job that
 // runs JobHeldUser or JobHeldAdmin, another running one None; a job that ended FAILED with a
-// non-zero exit code and no other reason NonZeroExitCode, as the reference's (golden 073).
+// non-zero exit code and no other reason NonZeroExitCode, as the reference's (golden 073), one
+// a signal ended JobLaunchFailure.
 std::string jobReasonCode(const v1::JobInfo& job);
 // The reason squeue shows (%r, %R): a pending job's description when it has one (Slurm's
 // state_desc: "job requeued in held state"), else its code.

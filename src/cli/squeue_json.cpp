@@ -119,7 +119,8 @@ json::Object build(const v1::JobInfo& j, std::int64_t now, const std::string& cl
   o.emplace_back("deadline", 0);
   o.emplace_back("delay_boot", 0);
   o.emplace_back("dependency", j.dependency_status());  // empty once met, as Dependency=
-  o.emplace_back("derived_exit_code", 0);
+  o.emplace_back("derived_exit_code",
+                 static_cast<std::uint64_t>((j.derived_exit_code() << 8) | j.derived_exit_signal()));
   o.emplace_back("eligible_time", shownEligibleTime(j));
   o.emplace_back("end_time", j.end_time());
   o.emplace_back("excluded_nodes", j.exc_nodes());

@@ -339,7 +339,9 @@ void value(const v1::JobInfo& j, char code, std::int64_t now, std::string& v) {
     case kMinTime: v = formatSqueueDuration(j.spec().time_min_min() * 60); return;
     // The wait status, as the reference's 768 for `exit 3` and 9 for a SIGKILL.
     case kExitStatus: setNumber(v, std::uint64_t{(j.exit_code() & 0xff) << 8 | (j.exit_signal() & 0x7f)}); return;
-    case kDerivedExitStatus: v.assign("0"); return;
+    case kDerivedExitStatus:
+      setNumber(v, std::uint64_t{(j.derived_exit_code() & 0xff) << 8 | (j.derived_exit_signal() & 0x7f)});
+      return;
     case kTresAlloc: v.assign(j.alloc_tres().empty() ? j.req_tres() : j.alloc_tres()); return;
     case kCpusPerTask: setNumber(v, std::uint64_t{std::max(1u, j.spec().cpus_per_task())}); return;
     case kBatchFlag: v.assign(j.batch() ? "1" : "0"); return;
@@ -389,11 +391,12 @@ CodeFields fieldsOf(char code) {
     case 'T': case 't': return {{J::kStateFieldNumber}, {}};
     case 'r':
       return {{J::kStateFieldNumber, J::kReasonFieldNumber, J::kReasonDescriptionFieldNumber,
-               J::kHeldUserFieldNumber, J::kHeldAdminFieldNumber, J::kExitCodeFieldNumber}, {}};
+               J::kHeldUserFieldNumber, J::kHeldAdminFieldNumber, J::kExitCodeFieldNumber,
+               J::kExitSignalFieldNumber}, {}};
     case 'R':
       return {{J::kStateFieldNumber, J::kReasonFieldNumber, J::kReasonDescriptionFieldNumber,
                J::kNodesFieldNumber, J::kHeldUserFieldNumber, J::kHeldAdminFieldNumber,
-               J::kExitCodeFieldNumber}, {}};
+               J::kExitCodeFieldNumber, J::kExitSignalFieldNumber}, {}};
     case 'S': return {{J::kStartTimeFieldNumber}, {}};
     case 'V': return {{J::kSubmitTimeFieldNumber}, {}};
     case 'e':
@@ -439,6 +442,7 @@ CodeFields fieldsOf(char code) {
     case kMaxCpus: return {{J::kNumCpusFieldNumber}, {}};
     case kMinTime: return {{kSpec}, {S::kTimeMinMinFieldNumber}};
     case kExitStatus: return {{J::kExitCodeFieldNumber, J::kExitSignalFieldNumber}, {}};
+    case kDerivedExitStatus: return {{J::kDerivedExitCodeFieldNumber, J::kDerivedExitSignalFieldNumber}, {}};
     case kTresAlloc: return {{J::kAllocTresFieldNumber, J::kReqTresFieldNumber}, {}};
     case kCpusPerTask: return {{kSpec}, {S::kCpusPerTaskFieldNumber}};
     case kBatchFlag: return {{J::kBatchFieldNumber}, {}};

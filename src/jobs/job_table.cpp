@@ -82,9 +82,17 @@ void noteWaitReason(v1::JobInfo& info) {
 }
 
 const std::string& accountingReason(const v1::JobInfo& info) {
+  static const std::string kNone;
   // A job that could not be launched (its output file could not be opened, ...) says so: issue 3
   // asks that reason be visible in sacct, where the reference's showed None (and 0:53).
   if (isWaitReason(info) || info.reason() == kLaunchFailure) return info.reason();
+  // Cancelled while held: a hold is no wait the scheduler recorded (the reference's held job,
+  // cancelled: Reason None; one cancelled waiting for its --begin or a dependency that could
+  // never be met kept BeginTime, DependencyNeverSatisfied).
+  if (info.state() == v1::JOB_CANCELLED && info.allocation_size() == 0 &&
+      (info.held_user() || info.held_admin())) {
+    return kNone;
+  }
   return info.wait_reason();
 }
 
@@ -149,6 +157,7 @@ acct::JobRecord JobManager::jobRecord(const Job& job) const {
   // A cancelled job likewise: the reference's scontrol showed 0:15 for a running job scancel
   // ended (its batch step's), its sacct job row 0:0.
   if (i.state() == v1::JOB_TIMEOUT || i.state() == v1::JOB_CANCELLED) r.exit = {0, 0};
+  r.derived_exit = {static_cast<std::int32_t>(i.derived_exit_code()), static_cast<std::int32_t>(i.derived_exit_signal())};
   r.nnodes = i.allocation_size() > 0 ? static_cast<std::uint32_t>(i.allocation_size()) : i.num_nodes();
   r.node_list = i.nodes();
   r.ncpus = i.num_cpus();
@@ -164,7 +173,10 @@ acct::JobRecord JobManager::jobRecord(const Job& job) const {
   r.system_comment = i.state_reason_detail();
   r.constraints = i.features();
   r.restart_count = i.restart_count();
-  r.priority = static_cast<std::uint32_t>(std::max<std::int64_t>(0, i.priority()));
+  // A held job's priority is 0, as the reference's showed it in scontrol and recorded it (its
+  // held job, cancelled: sacct Priority 0); a release and start record the real one.
+  const bool held = i.held_user() || i.held_admin();
+  r.priority = held ? 0 : static_cast<std::uint32_t>(std::max<std::int64_t>(0, i.priority()));
   return r;
 }
 

@@ -368,7 +368,16 @@ void JobManager::stepLaunchFailed(JobId id, std::int64_t step_id, const std::str
 }
 
 void JobManager::finishStep(Job& job, int index) {
-  recordStep(job, job.info.steps(index), true);
+  const v1::JobStep& step = job.info.steps(index);
+  // DerivedExitCode: the highest wait status of the numbered steps, as Slurm keeps it (the
+  // reference's `srun false; true` job: COMPLETED 0:0, DerivedExitCode 1:0).
+  const auto status = [](std::uint32_t code, std::uint32_t signal) { return (code & 0xff) << 8 | (signal & 0x7f); };
+  if (step.step_id() >= 0 &&
+      status(step.exit_code(), step.exit_signal()) > status(job.info.derived_exit_code(), job.info.derived_exit_signal())) {
+    job.info.set_derived_exit_code(step.exit_code());
+    job.info.set_derived_exit_signal(step.exit_signal());
+  }
+  recordStep(job, step, true);
   job.info.mutable_steps()->DeleteSubrange(index, 1);
   stage(job);
 }

@@ -372,3 +372,40 @@ def test_yaml_is_the_json_document(jobs):
             expected = [(n["name"], list(n)) for n in expected["nodes"]]
         assert tree == expected, cmd
     jobs.cli("scancel", str(held))
+
+
+def test_failed_steps_and_signals_show_as_the_references(jobs):
+    """A batch job whose srun step failed is COMPLETED with DerivedExitCode 1:0 (scontrol -d,
+    squeue -O DerivedEC as a wait status, sacct), and one a signal ended is FAILED with
+    Reason=JobLaunchFailure (sacct's Reason None), as the reference's `srun false; true` and
+    `kill -9 $$` jobs."""
+    stepped = submit(jobs, "-o", "/dev/null", "--wrap=srun false; true")
+    killed = submit(jobs, "-o", "/dev/null", "--wrap=kill -9 $$")
+    wait_job_state(jobs, stepped, "COMPLETED")
+    wait_job_state(jobs, killed, "FAILED")
+    detail = jobs.scontrol("-d", "show", "job", str(stepped)).stdout
+    assert re.search(r"^   DerivedExitCode=1:0$", detail, re.M), detail
+    r = jobs.cli("squeue", "-h", "-t", "all", "-j", str(stepped), "-O", "DerivedEC:5,exit_code:5")
+    assert r.stdout.split() == ["256", "0"], r.stdout
+    assert job_field(jobs, killed, "Reason") == "JobLaunchFailure"
+    assert job_field(jobs, killed, "ExitCode") == "0:9"
+    r = jobs.cli("squeue", "-h", "-t", "all", "-j", str(killed), "-o", "%T %r")
+    assert r.stdout.split() == ["FAILED", "JobLaunchFailure"], r.stdout
+    rows = lambda: jobs.cli("sacct", "-X", "-n", "-P", "-j", f"{stepped},{killed}", "-o",
+                            "JobID,State,ExitCode,DerivedExitCode,Reason").stdout.split()
+    wait_for(lambda: sorted(rows()) == sorted([f"{stepped}|COMPLETED|0:0|1:0|None",
+                                               f"{killed}|FAILED|0:9|0:0|None"]) or None,
+             15, what=f"sacct rows, last {rows()}")
+
+
+def test_a_held_job_cancelled_is_accounted_as_the_references(jobs):
+    """sacct: Reason None and Priority 0, start and end the cancel (the reference's held job,
+    cancelled); scontrol keeps Reason=JobHeldUser."""
+    held = submit(jobs, "-H", "-o", "/dev/null", "--wrap=true")
+    assert jobs.cli("scancel", str(held)).returncode == 0
+    wait_job_state(jobs, held, "CANCELLED")
+    assert job_field(jobs, held, "Reason") == "JobHeldUser"
+    row = lambda: jobs.cli("sacct", "-X", "-n", "-P", "-j", str(held), "-o",
+                           "State,Reason,Priority,Elapsed").stdout.strip()
+    wait_for(lambda: row().startswith("CANCELLED") or None, 15, what="the cancelled record")
+    assert row() == "CANCELLED by 0|None|0|00:00:00", row()

@@ -10,6 +10,7 @@
 #include "cli/iterate.h"
 #include "cli/sinfo.h"
 #include "cli/squeue.h"
+#include "cli/squeue_view.h"
 #include "cli/sshare_view.h"
 #include "fuzz_check.h"
 
@@ -60,14 +61,25 @@ void checkSshare(std::string_view text) {
 }
 
 void checkSqueue(const std::string& text) {
-  auto parsed = parseSqueueArgs({"-o", text});
-  if (!parsed.ok()) return;
   v1::JobInfo job;
   job.set_job_id(7);
   job.set_state(v1::JOB_RUNNING);
+  job.set_name(text);
   job.mutable_spec()->set_name(text);
+  job.mutable_spec()->set_std_out(text);
   job.set_start_time(kNow - 100);
-  (void)renderSqueue(parsed->options, {job}, kNow);
+  for (const char* option : {"-o", "-O"}) {
+    auto parsed = parseSqueueArgs({option, text});
+    if (parsed.ok()) (void)renderSqueue(parsed->options, {job}, kNow);
+  }
+  std::vector<std::string> warnings;
+  (void)invalidSortKey(text, &warnings);
+  // --yaml of a job whose texts are the input: a whole document whatever they hold.
+  auto yaml = parseSqueueArgs({"--yaml"});
+  FUZZ_CHECK(yaml.ok(), "--yaml refused");
+  auto out = renderSqueue(yaml->options, {job}, kNow);
+  FUZZ_CHECK(out.ok() && out->size() > 4 && out->compare(out->size() - 4, 4, "...\n") == 0,
+             "--yaml document not closed for '%s'", text.c_str());
 }
 
 void checkSinfo(const std::string& text, const char* option) {

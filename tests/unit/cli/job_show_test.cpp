@@ -148,6 +148,12 @@ TEST_F(JobShowTest, HeldAndFailedJobsShowAsTheReferenceDid) {
   const std::string f = formatJobRecord(failed, at(12, 29, 5), false, false);
   EXPECT_NE(f.find("Priority=10232 "), std::string::npos) << f;
   EXPECT_NE(f.find("JobState=FAILED Reason=NonZeroExitCode "), std::string::npos) << f;
+  // One a signal ended (the reference's `kill -9 $$`: ExitCode=0:9).
+  auto killed = JobBuilder(28, "killed").state(v1::JOB_FAILED).build();
+  killed.set_exit_signal(9);
+  const std::string k = formatJobRecord(killed, at(12, 29, 5), false, false);
+  EXPECT_NE(k.find("JobState=FAILED Reason=JobLaunchFailure "), std::string::npos) << k;
+  EXPECT_NE(k.find("ExitCode=0:9"), std::string::npos) << k;
 }
 
 // As the reference printed them after `scontrol requeuehold` and for held jobs with --begin:

@@ -65,6 +65,7 @@ std::vector<v1::JobInfo> jobs() {
   full.set_exit_code(2);
   full.set_exit_signal(0);
   full.set_restart_count(3);
+  full.set_derived_exit_code(1);
   full.set_requeue(false);
   full.set_batch(false);
   full.set_eligible_time(at(12, 0, 30));
@@ -84,6 +85,10 @@ std::vector<v1::JobInfo> jobs() {
   done.set_run_time_s(60);
   done.set_nodes("node04");
   out.push_back(done);
+  // A batch shell a signal ended: JobLaunchFailure, read from the signal.
+  v1::JobInfo killed = JobBuilder(44, "killed").state(v1::JOB_FAILED).build();
+  killed.set_exit_signal(9);
+  out.push_back(killed);
   // requeuehold: the reason columns show the description, so the masks must carry it.
   v1::JobInfo requeued = JobBuilder(43, "requeued").pending("JobHeldUser").build();
   requeued.set_held_user(true);

@@ -127,6 +127,24 @@ TEST_F(JobsTest, SignalActionsForRunningJobs) {
   EXPECT_EQ(job(id).state(), v1::JOB_RUNNING);
 }
 
+// The reference's held job, cancelled: sacct Reason None (a hold is no wait the scheduler
+// recorded) and Priority 0 (a held job's). Other waits are kept (the test above).
+TEST_F(JobsTest, AHeldJobCancelledIsRecordedWithoutReasonOrPriority) {
+  JobId id = submit(SpecBuilder().hold());
+  manager_->takeAccounting();
+  ASSERT_TRUE(manager_->cancel(alice(), cancelIds({std::to_string(id)}))[0].ok());
+  ASSERT_TRUE(manager_->commit().ok());
+  const auto batch = manager_->takeAccounting();
+  const acct::JobRecord* rec = nullptr;
+  for (const auto& r : batch.jobs)
+    if (r.job_id == id) rec = &r;
+  ASSERT_NE(rec, nullptr);
+  EXPECT_EQ(rec->state, acct::JobState::kCancelled);
+  EXPECT_EQ(rec->reason, "");
+  EXPECT_EQ(rec->priority, 0u);
+  EXPECT_EQ(job(id).reason(), "JobHeldUser");  // scontrol's, as the reference's
+}
+
 TEST_F(JobsTest, HoldReleaseRules) {
   JobId id = submit(SpecBuilder());
   std::string s = std::to_string(id);

@@ -170,6 +170,19 @@ TEST_F(StepsTest, StepEndsWhenEveryNodeReportedWithTheHighestExitCode) {
   batch = manager_->takeAccounting();
   ASSERT_NE(stepRecord(batch, id, 1), nullptr);
   EXPECT_EQ(stepRecord(batch, id, 1)->state, acct::JobState::kCompleted);
+  // DerivedExitCode: the highest of the steps' (the failed step 0's 3:0), kept after a later
+  // step succeeded, and in the job's accounting record once it ends (the reference's
+  // `srun false; true`: COMPLETED 0:0, DerivedExitCode 1:0).
+  EXPECT_EQ(std::make_pair(job(id).derived_exit_code(), job(id).derived_exit_signal()), std::make_pair(3u, 0u));
+  finishBatch(id, 0);
+  batch = manager_->takeAccounting();
+  bool recorded = false;
+  for (const auto& j : batch.jobs) {
+    if (j.job_id != id) continue;
+    EXPECT_EQ(std::make_pair(j.derived_exit.code, j.exit.code), std::make_pair(3, 0));
+    recorded = true;
+  }
+  EXPECT_TRUE(recorded);
 }
 
 // sacct -l (golden 117): each node's supervisor sends its tasks' figures; the step's record
