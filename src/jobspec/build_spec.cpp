@@ -63,6 +63,26 @@ std::optional<CliError> checkGpuRequests(Tool tool, const JobSpec& spec) {
     return gresError(tool, "Failed to validate job spec. --gpus-per-task used without either "
                            "--gpus or -n/--ntasks is not allowed.");
   }
+  // --gpus with GPUs per node: a whole number of nodes, within -N when given.
+  std::uint64_t per_node = spec.gpus_per_node ? spec.gpus_per_node->count : 0;
+  for (const auto& g : spec.gres)
+    if (g.name == "gpu") per_node = g.count;
+  if (spec.gpus && spec.gpus->count > 0 && per_node > 0) {
+    if (spec.gpus->count % per_node != 0) {
+      return gresError(tool, "Failed to validate job spec, --gpus is not multiple of "
+                             "--gres=gpu/--gpus-per-node");
+    }
+    const std::uint64_t needed = spec.gpus->count / per_node;
+    if (spec.nodes) {
+      const std::uint64_t max = spec.nodes->max > 0 ? spec.nodes->max : spec.nodes->min;
+      if (needed < spec.nodes->min || needed > max) {
+        return gresError(tool, "Failed to validate job spec. Based on --gpu and --gres=gpu/--gpus-per-node "
+                               "required nodes (" + std::to_string(needed) + ") doesn't fall between "
+                               "min_nodes (" + std::to_string(spec.nodes->min) + ") and max_nodes (" +
+                               std::to_string(max) + ") boundaries.");
+      }
+    }
+  }
   if (spec.mem_per_gpu_mb && requestedGpus(spec) == 0 && !spec.gpus_per_task && !spec.gpus_per_socket) {
     return gresError(tool, "Requested mem_per_tres=gres:gpu:" + std::to_string(*spec.mem_per_gpu_mb) +
                                " but did not request any GPU.");

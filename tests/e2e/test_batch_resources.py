@@ -369,13 +369,17 @@ def test_bad_input_variable_is_an_error_naming_the_option(cluster, work):
     ("--mem-per-gpu=100M",
      1, "sbatch: error: Requested mem_per_tres=gres:gpu:100 but did not request any GPU.\n"
         "sbatch: error: Invalid generic resource (gres) specification\n"),
+    ("--gpus=3 --gpus-per-node=2",
+     1, "sbatch: error: Failed to validate job spec, --gpus is not multiple of "
+        "--gres=gpu/--gpus-per-node\n"
+        "sbatch: error: Invalid generic resource (gres) specification\n"),
     ("--uid=bob", 255, "sbatch: error: --uid only permitted by root user\n"),
     ("--gid=users", 255, "sbatch: error: --gid only permitted by root user\n"),
     ("--reboot", 1, "sbatch: error: rebooting of nodes is only allowed for admins\n"
                     "sbatch: error: Batch job submission failed: Access/permission denied\n"),
     ("--licenses=matlab:1", 1, "sbatch: error: Batch job submission failed: "
                                "Invalid license specification\n"),
-], ids=["gpus-per-task", "mem-per-gpu", "uid", "gid", "reboot", "licenses"])
+], ids=["gpus-per-task", "mem-per-gpu", "gpus-per-node", "uid", "gid", "reboot", "licenses"])
 def test_refused_requests_leave_no_job(cluster, work, args, code, stderr):
     """Each as sbatch 22.05 answered alice (2026-12-03)."""
     before = cluster.cli("squeue", "-h", "-t", "all", "-o", "%i").stdout.split()

@@ -48,7 +48,7 @@ TEST(BatchRequest, ReadsDirectivesOfTheGoldenScript) {
 TEST(BatchRequest, CommandLineBeatsEnvironmentBeatsDirectives) {
   EnvMap env = {{"SBATCH_TIMELIMIT", "10"}, {"SBATCH_JOB_NAME", "from-env"},
                 {"SBATCH_PARTITION", "envpart"}, {"SBATCH_EXCLUSIVE", ""},
-                {"SBATCH_ARRAY_INX", "0-3"}, {"SBATCH_GPUS", "h100:2"}, {"SBATCH_REQUEUE", "0"}};
+                {"SBATCH_ARRAY_INX", "0-3"}, {"SBATCH_GPUS", "h100:4"}, {"SBATCH_REQUEUE", "0"}};
   auto r = buildBatchRequest(std::vector<std::string>{"--array=0-1", "-J", "cli", "directives.sh", "a1"},
                              env, kDirectivesScript, kNow);
   ASSERT_TRUE(r.ok()) << r.error().text;
@@ -59,7 +59,7 @@ TEST(BatchRequest, CommandLineBeatsEnvironmentBeatsDirectives) {
   EXPECT_EQ(s.ntasks, 4u);                      // directive only
   EXPECT_EQ(s.exclusive, ExclusiveMode::Exclusive);  // flag set by an empty value
   EXPECT_EQ(s.array->taskCount(), 2u);          // golden 033: --array=0-1 on the command line
-  EXPECT_EQ(s.gpus, (GpuCount{"h100", 2}));
+  EXPECT_EQ(s.gpus, (GpuCount{"h100", 4}));  // 2 per node (--gres) on -N 2
   EXPECT_FALSE(s.requeue.has_value());          // "0" leaves a flag off
   EXPECT_EQ(s.sources.at("job-name"), OptionSource::CommandLine);
   EXPECT_EQ(s.sources.at("time"), OptionSource::Environment);
@@ -127,6 +127,15 @@ TEST(BatchRequest, RefusesGpuRequestsWithNothingToScaleBy) {
        "sbatch: error: Requested mem_per_tres=gres:gpu:100 but did not request any GPU." + gres},
       {{"--wrap=true", "--mem-per-gpu=1G", "--gres=gpu:1"}, ""},
       {{"--wrap=true", "--mem-per-gpu=1G", "--gpus-per-node=1"}, ""},
+      {{"--wrap=true", "--gpus=3", "--gpus-per-node=2"},
+       "sbatch: error: Failed to validate job spec, --gpus is not multiple of --gres=gpu/--gpus-per-node" + gres},
+      {{"--wrap=true", "--gpus=3", "--gres=gpu:2"},
+       "sbatch: error: Failed to validate job spec, --gpus is not multiple of --gres=gpu/--gpus-per-node" + gres},
+      {{"--wrap=true", "--gpus=4", "--gpus-per-node=2"}, ""},
+      {{"--wrap=true", "--gpus=4", "--gpus-per-node=2", "-N", "1"},
+       "sbatch: error: Failed to validate job spec. Based on --gpu and --gres=gpu/--gpus-per-node required "
+       "nodes (2) doesn't fall between min_nodes (1) and max_nodes (1) boundaries." + gres},
+      {{"--wrap=true", "--gpus=4", "--gpus-per-node=2", "-N", "1-3"}, ""},
   };
   for (const auto& c : cases) {
     auto r = buildBatchRequest(c.args, {}, std::nullopt, kNow);
