@@ -1,19 +1,6 @@
 #include "cli/job_spec_wire.h"
 
 namespace drover::cli {
-namespace {
-
-std::string exportText(const jobspec::ExportSpec& spec) {
-  std::string out = spec.propagate_all ? "ALL" : (spec.vars.empty() ? "NONE" : "");
-  for (const auto& v : spec.vars) {
-    if (!out.empty()) out += ",";
-    out += v.name;
-    if (v.value) out += "=" + *v.value;
-  }
-  return out;
-}
-
-}  // namespace
 
 std::map<std::string, std::string> exportedEnvironment(const jobspec::JobSpec& spec,
                                                        const std::map<std::string, std::string>& env) {
@@ -117,10 +104,10 @@ v1::JobSpec toWireSpec(const jobspec::BatchRequest& request, const SubmitContext
   if (s.input) w.set_std_in(*s.input);
   w.set_open_append(s.open_mode && *s.open_mode == jobspec::OpenMode::Append);
   for (const auto& [k, v] : exportedEnvironment(s, context.environment)) (*w.mutable_environment())[k] = v;
-  w.set_export_mode(s.export_env ? exportText(*s.export_env) : "ALL");
+  w.set_export_mode(s.export_env ? s.export_env->text : "ALL");
   // As the reference's sbatch: a given --export is named in the job's variables, and it, like
   // --get-user-env, has the node load the user's login environment under them (drover-stepd).
-  if (s.export_env) (*w.mutable_environment())["SLURM_EXPORT_ENV"] = exportText(*s.export_env);
+  if (s.export_env) (*w.mutable_environment())["SLURM_EXPORT_ENV"] = s.export_env->text;
   if (s.export_env || s.get_user_env) (*w.mutable_environment())["SLURM_GET_USER_ENV"] = "1";
   w.set_submit_host(context.host);
   w.set_submit_line(context.submit_line);

@@ -27,7 +27,7 @@ namespace {
 
 constexpr const char* kProg = "squeue";
 
-enum LongOnly { kOptHelp = 1000, kOptUsage, kOptJson, kOptYaml, kOptStart, kOptLocal, kOptFederation, kOptHide, kOptNoConvert, kOptMe };
+enum LongOnly { kOptHelp = 1000, kOptUsage, kOptJson, kOptYaml, kOptStart, kOptLocal, kOptFederation, kOptHide, kOptNoConvert, kOptMe, kOptArrayUnique };
 
 constexpr const char* kUsage =
     "Usage: squeue [-A account] [--clusters names] [-i seconds] [--job jobid]\n"
@@ -252,7 +252,7 @@ Result<SqueueCommand> parseSqueueArgs(const std::vector<std::string>& args) {
       {"yaml", no_argument, nullptr, kOptYaml},     {"start", no_argument, nullptr, kOptStart},
       {"local", no_argument, nullptr, kOptLocal},   {"federation", no_argument, nullptr, kOptFederation},
       {"hide", no_argument, nullptr, kOptHide},     {"noconvert", no_argument, nullptr, kOptNoConvert},
-      {"me", no_argument, nullptr, kOptMe},
+      {"me", no_argument, nullptr, kOptMe}, {"array-unique", no_argument, nullptr, kOptArrayUnique},
       {nullptr, 0, nullptr, 0},
   };
   GetoptArgs argv(kProg, args);
@@ -265,7 +265,10 @@ Result<SqueueCommand> parseSqueueArgs(const std::vector<std::string>& args) {
   while ((c = getopt_long(argv.argc(), argv.argv(), "+A:ahi:j::lM:n:o:O:p:q:rs::S:t:u:vVw:",
                           kLong, nullptr)) != -1) {
     switch (c) {
+      // --array-unique: a pending array is one line already (the reference's listing did not
+      // change with it, -r or not).
       case 'a': case 'v': case kOptLocal: case kOptFederation: case kOptHide: case kOptNoConvert:
+      case kOptArrayUnique:
         break;
       case 'A': o.accounts = append(o.accounts, splitCommas(optarg)); break;
       case 'h': o.no_header = true; break;

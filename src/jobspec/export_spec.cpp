@@ -21,6 +21,7 @@ bool validVarName(std::string_view s) {
 
 Result<ExportSpec> parseExportSpec(std::string_view text) {
   ExportSpec spec;
+  spec.text = std::string(text);
   if (text.empty()) {
     return makeError("invalid --export value '': accepted ALL, NONE or [ALL,]VAR[=value],...");
   }

@@ -20,6 +20,7 @@ struct ExportSpec {
   // (Slurm still adds its own SLURM_* variables).
   bool propagate_all = true;
   std::vector<ExportVar> vars;
+  std::string text;  // as written: the job's SLURM_EXPORT_ENV, as the reference's ("NONE,FOO=bar")
   bool operator==(const ExportSpec&) const = default;
 };
 

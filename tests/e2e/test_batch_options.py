@@ -225,7 +225,10 @@ def test_chdir_export_and_mail(cluster, work):
              ("list", ["--export=FOO,BAR=set-here"], {"FOO": "from-submit", "BAR": "set-here",
                                                       "OTHER": "unset", "LOGNAME": USER,
                                                       "HOME": home, "GET": "1",
-                                                      "EXPORT": "FOO,BAR=set-here"})]
+                                                      "EXPORT": "FOO,BAR=set-here"}),
+             # As written, NONE included: the reference's SLURM_EXPORT_ENV=NONE,FOO=bar.
+             ("nonelist", ["--export=NONE,BAR=b"], {"FOO": "unset", "BAR": "b",
+                                                     "EXPORT": "NONE,BAR=b", "GET": "1"})]
     jobs = {}
     for name, opts, _ in cases:
         jobs[name] = sbatch(cluster, work, "-D", "sub", *opts, "-o", f"{name}.out",

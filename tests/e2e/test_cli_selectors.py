@@ -167,6 +167,7 @@ def test_squeue_filters_and_sorting(c):
     # By name, then by id descending within a name.
     name = {a1: "sqa", b1: "sqa", a2: "sqb", run: "sqrun"}
     assert sel("-S", "j,-i") == sorted(ours, key=lambda j: (name[j], -j))
+    assert sel("--array-unique") == sel()  # taken, changing nothing, as the reference's
     # The last of -u and --me wins, as the reference's; SQUEUE_NAMES is --name.
     assert set(sel("--me", "-u", "bob", user="alice")) == {b1}
     assert set(sel("-u", "bob", "--me", user="alice")) == {a1, a2, run}

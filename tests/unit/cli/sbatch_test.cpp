@@ -132,7 +132,7 @@ TEST(SbatchTest, RequestOnTheWire) {
   EXPECT_EQ(w.environment().size(), 4u);
   EXPECT_EQ(w.environment().at("FOO"), "1");
   EXPECT_EQ(w.environment().count("HOME"), 0u);
-  EXPECT_EQ(w.environment().at("SLURM_EXPORT_ENV"), "FOO");
+  EXPECT_EQ(w.environment().at("SLURM_EXPORT_ENV"), "NONE,FOO");  // as written, as the reference
   EXPECT_EQ(w.environment().at("SLURM_GET_USER_ENV"), "1");
   EXPECT_EQ(w.submit_host(), "login1");
 

@@ -188,6 +188,7 @@ TEST(ExportSpec, ParsesAllNoneAndLists) {
   auto none_plus = parseExportSpec("NONE,A=b");
   ASSERT_TRUE(none_plus.ok());
   EXPECT_FALSE(none_plus->propagate_all);
+  EXPECT_EQ(none_plus->text, "NONE,A=b");  // SLURM_EXPORT_ENV, as the reference's
   for (std::string bad : {"", "1ABC", "ALL,NONE", "A-B=1"}) EXPECT_FALSE(parseExportSpec(bad).ok()) << bad;
 }
 
