@@ -1,5 +1,7 @@
 #include "cli/scancel.h"
 
+#include <algorithm>
+
 #include <getopt.h>
 #include <unistd.h>
 
@@ -161,6 +163,48 @@ std::string noMatchLine(const v1::CancelJobsRequest& r) {
 
 }  // namespace
 
+namespace {
+
+// Whether the controller's result for one job (`7`, `7_3`) answers the id as given: itself, a
+// task of the array given whole (`7`), or one of a task list given (`7_[2-3,5]`).
+bool answers(const std::string& given, const std::string& result) {
+  if (result == given) return true;
+  const std::size_t us = given.find('_');
+  const std::string array = given.substr(0, us);
+  if (result.compare(0, array.size() + 1, array + "_") != 0) return false;
+  if (us == std::string::npos) return true;
+  const std::string list = given.substr(us + 1);
+  if (list.size() < 2 || list.front() != '[' || list.back() != ']') return false;
+  const std::string task = result.substr(array.size() + 1);
+  const std::uint64_t n = std::strtoull(task.c_str(), nullptr, 10);
+  for (const auto& item : splitCommas(list.substr(1, list.size() - 2))) {
+    const std::size_t dash = item.find('-');
+    const std::uint64_t lo = std::strtoull(item.c_str(), nullptr, 10);
+    const std::uint64_t hi = dash == std::string::npos ? lo : std::strtoull(item.c_str() + dash + 1, nullptr, 10);
+    if (n >= lo && n <= hi) return true;
+  }
+  return false;
+}
+
+// The results grouped under the ids as given, in their order (the rest, selected by filters,
+// one group each), so that -v names each id once as written, as the reference's
+// "Terminating job 7067_[2-3]" for two tasks.
+std::vector<std::pair<std::string, std::vector<const v1::CancelResult*>>> groupByGivenId(
+    const v1::CancelJobsRequest& request, const v1::CancelJobsReply& reply) {
+  std::vector<std::pair<std::string, std::vector<const v1::CancelResult*>>> groups;
+  for (const auto& id : request.job_ids()) groups.push_back({id, {}});
+  for (const auto& r : reply.results()) {
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return answers(g.first, r.job_id()); });
+    if (it == groups.end()) groups.push_back({r.job_id(), {&r}});
+    else it->second.push_back(&r);
+  }
+  groups.erase(std::remove_if(groups.begin(), groups.end(), [](const auto& g) { return g.second.empty(); }),
+               groups.end());
+  return groups;
+}
+
+}  // namespace
+
 ScancelReport reportScancel(const ScancelCommand& command, const v1::CancelJobsReply& reply) {
   ScancelReport report;
   if (command.verbose && !command.quiet && reply.results_size() == 0 &&
@@ -173,20 +217,31 @@ ScancelReport reportScancel(const ScancelCommand& command, const v1::CancelJobsR
   // finished job's as well, as "Kill job error", exit 1 (-Q silenced the line, not the status);
   // a plain cancel of such a job is silent unless -v.
   const bool signalling = sig != 0 || command.request.batch_only();
-  for (const auto& r : reply.results()) {
+  for (const auto& [given, results] : groupByGivenId(command.request, reply)) {
     if (command.verbose) {
       if (sig != 0) {
-        report.stderr_text += "scancel: Signal " + std::to_string(sig) + " to job " + r.job_id() + "\n";
+        report.stderr_text += "scancel: Signal " + std::to_string(sig) + " to job " + given + "\n";
       } else {
-        report.stderr_text += "scancel: Terminating job " + r.job_id() + "\n";
+        report.stderr_text += "scancel: Terminating job " + given + "\n";
       }
     }
-    if (r.ok()) continue;
-    const bool quiet_kind = silentUnlessVerbose(r.error()) && !signalling;
-    if (quiet_kind && !command.verbose) continue;
-    if (!quiet_kind) report.exit_code = r.error() == "Access/permission denied" ? kExitAccessDenied : 1;
-    if (command.quiet && silentUnlessVerbose(r.error())) continue;
-    report.stderr_text += "scancel: error: Kill job error on job id " + r.job_id() + ": " + r.error() + "\n";
+    // Tasks of a group that ended before are no error while others took the cancel (the
+    // reference's `scancel -v A` with some tasks done printed its one line); a group that
+    // failed throughout says so once, under the id as given.
+    const bool any_ok = std::any_of(results.begin(), results.end(), [](const auto* r) { return r->ok(); });
+    const bool one_failure = !any_ok && std::all_of(results.begin(), results.end(), [&](const auto* r) {
+      return r->error() == results.front()->error();
+    });
+    for (const v1::CancelResult* r : results) {
+      if (r->ok()) continue;
+      const bool quiet_kind = silentUnlessVerbose(r->error()) && !signalling;
+      if (quiet_kind && (!command.verbose || any_ok)) continue;
+      if (!quiet_kind) report.exit_code = r->error() == "Access/permission denied" ? kExitAccessDenied : 1;
+      if (command.quiet && silentUnlessVerbose(r->error())) continue;
+      const std::string& id = one_failure ? given : r->job_id();
+      report.stderr_text += "scancel: error: Kill job error on job id " + id + ": " + r->error() + "\n";
+      if (one_failure) break;
+    }
   }
   return report;
 }

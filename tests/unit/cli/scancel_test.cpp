@@ -188,5 +188,33 @@ TEST(ScancelTest, VerboseFiltersMatchingNothing) {
             "user_name=" + std::to_string(getuid()) + " \n");
 }
 
+// -v names each id once as written, as the reference's (2026-12-03): `scancel -v 7067_[2-3] 7068`
+// printed "Terminating job 7067_[2-3]", and `scancel -v 7067` of an array whose other tasks
+// were already cancelled its one line and no error.
+TEST(ScancelTest, VerboseNamesEachIdAsGiven) {
+  auto results = [](std::vector<std::tuple<std::string, bool, std::string>> rows) {
+    v1::CancelJobsReply r;
+    for (const auto& [id, ok, error] : rows) {
+      auto* res = r.add_results();
+      res->set_job_id(id);
+      res->set_ok(ok);
+      res->set_error(error);
+    }
+    return r;
+  };
+  const std::string done = "Job/step already completing or completed";
+  auto range = parseScancelArgs({"-v", "7067_[2-3]", "7068"});
+  ASSERT_TRUE(range.ok()) << range.error();
+  EXPECT_EQ(reportScancel(*range, results({{"7067_2", true, ""}, {"7067_3", true, ""}, {"7068", true, ""}})).stderr_text,
+            "scancel: Terminating job 7067_[2-3]\nscancel: Terminating job 7068\n");
+  auto array = parseScancelArgs({"-v", "7067"});
+  ASSERT_TRUE(array.ok()) << array.error();
+  const auto partly = reportScancel(*array, results({{"7067_0", true, ""}, {"7067_1", false, done}}));
+  EXPECT_EQ(partly.stderr_text, "scancel: Terminating job 7067\n");
+  EXPECT_EQ(partly.exit_code, 0);
+  const auto ended = reportScancel(*array, results({{"7067_0", false, done}, {"7067_1", false, done}}));
+  EXPECT_EQ(ended.stderr_text, "scancel: Terminating job 7067\nscancel: error: Kill job error on job id 7067: " + done + "\n");
+}
+
 }  // namespace
 }  // namespace drover::cli
