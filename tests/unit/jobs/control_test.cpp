@@ -442,12 +442,7 @@ TEST_F(JobsTest, UpdateRulesAndTexts) {
 
 TEST_F(JobsTest, UpdateWhereAPendingJobMayRun) {
   JobId id = submit(SpecBuilder().hold());
-  auto upd = [&](const std::string& key, const std::string& value) {
-    v1::UpdateJobRequest r;
-    r.set_job_id(std::to_string(id));
-    (*r.mutable_fields())[key] = value;
-    return manager_->update(alice(), r);
-  };
+  auto upd = [&](const std::string& key, const std::string& value) { return updateField(id, key, value); };
   EXPECT_TRUE(upd("ExcNodeList", "node[01-03]").ok());
   EXPECT_EQ(job(id).exc_nodes(), "node[01-03]");
   EXPECT_EQ(job(id).spec().exclude(), "node[01-03]");
@@ -479,12 +474,7 @@ TEST_F(JobsTest, UpdateWhereAPendingJobMayRun) {
 // TimeMin=, Requeue=, WorkDir=, StdOut=, EligibleTime=; checked as at submission.
 TEST_F(JobsTest, UpdateWhatAPendingJobAsksFor) {
   JobId id = submit(SpecBuilder().hold());
-  auto upd = [&](const std::string& key, const std::string& value) {
-    v1::UpdateJobRequest r;
-    r.set_job_id(std::to_string(id));
-    (*r.mutable_fields())[key] = value;
-    return manager_->update(alice(), r);
-  };
+  auto upd = [&](const std::string& key, const std::string& value) { return updateField(id, key, value); };
   EXPECT_TRUE(upd("NumTasks", "4").ok());
   EXPECT_EQ(job(id).spec().ntasks(), 4u);
   EXPECT_EQ(job(id).num_tasks(), 4u);

@@ -141,6 +141,15 @@ class JobsTest : public ::testing::Test {
     return r ? r.ok->job_id : 0;
   }
 
+  // scontrol update JobId=ID KEY=VALUE, as `who`.
+  Result<v1::UpdateJobReply> updateField(JobId id, const std::string& key, const std::string& value,
+                                         const Caller& who = alice()) {
+    v1::UpdateJobRequest r;
+    r.set_job_id(std::to_string(id));
+    (*r.mutable_fields())[key] = value;
+    return manager_->update(who, r);
+  }
+
   // One scheduling pass through the real scheduler, on every configured node.
   std::vector<Launch> pass() {
     std::vector<NodeView> nodes = nodeViews();
