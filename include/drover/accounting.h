@@ -150,6 +150,9 @@ struct JobWithSteps {
   // False when the query named only some of this job's steps ("sacct -j 16.1"): sacct then
   // prints those step rows without the job's own row.
   bool show_job = true;
+  // sacct -B / --env-vars: the batch script and the environment ("NAME=value" lines) the job
+  // was submitted with, when asked for and kept (AccountingStoreFlags); unset otherwise.
+  std::optional<std::string> batch_script, environment;
 };
 
 // A `sacct -j` item: "123", "123_4", "123.batch", "123_4.0".
@@ -229,6 +232,14 @@ struct EventFilter {
 
 // A group of changes written in one transaction (group commit): jobs first, then steps, then
 // events.
+// What a job was submitted with, kept when cluster.conf asks (Slurm's AccountingStoreFlags
+// job_script / job_env); one per array (its first job id).
+struct JobScript {
+  std::uint64_t job_id = 0;
+  std::optional<std::string> script, environment;
+  bool operator==(const JobScript&) const = default;
+};
+
 struct AcctBatch {
   std::vector<JobRecord> jobs;
   std::vector<StepRecord> steps;
@@ -236,7 +247,10 @@ struct AcctBatch {
   // its next run, these stay (sacct -D).
   std::vector<JobRecord> runs;
   std::vector<EventChange> events;
-  bool empty() const { return jobs.empty() && steps.empty() && runs.empty() && events.empty(); }
+  std::vector<JobScript> scripts;
+  bool empty() const {
+    return jobs.empty() && steps.empty() && runs.empty() && events.empty() && scripts.empty();
+  }
 };
 
 class AccountingStore {
@@ -249,6 +263,8 @@ class AccountingStore {
   Result<std::size_t> upsertStep(const StepRecord& step) { return apply(AcctBatch{{}, {step}, {}, {}}); }
   // Jobs ordered by submit time (then array remainder last, then job id); steps per job.
   virtual Result<std::vector<JobWithSteps>> query(const AcctFilter& filter) = 0;
+  // What job `job_id` (an array's first id for its tasks) was submitted with, if kept.
+  virtual Result<std::optional<JobScript>> jobScript(std::uint64_t job_id) = 0;
 };
 
 }  // namespace drover::acct

@@ -26,6 +26,10 @@ struct ControllerConfig {
     return cli_port != 0 ? cli_port : static_cast<std::uint16_t>(port + 2);
   }
   std::string state_dir = "/var/lib/drover";
+  // Slurm's AccountingStoreFlags job_script / job_env: keep each batch job's script and
+  // environment in accounting for sacct -B / --env-vars. Off by default, as Slurm's.
+  bool store_job_script = false;
+  bool store_job_env = false;
 };
 
 struct GpuConfig {

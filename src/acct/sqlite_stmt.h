@@ -43,6 +43,13 @@ class SqliteAccountingStore::Stmt {
       sqlite3_bind_null(s_, ++idx);
     }
   }
+  void bind(const std::optional<std::string>& v) {
+    if (v) {
+      bind(*v);
+    } else {
+      sqlite3_bind_null(s_, ++idx);
+    }
+  }
   void bindValue(const Value& v) {
     std::visit([this](const auto& x) { bind(x); }, v);
   }

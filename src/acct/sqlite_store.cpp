@@ -89,6 +89,11 @@ CREATE TABLE events(
 CREATE INDEX events_start ON events(time_start);
 CREATE UNIQUE INDEX events_open ON events(kind, cluster, node_name) WHERE time_end = 0;
 )sql",
+    // 4 -> 5: batch scripts and environments kept for sacct -B / --env-vars (cluster.conf's
+    // controller.accounting_store_flags), NULL where not kept.
+    R"sql(
+CREATE TABLE job_scripts(job_id INTEGER PRIMARY KEY, script TEXT, environment TEXT);
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 

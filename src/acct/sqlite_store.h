@@ -36,7 +36,7 @@ struct DownRow {
 };
 
 // The schema version this build writes; older files are migrated forward on open.
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 struct SqliteOptions {
   bool read_only = false;
@@ -73,6 +73,10 @@ class SqliteAccountingStore final : public AccountingStore {
   // sreport's Down: the node events' seconds inside [start, end) (open ones up to `now`), summed
   // per TRES string.
   Result<std::vector<DownRow>> downTime(const UsageWindow& window);
+
+  // sacct -B / --env-vars: what job `job_id` (an array's first id for its tasks) was submitted
+  // with, if it was kept; nullopt otherwise.
+  Result<std::optional<JobScript>> jobScript(std::uint64_t job_id) override;
 
   // The schema version recorded in the file.
   Result<int> schemaVersion();

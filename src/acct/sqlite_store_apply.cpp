@@ -60,6 +60,10 @@ Result<std::size_t> SqliteAccountingStore::apply(const AcctBatch& batch) {
     return makeError("accounting database " + path_ + " has schema version " +
                      std::to_string(version_) + ", which keeps no events; migrate it to 4");
   }
+  if (!batch.scripts.empty() && version_ < 5) {
+    return makeError("accounting database " + path_ + " has schema version " +
+                     std::to_string(version_) + ", which keeps no job scripts; migrate it to 5");
+  }
   if (!batch.runs.empty() && version_ < 3) {
     return makeError("accounting database " + path_ + " has schema version " +
                      std::to_string(version_) + ", which keeps no earlier runs; migrate it to 3");
@@ -222,6 +226,18 @@ Result<std::size_t> SqliteAccountingStore::apply(const AcctBatch& batch) {
     if (auto applied = applyEvents(batch.events); !applied) {
       exec("ROLLBACK");
       return makeError(applied.error());
+    }
+  }
+  if (!batch.scripts.empty()) {
+    auto script_stmt = prepared("INSERT OR REPLACE INTO job_scripts(job_id, script, environment) VALUES(?, ?, ?)");
+    if (!script_stmt) return fail(script_stmt.error());
+    for (const JobScript& js : batch.scripts) {
+      Stmt& s = **script_stmt;
+      s.reset();
+      s.bind(static_cast<std::int64_t>(js.job_id));
+      s.bind(js.script);
+      s.bind(js.environment);
+      if (sqlite3_step(s.get()) != SQLITE_DONE) return fail("keeping the script of job " + std::to_string(js.job_id));
     }
   }
   if (sqlite3_step((*commit)->get()) != SQLITE_DONE) return fail("commit");

@@ -483,4 +483,20 @@ Result<std::vector<UsageRow>> SqliteAccountingStore::usage(const AcctFilter& fil
   return out;
 }
 
+Result<std::optional<JobScript>> SqliteAccountingStore::jobScript(std::uint64_t job_id) {
+  if (version_ < 5) return std::optional<JobScript>{};
+  auto stmt = prepared("SELECT script, environment FROM job_scripts WHERE job_id = ?");
+  if (!stmt) return makeError(stmt.error());
+  Stmt& s = **stmt;
+  s.bind(static_cast<std::int64_t>(job_id));
+  std::optional<JobScript> out;
+  if (sqlite3_step(s.get()) == SQLITE_ROW) {
+    out = JobScript{job_id, {}, {}};
+    if (!s.isNull(0)) out->script = s.str(0);
+    if (!s.isNull(1)) out->environment = s.str(1);
+  }
+  s.reset();
+  return out;
+}
+
 }  // namespace drover::acct

@@ -57,7 +57,11 @@ std::string renderConfig(const config::ClusterConfig& c, const std::string& conf
   const config::SchedulerConfig& s = c.scheduler;
   const config::PriorityWeights& p = s.priority;
   // Slurm's order (not quite alphabetical: its Priority* block is its own).
+  std::string store_flags;
+  if (c.controller.store_job_env) store_flags = "job_env";
+  if (c.controller.store_job_script) store_flags += store_flags.empty() ? "job_script" : ",job_script";
   const std::vector<std::pair<std::string, std::string>> settings = {
+      {"AccountingStoreFlags", store_flags.empty() ? "(null)" : store_flags},
       {"AuthInfo", authInfo(c)},
       {"AuthType", "auth/munge"},
       {"BcastExclude", config::bcastExcludeText(c.bcast)},

@@ -31,7 +31,7 @@ constexpr const char* kProg = "sacct";
 
 enum LongOnly {
   kOptHelp = 1000, kOptUsage, kOptJson, kOptName, kOptNoConvert, kOptLocal, kOptFederation, kOptDelimiter,
-  kOptUnits, kOptUseLocalUid, kOptWholeHetjob, kOptYaml
+  kOptUnits, kOptUseLocalUid, kOptWholeHetjob, kOptYaml, kOptEnvVars
 };
 
 constexpr const char* kHelp =
@@ -58,6 +58,8 @@ constexpr const char* kHelp =
     "     -s, --state:       Select jobs based on their state during the time period given.\n"
     "     -S, --starttime:   Select jobs eligible after this time (default: midnight today).\n"
     "     -T, --truncate:    Cut start and end times to the --starttime/--endtime window.\n"
+    "     -B, --batch-script: Print the batch script of the jobs given with -j, where kept.\n"
+    "     --env-vars:        Print the environment of the jobs given with -j, where kept.\n"
     "     -u, --uid/--user:  Use this comma separated list of uids or user names.\n"
     "     -X, --allocations: Only show statistics relevant to the job allocation itself.\n"
     "     -V, --version:     Print the version.\n"
@@ -113,6 +115,7 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
       {"whole-hetjob", optional_argument, nullptr, kOptWholeHetjob},
       {"truncate", no_argument, nullptr, 'T'},
       {"yaml", no_argument, nullptr, kOptYaml},
+      {"batch-script", no_argument, nullptr, 'B'}, {"env-vars", no_argument, nullptr, kOptEnvVars},
       {nullptr, 0, nullptr, 0},
   };
   GetoptArgs argv(kProg, args);
@@ -126,7 +129,7 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
   opterr = 0;
   optind = 0;
   int c;
-  while ((c = getopt_long(argv.argc(), argv.argv(), "aA:bC:DeE:g:hi:I:j:k:K:lLM:nN:o:pPq:r:R:s:S:Tu:vVW:X",
+  while ((c = getopt_long(argv.argc(), argv.argv(), "aA:bBC:DeE:g:hi:I:j:k:K:lLM:nN:o:pPq:r:R:s:S:Tu:vVW:X",
                           kLong, nullptr)) != -1) {
     switch (c) {
       case 'a': cmd.all_users = true; break;
@@ -139,6 +142,8 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
       case 'L': case kOptUseLocalUid: case kOptWholeHetjob: break;
       case 'T': cmd.truncate = true; break;
       case kOptYaml: cmd.yaml = true; break;
+      case 'B': cmd.batch_script = true; break;
+      case kOptEnvVars: cmd.env_vars = true; break;
       case 'q':
         // Drover's one QOS is normal: another name is refused as the reference refused one
         // it did not have.
@@ -263,6 +268,14 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
   }
   if (optind < argv.argc())
     return makeError(std::string("Unknown argument: ") + argv[optind]);
+  // -B / --env-vars name what was kept of specific jobs, as the reference's sacct insisted.
+  if (cmd.batch_script && cmd.env_vars) {
+    return makeError("fatal: Options --batch-script and --env-vars are mutually exclusive");
+  }
+  if ((cmd.batch_script || cmd.env_vars) && f.jobs.empty()) {
+    return makeError(std::string("fatal: When requesting job ") + (cmd.batch_script ? "scripts" : "environment") +
+                     " you must also request specific jobs with the '-j' option.");
+  }
   // Slurm's defaults: the window starts at midnight today unless jobs or states were named
   // (then: no start bound for -j, "now" for -s), and a user sees their own jobs unless -a/-u.
   if (!have_start) {
@@ -358,6 +371,8 @@ int runSacct(int argc, char** argv) {
   }
   v1::QueryAccountingRequest request = ctld::toWire(cmd.filter);
   request.set_all_users(cmd.all_users);
+  request.set_with_batch_script(cmd.batch_script);
+  request.set_with_environment(cmd.env_vars);
   auto reply = client->queryAccounting(request);
   if (!reply.ok()) {
     printError(kProg, reply.error());
@@ -371,7 +386,9 @@ int runSacct(int argc, char** argv) {
     if (cmd.truncate) truncateToWindow(job, cmd.filter.window_start, cmd.filter.window_end.value_or(now));
     jobs.push_back(std::move(job));
   }
-  if (cmd.yaml) {
+  if (cmd.batch_script || cmd.env_vars) {
+    std::cout << acct::report::renderKeptSubmission(jobs, cmd.batch_script);
+  } else if (cmd.yaml) {
     std::cout << json::dumpYaml(fromNlohmann(nlohmann::ordered_json::parse(acct::report::renderSacctJson(jobs, now))));
   } else if (cmd.json) {
     std::cout << acct::report::renderSacctJson(jobs, now);

@@ -23,6 +23,8 @@ struct SacctCommand {
   bool truncate = false;          // -T: start and end cut to the window
   bool json = false;
   bool yaml = false;               // --yaml: the --json document as Slurm's YAML
+  bool batch_script = false;       // -B: each job's script, where kept
+  bool env_vars = false;           // --env-vars: each job's environment, where kept
   bool helpformat = false;
   bool help = false;
   bool usage = false;

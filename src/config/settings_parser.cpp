@@ -19,7 +19,10 @@ constexpr std::int64_t kMaxTimeoutS = 65535;
 
 bool parseController(Context& ctx, const YAML::Node& node, ControllerConfig& out) {
   MapReader m;
-  if (!m.open(ctx, node, "controller", {"host", "port", "cli_port", "state_dir"})) return false;
+  if (!m.open(ctx, node, "controller",
+              {"host", "port", "cli_port", "state_dir", "accounting_store_flags"})) {
+    return false;
+  }
   if (auto* v = m.find("host"); v && !readString(ctx, *v, m.path("host"), out.host)) return false;
   if (auto* v = m.find("port"); v && !readInteger(ctx, *v, m.path("port"), 1, 65535, out.port)) {
     return false;
@@ -32,6 +35,20 @@ bool parseController(Context& ctx, const YAML::Node& node, ControllerConfig& out
     if (!readString(ctx, *v, m.path("state_dir"), out.state_dir)) return false;
   }
   out.state_dir = ctx.resolvePath(out.state_dir);
+  if (auto* v = m.find("accounting_store_flags")) {
+    std::string text;
+    if (!readString(ctx, *v, m.path("accounting_store_flags"), text)) return false;
+    for (const std::string& flag : splitCommas(text)) {
+      if (equalsIgnoreCase(flag, "job_script")) {
+        out.store_job_script = true;
+      } else if (equalsIgnoreCase(flag, "job_env")) {
+        out.store_job_env = true;
+      } else {
+        return ctx.fail(v->Mark(), fmt::format("{}: unknown flag '{}' (accepted: job_script, job_env)",
+                                               m.path("accounting_store_flags"), flag));
+      }
+    }
+  }
   return true;
 }
 

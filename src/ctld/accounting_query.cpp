@@ -22,7 +22,18 @@ Result<v1::QueryAccountingReply> queryAccounting(acct::AccountingStore& store, c
   if (!rows.ok()) return makeError("accounting query failed: " + rows.error());
   v1::QueryAccountingReply reply;
   reply.set_cluster_name(cluster_name);
-  for (const auto& job : *rows) *reply.add_jobs() = toWire(job);
+  const bool kept = request.with_batch_script() || request.with_environment();
+  for (auto& job : *rows) {
+    // sacct -B / --env-vars: the owner's and root's to read, as the job's files are.
+    if (kept && (caller.uid == 0 || caller.uid == job.job.uid)) {
+      const std::uint64_t id = job.job.array_job_id != 0 ? job.job.array_job_id : job.job.job_id;
+      auto script = store.jobScript(id);
+      if (!script.ok()) return makeError("accounting query failed: " + script.error());
+      if (*script && request.with_batch_script()) job.batch_script = (*script)->script;
+      if (*script && request.with_environment()) job.environment = (*script)->environment;
+    }
+    *reply.add_jobs() = toWire(job);
+  }
   return reply;
 }
 

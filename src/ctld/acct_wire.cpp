@@ -260,6 +260,8 @@ v1::AcctJobWithSteps toWire(const acct::JobWithSteps& j) {
   *w.mutable_job() = toWire(j.job);
   for (const auto& s : j.steps) *w.add_steps() = toWire(s);
   w.set_show_job(j.show_job);
+  if (j.batch_script) w.set_batch_script(*j.batch_script);
+  if (j.environment) w.set_environment(*j.environment);
   return w;
 }
 
@@ -268,6 +270,8 @@ acct::JobWithSteps fromWire(const v1::AcctJobWithSteps& w) {
   j.job = fromWire(w.job());
   for (const auto& s : w.steps()) j.steps.push_back(fromWire(s));
   j.show_job = w.show_job();
+  if (w.has_batch_script()) j.batch_script = w.batch_script();
+  if (w.has_environment()) j.environment = w.environment();
   return j;
 }
 

@@ -300,6 +300,20 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
     auto it = jobs_.emplace(job.id(), std::move(job)).first;
     index(it->second);
   }
+  // sacct -B / --env-vars (controller.accounting_store_flags): kept once, under the job's (the
+  // array's) first id, as the job was submitted.
+  const auto& keep = config_.controller;
+  if (spec.batch() && (keep.store_job_script || keep.store_job_env)) {
+    acct::JobScript kept;
+    kept.job_id = first;
+    if (keep.store_job_script) kept.script = script;
+    if (keep.store_job_env) {
+      std::string text;
+      for (const auto& [name, value] : env) text += name + "=" + value + "\n";
+      kept.environment = std::move(text);
+    }
+    accounting_.scripts.push_back(std::move(kept));
+  }
   if (!task_ids.empty()) {
     unsplit_pending_[first] = count;
     // One copy of the script and environment for all the tasks.

@@ -6,6 +6,7 @@ loopback. The whole module is skipped while the controller does not serve Submit
 
 import json
 import re
+import subprocess
 
 import pytest
 import yaml
@@ -409,3 +410,41 @@ def test_a_held_job_cancelled_is_accounted_as_the_references(jobs):
                            "State,Reason,Priority,Elapsed").stdout.strip()
     wait_for(lambda: row().startswith("CANCELLED") or None, 15, what="the cancelled record")
     assert row() == "CANCELLED by 0|None|0|00:00:00", row()
+
+
+def test_sacct_shows_the_kept_script_and_environment(jobs, tmp_path):
+    """controller.accounting_store_flags (Slurm's AccountingStoreFlags=job_script,job_env):
+    sacct -B and --env-vars print what the job was submitted with, in the reference's blocks;
+    without the flag, and for jobs submitted before it, NONE; both options need -j."""
+    before = submit(jobs, "-o", "/dev/null", "--wrap=true")
+    original = jobs.conf.read_text()
+    assert "\ncontroller:\n" in original
+    jobs.conf.write_text(original.replace("\ncontroller:\n",
+                                          "\ncontroller:\n  accounting_store_flags: job_script,job_env\n", 1))
+    try:
+        assert jobs.scontrol("reconfigure").returncode == 0
+        shown = jobs.scontrol("show", "config").stdout
+        assert re.search(r"^AccountingStoreFlags\s+= job_env,job_script$", shown, re.M), shown
+        script = tmp_path / "kept.sh"
+        script.write_text("#!/bin/bash\n#SBATCH -J kept\necho hello\n")
+        kept = int(subprocess.run([str(jobs.bin / "sbatch"), "--parsable", "-o", "/dev/null", str(script)],
+                                  capture_output=True, text=True, check=True,
+                                  env={**jobs.env(), "KEPT_MARK": "yes"}).stdout.split(";")[0])
+        wait_job_state(jobs, kept, "COMPLETED")
+        out = jobs.cli("sacct", "-B", "-j", str(kept)).stdout
+        assert out == (f"Batch Script for {kept}\n" + "-" * 80 + "\n"
+                       "#!/bin/bash\n#SBATCH -J kept\necho hello\n\n"), out
+        env = jobs.cli("sacct", "--env-vars", "-j", str(kept)).stdout.splitlines()
+        assert env[:2] == [f"Environment used for {kept} (must be batch to display)", "-" * 80], env
+        assert "KEPT_MARK=yes" in env and env[-1] == "", env
+        out = jobs.cli("sacct", "-B", "-j", str(before)).stdout
+        assert out == f"Batch Script for {before}\n" + "-" * 80 + "\nNONE\n\n", out
+    finally:
+        jobs.conf.write_text(original)
+        jobs.scontrol("reconfigure")
+    r = jobs.cli("sacct", "-B")
+    assert (r.returncode, r.stderr) == (1, "sacct: fatal: When requesting job scripts you must also "
+                                           "request specific jobs with the '-j' option.\n")
+    r = jobs.cli("sacct", "-B", "--env-vars", "-j", "1")
+    assert (r.returncode, r.stderr) == (1, "sacct: fatal: Options --batch-script and --env-vars are "
+                                           "mutually exclusive\n")

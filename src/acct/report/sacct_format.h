@@ -63,6 +63,10 @@ std::string renderSacct(const std::vector<JobWithSteps>& jobs, const std::vector
                         const RenderOptions& options);
 // `sacct --json`, shaped as Slurm 22.05's dbv0.0.38 output.
 std::string renderSacctJson(const std::vector<JobWithSteps>& jobs, std::int64_t now);
+// sacct -B (`batch_script`) or --env-vars: for each job, the reference's block: "Batch Script
+// for ID" (or "Environment used for ID (must be batch to display)"), 80 dashes, what was kept
+// or NONE, an empty line.
+std::string renderKeptSubmission(const std::vector<JobWithSteps>& jobs, bool batch_script);
 // `sacct --helpformat`.
 std::string renderHelpFormat();
 

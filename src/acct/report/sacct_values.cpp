@@ -357,4 +357,18 @@ std::string jobIdText(const JobRecord& job) {
   return std::to_string(job.array_job_id) + "_[" + job.array_task_str + "]";
 }
 
+std::string renderKeptSubmission(const std::vector<JobWithSteps>& jobs, bool batch_script) {
+  std::string out;
+  for (const JobWithSteps& j : jobs) {
+    const std::optional<std::string>& kept = batch_script ? j.batch_script : j.environment;
+    out += batch_script ? "Batch Script for " + jobIdText(j.job) + "\n"
+                        : "Environment used for " + jobIdText(j.job) + " (must be batch to display)\n";
+    out += std::string(80, '-') + "\n";
+    out += kept ? *kept : std::string("NONE\n");
+    if (kept && !kept->empty() && kept->back() != '\n') out += '\n';
+    out += '\n';
+  }
+  return out;
+}
+
 }  // namespace drover::acct::report

@@ -294,7 +294,7 @@ TEST(AcctEvents, AVersion3FileIsMigratedAndKeepsItsJobs) {
   }
   auto store = openStore(path);
   ASSERT_TRUE(store);
-  EXPECT_EQ(*store->schemaVersion(), 4);
+  EXPECT_EQ(*store->schemaVersion(), kSchemaVersion);
   apply(*store, {open(nodeEvent("n1", kT, "DOWN", "x"))});
   EXPECT_EQ(all(*store).size(), 1u);
   AcctFilter f;

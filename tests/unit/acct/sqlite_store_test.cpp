@@ -521,5 +521,23 @@ TEST(JobSelectors, Parse) {
   EXPECT_FALSE(parseJobState("bogus").has_value());
 }
 
+// sacct -B / --env-vars: what a job was submitted with, kept when asked (NULL where not).
+TEST_F(StoreTest, KeepsScriptsAndEnvironments) {
+  AcctBatch batch;
+  batch.scripts.push_back({41, std::string("#!/bin/sh\ntrue\n"), std::string("A=1\nB=2\n")});
+  batch.scripts.push_back({42, std::string("#!/bin/sh\n"), std::nullopt});
+  ASSERT_TRUE(store_->apply(batch).ok());
+  auto both = store_->jobScript(41);
+  ASSERT_TRUE(both.ok()) << both.error();
+  ASSERT_TRUE(both->has_value());
+  EXPECT_EQ(**both, (JobScript{41, std::string("#!/bin/sh\ntrue\n"), std::string("A=1\nB=2\n")}));
+  auto script_only = store_->jobScript(42);
+  ASSERT_TRUE(script_only.ok() && script_only->has_value());
+  EXPECT_FALSE((*script_only)->environment.has_value());
+  auto none = store_->jobScript(43);
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+}
+
 }  // namespace
 }  // namespace drover::acct

@@ -352,5 +352,27 @@ TEST(SacctTruncateTest, StartAndEndCutToTheWindow) {
   EXPECT_EQ(std::make_pair(pending.job.start, pending.job.end), std::make_pair(std::int64_t{0}, std::int64_t{0}));
 }
 
+// sacct -B / --env-vars blocks as the reference printed them (AccountingStoreFlags set, and
+// NONE for a job whose script was not kept).
+TEST(SacctKeptSubmissionTest, BlocksAsTheReference) {
+  acct::JobWithSteps kept;
+  kept.job.job_id = 7075;
+  kept.batch_script = "#!/bin/bash\n#SBATCH -J scripted\necho hello\n";
+  kept.environment = "A=1\nSLURM_UMASK=0022\n";
+  acct::JobWithSteps task;
+  task.job.job_id = 7080;
+  task.job.array_job_id = 7077;
+  task.job.array_task_id = 3;
+  const std::string dashes(80, '-');
+  EXPECT_EQ(acct::report::renderKeptSubmission({kept, task}, true),
+            "Batch Script for 7075\n" + dashes + "\n#!/bin/bash\n#SBATCH -J scripted\necho hello\n\n" +
+                "Batch Script for 7077_3\n" + dashes + "\nNONE\n\n");
+  EXPECT_EQ(acct::report::renderKeptSubmission({kept}, false),
+            "Environment used for 7075 (must be batch to display)\n" + dashes + "\nA=1\nSLURM_UMASK=0022\n\n");
+  EXPECT_FALSE(parseSacctArgs({"-B"}, 0, 1001, "alice").ok());
+  EXPECT_FALSE(parseSacctArgs({"-B", "--env-vars", "-j", "5"}, 0, 1001, "alice").ok());
+  EXPECT_TRUE(parseSacctArgs({"--env-vars", "-j", "5"}, 0, 1001, "alice")->env_vars);
+}
+
 }  // namespace
 }  // namespace drover::cli

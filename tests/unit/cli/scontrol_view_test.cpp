@@ -163,6 +163,33 @@ TEST_F(ScontrolViewTest, ShowConfigWritesTheBcastSectionAsSlurmsBcastParameters)
       << text;
 }
 
+// controller.accounting_store_flags is Slurm's AccountingStoreFlags, named as the reference
+// printed them (job_env,job_script; (null) without); an unknown flag is refused.
+TEST_F(ScontrolViewTest, ShowConfigWritesTheAccountingStoreFlags) {
+  const std::string base =
+      "cluster_name: lab\n"
+      "nodes:\n"
+      "  - {names: n1, address: 127.0.0.1, port: 7830, cpus: 4, real_memory: 4G}\n"
+      "partitions:\n"
+      "  - {name: p, nodes: ALL}\n";
+  auto plain = config::parseClusterConfig(base, "cluster.conf");
+  ASSERT_TRUE(plain.ok()) << plain.error();
+  EXPECT_NE(renderConfig(*plain, "c", kCaptureTime, std::nullopt).find("\nAccountingStoreFlags    = (null)\n"),
+            std::string::npos);
+  auto both = config::parseClusterConfig(base + "controller:\n  accounting_store_flags: job_script,JOB_ENV\n",
+                                         "cluster.conf");
+  ASSERT_TRUE(both.ok()) << both.error();
+  EXPECT_TRUE(both->controller.store_job_script && both->controller.store_job_env);
+  EXPECT_NE(renderConfig(*both, "c", kCaptureTime, std::nullopt)
+                .find("\nAccountingStoreFlags    = job_env,job_script\n"),
+            std::string::npos);
+  auto bad = config::parseClusterConfig(base + "controller:\n  accounting_store_flags: job_comment\n",
+                                        "cluster.conf");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().find("unknown flag 'job_comment' (accepted: job_script, job_env)"), std::string::npos)
+      << bad.error();
+}
+
 // jobs.requeue_wait is Slurm's AuthInfo cred_expire: written there when not its default.
 TEST_F(ScontrolViewTest, ShowConfigWritesRequeueWaitAsAuthInfosCredExpire) {
   auto config = config::parseClusterConfig(

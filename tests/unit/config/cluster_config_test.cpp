@@ -484,7 +484,7 @@ TEST(ClusterConfig, InvalidFilesGiveLocatedErrors) {
        "cluster_name: c\ncontroller: {host: 127.0.0.1, port: 7817}\nnodes:\n  - names: n1\n    address: 127.0.0.1\n    port: 7819\npartitions:\n  - name: p\n    nodes: ALL\n",
        "node n1 would listen on 127.0.0.1:7819, the controller's address"},
       {"controller not a mapping", minimal("", "controller: 127.0.0.1:7817\n"),
-       "t.conf:9:13: controller: expected a mapping (keys: host, port, cli_port, state_dir), got "
+       "t.conf:9:13: controller: expected a mapping (keys: host, port, cli_port, state_dir, accounting_store_flags), got "
        "'127.0.0.1:7817'"},
       {"timeout with a unit", minimal("", "timeouts: {node_down: 60s}\n"),
        "t.conf:9:23: timeouts.node_down: expected an integer from 1 to 65535, got '60s'"},

@@ -159,5 +159,24 @@ TEST_F(JobsTest, TestOnlyReportsStartWithoutCreatingAJob) {
   EXPECT_EQ(manager_->size(), 1u);
 }
 
+// controller.accounting_store_flags: a batch job's script and environment go to accounting
+// with its record, once for an array (under its first id); nothing without the flags.
+TEST_F(JobsTest, SubmissionKeepsTheScriptWhereAsked) {
+  submit(SpecBuilder());
+  EXPECT_TRUE(manager_->takeAccounting().scripts.empty());
+  config_.controller.store_job_script = true;
+  config_.controller.store_job_env = true;
+  v1::JobSpec spec = SpecBuilder().array("0-3");
+  spec.set_batch(true);
+  spec.set_script("#!/bin/sh\ntrue\n");
+  spec.clear_environment();
+  (*spec.mutable_environment())["B"] = "2";
+  (*spec.mutable_environment())["A"] = "1";
+  const JobId array = submit(spec);
+  const auto kept = manager_->takeAccounting().scripts;
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0], (acct::JobScript{array, std::string("#!/bin/sh\ntrue\n"), std::string("A=1\nB=2\n")}));
+}
+
 }  // namespace
 }  // namespace drover::jobs::testing
