@@ -152,7 +152,7 @@ struct JobWithSteps {
   bool show_job = true;
   // sacct -B / --env-vars: the batch script and the environment ("NAME=value" lines) the job
   // was submitted with, when asked for and kept (AccountingStoreFlags); unset otherwise.
-  std::optional<std::string> batch_script, environment;
+  std::optional<std::string> batch_script = std::nullopt, environment = std::nullopt;
 };
 
 // A `sacct -j` item: "123", "123_4", "123.batch", "123_4.0".
@@ -259,8 +259,16 @@ class AccountingStore {
   // Idempotent upserts keyed by job id and (job id, step id); a later write replaces every field.
   // Returns the number of records written.
   virtual Result<std::size_t> apply(const AcctBatch& batch) = 0;
-  Result<std::size_t> upsertJob(const JobRecord& job) { return apply(AcctBatch{{job}, {}, {}, {}}); }
-  Result<std::size_t> upsertStep(const StepRecord& step) { return apply(AcctBatch{{}, {step}, {}, {}}); }
+  Result<std::size_t> upsertJob(const JobRecord& job) {
+    AcctBatch batch;
+    batch.jobs.push_back(job);
+    return apply(batch);
+  }
+  Result<std::size_t> upsertStep(const StepRecord& step) {
+    AcctBatch batch;
+    batch.steps.push_back(step);
+    return apply(batch);
+  }
   // Jobs ordered by submit time (then array remainder last, then job id); steps per job.
   virtual Result<std::vector<JobWithSteps>> query(const AcctFilter& filter) = 0;
   // What job `job_id` (an array's first id for its tasks) was submitted with, if kept.
