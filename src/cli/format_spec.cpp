@@ -26,15 +26,17 @@ Result<Format> parseFormat(std::string_view text, std::vector<std::string>* inva
       literal += text[i];
       continue;
     }
+    // Slurm reads fields as the text between '%'s, so several '%' in a row are one: `%%y` is
+    // the field y, `%%|` the bad field `|`, and a '%' (or several) at the end is nothing (the
+    // reference's squeue and sinfo, 2026-12-03). There is no escape for a literal '%'.
+    while (i + 1 < text.size() && text[i + 1] == '%') ++i;
     const std::size_t start = i;
     ++i;
-    if (i < text.size() && text[i] == '%') {
-      literal += '%';
-      continue;
-    }
     FieldSpec spec;
-    if (i < text.size() && (text[i] == '.' || text[i] == '-')) {
-      spec.right = text[i] == '.';
+    // Only '.' (right-justify) comes before the width: the reference printed `%-10P` as
+    // written and named `-` as a bad field.
+    if (i < text.size() && text[i] == '.') {
+      spec.right = true;
       ++i;
     }
     if (i < text.size() && text[i] == '#') {
@@ -57,7 +59,7 @@ Result<Format> parseFormat(std::string_view text, std::vector<std::string>* inva
     }
     if (i >= text.size() || !std::isalpha(static_cast<unsigned char>(text[i]))) {
       return makeError("invalid format field at position " + std::to_string(start + 1) + " in \"" +
-                       std::string(text) + "\": expected %[.|-][width]<letter>");
+                       std::string(text) + "\": expected %[.][width]<letter>");
     }
     spec.code = text[i];
     flushLiteral();

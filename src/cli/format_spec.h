@@ -30,7 +30,8 @@ struct FormatItem {
 
 using Format = std::vector<FormatItem>;
 
-// Parses a format string. `%%` is a literal percent sign. A `%` with no type letter fails,
+// Parses a format string, `%[.][width]<letter>` fields among text; `%%` is no escape but one
+// `%`, as Slurm's (`%%y` the field y). A `%` with no type letter fails,
 // naming the position; or, with `invalid` given, is kept as literal text (width and all) and
 // the character that is no letter is added to `invalid` ("" at the end of the text), as
 // squeue printed `%!` and warned. Unknown type letters are left for the command to reject or

@@ -553,10 +553,13 @@ Result<std::string> renderSinfo(const SinfoOptions& opts, const std::vector<v1::
   std::vector<std::string> unused;
   if (warnings == nullptr) warnings = &unused;
   const std::string format_text = opts.format.empty() ? builtinSinfoFormat(opts) : opts.format;
+  // A field with no letter (`%-10P`, `%%|`) is printed as written, named as the reference's.
+  std::vector<std::string> no_letter;
   auto parsed = !opts.format_long.empty()         ? longFormat(opts.format_long, warnings)
                 : equalsIgnoreCase(format_text, "%all") ? Result<Format>(allFieldsFormat())
-                                                  : parseFormat(format_text);
+                                                  : parseFormat(format_text, &no_letter);
   if (!parsed.ok()) return makeError(parsed.error());
+  for (const auto& c : no_letter) warnings->push_back("Invalid node format specification: " + c);
   Format format = std::move(*parsed);
   // A letter sinfo does not know: the reference said so (no "sinfo:" prefix), printed the
   // field as written, in the header and on every line, and exited 0.

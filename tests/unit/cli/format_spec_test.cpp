@@ -16,12 +16,11 @@ TEST(FormatSpecTest, RendersWidthsAlignmentAndLiterals) {
   const std::vector<Case> cases = {
       {"%P", "PPPP"},
       {"%10P|", "PPPP      |"},
-      {"%-10P|", "PPPP      |"},
       {"%.10P|", "      PPPP|"},
       {"%.2P|", "PP|"},            // a width also truncates, as Slurm
       {"%2P|", "PP|"},
       {"x%Py %Nz", "xPPPPy NNNNz"},  // text after a field is its suffix
-      {"100%% %D", "100% DDDD"},
+      {"x%%Py%%%D", "xPPPPyDDDD"},   // '%'s in a row are one, as Slurm's
       {"", ""},
   };
   for (const auto& c : cases) {
@@ -33,7 +32,7 @@ TEST(FormatSpecTest, RendersWidthsAlignmentAndLiterals) {
 }
 
 TEST(FormatSpecTest, ParsesSpecParts) {
-  auto parsed = parseFormat("%.18i %#P %-8u");
+  auto parsed = parseFormat("%.18i %#P %8u");
   ASSERT_TRUE(parsed.ok());
   ASSERT_EQ(parsed->size(), 5u);
   EXPECT_EQ((*parsed)[0].field.code, 'i');
@@ -66,6 +65,12 @@ TEST(FormatSpecTest, InvalidFieldsKeptAsTextWhenAsked) {
       {"%.10!abc|%i", "%.10!abc|7", {"!"}},
       {"%i %5", "7 %5", {""}},
       {"%i%", "7", {}},
+      // The reference's squeue -o "%i|%-i|%%|%-10j|x%%y": no '-' flag (sinfo's the same), no
+      // escape for '%'; then "%.-5i|" and "%5.3i|".
+      {"%i|%-i|%%|%-10j|x%%y", "7|%-i|%|%-10j|x7", {"-", "|", "-"}},
+      {"%.-5i|", "%.-5i|", {"-"}},
+      {"%5.3i|", "%5.3i|", {"."}},
+      {"%i%%", "7", {}},
   };
   for (const auto& c : cases) {
     std::vector<std::string> invalid;
