@@ -60,20 +60,29 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
   const std::int64_t now = clock_.now();
   v1::JobSpec spec = submitted;
 
-  // Partition: the first of a comma list that exists, else the default.
-  const config::PartitionConfig* part = nullptr;
+  // Partition: the default, or each of a comma list, every one of which must exist (the
+  // reference refused `-p gpu,nosuch` and `-p "gpu, debug"`). The job is checked against
+  // every listed partition's limits, as Slurm's EnforcePartLimits=ALL does, and runs in the
+  // first (Drover does not yet place a job in whichever of them could start it first).
+  std::vector<const config::PartitionConfig*> listed;
   if (spec.partition().empty()) {
-    part = config_.defaultPartition();
-    if (!part) return refuse("No partition specified or system default partition");
+    if (const auto* p = config_.defaultPartition()) listed.push_back(p);
+    if (listed.empty()) return refuse("No partition specified or system default partition");
   } else {
     for (const std::string& name : splitCommas(spec.partition())) {
-      if ((part = config_.findPartition(name))) break;
+      const auto* p = config_.findPartition(name);
+      if (!p) {
+        return refuse("Invalid partition name specified", "no partition " + name,
+                      {"invalid partition specified: " + name});
+      }
+      listed.push_back(p);
     }
-    if (!part) {
-      return refuse("Invalid partition name specified", "no partition " + spec.partition(),
-                    {"invalid partition specified: " + spec.partition()});
+    if (listed.empty()) {  // only commas: the reference named it "(null)"
+      return refuse("Invalid partition name specified", "no partition named in " + spec.partition(),
+                    {"invalid partition specified: (null)"});
     }
   }
+  const config::PartitionConfig* part = listed.front();
 
   // A negative nice raises a job above others: root and operators only, as the reference
   // refused `--nice=-5` from a user and took it from root.
@@ -120,16 +129,24 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
     // `srun --gres=gpu:0` is the usual way to start a step that needs no GPU.
   }
 
-  // Time limit: the partition's default (else its maximum); over the maximum is refused.
+  // Time limit: the (first) partition's default, else its maximum; over the maximum of any
+  // listed partition is refused. A default over another's maximum got the reference's
+  // "configuration not available" (`-p gpu,debug` without -t: gpu's hour over debug's 30 min).
   std::int64_t limit = spec.time_limit_min();
-  if (limit == 0) {
+  const bool default_limit = limit == 0;
+  if (default_limit) {
     limit = part->default_time_min != config::kUnlimited ? part->default_time_min
                                                           : part->max_time_min;
-  } else if (part->max_time_min != config::kUnlimited &&
-             (limit < 0 || limit > part->max_time_min)) {
-    return refuse("Requested time limit is invalid (missing or exceeds some limit)",
-                  "partition " + part->name + " allows at most " +
-                      std::to_string(part->max_time_min) + " minutes");
+  }
+  for (const auto* p : listed) {
+    if (p->max_time_min == config::kUnlimited ||
+        (limit >= 0 && limit <= p->max_time_min)) {
+      continue;
+    }
+    const std::string why = "partition " + p->name + " allows at most " +
+                            std::to_string(p->max_time_min) + " minutes";
+    if (default_limit) return refuse("Requested partition configuration not available now", why);
+    return refuse("Requested time limit is invalid (missing or exceeds some limit)", why);
   }
 
   if (spec.qos().empty()) spec.set_qos("normal");
@@ -195,29 +212,33 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
   base.set_num_cpus(static_cast<std::uint32_t>(req_cpus));
   base.set_req_tres(reqTres(base, request));
 
-  // Limits Slurm checks against the partition before placement.
-  std::int64_t part_cpus = 0;
+  // Limits Slurm checks against the partitions before placement (every listed one's nodes
+  // and CPUs; the first's nodes, where the job runs, for the per-node figures below).
   std::int64_t largest_mem = 0;
   int largest_cpus = 0;
-  int part_nodes = 0;
-  for (const auto& n : config_nodes_) {
-    if (!contains(n.partitions, part->name)) continue;
-    part_cpus += n.cpus;
-    largest_mem = std::max(largest_mem, n.memoryMb);
-    largest_cpus = std::max(largest_cpus, n.cpus);
-    ++part_nodes;
-  }
-  if (request.minNodes > part_nodes ||
-      (part->max_nodes != config::kUnlimited && request.minNodes > part->max_nodes)) {
-    return refuse("Node count specification invalid",
-                  std::to_string(request.minNodes) + " nodes asked, partition " + part->name +
-                      " has " + std::to_string(part_nodes));
-  }
-  if (req_cpus > part_cpus) {
-    return refuse("More processors requested than permitted",
-                  std::to_string(req_cpus) +
-                      " CPUs asked, partition " + part->name + " has " +
-                      std::to_string(part_cpus));
+  for (const auto* p : listed) {
+    std::int64_t part_cpus = 0;
+    int part_nodes = 0;
+    for (const auto& n : config_nodes_) {
+      if (!contains(n.partitions, p->name)) continue;
+      part_cpus += n.cpus;
+      if (p == part) {
+        largest_mem = std::max(largest_mem, n.memoryMb);
+        largest_cpus = std::max(largest_cpus, n.cpus);
+      }
+      ++part_nodes;
+    }
+    if (request.minNodes > part_nodes ||
+        (p->max_nodes != config::kUnlimited && request.minNodes > p->max_nodes)) {
+      return refuse("Node count specification invalid",
+                    std::to_string(request.minNodes) + " nodes asked, partition " + p->name +
+                        " has " + std::to_string(part_nodes));
+    }
+    if (req_cpus > part_cpus) {
+      return refuse("More processors requested than permitted",
+                    std::to_string(req_cpus) + " CPUs asked, partition " + p->name + " has " +
+                        std::to_string(part_cpus));
+    }
   }
   {
     // Without -N, as many nodes as the scheduler gives the tasks (`-n 20` on 16-CPU nodes: 2);

@@ -364,6 +364,34 @@ def test_client_side_refusals(cluster, work, args, code, text):
     assert _all_jobs(cluster) == before
 
 
+# `-p` lists the reference refused (its EnforcePartLimits=ALL; debug: 2 nodes, 30 minutes at
+# most; gpu: no default time, so its maximum, a day): every partition must exist and the job
+# must fit each one's limits.
+_FAILED = "sbatch: error: Batch job submission failed: "
+PARTITION_LISTS = [
+    (["-p", "gpu,nosuch"], "sbatch: error: invalid partition specified: nosuch\n"
+                           f"{_FAILED}Invalid partition name specified\n"),
+    (["-p", "gpu,debug"], f"{_FAILED}Requested partition configuration not available now\n"),
+    (["-p", "gpu,debug", "-t", "40"],
+     f"{_FAILED}Requested time limit is invalid (missing or exceeds some limit)\n"),
+    (["-p", "gpu,debug", "-t", "10", "-N", "3"], f"{_FAILED}Node count specification invalid\n"),
+]
+
+
+@pytest.mark.parametrize("args,text", PARTITION_LISTS, ids=["unknown", "default", "time", "nodes"])
+def test_partition_list_refusals(cluster, work, args, text):
+    before = _all_jobs(cluster)
+    r = sh(cluster, "sbatch " + " ".join(_q(a) for a in args) + " --wrap=true", work)
+    assert (r.returncode, r.stdout, r.stderr) == (1, "", text)
+    assert _all_jobs(cluster) == before
+
+
+def test_partition_list_that_fits_runs_in_the_first(cluster, work):
+    job = sbatch(cluster, work, "-p", "gpu,debug", "-t", "10", "-o", "/dev/null", "--wrap=true")
+    done = wait_state(cluster, job, FINAL)
+    assert (done["JobState"], done["Partition"]) == ("COMPLETED", "gpu")
+
+
 # --- states not reached elsewhere ----------------------------------------------------------
 
 def test_completing_then_cancelled(cluster, work):

@@ -88,12 +88,45 @@ TEST_F(JobsTest, DefaultsFromPartitionAccountTreeAndConfig) {
   EXPECT_EQ(batch.jobs.back().work_dir, "/home/alice");
 }
 
-TEST_F(JobsTest, PartitionListTakesFirstKnownAndDefaultTime) {
-  config_.partitions[0].default_time_min = 10;
+// A partition list, as the reference took and refused it: every named partition must exist,
+// the job must fit every one's limits (EnforcePartLimits=ALL), and runs in the first, with its
+// default time.
+TEST_F(JobsTest, PartitionListIsCheckedAgainstEveryPartition) {
+  config_.partitions[0].default_time_min = 45;   // gpu: 45 min default, 60 max; debug: 30 max
   reopen();
-  JobId id = submit(SpecBuilder().partition("nosuch,gpu"));
+  JobId id = submit(SpecBuilder().partition("gpu,debug").time(10));
   EXPECT_EQ(job(id).partition(), "gpu");
-  EXPECT_EQ(job(id).time_limit_min(), 10);
+  EXPECT_EQ(submit(SpecBuilder().partition("gpu,,gpu,")), id + 1);  // empty items skipped
+  EXPECT_EQ(job(id + 1).time_limit_min(), 45);
+
+  struct Case {
+    std::string name;
+    v1::JobSpec spec;
+    std::string message;
+    std::vector<std::string> notes;
+  };
+  const std::vector<Case> cases = {
+      {"an unknown one", SpecBuilder().partition("gpu,nosuch"), "Invalid partition name specified",
+       {"invalid partition specified: nosuch"}},
+      {"a space after the comma", SpecBuilder().partition("gpu, debug"),
+       "Invalid partition name specified", {"invalid partition specified:  debug"}},
+      {"only commas", SpecBuilder().partition(","), "Invalid partition name specified",
+       {"invalid partition specified: (null)"}},
+      {"the first's default over another's maximum", SpecBuilder().partition("gpu,debug"),
+       "Requested partition configuration not available now", {}},
+      {"a limit over another's maximum", SpecBuilder().partition("gpu,debug").time(40),
+       "Requested time limit is invalid (missing or exceeds some limit)", {}},
+      {"more nodes than another has", SpecBuilder().partition("gpu,debug").time(10).nodes(2),
+       "Node count specification invalid", {}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    SubmitResult r = manager_->submit(alice(), c.spec);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.failure.message, c.message) << r.failure.detail;
+    EXPECT_EQ(r.failure.notes, c.notes);
+  }
+  EXPECT_EQ(manager_->size(), 2u);
 }
 
 TEST_F(JobsTest, AdminMayChargeAnyAccount) {
