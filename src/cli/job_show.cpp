@@ -81,7 +81,7 @@ std::string formatJobRecord(const v1::JobInfo& j, std::int64_t now, bool oneline
                   " EligibleTime=" + timeOr(eligible, "Unknown"));
   lines.push_back("AccrueTime=" + timeOr(accrue, "Unknown"));
   lines.push_back("StartTime=" + timeOr(j.start_time(), "Unknown") + " EndTime=" +
-                  timeOr(jobEndTime(j), "Unknown") + " Deadline=N/A");
+                  timeOr(jobEndTime(j), "Unknown") + " Deadline=" + timeOr(j.spec().deadline(), "N/A"));
   // Drover has no separate scheduler-evaluation stamp: the start (or submit) time stands in.
   const std::int64_t sched_eval = j.start_time() > 0 && started ? j.start_time() : j.submit_time();
   lines.push_back("SuspendTime=" + timeOr(j.suspend_time(), "None") +

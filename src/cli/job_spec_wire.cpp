@@ -74,6 +74,7 @@ v1::JobSpec toWireSpec(const jobspec::BatchRequest& request, const SubmitContext
   if (s.dependency) w.set_dependency(s.dependency->text);
   w.set_hold(s.hold);
   if (s.begin_time) w.set_begin_time(*s.begin_time);
+  if (s.deadline) w.set_deadline(*s.deadline);
   if (s.requeue) {
     w.set_requeue(*s.requeue);
     w.set_requeue_set(true);

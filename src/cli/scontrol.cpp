@@ -398,9 +398,10 @@ int cmdUpdateJob(const std::vector<std::string>& specs) {
       printError(kProg, "Invalid " + key + " value: " + value);
       return 1;
     }
-    // StartTime takes sbatch --begin's forms (now+1hour, 16:00, ISO); like --begin it is read
-    // against this host's clock and sent as seconds since the epoch.
-    if (lower == "starttime" || lower == "begintime" || lower == "eligibletime") {
+    // StartTime (and Deadline) take sbatch --begin's forms (now+1hour, 16:00, ISO); like
+    // --begin they are read against this host's clock and sent as seconds since the epoch.
+    if (lower == "starttime" || lower == "begintime" || lower == "eligibletime" ||
+        lower == "deadline") {
       auto t = jobspec::parseBeginTime(value, static_cast<std::int64_t>(std::time(nullptr)));
       if (!t.ok()) {
         // As Slurm's: the spec's error, then nothing is sent.

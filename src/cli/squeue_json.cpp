@@ -116,7 +116,7 @@ json::Object build(const v1::JobInfo& j, std::int64_t now, const std::string& cl
   o.emplace_back("cpu_frequency_maximum", json::Value());
   o.emplace_back("cpu_frequency_governor", json::Value());
   o.emplace_back("cpus_per_tres", s.cpus_per_gpu() > 0 ? "gres:gpu:" + std::to_string(s.cpus_per_gpu()) : "");
-  o.emplace_back("deadline", 0);
+  o.emplace_back("deadline", s.deadline());
   o.emplace_back("delay_boot", 0);
   o.emplace_back("dependency", j.dependency_status());  // empty once met, as Dependency=
   o.emplace_back("derived_exit_code",

@@ -50,9 +50,9 @@ enum NamedOnly : char {
   kRawJobId = 1, kAccrueTime, kEligibleTime, kLastSchedEval, kPendingTime, kStdOut, kStdErr,
   kStdIn, kNumTasks, kRequeue, kRestartCount, kMaxNodes, kMaxCpus, kMinTime, kExitStatus,
   kDerivedExitStatus, kTresAlloc, kCpusPerTask, kBatchFlag, kReboot, kTasksPerNode, kAllocNode,
-  kTresPerJob, kTresPerTask, kCpusPerTres, kMemPerTres, kTresBind,
+  kTresPerJob, kTresPerTask, kCpusPerTres, kMemPerTres, kTresBind, kDeadline,
 };
-static_assert(kTresBind < ' ');
+static_assert(kDeadline < ' ');
 
 // -O fields of what Drover has no notion of (burst buffers, federation, heterogeneous jobs,
 // switches, boards, MCS labels, ...): the header and the value the reference printed for a job
@@ -65,7 +65,7 @@ constexpr FixedField kFixedFields[] = {
     {"boardspernode", "BOARDS_PER_NODE", "0"},  {"burstbuffer", "BURST_BUFFER", "(null)"},
     {"burstbufferstate", "BURST_BUFFER_STATE", "(null)"},
     {"clusterfeature", "CLUSTER_FEATURES", "(null)"},
-    {"container", "CONTAINER", "(null)"},       {"deadline", "DEADLINE", "N/A"},
+    {"container", "CONTAINER", "(null)"},
     {"delayboot", "DELAY_BOOT", "0:00"},        {"hetjobid", "HET_JOB_ID", "N/A"},
     {"hetjobidset", "HET_JOB_ID_SET", "N/A"},   {"hetjoboffset", "HET_JOB_OFFSET", "N/A"},
     {"mcslabel", "MCSLABEL", "(null)"},         {"network", "NETWORK", "(null)"},
@@ -169,6 +169,7 @@ std::string header(char code) {
     case kCpusPerTres: return "CPUS_PER_TRES";
     case kMemPerTres: return "MEM_PER_TRES";
     case kTresBind: return "TRES_BIND";
+    case kDeadline: return "DEADLINE";
     default: return "";
   }
 }
@@ -353,6 +354,7 @@ void value(const v1::JobInfo& j, char code, std::int64_t now, std::string& v) {
     case kCpusPerTres: setOrNA(v, cpusPerTresText(j.spec())); return;
     case kMemPerTres: setOrNA(v, memPerTresText(j.spec())); return;
     case kTresBind: setOrNA(v, tresBindText(j.spec())); return;
+    case kDeadline: v = timeOrNA(j.spec().deadline()); return;
     default:
       if (const FixedField* fixed = fixedField(code)) v.assign(fixed->value);
       else v.clear();
@@ -454,6 +456,7 @@ CodeFields fieldsOf(char code) {
     case kCpusPerTres: return {{kSpec}, {S::kCpusPerGpuFieldNumber}};
     case kMemPerTres: return {{kSpec}, {S::kMemPerGpuMbFieldNumber}};
     case kTresBind: return {{kSpec}, {S::kGpuBindFieldNumber}};
+    case kDeadline: return {{kSpec}, {S::kDeadlineFieldNumber}};
     default: return {};
   }
 }
@@ -479,6 +482,7 @@ constexpr NamedField kOFields[] = {
     {"reboot", kReboot}, {"ntpernode", kTasksPerNode}, {"allocnodes", kAllocNode},
     {"tres-per-job", kTresPerJob}, {"tres-per-task", kTresPerTask},
     {"cpus-per-tres", kCpusPerTres}, {"mem-per-tres", kMemPerTres}, {"tres-bind", kTresBind},
+    {"deadline", kDeadline},
 };
 
 

@@ -195,8 +195,9 @@ void JobService::afterCommit(Done after) {
 
 void JobService::flush() {
   flush_posted_ = false;
-  // Interactive allocations past their limit end in this same commit (job_service_steps.cpp).
-  armAllocationTimer(manager_->enforceAllocationLimits());
+  // Interactive allocations past their limit, and pending jobs past their --deadline, end in
+  // this same commit.
+  armTimeBoundsTimer(manager_->enforceTimeBounds());
   auto waiting = std::move(waiting_commit_);
   waiting_commit_.clear();
   Status committed = manager_->commit();
@@ -286,6 +287,19 @@ void JobService::armBeginTimer(std::int64_t now) {
     if (ec) return;
     begin_armed_for_ = 0;
     requestPass();
+  });
+}
+
+void JobService::armTimeBoundsTimer(std::int64_t next) {
+  if (next == 0 || next == time_bounds_armed_for_) return;
+  if (!time_bounds_timer_) time_bounds_timer_ = std::make_unique<boost::asio::steady_timer>(io_);
+  time_bounds_armed_for_ = next;
+  const std::int64_t wait_ms = std::max<std::int64_t>(0, next * 1000 - clock_.nowMs());
+  time_bounds_timer_->expires_after(std::chrono::milliseconds(wait_ms));
+  time_bounds_timer_->async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;
+    time_bounds_armed_for_ = 0;
+    afterCommit({});  // the flush ends what is due and re-arms for the next
   });
 }
 

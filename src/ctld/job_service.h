@@ -240,7 +240,6 @@ class JobService {
   };
   Result<v1::AwaitAllocationReply> allocationReply(jobs::JobId id) const;
   void answerWaiters();
-  void armAllocationTimer(std::int64_t next_end);
   struct StepFanOut;
   void launchStep(jobs::JobManager::CreatedStep created,
                   std::function<void(Result<v1::CreateStepReply>)> done);
@@ -251,8 +250,10 @@ class JobService {
                         const std::string& why);
   std::map<std::uint64_t, AllocationWaiter> waiters_;  // by token
   std::uint64_t next_waiter_ = 1;
-  std::unique_ptr<boost::asio::steady_timer> allocation_timer_;
-  std::int64_t allocation_timer_for_ = 0;
+  // enforceTimeBounds' next due time (an allocation's end, a pending job's deadline).
+  void armTimeBoundsTimer(std::int64_t next);
+  std::unique_ptr<boost::asio::steady_timer> time_bounds_timer_;
+  std::int64_t time_bounds_armed_for_ = 0;
 };
 
 }  // namespace drover::ctld

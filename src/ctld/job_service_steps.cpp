@@ -185,17 +185,4 @@ void JobService::completeAllocation(const rpc::Caller& caller,
   afterCommit(std::move(done));
 }
 
-void JobService::armAllocationTimer(std::int64_t next_end) {
-  if (next_end == 0 || next_end == allocation_timer_for_) return;
-  if (!allocation_timer_) allocation_timer_ = std::make_unique<boost::asio::steady_timer>(io_);
-  allocation_timer_for_ = next_end;
-  const std::int64_t wait_ms = std::max<std::int64_t>(0, next_end * 1000 - clock_.nowMs());
-  allocation_timer_->expires_after(std::chrono::milliseconds(wait_ms));
-  allocation_timer_->async_wait([this](const boost::system::error_code& ec) {
-    if (ec) return;
-    allocation_timer_for_ = 0;
-    afterCommit({});  // the flush ends what is due and re-arms for the next
-  });
-}
-
 }  // namespace drover::ctld

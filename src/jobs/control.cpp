@@ -597,6 +597,15 @@ Status JobManager::updateJob(Job& job, const v1::UpdateJobRequest& req, bool adm
         i.mutable_spec()->set_begin_time(static_cast<std::int64_t>(*t));
         i.set_eligible_time(0);
       }
+    } else if (key == "deadline") {
+      // As the reference: a time already past is refused before the caller's rights are
+      // looked at; then root and operators only; a started job's deadline stays as it was,
+      // without a word (its limit was cut to it when it started).
+      auto t = parseNumber(value);
+      if (!t) return makeError("Invalid time specification");
+      if (static_cast<std::int64_t>(*t) <= clock_.now()) return makeError("Invalid time specified");
+      if (!admin) return makeError(kDenied);
+      if (apply && pending) i.mutable_spec()->set_deadline(static_cast<std::int64_t>(*t));
     } else {
       return makeError("Update of this parameter is not supported: " + raw_key);
     }

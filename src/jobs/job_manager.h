@@ -28,6 +28,7 @@
 #include "jobs/job_store.h"
 #include "jobs/lifecycle_counts.h"
 #include "jobs/reservations.h"
+#include "jobs/time_index.h"
 #include "launch/job_env.h"
 #include "drover/v1/priority.pb.h"
 #include "sched/incremental.h"
@@ -274,9 +275,10 @@ class JobManager {
   // salloc/srun released their allocation: COMPLETED, or FAILED with the exit code; a pending
   // one is CANCELLED. Running steps are killed.
   Status completeAllocation(const Caller& caller, const v1::CompleteAllocationRequest& request);
-  // Interactive allocations past their time limit end TIMEOUT (no supervisor enforces it).
-  // Returns the earliest end time of the allocations still running (0 = none).
-  std::int64_t enforceAllocationLimits();
+  // Interactive allocations past their time limit end TIMEOUT (no supervisor enforces it);
+  // pending jobs that can no longer end by their --deadline end DEADLINE (time_bounds.cpp).
+  // Returns the earliest time either is due next (0 = none).
+  std::int64_t enforceTimeBounds();
   // scontrol top: ahead of the owner's other pending jobs of its partition, account and QOS.
   void moveToTop(Job& job);
   // Partitions from the configuration, passed on to the scheduler when they changed.
@@ -313,7 +315,7 @@ class JobManager {
   // Every staged change passes here, so the maintained scheduler hears of it (stage()).
   void touch(JobId id) {
     touched_.push_back(id);
-    deadline_touched_.push_back(id);
+    time_bounds_touched_.push_back(id);
   }
   SchedulingState& schedState();
   // `throttled`: tasks kept out of the snapshot by their array's %N, given a priority too (shown
@@ -336,13 +338,15 @@ class JobManager {
   LifecycleCounts lifecycle_;
   std::uint32_t last_plan_size_ = 0;
   BackfillFacts last_backfill_;
-  // Interactive allocations by (end, id), for enforceAllocationLimits (steps.cpp): kept from
-  // the ids touched since its last call, built from the whole table on its first call.
-  std::set<std::pair<std::int64_t, JobId>> deadlines_;
-  std::unordered_map<JobId, std::int64_t> deadline_of_;
-  std::vector<JobId> deadline_touched_;
-  bool deadlines_built_ = false;
-  void noteDeadline(JobId id);
+  // For enforceTimeBounds: interactive allocations by their end, pending jobs with a deadline
+  // by the second after the last one they can start in; kept from the ids touched since its
+  // last call, built from the whole table on its first call.
+  TimeIndex allocation_ends_;
+  TimeIndex deadline_expiries_;
+  std::vector<JobId> time_bounds_touched_;
+  bool time_bounds_built_ = false;
+  void noteTimeBounds(JobId id);
+  void endPastDeadline(Job& job);
   std::vector<JobId> touched_;
   std::unique_ptr<SchedulingState, SchedulingStateDeleter> scheduling_;
   // True when some pending job's dependency state changed.
@@ -407,6 +411,8 @@ const std::string& accountingReason(const v1::JobInfo& info);
 
 // The reason of a batch job that could not be launched.
 inline const std::string kLaunchFailure = "JobLaunchFailure";
+// A job that could no longer end by its --deadline (Slurm's spelling).
+inline constexpr const char* kDeadlineReason = "DeadLine";
 
 // The reason description (JobInfo.reason_description) of a job requeued held, Slurm's words.
 inline constexpr std::string_view kRequeuedHeld = "job requeued in held state";

@@ -450,11 +450,10 @@ void JobManager::splitStarted(Job& job) {
   std::erase(tasks, from);
   tasks.insert(std::lower_bound(tasks.begin(), tasks.end(), to), to);
   if (with_dependencies_.erase(from)) with_dependencies_.insert(to);
-  if (auto d = deadline_of_.find(from); d != deadline_of_.end()) {
-    deadlines_.erase({d->second, from});
-    deadline_of_.erase(d);
-    deadline_touched_.push_back(to);
-  }
+  // Its time-bound entries follow it to its new id (enforceTimeBounds).
+  allocation_ends_.set(from, 0);
+  deadline_expiries_.set(from, 0);
+  time_bounds_touched_.push_back(to);
   store_.stageRename(from, job);
   renamed_.emplace_back(from, to);
   dirty_remainders_.insert(array_id);

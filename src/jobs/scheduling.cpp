@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "drover/hostlist.h"
+#include "jobs/deadline.h"
 #include "jobs/job_manager.h"
 #include "jobs/request.h"
 #include "jobs/scheduling_state.h"
@@ -170,6 +171,11 @@ std::vector<Launch> JobManager::applyPlanEntries(const sched::Plan& plan,
     // A plan made on an older snapshot may name a job that was cancelled meanwhile.
     if (!job || job->state() != v1::JOB_PENDING || start.allocation.nodes.empty()) continue;
     v1::JobInfo& i = job->info;
+    // Past its --deadline since the last commit looked (enforceTimeBounds): it does not start.
+    if (auto by = latestStart(i); by && now > *by) {
+      endPastDeadline(*job);
+      continue;
+    }
     std::vector<std::uint32_t> tasks = distributeTasks(job->request, start.allocation.nodes);
     i.clear_allocation();
     std::vector<std::string> names;
@@ -190,6 +196,7 @@ std::vector<Launch> JobManager::applyPlanEntries(const sched::Plan& plan,
     i.set_reason("None");
     i.clear_sched_nodes();
     i.set_start_time(now);
+    i.set_time_limit_min(limitWithinDeadline(i, now));
     i.set_end_time(i.time_limit_min() < 0 ? start.endTime : now + i.time_limit_min() * 60);
     i.set_nodes(hostlist::compress(names));
     i.set_num_nodes(static_cast<std::uint32_t>(names.size()));

@@ -1,7 +1,7 @@
 // Job steps (srun inside an allocation) and interactive allocations (srun/salloc outside one):
 // step creation on the job's resources, the step table kept in the job (so it survives a
 // restart), step ends from the supervisors' reports, step accounting, scancel JOB.STEP, and
-// the end of interactive allocations (release, time limit).
+// the release of interactive allocations (their time limit: time_bounds.cpp).
 #include <algorithm>
 #include <charconv>
 #include <csignal>
@@ -539,55 +539,6 @@ Status JobManager::completeAllocation(const Caller& caller,
   finish(*job, failed ? v1::JOB_FAILED : v1::JOB_COMPLETED, request.exit_code(),
          request.exit_signal(), nullptr);
   return okStatus();
-}
-
-void JobManager::noteDeadline(JobId id) {
-  const Job* job = find(id);
-  std::int64_t end = 0;
-  if (job && !job->info.batch() && holdsResources(job->state()) &&
-      job->info.time_limit_min() >= 0) {
-    end = std::max<std::int64_t>(0, job->info.end_time());
-  }
-  auto old = deadline_of_.find(id);
-  if (old != deadline_of_.end()) {
-    if (old->second == end) return;
-    deadlines_.erase({old->second, id});
-    deadline_of_.erase(old);
-  }
-  if (end == 0) return;
-  deadlines_.emplace(end, id);
-  deadline_of_.emplace(id, end);
-}
-
-std::int64_t JobManager::enforceAllocationLimits() {
-  const std::int64_t now = clock_.now();
-  // Called on every commit: the (end, id) index follows the jobs touched since the last call
-  // (a start, an update of the limit, an end), so a commit does not walk the job table.
-  std::vector<JobId> touched = std::move(deadline_touched_);
-  deadline_touched_.clear();
-  if (!deadlines_built_) {
-    deadlines_built_ = true;
-    for (const auto& [id, job] : jobs_) noteDeadline(id);
-  } else {
-    for (JobId id : touched) noteDeadline(id);
-  }
-  while (!deadlines_.empty() && deadlines_.begin()->first <= now) {
-    const JobId id = deadlines_.begin()->second;
-    deadlines_.erase(deadlines_.begin());
-    deadline_of_.erase(id);
-    Job* job = mutableJob(id);
-    if (!job || job->info.batch() || !holdsResources(job->state()) ||
-        job->info.time_limit_min() < 0 || job->info.end_time() <= 0) {
-      continue;
-    }
-    if (job->info.end_time() > now) {  // not touched since its limit grew: keep it, later
-      noteDeadline(id);
-      continue;
-    }
-    job->info.set_reason("TimeLimit");
-    finish(*job, v1::JOB_TIMEOUT, 0, 0, nullptr);
-  }
-  return deadlines_.empty() ? 0 : deadlines_.begin()->first;
 }
 
 }  // namespace drover::jobs

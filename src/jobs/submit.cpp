@@ -149,6 +149,12 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
     return refuse("Requested time limit is invalid (missing or exceeds some limit)", why);
   }
 
+  // A deadline already past: the reference's `--deadline=2020-01-01` got this message.
+  if (spec.deadline() != 0 && spec.deadline() <= now) {
+    return refuse("Requested time limit is invalid (missing or exceeds some limit)",
+                  "the deadline has passed");
+  }
+
   if (spec.qos().empty()) spec.set_qos("normal");
   if (!spec.mem_set() && spec.mem_per_cpu_mb() == 0 && spec.mem_per_gpu_mb() == 0 &&
       config_.scheduler.default_mem_per_cpu_mb > 0) {

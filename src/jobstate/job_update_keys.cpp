@@ -9,7 +9,7 @@ bool isUpdatableJobKey(std::string_view key) {
                              "nodelist", "features", "arraytaskthrottle", "qos", "starttime",
                              "begintime", "eligibletime", "numtasks", "cpuspertask",
                              "minmemorycpu", "minmemorynode", "gres", "trespernode", "timemin",
-                             "requeue", "workdir", "stdout"}) {
+                             "requeue", "workdir", "stdout", "deadline"}) {
     if (key == k) return true;
   }
   return false;

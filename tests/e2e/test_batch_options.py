@@ -194,6 +194,40 @@ def test_begin_pends_with_reason_begintime_then_starts_on_time(cluster, work):
     assert begin <= started <= begin + 5, (begin, started)  # slack for a loaded 2-core host
 
 
+def test_deadline_ends_what_cannot_finish_and_cuts_a_time_min(cluster, work):
+    """--deadline as the reference ran it: `-t 10` with 5 minutes left never starts (DEADLINE,
+    Reason DeadLine, sacct 1:0); with `--time-min=2` it starts, its limit cut to 4 minutes; a
+    deadline already past is refused; Deadline= is root's to update."""
+    late = sbatch(cluster, work, "--deadline=now+5minutes", "-t", "10", "-o", "/dev/null",
+                  "--wrap=sleep 60")
+    cut = sbatch(cluster, work, "--deadline=now+5minutes", "-t", "10", "--time-min=2",
+                 "-o", "/dev/null", "--wrap=sleep 60")
+    ended = wait_state(cluster, late, {"DEADLINE"}, 15)
+    assert ended["Reason"] == "DeadLine" and ended["StartTime"] == ended["EndTime"]
+    assert ended["Deadline"] != "N/A"
+    assert squeue_state(cluster, late) == ["DL", "DeadLine"]
+    acct = cluster.cli("sacct", "-X", "-P", "-n", "-j", str(late), "-o", "State,ExitCode")
+    assert acct.stdout.split() == ["DEADLINE|1:0"], acct.stdout + acct.stderr
+
+    started = wait_state(cluster, cut, {"RUNNING"}, 15)
+    # The whole minutes left at its start: 5 at once, 4 (as the reference's) a moment later.
+    stamp = lambda t: time.mktime(time.strptime(t, "%Y-%m-%dT%H:%M:%S"))
+    left = int(stamp(started["Deadline"]) - stamp(started["StartTime"])) // 60
+    assert left in (4, 5) and started["TimeMin"] == "00:02:00"
+    assert started["TimeLimit"] == f"00:{left:02d}:00"
+    shown = cluster.cli("squeue", "-h", "-j", str(cut), "-O", "Deadline:25,TimeLimit")
+    assert shown.stdout.split() == [started["Deadline"], f"{left}:00"], shown.stdout
+
+    past = sh(cluster, "sbatch --deadline=2020-01-01 --wrap=true", work)
+    assert past.returncode == 1
+    assert past.stderr == ("sbatch: error: Batch job submission failed: Requested time limit is "
+                           "invalid (missing or exceeds some limit)\n")
+    denied = sh(cluster, f"scontrol update JobId={cut} Deadline=now+2hours", work)
+    assert (denied.returncode, denied.stderr) == (1, f"Access/permission denied for job {cut}\n")
+    cluster.cli("scancel", str(cut))
+    wait_state(cluster, cut, FINAL)
+
+
 def test_open_mode_append_keeps_and_truncate_replaces(cluster, work):
     for mode, want in (("append", "old\nnew\n"), ("truncate", "new\n")):
         out = work / f"{mode}.out"

@@ -202,7 +202,7 @@ TEST_F(EventIndexesTest, AllocationLimitsFollowStartsAndUpdates) {
   controllerPass();
   ASSERT_EQ(job(short_one).state(), v1::JOB_RUNNING);
   const std::int64_t t0 = clock_.now();
-  EXPECT_EQ(manager_->enforceAllocationLimits(), t0 + 120);
+  EXPECT_EQ(manager_->enforceTimeBounds(), t0 + 120);
 
   v1::UpdateJobRequest u;
   u.set_job_id(std::to_string(extended));
@@ -210,12 +210,12 @@ TEST_F(EventIndexesTest, AllocationLimitsFollowStartsAndUpdates) {
   ASSERT_TRUE(manager_->update(root(), u).ok());
   ASSERT_TRUE(manager_->commit().ok());
   clock_.advanceSeconds(120);
-  EXPECT_EQ(manager_->enforceAllocationLimits(), t0 + 300);
+  EXPECT_EQ(manager_->enforceTimeBounds(), t0 + 300);
   ASSERT_TRUE(manager_->commit().ok());
   EXPECT_EQ(job(short_one).state(), v1::JOB_TIMEOUT);
   EXPECT_EQ(job(extended).state(), v1::JOB_RUNNING);
   clock_.advanceSeconds(180);
-  EXPECT_EQ(manager_->enforceAllocationLimits(), 0);
+  EXPECT_EQ(manager_->enforceTimeBounds(), 0);
   EXPECT_EQ(job(extended).state(), v1::JOB_TIMEOUT);
 }
 

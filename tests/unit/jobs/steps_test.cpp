@@ -625,12 +625,12 @@ TEST_F(StepsTest, AllocationTimesOutAtItsLimit) {
   clock_.advanceSeconds(1);
   pass();
   const std::int64_t end = job(id).end_time();
-  EXPECT_EQ(manager_->enforceAllocationLimits(), end);
+  EXPECT_EQ(manager_->enforceTimeBounds(), end);
   clock_.setSeconds(end - 1);
-  EXPECT_EQ(manager_->enforceAllocationLimits(), end);
+  EXPECT_EQ(manager_->enforceTimeBounds(), end);
   EXPECT_EQ(job(id).state(), v1::JOB_RUNNING);
   clock_.setSeconds(end);
-  EXPECT_EQ(manager_->enforceAllocationLimits(), job(longer).end_time());
+  EXPECT_EQ(manager_->enforceTimeBounds(), job(longer).end_time());
   ASSERT_TRUE(manager_->commit().ok());
   EXPECT_EQ(job(id).state(), v1::JOB_TIMEOUT);
   EXPECT_EQ(job(longer).state(), v1::JOB_RUNNING);

@@ -1,0 +1,74 @@
+// Times the controller itself enforces, acted on at each commit: interactive allocations
+// (srun/salloc outside a job) past their time limit, which no supervisor ends, and pending
+// jobs past the last moment they could start and still end by their --deadline.
+#include <algorithm>
+
+#include "jobs/deadline.h"
+#include "jobs/job_manager.h"
+
+namespace drover::jobs {
+
+void JobManager::noteTimeBounds(JobId id) {
+  const Job* job = find(id);
+  std::int64_t end = 0;
+  std::int64_t expiry = 0;
+  if (job && !job->info.batch() && holdsResources(job->state()) &&
+      job->info.time_limit_min() >= 0) {
+    end = std::max<std::int64_t>(0, job->info.end_time());
+  }
+  // A held job waits for its release, deadline or not, as the reference's did; released, it
+  // is touched and comes back here.
+  if (job && job->state() == v1::JOB_PENDING && job->request.hold == sched::Hold::None) {
+    if (auto by = latestStart(job->info)) expiry = std::max<std::int64_t>(1, *by + 1);
+  }
+  allocation_ends_.set(id, end);
+  deadline_expiries_.set(id, expiry);
+}
+
+void JobManager::endPastDeadline(Job& job) {
+  job.info.set_reason(std::string(kDeadlineReason));
+  // The reference recorded exit code 1 for such a job (sacct 1:0).
+  finish(job, v1::JOB_DEADLINE, 1, 0, nullptr);
+}
+
+std::int64_t JobManager::enforceTimeBounds() {
+  const std::int64_t now = clock_.now();
+  // Called on every commit: the indexes follow the jobs touched since the last call (a start,
+  // an update of the limit, a release, an end), so a commit does not walk the job table.
+  std::vector<JobId> touched = std::move(time_bounds_touched_);
+  time_bounds_touched_.clear();
+  if (!time_bounds_built_) {
+    time_bounds_built_ = true;
+    for (const auto& [id, job] : jobs_) noteTimeBounds(id);
+  } else {
+    for (JobId id : touched) noteTimeBounds(id);
+  }
+  while (auto id = allocation_ends_.takeDue(now)) {
+    Job* job = mutableJob(*id);
+    if (!job || job->info.batch() || !holdsResources(job->state()) ||
+        job->info.time_limit_min() < 0 || job->info.end_time() <= 0) {
+      continue;
+    }
+    if (job->info.end_time() > now) {  // not touched since its limit grew: keep it, later
+      noteTimeBounds(*id);
+      continue;
+    }
+    job->info.set_reason("TimeLimit");
+    finish(*job, v1::JOB_TIMEOUT, 0, 0, nullptr);
+  }
+  while (auto id = deadline_expiries_.takeDue(now)) {
+    Job* job = mutableJob(*id);
+    if (!job || job->state() != v1::JOB_PENDING || job->request.hold != sched::Hold::None) continue;
+    const auto by = latestStart(job->info);
+    if (!by || *by >= now) {  // its deadline or limits changed since: due later, if at all
+      noteTimeBounds(*id);
+      continue;
+    }
+    endPastDeadline(*job);
+  }
+  const std::int64_t a = allocation_ends_.next();
+  const std::int64_t b = deadline_expiries_.next();
+  return a == 0 ? b : b == 0 ? a : std::min(a, b);
+}
+
+}  // namespace drover::jobs
