@@ -1,5 +1,7 @@
 // `sacct --json`: the shape of Slurm 22.05's openapi dbv0.0.38 job records (golden 118), filled
 // from what Drover records; fields Drover has no notion of keep Slurm's empty values.
+#include <cstring>
+
 #include <nlohmann/json.hpp>
 
 #include "acct/report/sacct_values.h"
@@ -90,9 +92,11 @@ Json tresArray(std::vector<Tres> list) {
 Json exitJson(const ExitStatus& e) {
   Json j;
   if (e.signal != 0) {
+    // As the reference's for a job killed by SIGKILL: no return code, the signal's name as
+    // strsignal(3) gives it ({"signal_id": 9, "name": "Killed"}).
     j["status"] = "SIGNALED";
-    j["return_code"] = e.code;
-    j["signal"] = {{"signal_id", e.signal}};
+    j["return_code"] = nullptr;
+    j["signal"] = {{"signal_id", e.signal}, {"name", ::strsignal(e.signal)}};
   } else {
     j["status"] = e.code == 0 ? "SUCCESS" : "FAILED";
     j["return_code"] = e.code;

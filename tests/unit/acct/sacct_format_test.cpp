@@ -174,6 +174,16 @@ TEST(SacctFormat, JsonMatchesGolden118) {
   EXPECT_TRUE(nlohmann::json::accept(ours));
 }
 
+// A job a signal ended, as the reference's sacct --json showed `kill -9 $$` (sacct 0:9).
+TEST(SacctFormat, JsonExitCodeOfASignal) {
+  auto jobs = pick({9});
+  jobs[0].job.exit = {0, 9};
+  jobs[0].steps.clear();
+  const auto doc = nlohmann::ordered_json::parse(renderSacctJson(jobs, 0));
+  EXPECT_EQ(doc["jobs"][0]["exit_code"].dump(),
+            R"({"status":"SIGNALED","return_code":null,"signal":{"signal_id":9,"name":"Killed"}})");
+}
+
 TEST(SacctFormat, HelpFormatMatchesGolden003) {
   EXPECT_EQ(renderHelpFormat(), goldenStdout("003-sacct-helpformat.txt"));
 }
