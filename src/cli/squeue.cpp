@@ -48,12 +48,16 @@ constexpr const char* kHelp =
     "      --json                      Produce JSON output\n"
     "      --yaml                      Produce YAML output\n"
     "  -l, --long                      long report\n"
+    "  -L, --licenses=(license names)  comma separated list of license names to view\n"
     "      --me                        equivalent to --user=<my username>\n"
     "  -n, --name=job_name(s)          comma separated list of job names to view\n"
     "  -o, --format=format             format specification\n"
     "  -O, --Format=format             format specification\n"
     "  -p, --partition=partition(s)    comma separated list of partitions\n"
     "                                  to view, default is all partitions\n"
+    "  -q, --qos=qos(s)                comma separated list of qos's\n"
+    "                                  to view, default is all qos's\n"
+    "  -R, --reservation=name          reservation to view, default is all\n"
     "  -r, --array                     display one job array element per line\n"
     "  -s, --step=step(s)              comma separated list of job steps\n"
     "                                  to view, default is all\n"
@@ -242,6 +246,8 @@ Result<SqueueCommand> parseSqueueArgs(const std::vector<std::string>& args) {
       {"clusters", required_argument, nullptr, 'M'}, {"name", required_argument, nullptr, 'n'},
       {"format", required_argument, nullptr, 'o'},  {"Format", required_argument, nullptr, 'O'},
       {"partition", required_argument, nullptr, 'p'}, {"qos", required_argument, nullptr, 'q'},
+      {"licenses", required_argument, nullptr, 'L'},
+      {"reservation", required_argument, nullptr, 'R'},
       {"array", no_argument, nullptr, 'r'},         {"steps", optional_argument, nullptr, 's'},
       {"sort", required_argument, nullptr, 'S'},    {"states", required_argument, nullptr, 't'},
       {"state", required_argument, nullptr, 't'},   {"user", required_argument, nullptr, 'u'},
@@ -262,7 +268,7 @@ Result<SqueueCommand> parseSqueueArgs(const std::vector<std::string>& args) {
   opterr = 0;
   optind = 0;
   int c;
-  while ((c = getopt_long(argv.argc(), argv.argv(), "+A:ahi:j::lM:n:o:O:p:q:rs::S:t:u:vVw:",
+  while ((c = getopt_long(argv.argc(), argv.argv(), "+A:ahi:j::lL:M:n:o:O:p:q:R:rs::S:t:u:vVw:",
                           kLong, nullptr)) != -1) {
     switch (c) {
       // --array-unique: a pending array is one line already (the reference's listing did not
@@ -282,7 +288,9 @@ Result<SqueueCommand> parseSqueueArgs(const std::vector<std::string>& args) {
       case 'o': o.format = optarg; break;
       case 'O': o.format_long = optarg; break;
       case 'p': o.partitions = append(o.partitions, splitCommas(optarg)); break;
-      case 'q': break;
+      case 'q': o.qos = append(o.qos, splitCommas(optarg)); break;
+      case 'L': o.licenses = append(o.licenses, splitCommas(optarg)); break;
+      case 'R': o.reservation = optarg; break;
       case 'r': o.expand_arrays = true; break;
       case 's':
         o.steps = true;

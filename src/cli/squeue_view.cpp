@@ -693,6 +693,11 @@ SqueueFields squeueFields(const SqueueOptions& options) {
               J::kNumNodesFieldNumber,      J::kNumCpusFieldNumber,     J::kHeldUserFieldNumber,
               J::kHeldAdminFieldNumber};  // the held flags: a held job sorts as priority 0
   if (!options.accounts.empty()) out.info.push_back(J::kAccountFieldNumber);
+  if (!options.qos.empty()) out.info.push_back(J::kQosFieldNumber);
+  if (!options.reservation.empty()) {
+    out.info.push_back(J::kSpecFieldNumber);
+    out.spec.push_back(v1::JobSpec::kReservationFieldNumber);
+  }
   auto add = [](std::vector<std::uint32_t>& to, const std::vector<std::uint32_t>& more) {
     for (auto n : more)
       if (std::find(to.begin(), to.end(), n) == to.end()) to.push_back(n);
@@ -738,6 +743,13 @@ Result<SqueueRows> selectSqueueRows(const SqueueOptions& options,
     if (!options.partitions.empty() && !contains(options.partitions, j.partition())) continue;
     if (!options.names.empty() && !contains(options.names, j.name())) continue;
     if (!options.accounts.empty() && !contains(options.accounts, j.account())) continue;
+    if (!options.qos.empty() &&
+        std::none_of(options.qos.begin(), options.qos.end(), [&j](const std::string& q) {
+          return equalsIgnoreCase(q, j.qos().empty() ? std::string_view("normal") : j.qos());
+        }))
+      continue;
+    if (!options.licenses.empty()) continue;
+    if (!options.reservation.empty() && j.spec().reservation() != options.reservation) continue;
     if (!all_states) {
       if (!state_filter) {
         // Without -t only jobs still in the system (pending, running, completing...), -j or

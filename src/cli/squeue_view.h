@@ -29,6 +29,9 @@ struct SqueueOptions {
   int iterate_s = 0;         // -i: report again every this many seconds; 0 = once
   // Filters (applied here too, so results hold whatever the controller returned).
   std::vector<std::string> job_ids, users, partitions, names, accounts, states;
+  std::vector<std::string> qos;       // -q, names in any case, as the reference matched them
+  std::vector<std::string> licenses;  // -L: no Drover job asks for one, so none matches
+  std::string reservation;            // -R: the jobs submitted into this reservation
   std::vector<std::string> nodes;  // expanded host names
 };
 

@@ -104,6 +104,13 @@ def test_squeue_default_header_and_filters(jobs):
     assert r.stdout.split() == ["sqtest", "5:00"], r.stdout
     r = jobs.cli("squeue", "-h", "-t", "R", "-n", "sqtest")
     assert r.stdout == "", r.stdout
+    # -q matches QOS names in any case and -L licenses (none asked for), as the reference's.
+    for qos in ("normal", "NORMAL", "bogus,normal"):
+        r = jobs.cli("squeue", "-h", "-n", "sqtest", "-q", qos, "-o", "%i %q")
+        assert r.stdout.split() == [str(job_id), "normal"], (qos, r.stdout, r.stderr)
+    for args in (["-q", "bogus"], ["-L", "foo"]):
+        r = jobs.cli("squeue", "-n", "sqtest", *args)
+        assert (r.returncode, r.stdout.splitlines()[1:]) == (0, []), (args, r.stdout)
     r = jobs.cli("squeue", "-j", "999999")
     assert r.returncode == 1
     assert "Invalid job id specified" in r.stderr

@@ -186,6 +186,9 @@ def test_job_reservation_shown_and_ended_with_it(cluster):
     assert r.returncode == 0, r.stderr
     header, row = r.stdout.splitlines()
     assert header.split() == ["JOBID", "RESERVATION"] and row.split() == [str(inside), "short"]
+    # squeue -R: the jobs of that reservation only.
+    r = c.cli("squeue", "-h", "-R", "short", "-j", f"{inside},{plain}", "-o", "%i")
+    assert r.stdout.split() == [str(inside)], r.stdout + r.stderr
 
     # The admin ends the reservation early: its running job is ended TIMEOUT at that moment
     # (ResvOverRun=0); the job outside it runs on.

@@ -154,6 +154,8 @@ TEST_F(SqueueFieldsTest, BuiltInViewsFiltersAndSortsRenderTheSame) {
       {"-u", "alice"},
       {"-u", "1002"},
       {"-A", "research"},
+      {"-q", "high", "-o", "%i"},   // filters on fields the format does not show
+      {"-R", "maint", "-o", "%i"},
       {"-n", "arr"},
       {"-p", "gpu"},
       {"-j", "29"},

@@ -350,6 +350,33 @@ TEST_F(SqueueViewTest, AnInvalidFormatFieldIsPrintedAsWritten) {
   EXPECT_EQ(*text, "   JOBID ACCOUNT %!\n    7039 research %!\n");
 }
 
+// -q, -L and -R as the reference took them: QOS names in any case (`-q NORMAL`), an unknown one
+// or a license (no job asks for one) matching nothing, exit 0; -R the jobs of one reservation.
+TEST_F(SqueueViewTest, QosLicenseAndReservationFilters) {
+  std::vector<v1::JobInfo> jobs = {testing::JobBuilder(7098, "held").pending("JobHeldUser").build()};
+  jobs[0].mutable_spec()->set_reservation("maint");
+  const std::string header = "JOBID QOS\n";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"-q", "normal"}, header + "7098 normal\n"},
+      {{"-q", "NORMAL"}, header + "7098 normal\n"},
+      {{"--qos=bogus,normal"}, header + "7098 normal\n"},
+      {{"-q", "bogus"}, header},
+      {{"-L", "foo"}, header},
+      {{"--licenses=foo"}, header},
+      {{"-R", "maint"}, header + "7098 normal\n"},
+      {{"--reservation=other"}, header},
+  };
+  for (const auto& [args, want] : cases) {
+    std::vector<std::string> all = args;
+    all.insert(all.end(), {"-o", "%i %q"});
+    auto cmd = parseSqueueArgs(all);
+    ASSERT_TRUE(cmd.ok()) << cmd.error();
+    auto text = renderSqueue(cmd->options, jobs, 0);
+    ASSERT_TRUE(text.ok()) << text.error();
+    EXPECT_EQ(*text, want) << args[0];
+  }
+}
+
 TEST_F(SqueueViewTest, BadOptionsAreErrors) {
   struct Case {
     std::vector<std::string> args;
