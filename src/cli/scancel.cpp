@@ -90,7 +90,10 @@ Result<ScancelCommand> parseScancelArgs(const std::vector<std::string>& args) {
       case 'A': r.set_account(optarg); break;
       case 'b': r.set_batch_only(true); break;
       case 'f': r.set_full(true); break;
-      case 'H': case 'q': case 'R': case 'W': case kOptFederation: case kOptSibling: case kOptCtld: break;
+      case 'H': case kOptFederation: case kOptSibling: case kOptCtld: break;
+      case 'q': r.set_qos(optarg); break;
+      case 'R': r.set_reservation(optarg); break;
+      case 'W': r.set_wckey(optarg); break;
       case 'i': cmd.interactive = true; break;
       case 'M': return makeError(std::string(kClustersUnsupported));
       case 'n': r.set_name(optarg); break;
@@ -137,7 +140,7 @@ Result<ScancelCommand> parseScancelArgs(const std::vector<std::string>& args) {
   }
   if (!cmd.help && !cmd.usage && !cmd.version && r.job_ids_size() == 0 && r.user().empty() &&
       r.name().empty() && r.states_size() == 0 && r.partition().empty() && r.nodes().empty() &&
-      r.account().empty()) {
+      r.account().empty() && r.qos().empty() && r.reservation().empty() && r.wckey().empty()) {
     return makeError("No job identification provided");
   }
   return cmd;
@@ -156,8 +159,11 @@ std::string noMatchLine(const v1::CancelJobsRequest& r) {
   add("job_name", r.name());
   add("nodelist", r.nodes());
   add("partition", r.partition());
+  add("qos", r.qos());
+  add("reservation", r.reservation());
   add("state", r.states_size() > 0 ? r.states(0) : std::string());
   add("user_name", r.user());
+  add("wckey", r.wckey());
   return out + "\n";
 }
 
@@ -253,9 +259,11 @@ int runScancel(int argc, char** argv) {
                                          {"SCANCEL_FULL", "--full", false},
                                          {"SCANCEL_NAME", "--name"},
                                          {"SCANCEL_PARTITION", "--partition"},
+                                         {"SCANCEL_QOS", "--qos"},
                                          {"SCANCEL_STATE", "--state"},
                                          {"SCANCEL_USER", "--user"},
-                                         {"SCANCEL_VERBOSE", "--verbose", false}});
+                                         {"SCANCEL_VERBOSE", "--verbose", false},
+                                         {"SCANCEL_WCKEY", "--wckey"}});
   auto parsed = parseScancelArgs(args);
   if (!parsed.ok()) {
     printParseError(kProg, parsed.error());

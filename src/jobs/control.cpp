@@ -159,7 +159,8 @@ std::vector<v1::CancelResult> JobManager::cancel(const Caller& caller,
   std::vector<Target> targets;
   targets.reserve(static_cast<std::size_t>(req.job_ids_size()));
   bool filtered = !req.user().empty() || !req.name().empty() || req.states_size() > 0 ||
-                  !req.partition().empty() || !req.nodes().empty() || !req.account().empty();
+                  !req.partition().empty() || !req.nodes().empty() || !req.account().empty() ||
+                  !req.qos().empty() || !req.reservation().empty() || !req.wckey().empty();
   std::vector<std::string> filter_nodes;
   if (!req.nodes().empty()) {
     auto hosts = hostlist::expand(req.nodes());
@@ -172,6 +173,11 @@ std::vector<v1::CancelResult> JobManager::cancel(const Caller& caller,
     if (!req.name().empty() && i.name() != req.name()) return false;
     if (!req.partition().empty() && i.partition() != req.partition()) return false;
     if (!req.account().empty() && i.account() != req.account()) return false;
+    // As the reference's: `-q NORMAL` took the jobs of QOS normal.
+    if (!req.qos().empty() && !equalsIgnoreCase(req.qos(), i.qos().empty() ? "normal" : i.qos()))
+      return false;
+    if (!req.reservation().empty() && i.spec().reservation() != req.reservation()) return false;
+    if (!req.wckey().empty()) return false;  // no Drover job has a wckey
     if (req.states_size() > 0) {
       bool any = false;
       for (const auto& s : req.states()) any = any || parseJobStateName(s) == i.state();

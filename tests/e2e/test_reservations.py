@@ -189,6 +189,12 @@ def test_job_reservation_shown_and_ended_with_it(cluster):
     # squeue -R: the jobs of that reservation only.
     r = c.cli("squeue", "-h", "-R", "short", "-j", f"{inside},{plain}", "-o", "%i")
     assert r.stdout.split() == [str(inside)], r.stdout + r.stderr
+    # scancel -R acts on that reservation's jobs only (SIGCONT: both keep running).
+    r = c.cli("scancel", "-v", "-s", "CONT", "-R", "short")
+    assert r.returncode == 0 and str(inside) in r.stderr and str(plain) not in r.stderr, r.stderr
+    r = c.cli("scancel", "-v", "-R", "nosuch")
+    assert r.stderr.endswith("including: reservation=nosuch \n"), r.stderr
+    assert job(c, inside)[0] == "R" and job(c, plain)[0] == "R"
 
     # The admin ends the reservation early: its running job is ended TIMEOUT at that moment
     # (ResvOverRun=0); the job outside it runs on.

@@ -188,6 +188,33 @@ TEST(ScancelTest, VerboseFiltersMatchingNothing) {
             "user_name=" + std::to_string(getuid()) + " \n");
 }
 
+// -q, -R and --wckey are filters (they were once accepted and ignored, so `scancel -u alice -R x`
+// cancelled every job of alice's); -v names them where the reference did (captured: "qos=bogus
+// user_name=alice", "reservation=nosuch user_name=alice", "user_name=alice wckey=foo"); each
+// alone is enough to select jobs, as -p is; SCANCEL_QOS and SCANCEL_WCKEY stand for them.
+TEST(ScancelTest, QosReservationAndWckeyFilter) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"-v", "-u", "alice", "-q", "bogus"}, "qos=bogus user_name=alice "},
+      {{"-v", "-u", "alice", "-R", "nosuch"}, "reservation=nosuch user_name=alice "},
+      {{"-v", "-u", "alice", "--wckey=foo"}, "user_name=alice wckey=foo "},
+  };
+  for (const auto& [args, filters] : cases) {
+    auto cmd = parseScancelArgs(args);
+    ASSERT_TRUE(cmd.ok()) << cmd.error();
+    EXPECT_EQ(reportScancel(*cmd, v1::CancelJobsReply{}).stderr_text,
+              "scancel: error: No active jobs match ALL job filters, including: " + filters + "\n");
+  }
+  for (const std::string option : {"-q", "-R", "--wckey"}) {
+    auto alone = parseScancelArgs({option, "x"});
+    ASSERT_TRUE(alone.ok()) << option << ": " << alone.error();
+  }
+  auto q = parseScancelArgs({"--qos=normal", "--reservation=maint", "--wckey=k"});
+  ASSERT_TRUE(q.ok());
+  EXPECT_EQ(q->request.qos(), "normal");
+  EXPECT_EQ(q->request.reservation(), "maint");
+  EXPECT_EQ(q->request.wckey(), "k");
+}
+
 // -v names each id once as written, as the reference's (2026-12-03): `scancel -v 7067_[2-3] 7068`
 // printed "Terminating job 7067_[2-3]", and `scancel -v 7067` of an array whose other tasks
 // were already cancelled its one line and no error.

@@ -27,6 +27,29 @@ const acct::JobRecord* recordOf(const acct::AcctBatch& batch, JobId id) {
   return last;
 }
 
+// scancel -q / -R / --wckey select (they were accepted and ignored, so `-u alice -R x` took
+// every job of alice's): QOS in any case, as the reference's `-q NORMAL`; no Drover job has a
+// wckey or, here, a reservation.
+TEST_F(JobsTest, CancelFiltersOnQosReservationAndWckey) {
+  const JobId a = submit(SpecBuilder().hold());
+  const JobId b = submit(SpecBuilder().hold());
+  auto cancelWith = [&](auto set) {
+    v1::CancelJobsRequest r;
+    r.set_user("alice");
+    set(r);
+    auto results = manager_->cancel(alice(), r);
+    EXPECT_TRUE(manager_->commit().ok());
+    return results.size();
+  };
+  EXPECT_EQ(cancelWith([](auto& r) { r.set_qos("bogus"); }), 0u);
+  EXPECT_EQ(cancelWith([](auto& r) { r.set_reservation("maint"); }), 0u);
+  EXPECT_EQ(cancelWith([](auto& r) { r.set_wckey("k"); }), 0u);
+  EXPECT_EQ(job(a).state(), v1::JOB_PENDING);
+  EXPECT_EQ(cancelWith([](auto& r) { r.set_qos("NORMAL"); }), 2u);
+  EXPECT_EQ(job(a).state(), v1::JOB_CANCELLED);
+  EXPECT_EQ(job(b).state(), v1::JOB_CANCELLED);
+}
+
 TEST_F(JobsTest, CancelledRunningJobIsCancelledAndCompletingUntilItsStepReports) {
   JobId id = submit(SpecBuilder().time(30));
   clock_.advanceSeconds(1);
