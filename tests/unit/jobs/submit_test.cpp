@@ -13,6 +13,19 @@ struct RefusalCase {
   bool prefixed = true;
 };
 
+// Each case refused with its message and notes, after Slurm's "Batch job submission failed: "
+// or not.
+void expectRefusals(JobManager& manager, const std::vector<RefusalCase>& cases) {
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    SubmitResult r = manager.submit(alice(), c.spec);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.failure.message, c.message) << r.failure.detail;
+    EXPECT_EQ(r.failure.notes, c.notes);
+    EXPECT_EQ(r.failure.submission_failed_prefix, c.prefixed);
+  }
+}
+
 TEST_F(JobsTest, RefusalsUseSlurmsTexts) {
   std::vector<RefusalCase> cases = {
       {"007 unknown partition", SpecBuilder().partition("nosuch"),
@@ -37,14 +50,7 @@ TEST_F(JobsTest, RefusalsUseSlurmsTexts) {
       {"negative nice from a user", SpecBuilder().nice(-5), "Invalid --nice value", {}},
       {"malformed dependency", SpecBuilder().dependency("afterok:x"), "Job dependency problem", {}},
   };
-  for (const auto& c : cases) {
-    SCOPED_TRACE(c.name);
-    SubmitResult r = manager_->submit(alice(), c.spec);
-    ASSERT_FALSE(r);
-    EXPECT_EQ(r.failure.message, c.message) << r.failure.detail;
-    EXPECT_EQ(r.failure.notes, c.notes);
-    EXPECT_EQ(r.failure.submission_failed_prefix, c.prefixed);
-  }
+  expectRefusals(*manager_, cases);
   EXPECT_EQ(manager_->size(), 0u);  // no partial job left behind
   EXPECT_EQ(store_->stagedCount(), 0u);
 }
@@ -99,13 +105,7 @@ TEST_F(JobsTest, PartitionListIsCheckedAgainstEveryPartition) {
   EXPECT_EQ(submit(SpecBuilder().partition("gpu,,gpu,")), id + 1);  // empty items skipped
   EXPECT_EQ(job(id + 1).time_limit_min(), 45);
 
-  struct Case {
-    std::string name;
-    v1::JobSpec spec;
-    std::string message;
-    std::vector<std::string> notes;
-  };
-  const std::vector<Case> cases = {
+  expectRefusals(*manager_, {
       {"an unknown one", SpecBuilder().partition("gpu,nosuch"), "Invalid partition name specified",
        {"invalid partition specified: nosuch"}},
       {"a space after the comma", SpecBuilder().partition("gpu, debug"),
@@ -118,14 +118,7 @@ TEST_F(JobsTest, PartitionListIsCheckedAgainstEveryPartition) {
        "Requested time limit is invalid (missing or exceeds some limit)", {}},
       {"more nodes than another has", SpecBuilder().partition("gpu,debug").time(10).nodes(2),
        "Node count specification invalid", {}},
-  };
-  for (const auto& c : cases) {
-    SCOPED_TRACE(c.name);
-    SubmitResult r = manager_->submit(alice(), c.spec);
-    ASSERT_FALSE(r);
-    EXPECT_EQ(r.failure.message, c.message) << r.failure.detail;
-    EXPECT_EQ(r.failure.notes, c.notes);
-  }
+  });
   EXPECT_EQ(manager_->size(), 2u);
 }
 
