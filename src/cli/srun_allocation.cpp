@@ -123,7 +123,12 @@ AllocationResult acquireAllocation(ControllerClient& client, const AllocationReq
       return {Allocation{job, submitted->cluster_name(), Clock::now() - submitted_at}, 0};
     }
     if (finalState(job.state())) {
-      std::cerr << prog << ": error: Job allocation " << id << " has been revoked.\n";
+      // Ended before it started (scancel, --deadline): the reference's lines for both.
+      if (salloc) std::cerr << "salloc: Job allocation " << id << " has been revoked.\n";
+      std::cerr << prog << ": Job has been cancelled\n";
+      std::cerr << prog << ": error: "
+                << (salloc ? "Job submit/allocate failed: " : "Unable to allocate resources: ")
+                << "Job/step already completing or completed\n";
       return {};
     }
     // Said once the job is known to wait, before any -I deadline (a loaded machine may pass

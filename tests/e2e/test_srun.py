@@ -442,6 +442,23 @@ def test_pending_message_and_immediate(cluster):
                      r"allocated resources\n", err.decode()), err
 
 
+def test_an_allocation_that_ends_before_it_starts(cluster):
+    """A job that can never end by its --deadline ends DEADLINE before it starts; srun and
+    salloc say what the reference's did for a pending allocation that ended (scancel or
+    --deadline), exit 1."""
+    r = run(cluster, "srun", "--deadline=now+1minute", "-t", "10", "true", timeout=30)
+    out, err = text(r)
+    assert (r.returncode, err) == (1, "srun: Job has been cancelled\nsrun: error: Unable to "
+                                      "allocate resources: Job/step already completing or "
+                                      "completed\n"), err
+    r = run(cluster, "salloc", "--deadline=now+1minute", "-t", "10", "true", timeout=30)
+    out, err = text(r)
+    assert r.returncode == 1, err
+    assert re.fullmatch(r"salloc: Job allocation (\d+) has been revoked.\nsalloc: Job has been "
+                        r"cancelled\nsalloc: error: Job submit/allocate failed: Job/step already "
+                        r"completing or completed\n", err), err
+
+
 # --- environment ----------------------------------------------------------------------------
 
 def test_tasks_get_the_pytorch_variables(cluster):
