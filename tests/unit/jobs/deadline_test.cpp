@@ -108,6 +108,25 @@ TEST_F(DeadlineTest, AWaitingJobEndsOnceItsLastStartPasses) {
   EXPECT_EQ(manager_->enforceTimeBounds(), 0);
 }
 
+// An array's waiting tasks (one folded record while pending) each end DEADLINE; the one that
+// started meanwhile (%1) runs on, its limit its own.
+TEST_F(DeadlineTest, AnArraysWaitingTasksEndTogether) {
+  v1::JobSpec spec = withDeadline(900, 10);
+  spec.set_array("0-2%1");
+  const JobId a = submit(spec);
+  controllerPass();
+  ASSERT_EQ(task(a, 0).state(), v1::JOB_RUNNING);
+  EXPECT_EQ(task(a, 0).time_limit_min(), 10);
+  clock_.advanceSeconds(301);
+  controllerPass();
+  EXPECT_EQ(task(a, 0).state(), v1::JOB_RUNNING);
+  for (int t : {1, 2}) {
+    SCOPED_TRACE(t);
+    EXPECT_EQ(task(a, t).state(), v1::JOB_DEADLINE);
+    EXPECT_EQ(task(a, t).reason(), "DeadLine");
+  }
+}
+
 TEST_F(DeadlineTest, APlanAppliedAfterTheLastStartEndsTheJobInstead) {
   const JobId id = submit(withDeadline(601, 10));   // its last start: now + 1
   clock_.advanceSeconds(2);
