@@ -230,8 +230,6 @@ struct EventFilter {
   std::optional<std::uint32_t> min_cpus, max_cpus;
 };
 
-// A group of changes written in one transaction (group commit): jobs first, then steps, then
-// events.
 // What a job was submitted with, kept when cluster.conf asks (Slurm's AccountingStoreFlags
 // job_script / job_env); one per array (its first job id).
 struct JobScript {
@@ -240,6 +238,8 @@ struct JobScript {
   bool operator==(const JobScript&) const = default;
 };
 
+// A group of changes written in one transaction (group commit): jobs first, then steps, then
+// events, then kept scripts.
 struct AcctBatch {
   std::vector<JobRecord> jobs;
   std::vector<StepRecord> steps;

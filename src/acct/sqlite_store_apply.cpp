@@ -179,11 +179,7 @@ Result<std::size_t> SqliteAccountingStore::apply(const AcctBatch& batch) {
     s.bind(st.submit_line);
     std::optional<std::string> usage;
     if (!(st.usage == Usage{})) usage = usageToJson(st.usage);
-    if (usage) {
-      s.bind(*usage);
-    } else {
-      sqlite3_bind_null(s.get(), ++s.idx);
-    }
+    s.bind(usage);
     if (sqlite3_step(s.get()) != SQLITE_DONE) {
       return fail("writing step " + std::to_string(st.job_id) + "." + stepIdName(st.step_id));
     }

@@ -167,10 +167,6 @@ std::string noMatchLine(const v1::CancelJobsRequest& r) {
   return out + "\n";
 }
 
-}  // namespace
-
-namespace {
-
 // Whether the controller's result for one job (`7`, `7_3`) answers the id as given: itself, a
 // task of the array given whole (`7`), or one of a task list given (`7_[2-3,5]`).
 bool answers(const std::string& given, const std::string& result) {
@@ -181,15 +177,9 @@ bool answers(const std::string& given, const std::string& result) {
   if (us == std::string::npos) return true;
   const std::string list = given.substr(us + 1);
   if (list.size() < 2 || list.front() != '[' || list.back() != ']') return false;
-  const std::string task = result.substr(array.size() + 1);
-  const std::uint64_t n = std::strtoull(task.c_str(), nullptr, 10);
-  for (const auto& item : splitCommas(list.substr(1, list.size() - 2))) {
-    const std::size_t dash = item.find('-');
-    const std::uint64_t lo = std::strtoull(item.c_str(), nullptr, 10);
-    const std::uint64_t hi = dash == std::string::npos ? lo : std::strtoull(item.c_str() + dash + 1, nullptr, 10);
-    if (n >= lo && n <= hi) return true;
-  }
-  return false;
+  const auto tasks = expandArrayTasks(std::string_view(list).substr(1, list.size() - 2));
+  const auto task = static_cast<std::uint32_t>(std::strtoul(result.c_str() + array.size() + 1, nullptr, 10));
+  return std::find(tasks.begin(), tasks.end(), task) != tasks.end();
 }
 
 // The results grouped under the ids as given, in their order (the rest, selected by filters,

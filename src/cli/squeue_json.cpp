@@ -9,6 +9,7 @@
 #include "jobstate/eligible_time.h"
 #include "jobstate/gres_text.h"
 #include "jobstate/job_state.h"
+#include "jobstate/wait_status.h"
 
 namespace drover::cli {
 namespace {
@@ -120,12 +121,11 @@ json::Object build(const v1::JobInfo& j, std::int64_t now, const std::string& cl
   o.emplace_back("delay_boot", 0);
   o.emplace_back("dependency", j.dependency_status());  // empty once met, as Dependency=
   o.emplace_back("derived_exit_code",
-                 static_cast<std::uint64_t>((j.derived_exit_code() << 8) | j.derived_exit_signal()));
+                 std::uint64_t{waitStatus(j.derived_exit_code(), j.derived_exit_signal())});
   o.emplace_back("eligible_time", shownEligibleTime(j));
   o.emplace_back("end_time", j.end_time());
   o.emplace_back("excluded_nodes", j.exc_nodes());
-  // The wait status, as Slurm stores it: code << 8 | signal.
-  o.emplace_back("exit_code", static_cast<std::uint64_t>((j.exit_code() << 8) | j.exit_signal()));
+  o.emplace_back("exit_code", std::uint64_t{waitStatus(j.exit_code(), j.exit_signal())});
   o.emplace_back("features", j.features());
   o.emplace_back("federation_origin", "");
   o.emplace_back("federation_siblings_active", "");

@@ -18,6 +18,7 @@
 #include "drover/hostlist.h"
 #include "jobstate/eligible_time.h"
 #include "jobstate/gres_text.h"
+#include "jobstate/wait_status.h"
 
 namespace drover::cli {
 namespace {
@@ -339,9 +340,9 @@ void value(const v1::JobInfo& j, char code, std::int64_t now, std::string& v) {
     case kMaxCpus: setNumber(v, std::uint64_t{j.num_cpus()}); return;
     case kMinTime: v = formatSqueueDuration(j.spec().time_min_min() * 60); return;
     // The wait status, as the reference's 768 for `exit 3` and 9 for a SIGKILL.
-    case kExitStatus: setNumber(v, std::uint64_t{(j.exit_code() & 0xff) << 8 | (j.exit_signal() & 0x7f)}); return;
+    case kExitStatus: setNumber(v, std::uint64_t{waitStatus(j.exit_code(), j.exit_signal())}); return;
     case kDerivedExitStatus:
-      setNumber(v, std::uint64_t{(j.derived_exit_code() & 0xff) << 8 | (j.derived_exit_signal() & 0x7f)});
+      setNumber(v, std::uint64_t{waitStatus(j.derived_exit_code(), j.derived_exit_signal())});
       return;
     case kTresAlloc: v.assign(j.alloc_tres().empty() ? j.req_tres() : j.alloc_tres()); return;
     case kCpusPerTask: setNumber(v, std::uint64_t{std::max(1u, j.spec().cpus_per_task())}); return;

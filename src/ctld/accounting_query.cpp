@@ -1,5 +1,7 @@
 #include "ctld/accounting_query.h"
 
+#include <map>
+
 #include "ctld/acct_wire.h"
 
 namespace drover::ctld {
@@ -23,14 +25,22 @@ Result<v1::QueryAccountingReply> queryAccounting(acct::AccountingStore& store, c
   v1::QueryAccountingReply reply;
   reply.set_cluster_name(cluster_name);
   const bool kept = request.with_batch_script() || request.with_environment();
+  // An array's tasks share one kept script (under the array's id): read once per id.
+  std::map<std::uint64_t, std::optional<acct::JobScript>> scripts;
   for (auto& job : *rows) {
     // sacct -B / --env-vars: the owner's and root's to read, as the job's files are.
     if (kept && (caller.uid == 0 || caller.uid == job.job.uid)) {
       const std::uint64_t id = job.job.array_job_id != 0 ? job.job.array_job_id : job.job.job_id;
-      auto script = store.jobScript(id);
-      if (!script.ok()) return makeError("accounting query failed: " + script.error());
-      if (*script && request.with_batch_script()) job.batch_script = (*script)->script;
-      if (*script && request.with_environment()) job.environment = (*script)->environment;
+      auto found = scripts.find(id);
+      if (found == scripts.end()) {
+        auto script = store.jobScript(id);
+        if (!script.ok()) return makeError("accounting query failed: " + script.error());
+        found = scripts.emplace(id, std::move(*script)).first;
+      }
+      if (const auto& s = found->second) {
+        if (request.with_batch_script()) job.batch_script = s->script;
+        if (request.with_environment()) job.environment = s->environment;
+      }
     }
     *reply.add_jobs() = toWire(job);
   }

@@ -14,6 +14,7 @@
 #include "jobs/task_usage_wire.h"
 #include "jobspec/multi_prog.h"
 #include "jobstate/gres_text.h"
+#include "jobstate/wait_status.h"
 #include "launch/step_env.h"
 
 namespace drover::jobs {
@@ -371,9 +372,8 @@ void JobManager::finishStep(Job& job, int index) {
   const v1::JobStep& step = job.info.steps(index);
   // DerivedExitCode: the highest wait status of the numbered steps, as Slurm keeps it (the
   // reference's `srun false; true` job: COMPLETED 0:0, DerivedExitCode 1:0).
-  const auto status = [](std::uint32_t code, std::uint32_t signal) { return (code & 0xff) << 8 | (signal & 0x7f); };
-  if (step.step_id() >= 0 &&
-      status(step.exit_code(), step.exit_signal()) > status(job.info.derived_exit_code(), job.info.derived_exit_signal())) {
+  if (step.step_id() >= 0 && waitStatus(step.exit_code(), step.exit_signal()) >
+                                waitStatus(job.info.derived_exit_code(), job.info.derived_exit_signal())) {
     job.info.set_derived_exit_code(step.exit_code());
     job.info.set_derived_exit_signal(step.exit_signal());
   }

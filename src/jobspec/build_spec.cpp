@@ -16,15 +16,19 @@ CliError gresError(Tool tool, const std::string& first) {
                   kExitError};
 }
 
-// The GPUs the request names for the whole job (0: none): --gpus, or per node (--gpus-per-node,
-// --gres=gpu) times the minimum node count.
+// GPUs asked for on each node (--gpus-per-node, else --gres=gpu:N); 0 = none.
+std::uint64_t gpusPerNode(const JobSpec& spec) {
+  if (spec.gpus_per_node) return spec.gpus_per_node->count;
+  for (const auto& g : spec.gres)
+    if (g.name == "gpu") return g.count;
+  return 0;
+}
+
+// The GPUs the request names for the whole job (0: none): --gpus, or per node times the
+// minimum node count.
 std::uint64_t requestedGpus(const JobSpec& spec) {
   if (spec.gpus) return spec.gpus->count;
-  const std::uint64_t nodes = spec.nodes ? spec.nodes->min : 1;
-  if (spec.gpus_per_node) return spec.gpus_per_node->count * nodes;
-  for (const auto& g : spec.gres)
-    if (g.name == "gpu") return g.count * nodes;
-  return 0;
+  return gpusPerNode(spec) * (spec.nodes ? spec.nodes->min : 1);
 }
 
 // --ntasks-per-gpu=K, as srun(1) and the reference Slurm: with GPUs asked for, K tasks for each
@@ -64,9 +68,7 @@ std::optional<CliError> checkGpuRequests(Tool tool, const JobSpec& spec) {
                            "--gpus or -n/--ntasks is not allowed.");
   }
   // --gpus with GPUs per node: a whole number of nodes, within -N when given.
-  std::uint64_t per_node = spec.gpus_per_node ? spec.gpus_per_node->count : 0;
-  for (const auto& g : spec.gres)
-    if (g.name == "gpu") per_node = g.count;
+  const std::uint64_t per_node = gpusPerNode(spec);
   if (spec.gpus && spec.gpus->count > 0 && per_node > 0) {
     if (spec.gpus->count % per_node != 0) {
       return gresError(tool, "Failed to validate job spec, --gpus is not multiple of "
