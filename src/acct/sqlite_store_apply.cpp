@@ -238,7 +238,8 @@ Result<std::size_t> SqliteAccountingStore::apply(const AcctBatch& batch) {
   }
   if (sqlite3_step((*commit)->get()) != SQLITE_DONE) return fail("commit");
   max_span_ = std::max(max_span_, span);
-  return batch.jobs.size() + batch.steps.size() + batch.runs.size() + batch.events.size();
+  return batch.jobs.size() + batch.steps.size() + batch.runs.size() + batch.events.size() +
+         batch.scripts.size();
 }
 
 }  // namespace drover::acct

@@ -526,7 +526,9 @@ TEST_F(StoreTest, KeepsScriptsAndEnvironments) {
   AcctBatch batch;
   batch.scripts.push_back({41, std::string("#!/bin/sh\ntrue\n"), std::string("A=1\nB=2\n")});
   batch.scripts.push_back({42, std::string("#!/bin/sh\n"), std::nullopt});
-  ASSERT_TRUE(store_->apply(batch).ok());
+  auto applied = store_->apply(batch);
+  ASSERT_TRUE(applied.ok()) << applied.error();
+  EXPECT_EQ(*applied, 2u);  // the records written: the two kept scripts
   auto both = store_->jobScript(41);
   ASSERT_TRUE(both.ok()) << both.error();
   ASSERT_TRUE(both->has_value());
