@@ -1,7 +1,7 @@
 #pragma once
 // sacct's selectors that the accounting query does not take, applied to the records it returned:
 // -q/--qos, -i/--nnodes, -I/--ncpus, -k/--timelimit-min with -K/--timelimit-max, -R/--reason,
-// -W/--wckeys, -C/--constraints (sacct(1)).
+// -W/--wckeys, -C/--constraints, -F/--flags (sacct(1)).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -22,6 +22,8 @@ struct SacctRecordFilter {
   std::vector<std::string> qos, reasons, wckeys, constraints;
   std::optional<CountRange> nnodes, ncpus;
   std::optional<std::int64_t> timelimit_min, timelimit_max;  // minutes
+  // -F: a job with any of these flags (recorded names, acct/job_flags.h); given empty, none.
+  std::optional<std::vector<std::string>> flags;
   bool none = false;  // -s named only states no job enters: nothing is kept
 
   bool any() const;

@@ -334,6 +334,9 @@ class JobManager {
   void writePending(Job& job, const sched::PendingInfo& p, std::int64_t now);
   // applyPlan with the pending entries limited to the jobs in `only` (null: all of them).
   std::vector<Launch> applyPlanEntries(const sched::Plan& plan, const std::vector<JobId>* only);
+  // The highest job id when a plan was last applied or the table recovered: a job above it
+  // was submitted since, and a start of it now is Slurm's SchedSubmit (startedBy).
+  JobId applied_through_ = 0;
   ApplyStats apply_stats_;
   LifecycleCounts lifecycle_;
   std::uint32_t last_plan_size_ = 0;

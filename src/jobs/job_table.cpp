@@ -1,6 +1,7 @@
 // The job table's bookkeeping: indexes, staging, eligibility, accounting records, recovery.
 #include <algorithm>
 
+#include "acct/job_flags.h"
 #include "jobs/job_manager.h"
 #include "jobs/request.h"
 #include "jobs/step_layout.h"
@@ -30,6 +31,20 @@ acct::JobState toAcct(v1::JobState s) {
     case v1::JOB_REQUEUED: return acct::JobState::kRequeued;
     default: return acct::JobState::kPending;
   }
+}
+
+// The job flags accounting keeps (acct/job_flags.h): the path that started the run, then
+// StartRecieved, which the reference recorded on every job, pending ones too.
+std::vector<std::string> recordedFlags(v1::JobStartedBy by) {
+  std::vector<std::string> flags;
+  switch (by) {
+    case v1::STARTED_ON_SUBMIT: flags.emplace_back(acct::kFlagSchedSubmit); break;
+    case v1::STARTED_ON_SCHEDULE: flags.emplace_back(acct::kFlagSchedMain); break;
+    case v1::STARTED_ON_BACKFILL: flags.emplace_back(acct::kFlagSchedBackfill); break;
+    default: break;
+  }
+  flags.emplace_back(acct::kFlagStartReceived);
+  return flags;
 }
 
 std::vector<std::string> allocatedNodes(const v1::JobInfo& info) {
@@ -172,6 +187,7 @@ acct::JobRecord JobManager::jobRecord(const Job& job) const {
   r.comment = i.spec().comment();
   r.system_comment = i.state_reason_detail();
   r.constraints = i.features();
+  r.flags = recordedFlags(i.started_by());
   r.restart_count = i.restart_count();
   // A held job's priority is 0, as the reference's showed it in scontrol and recorded it (its
   // held job, cancelled: sacct Priority 0); a release and start record the real one.
@@ -324,6 +340,7 @@ Status JobManager::recover() {
   }
   reevaluateDependencies();
   changed();
+  applied_through_ = highestId();  // recovered jobs were submitted before this run
   return okStatus();
 }
 
@@ -411,6 +428,7 @@ void JobManager::requeue(Job& job, bool hold) {
   job.info.set_alloc_tres("");
   job.info.set_cancelled_by("");
   job.info.set_run_time_s(0);
+  job.info.clear_started_by();  // Slurm's CLEAR_SCHEDULING: the next start sets it again
   if (hold) {
     job.info.set_held_user(true);
     job.info.set_reason_description(std::string(kRequeuedHeld));

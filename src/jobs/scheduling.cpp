@@ -61,6 +61,16 @@ std::vector<std::uint32_t> distributeTasks(const sched::JobRequest& r,
   return tasks;
 }
 
+// Slurm's scheduling job flags: backfill for a start ahead of a higher-ranked job that waits,
+// else submit for a job (an array task: its array) submitted after `applied_through`, the last
+// applied plan (Slurm's start at submission takes only a job no other outranks), else the main
+// scheduler's.
+v1::JobStartedBy startedBy(bool backfill, const v1::JobInfo& job, JobId applied_through) {
+  if (backfill) return v1::STARTED_ON_BACKFILL;
+  const JobId submitted_as = job.array_job_id() != 0 ? job.array_job_id() : job.job_id();
+  return submitted_as > applied_through ? v1::STARTED_ON_SUBMIT : v1::STARTED_ON_SCHEDULE;
+}
+
 }  // namespace
 
 sched::SchedulerParams JobManager::schedulerParams() const {
@@ -192,6 +202,7 @@ std::vector<Launch> JobManager::applyPlanEntries(const sched::Plan& plan,
       cpus += static_cast<std::uint32_t>(a.cpus);
     }
     i.set_state(v1::JOB_RUNNING);
+    i.set_started_by(startedBy(start.backfill, i, applied_through_));
     ++lifecycle_.started;
     i.set_reason("None");
     i.clear_sched_nodes();
@@ -250,6 +261,7 @@ std::vector<Launch> JobManager::applyPlanEntries(const sched::Plan& plan,
     }
   }
   if (!plan.starts.empty() && reevaluateDependencies()) released_by_starts_ = true;
+  applied_through_ = highestId();
   return launches;
 }
 

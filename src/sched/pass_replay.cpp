@@ -281,6 +281,7 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
     const bool triedThere = backfill || pos == firstPos[p];
     if (g < 0 || ctx.duration < failCap[g]) {
       if ((!triedThere || dirtyFits(ctx)) && tryStartNow(ctx, startsPlan)) {
+        startsPlan.starts.back().backfill = blocked[p];
         startsPlan.stats.backfilled += blocked[p];
         ed.startedPos.push_back(pos);
         for (const NodeAllocation& a : startsPlan.starts.back().allocation.nodes) {

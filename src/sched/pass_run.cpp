@@ -121,6 +121,7 @@ Plan Pass::run(PassMemo* memo) {
     if (mayStart) {
       if (memo && !cacheable) memo->unshaped.emplace_back(rank(idx), idx);
       if (tryStartNow(ctx, plan)) {
+        plan.starts.back().backfill = blocked[p];
         plan.stats.backfilled += blocked[p];
         continue;
       }
@@ -261,6 +262,7 @@ bool Pass::appendLast(PassMemo& memo, const std::vector<int>& jobs, Plan& plan) 
     }
     if (mayStart) {
       if (tryStartNow(ctx, plan)) {
+        plan.starts.back().backfill = memo.firstBlocked[p].has_value();
         plan.stats.backfilled += memo.firstBlocked[p].has_value();
         continue;
       }

@@ -152,6 +152,9 @@ struct Start {
   JobId id = 0;
   Allocation allocation;
   int64_t endTime = 0;  // now + time limit
+  // Started ahead of a higher-ranked job of its partition that could not start: what Slurm's
+  // backfill scheduler starts (its job flag SchedBackfill, PlanStats::backfilled).
+  bool backfill = false;
 };
 
 struct PendingInfo {

@@ -4,6 +4,7 @@ orders users (alice and bob of account research in etc/cluster.conf), `squeue --
 come true on a quiet cluster, and squeue's %r shows Slurm's pending reasons. Jobs are
 `sleep N` scripts with minute time limits (the controller's granularity); every wait polls."""
 
+import json
 import re
 import time
 
@@ -129,6 +130,35 @@ def test_short_job_backfills_onto_idle_gpus_without_delaying_the_big_job(quiet):
     assert state(c, too_long) == "PENDING"
     after = expected_start(c, big)
     assert after is not None and after <= reserved + 1, (after, reserved)
+
+    # Accounting names the path that started each (Slurm's job flags, sacct Flags and -F): A on
+    # its submission, the short job by backfill; the big one has not started.
+    flags = _sacct_flags(c, a, short, big)
+    assert flags == {a: "SchedSubmit,StartRecieved", short: "SchedBackfill,StartRecieved",
+                     big: "StartRecieved"}, flags
+    r = c.cli("sacct", "-X", "-n", "-P", "-o", "JobID", "-F", "schedbackfill",
+              "-j", f"{a},{short},{big}")
+    assert r.returncode == 0 and r.stdout.split() == [str(short)], (r.stdout, r.stderr)
+    r = c.cli("sacct", "-X", "-j", str(short), "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["jobs"][0]["flags"] == ["CLEAR_SCHEDULING", "STARTED_ON_BACKFILL"]
+    r = c.cli("sacct", "-F", "SchedMain,bogus")
+    assert (r.returncode, r.stdout, r.stderr) == (
+        1, "", "sacct: error: str_2_job_flags: Invalid job flag bogus\n")
+
+
+def _sacct_flags(cluster, *ids):
+    r = cluster.cli("sacct", "-X", "-n", "-P", "-o", "JobID,Flags", "-j", ",".join(map(str, ids)))
+    assert r.returncode == 0, r.stderr
+    return {int(line.split("|")[0]): line.split("|")[1] for line in r.stdout.splitlines()}
+
+
+def test_a_released_job_starts_by_the_main_scheduler(quiet):
+    c = quiet
+    held = submit(c, "-H", *sleeper(0, 1))
+    c.scontrol("release", str(held))
+    wait_state(c, held, "COMPLETED")
+    assert _sacct_flags(c, held) == {held: "SchedMain,StartRecieved"}
 
 
 # --- (b) fair-share --------------------------------------------------------------------------

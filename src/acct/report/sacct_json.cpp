@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "acct/job_flags.h"
 #include "acct/report/sacct_values.h"
 #include "drover/hostlist.h"
 
@@ -192,7 +193,7 @@ Json jobJson(const JobWithSteps& jw, std::int64_t now) {
                {"total", cpuTime(0)},
                {"user", cpuTime(0)}};
   j["exit_code"] = exitJson(job.exit);
-  j["flags"] = job.flags;
+  j["flags"] = acct::jsonJobFlags(job.flags);
   j["group"] = job.group;
   j["het"] = {{"job_id", 0}, {"job_offset", nullptr}};
   j["job_id"] = job.job_id;

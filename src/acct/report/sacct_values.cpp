@@ -162,7 +162,7 @@ const std::vector<FieldDef>& table() {
        [](const Row& r) { return formatSacctTime(r.step ? r.step->end : r.job->end); }},
       {{"ExitCode", 8, false},
        [](const Row& r) { return exitText(r.step ? r.step->exit : r.job->exit); }},
-      {{"Flags", 20, false},
+      {{"Flags", 19, false},
        [](const Row& r) {
          std::string s;
          if (!r.step) {

@@ -143,7 +143,7 @@ TEST(SacctFormat, JsonMatchesGolden118) {
   job.start = 1796041717;
   job.end = 1796041718;
   job.priority = 10232;
-  job.flags = {"CLEAR_SCHEDULING", "STARTED_ON_SCHEDULE"};
+  job.flags = {"SchedMain", "StartRecieved"};   // as recorded; JSON names them as Slurm's
   job.req_tres = job.alloc_tres = "billing=1,cpu=1,mem=4000M,node=1";
   StepRecord& b = jobs[0].steps[0];
   b.start = job.start;
@@ -172,6 +172,40 @@ TEST(SacctFormat, JsonMatchesGolden118) {
   patch(golden.find("\"flags\"") - 200);             // the job (just above "flags")
   EXPECT_EQ(ours, golden);
   EXPECT_TRUE(nlohmann::json::accept(ours));
+}
+
+// The Flags column as the reference printed it (`sacct -X -o JobID,Flags,State`, 2026-12-03):
+// 19 wide, right-justified, cut with `+`.
+TEST(SacctFormat, FlagsColumnAsTheReferencePrintedIt) {
+  auto jobs = withoutSteps(pick({9}));
+  jobs.push_back(jobs[0]);
+  jobs[0].job.flags = {"SchedMain", "StartRecieved"};
+  jobs[0].job.state = JobState::kCompleted;
+  jobs[1].job.job_id = 10;
+  jobs[1].job.flags = {"StartRecieved"};
+  jobs[1].job.state = JobState::kCancelled;
+  jobs[1].job.cancelled_by = 1001;
+  EXPECT_EQ(renderSacct(jobs, columns("JobID,Flags,State"), {}),
+            "JobID                      Flags      State \n"
+            "------------ ------------------- ---------- \n"
+            "9            SchedMain,StartRec+  COMPLETED \n"
+            "10                 StartRecieved CANCELLED+ \n");
+}
+
+// The recorded job flags under the names the reference's sacct --json gave them (checked
+// 2026-12-03: jobs of each scheduling path, and a job cancelled while pending: `[]`).
+TEST(SacctFormat, JsonJobFlagsAsTheReferenceNamedThem) {
+  auto flagsOf = [](std::vector<std::string> recorded) {
+    auto jobs = pick({9});
+    jobs[0].job.flags = std::move(recorded);
+    jobs[0].steps.clear();
+    return nlohmann::ordered_json::parse(renderSacctJson(jobs, 0))["jobs"][0]["flags"].dump();
+  };
+  EXPECT_EQ(flagsOf({"SchedSubmit", "StartRecieved"}), R"(["CLEAR_SCHEDULING","STARTED_ON_SUBMIT"])");
+  EXPECT_EQ(flagsOf({"SchedBackfill", "StartRecieved"}),
+            R"(["CLEAR_SCHEDULING","STARTED_ON_BACKFILL"])");
+  EXPECT_EQ(flagsOf({"StartRecieved"}), "[]");
+  EXPECT_EQ(flagsOf({}), "[]");
 }
 
 // A job a signal ended, as the reference's sacct --json showed `kill -9 $$` (sacct 0:9).

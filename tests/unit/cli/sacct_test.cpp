@@ -323,6 +323,29 @@ TEST(SacctRecordFilterTest, SelectorsAndTheirErrors) {
   EXPECT_TRUE(keeps({"-s", "RS,PD"}));
 }
 
+// -F/--flags as the reference took it (checked 2026-12-03): the flag names in any case, a job
+// kept when it has any of them, an empty list keeping nothing, another word refused.
+TEST(SacctRecordFilterTest, FlagsSelectByTheSchedulingPath) {
+  acct::JobRecord job;
+  job.flags = {"SchedBackfill", "StartRecieved"};
+  auto keeps = [&](std::vector<std::string> args) {
+    auto cmd = parseSacctArgs(args, 0, 1001, "alice");
+    EXPECT_TRUE(cmd.ok()) << cmd.error();
+    return cmd.ok() && cmd->records.keeps(job);
+  };
+  EXPECT_TRUE(keeps({"-F", "SchedBackfill"}));
+  EXPECT_TRUE(keeps({"--flags=schedmain,SCHEDBACKFILL"}));
+  EXPECT_TRUE(keeps({"-F", "StartRecieved"}));
+  EXPECT_TRUE(keeps({"-F", "SchedBackfill,"}));
+  EXPECT_FALSE(keeps({"-F", "SchedMain"}));
+  EXPECT_FALSE(keeps({"-F", ""}));
+  for (const char* word : {"bogus", "Sched", "startreceived"}) {
+    auto cmd = parseSacctArgs({"-F", std::string("SchedMain,") + word}, 0, 1001, "alice");
+    ASSERT_FALSE(cmd.ok()) << word;
+    EXPECT_EQ(cmd.error(), std::string("str_2_job_flags: Invalid job flag ") + word);
+  }
+}
+
 // -T as the reference cut job 7040 (03:24:58-03:26:14) to -S 03:25:30 -E 03:25:45: start and
 // end at the window's edges, so Elapsed is 15 s, its step's too; a running job's end is the
 // window's end (now without -E); a job that never started keeps no start.

@@ -5,6 +5,7 @@
 // queue is an incremental pass, and fair-share usage is charged, ordered and persisted.
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <random>
 
 #include "jobs/fair_share.h"
@@ -140,6 +141,43 @@ TEST_F(IncrementalPassTest, ASubmissionOnASettledQueueIsAnIncrementalPass) {
   const auto after = maintained->counters();
   EXPECT_EQ(after.fullPasses, before.fullPasses);
   EXPECT_EQ(after.incrementalPasses, before.incrementalPasses + 1);
+}
+
+// Each start records the scheduling path Slurm's job flags name (sacct Flags, -F): the pass
+// after its submission (SchedSubmit), a later one (SchedMain), or ahead of a higher-ranked job
+// that must wait (SchedBackfill); a requeue clears it; accounting keeps the names.
+TEST_F(IncrementalPassTest, StartsRecordTheSchedulingPathAsSlurmsJobFlags) {
+  const JobId half = submit(SpecBuilder().nodes(2).ntasks(8).time(30));
+  checkedPass("half");
+  EXPECT_EQ(job(half).started_by(), v1::STARTED_ON_SUBMIT);
+  const JobId whole = submit(SpecBuilder().nodes(4).ntasks(16).time(30));
+  checkedPass("whole waits");
+  EXPECT_EQ(job(whole).started_by(), v1::STARTED_BY_NONE);
+  const JobId shorter = submit(SpecBuilder().nodes(1).ntasks(4).time(10));
+  checkedPass("backfill");
+  ASSERT_EQ(job(shorter).state(), v1::JOB_RUNNING);
+  EXPECT_EQ(job(shorter).started_by(), v1::STARTED_ON_BACKFILL);
+  finishBatch(half, 0);
+  finishBatch(shorter, 0);
+  checkedPass("whole starts");
+  ASSERT_EQ(job(whole).state(), v1::JOB_RUNNING);
+  EXPECT_EQ(job(whole).started_by(), v1::STARTED_ON_SCHEDULE);
+  auto recorded = [&](JobId id) {
+    std::vector<std::string> flags;
+    for (const auto& r : manager_->takeAccounting().jobs) {
+      if (r.job_id == id) flags = r.flags;
+    }
+    return flags;
+  };
+  EXPECT_EQ(recorded(whole), (std::vector<std::string>{"SchedMain", "StartRecieved"}));
+  v1::JobControlRequest requeue;
+  requeue.set_action("requeue");
+  requeue.add_job_ids(std::to_string(whole));
+  ASSERT_TRUE(manager_->control(alice(), requeue)[0].ok());
+  finishBatch(whole, 0, SIGKILL);
+  ASSERT_EQ(job(whole).state(), v1::JOB_PENDING);
+  EXPECT_EQ(job(whole).started_by(), v1::STARTED_BY_NONE);
+  EXPECT_EQ(recorded(whole), (std::vector<std::string>{"StartRecieved"}));
 }
 
 TEST_F(IncrementalPassTest, FairShareRanksTheUserWithoutUsageFirst) {

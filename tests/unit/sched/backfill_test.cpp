@@ -84,6 +84,7 @@ TEST(Backfill, ShortJobFillsTheHoleLongJobWaits) {
       ASSERT_NE(startOf(plan, 3), nullptr) << static_cast<int>(policy);
       EXPECT_EQ(startOf(plan, 3)->allocation.nodes[0].gpus, (std::vector<int>{4, 5}));
       EXPECT_EQ(plan.stats.backfilled, 1);  // job 3 started past blocked job 1
+      EXPECT_TRUE(startOf(plan, 3)->backfill);  // sacct's SchedBackfill
     }
   }
 }
@@ -96,6 +97,7 @@ TEST(Backfill, IdleClusterStartsEverythingThatFits) {
   Plan plan = schedule(s, SchedulerParams{}, 0);
   EXPECT_EQ(plan.starts.size(), 2u);
   EXPECT_EQ(plan.stats.backfilled, 0);  // in order: nothing ahead of them was blocked
+  for (const Start& start : plan.starts) EXPECT_FALSE(start.backfill) << start.id;
   EXPECT_EQ(pendingOf(plan, 3)->reason, Reason::Resources);
   EXPECT_EQ(*pendingOf(plan, 3)->expectedStart, 3600);
 }

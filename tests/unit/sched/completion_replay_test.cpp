@@ -41,6 +41,7 @@ void expectSame(const Plan& got, const Plan& want) {
   ASSERT_EQ(got.starts.size(), want.starts.size());
   for (size_t i = 0; i < got.starts.size(); ++i) {
     EXPECT_EQ(got.starts[i].id, want.starts[i].id);
+    EXPECT_EQ(got.starts[i].backfill, want.starts[i].backfill) << "job " << want.starts[i].id;
     ASSERT_EQ(got.starts[i].allocation.nodes.size(), want.starts[i].allocation.nodes.size());
     for (size_t k = 0; k < got.starts[i].allocation.nodes.size(); ++k) {
       EXPECT_EQ(got.starts[i].allocation.nodes[k].node, want.starts[i].allocation.nodes[k].node);
