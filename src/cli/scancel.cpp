@@ -209,10 +209,10 @@ ScancelReport reportScancel(const ScancelCommand& command, const v1::CancelJobsR
     return report;
   }
   const int sig = command.request.signal();
-  // With a signal (-s, KILL too) or --batch the reference reported every failure, an unknown or
-  // finished job's as well, as "Kill job error", exit 1 (-Q silenced the line, not the status);
-  // a plain cancel of such a job is silent unless -v.
-  const bool signalling = sig != 0 || command.request.batch_only();
+  // With a signal (-s, KILL too), --batch or -i the reference reported every failure, an
+  // unknown or finished job's as well, as "Kill job error", exit 1 (-Q silenced the line, not
+  // the status); a plain cancel of such a job is silent unless -v.
+  const bool loud = sig != 0 || command.request.batch_only() || command.interactive;
   for (const auto& [given, results] : groupByGivenId(command.request, reply)) {
     if (command.verbose) {
       if (sig != 0) {
@@ -230,7 +230,7 @@ ScancelReport reportScancel(const ScancelCommand& command, const v1::CancelJobsR
     });
     for (const v1::CancelResult* r : results) {
       if (r->ok()) continue;
-      const bool quiet_kind = silentUnlessVerbose(r->error()) && !signalling;
+      const bool quiet_kind = silentUnlessVerbose(r->error()) && !loud;
       if (quiet_kind && (!command.verbose || any_ok)) continue;
       if (!quiet_kind) report.exit_code = r->error() == "Access/permission denied" ? kExitAccessDenied : 1;
       if (command.quiet && silentUnlessVerbose(r->error())) continue;
@@ -241,6 +241,69 @@ ScancelReport reportScancel(const ScancelCommand& command, const v1::CancelJobsR
   }
   return report;
 }
+
+std::vector<std::string> confirmEach(const v1::CancelJobsReply& would, std::istream& in,
+                                     std::ostream& out) {
+  std::vector<std::string> confirmed;
+  for (const v1::CancelResult& r : would.results()) {
+    if (!r.ok()) continue;
+    const bool step = r.job_id().find('.') != std::string::npos;
+    const std::string prompt = std::string("Cancel ") + (step ? "step_id=" : "job_id=") +
+                               r.job_id() + " name=" + r.name() + " partition=" + r.partition() +
+                               " [y/n]? ";
+    for (;;) {
+      out << prompt << std::flush;
+      std::string answer;
+      if (!std::getline(in, answer)) {
+        out << "\n";
+        return confirmed;
+      }
+      const char first = answer.empty() ? '\0' : answer[0];
+      if (first == 'y' || first == 'Y') confirmed.push_back(r.job_id());
+      if (first == 'y' || first == 'Y' || first == 'n' || first == 'N') break;
+    }
+  }
+  return confirmed;
+}
+
+namespace {
+
+// scancel -i: a dry run names what the call would act on, the user confirms each, and only the
+// confirmed ids (with the call's signal, --batch and --full, none of its filters) are sent.
+// Refusals the dry run found are reported as the call would have reported them.
+int runInteractively(const ScancelCommand& cmd, ControllerClient& client) {
+  v1::CancelJobsRequest ask = cmd.request;
+  ask.set_dry_run(true);
+  auto would = client.cancelJobs(ask);
+  if (!would.ok()) {
+    printError(kProg, would.error());
+    return 1;
+  }
+  v1::CancelJobsReply refused;
+  for (const auto& r : would->results()) {
+    if (!r.ok()) *refused.add_results() = r;
+  }
+  ScancelReport report = reportScancel(cmd, would->results_size() == 0 ? *would : refused);
+  std::cerr << report.stderr_text;
+  const std::vector<std::string> confirmed = confirmEach(*would, std::cin, std::cout);
+  if (confirmed.empty()) return report.exit_code;
+  ScancelCommand act = cmd;
+  act.request.Clear();
+  for (const auto& id : confirmed) act.request.add_job_ids(id);
+  act.request.set_signal(cmd.request.signal());
+  act.request.set_batch_only(cmd.request.batch_only());
+  act.request.set_full(cmd.request.full());
+  auto reply = client.cancelJobs(act.request);
+  if (!reply.ok()) {
+    printError(kProg, reply.error());
+    return 1;
+  }
+  const ScancelReport acted = reportScancel(act, *reply);
+  std::cerr << acted.stderr_text;
+  return std::max(report.exit_code, acted.exit_code);
+}
+
+}  // namespace
 
 int runScancel(int argc, char** argv) {
   const auto args = argsWithEnvironment(argc, argv,
@@ -261,15 +324,12 @@ int runScancel(int argc, char** argv) {
   }
   const ScancelCommand& cmd = *parsed;
   if (printedInfo(cmd, kHelp, kUsage)) return 0;
-  if (cmd.interactive) {
-    printError(kProg, "--interactive is not supported");
-    return 1;
-  }
   auto client = ControllerClient::fromConfig();
   if (!client.ok()) {
     printError(kProg, client.error());
     return 1;
   }
+  if (cmd.interactive) return runInteractively(cmd, *client);
   auto reply = client->cancelJobs(cmd.request);
   if (!reply.ok()) {
     printError(kProg, reply.error());

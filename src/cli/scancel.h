@@ -2,6 +2,7 @@
 // The scancel command: ids (123, 123_4, 123_[1-3], 123.0) and filters (-u -n -t -p -w -A),
 // --signal, --batch, --full, -v, with Slurm's messages and exit codes (golden 020-021, 066,
 // 100-104). Parsing and the reporting of results are pure, for tests.
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,14 @@ struct ScancelReport {
   int exit_code = 0;
 };
 ScancelReport reportScancel(const ScancelCommand& command, const v1::CancelJobsReply& reply);
+
+// -i: asks on `out` about each job (or step) the dry run said the call would act on, in order,
+// as the reference did ("Cancel job_id=7029 name=one partition=gpu [y/n]? ", "Cancel
+// step_id=7034.0 ..."): a line beginning with y or Y confirms, n or N declines, anything else
+// asks again. At the end of `in` the rest are declined (the reference asked again for ever).
+// Returns the confirmed ids as the dry run showed them.
+std::vector<std::string> confirmEach(const v1::CancelJobsReply& would, std::istream& in,
+                                     std::ostream& out);
 
 int runScancel(int argc, char** argv);
 

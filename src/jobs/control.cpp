@@ -202,6 +202,17 @@ std::vector<v1::CancelResult> JobManager::cancel(const Caller& caller,
   }
   for (const std::string& text : req.job_ids()) {
     if (text.find('.') != std::string::npos) {
+      if (req.dry_run()) {
+        // The job the step belongs to names the prompt; what the step itself allows is the
+        // real call's to say.
+        const auto job_ids = resolveIds(text.substr(0, text.find('.')));
+        if (job_ids && job_ids->size() == 1) {
+          targets.push_back({job_ids->front(), text, std::nullopt});
+        } else {
+          targets.push_back({0, text, result(text, kInvalidJobId)});
+        }
+        continue;
+      }
       targets.push_back({0, text, cancelStep(caller, text, req.signal())});  // steps.cpp
       continue;
     }
@@ -232,11 +243,19 @@ std::vector<v1::CancelResult> JobManager::cancel(const Caller& caller,
       results.push_back(result(shown, kAlreadyDone));
       continue;
     }
-    if (req.signal() != 0 && req.signal() != SIGKILL) {
-      if (!holdsResources(job.state())) {
-        results.push_back(result(shown, kPending));
-        continue;
-      }
+    const bool signalling = req.signal() != 0 && req.signal() != SIGKILL;
+    if (signalling && !holdsResources(job.state())) {
+      results.push_back(result(shown, kPending));
+      continue;
+    }
+    if (req.dry_run()) {
+      v1::CancelResult would = result(shown);
+      would.set_name(job.info.name());
+      would.set_partition(job.info.partition());
+      results.push_back(std::move(would));
+      continue;
+    }
+    if (signalling) {
       // scancel(1): without --batch or --full a signal other than SIGKILL reaches only the
       // job's numbered (srun) steps, never the batch shell; --batch signals the shell alone;
       // --full the batch step's every process and the steps (which it wins over --batch).

@@ -233,15 +233,15 @@ class Cluster:
         env["PATH"] = f"{self.bin}:{env.get('PATH', '')}"
         return env
 
-    def cli(self, name, *args, conf=None, user=None, timeout=30, cwd=None):
-        """Runs <build>/bin/<name> with DROVER_CONF set, in `cwd` (default the run directory);
-        returns CompletedProcess (text)."""
+    def cli(self, name, *args, conf=None, user=None, timeout=30, cwd=None, input=None):
+        """Runs <build>/bin/<name> with DROVER_CONF set, in `cwd` (default the run directory),
+        `input` on its stdin (else none: /dev/null); returns CompletedProcess (text)."""
         exe = self.bin / name
         if not exe.exists():
             raise AssertionError(f"{exe} is missing")
         return subprocess.run([str(exe), *args], capture_output=True, text=True,
                               env=self.env(conf), timeout=timeout, user=user,
-                              cwd=str(cwd or self.run_dir))
+                              cwd=str(cwd or self.run_dir), input=input or "")
 
     def reports(self, name, *args, count=2, timeout=15):
         """The first `count` reports of a CLI run with -i (squeue, sinfo), each a list of its

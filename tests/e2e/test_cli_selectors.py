@@ -77,6 +77,28 @@ def test_scancel_by_name_user_partition_and_state(c):
         wait_for(lambda: live(c, mine) == before - gone, 10, what=f"scancel {args}")
 
 
+def test_scancel_interactive_asks_for_each_job(c):
+    """-i: a prompt per job the call selects, as the reference's; only the confirmed ones go."""
+    one = submit(c, "-H", "-J", "one", "--wrap=true")
+    two = submit(c, "-H", "-J", "two", "--wrap=true")
+    arr = submit(c, "-H", "-J", "arr", "--array=1-3", "--wrap=true")
+    r = c.cli("scancel", "-i", str(one), str(two), f"{arr}_2", "999999", user="alice",
+              input="maybe\nyes\nn\nY\n")
+    assert r.returncode == 1, r.stderr
+    assert r.stdout == (f"Cancel job_id={one} name=one partition=gpu [y/n]? " * 2
+                        + f"Cancel job_id={two} name=two partition=gpu [y/n]? "
+                        + f"Cancel job_id={arr}_2 name=arr partition=gpu [y/n]? "), r.stdout
+    assert r.stderr == "scancel: error: Kill job error on job id 999999: Invalid job id specified\n"
+    wait_state(c, one, "CANCELLED")
+    r = c.cli("squeue", "-h", "-r", "-t", "PD", "-j", f"{two},{arr}", "-o", "%i")
+    assert sorted(r.stdout.split()) == sorted([str(two), f"{arr}_1", f"{arr}_3"]), r.stdout
+    # By filter; the end of input declines what is left, and nothing more is asked.
+    r = c.cli("scancel", "-i", "-u", "alice", "-n", "two", user="alice", input="")
+    assert (r.returncode, r.stdout) == (0, f"Cancel job_id={two} name=two partition=gpu [y/n]? \n")
+    assert show(c, two)["JobState"] == "PENDING"
+    c.cli("scancel", str(two), str(arr))
+
+
 def test_scancel_me_is_the_callers_real_user(c):
     """--me is the uid scancel runs as, whatever $USER says (the harness keeps root's)."""
     alices = submit(c, "-H", "--wrap=true")

@@ -243,5 +243,46 @@ TEST(ScancelTest, VerboseNamesEachIdAsGiven) {
   EXPECT_EQ(ended.stderr_text, "scancel: Terminating job 7067\nscancel: error: Kill job error on job id 7067: " + done + "\n");
 }
 
+// -i as the reference asked (2026-12-03): a prompt per job or step the dry run named, y/Y
+// (a line's first character) confirms, n/N declines, anything else asks again; refusals get no
+// prompt; at the end of input the rest are declined (the reference asked again for ever).
+TEST(ScancelTest, InteractiveConfirmsEachJob) {
+  v1::CancelJobsReply would;
+  auto add = [&](const std::string& id, const std::string& name, bool ok = true) {
+    auto* r = would.add_results();
+    r->set_job_id(id);
+    r->set_ok(ok);
+    r->set_name(name);
+    r->set_partition("gpu");
+    if (!ok) r->set_error("Invalid job id specified");
+  };
+  add("7029", "one");
+  add("99999", "", false);
+  add("7034.0", "stp");
+  add("7035_[1-3]", "arr");
+  std::istringstream in("x\nyes\nN\nY\n");
+  std::ostringstream out;
+  EXPECT_EQ(confirmEach(would, in, out), (std::vector<std::string>{"7029", "7035_[1-3]"}));
+  EXPECT_EQ(out.str(),
+            "Cancel job_id=7029 name=one partition=gpu [y/n]? "
+            "Cancel job_id=7029 name=one partition=gpu [y/n]? "
+            "Cancel step_id=7034.0 name=stp partition=gpu [y/n]? "
+            "Cancel job_id=7035_[1-3] name=arr partition=gpu [y/n]? ");
+  std::istringstream ends("y\n");
+  std::ostringstream asked;
+  EXPECT_EQ(confirmEach(would, ends, asked), (std::vector<std::string>{"7029"}));
+  EXPECT_EQ(asked.str(), "Cancel job_id=7029 name=one partition=gpu [y/n]? "
+                         "Cancel step_id=7034.0 name=stp partition=gpu [y/n]? \n");
+  // Unlike a plain cancel's, the refusals of an interactive call are reported, as the
+  // reference's `scancel -i 99999` (exit 1).
+  auto cmd = parseScancelArgs({"-i", "7029", "99999"});
+  ASSERT_TRUE(cmd.ok()) << cmd.error();
+  EXPECT_TRUE(cmd->interactive);
+  const auto refused = reportScancel(*cmd, reply("99999", false, "Invalid job id specified"));
+  EXPECT_EQ(refused.stderr_text,
+            "scancel: error: Kill job error on job id 99999: Invalid job id specified\n");
+  EXPECT_EQ(refused.exit_code, 1);
+}
+
 }  // namespace
 }  // namespace drover::cli

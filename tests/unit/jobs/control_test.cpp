@@ -68,6 +68,35 @@ TEST_F(JobsTest, CancelRulesAndTexts) {
   EXPECT_EQ(job(running).cancelled_by(), "0");
 }
 
+// scancel -i's dry run: what the call would act on, each with its name and partition (steps by
+// their job), the refusals the call would give, and nothing changed.
+TEST_F(JobsTest, CancelDryRunNamesTheJobsAndChangesNothing) {
+  const JobId held = submit(SpecBuilder().name("one").hold());
+  const JobId running = submit(SpecBuilder().name("two"));
+  pass();
+  ASSERT_EQ(job(running).state(), v1::JOB_RUNNING);
+  v1::CancelJobsRequest ask = cancelIds({std::to_string(held), std::to_string(running) + ".0",
+                                         "999999"});
+  ask.set_dry_run(true);
+  auto would = manager_->cancel(alice(), ask);
+  ASSERT_EQ(would.size(), 3u);
+  EXPECT_TRUE(would[0].ok());
+  EXPECT_EQ(would[0].name(), "one");
+  EXPECT_EQ(would[0].partition(), "gpu");
+  EXPECT_TRUE(would[1].ok());
+  EXPECT_EQ(would[1].job_id(), std::to_string(running) + ".0");
+  EXPECT_EQ(would[1].name(), "two");
+  EXPECT_EQ(would[2].error(), "Invalid job id specified");
+  EXPECT_EQ(manager_->cancel(bob(), ask)[0].error(), "Access/permission denied");
+  v1::CancelJobsRequest by_user;
+  by_user.set_user("alice");
+  by_user.set_dry_run(true);
+  EXPECT_EQ(manager_->cancel(alice(), by_user).size(), 2u);
+  EXPECT_EQ(job(held).state(), v1::JOB_PENDING);
+  EXPECT_EQ(job(running).state(), v1::JOB_RUNNING);
+  EXPECT_TRUE(manager_->takeSignals().empty());
+}
+
 TEST_F(JobsTest, CancelArrayFormsAndFilters) {
   JobId arr = submit(SpecBuilder().name("arr").array("0-5").hold());
   std::string a = std::to_string(arr);
