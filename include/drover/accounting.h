@@ -123,6 +123,9 @@ struct JobRecord {
   std::vector<std::string> flags;  // "CLEAR_SCHEDULING", ...
   std::uint32_t restart_count = 0;
   std::uint32_t priority = 0;
+  // The id of the job's association (account and user) as sshare and sacctmgr number them now;
+  // set by the controller when it answers a query (not stored), 0 for one no longer configured.
+  std::uint32_t assoc_id = 0;
   bool operator==(const JobRecord&) const = default;
 };
 

@@ -45,6 +45,7 @@ constexpr const char* kHelp =
     "     --delimiter:       ASCII characters used to separate the fields when -p or -P is given.\n"
     "     -e, --helpformat:  Print a list of fields that can be specified with '--format'.\n"
     "     -E, --endtime:     Select jobs eligible before this time.\n"
+    "     -x, --associations: Select jobs of these association ids (as sshare shows them).\n"
     "     -F, --flags:       Select jobs started by these scheduling paths (SchedSubmit,\n"
     "                        SchedMain, SchedBackfill) or with StartRecieved.\n"
     "     -j, --jobs:        Display information about this job or comma-separated list of jobs.\n"
@@ -114,7 +115,7 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
       {"ncpus", required_argument, nullptr, 'I'}, {"timelimit-min", required_argument, nullptr, 'k'},
       {"timelimit-max", required_argument, nullptr, 'K'}, {"reason", required_argument, nullptr, 'R'},
       {"wckeys", required_argument, nullptr, 'W'}, {"constraints", required_argument, nullptr, 'C'},
-      {"flags", required_argument, nullptr, 'F'},
+      {"flags", required_argument, nullptr, 'F'}, {"associations", required_argument, nullptr, 'x'},
       {"allclusters", no_argument, nullptr, 'L'}, {"use-local-uid", no_argument, nullptr, kOptUseLocalUid},
       {"whole-hetjob", optional_argument, nullptr, kOptWholeHetjob},
       {"truncate", no_argument, nullptr, 'T'},
@@ -133,7 +134,7 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
   opterr = 0;
   optind = 0;
   int c;
-  while ((c = getopt_long(argv.argc(), argv.argv(), "aA:bBC:DeE:F:g:hi:I:j:k:K:lLM:nN:o:pPq:r:R:s:S:Tu:vVW:X",
+  while ((c = getopt_long(argv.argc(), argv.argv(), "aA:bBC:DeE:F:g:hi:I:j:k:K:lLM:nN:o:pPq:r:R:s:S:Tu:vVW:x:X",
                           kLong, nullptr)) != -1) {
     switch (c) {
       case 'a': cmd.all_users = true; break;
@@ -162,6 +163,13 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
       case 'R': for (auto& r : splitCommas(optarg)) cmd.records.reasons.push_back(r); break;
       case 'W': for (auto& w : splitCommas(optarg)) cmd.records.wckeys.push_back(w); break;
       case 'C': for (auto& feature : splitCommas(optarg)) cmd.records.constraints.push_back(feature); break;
+      case 'x':
+        // As the reference: a word that is no id selects nothing, without an error.
+        for (const auto& word : splitCommas(optarg)) {
+          const auto id = numericId(word);
+          cmd.records.associations.push_back(id ? *id : UINT32_MAX);
+        }
+        break;
       case 'F': {
         // Given at all, it selects: an empty list keeps nothing, as the reference's `-F ""`.
         auto& flags = cmd.records.flags.emplace();

@@ -55,7 +55,7 @@ Result<CountRange> parseCountRange(std::string_view text, std::string_view what)
 
 bool SacctRecordFilter::any() const {
   return none || !qos.empty() || !reasons.empty() || !wckeys.empty() || !constraints.empty() ||
-         nnodes || ncpus || timelimit_min || flags;
+         nnodes || ncpus || timelimit_min || flags || !associations.empty();
 }
 
 bool SacctRecordFilter::keeps(const acct::JobRecord& job) const {
@@ -70,6 +70,9 @@ bool SacctRecordFilter::keeps(const acct::JobRecord& job) const {
   if (flags && std::none_of(flags->begin(), flags->end(), [&](const std::string& flag) {
         return std::find(job.flags.begin(), job.flags.end(), flag) != job.flags.end();
       }))
+    return false;
+  if (!associations.empty() &&
+      std::find(associations.begin(), associations.end(), job.assoc_id) == associations.end())
     return false;
   if (!inRange(job.nnodes, nnodes) || !inRange(job.ncpus, ncpus)) return false;
   // -k alone: that limit exactly; with -K, the range; -K alone is ignored (sacct(1)).

@@ -1,7 +1,7 @@
 #pragma once
 // sacct's selectors that the accounting query does not take, applied to the records it returned:
 // -q/--qos, -i/--nnodes, -I/--ncpus, -k/--timelimit-min with -K/--timelimit-max, -R/--reason,
-// -W/--wckeys, -C/--constraints, -F/--flags (sacct(1)).
+// -W/--wckeys, -C/--constraints, -F/--flags, -x/--associations (sacct(1)).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -24,6 +24,7 @@ struct SacctRecordFilter {
   std::optional<std::int64_t> timelimit_min, timelimit_max;  // minutes
   // -F: a job with any of these flags (recorded names, acct/job_flags.h); given empty, none.
   std::optional<std::vector<std::string>> flags;
+  std::vector<std::uint32_t> associations;  // -x: ids (JobRecord::assoc_id); one that is no number matches none
   bool none = false;  // -s named only states no job enters: nothing is kept
 
   bool any() const;

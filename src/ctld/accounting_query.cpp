@@ -19,7 +19,8 @@ acct::AcctFilter accountingFilterFor(const rpc::Caller& caller, const v1::QueryA
 
 Result<v1::QueryAccountingReply> queryAccounting(acct::AccountingStore& store, const rpc::Caller& caller,
                                                  const v1::QueryAccountingRequest& request,
-                                                 const std::string& cluster_name) {
+                                                 const std::string& cluster_name,
+                                                 const AssociationIds& assoc_ids) {
   auto rows = store.query(accountingFilterFor(caller, request));
   if (!rows.ok()) return makeError("accounting query failed: " + rows.error());
   v1::QueryAccountingReply reply;
@@ -28,6 +29,9 @@ Result<v1::QueryAccountingReply> queryAccounting(acct::AccountingStore& store, c
   // An array's tasks share one kept script (under the array's id): read once per id.
   std::map<std::uint64_t, std::optional<acct::JobScript>> scripts;
   for (auto& job : *rows) {
+    if (auto id = assoc_ids.find({job.job.account, job.job.user}); id != assoc_ids.end()) {
+      job.job.assoc_id = id->second;
+    }
     // sacct -B / --env-vars: the owner's and root's to read, as the job's files are.
     if (kept && (caller.uid == 0 || caller.uid == job.job.uid)) {
       const std::uint64_t id = job.job.array_job_id != 0 ? job.job.array_job_id : job.job.job_id;

@@ -146,6 +146,7 @@ v1::AcctJobRecord toWire(const acct::JobRecord& j) {
   w.set_constraints(j.constraints);
   w.set_restart_count(j.restart_count);
   w.set_priority(j.priority);
+  w.set_assoc_id(j.assoc_id);
   if (j.array_task_id) w.set_array_task_id(*j.array_task_id);
   if (j.cancelled_by) w.set_cancelled_by(*j.cancelled_by);
   w.set_state(static_cast<std::uint32_t>(j.state));
@@ -196,6 +197,7 @@ acct::JobRecord fromWire(const v1::AcctJobRecord& w) {
   j.constraints = w.constraints();
   j.restart_count = w.restart_count();
   j.priority = w.priority();
+  j.assoc_id = w.assoc_id();
   if (w.has_array_task_id()) j.array_task_id = w.array_task_id();
   if (w.has_cancelled_by()) j.cancelled_by = w.cancelled_by();
   j.state = static_cast<acct::JobState>(w.state());

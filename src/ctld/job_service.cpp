@@ -14,6 +14,7 @@
 
 #include "common/launch_attempts.h"
 #include "common/log.h"
+#include "config/association_tree.h"
 #include "ctld/accounting_query.h"
 #include "ctld/event_query.h"
 #include "ctld/user_lookup.h"
@@ -573,6 +574,16 @@ void JobService::stepEvent(const v1::StepEventRequest& event, Done done) {
 
 namespace {
 
+// The association ids as sshare and sacctmgr show them: the tree's order from 1.
+AssociationIds associationIds(const config::ClusterConfig& config) {
+  AssociationIds ids;
+  const auto tree = config::associationTree(config);
+  for (std::size_t i = 0; i < tree.size(); ++i) {
+    ids.emplace(std::make_pair(tree[i].account, tree[i].user), static_cast<std::uint32_t>(i + 1));
+  }
+  return ids;
+}
+
 // Runs `query` against a reader of its own on the accounting store, on `pool` (a read of months
 // of records must never hold up the state thread), and answers on `io`.
 template <typename Reply, typename Query>
@@ -600,8 +611,9 @@ void JobService::queryAccounting(const rpc::Caller& caller,
                                  std::function<void(Result<v1::QueryAccountingReply>)> done) {
   readAccounting<v1::QueryAccountingReply>(
       *pool_, io_, accounting_path_,
-      [caller, request, cluster = state_.config().cluster_name](acct::SqliteAccountingStore& store) {
-        return ctld::queryAccounting(store, caller, request, cluster);
+      [caller, request, cluster = state_.config().cluster_name,
+       assoc_ids = associationIds(state_.config())](acct::SqliteAccountingStore& store) {
+        return ctld::queryAccounting(store, caller, request, cluster, assoc_ids);
       },
       std::move(done));
 }

@@ -445,6 +445,16 @@ def test_sacct_selectors(c):
     assert {line.split("|")[0] for line in sacct(c, *names, user="alice")} == {"acA", "acB"}
     assert sacct(c, "-j", f"{bad}.batch", "-o", "JobID,State,ExitCode") == \
         [f"{bad}.batch|FAILED|3:0"]
+    # AssocID is the association's id as sshare shows it (the reference's numbering), QOSRAW
+    # normal's 1; -x selects by it.
+    r = c.cli("sshare", "-a", "-n", "-P", "-o", "Account,User,ID")
+    assert r.returncode == 0, r.stderr
+    ids = {tuple(f.strip() for f in line.split("|")[:2]): line.split("|")[2]
+           for line in r.stdout.splitlines()}
+    alices, bobs_id = ids[("research", "alice")], ids[("research", "bob")]
+    assert sacct(c, "-j", str(ok), "-o", "AssocID,QOSRAW") == [f"{alices}|1", f"{alices}|"]
+    assert sacct(c, *names, "-x", alices) == sacct(c, *names, "-u", "alice")
+    assert sacct(c, *names, "--associations", f"{bobs_id},99") == ["acC|COMPLETED|0:0"]
     # -T: a running job's start cut to -S and its end to -E, Elapsed the time between, its
     # step rows alike (the reference's job 7040 with -T -S 03:25:30 -E 03:25:45).
     running = submit(c, "-J", "acT", "--wrap=sleep 60")

@@ -131,7 +131,8 @@ const std::vector<FieldDef>& table() {
        [](const Row& r) { return num(r.step ? r.step->nnodes : r.job->nnodes); }},
       {{"AllocTRES", 10, false},
        [](const Row& r) { return convertTresSizes(r.step ? r.step->alloc_tres : r.job->alloc_tres); }},
-      {{"AssocID", 10, false}, [](const Row&) { return std::string(); }},
+      // The association's id as sshare numbers it now (steps too, as the reference's).
+      {{"AssocID", 7, false}, [](const Row& r) { return num(r.job->assoc_id); }},
       {{"AveCPU", 10, false}, USAGE(optDuration(u->ave_cpu_sec))},
       {{"AveCPUFreq", 10, false}, USAGE(optFreq(u->ave_cpu_freq_khz))},
       {{"AveDiskRead", 14, false}, USAGE(optMb(u->ave_disk_read_mb))},
@@ -219,7 +220,8 @@ const std::vector<FieldDef>& table() {
       {{"Partition", 10, false}, [](const Row& r) { return jobOnly(r, r.job->partition); }},
       {{"Priority", 10, false, Cut::kNone}, [](const Row& r) { return jobOnly(r, num(r.job->priority)); }},
       {{"QOS", 10, false}, [](const Row& r) { return jobOnly(r, r.job->qos); }},
-      {{"QOSRAW", 10, false}, [](const Row&) { return std::string(); }},
+      // Drover's one QOS, normal, is Slurm's first (id 1).
+      {{"QOSRAW", 6, false}, [](const Row& r) { return jobOnly(r, r.job->qos == "normal" ? "1" : ""); }},
       {{"Reason", 22, false},  // 22 wide, as the reference printed it (2026-12-02)
        [](const Row& r) {
          return jobOnly(r, r.job->reason.empty() ? std::string("None") : r.job->reason);

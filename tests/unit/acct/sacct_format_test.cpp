@@ -192,6 +192,20 @@ TEST(SacctFormat, FlagsColumnAsTheReferencePrintedIt) {
             "10                 StartRecieved CANCELLED+ \n");
 }
 
+// AssocID and QOSRAW as the reference printed them (`sacct -j 7021 -o
+// JobID,AssocID,QOSRAW,QOS`, 2026-12-03): the association's id on the step too, QOS normal 1.
+TEST(SacctFormat, AssocIdAndQosRawAsTheReferencePrintedThem) {
+  auto jobs = pick({9});
+  jobs[0].job.assoc_id = 4;
+  jobs[0].job.qos = "normal";
+  jobs[0].steps.resize(1);
+  EXPECT_EQ(renderSacct(jobs, columns("JobID,AssocID,QOSRAW,QOS"), {}),
+            "JobID        AssocID QOSRAW        QOS \n"
+            "------------ ------- ------ ---------- \n"
+            "9                  4      1     normal \n"
+            "9.batch            4                   \n");
+}
+
 // The recorded job flags under the names the reference's sacct --json gave them (checked
 // 2026-12-03: jobs of each scheduling path, and a job cancelled while pending: `[]`).
 TEST(SacctFormat, JsonJobFlagsAsTheReferenceNamedThem) {

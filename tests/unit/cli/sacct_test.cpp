@@ -199,6 +199,7 @@ TEST_F(SacctTest, ControllerHandlerAnswersFromARealStore) {
     j.start = kNow - 50;
     j.end = kNow - 10;
     j.state = acct::JobState::kCompleted;
+    j.account = "research";
     batch.jobs.push_back(j);
   }
   ASSERT_TRUE((*store)->apply(batch).ok());
@@ -219,6 +220,14 @@ TEST_F(SacctTest, ControllerHandlerAnswersFromARealStore) {
   auto root = ctld::queryAccounting(**store, rpc::Caller{0, 0}, own, "drover");
   ASSERT_TRUE(root.ok());
   EXPECT_EQ(root->jobs_size(), 3);
+  // Each job's association id, from the tree the controller numbers (bob's is gone: 0).
+  auto ids = ctld::queryAccounting(**store, rpc::Caller{0, 0}, own, "drover",
+                                   {{{"research", ""}, 3}, {{"research", "alice"}, 4}});
+  ASSERT_TRUE(ids.ok());
+  ASSERT_EQ(ids->jobs_size(), 3);
+  for (const auto& j : ids->jobs()) {
+    EXPECT_EQ(fromWire(j).job.assoc_id, fromWire(j).job.user == "alice" ? 4u : 0u);
+  }
   std::remove(path.c_str());
 }
 
@@ -339,6 +348,11 @@ TEST(SacctRecordFilterTest, FlagsSelectByTheSchedulingPath) {
   EXPECT_TRUE(keeps({"-F", "SchedBackfill,"}));
   EXPECT_FALSE(keeps({"-F", "SchedMain"}));
   EXPECT_FALSE(keeps({"-F", ""}));
+  job.assoc_id = 4;
+  EXPECT_TRUE(keeps({"-x", "3,4"}));
+  EXPECT_TRUE(keeps({"--associations=4"}));
+  EXPECT_FALSE(keeps({"-x", "3"}));
+  EXPECT_FALSE(keeps({"-x", "abc"}));  // the reference: nothing, exit 0
   for (const char* word : {"bogus", "Sched", "startreceived"}) {
     auto cmd = parseSacctArgs({"-F", std::string("SchedMain,") + word}, 0, 1001, "alice");
     ASSERT_FALSE(cmd.ok()) << word;
