@@ -7,6 +7,7 @@
 #include <optional>
 #include <grp.h>
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -116,6 +117,7 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
       {"timelimit-max", required_argument, nullptr, 'K'}, {"reason", required_argument, nullptr, 'R'},
       {"wckeys", required_argument, nullptr, 'W'}, {"constraints", required_argument, nullptr, 'C'},
       {"flags", required_argument, nullptr, 'F'}, {"associations", required_argument, nullptr, 'x'},
+      {"completion", no_argument, nullptr, 'c'}, {"file", required_argument, nullptr, 'f'},
       {"allclusters", no_argument, nullptr, 'L'}, {"use-local-uid", no_argument, nullptr, kOptUseLocalUid},
       {"whole-hetjob", optional_argument, nullptr, kOptWholeHetjob},
       {"truncate", no_argument, nullptr, 'T'},
@@ -134,7 +136,7 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
   opterr = 0;
   optind = 0;
   int c;
-  while ((c = getopt_long(argv.argc(), argv.argv(), "aA:bBC:DeE:F:g:hi:I:j:k:K:lLM:nN:o:pPq:r:R:s:S:Tu:vVW:x:X",
+  while ((c = getopt_long(argv.argc(), argv.argv(), "aA:bBcC:DeE:f:F:g:hi:I:j:k:K:lLM:nN:o:pPq:r:R:s:S:Tu:vVW:x:X",
                           kLong, nullptr)) != -1) {
     switch (c) {
       case 'a': cmd.all_users = true; break;
@@ -163,6 +165,16 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
       case 'R': for (auto& r : splitCommas(optarg)) cmd.records.reasons.push_back(r); break;
       case 'W': for (auto& w : splitCommas(optarg)) cmd.records.wckeys.push_back(w); break;
       case 'C': for (auto& feature : splitCommas(optarg)) cmd.records.constraints.push_back(feature); break;
+      // Job completion data (JobCompType; -f reads its filetxt log): Drover keeps none, and
+      // says so as the reference without a JobCompType did.
+      case 'c': return makeError(std::string(kBareMark) + "Slurm job completion is disabled");
+      case 'f': {
+        struct stat st {};
+        if (::stat(optarg, &st) != 0 || !S_ISREG(st.st_mode)) {
+          return makeError(std::string(kBareMark) + optarg + " is not a valid file");
+        }
+        return makeError(std::string(kBareMark) + "Slurm job completion is disabled");
+      }
       case 'x':
         // As the reference: a word that is no id selects nothing, without an error.
         for (const auto& word : splitCommas(optarg)) {

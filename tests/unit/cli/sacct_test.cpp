@@ -353,6 +353,15 @@ TEST(SacctRecordFilterTest, FlagsSelectByTheSchedulingPath) {
   EXPECT_TRUE(keeps({"--associations=4"}));
   EXPECT_FALSE(keeps({"-x", "3"}));
   EXPECT_FALSE(keeps({"-x", "abc"}));  // the reference: nothing, exit 0
+  // Job completion data, which Drover keeps none of, as the reference without JobCompType.
+  for (std::vector<std::string> args : {std::vector<std::string>{"-c"}, {"--completion", "-X"},
+                                        {"-f", "/etc/hostname"}}) {
+    auto cmd = parseSacctArgs(args, 0, 1001, "alice");
+    ASSERT_FALSE(cmd.ok());
+    EXPECT_EQ(cmd.error(), "bare: Slurm job completion is disabled");
+  }
+  EXPECT_EQ(parseSacctArgs({"--file=/no/such/file"}, 0, 1001, "alice").error(),
+            "bare: /no/such/file is not a valid file");
   for (const char* word : {"bogus", "Sched", "startreceived"}) {
     auto cmd = parseSacctArgs({"-F", std::string("SchedMain,") + word}, 0, 1001, "alice");
     ASSERT_FALSE(cmd.ok()) << word;
