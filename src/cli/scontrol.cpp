@@ -185,7 +185,7 @@ int showConfig() {
     return 1;
   }
   std::optional<v1::PingReply> ping;
-  auto client = ControllerClient::fromSettings({config->controller, config->munge_socket, config->timeouts});
+  auto client = ControllerClient::fromSettings({config->controller, config->munge_socket, config->timeouts, {}});
   if (auto reply = client.ping(); reply.ok()) ping = std::move(*reply);
   std::cout << renderConfig(*config, path, std::time(nullptr), ping);
   return 0;

@@ -705,7 +705,7 @@ TEST_F(StepLaunchTest, AgentRestartKeepsTheStepRunningAndFindsItAgain) {
   ASSERT_TRUE(controller_.awaitRegistration(0).has_value());
 
   stopAgent();
-  const StepRecord record{StepKey{15, kBatch}, pid, processStartTicks(pid).value_or(0)};
+  const StepRecord record{StepKey{15, kBatch}, pid, processStartTicks(pid).value_or(0), {}};
   EXPECT_TRUE(isRunningSupervisor(record)) << "stopping the agent ended the step";
 
   const std::size_t before = controller_.registrationCount();

@@ -61,7 +61,9 @@ TEST(ReplyBlock, AnArenaOnItBuildsRepliesRequestAfterRequest) {
     ASSERT_EQ(parsed.jobs_size(), 5000);
     EXPECT_EQ(parsed.jobs(4999).name(), "job-with-a-name-longer-than-the-small-string-buffer-4999");
     // From the second request on, the whole reply fits in the kept block.
-    if (request > 0) EXPECT_LE(used, block.size());
+    if (request > 0) {
+      EXPECT_LE(used, block.size());
+    }
   }
 }
 
