@@ -172,6 +172,8 @@ acct::JobRecord JobManager::jobRecord(const Job& job) const {
   // A cancelled job likewise: the reference's scontrol showed 0:15 for a running job scancel
   // ended (its batch step's), its sacct job row 0:0.
   if (i.state() == v1::JOB_TIMEOUT || i.state() == v1::JOB_CANCELLED) r.exit = {0, 0};
+  // A job past its --deadline: scontrol's 0:1, the reference's sacct 1:0 (endPastDeadline).
+  if (i.state() == v1::JOB_DEADLINE) r.exit = {1, 0};
   r.derived_exit = {static_cast<std::int32_t>(i.derived_exit_code()), static_cast<std::int32_t>(i.derived_exit_signal())};
   r.nnodes = i.allocation_size() > 0 ? static_cast<std::uint32_t>(i.allocation_size()) : i.num_nodes();
   r.node_list = i.nodes();

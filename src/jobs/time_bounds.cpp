@@ -27,8 +27,9 @@ void JobManager::noteTimeBounds(JobId id) {
 
 void JobManager::endPastDeadline(Job& job) {
   job.info.set_reason(std::string(kDeadlineReason));
-  // The reference recorded exit code 1 for such a job (sacct 1:0).
-  finish(job, v1::JOB_DEADLINE, 1, 0, nullptr);
+  // The reference showed ExitCode=0:1 for such a job in scontrol and recorded 1:0 in sacct
+  // (jobRecord turns the one into the other).
+  finish(job, v1::JOB_DEADLINE, 0, 1, nullptr);
 }
 
 std::int64_t JobManager::enforceTimeBounds() {

@@ -204,6 +204,7 @@ def test_deadline_ends_what_cannot_finish_and_cuts_a_time_min(cluster, work):
                  "-o", "/dev/null", "--wrap=sleep 60")
     ended = wait_state(cluster, late, {"DEADLINE"}, 15)
     assert ended["Reason"] == "DeadLine" and ended["StartTime"] == ended["EndTime"]
+    assert ended["ExitCode"] == "0:1"  # and sacct's 1:0, as the reference's
     assert ended["Deadline"] != "N/A"
     assert squeue_state(cluster, late) == ["DL", "DeadLine"]
     acct = cluster.cli("sacct", "-X", "-P", "-n", "-j", str(late), "-o", "State,ExitCode")

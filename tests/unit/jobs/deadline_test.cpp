@@ -53,7 +53,8 @@ class DeadlineTest : public JobsTest {
   void expectDeadlineEnd(JobId id, std::int64_t at) {
     EXPECT_EQ(job(id).state(), v1::JOB_DEADLINE);
     EXPECT_EQ(job(id).reason(), "DeadLine");
-    EXPECT_EQ(job(id).exit_code(), 1u);
+    EXPECT_EQ(job(id).exit_code(), 0u);     // scontrol's ExitCode=0:1, as the reference's
+    EXPECT_EQ(job(id).exit_signal(), 1u);
     EXPECT_EQ(job(id).start_time(), at);
     EXPECT_EQ(job(id).end_time(), at);
     EXPECT_EQ(job(id).nodes(), "");
