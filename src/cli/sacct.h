@@ -19,7 +19,7 @@ struct SacctCommand {
   std::vector<acct::report::Column> columns;
   acct::report::RenderOptions render;
   acct::report::SizeUnits sizes;  // --units, --noconvert
-  SacctRecordFilter records;      // -q -i -I -k -K -R -W -C, applied to what the query returned
+  SacctRecordFilter records;      // -q -i -I -k -K -R -W -C -F -x, applied to what the query returned
   bool truncate = false;          // -T: start and end cut to the window
   bool json = false;
   bool yaml = false;               // --yaml: the --json document as Slurm's YAML
