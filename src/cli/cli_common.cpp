@@ -70,6 +70,10 @@ void printLabelled(std::string_view prog, std::string_view label, std::string_vi
 }  // namespace
 
 void printError(std::string_view prog, std::string_view message) {
+  if (message.substr(0, kBareMark.size()) == kBareMark) {
+    std::fputs((std::string(message.substr(kBareMark.size())) + "\n").c_str(), stderr);
+    return;
+  }
   printLabelled(prog, ": error: ", message);
 }
 
@@ -103,11 +107,38 @@ GetoptArgs::GetoptArgs(std::string_view prog, const std::vector<std::string>& ar
   pointers_.push_back(nullptr);
 }
 
-std::string unrecognizedOption(std::string_view prog, std::string_view consumed) {
-  const std::string bad =
-      optopt != 0 ? std::string("-") + static_cast<char>(optopt) : std::string(consumed);
-  return "unrecognized option '" + bad + "'\nTry \"" + std::string(prog) +
-         " --help\" for more information";
+std::string unrecognizedOption(std::string_view prog, int result, std::string_view consumed,
+                               const option* longopts, bool try_line) {
+  const bool long_option = consumed.substr(0, 2) == "--";
+  // The option getopt_long took, by its full name (`--par` was `--partitions`): the exact name,
+  // else the first it abbreviates, as getopt_long chose it.
+  const std::string given(consumed.substr(2, consumed.find('=') - 2));
+  std::string name;
+  for (const option* o = longopts; long_option && o && o->name; ++o) {
+    if (given == o->name) {
+      name = "--" + given;
+      break;
+    }
+    if (name.empty() && std::string_view(o->name).substr(0, given.size()) == given) {
+      name = std::string("--") + o->name;
+    }
+  }
+  if (name.empty()) name = "--" + given;
+  const std::string letter(1, static_cast<char>(optopt));
+  std::string what;
+  if (result == ':') {
+    what = long_option ? "option '" + name + "' requires an argument"
+                       : "option requires an argument -- '" + letter + "'";
+  } else if (!long_option) {
+    what = "invalid option -- '" + letter + "'";
+  } else if (optopt != 0) {
+    what = "option '" + name + "' doesn't allow an argument";
+  } else {
+    what = "unrecognized option '" + std::string(consumed) + "'";
+  }
+  std::string out = std::string(kBareMark) + std::string(prog) + ": " + what;
+  if (try_line) out += "\nTry \"" + std::string(prog) + " --help\" for more information";
+  return out;
 }
 
 }  // namespace drover::cli

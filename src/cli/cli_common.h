@@ -1,5 +1,7 @@
 #pragma once
 // What every Drover CLI shares: the version line and Slurm-style error reporting.
+#include <getopt.h>
+
 #include <initializer_list>
 #include <iostream>
 #include <map>
@@ -83,10 +85,17 @@ class GetoptArgs {
   std::vector<char*> pointers_;
 };
 
-// What a command prints for the option getopt_long just rejected, as Slurm's commands do:
-// "unrecognized option '--bad'\nTry \"squeue --help\" for more information". `consumed` is
-// argv[optind - 1], the word getopt_long took (a rejected short option is in optopt instead).
-std::string unrecognizedOption(std::string_view prog, std::string_view consumed);
+// What a command prints for the option getopt_long just rejected, in glibc getopt's words, as
+// Slurm's commands print them (they leave getopt to say it): "squeue: unrecognized option
+// '--bad'", "invalid option -- 'Z'", "option requires an argument -- 'u'", "option '--user'
+// requires an argument", "option '--help' doesn't allow an argument", then, with `try_line`
+// (every command but sacct and sstat), `Try "squeue --help" for more information`. `result` is
+// what getopt_long returned: '?', or ':' for a missing argument (the optstring starts with ':');
+// `consumed` is argv[optind - 1], the word it took (a rejected short option is in optopt);
+// `longopts` the table getopt_long read, for the full name of an abbreviated long option. The
+// message is bare (kBareMark): printed as it is, the command's name included.
+std::string unrecognizedOption(std::string_view prog, int result, std::string_view consumed,
+                               const option* longopts, bool try_line = true);
 
 // --version, --help and --usage: prints what was asked and returns true (the command is done).
 template <typename Command>

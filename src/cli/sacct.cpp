@@ -136,7 +136,7 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
   opterr = 0;
   optind = 0;
   int c;
-  while ((c = getopt_long(argv.argc(), argv.argv(), "aA:bBcC:DeE:f:F:g:hi:I:j:k:K:lLM:nN:o:pPq:r:R:s:S:Tu:vVW:x:X",
+  while ((c = getopt_long(argv.argc(), argv.argv(), ":aA:bBcC:DeE:f:F:g:hi:I:j:k:K:lLM:nN:o:pPq:r:R:s:S:Tu:vVW:x:X",
                           kLong, nullptr)) != -1) {
     switch (c) {
       case 'a': cmd.all_users = true; break;
@@ -297,7 +297,7 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
       case kOptJson: cmd.json = true; break;
       case kOptDelimiter: cmd.render.delimiter = optarg; break;
       case kOptName: for (auto& n : splitCommas(optarg)) f.names.push_back(n); break;
-      default: return makeError(unrecognizedOption(kProg, argv[optind - 1]));
+      default: return makeError(unrecognizedOption(kProg, c, argv[optind - 1], kLong, false));
     }
   }
   if (optind < argv.argc())

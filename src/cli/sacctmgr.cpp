@@ -166,7 +166,7 @@ Result<SacctmgrCommand> parseSacctmgrArgs(const std::vector<std::string>& args) 
   optind = 0;
   int c;
   // Options may follow the command too (`sacctmgr show assoc -P`), as getopt lets Slurm's.
-  while ((c = getopt_long(argv.argc(), argv.argv(), "hinopPQrsvVM:", kLong, nullptr)) != -1) {
+  while ((c = getopt_long(argv.argc(), argv.argv(), ":hinopPQrsvVM:", kLong, nullptr)) != -1) {
     switch (c) {
       case 'h': cmd.help = true; break;
       case 'n': cmd.style.no_header = true; break;
@@ -176,7 +176,7 @@ Result<SacctmgrCommand> parseSacctmgrArgs(const std::vector<std::string>& args) 
       case 'V': cmd.version = true; break;
       case kOptUsage: cmd.usage = true; break;
       case 'i': case 'o': case 'Q': case 'r': case 'v': case 'M': break;
-      default: return makeError(unrecognizedOption(kProg, argv[optind - 1]));
+      default: return makeError(unrecognizedOption(kProg, c, argv[optind - 1], kLong));
     }
   }
   // getopt_long moved the command's words after the options: read the permuted argv.

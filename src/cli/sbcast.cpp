@@ -118,7 +118,7 @@ Result<SbcastCommand> parseSbcastArgs(const std::vector<std::string>& args) {
   opterr = 0;
   optind = 0;
   int c;
-  while ((c = getopt_long(argv.argc(), argv.argv(), "C::fF:j:ps:t:vV", kLong, nullptr)) != -1) {
+  while ((c = getopt_long(argv.argc(), argv.argv(), ":C::fF:j:ps:t:vV", kLong, nullptr)) != -1) {
     switch (c) {
       case 'C': {
         const std::string lib = optarg != nullptr && *optarg != '\0' ? optarg : "lz4";
@@ -171,7 +171,7 @@ Result<SbcastCommand> parseSbcastArgs(const std::vector<std::string>& args) {
         cmd.exclude = optarg;
         break;
       }
-      default: return makeError(unrecognizedOption(kProg, argv[optind - 1]));
+      default: return makeError(unrecognizedOption(kProg, c, argv[optind - 1], kLong));
     }
   }
   // getopt_long moved the operands behind the options: read them from its (permuted) array.

@@ -84,7 +84,7 @@ Result<ScancelCommand> parseScancelArgs(const std::vector<std::string>& args) {
   opterr = 0;
   optind = 0;
   int c;
-  while ((c = getopt_long(argv.argc(), argv.argv(), "A:bfHiM:n:p:q:QR:s:t:u:vVw:W:",
+  while ((c = getopt_long(argv.argc(), argv.argv(), ":A:bfHiM:n:p:q:QR:s:t:u:vVw:W:",
                           kLong, nullptr)) != -1) {
     switch (c) {
       case 'A': r.set_account(optarg); break;
@@ -124,7 +124,7 @@ Result<ScancelCommand> parseScancelArgs(const std::vector<std::string>& args) {
       case 'w': r.set_nodes(optarg); break;
       case kOptHelp: cmd.help = true; break;
       case kOptUsage: cmd.usage = true; break;
-      default: return makeError(unrecognizedOption(kProg, argv[optind - 1]));
+      default: return makeError(unrecognizedOption(kProg, c, argv[optind - 1], kLong));
     }
   }
   for (int i = optind; i < argv.argc(); ++i) {

@@ -688,7 +688,7 @@ int runScontrol(int argc, char** argv) {
   Globals g;
   opterr = 0;
   int c;
-  while ((c = getopt_long(argc, argv, "adhoQvVFM:u:", kLong, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, ":adhoQvVFM:u:", kLong, nullptr)) != -1) {
     switch (c) {
       case 'd': g.details = true; break;
       case 'a': case 'v': case 'F': case kOptLocal: case kOptFederation: case kOptHide:
@@ -709,7 +709,7 @@ int runScontrol(int argc, char** argv) {
         printError(kProg, "--uid is not supported: the controller takes identity from MUNGE");
         return 1;
       default:
-        printError(kProg, unrecognizedOption(kProg, argv[optind - 1]));
+        printError(kProg, unrecognizedOption(kProg, c, argv[optind - 1], kLong));
         return 1;
     }
   }

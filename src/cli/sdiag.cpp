@@ -57,7 +57,7 @@ Result<SdiagCommand> parseSdiagArgs(const std::vector<std::string>& args) {
   opterr = 0;
   optind = 0;
   int c;
-  while ((c = getopt_long(argv.argc(), argv.argv(), "+ahM:ritTV", kLong, nullptr)) != -1) {
+  while ((c = getopt_long(argv.argc(), argv.argv(), "+:ahM:ritTV", kLong, nullptr)) != -1) {
     switch (c) {
       case 'a': cmd.reset = false; break;  // the default report (Slurm: the last of -a/-r wins)
       case 'r': cmd.reset = true; break;
@@ -68,7 +68,7 @@ Result<SdiagCommand> parseSdiagArgs(const std::vector<std::string>& args) {
       case 'V': cmd.version = true; break;
       case 'h': case kOptHelp: cmd.help = true; break;
       case kOptUsage: cmd.usage = true; break;
-      default: return makeError(unrecognizedOption(kProg, argv[optind - 1]));
+      default: return makeError(unrecognizedOption(kProg, c, argv[optind - 1], kLong));
     }
   }
   if (optind < argv.argc()) {
@@ -81,8 +81,14 @@ Result<SdiagCommand> parseSdiagArgs(const std::vector<std::string>& args) {
 int runSdiag(int argc, char** argv) {
   auto parsed = parseSdiagArgs(argsWithEnvironment(argc, argv, {{"SLURM_CLUSTERS", "--cluster"}}));
   if (!parsed.ok()) {
-    // As getopt words it in Slurm's sdiag: "sdiag: unrecognized option '--bogus'".
-    std::fprintf(stderr, "%s: %s\n", kProg, parsed.error().c_str());
+    // getopt's words come bare ("sdiag: unrecognized option '--bogus'"); the others as Slurm's
+    // sdiag printed them, after its name alone.
+    const std::string& why = parsed.error();
+    if (why.rfind(kBareMark, 0) == 0) {
+      std::fprintf(stderr, "%s\n", why.c_str() + kBareMark.size());
+    } else {
+      std::fprintf(stderr, "%s: %s\n", kProg, why.c_str());
+    }
     return 1;
   }
   const SdiagCommand& cmd = *parsed;

@@ -77,7 +77,7 @@ Result<SinfoCommand> parseSinfoArgs(const std::vector<std::string>& args) {
   opterr = 0;
   optind = 0;  // re-initialise getopt: parse may run more than once in a process (tests)
   int c;
-  while ((c = getopt_long(argv.argc(), argv.argv(), "+adehi:lM:n:No:O:p:rRsS:t:TvV",
+  while ((c = getopt_long(argv.argc(), argv.argv(), "+:adehi:lM:n:No:O:p:rRsS:t:TvV",
                           kLong, nullptr)) != -1) {
     switch (c) {
       case 'a': case 'v': case kOptLocal: case kOptFederation: case kOptHide: case kOptNoConvert:
@@ -122,7 +122,7 @@ Result<SinfoCommand> parseSinfoArgs(const std::vector<std::string>& args) {
       case 'O': o.format_long = optarg; break;
       case 'R': o.list_reasons = true; break;
       case 'T': o.reservations = true; break;
-      default: return makeError(unrecognizedOption(kProg, argv[optind - 1]));
+      default: return makeError(unrecognizedOption(kProg, c, argv[optind - 1], kLong));
     }
   }
   if (optind < argv.argc()) {

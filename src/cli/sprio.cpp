@@ -67,7 +67,7 @@ Result<SprioCommand> parseSprioArgs(const std::vector<std::string>& args) {
     }
     return okStatus();
   };
-  while ((c = getopt_long(argv.argc(), argv.argv(), "+hj::lM:no:p:S:u:vVw", kLong, nullptr)) != -1) {
+  while ((c = getopt_long(argv.argc(), argv.argv(), "+:hj::lM:no:p:S:u:vVw", kLong, nullptr)) != -1) {
     switch (c) {
       case 'h': o.no_header = true; break;
       case 'j':
@@ -88,7 +88,7 @@ Result<SprioCommand> parseSprioArgs(const std::vector<std::string>& args) {
       case 'M': case 'v': case kOptLocal: case kOptFederation: case kOptSibling: break;
       case kOptHelp: cmd.help = true; break;
       case kOptUsage: cmd.usage = true; break;
-      default: return makeError(unrecognizedOption(kProg, argv[optind - 1]));
+      default: return makeError(unrecognizedOption(kProg, c, argv[optind - 1], kLong));
     }
   }
   if (optind < argv.argc()) {

@@ -245,7 +245,8 @@ Result<SqueueCommand> parseSqueueArgs(const std::vector<std::string>& args) {
       {"long", no_argument, nullptr, 'l'},          {"cluster", required_argument, nullptr, 'M'},
       {"clusters", required_argument, nullptr, 'M'}, {"name", required_argument, nullptr, 'n'},
       {"format", required_argument, nullptr, 'o'},  {"Format", required_argument, nullptr, 'O'},
-      {"partition", required_argument, nullptr, 'p'}, {"qos", required_argument, nullptr, 'q'},
+      // Slurm's name; --partition is an abbreviation of it (getopt's messages name it so).
+      {"partitions", required_argument, nullptr, 'p'}, {"qos", required_argument, nullptr, 'q'},
       {"licenses", required_argument, nullptr, 'L'},
       {"reservation", required_argument, nullptr, 'R'},
       {"array", no_argument, nullptr, 'r'},         {"steps", optional_argument, nullptr, 's'},
@@ -268,7 +269,7 @@ Result<SqueueCommand> parseSqueueArgs(const std::vector<std::string>& args) {
   opterr = 0;
   optind = 0;
   int c;
-  while ((c = getopt_long(argv.argc(), argv.argv(), "+A:ahi:j::lL:M:n:o:O:p:q:R:rs::S:t:u:vVw:",
+  while ((c = getopt_long(argv.argc(), argv.argv(), "+:A:ahi:j::lL:M:n:o:O:p:q:R:rs::S:t:u:vVw:",
                           kLong, nullptr)) != -1) {
     switch (c) {
       // --array-unique: a pending array is one line already (the reference's listing did not
@@ -329,7 +330,7 @@ Result<SqueueCommand> parseSqueueArgs(const std::vector<std::string>& args) {
         break;
       }
       case 'M': return makeError(std::string(kClustersUnsupported));
-      default: return makeError(unrecognizedOption(kProg, argv[optind - 1]));
+      default: return makeError(unrecognizedOption(kProg, c, argv[optind - 1], kLong));
     }
   }
   // An id that does not start with a number is refused before asking, as the reference's

@@ -172,8 +172,13 @@ int runSreportWith(const std::vector<std::string>& args, const std::string& argv
   if (!parsed.ok()) {
     const std::string& e = parsed.error();
     // Slurm: getopt's complaint carries argv[0]; the fatal TRES error is printed as is.
-    if (e.rfind("sreport: fatal:", 0) == 0) io.err << e << "\n";
-    else io.err << argv0 << ": " << e << "\n";
+    if (e.rfind("sreport: fatal:", 0) == 0) {
+      io.err << e << "\n";
+    } else if (e.rfind(kBareMark, 0) == 0) {
+      io.err << argv0 << e.substr(e.find(':', kBareMark.size())) << "\n";
+    } else {
+      io.err << argv0 << ": " << e << "\n";
+    }
     return 1;
   }
   for (const auto& w : parsed->warnings) io.err << w;   // Slurm ends these with no newline

@@ -220,7 +220,7 @@ Result<Invocation> parseSreportArgs(const std::vector<std::string>& args) {
   opterr = 0;
   optind = 0;
   int c;
-  while ((c = getopt_long(argv.argc(), argv.argv(), "ahM:npPQt:T:vV", kLong, nullptr)) != -1) {
+  while ((c = getopt_long(argv.argc(), argv.argv(), ":ahM:npPQt:T:vV", kLong, nullptr)) != -1) {
     switch (c) {
       case 'h': inv.help = true; break;
       case 'n': inv.options.style.no_header = true; break;
@@ -243,7 +243,7 @@ Result<Invocation> parseSreportArgs(const std::vector<std::string>& args) {
       case 'V': inv.version = true; break;
       case kOptUsage: inv.usage = true; break;
       case 'a': case 'M': case 'v': case kOptLocal: case kOptFederation: break;
-      default: return makeError(unrecognizedOption(kProg, argv[optind - 1]));
+      default: return makeError(unrecognizedOption(kProg, c, argv[optind - 1], kLong));
     }
   }
   for (int i = optind; i < argv.argc(); ++i) inv.words.emplace_back(argv.argv()[i]);

@@ -57,7 +57,7 @@ Result<SshareCommand> parseSshareArgs(const std::vector<std::string>& args) {
   opterr = 0;
   optind = 0;
   int c;
-  while ((c = getopt_long(argv.argc(), argv.argv(), "+A:alM:mno:pPu:UvV", kLong, nullptr)) != -1) {
+  while ((c = getopt_long(argv.argc(), argv.argv(), "+:A:alM:mno:pPu:UvV", kLong, nullptr)) != -1) {
     switch (c) {
       case 'A': for (auto& a : splitCommas(optarg)) cmd.accounts.push_back(a); break;
       case 'a': cmd.all_users = true; break;
@@ -84,7 +84,7 @@ Result<SshareCommand> parseSshareArgs(const std::vector<std::string>& args) {
       case kOptHelp: cmd.help = true; break;
       case kOptUsage: cmd.usage = true; break;
       case kOptHelpFormat: cmd.help_format = true; break;
-      default: return makeError(unrecognizedOption(kProg, argv[optind - 1]));
+      default: return makeError(unrecognizedOption(kProg, c, argv[optind - 1], kLong));
     }
   }
   if (optind < argv.argc()) return makeError(std::string("Unknown argument: ") + argv[optind]);

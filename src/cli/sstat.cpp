@@ -114,7 +114,7 @@ Result<SstatCommand> parseSstatArgs(const std::vector<std::string>& args) {
   opterr = 0;
   optind = 0;
   int c;
-  while ((c = getopt_long(argv.argc(), argv.argv(), "aehij:no:pPvV", kLong, nullptr)) != -1) {
+  while ((c = getopt_long(argv.argc(), argv.argv(), ":aehij:no:pPvV", kLong, nullptr)) != -1) {
     switch (c) {
       case 'a': cmd.all_steps = true; break;
       case 'e': cmd.helpformat = true; break;
@@ -135,7 +135,7 @@ Result<SstatCommand> parseSstatArgs(const std::vector<std::string>& args) {
       case 'V': cmd.version = true; break;
       case kOptUsage: cmd.usage = true; break;
       case kOptNoConvert: cmd.render.noconvert = true; break;
-      default: return makeError(unrecognizedOption(kProg, argv[optind - 1]));
+      default: return makeError(unrecognizedOption(kProg, c, argv[optind - 1], kLong, false));
     }
   }
   if (optind < argv.argc()) return makeError(std::string("Unknown argument: ") + argv[optind]);

@@ -34,16 +34,31 @@ TEST(GetoptArgs, OwnsAMutableArgvForGetopt) {
   EXPECT_EQ(args.argv()[3], nullptr);
 }
 
+// In glibc getopt's words, as the reference's commands printed them (2026-12-03: `squeue
+// --bogus`, `-0`, `-u`, `--user`, `--help=x`; sacct and sstat without the "Try" line).
 TEST(UnrecognizedOption, NamesTheOptionAsSlurmDoes) {
-  static const option kLong[] = {{"long", no_argument, nullptr, 'l'}, {nullptr, 0, nullptr, 0}};
+  static const option kLong[] = {{"long", no_argument, nullptr, 'l'},
+                                 {"user", required_argument, nullptr, 'u'},
+                                 {nullptr, 0, nullptr, 0}};
   for (const auto& [word, expected] : std::vector<std::pair<std::string, std::string>>{
-           {"--bogus", "--bogus"}, {"-Z", "-Z"}}) {
-    GetoptArgs args("sinfo", {word});
+           {"--bogus", "unrecognized option '--bogus'"},
+           {"--bogus=1", "unrecognized option '--bogus=1'"},
+           {"-Z", "invalid option -- 'Z'"},
+           {"-u", "option requires an argument -- 'u'"},
+           {"--user", "option '--user' requires an argument"},
+           {"--long=x", "option '--long' doesn't allow an argument"},
+           {"--us", "option '--user' requires an argument"},
+           {"--lo=x", "option '--long' doesn't allow an argument"}}) {
+    SCOPED_TRACE(word);
+    GetoptArgs args("squeue", {word});
     opterr = 0;
     optind = 0;
-    ASSERT_EQ(getopt_long(args.argc(), args.argv(), "l", kLong, nullptr), '?');
-    EXPECT_EQ(unrecognizedOption("sinfo", args[optind - 1]),
-              "unrecognized option '" + expected + "'\nTry \"sinfo --help\" for more information");
+    const int result = getopt_long(args.argc(), args.argv(), ":lu:", kLong, nullptr);
+    ASSERT_TRUE(result == '?' || result == ':');
+    EXPECT_EQ(unrecognizedOption("squeue", result, args[optind - 1], kLong),
+              "bare: squeue: " + expected + "\nTry \"squeue --help\" for more information");
+    EXPECT_EQ(unrecognizedOption("sacct", result, args[optind - 1], kLong, false),
+              "bare: sacct: " + expected);
   }
 }
 
