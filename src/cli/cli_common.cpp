@@ -78,12 +78,12 @@ void printError(std::string_view prog, std::string_view message) {
 }
 
 void printParseError(std::string_view prog, std::string_view message) {
-  if (message.substr(0, kBareMark.size()) == kBareMark) {
-    std::fputs((std::string(message.substr(kBareMark.size())) + "\n").c_str(), stderr);
-  } else if (message.substr(0, kFatalMark.size()) == kFatalMark) {
+  if (message.substr(0, kFatalMark.size()) == kFatalMark) {
     printLabelled(prog, ": fatal: ", message.substr(kFatalMark.size()));
+  } else if (message == kFormatWithLong) {
+    printLabelled(prog, ": fatal: ", message);
   } else {
-    printLabelled(prog, message == kFormatWithLong ? ": fatal: " : ": error: ", message);
+    printError(prog, message);  // bare messages as they are, the rest as errors
   }
 }
 

@@ -17,7 +17,8 @@ namespace drover::cli {
 // `--version` / `-V`: Slurm prints "slurm 22.05.8"; Drover names itself.
 inline constexpr std::string_view kVersionLine = "drover 0.1.0";
 
-// "<prog>: error: <message>" on stderr, as Slurm's commands print errors.
+// "<prog>: error: <message>" on stderr, as Slurm's commands print errors; a message starting
+// with kBareMark (below) is printed as it is, without the mark.
 void printError(std::string_view prog, std::string_view message);
 
 // Whether `word` abbreviates `full` (any case, `min` letters at least): scontrol's verbs and
@@ -39,11 +40,12 @@ inline constexpr std::string_view kFormatWithLong =
 // state) starts with this; printParseError prints "<prog>: fatal: <rest>".
 inline constexpr std::string_view kFatalMark = "fatal: ";
 // A parse error Slurm's command prints without its name (sacct's "Invalid time specification
-// (pos=0): X", scancel's bad state) starts with this; printParseError prints only the rest.
+// (pos=0): X", scancel's bad state, getopt's words) starts with this; printError and
+// printParseError print only the rest.
 inline constexpr std::string_view kBareMark = "bare: ";
 
-// printError, except that kFormatWithLong is printed as Slurm's "<prog>: fatal: ...", and a
-// message starting with kFatalMark or kBareMark as that mark says.
+// printError, except that kFormatWithLong and a message starting with kFatalMark are printed
+// as Slurm's "<prog>: fatal: ...".
 void printParseError(std::string_view prog, std::string_view message);
 
 
