@@ -132,8 +132,7 @@ std::vector<Row> associationRows(const config::ClusterConfig& config) {
   std::map<std::string, const config::AccountConfig*> accounts;
   for (const auto& a : config.accounts) accounts.emplace(a.name, &a);
   std::vector<Row> rows;
-  for (std::size_t i = 0; i < tree.size(); ++i) {
-    const config::AssociationNode& n = tree[i];
+  for (const config::AssociationNode& n : tree) {
     Row row;
     row.depth = n.depth;
     auto& v = row.values;
@@ -143,7 +142,7 @@ std::vector<Row> associationRows(const config::ClusterConfig& config) {
     v["Share"] = std::to_string(n.shares);
     v["Priority"] = n.priority >= 0 ? std::to_string(n.priority) : "";
     v["QOS"] = "normal";
-    v["ID"] = std::to_string(i + 1);
+    v["ID"] = std::to_string(n.id);
     // Slurm's defaults for an account added without them: Descr its name, Org its parent's
     // name (its own directly under root).
     const auto it = accounts.find(n.account);

@@ -38,9 +38,11 @@ std::vector<AssociationNode> associationTree(const ClusterConfig& config) {
         node.parent = parent;
         node.priority = a && a->priority >= 0 ? a->priority : inherited;
         const int me = static_cast<int>(tree.size());
+        node.id = static_cast<std::uint32_t>(me + 1);
         tree.push_back(node);
         for (const auto& user : users_of[account]) {
-          tree.push_back({account, user, 1, depth + 1, me, node.priority});
+          tree.push_back({account, user, 1, depth + 1, me, node.priority,
+                          static_cast<std::uint32_t>(tree.size() + 1)});
         }
         // The parser rejects cycles and duplicates; an account listed twice is still walked once.
         for (const auto& child : children_of[account]) {

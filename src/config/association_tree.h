@@ -20,6 +20,9 @@ struct AssociationNode {
   int parent = -1;             // index of the parent account's node; -1 for root
   // The account's Priority, or the nearest ancestor's that sets one; -1 when none does.
   std::int64_t priority = -1;
+  // The association's id, as sshare, sacctmgr and sacct's AssocID show it: its place in the
+  // walk from 1 (root 1, root's user root 2), what the reference numbered the same tree.
+  std::uint32_t id = 0;
 };
 
 // Parents come before their children, so a reverse walk visits every child before its parent.

@@ -574,13 +574,10 @@ void JobService::stepEvent(const v1::StepEventRequest& event, Done done) {
 
 namespace {
 
-// The association ids as sshare and sacctmgr show them: the tree's order from 1.
+// Each association's id (config::AssociationNode::id), by account and user.
 AssociationIds associationIds(const config::ClusterConfig& config) {
   AssociationIds ids;
-  const auto tree = config::associationTree(config);
-  for (std::size_t i = 0; i < tree.size(); ++i) {
-    ids.emplace(std::make_pair(tree[i].account, tree[i].user), static_cast<std::uint32_t>(i + 1));
-  }
+  for (const auto& node : config::associationTree(config)) ids.emplace(std::make_pair(node.account, node.user), node.id);
   return ids;
 }
 

@@ -70,7 +70,7 @@ ShareTable::ShareTable(const config::ClusterConfig& config,
   root.norm_usage = total > 0 ? 1 : 0;
   root.effective_usage = 1;
   root.global_shares = 1;
-  root.id = 1;
+  root.id = tree[0].id;
   rows_.push_back(root);
   for (std::size_t i = 1; i < tree.size(); ++i) {
     const config::AssociationNode& n = tree[i];
@@ -79,7 +79,7 @@ ShareTable::ShareTable(const config::ClusterConfig& config,
     r.account = n.account;
     r.user = n.user;
     r.depth = n.depth;
-    r.id = static_cast<std::uint32_t>(i + 1);
+    r.id = n.id;
     r.raw_shares = n.shares;
     r.norm_shares = child_shares[parent] > 0 ? n.shares / child_shares[parent] : 0;
     r.global_shares = rows_[parent].global_shares * r.norm_shares;

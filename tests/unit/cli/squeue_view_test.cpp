@@ -99,6 +99,19 @@ TEST_F(SqueueViewTest, FormatOptionsConflictAsSlurmsDo) {
   EXPECT_TRUE(parseSqueueArgs({"-O", "JobID", "-l"}).ok());
 }
 
+// Slurm's long option is --partitions; --partition, its abbreviation, still selects, and a
+// missing value is named as getopt named it there.
+TEST_F(SqueueViewTest, PartitionOptionIsSlurmsPartitions) {
+  for (const char* word : {"--partitions=gpu,debug", "--partition=gpu,debug"}) {
+    auto cmd = parseSqueueArgs({word});
+    ASSERT_TRUE(cmd.ok()) << word;
+    EXPECT_EQ(cmd->options.partitions, (std::vector<std::string>{"gpu", "debug"})) << word;
+  }
+  EXPECT_EQ(parseSqueueArgs({"--par"}).error(),
+            "bare: squeue: option '--partitions' requires an argument\n"
+            "Try \"squeue --help\" for more information");
+}
+
 TEST_F(SqueueViewTest, EnvironmentFormatsGiveWayToTheCommandLineAndToLong) {
   setenv("SQUEUE_FORMAT", "%i %j", 1);
   setenv("SQUEUE_FORMAT2", "JobID", 1);

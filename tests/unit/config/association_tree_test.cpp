@@ -56,6 +56,8 @@ TEST(AssociationTreeTest, ParentsComeBeforeChildren) {
   const auto tree = associationTree(c);
   ASSERT_EQ(tree.size(), 6u);
   for (std::size_t i = 1; i < tree.size(); ++i) EXPECT_LT(tree[i].parent, static_cast<int>(i));
+  // Ids number the walk from 1, users and accounts alike (sshare's, sacctmgr's, sacct's).
+  for (std::size_t i = 0; i < tree.size(); ++i) EXPECT_EQ(tree[i].id, i + 1);
   EXPECT_EQ(tree.back().user, "u");
   EXPECT_EQ(tree.back().depth, 4);
 }
