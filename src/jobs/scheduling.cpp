@@ -67,6 +67,9 @@ std::vector<std::uint32_t> distributeTasks(const sched::JobRequest& r,
 // scheduler's.
 v1::JobStartedBy startedBy(bool backfill, const v1::JobInfo& job, JobId applied_through) {
   if (backfill) return v1::STARTED_ON_BACKFILL;
+  // A job submitted held starts after its release, however soon that came: the main
+  // scheduler's, as the reference's (and not a race with the pass its submission asked for).
+  if (job.spec().hold()) return v1::STARTED_ON_SCHEDULE;
   const JobId submitted_as = job.array_job_id() != 0 ? job.array_job_id() : job.job_id();
   return submitted_as > applied_through ? v1::STARTED_ON_SUBMIT : v1::STARTED_ON_SCHEDULE;
 }
