@@ -15,6 +15,7 @@
 #include "cli/slurm_json.h"
 #include "cli/squeue_json.h"
 #include "common/ascii_case.h"
+#include "common/comma_list.h"
 #include "drover/hostlist.h"
 #include "jobstate/eligible_time.h"
 #include "jobstate/gres_text.h"
@@ -741,7 +742,13 @@ Result<SqueueRows> selectSqueueRows(const SqueueOptions& options,
     if (!options.users.empty() && !contains(options.users, j.user()) &&
         !contains(options.users, std::to_string(j.uid())))
       continue;
-    if (!options.partitions.empty() && !contains(options.partitions, j.partition())) continue;
+    // A waiting job of several partitions ("gpu,debug") is listed under each of them.
+    if (!options.partitions.empty() &&
+        std::none_of(options.partitions.begin(), options.partitions.end(),
+                     [listed = splitCommas(j.partition())](const std::string& p) {
+                       return std::find(listed.begin(), listed.end(), p) != listed.end();
+                     }))
+      continue;
     if (!options.names.empty() && !contains(options.names, j.name())) continue;
     if (!options.accounts.empty() && !contains(options.accounts, j.account())) continue;
     if (!options.qos.empty() &&

@@ -6,6 +6,7 @@
 
 #include "drover/hostlist.h"
 #include "common/ascii_case.h"
+#include "common/comma_list.h"
 #include "drover/time_spec.h"
 #include "jobs/job_manager.h"
 #include "jobs/request.h"
@@ -459,14 +460,16 @@ Status JobManager::updateJob(Job& job, const v1::UpdateJobRequest& req, bool adm
     if (key == "timelimit") {
       auto minutes = parseTimeLimitMinutes(value);
       if (!minutes) return makeError("Invalid time limit specification");
-      const auto* part = config_.findPartition(i.partition());
       bool longer = *minutes < 0 ? i.time_limit_min() >= 0
                                  : i.time_limit_min() >= 0 && *minutes > i.time_limit_min();
-      // A user may lengthen a pending job's limit up to its partition's MaxTime, never a
-      // started one's (the reference: 1:00:00 -> 3:00:00 and 1-00:00:00 taken while pending,
-      // 2-00:00:00 over MaxTime "Access/permission denied").
-      const bool over_partition = part && part->max_time_min != config::kUnlimited &&
-                                  (*minutes < 0 || *minutes > part->max_time_min);
+      // A user may lengthen a pending job's limit up to its partition's MaxTime (each one's,
+      // for a job of several), never a started one's (the reference: 1:00:00 -> 3:00:00 and
+      // 1-00:00:00 taken while pending, 2-00:00:00 over MaxTime "Access/permission denied").
+      bool over_partition = false;
+      for (const auto* part : partitionsOf(i)) {
+        over_partition = over_partition || (part->max_time_min != config::kUnlimited &&
+                                            (*minutes < 0 || *minutes > part->max_time_min));
+      }
       if (longer && !admin && (!pending || over_partition)) return makeError(kDenied);
       if (!admin && over_partition) {
         return makeError("Requested time limit is invalid (missing or exceeds some limit)");
@@ -483,9 +486,15 @@ Status JobManager::updateJob(Job& job, const v1::UpdateJobRequest& req, bool adm
       // A running job already there keeps it: Slurm took Partition=<its own> without a word.
       if (!pending && value == i.partition()) continue;
       if (!pending) return makeError(kNotPending);
-      if (!config_.findPartition(value)) return makeError("Invalid partition name specified");
+      // One partition or several (`Partition=gpu,debug`), each of which must exist.
+      const std::vector<std::string> names = splitCommas(value);
+      if (names.empty() || std::any_of(names.begin(), names.end(), [&](const std::string& n) {
+            return config_.findPartition(n) == nullptr;
+          })) {
+        return makeError("Invalid partition name specified");
+      }
       if (apply) {
-        i.set_partition(value);
+        i.set_partition(partitionList(value));
         i.mutable_spec()->set_partition(value);
       }
     } else if (key == "numnodes" || key == "minnodes") {
@@ -495,15 +504,16 @@ Status JobManager::updateJob(Job& job, const v1::UpdateJobRequest& req, bool adm
       if (!n || *n == 0) return makeError("Invalid node count specified");
       // More nodes than the partition has (or lets a job have): the reference's refusal, where
       // Drover took the count and the job waited for ever.
-      std::uint64_t part_nodes = 0;
-      for (const auto& node : config_nodes_) {
-        if (std::find(node.partitions.begin(), node.partitions.end(), i.partition()) != node.partitions.end())
-          ++part_nodes;
-      }
-      const auto* part = config_.findPartition(i.partition());
-      if (part && (*n > part_nodes ||
-                   (part->max_nodes != config::kUnlimited && *n > static_cast<std::uint64_t>(part->max_nodes)))) {
-        return makeError("Requested partition configuration not available now");
+      for (const auto* part : partitionsOf(i)) {
+        std::uint64_t part_nodes = 0;
+        for (const auto& node : config_nodes_) {
+          if (std::find(node.partitions.begin(), node.partitions.end(), part->name) != node.partitions.end())
+            ++part_nodes;
+        }
+        if (*n > part_nodes || (part->max_nodes != config::kUnlimited &&
+                                *n > static_cast<std::uint64_t>(part->max_nodes))) {
+          return makeError("Requested partition configuration not available now");
+        }
       }
       if (apply) {
         i.mutable_spec()->set_min_nodes(static_cast<std::uint32_t>(*n));
@@ -563,7 +573,7 @@ Status JobManager::updateJob(Job& job, const v1::UpdateJobRequest& req, bool adm
       v1::JobInfo candidate = i;
       setNodeSelection(candidate, key, value);
       const sched::Validation v =
-          sched::validateRequest(buildRequest(candidate), config_nodes_, partitions_);
+          sched::validateRequest(requestOf(candidate), config_nodes_, partitions_);
       if (!v.ok()) return makeError(v.message.substr(0, v.message.find(": ")));
       if (apply) setNodeSelection(i, key, value);
     } else if (key == "arraytaskthrottle") {
@@ -584,7 +594,7 @@ Status JobManager::updateJob(Job& job, const v1::UpdateJobRequest& req, bool adm
       v1::JobInfo candidate = i;
       if (auto why = setResourceRequest(candidate, key, value)) return makeError(*why);
       const sched::Validation v =
-          sched::validateRequest(buildRequest(candidate), config_nodes_, partitions_);
+          sched::validateRequest(requestOf(candidate), config_nodes_, partitions_);
       if (!v.ok()) return makeError(v.message.substr(0, v.message.find(": ")));
       if (apply) setResourceRequest(i, key, value);
     } else if (key == "timemin") {

@@ -362,6 +362,10 @@ class JobManager {
   void lose(Job& job, const std::vector<std::string>& kill_nodes, const std::string& detail);
   void index(const Job& job);
   void rebuildRequest(Job& job);
+  // buildRequest, with a job of several partitions ordered as it tries them.
+  sched::JobRequest requestOf(const v1::JobInfo& info) const;
+  // The configured partitions the job is in, or may run in while it waits for several.
+  std::vector<const config::PartitionConfig*> partitionsOf(const v1::JobInfo& info) const;
   // scontrol update's keys on one job: checked only, or (`apply`, after a check passed) set.
   Status updateJob(Job& job, const v1::UpdateJobRequest& request, bool admin, bool apply);
   Result<std::vector<JobId>> resolveIds(const std::string& text) const;

@@ -2,9 +2,11 @@
 #include <algorithm>
 
 #include "acct/job_flags.h"
+#include "common/comma_list.h"
 #include "jobs/job_manager.h"
 #include "jobs/request.h"
 #include "jobs/step_layout.h"
+#include "sched/partition_order.h"
 #include "jobs/task_usage_wire.h"
 #include "jobspec/array_spec.h"
 #include "jobstate/eligible_time.h"
@@ -74,9 +76,23 @@ void JobManager::index(const Job& job) {
   if (job.dependency) with_dependencies_.insert(job.id());
 }
 
+sched::JobRequest JobManager::requestOf(const v1::JobInfo& info) const {
+  sched::JobRequest r = buildRequest(info);
+  sched::orderPartitions(r, partitions_);
+  return r;
+}
+
+std::vector<const config::PartitionConfig*> JobManager::partitionsOf(const v1::JobInfo& info) const {
+  std::vector<const config::PartitionConfig*> out;
+  for (const std::string& name : splitCommas(info.partition())) {
+    if (const auto* p = config_.findPartition(name)) out.push_back(p);
+  }
+  return out;
+}
+
 void JobManager::rebuildRequest(Job& job) {
   sched::DependencyState dep = job.request.dependency;
-  job.request = buildRequest(job.info);
+  job.request = requestOf(job.info);
   job.request.dependency = job.dependency ? dep : sched::DependencyState::Satisfied;
 }
 
@@ -334,7 +350,7 @@ Status JobManager::recover() {
     if (job.unsplit() && job.state() == v1::JOB_PENDING) {
       ++unsplit_pending_[job.info.array_job_id()];
     }
-    job.request = buildRequest(job.info);
+    job.request = requestOf(job.info);
     job.request.dependency =
         job.dependency ? sched::DependencyState::Pending : sched::DependencyState::Satisfied;
     auto it = jobs_.emplace(job.id(), std::move(job)).first;
@@ -431,6 +447,10 @@ void JobManager::requeue(Job& job, bool hold) {
   job.info.set_cancelled_by("");
   job.info.set_run_time_s(0);
   job.info.clear_started_by();  // Slurm's CLEAR_SCHEDULING: the next start sets it again
+  // A job of several partitions waits for any of them again.
+  if (job.info.spec().partition().find(',') != std::string::npos) {
+    job.info.set_partition(partitionList(job.info.spec().partition()));
+  }
   if (hold) {
     job.info.set_held_user(true);
     job.info.set_reason_description(std::string(kRequeuedHeld));

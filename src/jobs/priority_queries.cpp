@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "common/comma_list.h"
 #include "common/log.h"
 #include "jobs/job_manager.h"
 #include "jobs/scheduling_state.h"
@@ -129,38 +130,49 @@ v1::GetPrioritiesReply JobManager::priorities(const v1::GetPrioritiesRequest& re
         !users.count(std::to_string(job.info.uid()))) {
       continue;
     }
-    if (!parts.empty() && !parts.count(job.info.partition())) continue;
-    PriorityFactors f;
-    std::int64_t priority = job.info.priority();
-    if (auto it = st.factors.find(id); it != st.factors.end()) {
-      f = it->second;
-    } else {
-      // Not through a pass yet (submitted a moment ago) or kept out of the scheduler (array
-      // tasks over their %N): the priority a pass gives it, as Slurm shows one from submission.
-      if (!shares) {
-        shares.emplace(config_, usageForFactors(now));
-        calc.emplace(config_, partitions_, clusterCpus(nodes), *shares);
+    // A job of several partitions has a row for each, in the order listed, its priority
+    // there (the reference's sprio: `-p debug,gpu` rows debug 11132 and gpu 10232).
+    const std::vector<std::string> listed = job.request.partitions.empty()
+                                                ? std::vector<std::string>{job.info.partition()}
+                                                : splitCommas(job.info.partition());
+    for (const std::string& partition : listed) {
+      if (!parts.empty() && !parts.count(partition)) continue;
+      PriorityFactors f;
+      std::int64_t priority = job.info.priority();
+      auto it = st.factors.find(id);
+      if (it != st.factors.end() && partition == job.request.partition) {
+        f = it->second;
+      } else {
+        // Not through a pass yet (submitted a moment ago), kept out of the scheduler (array
+        // tasks over their %N), or another of its partitions: the priority a pass gives it
+        // there, as Slurm shows one from submission.
+        if (!shares) {
+          shares.emplace(config_, usageForFactors(now));
+          calc.emplace(config_, partitions_, clusterCpus(nodes), *shares);
+        }
+        sched::JobRequest there = job.request;
+        there.partition = partition;
+        f = calc->compute(there, now);
+        priority = f.priority;
       }
-      f = calc->compute(job.request, now);
-      priority = f.priority;
-    }
-    v1::JobPriority* p = reply.add_jobs();
-    p->set_job_id(job.info.job_id());  // an array's pending tasks show as the array's id
-    p->set_partition(job.info.partition());
-    p->set_user(job.info.user());
-    p->set_account(job.info.account());
-    p->set_priority(priority);
-    p->set_age(f.age);
-    p->set_fairshare(f.fairshare);
-    p->set_job_size(f.job_size);
-    p->set_partition_factor(f.partition);
-    p->set_qos(f.qos);
-    p->set_nice(f.nice);
-    p->set_assoc(f.assoc);
-    for (const auto& [name, factor] : f.tres) {
-      auto* t = p->add_tres();
-      t->set_name(name);
-      t->set_factor(factor);
+      v1::JobPriority* p = reply.add_jobs();
+      p->set_job_id(job.info.job_id());  // an array's pending tasks show as the array's id
+      p->set_partition(partition);
+      p->set_user(job.info.user());
+      p->set_account(job.info.account());
+      p->set_priority(priority);
+      p->set_age(f.age);
+      p->set_fairshare(f.fairshare);
+      p->set_job_size(f.job_size);
+      p->set_partition_factor(f.partition);
+      p->set_qos(f.qos);
+      p->set_nice(f.nice);
+      p->set_assoc(f.assoc);
+      for (const auto& [name, factor] : f.tres) {
+        auto* t = p->add_tres();
+        t->set_name(name);
+        t->set_factor(factor);
+      }
     }
   }
   return reply;

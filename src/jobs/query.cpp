@@ -4,12 +4,29 @@
 #include <iterator>
 #include <set>
 
+#include "common/comma_list.h"
 #include "drover/hostlist.h"
 #include "jobs/job_fields.h"
 #include "jobspec/array_spec.h"
 #include "jobs/job_manager.h"
 
 namespace drover::jobs {
+
+namespace {
+
+// squeue -p: a waiting job of several partitions ("gpu,debug") matches any of them, as the
+// reference's `squeue -p debug` listed it.
+bool inAnyPartition(const google::protobuf::RepeatedPtrField<std::string>& wanted,
+                    const std::string& partitions) {
+  auto named = [&](const std::string& name) {
+    return std::find(wanted.begin(), wanted.end(), name) != wanted.end();
+  };
+  if (partitions.find(',') == std::string::npos) return named(partitions);
+  const std::vector<std::string> listed = splitCommas(partitions);
+  return std::any_of(listed.begin(), listed.end(), named);
+}
+
+}  // namespace
 
 std::vector<v1::JobInfo> JobManager::query(const v1::GetJobsRequest& req) const {
   google::protobuf::RepeatedPtrField<v1::JobInfo> rows;
@@ -62,7 +79,7 @@ void JobManager::query(const v1::GetJobsRequest& req,
     if (req.users_size() > 0 && !in(req.users(), i.user()) &&
         !in(req.users(), std::to_string(i.uid())))
       continue;
-    if (!in(req.partitions(), i.partition())) continue;
+    if (req.partitions_size() > 0 && !inAnyPartition(req.partitions(), i.partition())) continue;
     if (!in(req.names(), i.name())) continue;
     if (!in(req.accounts(), i.account())) continue;
     if (!nodes.empty()) {

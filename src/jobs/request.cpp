@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/comma_list.h"
 #include "drover/hostlist.h"
 #include "jobspec/filename_pattern.h"
 
@@ -73,12 +74,29 @@ std::uint32_t effectiveTasks(const v1::JobSpec& spec) {
   return spec.ntasks_per_node() > 0 ? spec.ntasks_per_node() * nodes : nodes;
 }
 
+std::string partitionList(std::string_view text) {
+  std::vector<std::string> names;
+  for (std::string& name : splitCommas(text)) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
+  }
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : ",") + name;
+  return out;
+}
+
 sched::JobRequest buildRequest(const v1::JobInfo& info) {
   const v1::JobSpec& s = info.spec();
   sched::JobRequest r;
   r.user = info.user();
   r.account = info.account();
   r.partition = info.partition();
+  // A pending job of several partitions holds their list (`gpu,debug`, as squeue shows it);
+  // the controller orders them (sched::orderPartitions) once it knows the partitions.
+  if (r.partition.find(',') != std::string::npos) {
+    r.partitions = splitCommas(r.partition);
+    if (!r.partitions.empty()) r.partition = r.partitions.front();
+    if (r.partitions.size() < 2) r.partitions.clear();
+  }
   r.minNodes = static_cast<int>(s.min_nodes());
   r.maxNodes = static_cast<int>(s.max_nodes());
   r.ntasks = static_cast<int>(effectiveTasks(s));

@@ -3,6 +3,7 @@
 // resolved request into a sched::JobRequest, TRES strings and output path expansion.
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "drover/config.h"
@@ -19,6 +20,8 @@ std::vector<sched::Node> schedNodes(const config::ClusterConfig& config);
 std::uint32_t effectiveTasks(const v1::JobSpec& spec);
 // The request of a job whose info (partition, account, time limit, ...) is resolved.
 sched::JobRequest buildRequest(const v1::JobInfo& info);
+// A `-p` value as a waiting job shows it: its non-empty items, each once, joined by commas.
+std::string partitionList(std::string_view text);
 
 // Memory the job asks for on each node, in MB (0 = none given).
 std::int64_t requestedMemPerNodeMb(const sched::JobRequest& r, int cpusPerNode, int gpusPerNode);

@@ -204,6 +204,7 @@ std::vector<Launch> JobManager::applyPlanEntries(const sched::Plan& plan,
       names.push_back(a.node);
       cpus += static_cast<std::uint32_t>(a.cpus);
     }
+    if (!start.partition.empty()) i.set_partition(start.partition);  // one of several listed
     i.set_state(v1::JOB_RUNNING);
     i.set_started_by(startedBy(start.backfill, i, applied_through_));
     ++lifecycle_.started;

@@ -62,8 +62,8 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
 
   // Partition: the default, or each of a comma list, every one of which must exist (the
   // reference refused `-p gpu,nosuch` and `-p "gpu, debug"`). The job is checked against
-  // every listed partition's limits, as Slurm's EnforcePartLimits=ALL does, and runs in the
-  // first (Drover does not yet place a job in whichever of them could start it first).
+  // every listed partition's limits, as Slurm's EnforcePartLimits=ALL does, and runs in
+  // whichever of them starts it first (sched::orderPartitions: the order it tries them).
   std::vector<const config::PartitionConfig*> listed;
   if (spec.partition().empty()) {
     if (const auto* p = config_.defaultPartition()) listed.push_back(p);
@@ -192,7 +192,10 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
   base.set_user(caller.user);
   base.set_group(caller.group);
   base.set_account(account);
-  base.set_partition(part->name);
+  // A list stays a list while the job waits (squeue shows `gpu,debug`, as the reference's);
+  // its start names the partition it runs in.
+  const std::string shown = partitionList(spec.partition());
+  base.set_partition(shown.find(',') != std::string::npos ? shown : part->name);
   base.set_qos(spec.qos());
   base.set_state(v1::JOB_PENDING);
   base.set_nice(spec.nice());
@@ -211,7 +214,7 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
   *base.mutable_spec() = spec;
   base.set_array_task_id(-1);
 
-  sched::JobRequest request = buildRequest(base);
+  sched::JobRequest request = requestOf(base);
   base.set_num_nodes(static_cast<std::uint32_t>(std::max(1, request.minNodes)));
   base.set_num_tasks(static_cast<std::uint32_t>(request.ntasks));
   const std::int64_t req_cpus = requestedCpus(request, std::max(1, request.minNodes));
@@ -219,7 +222,7 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
   base.set_req_tres(reqTres(base, request));
 
   // Limits Slurm checks against the partitions before placement (every listed one's nodes
-  // and CPUs; the first's nodes, where the job runs, for the per-node figures below).
+  // and CPUs; the largest node of any of them for the per-node figures below).
   std::int64_t largest_mem = 0;
   int largest_cpus = 0;
   for (const auto* p : listed) {
@@ -228,10 +231,8 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
     for (const auto& n : config_nodes_) {
       if (!contains(n.partitions, p->name)) continue;
       part_cpus += n.cpus;
-      if (p == part) {
-        largest_mem = std::max(largest_mem, n.memoryMb);
-        largest_cpus = std::max(largest_cpus, n.cpus);
-      }
+      largest_mem = std::max(largest_mem, n.memoryMb);
+      largest_cpus = std::max(largest_cpus, n.cpus);
       ++part_nodes;
     }
     if (request.minNodes > part_nodes ||
@@ -260,7 +261,20 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
                     {"Memory specification can not be satisfied"});
     }
   }
+  // A job of several partitions must be let into every one (AllowAccounts) and needs one of
+  // them able to run it; the first one's refusal is told when none is.
   sched::Validation v = sched::validateRequest(request, config_nodes_, partitions_);
+  bool runnable = v.ok();
+  bool denied = v.code == sched::RejectCode::InvalidAccount;
+  for (std::size_t k = 1; k < request.partitions.size() && !denied; ++k) {
+    sched::JobRequest in = request;
+    in.partition = request.partitions[k];
+    sched::Validation there = sched::validateRequest(in, config_nodes_, partitions_);
+    denied = there.code == sched::RejectCode::InvalidAccount;
+    if (denied) v = there;
+    runnable = runnable || there.ok();
+  }
+  if (runnable && !denied) v = {};
   if (!v.ok()) {
     std::string text = v.message.substr(0, v.message.find(": "));
     std::string detail = v.message.size() > text.size() + 2 ? v.message.substr(text.size() + 2) : "";
@@ -281,6 +295,7 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
     for (const auto& s : plan.starts) {
       if (s.id != probe.id) continue;
       out.expected_start = now;
+      if (!s.partition.empty()) out.test_only_partition = s.partition;
       std::vector<std::string> names;
       int cpus = 0;
       for (const auto& a : s.allocation.nodes) {

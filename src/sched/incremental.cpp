@@ -470,12 +470,13 @@ const Plan& Scheduler::pass(int64_t now) {
   }
   awaitingStarts_ = false;
   plan_ = scheduleWithMemo(idx, snap_, params_, now, memo_);
-  memoValid_ = !memo_.hadStarts;
+  memoValid_ = !memo_.hadStarts && !memo_.multiPartition;
   submittedSince_.clear();
   freed_.clear();
   planRanks_.clear();
   planJobs_.clear();
-  if (now >= memo_.now && now < memo_.nextBoundary && (memoValid_ || startsKeepable())) {
+  if (now >= memo_.now && now < memo_.nextBoundary && !memo_.multiPartition &&
+      (memoValid_ || startsKeepable())) {
     // The plan's entries are the whole queue in the memo's rank order (with starts: but them).
     planRanks_ = std::move(memo_.ranks);
     planJobs_ = std::move(memo_.order);

@@ -125,8 +125,15 @@ class Pass {
 
   void prepare();
   void bucketUpdate(int node);
-  // Reasons from the job's own state and its partition's state; sets ctx.partition.
-  Reason staticReason(const Job& job, JobCtx& ctx);
+  // Reasons from the job's own state alone (holds, dependencies, begin time): the same in
+  // every partition it may run in.
+  Reason waitReason(const JobRequest& r) const;
+  // Those, then reasons from the state of `partition` (the job's, or one of the several it
+  // lists); sets ctx.partition.
+  Reason staticReason(const Job& job, JobCtx& ctx, const std::string& partition);
+  Reason staticReason(const Job& job, JobCtx& ctx) {
+    return staticReason(job, ctx, job.request.partition);
+  }
   // Reasons from the request's shape against partition limits; fills the rest of ctx.
   Reason shapeReason(const Job& job, JobCtx& ctx);
   Capacity needOn(const JobCtx& ctx, int node) const;
@@ -152,6 +159,12 @@ class Pass {
   // Eligible nodes on which startsOn holds, found through the free-GPU buckets.
   std::vector<int> startCandidates(const JobCtx& ctx);
   bool tryStartNow(const JobCtx& ctx, Plan& plan);
+  // A job of several partitions (JobRequest::partitions) in its turn, past waitReason: starts it
+  // in the first of them, in their order, that can start it now (true). Else leaves in `ctx` the
+  // context of the first that allows it, or, when none does, that first one's reason in `why`.
+  // Under FCFS a partition that already has a blocked job is closed to it, as to any job.
+  bool startInListedPartition(const Job& job, const std::vector<char>& blocked, Plan& plan,
+                              JobCtx& ctx, Reason& why);
   bool tryStartWalked(const JobCtx& ctx, Plan& plan);
   bool reserve(const JobCtx& ctx, PendingInfo& info);
   bool reserveOn(const JobCtx& ctx, PendingInfo& info, const std::vector<int>& nodes,

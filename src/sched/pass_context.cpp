@@ -4,17 +4,21 @@
 
 namespace drover::sched::detail {
 
-Reason Pass::staticReason(const Job& job, JobCtx& ctx) {
-  const JobRequest& r = job.request;
+Reason Pass::waitReason(const JobRequest& r) const {
   if (r.hold == Hold::Admin) return Reason::JobHeldAdmin;
   if (r.hold == Hold::User) return Reason::JobHeldUser;
   if (r.dependency == DependencyState::NeverSatisfied) return Reason::DependencyNeverSatisfied;
   if (r.dependency == DependencyState::Pending) return Reason::Dependency;
   if (r.beginTime > now_) return Reason::BeginTime;
+  return Reason::None;
+}
+
+Reason Pass::staticReason(const Job& job, JobCtx& ctx, const std::string& partition) {
+  if (Reason why = waitReason(job.request); why != Reason::None) return why;
   // Queues are mostly one or two partitions: remember the last lookup.
-  if (r.partition != lastPartName_) {
-    lastPartName_ = r.partition;
-    lastPart_ = index_.partition(r.partition);
+  if (partition != lastPartName_) {
+    lastPartName_ = partition;
+    lastPart_ = index_.partition(partition);
   }
   int pidx = lastPart_;
   if (pidx < 0) return Reason::PartitionInactive;

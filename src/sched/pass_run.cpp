@@ -78,12 +78,23 @@ Plan Pass::run(PassMemo* memo) {
     info.id = job.id;
     JobCtx ctx;
     ctx.job = &job;
-    Reason why = staticReason(job, ctx);
+    Reason why = Reason::None;
+    // A job of several partitions tries to start in each in turn here; what follows sees it
+    // in the first that allows it, already tried. The plans such jobs make are not kept for
+    // shortcuts (PassMemo::multiPartition).
+    const bool listed = job.request.partitions.size() > 1 && job.request.reservation.empty() &&
+                        waitReason(job.request) == Reason::None;
+    if (listed) {
+      if (memo) memo->multiPartition = true;
+      if (startInListedPartition(job, blocked, plan, ctx, why)) continue;
+    } else {
+      why = staticReason(job, ctx);
+    }
     // Under FCFS nothing behind a blocked job may start; its reason is Priority.
     if (why == Reason::None && params_.policy == Policy::Fcfs && blocked[ctx.partition]) {
       why = Reason::Priority;
     }
-    if (why == Reason::None) why = shapeReason(job, ctx);
+    if (why == Reason::None && !listed) why = shapeReason(job, ctx);
     if (why != Reason::None) {
       info.reason = why;
       plan.pending.push_back(std::move(info));
@@ -99,7 +110,7 @@ Plan Pass::run(PassMemo* memo) {
       plan.pending.push_back(std::move(info));
       continue;
     }
-    bool mayStart = !(params_.policy == Policy::Fcfs && blocked[p]);
+    bool mayStart = !listed && !(params_.policy == Policy::Fcfs && blocked[p]);
     bool cacheable = ctx.required.empty() && ctx.excluded.empty();
     ShapeKey key{};
     if (mayStart && cacheable) {
@@ -189,6 +200,10 @@ Plan Pass::run(PassMemo* memo) {
 // that would take one, send the caller to a full pass.
 bool Pass::appendLast(PassMemo& memo, const std::vector<int>& jobs, Plan& plan) {
   if (!memo.tail || memo.hadStarts || now_ < memo.now || now_ >= memo.nextBoundary) return false;
+  for (int idx : jobs) {
+    const JobRequest& r = snap_.pending[idx].request;
+    if (r.partitions.size() > 1 && waitReason(r) == Reason::None) return false;  // as judge
+  }
   for (const EstimateRecord& r : memo.estimated) {
     if (r.start != kNever) return false;
   }
@@ -290,6 +305,10 @@ std::optional<PendingInfo> Pass::judge(const PassMemo& memo, const Job& job, boo
                                        OwnedShape* shape, int64_t* duration) {
   skipped = false;
   if (memo.hadStarts || now_ < memo.now || now_ >= memo.nextBoundary) return std::nullopt;
+  // One that may start in any of several partitions: a full pass (PassMemo::multiPartition).
+  if (job.request.partitions.size() > 1 && waitReason(job.request) == Reason::None) {
+    return std::nullopt;
+  }
   PendingInfo info;
   info.id = job.id;
   JobCtx ctx;

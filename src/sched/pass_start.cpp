@@ -155,6 +155,37 @@ std::vector<int> Pass::startCandidates(const JobCtx& ctx) {
   return cands;
 }
 
+bool Pass::startInListedPartition(const Job& job, const std::vector<char>& blocked, Plan& plan,
+                                  JobCtx& ctx, Reason& why) {
+  why = Reason::None;
+  Reason first = Reason::None;
+  bool allowed = false;
+  for (const std::string& name : job.request.partitions) {
+    JobCtx in;
+    in.job = &job;
+    Reason r = staticReason(job, in, name);
+    if (r == Reason::None) r = shapeReason(job, in);
+    if (r != Reason::None) {
+      if (first == Reason::None) first = r;
+      continue;
+    }
+    const bool closed = params_.policy == Policy::Fcfs && blocked[in.partition];
+    if (!closed && tryStartNow(in, plan)) {
+      Start& start = plan.starts.back();
+      start.backfill = blocked[in.partition];
+      start.partition = name;
+      plan.stats.backfilled += start.backfill;
+      return true;
+    }
+    if (!allowed) {
+      ctx = std::move(in);
+      allowed = true;
+    }
+  }
+  if (!allowed) why = first;
+  return false;
+}
+
 bool Pass::tryStartNow(const JobCtx& ctx, Plan& plan) {
   if (ctx.walked && ctx.walkFewest && ctx.demand.nodes == 1) {
     JobCtx one = ctx;

@@ -46,6 +46,11 @@ struct JobRequest {
   std::string user;
   std::string account;
   std::string partition;
+  // A job of several partitions (`-p gpu,debug`): every one, in the order it tries them
+  // (orderPartitions in sched/partition_order.h), `partition` being the first. Each pass starts
+  // it in the first of them that can start it now, else it waits in the first that allows it.
+  // Empty for a job of one partition.
+  std::vector<std::string> partitions;
   int minNodes = 0;  // 0 = as few as the tasks need
   int maxNodes = 0;  // 0 = no maximum
   int ntasks = 1;
@@ -155,6 +160,8 @@ struct Start {
   // Started ahead of a higher-ranked job of its partition that could not start: what Slurm's
   // backfill scheduler starts (its job flag SchedBackfill, PlanStats::backfilled).
   bool backfill = false;
+  // The partition it starts in, for a job of several (JobRequest::partitions); else empty.
+  std::string partition;
 };
 
 struct PendingInfo {

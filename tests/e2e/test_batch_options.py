@@ -421,10 +421,50 @@ def test_partition_list_refusals(cluster, work, args, text):
     assert _all_jobs(cluster) == before
 
 
-def test_partition_list_that_fits_runs_in_the_first(cluster, work):
-    job = sbatch(cluster, work, "-p", "gpu,debug", "-t", "10", "-o", "/dev/null", "--wrap=true")
-    done = wait_state(cluster, job, FINAL)
-    assert (done["JobState"], done["Partition"]) == ("COMPLETED", "gpu")
+def test_partition_list_waits_as_the_list_and_runs_where_it_can_start(cluster, work):
+    """As the reference's runs (2026-12-03): a held `-p gpu,debug` job shows the list in
+    squeue, scontrol and (a row per partition) sprio; `squeue -p debug` lists it, `scancel -p
+    debug` leaves it; released, it runs in debug, whose PriorityJobFactor is higher; with
+    debug's nodes busy, `-p debug,gpu` runs in gpu instead."""
+    held = sbatch(cluster, work, "-H", "-p", "gpu,debug", "-t", "10", "-o", "/dev/null", "--wrap=true")
+    shown = cluster.cli("squeue", "-h", "-j", str(held), "-o", "%P %r").stdout.split()
+    assert shown == ["gpu,debug", "JobHeldUser"]
+    assert str(held) in cluster.cli("squeue", "-h", "-p", "debug", "-o", "%i").stdout.split()
+    assert fields(cluster, held)["Partition"] == "gpu,debug"
+    r = sh(cluster, "scancel -p debug", work)
+    assert r.returncode == 0, r.stderr
+    assert squeue_state(cluster, held) == ["PD", "JobHeldUser"]
+    assert cluster.cli("scontrol", "release", str(held)).returncode == 0
+    done = wait_state(cluster, held, FINAL)
+    assert (done["JobState"], done["Partition"]) == ("COMPLETED", "debug")
+    acct = cluster.cli("sacct", "-n", "-P", "-X", "-j", str(held), "-o", "Partition")
+    assert acct.stdout.split() == ["debug"]
+
+    busy = sbatch(cluster, work, "-p", "debug", "-N", "2", "--exclusive", "-t", "5", "-o",
+                  "/dev/null", "--wrap=sleep 60")
+    wait_state(cluster, busy, "RUNNING")
+    other = sbatch(cluster, work, "-p", "debug,gpu", "-t", "10", "-o", "/dev/null",
+                   "--wrap=sleep 60")
+    running = wait_state(cluster, other, "RUNNING")
+    assert running["Partition"] == "gpu"
+    assert running["NodeList"] not in ("node1", "node2"), running["NodeList"]
+    assert cluster.cli("scancel", str(busy), str(other)).returncode == 0
+
+
+def test_sprio_has_a_row_per_listed_partition(cluster, work):
+    # sprio lists jobs that wait for resources or priority: every node busy first.
+    busy = sbatch(cluster, work, "-p", "gpu", "-N", "4", "--exclusive", "-t", "5", "-o",
+                  "/dev/null", "--wrap=sleep 60")
+    wait_state(cluster, busy, "RUNNING")
+    job = sbatch(cluster, work, "-p", "debug,gpu", "-t", "10", "-o", "/dev/null", "--wrap=true")
+    try:
+        rows = cluster.cli("sprio", "-h", "-j", str(job), "-o", "%i %r %Y").stdout.splitlines()
+        parts = [row.split()[1] for row in rows]
+        prio = {row.split()[1]: int(row.split()[2]) for row in rows}
+        assert parts == ["debug", "gpu"], rows
+        assert prio["debug"] > prio["gpu"], rows
+    finally:
+        cluster.cli("scancel", str(job), str(busy))
 
 
 # --- states not reached elsewhere ----------------------------------------------------------

@@ -101,8 +101,9 @@ TEST_F(JobsTest, PartitionListIsCheckedAgainstEveryPartition) {
   config_.partitions[0].default_time_min = 45;   // gpu: 45 min default, 60 max; debug: 30 max
   reopen();
   JobId id = submit(SpecBuilder().partition("gpu,debug").time(10));
-  EXPECT_EQ(job(id).partition(), "gpu");
+  EXPECT_EQ(job(id).partition(), "gpu,debug");  // while it waits (multi_partition_test.cpp)
   EXPECT_EQ(submit(SpecBuilder().partition("gpu,,gpu,")), id + 1);  // empty items skipped
+  EXPECT_EQ(job(id + 1).partition(), "gpu");  // and repeats
   EXPECT_EQ(job(id + 1).time_limit_min(), 45);
 
   expectRefusals(*manager_, {

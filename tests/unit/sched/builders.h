@@ -73,6 +73,12 @@ class JobBuilder {
   JobBuilder& time(int64_t s) { j_.request.timeLimitS = s; return *this; }
   JobBuilder& priority(double p) { j_.priority = p; return *this; }
   JobBuilder& partition(const std::string& p) { j_.request.partition = p; return *this; }
+  // Several partitions, in the order the job tries them (as orderPartitions leaves them).
+  JobBuilder& partitions(std::vector<std::string> p) {
+    j_.request.partition = p.front();
+    j_.request.partitions = std::move(p);
+    return *this;
+  }
   JobBuilder& account(const std::string& a) { j_.request.account = a; return *this; }
   JobBuilder& user(const std::string& u) { j_.request.user = u; return *this; }
   JobBuilder& constraint(const std::string& c) { j_.request.constraint = c; return *this; }
