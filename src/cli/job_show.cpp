@@ -132,6 +132,8 @@ std::string formatJobRecord(const v1::JobInfo& j, std::int64_t now, bool oneline
   lines.push_back("MinCPUsNode=" + std::to_string(std::max(1u, j.spec().cpus_per_task())) +
                   (mem.per_cpu ? " MinMemoryCPU=" : " MinMemoryNode=") + mem.text + " MinTmpDiskNode=0");
   lines.push_back("Features=" + orNull(j.features()) + " DelayBoot=00:00:00");
+  // Shown while set, as the reference's (`Prefer=` too for an empty --prefer=).
+  if (j.spec().has_prefer()) lines.push_back("Prefer=" + j.spec().prefer());
   lines.push_back(std::string("OverSubscribe=") + (j.spec().exclusive() ? "NO" : "OK") +
                   " Contiguous=0 Licenses=(null) Network=(null)");
   lines.push_back("Command=" + orNull(j.command()));

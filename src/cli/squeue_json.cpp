@@ -157,7 +157,7 @@ json::Object build(const v1::JobInfo& j, std::int64_t now, const std::string& cl
   o.emplace_back("het_job_id_set", "");
   o.emplace_back("het_job_offset", 0);
   o.emplace_back("partition", j.partition());
-  o.emplace_back("prefer", "");
+  o.emplace_back("prefer", j.spec().prefer());
   o.emplace_back("memory_per_node",
                  s.mem_set() ? json::Value(static_cast<std::uint64_t>(s.mem_per_node_mb())) : json::Value());
   o.emplace_back("memory_per_cpu", nullIfZero(static_cast<std::int64_t>(s.mem_per_cpu_mb())));

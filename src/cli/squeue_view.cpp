@@ -52,9 +52,9 @@ enum NamedOnly : char {
   kRawJobId = 1, kAccrueTime, kEligibleTime, kLastSchedEval, kPendingTime, kStdOut, kStdErr,
   kStdIn, kNumTasks, kRequeue, kRestartCount, kMaxNodes, kMaxCpus, kMinTime, kExitStatus,
   kDerivedExitStatus, kTresAlloc, kCpusPerTask, kBatchFlag, kReboot, kTasksPerNode, kAllocNode,
-  kTresPerJob, kTresPerTask, kCpusPerTres, kMemPerTres, kTresBind, kDeadline,
+  kTresPerJob, kTresPerTask, kCpusPerTres, kMemPerTres, kTresBind, kDeadline, kPrefer,
 };
-static_assert(kDeadline < ' ');
+static_assert(kPrefer < ' ');
 
 // -O fields of what Drover has no notion of (burst buffers, federation, heterogeneous jobs,
 // switches, boards, MCS labels, ...): the header and the value the reference printed for a job
@@ -74,8 +74,8 @@ constexpr FixedField kFixedFields[] = {
     {"ntperboard", "NTASKS_PER_BOARD", "0"},    {"ntpercore", "NTASKS_PER_CORE", "N/A"},
     {"ntpersocket", "NTASKS_PER_SOCKET", "N/A"},
     {"origin", "ORIGIN", "NA"},                 {"originraw", "ORIGIN_RAW", "NA"},
-    {"preempttime", "PREEMPT_TIME", "N/A"},     {"prefer", "PREFER", "(null)"},
-    {"profile", "PROFILE", "NotSet"},           {"reqswitch", "REQ_SWITCH", "0"},
+    {"preempttime", "PREEMPT_TIME", "N/A"},     {"profile", "PROFILE", "NotSet"},
+    {"reqswitch", "REQ_SWITCH", "0"},
     {"resizetime", "RESIZE_TIME", "N/A"},       {"selectjobinfo", "", ""},
     {"siblingsactive", "ACTIVE_SIBLINGS", "NA"},
     {"siblingsactiveraw", "ACTIVE_SIBLINGS_RAW", "NA"},
@@ -172,6 +172,7 @@ std::string header(char code) {
     case kMemPerTres: return "MEM_PER_TRES";
     case kTresBind: return "TRES_BIND";
     case kDeadline: return "DEADLINE";
+    case kPrefer: return "PREFER";
     default: return "";
   }
 }
@@ -357,6 +358,7 @@ void value(const v1::JobInfo& j, char code, std::int64_t now, std::string& v) {
     case kMemPerTres: setOrNA(v, memPerTresText(j.spec())); return;
     case kTresBind: setOrNA(v, tresBindText(j.spec())); return;
     case kDeadline: v = timeOrNA(j.spec().deadline()); return;
+    case kPrefer: setOrNull(v, j.spec().prefer()); return;
     default:
       if (const FixedField* fixed = fixedField(code)) v.assign(fixed->value);
       else v.clear();
@@ -459,6 +461,7 @@ CodeFields fieldsOf(char code) {
     case kMemPerTres: return {{kSpec}, {S::kMemPerGpuMbFieldNumber}};
     case kTresBind: return {{kSpec}, {S::kGpuBindFieldNumber}};
     case kDeadline: return {{kSpec}, {S::kDeadlineFieldNumber}};
+    case kPrefer: return {{kSpec}, {S::kPreferFieldNumber}};
     default: return {};
   }
 }
@@ -484,7 +487,7 @@ constexpr NamedField kOFields[] = {
     {"reboot", kReboot}, {"ntpernode", kTasksPerNode}, {"allocnodes", kAllocNode},
     {"tres-per-job", kTresPerJob}, {"tres-per-task", kTresPerTask},
     {"cpus-per-tres", kCpusPerTres}, {"mem-per-tres", kMemPerTres}, {"tres-bind", kTresBind},
-    {"deadline", kDeadline},
+    {"deadline", kDeadline}, {"prefer", kPrefer},
 };
 
 

@@ -129,6 +129,7 @@ sched::JobRequest buildRequest(const v1::JobInfo& info) {
   r.requiredNodes = expandList(s.nodelist());
   r.excludedNodes = expandList(s.exclude());
   r.constraint = s.constraint();
+  r.prefer = s.prefer();
   // Resolved at submission: minutes, or unlimited (a year, the scheduler's horizon).
   r.timeLimitS = info.time_limit_min() < 0 ? 365LL * 24 * 3600 : info.time_limit_min() * 60;
   r.submitTime = info.submit_time();

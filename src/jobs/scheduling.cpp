@@ -205,6 +205,13 @@ std::vector<Launch> JobManager::applyPlanEntries(const sched::Plan& plan,
       cpus += static_cast<std::uint32_t>(a.cpus);
     }
     if (!start.partition.empty()) i.set_partition(start.partition);  // one of several listed
+    // Started on its preferred features: they become its features, as the reference showed
+    // (Features=fast, no Prefer line, sacct Constraints fast).
+    if (start.preferred) {
+      i.set_features(i.spec().prefer());
+      i.mutable_spec()->set_constraint(i.spec().prefer());
+      i.mutable_spec()->clear_prefer();
+    }
     i.set_state(v1::JOB_RUNNING);
     i.set_started_by(startedBy(start.backfill, i, applied_through_));
     ++lifecycle_.started;

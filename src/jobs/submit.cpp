@@ -263,18 +263,34 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
   }
   // A job of several partitions must be let into every one (AllowAccounts) and needs one of
   // them able to run it; the first one's refusal is told when none is.
-  sched::Validation v = sched::validateRequest(request, config_nodes_, partitions_);
-  bool runnable = v.ok();
-  bool denied = v.code == sched::RejectCode::InvalidAccount;
-  for (std::size_t k = 1; k < request.partitions.size() && !denied; ++k) {
-    sched::JobRequest in = request;
-    in.partition = request.partitions[k];
-    sched::Validation there = sched::validateRequest(in, config_nodes_, partitions_);
-    denied = there.code == sched::RejectCode::InvalidAccount;
-    if (denied) v = there;
-    runnable = runnable || there.ok();
+  auto validate = [&](const sched::JobRequest& asked) {
+    sched::Validation v = sched::validateRequest(asked, config_nodes_, partitions_);
+    bool runnable = v.ok();
+    bool denied = v.code == sched::RejectCode::InvalidAccount;
+    for (std::size_t k = 1; k < asked.partitions.size() && !denied; ++k) {
+      sched::JobRequest in = asked;
+      in.partition = asked.partitions[k];
+      sched::Validation there = sched::validateRequest(in, config_nodes_, partitions_);
+      denied = there.code == sched::RejectCode::InvalidAccount;
+      if (denied) v = there;
+      runnable = runnable || there.ok();
+    }
+    if (runnable && !denied) v = {};
+    return v;
+  };
+  sched::Validation v = validate(request);
+  // --prefer names features of the job's nodes as -C does, and the job must be able to run on
+  // nodes that have them: the reference refused `--prefer=nosuch` ("Invalid preferred feature
+  // specification") and `-N4 --prefer=fast` with one fast node ("Requested node configuration
+  // is not available").
+  if (v.ok() && !request.prefer.empty()) {
+    sched::JobRequest preferring = request;
+    preferring.constraint = request.prefer;
+    v = validate(preferring);
+    if (v.code == sched::RejectCode::InvalidFeature) {
+      return refuse("Invalid preferred feature specification", v.message);
+    }
   }
-  if (runnable && !denied) v = {};
   if (!v.ok()) {
     std::string text = v.message.substr(0, v.message.find(": "));
     std::string detail = v.message.size() > text.size() + 2 ? v.message.substr(text.size() + 2) : "";

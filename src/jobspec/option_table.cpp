@@ -434,6 +434,7 @@ const OptionDef kOptions[] = {
     {"cluster-constraint", 0, ArgKind::Required, ALL, acceptOnly},
     {"contiguous", 0, ArgKind::None, ALL, setTrue<&JobSpec::contiguous>},
     {"constraint", 'C', ArgKind::Required, ALL, setString<&JobSpec::constraint>},
+    {"prefer", 0, ArgKind::Required, ALL, setString<&JobSpec::prefer>},
     {"nodefile", 'F', ArgKind::Required, B | A, acceptOnly},
     {"mem", 0, ArgKind::Required, ALL, setMemory<&JobSpec::mem_mb>},
     {"mincpus", 0, ArgKind::Required, ALL, setPositive<&JobSpec::mincpus>},

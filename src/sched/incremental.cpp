@@ -470,12 +470,12 @@ const Plan& Scheduler::pass(int64_t now) {
   }
   awaitingStarts_ = false;
   plan_ = scheduleWithMemo(idx, snap_, params_, now, memo_);
-  memoValid_ = !memo_.hadStarts && !memo_.multiPartition;
+  memoValid_ = !memo_.hadStarts && !memo_.triedAlternatives;
   submittedSince_.clear();
   freed_.clear();
   planRanks_.clear();
   planJobs_.clear();
-  if (now >= memo_.now && now < memo_.nextBoundary && !memo_.multiPartition &&
+  if (now >= memo_.now && now < memo_.nextBoundary && !memo_.triedAlternatives &&
       (memoValid_ || startsKeepable())) {
     // The plan's entries are the whole queue in the memo's rank order (with starts: but them).
     planRanks_ = std::move(memo_.ranks);

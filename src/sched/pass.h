@@ -128,6 +128,11 @@ class Pass {
   // Reasons from the job's own state alone (holds, dependencies, begin time): the same in
   // every partition it may run in.
   Reason waitReason(const JobRequest& r) const;
+  // A job that, once it may run, is tried in other partitions or on other features than its
+  // entry's (PassMemo::triedAlternatives).
+  bool triesAlternatives(const JobRequest& r) const {
+    return (r.partitions.size() > 1 || !r.prefer.empty()) && waitReason(r) == Reason::None;
+  }
   // Those, then reasons from the state of `partition` (the job's, or one of the several it
   // lists); sets ctx.partition.
   Reason staticReason(const Job& job, JobCtx& ctx, const std::string& partition);
@@ -159,6 +164,12 @@ class Pass {
   // Eligible nodes on which startsOn holds, found through the free-GPU buckets.
   std::vector<int> startCandidates(const JobCtx& ctx);
   bool tryStartNow(const JobCtx& ctx, Plan& plan);
+  // tryStartNow, for a job with preferred features (JobRequest::prefer) first on nodes that
+  // have them, in place of its constraint (sbatch(1) --prefer); such a start is
+  // Start::preferred.
+  bool tryStartPreferring(const JobCtx& ctx, Plan& plan);
+  // The parsed form of a feature expression, kept for the pass; nullptr when it does not parse.
+  const Constraint* constraintFor(const std::string& text);
   // A job of several partitions (JobRequest::partitions) in its turn, past waitReason: starts it
   // in the first of them, in their order, that can start it now (true). Else leaves in `ctx` the
   // context of the first that allows it, or, when none does, that first one's reason in `why`.

@@ -67,13 +67,8 @@ Reason Pass::shapeReason(const Job& job, JobCtx& ctx) {
     if (r.ntasksGiven) ctx.maxNodes = std::max(ctx.demand.nodes, std::min(ctx.maxNodes, r.ntasks));
   }
   if (!r.constraint.empty()) {
-    auto it = constraints_.find(r.constraint);
-    if (it == constraints_.end()) {
-      auto parsed = Constraint::parse(r.constraint);
-      if (!parsed) return Reason::ReqNodeNotAvail;
-      it = constraints_.emplace(r.constraint, std::move(*parsed)).first;
-    }
-    ctx.constraint = &it->second;
+    ctx.constraint = constraintFor(r.constraint);
+    if (!ctx.constraint) return Reason::ReqNodeNotAvail;
   }
   for (const std::string& name : r.requiredNodes) {
     int node = index_.node(name);
@@ -100,6 +95,16 @@ Reason Pass::shapeReason(const Job& job, JobCtx& ctx) {
     ctx.walkFewest = false;
   }
   return Reason::None;
+}
+
+const Constraint* Pass::constraintFor(const std::string& text) {
+  auto it = constraints_.find(text);
+  if (it == constraints_.end()) {
+    auto parsed = Constraint::parse(text);
+    if (!parsed) return nullptr;
+    it = constraints_.emplace(text, std::move(*parsed)).first;
+  }
+  return &it->second;
 }
 
 ShapeKey Pass::shapeKey(const JobCtx& ctx) const {

@@ -138,10 +138,11 @@ struct PassMemo {
   std::optional<AvailabilityProfile> tail;
   // Jobs were appended through the tail since the pass: the replay's lists lack them.
   bool tailAppended = false;
-  // A job of several partitions reached a start attempt: it was tried in partitions other than
-  // the one its entry names, which the lists above do not record, so no shortcut may build on
-  // this pass (Scheduler::pass runs full passes until such jobs have left the queue).
-  bool multiPartition = false;
+  // A job of several partitions or with preferred features reached a start attempt: it was
+  // tried in partitions or on features other than its entry's, which the lists above do not
+  // record, so no shortcut may build on this pass (Scheduler::pass runs full passes until such
+  // jobs have left the queue).
+  bool triedAlternatives = false;
 };
 
 // What a pass after completions changes in the last plan (see replayAfterCompletion).

@@ -80,12 +80,13 @@ Plan Pass::run(PassMemo* memo) {
     ctx.job = &job;
     Reason why = Reason::None;
     // A job of several partitions tries to start in each in turn here; what follows sees it
-    // in the first that allows it, already tried. The plans such jobs make are not kept for
-    // shortcuts (PassMemo::multiPartition).
+    // in the first that allows it, already tried. Passes in which such a job, or one with
+    // preferred features, had its turn are not kept for shortcuts (PassMemo::triedAlternatives).
     const bool listed = job.request.partitions.size() > 1 && job.request.reservation.empty() &&
                         waitReason(job.request) == Reason::None;
+    const bool prefers = !job.request.prefer.empty();
+    if (memo && triesAlternatives(job.request)) memo->triedAlternatives = true;
     if (listed) {
-      if (memo) memo->multiPartition = true;
       if (startInListedPartition(job, blocked, plan, ctx, why)) continue;
     } else {
       why = staticReason(job, ctx);
@@ -123,7 +124,8 @@ Plan Pass::run(PassMemo* memo) {
         }
         memo->groups[g->second].entries.push_back({rank(idx), ctx.duration, idx});
       }
-      auto it = failedShapes.find(key);
+      // A shape that failed says nothing of the nodes a job's preferred features select.
+      auto it = prefers ? failedShapes.end() : failedShapes.find(key);
       if (it != failedShapes.end() && ctx.duration >= it->second) {
         mayStart = false;
         ++plan.stats.skippedSameShape;
@@ -131,7 +133,7 @@ Plan Pass::run(PassMemo* memo) {
     }
     if (mayStart) {
       if (memo && !cacheable) memo->unshaped.emplace_back(rank(idx), idx);
-      if (tryStartNow(ctx, plan)) {
+      if (prefers ? tryStartPreferring(ctx, plan) : tryStartNow(ctx, plan)) {
         plan.starts.back().backfill = blocked[p];
         plan.stats.backfilled += blocked[p];
         continue;
@@ -201,8 +203,7 @@ Plan Pass::run(PassMemo* memo) {
 bool Pass::appendLast(PassMemo& memo, const std::vector<int>& jobs, Plan& plan) {
   if (!memo.tail || memo.hadStarts || now_ < memo.now || now_ >= memo.nextBoundary) return false;
   for (int idx : jobs) {
-    const JobRequest& r = snap_.pending[idx].request;
-    if (r.partitions.size() > 1 && waitReason(r) == Reason::None) return false;  // as judge
+    if (triesAlternatives(snap_.pending[idx].request)) return false;  // as judge
   }
   for (const EstimateRecord& r : memo.estimated) {
     if (r.start != kNever) return false;
@@ -305,10 +306,9 @@ std::optional<PendingInfo> Pass::judge(const PassMemo& memo, const Job& job, boo
                                        OwnedShape* shape, int64_t* duration) {
   skipped = false;
   if (memo.hadStarts || now_ < memo.now || now_ >= memo.nextBoundary) return std::nullopt;
-  // One that may start in any of several partitions: a full pass (PassMemo::multiPartition).
-  if (job.request.partitions.size() > 1 && waitReason(job.request) == Reason::None) {
-    return std::nullopt;
-  }
+  // One that may start in any of several partitions or prefers features: a full pass
+  // (PassMemo::triedAlternatives).
+  if (triesAlternatives(job.request)) return std::nullopt;
   PendingInfo info;
   info.id = job.id;
   JobCtx ctx;

@@ -155,6 +155,21 @@ std::vector<int> Pass::startCandidates(const JobCtx& ctx) {
   return cands;
 }
 
+bool Pass::tryStartPreferring(const JobCtx& ctx, Plan& plan) {
+  const std::string& prefer = ctx.job->request.prefer;
+  if (!prefer.empty()) {
+    if (const Constraint* features = constraintFor(prefer)) {
+      JobCtx preferring = ctx;
+      preferring.constraint = features;
+      if (tryStartNow(preferring, plan)) {
+        plan.starts.back().preferred = true;
+        return true;
+      }
+    }
+  }
+  return tryStartNow(ctx, plan);
+}
+
 bool Pass::startInListedPartition(const Job& job, const std::vector<char>& blocked, Plan& plan,
                                   JobCtx& ctx, Reason& why) {
   why = Reason::None;
@@ -170,7 +185,7 @@ bool Pass::startInListedPartition(const Job& job, const std::vector<char>& block
       continue;
     }
     const bool closed = params_.policy == Policy::Fcfs && blocked[in.partition];
-    if (!closed && tryStartNow(in, plan)) {
+    if (!closed && tryStartPreferring(in, plan)) {
       Start& start = plan.starts.back();
       start.backfill = blocked[in.partition];
       start.partition = name;

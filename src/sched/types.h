@@ -69,6 +69,9 @@ struct JobRequest {
   std::vector<std::string> requiredNodes;
   std::vector<std::string> excludedNodes;
   std::string constraint;  // features joined by & and |, & binding tighter
+  // --prefer: features (as `constraint`) a start now tries first, in place of `constraint`;
+  // reservations and estimates plan with `constraint` alone.
+  std::string prefer;
   int64_t timeLimitS = 0;  // 0 = partition default
   int64_t submitTime = 0;
   int64_t beginTime = 0;
@@ -162,6 +165,8 @@ struct Start {
   bool backfill = false;
   // The partition it starts in, for a job of several (JobRequest::partitions); else empty.
   std::string partition;
+  // It starts on nodes with its preferred features (JobRequest::prefer).
+  bool preferred = false;
 };
 
 struct PendingInfo {

@@ -312,6 +312,28 @@ def test_unknown_feature_is_refused_and_leaves_no_job(cluster, work, featured):
     assert cluster.cli("squeue", "-h", "-t", "all", "-o", "%i").stdout.split() == before
 
 
+def test_prefer_is_shown_until_a_start_uses_it(cluster, work, featured):
+    """As the reference's --prefer (2026-12-03): its own `Prefer=` line while the job waits,
+    squeue's Prefer field; a start on nodes that have the features makes them the job's
+    Features and clears the preference; features no node has are refused."""
+    held = sbatch(cluster, work, "-H", "--prefer=ib", "-o", "/dev/null", "--wrap=true")
+    show = cluster.scontrol("show", "job", str(held)).stdout
+    assert re.search(r"^   Features=\(null\) DelayBoot=00:00:00\n   Prefer=ib$", show, re.M), show
+    r = cluster.cli("squeue", "-h", "-j", str(held), "-O", "Feature:10,Prefer:10")
+    assert r.stdout.split() == ["(null)", "ib"], r
+    assert cluster.scontrol("release", str(held)).returncode == 0
+    done = cluster.wait_job(held, ["COMPLETED"], 30)
+    assert done["Features"] == "ib"
+    assert "Prefer=" not in cluster.scontrol("show", "job", str(held)).stdout
+    acct = cluster.cli("sacct", "-n", "-P", "-X", "-j", str(held), "-o", "Constraints")
+    assert acct.stdout.split() == ["ib"], acct
+
+    r = sh(cluster, "sbatch --prefer=nvme --wrap=true", work)
+    assert (r.returncode, r.stdout) == (1, "")
+    assert r.stderr == ("sbatch: error: Batch job submission failed: "
+                        "Invalid preferred feature specification\n"), r.stderr
+
+
 # --- what is recorded ---------------------------------------------------------------------
 
 def test_account_qos_nice_and_comment_are_recorded(cluster, work):

@@ -73,6 +73,8 @@ class SpecBuilder {
   SpecBuilder& account(const std::string& v) { s_.set_account(v); return *this; }
   SpecBuilder& time(std::int64_t minutes) { s_.set_time_limit_min(minutes); return *this; }
   SpecBuilder& nodes(std::uint32_t n) { s_.set_min_nodes(n); return *this; }
+  SpecBuilder& constraint(const std::string& v) { s_.set_constraint(v); return *this; }
+  SpecBuilder& prefer(const std::string& v) { s_.set_prefer(v); return *this; }
   SpecBuilder& ntasks(std::uint32_t n) { s_.set_ntasks(n); return *this; }
   SpecBuilder& ntasksPerNode(std::uint32_t n) { s_.set_ntasks_per_node(n); return *this; }
   SpecBuilder& cpusPerTask(std::uint32_t n) { s_.set_cpus_per_task(n); return *this; }

@@ -136,10 +136,11 @@ TEST(MultiPartition, OrderIsTierThenJobFactorThenAsListed) {
   EXPECT_TRUE(one.partitions.empty());
 }
 
-// The maintained Scheduler takes no shortcut while a job of several partitions could start,
-// and its plans are a full pass's, on random sequences of submissions, ends and time.
+// The maintained Scheduler takes no shortcut while a job of several partitions or with
+// preferred features could start, and its plans are a full pass's, on random sequences of
+// submissions, ends and time.
 TEST(MultiPartition, MaintainedSchedulerEqualsFullPass) {
-  int multiStarts = 0;
+  int multiStarts = 0, preferredStarts = 0;
   for (Policy policy : {Policy::Easy, Policy::Fcfs, Policy::Conservative}) {
     for (int seed = 0; seed < 30; ++seed) {
       std::mt19937 rng(seed);
@@ -147,6 +148,7 @@ TEST(MultiPartition, MaintainedSchedulerEqualsFullPass) {
       SchedulerParams params;
       params.policy = policy;
       Snapshot base = twoPartitions();
+      base.nodes[2].features = {"fast"};
       Scheduler sched(base.nodes, base.partitions, params);
       int64_t now = 0;
       JobId next = 1;
@@ -159,6 +161,7 @@ TEST(MultiPartition, MaintainedSchedulerEqualsFullPass) {
           const int where = pick(0, 3);
           if (where == 0) b.partitions({"debug", "gpu"});
           if (where == 1) b.partition("debug");
+          if (pick(0, 4) == 0) b.prefer("fast");  // gpu003 only (prefer_test.cpp)
           if (pick(0, 10) == 0) b.hold(Hold::User);
           sched.onJobSubmitted(b);
         } else if (event == 3 && !sched.snapshot().running.empty()) {
@@ -176,6 +179,8 @@ TEST(MultiPartition, MaintainedSchedulerEqualsFullPass) {
           const Start& st = got.starts[i];
           EXPECT_EQ(st.id, want.starts[i].id);
           EXPECT_EQ(st.partition, want.starts[i].partition);
+          EXPECT_EQ(st.preferred, want.starts[i].preferred);
+          preferredStarts += st.preferred;
           EXPECT_EQ(nodesOf(st), nodesOf(want.starts[i]));
           multiStarts += !st.partition.empty();
           started.push_back(RunningJob{st.id, st.partition.empty() ? "gpu" : st.partition,
@@ -192,6 +197,7 @@ TEST(MultiPartition, MaintainedSchedulerEqualsFullPass) {
     }
   }
   EXPECT_GT(multiStarts, 50);  // the sequences do start such jobs, in either partition
+  EXPECT_GT(preferredStarts, 20);
 }
 
 }  // namespace
