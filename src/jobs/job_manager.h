@@ -362,8 +362,12 @@ class JobManager {
   void lose(Job& job, const std::vector<std::string>& kill_nodes, const std::string& detail);
   void index(const Job& job);
   void rebuildRequest(Job& job);
-  // buildRequest, with a job of several partitions ordered as it tries them.
+  // buildRequest, with a job of several partitions ordered as it tries them, and a job
+  // submitted held checked for nodes that could hold it (JobRequest::unrunnable).
   sched::JobRequest requestOf(const v1::JobInfo& info) const;
+  // sched::validateRequest for every partition the request may run in: each must let its
+  // account in and one must have nodes for it; else the first one's refusal.
+  sched::Validation validateListed(const sched::JobRequest& request) const;
   // The configured partitions the job is in, or may run in while it waits for several.
   std::vector<const config::PartitionConfig*> partitionsOf(const v1::JobInfo& info) const;
   // scontrol update's keys on one job: checked only, or (`apply`, after a check passed) set.

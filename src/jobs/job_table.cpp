@@ -79,6 +79,10 @@ void JobManager::index(const Job& job) {
 sched::JobRequest JobManager::requestOf(const v1::JobInfo& info) const {
   sched::JobRequest r = buildRequest(info);
   sched::orderPartitions(r, partitions_);
+  // Only a held submission skips the check (submit.cpp), so only such a job can fail it.
+  if (info.spec().hold()) {
+    r.unrunnable = validateListed(r).code == sched::RejectCode::NodeConfigUnavailable;
+  }
   return r;
 }
 

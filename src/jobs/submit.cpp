@@ -48,6 +48,22 @@ JobManager::JobManager(const Clock& clock, const config::ClusterConfig& config, 
       config_nodes_(schedNodes(config)),
       partitions_(schedPartitions(config)) {}
 
+sched::Validation JobManager::validateListed(const sched::JobRequest& request) const {
+  sched::Validation v = sched::validateRequest(request, config_nodes_, partitions_);
+  bool runnable = v.ok();
+  bool denied = v.code == sched::RejectCode::InvalidAccount;
+  for (std::size_t k = 1; k < request.partitions.size() && !denied; ++k) {
+    sched::JobRequest in = request;
+    in.partition = request.partitions[k];
+    sched::Validation there = sched::validateRequest(in, config_nodes_, partitions_);
+    denied = there.code == sched::RejectCode::InvalidAccount;
+    if (denied) v = there;
+    runnable = runnable || there.ok();
+  }
+  if (runnable && !denied) v = {};
+  return v;
+}
+
 bool JobManager::isAdmin(const Caller& caller) const {
   return caller.uid == 0 || contains(config_.operators, caller.user);
 }
@@ -254,31 +270,18 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
     int cpus_per_node = static_cast<int>((req_cpus + nodes - 1) / nodes);
     int gpus_per_node = static_cast<int>((requestedGpus(request, nodes) + nodes - 1) / nodes);
     std::int64_t mem = requestedMemPerNodeMb(request, cpus_per_node, gpus_per_node);
-    if (mem > largest_mem) {
+    if (mem > largest_mem && !spec.hold()) {
       return refuse("Requested node configuration is not available",
                     std::to_string(mem) + " MB per node asked, the largest node has " +
                         std::to_string(largest_mem),
                     {"Memory specification can not be satisfied"});
     }
   }
-  // A job of several partitions must be let into every one (AllowAccounts) and needs one of
-  // them able to run it; the first one's refusal is told when none is.
-  auto validate = [&](const sched::JobRequest& asked) {
-    sched::Validation v = sched::validateRequest(asked, config_nodes_, partitions_);
-    bool runnable = v.ok();
-    bool denied = v.code == sched::RejectCode::InvalidAccount;
-    for (std::size_t k = 1; k < asked.partitions.size() && !denied; ++k) {
-      sched::JobRequest in = asked;
-      in.partition = asked.partitions[k];
-      sched::Validation there = sched::validateRequest(in, config_nodes_, partitions_);
-      denied = there.code == sched::RejectCode::InvalidAccount;
-      if (denied) v = there;
-      runnable = runnable || there.ok();
-    }
-    if (runnable && !denied) v = {};
-    return v;
-  };
-  sched::Validation v = validate(request);
+  sched::Validation v = validateListed(request);
+  // Submitted held, a job no node could hold is taken, as the reference took `-H
+  // --gres=gpu:9` on 8-GPU nodes; released, it waits with BadConstraints
+  // (JobRequest::unrunnable, set by requestOf).
+  if (spec.hold() && v.code == sched::RejectCode::NodeConfigUnavailable) v = {};
   // --prefer names features of the job's nodes as -C does, and the job must be able to run on
   // nodes that have them: the reference refused `--prefer=nosuch` ("Invalid preferred feature
   // specification") and `-N4 --prefer=fast` with one fast node ("Requested node configuration
@@ -286,7 +289,7 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
   if (v.ok() && !request.prefer.empty()) {
     sched::JobRequest preferring = request;
     preferring.constraint = request.prefer;
-    v = validate(preferring);
+    v = validateListed(preferring);
     if (v.code == sched::RejectCode::InvalidFeature) {
       return refuse("Invalid preferred feature specification", v.message);
     }

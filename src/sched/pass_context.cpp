@@ -7,6 +7,7 @@ namespace drover::sched::detail {
 Reason Pass::waitReason(const JobRequest& r) const {
   if (r.hold == Hold::Admin) return Reason::JobHeldAdmin;
   if (r.hold == Hold::User) return Reason::JobHeldUser;
+  if (r.unrunnable) return Reason::BadConstraints;
   if (r.dependency == DependencyState::NeverSatisfied) return Reason::DependencyNeverSatisfied;
   if (r.dependency == DependencyState::Pending) return Reason::Dependency;
   if (r.beginTime > now_) return Reason::BeginTime;

@@ -18,6 +18,7 @@ std::string_view reasonName(Reason reason) {
     case Reason::PartitionInactive: return "PartitionInactive";
     case Reason::ReqNodeNotAvail: return "ReqNodeNotAvail";
     case Reason::Reservation: return "Reservation";
+    case Reason::BadConstraints: return "BadConstraints";
   }
   return "None";
 }

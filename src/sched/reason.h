@@ -19,6 +19,7 @@ enum class Reason {
   PartitionInactive,
   ReqNodeNotAvail,
   Reservation,
+  BadConstraints,
 };
 
 std::string_view reasonName(Reason reason);

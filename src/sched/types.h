@@ -77,6 +77,9 @@ struct JobRequest {
   int64_t beginTime = 0;
   DependencyState dependency = DependencyState::Satisfied;
   Hold hold = Hold::None;
+  // No node of its partitions could ever hold it: a job submitted held skips that check, as
+  // Slurm's did, and once released waits with BadConstraints for ever (the reference's).
+  bool unrunnable = false;
   std::string reservation;
   int nice = 0;
   std::string qos;

@@ -451,6 +451,20 @@ def test_partition_list_waits_as_the_list_and_runs_where_it_can_start(cluster, w
     assert cluster.cli("scancel", str(busy), str(other)).returncode == 0
 
 
+def test_held_job_no_node_can_hold_waits_with_bad_constraints(cluster, work):
+    """As the reference (2026-12-03): `sbatch --gres=gpu:9` on 8-GPU nodes is refused, with
+    -H it is taken, and released it waits with BadConstraints."""
+    r = sh(cluster, "sbatch --gres=gpu:9 --wrap=true", work)
+    assert (r.returncode, r.stderr) == (1, f"{_FAILED}Requested node configuration is not available\n")
+    job = sbatch(cluster, work, "-H", "--gres=gpu:9", "-o", "/dev/null", "--wrap=true")
+    assert squeue_state(cluster, job) == ["PD", "JobHeldUser"]
+    assert cluster.cli("scontrol", "release", str(job)).returncode == 0
+    wait_for(lambda: squeue_state(cluster, job) == ["PD", "BadConstraints"], 10,
+             what="BadConstraints")
+    assert fields(cluster, job)["Reason"] == "BadConstraints"
+    assert cluster.cli("scancel", str(job)).returncode == 0
+
+
 def test_sprio_has_a_row_per_listed_partition(cluster, work):
     # sprio lists jobs that wait for resources or priority: every node busy first.
     busy = sbatch(cluster, work, "-p", "gpu", "-N", "4", "--exclusive", "-t", "5", "-o",

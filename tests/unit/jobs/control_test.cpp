@@ -174,6 +174,34 @@ TEST_F(JobsTest, AHeldJobCancelledIsRecordedWithoutReasonOrPriority) {
   EXPECT_EQ(job(id).reason(), "JobHeldUser");  // scontrol's, as the reference's
 }
 
+// The reference took `sbatch -H --gres=gpu:9` (and --mem, -c) on 8-GPU nodes that it refused
+// without -H; released, the job waited with BadConstraints.
+TEST_F(JobsTest, AHeldJobNoNodeCanHoldIsTakenAndWaitsWithBadConstraints) {
+  SubmitResult refused = manager_->submit(alice(), SpecBuilder().gres("gpu", 3).time(10));
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.failure.message, "Requested node configuration is not available");
+  const JobId gpus = submit(SpecBuilder().gres("gpu", 3).time(10).hold());
+  const JobId mem = submit(SpecBuilder().mem(20000).time(10).hold());
+  const JobId fits = submit(SpecBuilder().time(10).hold());
+  for (JobId id : {gpus, mem, fits}) {
+    EXPECT_EQ(job(id).reason(), "JobHeldUser");
+    EXPECT_TRUE(manager_->control(alice(), act("release", std::to_string(id)))[0].ok());
+  }
+  pass();
+  EXPECT_EQ(job(gpus).state(), v1::JOB_PENDING);
+  EXPECT_EQ(job(gpus).reason(), "BadConstraints");
+  EXPECT_EQ(job(mem).reason(), "BadConstraints");
+  EXPECT_EQ(job(fits).state(), v1::JOB_RUNNING);
+  // Still so after a restart of the controller.
+  reopen();
+  pass();
+  EXPECT_EQ(job(gpus).reason(), "BadConstraints");
+  // Features and node counts are checked held or not, as the reference's.
+  SubmitResult nodes = manager_->submit(alice(), SpecBuilder().nodes(5).time(10).hold());
+  ASSERT_FALSE(nodes);
+  EXPECT_EQ(nodes.failure.message, "Node count specification invalid");
+}
+
 TEST_F(JobsTest, HoldReleaseRules) {
   JobId id = submit(SpecBuilder());
   std::string s = std::to_string(id);
