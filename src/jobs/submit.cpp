@@ -305,6 +305,12 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
     sched::Job probe;
     probe.id = store_.nextJobId();
     probe.request = request;
+    // Several partitions are tried as listed here: the reference's --test-only named gpu for
+    // `-p gpu,debug` and debug for `-p debug,gpu` (where its real start took debug for both).
+    if (!request.partitions.empty()) {
+      probe.request.partitions = buildRequest(base).partitions;
+      probe.request.partition = probe.request.partitions.front();
+    }
     snap.pending.push_back(probe);
     sched::Plan plan = sched::schedule(snap, schedulerParams(), now);
     Submitted out;

@@ -88,6 +88,15 @@ TEST_F(MultiPartitionTest, WaitsAsTheListAndRunsWhereItStarts) {
   EXPECT_EQ(job(first).partition(), "debug");
 }
 
+TEST_F(MultiPartitionTest, TestOnlyTriesThePartitionsAsListed) {
+  for (const std::string list : {"gpu,debug", "debug,gpu"}) {
+    SubmitResult r = manager_->submit(alice(), SpecBuilder().partition(list).time(10).testOnly());
+    ASSERT_TRUE(r) << r.failure.message;
+    EXPECT_EQ(r.ok->test_only_partition, list.substr(0, list.find(',')));
+  }
+  EXPECT_EQ(manager_->size(), 0u);
+}
+
 TEST_F(MultiPartitionTest, UpdateTakesAListOfKnownPartitions) {
   const JobId id = submit(SpecBuilder().hold().time(10));
   EXPECT_TRUE(updateField(id, "Partition", "debug,gpu").ok());
