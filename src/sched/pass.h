@@ -166,7 +166,7 @@ class Pass {
   bool tryStartNow(const JobCtx& ctx, Plan& plan);
   // tryStartNow, for a job with preferred features (JobRequest::prefer) first on nodes that
   // have them, in place of its constraint (sbatch(1) --prefer); such a start is
-  // Start::preferred.
+  // Start::preferred. For any other job, tryStartNow.
   bool tryStartPreferring(const JobCtx& ctx, Plan& plan);
   // The parsed form of a feature expression, kept for the pass; nullptr when it does not parse.
   const Constraint* constraintFor(const std::string& text);

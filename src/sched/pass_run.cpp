@@ -133,7 +133,7 @@ Plan Pass::run(PassMemo* memo) {
     }
     if (mayStart) {
       if (memo && !cacheable) memo->unshaped.emplace_back(rank(idx), idx);
-      if (prefers ? tryStartPreferring(ctx, plan) : tryStartNow(ctx, plan)) {
+      if (tryStartPreferring(ctx, plan)) {
         plan.starts.back().backfill = blocked[p];
         plan.stats.backfilled += blocked[p];
         continue;

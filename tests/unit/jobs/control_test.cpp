@@ -14,13 +14,6 @@ v1::CancelJobsRequest cancelIds(std::vector<std::string> ids) {
   return r;
 }
 
-v1::JobControlRequest act(const std::string& action, const std::string& id) {
-  v1::JobControlRequest r;
-  r.set_action(action);
-  r.add_job_ids(id);
-  return r;
-}
-
 TEST_F(JobsTest, CancelRulesAndTexts) {
   JobId pending = submit(SpecBuilder().hold());
   JobId running = submit(SpecBuilder());

@@ -183,10 +183,7 @@ TEST_F(IncrementalPassTest, StartsRecordTheSchedulingPathAsSlurmsJobFlags) {
   // Submitted held and released before any pass saw it: still the main scheduler's start.
   finishBatch(whole, 0);
   const JobId held = submit(SpecBuilder().hold().time(10));
-  v1::JobControlRequest release;
-  release.set_action("release");
-  release.add_job_ids(std::to_string(held));
-  ASSERT_TRUE(manager_->control(alice(), release)[0].ok());
+  ASSERT_TRUE(manager_->control(alice(), act("release", std::to_string(held)))[0].ok());
   checkedPass("released");
   ASSERT_EQ(job(held).state(), v1::JOB_RUNNING);
   EXPECT_EQ(job(held).started_by(), v1::STARTED_ON_SCHEDULE);

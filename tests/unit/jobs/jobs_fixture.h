@@ -57,6 +57,14 @@ inline Caller alice() { return {1001, 1001, "alice", "alice"}; }
 inline Caller bob() { return {1002, 1002, "bob", "bob"}; }
 inline Caller root() { return {0, 0, "root", "root"}; }
 
+// scontrol ACTION ID (hold, release, requeue, ...).
+inline v1::JobControlRequest act(const std::string& action, const std::string& id) {
+  v1::JobControlRequest r;
+  r.set_action(action);
+  r.add_job_ids(id);
+  return r;
+}
+
 // Builder for the specs sbatch would send.
 class SpecBuilder {
  public:

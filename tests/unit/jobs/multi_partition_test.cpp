@@ -61,20 +61,14 @@ TEST_F(MultiPartitionTest, WaitsAsTheListAndRunsWhereItStarts) {
   EXPECT_EQ(job(first).nodes(), "node01");
   EXPECT_EQ(launches[0].request.environment().at("SLURM_JOB_PARTITION"), "debug");
   // The second's 4 CPUs no longer fit debug's one node: it runs in gpu.
-  v1::JobControlRequest release;
-  release.set_action("release");
-  release.add_job_ids(std::to_string(second));
-  EXPECT_TRUE(manager_->control(alice(), release)[0].ok());
+  EXPECT_TRUE(manager_->control(alice(), act("release", std::to_string(second)))[0].ok());
   launches = pass();
   ASSERT_EQ(launches.size(), 1u);
   EXPECT_EQ(job(second).partition(), "gpu");
   EXPECT_EQ(job(second).nodes(), "node02");
 
   // A requeue: it may run in either again.
-  v1::JobControlRequest requeue;
-  requeue.set_action("requeue");
-  requeue.add_job_ids(std::to_string(first));
-  EXPECT_TRUE(manager_->control(alice(), requeue)[0].ok());
+  EXPECT_TRUE(manager_->control(alice(), act("requeue", std::to_string(first)))[0].ok());
   finishBatch(first, 0, SIGKILL);
   EXPECT_EQ(job(first).state(), v1::JOB_PENDING);
   EXPECT_EQ(job(first).partition(), "gpu,debug");

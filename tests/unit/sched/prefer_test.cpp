@@ -38,23 +38,16 @@ TEST(Prefer, StartsOnNodesWithThePreferredFeatures) {
   EXPECT_TRUE(plan.starts[0].preferred);
 }
 
-TEST(Prefer, FallsBackToTheConstraintWhenNoPreferredNodeHasRoom) {
-  Snapshot s = featuredNodes();
-  s.running = {running(90, "gpu003", 8, kAllGpus, 1000)};
-  s.pending = {oneGpu(1).prefer("fast").constraint("slow")};
-  Plan plan = schedule(s, SchedulerParams{}, 0);
-  ASSERT_EQ(plan.starts.size(), 1u);
-  EXPECT_EQ(plan.starts[0].allocation.nodes[0].node, "gpu001");
-  EXPECT_FALSE(plan.starts[0].preferred);
-}
-
-TEST(Prefer, OverridesTheConstraintWherePossible) {
+TEST(Prefer, OverridesTheConstraintWherePossibleElseFallsBackToIt) {
   Snapshot s = featuredNodes();
   s.pending = {oneGpu(1).prefer("fast").constraint("slow")};
-  Plan plan = schedule(s, SchedulerParams{}, 0);
-  ASSERT_EQ(plan.starts.size(), 1u);
-  EXPECT_EQ(plan.starts[0].allocation.nodes[0].node, "gpu003");
-  EXPECT_TRUE(plan.starts[0].preferred);
+  for (bool fastBusy : {false, true}) {
+    if (fastBusy) s.running = {running(90, "gpu003", 8, kAllGpus, 1000)};
+    Plan plan = schedule(s, SchedulerParams{}, 0);
+    ASSERT_EQ(plan.starts.size(), 1u);
+    EXPECT_EQ(plan.starts[0].allocation.nodes[0].node, fastBusy ? "gpu001" : "gpu003");
+    EXPECT_EQ(plan.starts[0].preferred, !fastBusy);
+  }
 }
 
 TEST(Prefer, AFailedShapeDoesNotStopAPreferredStart) {
