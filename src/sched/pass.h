@@ -172,7 +172,8 @@ class Pass {
   const Constraint* constraintFor(const std::string& text);
   // A job of several partitions (JobRequest::partitions) in its turn, past waitReason: starts it
   // in the first of them, in their order, that can start it now (true). Else leaves in `ctx` the
-  // context of the first that allows it, or, when none does, that first one's reason in `why`.
+  // context of the one that allows it with the earliest start (the first on a tie), or, when
+  // none allows it, the first one's reason in `why`.
   // Under FCFS a partition that already has a blocked job is closed to it, as to any job.
   bool startInListedPartition(const Job& job, const std::vector<char>& blocked, Plan& plan,
                               JobCtx& ctx, Reason& why);
@@ -180,6 +181,10 @@ class Pass {
   bool reserve(const JobCtx& ctx, PendingInfo& info);
   bool reserveOn(const JobCtx& ctx, PendingInfo& info, const std::vector<int>& nodes,
                  AvailabilityProfile& profile);
+  // The earliest start reserveOn would claim on `nodes`, and the nodes it would choose in
+  // `chosen`; kNever when there is none (within the reservation horizon).
+  int64_t earliestOn(const JobCtx& ctx, const std::vector<int>& nodes,
+                     const AvailabilityProfile& profile, std::vector<int>& chosen) const;
   void commitNow(const JobCtx& ctx, std::vector<int> chosen, AvailabilityProfile& profile,
                  Plan& plan);
   // Tasks per chosen node (in node order) when the job's tasks are laid out at start

@@ -121,8 +121,22 @@ void Pass::estimateStarts(std::vector<std::pair<JobCtx, size_t>>& jobs, Plan& pl
 
 bool Pass::reserveOn(const JobCtx& ctx, PendingInfo& info, const std::vector<int>& nodes,
                      AvailabilityProfile& profile) {
+  std::vector<int> chosen;
+  const int64_t t = earliestOn(ctx, nodes, profile, chosen);
+  if (t == kNever) return false;
+  int64_t end = ctx.duration >= kNever - t ? kNever : t + ctx.duration;
+  for (int node : chosen) {
+    profile.claim(node, needOn(ctx, node), t, end);
+    info.plannedNodes.push_back(snap_.nodes[node].name);
+  }
+  info.expectedStart = t;
+  return true;
+}
+
+int64_t Pass::earliestOn(const JobCtx& ctx, const std::vector<int>& nodes,
+                         const AvailabilityProfile& profile, std::vector<int>& chosen) const {
   const int k = ctx.demand.nodes;
-  if (static_cast<int>(nodes.size()) < k) return false;
+  if (static_cast<int>(nodes.size()) < k) return kNever;
   std::vector<int64_t> fit(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) {
     fit[i] = profile.earliestFit(nodes[i], needOn(ctx, nodes[i]), now_, ctx.duration);
@@ -132,8 +146,8 @@ bool Pass::reserveOn(const JobCtx& ctx, PendingInfo& info, const std::vector<int
     scratch = fit;
     std::nth_element(scratch.begin(), scratch.begin() + (k - 1), scratch.end());
     int64_t t = scratch[k - 1];
-    if (t == kNever) return false;
-    if (params_.reserveHorizonS > 0 && t > now_ + params_.reserveHorizonS) return false;
+    if (t == kNever) return kNever;
+    if (params_.reserveHorizonS > 0 && t > now_ + params_.reserveHorizonS) return kNever;
     std::vector<int> ready;
     for (size_t i = 0; i < nodes.size(); ++i) {
       if (fit[i] > t) continue;
@@ -144,15 +158,8 @@ bool Pass::reserveOn(const JobCtx& ctx, PendingInfo& info, const std::vector<int
       }
     }
     if (static_cast<int>(ready.size()) < k) continue;
-    std::vector<int> chosen = chooseNodes(ctx, ready);
-    if (chosen.empty()) return false;
-    int64_t end = ctx.duration >= kNever - t ? kNever : t + ctx.duration;
-    for (int node : chosen) {
-      profile.claim(node, needOn(ctx, node), t, end);
-      info.plannedNodes.push_back(snap_.nodes[node].name);
-    }
-    info.expectedStart = t;
-    return true;
+    chosen = chooseNodes(ctx, ready);
+    return chosen.empty() ? kNever : t;
   }
 }
 

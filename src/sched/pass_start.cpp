@@ -174,7 +174,7 @@ bool Pass::startInListedPartition(const Job& job, const std::vector<char>& block
                                   JobCtx& ctx, Reason& why) {
   why = Reason::None;
   Reason first = Reason::None;
-  bool allowed = false;
+  std::vector<JobCtx> allowed;
   for (const std::string& name : job.request.partitions) {
     JobCtx in;
     in.job = &job;
@@ -192,12 +192,28 @@ bool Pass::startInListedPartition(const Job& job, const std::vector<char>& block
       plan.stats.backfilled += start.backfill;
       return true;
     }
-    if (!allowed) {
-      ctx = std::move(in);
-      allowed = true;
+    allowed.push_back(std::move(in));
+  }
+  if (allowed.empty()) {
+    why = first;
+    return false;
+  }
+  // It waits in the one "offering earliest initiation" (sbatch(1) -p), the first of them on a
+  // tie or when none offers a start.
+  size_t best = 0;
+  int64_t bestStart = kNever;
+  for (size_t k = 0; allowed.size() > 1 && k < allowed.size(); ++k) {
+    std::vector<int> nodes, chosen;
+    for (int node : index_.partitionNodes(allowed[k].partition)) {
+      if (eligible(allowed[k], node)) nodes.push_back(node);
+    }
+    const int64_t t = earliestOn(allowed[k], nodes, profile_, chosen);
+    if (t < bestStart) {
+      bestStart = t;
+      best = k;
     }
   }
-  if (!allowed) why = first;
+  ctx = std::move(allowed[best]);
   return false;
 }
 

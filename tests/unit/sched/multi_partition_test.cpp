@@ -73,7 +73,7 @@ TEST(MultiPartition, APartitionThatRefusesTheJobIsSkipped) {
   EXPECT_EQ(pendingOf(plan, 1)->reason, Reason::PartitionTimeLimit);
 }
 
-TEST(MultiPartition, WaitsInTheFirstPartitionThatAllowsIt) {
+TEST(MultiPartition, WaitsInThePartitionOfferingTheEarliestStart) {
   Snapshot s = twoPartitions();
   s.running = {running(90, "gpu001", 8, kAllGpus, 1000), running(91, "gpu002", 8, kAllGpus, 500),
                running(92, "gpu003", 8, kAllGpus, 300), running(93, "gpu004", 8, kAllGpus, 200)};
@@ -83,10 +83,17 @@ TEST(MultiPartition, WaitsInTheFirstPartitionThatAllowsIt) {
   const PendingInfo* p = pendingOf(plan, 1);
   ASSERT_NE(p, nullptr);
   EXPECT_EQ(p->reason, Reason::Resources);
-  // Its reservation is debug's (gpu002 at 500), not gpu's earlier gpu004 at 200.
+  // sbatch(1): "the one offering earliest initiation": gpu's gpu004 at 200, not debug's
+  // gpu002 at 500.
   ASSERT_TRUE(p->expectedStart.has_value());
-  EXPECT_EQ(*p->expectedStart, 500);
-  EXPECT_EQ(p->plannedNodes, std::vector<std::string>{"gpu002"});
+  EXPECT_EQ(*p->expectedStart, 200);
+  EXPECT_EQ(p->plannedNodes, std::vector<std::string>{"gpu004"});
+
+  // debug's node frees first: it waits there.
+  s.running[1].expectedEnd = 100;
+  plan = schedule(s, SchedulerParams{}, 0);
+  EXPECT_EQ(pendingOf(plan, 1)->expectedStart, 100);
+  EXPECT_EQ(pendingOf(plan, 1)->plannedNodes, std::vector<std::string>{"gpu002"});
 }
 
 TEST(MultiPartition, HeldJobsWaitForTheirHoldWhateverTheirPartitions) {
@@ -111,12 +118,13 @@ TEST(MultiPartition, AStartAheadOfABlockedJobOfThatPartitionIsBackfill) {
   EXPECT_TRUE(plan.starts[0].backfill);
   EXPECT_EQ(plan.stats.backfilled, 1);
 
-  // Under FCFS gpu is closed behind job 1, and debug is full: it waits.
+  // Under FCFS gpu is closed behind job 1, and debug is full: it waits, in gpu, whose free
+  // nodes offer the earlier start, behind job 1.
   SchedulerParams fcfs;
   fcfs.policy = Policy::Fcfs;
   plan = schedule(s, fcfs, 0);
   EXPECT_TRUE(plan.starts.empty());
-  EXPECT_EQ(pendingOf(plan, 2)->reason, Reason::Resources);
+  EXPECT_EQ(pendingOf(plan, 2)->reason, Reason::Priority);
 }
 
 TEST(MultiPartition, OrderIsTierThenJobFactorThenAsListed) {
