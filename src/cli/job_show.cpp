@@ -146,7 +146,9 @@ std::string formatJobRecord(const v1::JobInfo& j, std::int64_t now, bool oneline
   // Each per-TRES request the job made, in the reference's order.
   const std::pair<const char*, std::string> per_tres[] = {
       {"CpusPerTres=", cpusPerTresText(j.spec())}, {"MemPerTres=", memPerTresText(j.spec())},
-      {"TresBind=", tresBindText(j.spec())},       {"TresPerJob=", tresPerJobText(j.spec())},
+      {"TresBind=", tresBindText(j.spec())},
+      {"TresFreq=", j.spec().gpu_freq().empty() ? "" : "gpu:" + j.spec().gpu_freq()},
+      {"TresPerJob=", tresPerJobText(j.spec())},
       {"TresPerNode=", tresPerNode(j)},            {"TresPerTask=", tresPerTaskText(j.spec())}};
   for (const auto& [key, text] : per_tres)
     if (!text.empty()) lines.push_back(key + text);

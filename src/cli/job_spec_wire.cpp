@@ -62,6 +62,7 @@ v1::JobSpec toWireSpec(const jobspec::BatchRequest& request, const SubmitContext
   if (s.exclude) w.set_exclude(*s.exclude);
   if (s.constraint) w.set_constraint(*s.constraint);
   if (s.prefer) w.set_prefer(*s.prefer);
+  w.set_gpu_freq(s.gpu_freq);
   if (s.account) w.set_account(*s.account);
   if (s.qos) w.set_qos(*s.qos);
   if (s.nice) w.set_nice(static_cast<std::int32_t>(*s.nice));

@@ -29,6 +29,7 @@ std::map<std::string, std::string> sallocVariables(const v1::JobInfo& job, const
   launch::addRequestedOptions(job.spec(), c);
   c.dependency = job.dependency();
   auto env = launch::batchJobVariables(c);
+  if (!job.spec().gpu_freq().empty()) env["SLURM_GPU_FREQ"] = job.spec().gpu_freq();  // salloc(1)
   for (const char* only_on_a_node :
        {"ENVIRONMENT", "HOSTNAME", "SLURM_CPUS_ON_NODE", "SLURM_TOPOLOGY_ADDR",
         "SLURM_TOPOLOGY_ADDR_PATTERN", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",

@@ -53,8 +53,9 @@ enum NamedOnly : char {
   kStdIn, kNumTasks, kRequeue, kRestartCount, kMaxNodes, kMaxCpus, kMinTime, kExitStatus,
   kDerivedExitStatus, kTresAlloc, kCpusPerTask, kBatchFlag, kReboot, kTasksPerNode, kAllocNode,
   kTresPerJob, kTresPerTask, kCpusPerTres, kMemPerTres, kTresBind, kDeadline, kPrefer,
+  kTresFreq,
 };
-static_assert(kPrefer < ' ');
+static_assert(kTresFreq < ' ');
 
 // -O fields of what Drover has no notion of (burst buffers, federation, heterogeneous jobs,
 // switches, boards, MCS labels, ...): the header and the value the reference printed for a job
@@ -84,7 +85,7 @@ constexpr FixedField kFixedFields[] = {
     {"sperboard", "SOCKETS_PER_BOARD", "0"},    {"wait4switch", "WAIT4SWITCH", "0:00"},
     {"admin_comment", "ADMIN_COMMENT", "(null)"},
     {"system_comment", "SYSTEM_COMMENT", "(null)"},
-    {"tres-freq", "TRES_FREQ", "N/A"},          {"tres-per-socket", "TRES_PER_SOCKET", "N/A"},
+    {"tres-per-socket", "TRES_PER_SOCKET", "N/A"},
 };
 constexpr char fixedCode(std::size_t index) { return static_cast<char>(-1 - static_cast<int>(index)); }
 const FixedField* fixedField(char code) {
@@ -173,6 +174,7 @@ std::string header(char code) {
     case kTresBind: return "TRES_BIND";
     case kDeadline: return "DEADLINE";
     case kPrefer: return "PREFER";
+    case kTresFreq: return "TRES_FREQ";
     default: return "";
   }
 }
@@ -359,6 +361,7 @@ void value(const v1::JobInfo& j, char code, std::int64_t now, std::string& v) {
     case kTresBind: setOrNA(v, tresBindText(j.spec())); return;
     case kDeadline: v = timeOrNA(j.spec().deadline()); return;
     case kPrefer: setOrNull(v, j.spec().prefer()); return;
+    case kTresFreq: v = j.spec().gpu_freq().empty() ? "N/A" : "gpu:" + j.spec().gpu_freq(); return;
     default:
       if (const FixedField* fixed = fixedField(code)) v.assign(fixed->value);
       else v.clear();
@@ -462,6 +465,7 @@ CodeFields fieldsOf(char code) {
     case kTresBind: return {{kSpec}, {S::kGpuBindFieldNumber}};
     case kDeadline: return {{kSpec}, {S::kDeadlineFieldNumber}};
     case kPrefer: return {{kSpec}, {S::kPreferFieldNumber}};
+    case kTresFreq: return {{kSpec}, {S::kGpuFreqFieldNumber}};
     default: return {};
   }
 }
@@ -487,7 +491,7 @@ constexpr NamedField kOFields[] = {
     {"reboot", kReboot}, {"ntpernode", kTasksPerNode}, {"allocnodes", kAllocNode},
     {"tres-per-job", kTresPerJob}, {"tres-per-task", kTresPerTask},
     {"cpus-per-tres", kCpusPerTres}, {"mem-per-tres", kMemPerTres}, {"tres-bind", kTresBind},
-    {"deadline", kDeadline}, {"prefer", kPrefer},
+    {"deadline", kDeadline}, {"prefer", kPrefer}, {"tres-freq", kTresFreq},
 };
 
 

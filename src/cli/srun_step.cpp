@@ -64,6 +64,7 @@ v1::StepSpec toStepSpec(const jobspec::StepRequest& request, const StepContext& 
   if (s.ntasks_per_node) w.set_ntasks_per_node(*s.ntasks_per_node);
   if (s.cpus_per_task) w.set_cpus_per_task(*s.cpus_per_task);
   if (s.distribution) w.set_distribution(s.distribution->text);
+  w.set_gpu_freq(s.gpu_freq);
   if (s.nodelist) w.set_nodelist(*s.nodelist);
   if (s.exclude) w.set_exclude(*s.exclude);
   w.set_exclusive(s.exclusive.has_value());

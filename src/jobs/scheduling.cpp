@@ -362,6 +362,8 @@ Result<v1::LaunchStepRequest> JobManager::launchRequest(const Job& job) {
   // The user's exported environment (what --export selected), then Slurm's variables over it.
   launch::Environment env = payload->environment;
   for (auto& [k, v] : launch::batchJobVariables(ctx)) env[k] = v;
+  // The batch job's alone (sbatch(1) OUTPUT ENVIRONMENT; the reference's srun tasks had none).
+  if (!s.gpu_freq().empty()) env["SLURM_GPU_FREQ"] = s.gpu_freq();
   r.mutable_environment()->insert(env.begin(), env.end());
   r.set_script(payload->script);
   // `sbatch script.sh a b`: the script's own arguments, after its path (the supervisor's argv[0]).

@@ -213,6 +213,7 @@ Result<JobManager::CreatedStep> JobManager::createStep(
     // block there without -m; an srun outside a job sets none, goldens 049-051).
     if (!spec.distribution().empty() || info.batch()) sctx.distribution = layout->distribution;
     sctx.batch_job = info.batch();
+    sctx.gpu_freq = spec.gpu_freq();
     sctx.plane_size = layout->plane_size;
     if (!spec.io_address().empty()) {
       sctx.launch_host = hostOf(spec.io_address());

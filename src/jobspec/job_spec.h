@@ -30,6 +30,7 @@ struct JobSpec {
   std::optional<std::string> comment;
   std::optional<std::string> constraint;
   std::optional<std::string> prefer;  // --prefer
+  std::string gpu_freq;               // --gpu-freq, checked
   std::optional<std::string> nodelist;  // hostlist expression (validated)
   std::optional<std::string> exclude;   // hostlist expression (validated)
   std::optional<std::string> wckey;

@@ -278,6 +278,33 @@ Out applyImmediate(ParsedCommand& pc, Arg arg, const ApplyContext& ctx) {
   return std::nullopt;
 }
 
+// --gpu-freq=[<type>=]<value>[,<type>=<value>][,verbose] (sbatch(1)): type "memory" or none
+// (the GPU's clock), a value low, medium, high, highm1 or MHz, lower case; empty items skipped,
+// as the reference took `high,`. Anything else is refused with the reference's words and exit
+// code 255 (`--gpu-freq=bogus`: "Invalid --gpu-freq argument: gpu:bogus"; `HIGH` too).
+Out applyGpuFreq(ParsedCommand& pc, Arg arg, const ApplyContext&) {
+  const std::string value(arg.value_or(""));
+  auto level = [](std::string_view v) {
+    return v == "low" || v == "medium" || v == "high" || v == "highm1" ||
+           (!v.empty() && v.size() <= 9 && v.find_first_not_of("0123456789") == std::string_view::npos);
+  };
+  bool ok = true;
+  int items = 0;
+  std::string_view rest = value;
+  while (ok && !rest.empty()) {
+    const size_t comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    rest.remove_prefix(comma == std::string_view::npos ? rest.size() : comma + 1);
+    if (item.empty()) continue;
+    ++items;
+    if (item.substr(0, 7) == "memory=") item.remove_prefix(7);
+    ok = item == "verbose" || level(item);
+  }
+  if (!ok || items == 0) return OptionError{"error: Invalid --gpu-freq argument: gpu:" + value, 255};
+  pc.spec.gpu_freq = value;
+  return std::nullopt;
+}
+
 Out applyTmp(ParsedCommand& pc, Arg arg, const ApplyContext& ctx) {
   auto mb = parseMemoryMb(arg.value_or(""));
   if (!mb) return invalidSpec(ctx);
@@ -458,7 +485,7 @@ const OptionDef kOptions[] = {
     {"cpus-per-gpu", 0, ArgKind::Required, ALL, setPositive<&JobSpec::cpus_per_gpu>},
     {"gpus", 'G', ArgKind::Required, ALL, setGpuCount<&JobSpec::gpus>},
     {"gpu-bind", 0, ArgKind::Required, ALL, applyGpuBind},
-    {"gpu-freq", 0, ArgKind::Required, ALL, acceptOnly},
+    {"gpu-freq", 0, ArgKind::Required, ALL, applyGpuFreq},
     {"gpus-per-node", 0, ArgKind::Required, ALL, setGpuCount<&JobSpec::gpus_per_node>},
     {"gpus-per-socket", 0, ArgKind::Required, ALL, setGpuCount<&JobSpec::gpus_per_socket>},
     {"gpus-per-task", 0, ArgKind::Required, ALL, setGpuCount<&JobSpec::gpus_per_task>},

@@ -18,6 +18,7 @@ Environment stepVariables(const StepEnvContext& s) {
   const std::string step = std::to_string(s.step_id);
   env["SLURM_STEP_ID"] = step;
   env["SLURM_STEPID"] = step;
+  if (!s.gpu_freq.empty()) env["SLURMD_TRES_FREQ"] = "gpu:" + s.gpu_freq;
   env["SLURM_STEP_NODELIST"] = nodelist;
   env["SLURM_STEP_NUM_NODES"] = nnodes;
   env["SLURM_STEP_NUM_TASKS"] = ntasks;
@@ -71,6 +72,7 @@ Environment stepEnvironment(const Environment& user, const JobEnvContext& job,
   hideStepGpus(env);
   env.erase("SLURM_GPUS_ON_NODE");
   env.erase("SLURMD_TRES_BIND");
+  env.erase("SLURMD_TRES_FREQ");
   // Per-task values from a surrounding step (srun inside srun) must not leak into these tasks;
   // the supervisor sets them again per task.
   for (const char* task_var :

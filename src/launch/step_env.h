@@ -37,6 +37,7 @@ struct StepEnvContext {
   // The job is a batch job. An srun/salloc allocation's steps get no SLURM_JOB_GPUS (golden
   // 051: Slurm sets only the step's CUDA_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL, SLURM_STEP_GPUS).
   bool batch_job = true;
+  std::string gpu_freq;  // srun --gpu-freq as given: SLURMD_TRES_FREQ=gpu:<it>, as the reference's
 };
 
 // The step's own variables on node `node_index`.

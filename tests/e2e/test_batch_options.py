@@ -239,6 +239,26 @@ def test_open_mode_append_keeps_and_truncate_replaces(cluster, work):
         assert out.read_text() == want, mode
 
 
+def test_gpu_freq_is_recorded_and_exported_as_the_reference(cluster, work):
+    """As the reference's (2026-12-03): `sbatch --gpu-freq=high` shows TresFreq=gpu:high and
+    squeue's TRES_FREQ, the batch job sees SLURM_GPU_FREQ=high, an srun step's tasks
+    SLURMD_TRES_FREQ=gpu:<its own>; a value Slurm does not know is refused, exit 255. Drover
+    sets no GPU clock."""
+    job = sbatch(cluster, work, "--gpu-freq=high", "-o", "out-%j.txt", "--wrap",
+                 "env | grep FREQ | sort; srun -n1 --gpu-freq=medium env | grep FREQ | sort")
+    done = wait_state(cluster, job, FINAL)
+    assert done["JobState"] == "COMPLETED", done
+    out = read_when(work / f"out-{job}.txt").split()
+    assert out == ["SLURM_GPU_FREQ=high", "SLURMD_TRES_FREQ=gpu:medium", "SLURM_GPU_FREQ=high"], out
+    show = cluster.scontrol("show", "job", str(job)).stdout
+    assert re.search(r"^   TresFreq=gpu:high$", show, re.M), show
+    r = cluster.cli("squeue", "-h", "-t", "all", "-j", str(job), "-O", "tres-freq:12")
+    assert r.stdout.strip() == "gpu:high", r
+    r = sh(cluster, "sbatch --gpu-freq=HIGH --wrap=true", work)
+    assert (r.returncode, r.stdout, r.stderr) == (
+        255, "", "sbatch: error: Invalid --gpu-freq argument: gpu:HIGH\n")
+
+
 def test_chdir_export_and_mail(cluster, work):
     sub = work / "sub"
     sub.mkdir()

@@ -195,6 +195,11 @@ TEST(CommandLine, ReportsErrorsLikeSlurm) {
       {Tool::Sbatch, {"-w", "n[1-"}, "sbatch: error: Invalid node name specified: n[1-", 1},
       {Tool::Sbatch, {"--nice=99999999999"}, "sbatch: error: Invalid --nice value, out of range (+/- 2147483645)", 255},
       {Tool::Sbatch, {"--nice=-2147483646"}, "sbatch: error: Invalid --nice value, out of range (+/- 2147483645)", 255},
+      // The reference's words and exit code for --gpu-freq.
+      {Tool::Sbatch, {"--gpu-freq=bogus"}, "sbatch: error: Invalid --gpu-freq argument: gpu:bogus", 255},
+      {Tool::Sbatch, {"--gpu-freq="}, "sbatch: error: Invalid --gpu-freq argument: gpu:", 255},
+      {Tool::Srun, {"--gpu-freq=memory=fast"}, "srun: error: Invalid --gpu-freq argument: gpu:memory=fast", 255},
+      {Tool::Salloc, {"--gpu-freq=HIGH"}, "salloc: error: Invalid --gpu-freq argument: gpu:HIGH", 255},
   };
   for (const auto& c : cases) {
     auto r = parse(c.tool, c.args);
@@ -205,6 +210,16 @@ TEST(CommandLine, ReportsErrorsLikeSlurm) {
 }
 
 // --nice is read as strtol reads it: the reference took --nice=abc as 0, 5abc as 5, +3 as 3.
+// sbatch(1) --gpu-freq: [<type>=]<value>[,...][,verbose], value low, medium, high, highm1 or MHz.
+TEST(CommandLine, GpuFreqTakesSlurmsValues) {
+  for (const char* text : {"high", "low", "medium", "highm1", "450", "medium,memory=high",
+                           "memory=high,1200,verbose", "verbose,low", "verbose", "high,"}) {
+    auto r = parse(Tool::Sbatch, {std::string("--gpu-freq=") + text});
+    ASSERT_TRUE(r.ok()) << text << ": " << r.error().text;
+    EXPECT_EQ(r->spec.gpu_freq, text);
+  }
+}
+
 TEST(CommandLine, NiceTakesTheLeadingNumber) {
   const std::vector<std::pair<std::string, std::int64_t>> cases = {
       {"--nice=abc", 0}, {"--nice=5abc", 5}, {"--nice=+3", 3}, {"--nice=-7", -7},

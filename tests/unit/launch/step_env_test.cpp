@@ -87,6 +87,16 @@ TEST(StepEnvTest, StepVariablesOverTheJobsAndTheUsers) {
   }
 }
 
+// srun --gpu-freq: the tasks see SLURMD_TRES_FREQ=gpu:<value>, as the reference's; a surrounding
+// step's value does not leak into a step without one.
+TEST(StepEnvTest, GpuFreqIsTheStepsOwn) {
+  StepEnvContext s = step();
+  s.gpu_freq = "medium";
+  EXPECT_EQ(stepEnvironment({}, job(), s).at("SLURMD_TRES_FREQ"), "gpu:medium");
+  s.gpu_freq.clear();
+  EXPECT_EQ(stepEnvironment({{"SLURMD_TRES_FREQ", "gpu:high"}}, job(), s).count("SLURMD_TRES_FREQ"), 0u);
+}
+
 TEST(StepEnvTest, StepWithoutGpusHidesTheJobsAndPytorchCanBeOff) {
   StepEnvContext s = step();
   s.gpu_indices.clear();
