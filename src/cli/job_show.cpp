@@ -147,7 +147,7 @@ std::string formatJobRecord(const v1::JobInfo& j, std::int64_t now, bool oneline
   const std::pair<const char*, std::string> per_tres[] = {
       {"CpusPerTres=", cpusPerTresText(j.spec())}, {"MemPerTres=", memPerTresText(j.spec())},
       {"TresBind=", tresBindText(j.spec())},
-      {"TresFreq=", j.spec().gpu_freq().empty() ? "" : "gpu:" + j.spec().gpu_freq()},
+      {"TresFreq=", tresFreqText(j.spec())},
       {"TresPerJob=", tresPerJobText(j.spec())},
       {"TresPerNode=", tresPerNode(j)},            {"TresPerTask=", tresPerTaskText(j.spec())}};
   for (const auto& [key, text] : per_tres)

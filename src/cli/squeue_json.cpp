@@ -194,7 +194,7 @@ json::Object build(const v1::JobInfo& j, std::int64_t now, const std::string& cl
   o.emplace_back("time_minimum", s.time_min_min());
   o.emplace_back("threads_per_core", json::Value());
   o.emplace_back("tres_bind", "");
-  o.emplace_back("tres_freq", j.spec().gpu_freq().empty() ? "" : "gpu:" + j.spec().gpu_freq());
+  o.emplace_back("tres_freq", tresFreqText(j.spec()));
   o.emplace_back("tres_per_job", gresText(s.gpus()));
   std::string per_node = gresText(s.gpus_per_node());
   for (const auto& g : s.gres()) per_node = gresText(g);

@@ -28,4 +28,8 @@ std::string tresBindText(const v1::JobSpec& spec) {
   return spec.gpu_bind().empty() ? std::string() : "gpu:" + spec.gpu_bind();
 }
 
+std::string tresFreqText(const v1::JobSpec& spec) {
+  return spec.gpu_freq().empty() ? std::string() : "gpu:" + spec.gpu_freq();
+}
+
 }  // namespace drover

@@ -21,12 +21,14 @@ std::string tresPerNodeText(const Spec& spec) {
 }
 
 // A job's other per-TRES requests as scontrol's TresPerJob=, TresPerTask=, CpusPerTres=,
-// MemPerTres= and TresBind= (and squeue's TRES_PER_JOB, ...) show them: "gres:gpu:3",
-// "gres:gpu:1024" for --mem-per-gpu=1G, "gpu:closest"; "" when the job did not ask.
+// MemPerTres=, TresBind= and TresFreq= (and squeue's TRES_PER_JOB, ...) show them:
+// "gres:gpu:3", "gres:gpu:1024" for --mem-per-gpu=1G, "gpu:closest", "gpu:high"; "" when the
+// job did not ask.
 std::string tresPerJobText(const v1::JobSpec& spec);
 std::string tresPerTaskText(const v1::JobSpec& spec);
 std::string cpusPerTresText(const v1::JobSpec& spec);
 std::string memPerTresText(const v1::JobSpec& spec);
 std::string tresBindText(const v1::JobSpec& spec);
+std::string tresFreqText(const v1::JobSpec& spec);
 
 }  // namespace drover
