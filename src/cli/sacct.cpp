@@ -30,6 +30,8 @@ namespace drover::cli {
 namespace {
 
 constexpr const char* kProg = "sacct";
+// -c and -f without job completion data (JobCompType), as the reference said it.
+constexpr const char* kCompletionDisabled = "Slurm job completion is disabled";
 
 enum LongOnly {
   kOptHelp = 1000, kOptUsage, kOptJson, kOptName, kOptNoConvert, kOptLocal, kOptFederation, kOptDelimiter,
@@ -167,13 +169,13 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
       case 'C': for (auto& feature : splitCommas(optarg)) cmd.records.constraints.push_back(feature); break;
       // Job completion data (JobCompType; -f reads its filetxt log): Drover keeps none, and
       // says so as the reference without a JobCompType did.
-      case 'c': return makeError(std::string(kBareMark) + "Slurm job completion is disabled");
+      case 'c': return makeError(std::string(kBareMark) + kCompletionDisabled);
       case 'f': {
         struct stat st {};
         if (::stat(optarg, &st) != 0 || !S_ISREG(st.st_mode)) {
           return makeError(std::string(kBareMark) + optarg + " is not a valid file");
         }
-        return makeError(std::string(kBareMark) + "Slurm job completion is disabled");
+        return makeError(std::string(kBareMark) + kCompletionDisabled);
       }
       case 'x':
         // As the reference: a word that is no id selects nothing, without an error.

@@ -283,7 +283,7 @@ int runInteractively(const ScancelCommand& cmd, ControllerClient& client) {
   for (const auto& r : would->results()) {
     if (!r.ok()) *refused.add_results() = r;
   }
-  ScancelReport report = reportScancel(cmd, would->results_size() == 0 ? *would : refused);
+  ScancelReport report = reportScancel(cmd, refused);
   std::cerr << report.stderr_text;
   const std::vector<std::string> confirmed = confirmEach(*would, std::cin, std::cout);
   if (confirmed.empty()) return report.exit_code;

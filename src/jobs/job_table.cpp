@@ -452,8 +452,8 @@ void JobManager::requeue(Job& job, bool hold) {
   job.info.set_run_time_s(0);
   job.info.clear_started_by();  // Slurm's CLEAR_SCHEDULING: the next start sets it again
   // A job of several partitions waits for any of them again.
-  if (job.info.spec().partition().find(',') != std::string::npos) {
-    job.info.set_partition(partitionList(job.info.spec().partition()));
+  if (const std::string listed = partitionList(job.info.spec().partition()); !listed.empty()) {
+    job.info.set_partition(listed);
   }
   if (hold) {
     job.info.set_held_user(true);

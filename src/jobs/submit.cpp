@@ -211,7 +211,7 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
   // A list stays a list while the job waits (squeue shows `gpu,debug`, as the reference's);
   // its start names the partition it runs in.
   const std::string shown = partitionList(spec.partition());
-  base.set_partition(shown.find(',') != std::string::npos ? shown : part->name);
+  base.set_partition(shown.empty() ? part->name : shown);
   base.set_qos(spec.qos());
   base.set_state(v1::JOB_PENDING);
   base.set_nice(spec.nice());
@@ -308,7 +308,7 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
     // Several partitions are tried as listed here: the reference's --test-only named gpu for
     // `-p gpu,debug` and debug for `-p debug,gpu` (where its real start took debug for both).
     if (!request.partitions.empty()) {
-      probe.request.partitions = buildRequest(base).partitions;
+      probe.request.partitions = splitCommas(base.partition());
       probe.request.partition = probe.request.partitions.front();
     }
     snap.pending.push_back(probe);

@@ -155,6 +155,9 @@ class Pass {
   bool eligible(const JobCtx& ctx, int node) const {
     return eligibleWith(ctx, node, ctx.demand.perNode.gpus);
   }
+  // The nodes of the job's partition it is eligible for, in hostlist order: what a
+  // reservation search looks at.
+  std::vector<int> eligibleNodes(const JobCtx& ctx) const;
   // The job may start now with `node` among its nodes: eligible, and startNeed fits there for
   // the job's whole run.
   bool startsOn(const JobCtx& ctx, int node) const;

@@ -13,10 +13,8 @@ bool Pass::reserve(const JobCtx& ctx, PendingInfo& info) {
   if (ctx.reservation >= 0) {
     return reserveOn(ctx, info, reservationNodes(ctx), *resv_[ctx.reservation].profile);
   }
-  std::vector<int> nodes;
   if (!ctx.required.empty() && ctx.demand.nodes <= static_cast<int>(ctx.required.size())) {
-    nodes = ctx.required;
-    return reserveOn(ctx, info, nodes, profile_);
+    return reserveOn(ctx, info, ctx.required, profile_);
   }
   // An index costs about one search over every node to build, so the first search of a shape
   // in a pass (often the only one, under EASY) asks every node; later ones use the index.
@@ -28,10 +26,15 @@ bool Pass::reserve(const JobCtx& ctx, PendingInfo& info) {
     info.expectedStart = t;
     return true;
   }
+  return reserveOn(ctx, info, eligibleNodes(ctx), profile_);
+}
+
+std::vector<int> Pass::eligibleNodes(const JobCtx& ctx) const {
+  std::vector<int> nodes;
   for (int node : index_.partitionNodes(ctx.partition)) {
     if (eligible(ctx, node)) nodes.push_back(node);
   }
-  return reserveOn(ctx, info, nodes, profile_);
+  return nodes;
 }
 
 FitIndex& Pass::fitIndex(const JobCtx& ctx, const AvailabilityProfile& profile, FitIndexes& map) {
@@ -45,11 +48,7 @@ FitIndex& Pass::fitIndex(const JobCtx& ctx, const AvailabilityProfile& profile, 
   for (auto& [p, fi] : perProbe) {
     if (p == probe) return *fi;
   }
-  std::vector<int> nodes;
-  for (int node : index_.partitionNodes(ctx.partition)) {
-    if (eligible(ctx, node)) nodes.push_back(node);
-  }
-  perProbe.emplace_back(probe, std::make_unique<FitIndex>(profile, nodes, ctx.demand.perNode,
+  perProbe.emplace_back(probe, std::make_unique<FitIndex>(profile, eligibleNodes(ctx), ctx.demand.perNode,
                                                           ctx.demand.wholeNode, probe));
   return *perProbe.back().second;
 }

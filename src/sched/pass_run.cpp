@@ -80,7 +80,7 @@ Plan Pass::run(PassMemo* memo) {
     ctx.job = &job;
     Reason why = Reason::None;
     // A job of several partitions tries to start in each in turn here; what follows sees it
-    // in the first that allows it, already tried. Passes in which such a job, or one with
+    // in the one it waits in (startInListedPartition), already tried. Passes in which such a job, or one with
     // preferred features, had its turn are not kept for shortcuts (PassMemo::triedAlternatives).
     const bool listed = job.request.partitions.size() > 1 && job.request.reservation.empty() &&
                         waitReason(job.request) == Reason::None;

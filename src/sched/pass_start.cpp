@@ -201,16 +201,15 @@ bool Pass::startInListedPartition(const Job& job, const std::vector<char>& block
   // It waits in the one "offering earliest initiation" (sbatch(1) -p), the first of them on a
   // tie or when none offers a start.
   size_t best = 0;
-  int64_t bestStart = kNever;
-  for (size_t k = 0; allowed.size() > 1 && k < allowed.size(); ++k) {
-    std::vector<int> nodes, chosen;
-    for (int node : index_.partitionNodes(allowed[k].partition)) {
-      if (eligible(allowed[k], node)) nodes.push_back(node);
-    }
-    const int64_t t = earliestOn(allowed[k], nodes, profile_, chosen);
-    if (t < bestStart) {
-      bestStart = t;
-      best = k;
+  if (allowed.size() > 1) {
+    int64_t bestStart = kNever;
+    std::vector<int> chosen;
+    for (size_t k = 0; k < allowed.size(); ++k) {
+      const int64_t t = earliestOn(allowed[k], eligibleNodes(allowed[k]), profile_, chosen);
+      if (t < bestStart) {
+        bestStart = t;
+        best = k;
+      }
     }
   }
   ctx = std::move(allowed[best]);

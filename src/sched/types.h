@@ -48,8 +48,8 @@ struct JobRequest {
   std::string partition;
   // A job of several partitions (`-p gpu,debug`): every one, in the order it tries them
   // (orderPartitions in sched/partition_order.h), `partition` being the first. Each pass starts
-  // it in the first of them that can start it now, else it waits in the first that allows it.
-  // Empty for a job of one partition.
+  // it in the first of them that can start it now, else it waits in the one offering the
+  // earliest start (Pass::startInListedPartition). Empty for a job of one partition.
   std::vector<std::string> partitions;
   int minNodes = 0;  // 0 = as few as the tasks need
   int maxNodes = 0;  // 0 = no maximum
