@@ -222,6 +222,17 @@ void Scheduler::keepStarts() {
     return;
   }
   const RankKey& lastStart = startRanks.back();
+  // A job of several partitions ranked ahead of a start chose where to wait without that start's
+  // claim, which may favour another of its partitions now: a full pass decides.
+  for (const PassMemo::Alternative& a : memo_.alternatives) {
+    if (!(a.rank < lastStart)) break;
+    if (a.listed && a.waitPartition >= 0 &&
+        !std::binary_search(startRanks.begin(), startRanks.end(), a.rank)) {
+      invalidate();
+      submittedSince_.clear();
+      return;
+    }
+  }
   auto posOf = [&](const RankKey& r) {
     return static_cast<size_t>(std::lower_bound(planRanks_.begin(), planRanks_.end(), r) -
                                planRanks_.begin());
@@ -294,6 +305,8 @@ void Scheduler::keepStarts() {
     }
   }
   std::erase_if(memo_.unshaped, [&](const auto& u) { return started(u.first); });
+  std::erase_if(memo_.alternatives,
+                [&](const PassMemo::Alternative& a) { return started(a.rank); });
   for (size_t p = 0; p < memo_.firstBlocked.size(); ++p) {
     if (!memo_.firstBlocked[p] || !started(*memo_.firstBlocked[p])) continue;
     // Jobs ahead of it had reasons of their own, which starts do not change; the new first
@@ -302,9 +315,12 @@ void Scheduler::keepStarts() {
     memo_.firstBlocked[p].reset();
     for (size_t pos = posOf(old); pos < planRanks_.size(); ++pos) {
       if (plan_.pending[pos].reason != Reason::Resources) continue;
-      if (idx.partition(snap_.pending[planJobs_[pos]].request.partition) != static_cast<int>(p)) {
-        continue;
-      }
+      // A job of several partitions blocks the one it waits in.
+      const PassMemo::Alternative* alt = memo_.alternativeAt(planRanks_[pos]);
+      const int in = alt && alt->listed
+                         ? alt->waitPartition
+                         : idx.partition(snap_.pending[planJobs_[pos]].request.partition);
+      if (in != static_cast<int>(p)) continue;
       memo_.firstBlocked[p] = planRanks_[pos];
       break;
     }
@@ -470,13 +486,12 @@ const Plan& Scheduler::pass(int64_t now) {
   }
   awaitingStarts_ = false;
   plan_ = scheduleWithMemo(idx, snap_, params_, now, memo_);
-  memoValid_ = !memo_.hadStarts && !memo_.triedAlternatives;
+  memoValid_ = !memo_.hadStarts;
   submittedSince_.clear();
   freed_.clear();
   planRanks_.clear();
   planJobs_.clear();
-  if (now >= memo_.now && now < memo_.nextBoundary && !memo_.triedAlternatives &&
-      (memoValid_ || startsKeepable())) {
+  if (now >= memo_.now && now < memo_.nextBoundary && (memoValid_ || startsKeepable())) {
     // The plan's entries are the whole queue in the memo's rank order (with starts: but them).
     planRanks_ = std::move(memo_.ranks);
     planJobs_ = std::move(memo_.order);

@@ -129,9 +129,13 @@ class Pass {
   // every partition it may run in.
   Reason waitReason(const JobRequest& r) const;
   // A job that, once it may run, is tried in other partitions or on other features than its
-  // entry's (PassMemo::triedAlternatives).
+  // entry's (PassMemo::alternatives).
   bool triesAlternatives(const JobRequest& r) const {
     return (r.partitions.size() > 1 || !r.prefer.empty()) && waitReason(r) == Reason::None;
+  }
+  // One of those whose turn tries each of its partitions (startInListedPartition).
+  bool triesListed(const JobRequest& r) const {
+    return r.partitions.size() > 1 && r.reservation.empty() && waitReason(r) == Reason::None;
   }
   // Those, then reasons from the state of `partition` (the job's, or one of the several it
   // lists); sets ctx.partition.
@@ -182,6 +186,12 @@ class Pass {
                               JobCtx& ctx, Reason& why);
   bool tryStartWalked(const JobCtx& ctx, Plan& plan);
   bool reserve(const JobCtx& ctx, PendingInfo& info);
+  // The start reserve() would claim for a job outside advance reservations, and the nodes it
+  // would take (in `chosen`), without claiming them; kNever when there is none.
+  int64_t earliestStart(const JobCtx& ctx, std::vector<int>& chosen);
+  // Claims `nodes` for the job from `t` in `profile` and names them in info.plannedNodes.
+  void claimAt(const JobCtx& ctx, int64_t t, const std::vector<int>& nodes,
+               AvailabilityProfile& profile, PendingInfo& info) const;
   bool reserveOn(const JobCtx& ctx, PendingInfo& info, const std::vector<int>& nodes,
                  AvailabilityProfile& profile);
   // The earliest start reserveOn would claim on `nodes`, and the nodes it would choose in

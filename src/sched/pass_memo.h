@@ -138,11 +138,23 @@ struct PassMemo {
   std::optional<AvailabilityProfile> tail;
   // Jobs were appended through the tail since the pass: the replay's lists lack them.
   bool tailAppended = false;
-  // A job of several partitions or with preferred features reached a start attempt: it was
-  // tried in partitions or on features other than its entry's, which the lists above do not
-  // record, so no shortcut may build on this pass (Scheduler::pass runs full passes until such
-  // jobs have left the queue).
-  bool triedAlternatives = false;
+  // The jobs that try other partitions or features than their entry's (several partitions,
+  // preferred features: Pass::triesAlternatives) and had their turn, in rank order. None is in
+  // `groups`, `failures` or `unshaped`: a completion's replay visits each of them as the pass
+  // did. `waitPartition` is where a job of several partitions waits (-1: it had a reason of its
+  // own); a replay or kept starts that would move it there run a full pass instead.
+  struct Alternative {
+    RankKey rank;
+    bool listed;  // of several partitions (else: preferred features only)
+    int waitPartition;
+  };
+  std::vector<Alternative> alternatives;
+  const Alternative* alternativeAt(const RankKey& rank) const {
+    auto it = std::lower_bound(
+        alternatives.begin(), alternatives.end(), rank,
+        [](const Alternative& a, const RankKey& r) { return a.rank < r; });
+    return it != alternatives.end() && it->rank == rank ? &*it : nullptr;
+  }
 };
 
 // What a pass after completions changes in the last plan (see replayAfterCompletion).

@@ -92,6 +92,8 @@ struct ReplayEdits {
   const std::vector<RankKey>& ranks;
   std::map<size_t, PendingInfo> changed;
   std::vector<size_t> startedPos;  // in walk order, which is rank order
+  // Per position of a job of several partitions, the partition it waits in (-1: none).
+  std::unordered_map<size_t, int> waitPartition;
   std::vector<char> isDirty;
   std::vector<int> dirty;
   uint64_t changes = 0;  // bumps on every new dirty node and every claim
@@ -255,15 +257,51 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
     return false;
   };
 
+  // Where each job of several partitions waited in the memo's pass (PassMemo::alternatives).
+  for (const PassMemo::Alternative& a : memo.alternatives) {
+    if (a.listed) ed.waitPartition.emplace(ed.posOf(a.rank), a.waitPartition);
+  }
+  bool moved = false;  // such a job would wait in another partition: no replay
+  auto recordStart = [&](size_t pos, int group) {
+    const PendingInfo& was = last.pending[pos];
+    ed.startedPos.push_back(pos);
+    for (const NodeAllocation& a : startsPlan.starts.back().allocation.nodes) {
+      ed.markDirty(a.nodeIndex);
+    }
+    ++ed.changes;
+    if (group >= 0) startedInGroup.emplace_back(group, ranks[pos]);
+    for (size_t p = 0; p < parts; ++p) {
+      if (oldHolder[p] == pos) dropOldHolder(p);
+    }
+    if (perJob && was.expectedStart) markAll(nodeIndices(was.plannedNodes));
+  };
+
   // One job as the full pass's loop body treats it (same-shape skips aside, which change no
   // outcome). Entries are written only where they differ from the last plan.
   auto visit = [&](size_t pos) {
     const Job& job = snap_.pending[jobs[pos]];
     JobCtx ctx;
     ctx.job = &job;
-    Reason why = staticReason(job, ctx);
-    if (why == Reason::None && !backfill && blocked[ctx.partition]) why = Reason::Priority;
-    if (why == Reason::None) why = shapeReason(job, ctx);
+    Reason why = Reason::None;
+    const bool listed = triesListed(job.request);
+    const bool prefers = !job.request.prefer.empty();
+    if (listed) {
+      if (startInListedPartition(job, blocked, startsPlan, ctx, why)) {
+        recordStart(pos, -1);
+        return;
+      }
+      if (why == Reason::None && !backfill && blocked[ctx.partition]) why = Reason::Priority;
+      const auto at = ed.waitPartition.find(pos);
+      const int waited = at == ed.waitPartition.end() ? -1 : at->second;
+      if ((why == Reason::None ? ctx.partition : -1) != waited) {
+        moved = true;
+        return;
+      }
+    } else {
+      why = staticReason(job, ctx);
+      if (why == Reason::None && !backfill && blocked[ctx.partition]) why = Reason::Priority;
+      if (why == Reason::None) why = shapeReason(job, ctx);
+    }
     const PendingInfo& was = last.pending[pos];
     if (why != Reason::None) {
       if (was.reason != why || was.expectedStart || !was.plannedNodes.empty()) {
@@ -276,21 +314,17 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
     }
     const int p = ctx.partition;
     const bool cacheable = ctx.required.empty() && ctx.excluded.empty();
-    const int g = cacheable && backfill ? groupOf(ctx) : -1;
+    // As in the pass: a job of several partitions was tried above, and one with preferred
+    // features belongs to no shape group.
+    const int g = cacheable && backfill && !prefers && !listed ? groupOf(ctx) : -1;
     // Under FCFS the jobs behind the first blocked one were not tried in the memo's pass.
     const bool triedThere = backfill || pos == firstPos[p];
-    if (g < 0 || ctx.duration < failCap[g]) {
-      if ((!triedThere || dirtyFits(ctx)) && tryStartNow(ctx, startsPlan)) {
+    if (!listed && (g < 0 || ctx.duration < failCap[g])) {
+      // dirtyFits asks of the job's constraint, not of its preferred features.
+      if ((prefers || !triedThere || dirtyFits(ctx)) && tryStartPreferring(ctx, startsPlan)) {
         startsPlan.starts.back().backfill = blocked[p];
         startsPlan.stats.backfilled += blocked[p];
-        ed.startedPos.push_back(pos);
-        for (const NodeAllocation& a : startsPlan.starts.back().allocation.nodes) {
-          ed.markDirty(a.nodeIndex);
-        }
-        ++ed.changes;
-        if (g >= 0) startedInGroup.emplace_back(g, ranks[pos]);
-        if (oldHolder[p] == pos) dropOldHolder(p);
-        if (perJob && was.expectedStart) markAll(nodeIndices(was.plannedNodes));
+        recordStart(pos, g);
         return;
       }
       if (g >= 0) failCap[g] = std::min(failCap[g], ctx.duration);
@@ -309,11 +343,7 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
       if (held &&
           reuseSearch(ctx, *was.expectedStart, oldNodes, profile_, ed.dirty, ed.isDirty, t,
                       nodes)) {
-        const int64_t end = ctx.duration >= kNever - t ? kNever : t + ctx.duration;
-        for (int node : nodes) {
-          profile_.claim(node, needOn(ctx, node), t, end);
-          info.plannedNodes.push_back(snap_.nodes[node].name);
-        }
+        claimAt(ctx, t, nodes, profile_, info);
         info.expectedStart = t;
         ok = true;
       } else {
@@ -379,6 +409,11 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
   std::vector<size_t> unshapedPos;
   for (const auto& [rank, idx] : memo.unshaped) unshapedPos.push_back(ed.posOf(rank));
   size_t unshapedNext = 0;
+  // The jobs of several partitions or with preferred features are visited in turn whatever the
+  // policy: under FCFS one may start in a partition that has no blocked job.
+  std::vector<size_t> alternativePos;
+  for (const PassMemo::Alternative& a : memo.alternatives) alternativePos.push_back(ed.posOf(a.rank));
+  size_t alternativeNext = 0;
 
   size_t next = 0;
   const size_t total = ranks.size();
@@ -394,6 +429,7 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
     }
     if (walking) {
       visit(next++);
+      if (moved) return std::nullopt;
       continue;
     }
     // Jump to the next job that can change: a partition's first blocked job, a job with node
@@ -401,6 +437,12 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
     size_t target = kNone;
     for (size_t p = 0; p < parts; ++p) {
       if (mode[p] == Mode::Before) target = std::min(target, firstPos[p]);
+    }
+    while (alternativeNext < alternativePos.size() && alternativePos[alternativeNext] < next) {
+      ++alternativeNext;
+    }
+    if (alternativeNext < alternativePos.size()) {
+      target = std::min(target, alternativePos[alternativeNext]);
     }
     if (backfill) {
       while (unshapedNext < unshapedPos.size() && unshapedPos[unshapedNext] < next) ++unshapedNext;
@@ -420,6 +462,7 @@ std::optional<PlanDelta> Pass::replay(const PassMemo& memo, const std::vector<in
     }
     if (isFirst) continue;  // switches that partition to walking
     visit(next++);
+    if (moved) return std::nullopt;
   }
   for (size_t p = 0; p < parts; ++p) {
     dropOldHolder(p);
@@ -474,7 +517,12 @@ bool Pass::replayEstimates(const PassMemo& memo, ReplayEdits& ed, const std::vec
     const Job& job = snap_.pending[jobs[pos]];
     ctx = JobCtx{};
     ctx.job = &job;
-    return staticReason(job, ctx) == Reason::None && shapeReason(job, ctx) == Reason::None;
+    // A job of several partitions is estimated in the one it waits in.
+    const auto at = ed.waitPartition.find(pos);
+    const Reason why = at == ed.waitPartition.end() || at->second < 0
+                           ? staticReason(job, ctx)
+                           : staticReason(job, ctx, snap_.partitions[at->second].name);
+    return why == Reason::None && shapeReason(job, ctx) == Reason::None;
   };
   auto eligibleForEstimate = [&](size_t pos, bool known) {
     if (ed.started(pos) || ed.current(pos).expectedStart) return false;

@@ -7,26 +7,46 @@
 namespace drover::sched::detail {
 
 // Finds the earliest time the job fits and claims it in the profile, so lower-priority work
-// cannot take it. Each node reports its own earliest fit; the k-th smallest is a lower bound on
-// the start, and nodes that cannot hold the job at that bound move on until k of them can.
+// cannot take it.
 bool Pass::reserve(const JobCtx& ctx, PendingInfo& info) {
   if (ctx.reservation >= 0) {
     return reserveOn(ctx, info, reservationNodes(ctx), *resv_[ctx.reservation].profile);
   }
+  std::vector<int> chosen;
+  const int64_t t = earliestStart(ctx, chosen);
+  if (t == kNever) return false;
+  claimAt(ctx, t, chosen, profile_, info);
+  info.expectedStart = t;
+  return true;
+}
+
+void Pass::claimAt(const JobCtx& ctx, int64_t t, const std::vector<int>& nodes,
+                   AvailabilityProfile& profile, PendingInfo& info) const {
+  const int64_t end = ctx.duration >= kNever - t ? kNever : t + ctx.duration;
+  for (int node : nodes) {
+    profile.claim(node, needOn(ctx, node), t, end);
+    info.plannedNodes.push_back(snap_.nodes[node].name);
+  }
+}
+
+// Each node reports its own earliest fit; the k-th smallest is a lower bound on the start, and
+// nodes that cannot hold the job at that bound move on until k of them can.
+int64_t Pass::earliestStart(const JobCtx& ctx, std::vector<int>& chosen) {
   if (!ctx.required.empty() && ctx.demand.nodes <= static_cast<int>(ctx.required.size())) {
-    return reserveOn(ctx, info, ctx.required, profile_);
+    return earliestOn(ctx, ctx.required, profile_, chosen);
   }
   // An index costs about one search over every node to build, so the first search of a shape
   // in a pass (often the only one, under EASY) asks every node; later ones use the index.
   const bool indexable = params_.indexedReserveSearch && ctx.required.empty() &&
                          ctx.excluded.empty() && exhaustiveSearches_[fitKey(ctx)]++ > 0;
-  if (indexable) {
-    int64_t t = reserveIndexed(ctx, info, fitIndex(ctx, profile_, fitIndexes_), profile_);
-    if (t == kNever) return false;
-    info.expectedStart = t;
-    return true;
-  }
-  return reserveOn(ctx, info, eligibleNodes(ctx), profile_);
+  if (!indexable) return earliestOn(ctx, eligibleNodes(ctx), profile_, chosen);
+  std::vector<int> ready;
+  const int64_t latest = params_.reserveHorizonS > 0 ? now_ + params_.reserveHorizonS : kNever;
+  const int64_t t = fitIndex(ctx, profile_, fitIndexes_)
+                        .earliestStart(profile_, ctx.demand.nodes, ctx.duration, ready, latest);
+  if (t == kNever) return kNever;
+  chosen = chooseNodes(ctx, std::move(ready));
+  return chosen.empty() ? kNever : t;
 }
 
 std::vector<int> Pass::eligibleNodes(const JobCtx& ctx) const {
@@ -84,11 +104,7 @@ int64_t Pass::reserveIndexed(const JobCtx& ctx, PendingInfo& info, FitIndex& fi,
   if (t == kNever) return kNever;
   std::vector<int> chosen = chooseNodes(ctx, std::move(ready));
   if (chosen.empty()) return kNever;
-  int64_t end = ctx.duration >= kNever - t ? kNever : t + ctx.duration;
-  for (int node : chosen) {
-    profile.claim(node, needOn(ctx, node), t, end);
-    info.plannedNodes.push_back(snap_.nodes[node].name);
-  }
+  claimAt(ctx, t, chosen, profile, info);
   if (chosenOut) *chosenOut = std::move(chosen);
   return t;
 }
@@ -123,11 +139,7 @@ bool Pass::reserveOn(const JobCtx& ctx, PendingInfo& info, const std::vector<int
   std::vector<int> chosen;
   const int64_t t = earliestOn(ctx, nodes, profile, chosen);
   if (t == kNever) return false;
-  int64_t end = ctx.duration >= kNever - t ? kNever : t + ctx.duration;
-  for (int node : chosen) {
-    profile.claim(node, needOn(ctx, node), t, end);
-    info.plannedNodes.push_back(snap_.nodes[node].name);
-  }
+  claimAt(ctx, t, chosen, profile, info);
   info.expectedStart = t;
   return true;
 }

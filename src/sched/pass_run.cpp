@@ -80,12 +80,12 @@ Plan Pass::run(PassMemo* memo) {
     ctx.job = &job;
     Reason why = Reason::None;
     // A job of several partitions tries to start in each in turn here; what follows sees it
-    // in the one it waits in (startInListedPartition), already tried. Passes in which such a job, or one with
-    // preferred features, had its turn are not kept for shortcuts (PassMemo::triedAlternatives).
-    const bool listed = job.request.partitions.size() > 1 && job.request.reservation.empty() &&
-                        waitReason(job.request) == Reason::None;
+    // in the one it waits in (startInListedPartition), already tried. Such jobs, and those with
+    // preferred features, are kept apart in the memo (PassMemo::alternatives).
+    const bool listed = triesListed(job.request);
+    const bool alternative = triesAlternatives(job.request);
     const bool prefers = !job.request.prefer.empty();
-    if (memo && triesAlternatives(job.request)) memo->triedAlternatives = true;
+    if (memo && alternative) memo->alternatives.push_back({rank(idx), listed, -1});
     if (listed) {
       if (startInListedPartition(job, blocked, plan, ctx, why)) continue;
     } else {
@@ -112,9 +112,11 @@ Plan Pass::run(PassMemo* memo) {
       continue;
     }
     bool mayStart = !listed && !(params_.policy == Policy::Fcfs && blocked[p]);
-    bool cacheable = ctx.required.empty() && ctx.excluded.empty();
+    const bool cacheable = ctx.required.empty() && ctx.excluded.empty();
+    // A job that may start on its preferred features neither fails for its shape nor tells of it.
+    const bool shaped = cacheable && !prefers;
     ShapeKey key{};
-    if (mayStart && cacheable) {
+    if (mayStart && shaped) {
       key = shapeKey(ctx);
       if (memo) {
         auto [g, fresh] = groupIds.try_emplace(key, static_cast<int>(memo->groups.size()));
@@ -124,21 +126,20 @@ Plan Pass::run(PassMemo* memo) {
         }
         memo->groups[g->second].entries.push_back({rank(idx), ctx.duration, idx});
       }
-      // A shape that failed says nothing of the nodes a job's preferred features select.
-      auto it = prefers ? failedShapes.end() : failedShapes.find(key);
+      auto it = failedShapes.find(key);
       if (it != failedShapes.end() && ctx.duration >= it->second) {
         mayStart = false;
         ++plan.stats.skippedSameShape;
       }
     }
     if (mayStart) {
-      if (memo && !cacheable) memo->unshaped.emplace_back(rank(idx), idx);
+      if (memo && !cacheable && !alternative) memo->unshaped.emplace_back(rank(idx), idx);
       if (tryStartPreferring(ctx, plan)) {
         plan.starts.back().backfill = blocked[p];
         plan.stats.backfilled += blocked[p];
         continue;
       }
-      if (cacheable) {
+      if (shaped) {
         auto [it, fresh] = failedShapes.emplace(key, ctx.duration);
         if (!fresh) it->second = std::min(it->second, ctx.duration);
         if (memo) {
@@ -149,6 +150,7 @@ Plan Pass::run(PassMemo* memo) {
         }
       }
     }
+    if (memo && alternative) memo->alternatives.back().waitPartition = p;
     info.reason = blocked[p] ? Reason::Priority : Reason::Resources;
     if (reservationsMade[p] < depth && reserve(ctx, info)) {
       ++reservationsMade[p];
@@ -203,7 +205,7 @@ Plan Pass::run(PassMemo* memo) {
 bool Pass::appendLast(PassMemo& memo, const std::vector<int>& jobs, Plan& plan) {
   if (!memo.tail || memo.hadStarts || now_ < memo.now || now_ >= memo.nextBoundary) return false;
   for (int idx : jobs) {
-    if (triesAlternatives(snap_.pending[idx].request)) return false;  // as judge
+    if (triesAlternatives(snap_.pending[idx].request)) return false;  // as judge()
   }
   for (const EstimateRecord& r : memo.estimated) {
     if (r.start != kNever) return false;
@@ -306,8 +308,8 @@ std::optional<PendingInfo> Pass::judge(const PassMemo& memo, const Job& job, boo
                                        OwnedShape* shape, int64_t* duration) {
   skipped = false;
   if (memo.hadStarts || now_ < memo.now || now_ >= memo.nextBoundary) return std::nullopt;
-  // One that may start in any of several partitions or prefers features: a full pass
-  // (PassMemo::triedAlternatives).
+  // One that may start in any of several partitions or prefers features: where it waits is
+  // the pass's choice among them (PassMemo::alternatives), so a full pass.
   if (triesAlternatives(job.request)) return std::nullopt;
   PendingInfo info;
   info.id = job.id;

@@ -205,7 +205,7 @@ bool Pass::startInListedPartition(const Job& job, const std::vector<char>& block
     int64_t bestStart = kNever;
     std::vector<int> chosen;
     for (size_t k = 0; k < allowed.size(); ++k) {
-      const int64_t t = earliestOn(allowed[k], eligibleNodes(allowed[k]), profile_, chosen);
+      const int64_t t = earliestStart(allowed[k], chosen);
       if (t < bestStart) {
         bestStart = t;
         best = k;

@@ -1,11 +1,15 @@
 // Jobs submitted to several partitions (`-p debug,gpu`): each pass starts one in the first of
-// its partitions, in their order, that can start it now, and otherwise it waits in the first
-// that allows it; the maintained Scheduler gives the plans of a full pass while such jobs wait.
+// its partitions, in their order, that can start it now, and otherwise it waits in the one
+// offering the earliest start; the maintained Scheduler gives the plans of a full pass while
+// such jobs (and jobs with preferred features) wait, and keeps its shortcuts meanwhile.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <random>
 
 #include "builders.h"
+#include "plan_equality.h"
 #include "sched/incremental.h"
 #include "sched/partition_order.h"
 #include "sched/scheduler.h"
@@ -144,68 +148,199 @@ TEST(MultiPartition, OrderIsTierThenJobFactorThenAsListed) {
   EXPECT_TRUE(one.partitions.empty());
 }
 
-// The maintained Scheduler takes no shortcut while a job of several partitions or with
-// preferred features could start, and its plans are a full pass's, on random sequences of
-// submissions, ends and time.
+// A start ranked behind a waiting job of several partitions can change which of them offers
+// it the earliest start: applied as planned, such a start leaves the next pass to decide again.
+// gpu001 (both partitions) frees at 300, gpu002 at 1000, gpu003 at 200; gpu004 has 4 GPUs free
+// and 4 more at 200. H (gpu) reserves gpu003 at 200; L (debug,gpu) can start at 300 in debug and
+// at 200 in gpu on gpu004, so it waits in gpu behind H; S (gpu, 4 GPUs) backfills on gpu004,
+// after which L's earliest start is 300 in both and it waits in debug, the first listed, first
+// blocked there (Resources) with a reservation on gpu001.
+TEST(MultiPartition, AStartBehindItCanMoveWhereAJobOfSeveralPartitionsWaits) {
+  Snapshot s = twoPartitions();
+  SchedulerParams params;
+  Scheduler sched(s.nodes, s.partitions, params);
+  sched.onJobsStarted({running(90, "gpu001", 8, kAllGpus, 300),
+                       running(91, "gpu002", 8, kAllGpus, 1000),
+                       running(92, "gpu003", 8, kAllGpus, 200),
+                       running(93, "gpu004", 4, {4, 5, 6, 7}, 200)});
+  sched.onJobSubmitted(JobBuilder(1).gpusPerNode(8).tasks(1).time(1000).priority(30));
+  sched.onJobSubmitted(listed(2, {"debug", "gpu"}).priority(20));
+  sched.onJobSubmitted(JobBuilder(3).gpusPerNode(4).tasks(1).time(1000).priority(10));
+  Snapshot copy = sched.snapshot();
+  const Plan first = sched.pass(0);
+  expectSamePlan(first, schedule(copy, params, 0));
+  ASSERT_EQ(first.starts.size(), 1u);
+  EXPECT_EQ(first.starts[0].id, 3);
+  EXPECT_EQ(pendingOf(first, 2)->reason, Reason::Priority);  // in gpu, behind job 1
+  sched.onJobsStarted({RunningJob{3, "gpu", first.starts[0].allocation, first.starts[0].endTime}});
+  copy = sched.snapshot();
+  const Plan& second = sched.pass(0);
+  expectSamePlan(second, schedule(copy, params, 0));
+  EXPECT_EQ(pendingOf(second, 2)->reason, Reason::Resources);  // first blocked of debug
+  EXPECT_EQ(pendingOf(second, 2)->expectedStart, 300);
+}
+
+// Under FCFS, after a completion whose replay starts debug's first blocked job F, the job that
+// blocks debug next is not one that lists debug first but waits in gpu: a submission to debug
+// behind it is still free to start or to block debug itself. gpu001 frees at once (job 90 ends),
+// gpu002 at 1000, gpu003-004 at 500; L (debug,gpu) waits in gpu, reserving gpu003 at 500.
+TEST(MultiPartition, AStartedFirstBlockedJobIsFollowedInItsPartitionOnly) {
+  Snapshot s = twoPartitions();
+  SchedulerParams params;
+  params.policy = Policy::Fcfs;
+  Scheduler sched(s.nodes, s.partitions, params);
+  sched.onJobsStarted({running(90, "gpu001", 8, kAllGpus, 100),
+                       running(91, "gpu002", 8, kAllGpus, 1000),
+                       running(92, "gpu003", 8, kAllGpus, 500),
+                       running(93, "gpu004", 8, kAllGpus, 500)});
+  sched.onJobSubmitted(
+      JobBuilder(1).partition("debug").gpusPerNode(8).tasks(1).time(600).priority(30));
+  sched.onJobSubmitted(listed(2, {"debug", "gpu"}).priority(20));
+  auto check = [&](int64_t now) {
+    Snapshot copy = sched.snapshot();
+    const Plan& got = sched.pass(now);
+    expectSamePlan(got, schedule(copy, params, now));
+    return got;
+  };
+  Plan plan = check(0);
+  ASSERT_TRUE(plan.starts.empty());
+  EXPECT_EQ(pendingOf(plan, 2)->expectedStart, 500);
+  sched.onJobEnded(90);
+  plan = check(0);
+  ASSERT_EQ(plan.starts.size(), 1u);
+  EXPECT_EQ(plan.starts[0].id, 1);
+  EXPECT_EQ(sched.counters().completionReplays, 1);
+  sched.onJobsStarted({RunningJob{1, "debug", plan.starts[0].allocation, plan.starts[0].endTime}});
+  EXPECT_EQ(sched.counters().startsKept, 1);
+  sched.onJobSubmitted(JobBuilder(3).partition("debug").gpusPerNode(1).tasks(1).time(60));
+  plan = check(0);
+  EXPECT_EQ(pendingOf(plan, 3)->reason, Reason::Resources);  // debug's first blocked job now
+}
+
+// Where a job of several partitions waits is found by the reservation search, through the
+// shape's index once the shape was searched before: the same plans as asking every node.
+TEST(MultiPartition, IndexedSearchForWhereToWaitEqualsAskingEveryNode) {
+  for (Policy policy : {Policy::Easy, Policy::Conservative}) {
+    for (int seed = 0; seed < 100; ++seed) {
+      std::mt19937 rng(seed);
+      auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+      Snapshot s = twoPartitions();
+      JobId next = 1000;
+      for (const Node& n : s.nodes) {
+        const int busy = pick(1, 8);
+        std::vector<int> gpus(busy);
+        for (int i = 0; i < busy; ++i) gpus[i] = i;
+        s.running.push_back(running(next++, n.name, busy, gpus, 37 * pick(1, 60)));
+      }
+      for (JobId id = 1; id <= pick(5, 30); ++id) {
+        JobBuilder b = listed(id, pick(0, 1) ? std::vector<std::string>{"debug", "gpu"}
+                                             : std::vector<std::string>{"gpu", "debug"},
+                              100 * pick(1, 15));
+        b.gpusPerNode(1 << pick(0, 3)).priority(pick(0, 5));
+        if (pick(0, 3) == 0) b.partition("gpu").partitions({"gpu"});
+        s.pending.push_back(b);
+      }
+      SchedulerParams indexed;
+      indexed.policy = policy;
+      indexed.estimateDepth = 0;  // estimates come only from the indexed search
+      SchedulerParams exhaustive = indexed;
+      exhaustive.indexedReserveSearch = false;
+      SCOPED_TRACE("seed " + std::to_string(seed));
+      expectSamePlan(schedule(s, indexed, 0), schedule(s, exhaustive, 0));
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+}
+
+bool triesAlternatives(const Job& j) {
+  return (j.request.partitions.size() > 1 || !j.request.prefer.empty()) &&
+         j.request.hold == Hold::None;
+}
+
+// The maintained Scheduler's plans are a full pass's on random sequences of submissions (some
+// of several partitions, some with preferred features), starts applied as planned, one by one or
+// otherwise, ends, cancels and time; and it keeps taking its shortcuts (judged submissions,
+// replayed completions, kept starts) while such jobs wait.
 TEST(MultiPartition, MaintainedSchedulerEqualsFullPass) {
   int multiStarts = 0, preferredStarts = 0;
+  int shortcutsWhileWaiting = 0, replaysWhileWaiting = 0, keptWhileWaiting = 0;
   for (Policy policy : {Policy::Easy, Policy::Fcfs, Policy::Conservative}) {
-    for (int seed = 0; seed < 30; ++seed) {
+    for (int seed = 0; seed < 40; ++seed) {
       std::mt19937 rng(seed);
       auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
       SchedulerParams params;
       params.policy = policy;
+      if (seed % 3 == 2) params.estimateDepth = 4;
       Snapshot base = twoPartitions();
       base.nodes[2].features = {"fast"};
       Scheduler sched(base.nodes, base.partitions, params);
       int64_t now = 0;
       JobId next = 1;
-      for (int step = 0; step < 60; ++step) {
-        const int event = pick(0, 5);
-        if (event <= 2) {
-          JobBuilder b(next++);
-          b.gpusPerNode(1 << pick(0, 3)).tasks(1).time(100 * pick(1, 30)).priority(pick(0, 20));
-          b.submit(now);
-          const int where = pick(0, 3);
-          if (where == 0) b.partitions({"debug", "gpu"});
-          if (where == 1) b.partition("debug");
-          if (pick(0, 4) == 0) b.prefer("fast");  // gpu003 only (prefer_test.cpp)
-          if (pick(0, 10) == 0) b.hold(Hold::User);
-          sched.onJobSubmitted(b);
-        } else if (event == 3 && !sched.snapshot().running.empty()) {
+      for (int step = 0; step < 80; ++step) {
+        const int event = pick(0, 9);
+        if (event <= 4) {
+          for (int n = pick(1, 3); n > 0; --n) {
+            JobBuilder b(next++);
+            b.gpusPerNode(1 << pick(0, 3)).tasks(1).time(100 * pick(1, 12)).priority(pick(0, 20));
+            b.submit(now);
+            const int where = pick(0, 5);
+            if (where == 0) b.partitions({"debug", "gpu"});
+            if (where == 1) b.partitions({"gpu", "debug"});
+            if (where == 2) b.partition("debug");
+            if (pick(0, 5) == 0) b.prefer("fast");  // gpu003 only (prefer_test.cpp)
+            if (pick(0, 12) == 0) b.hold(Hold::User);
+            if (pick(0, 15) == 0) b.time(5000);  // over debug's limit
+            sched.onJobSubmitted(b);
+          }
+        } else if (event <= 6 && !sched.snapshot().running.empty()) {
           const auto& run = sched.snapshot().running;
           sched.onJobEnded(run[pick(0, static_cast<int>(run.size()) - 1)].id);
+        } else if (event == 7 && !sched.snapshot().pending.empty()) {
+          const auto& pend = sched.snapshot().pending;
+          sched.onJobEnded(pend[pick(0, static_cast<int>(pend.size()) - 1)].id);
         } else {
-          now += pick(0, 200);
+          now += pick(0, 150);
         }
+        const bool waiting = std::any_of(sched.snapshot().pending.begin(),
+                                         sched.snapshot().pending.end(), triesAlternatives);
+        const Scheduler::Counters before = sched.counters();
         Snapshot copy = sched.snapshot();
-        const Plan& got = sched.pass(now);
         const Plan want = schedule(copy, params, now);
-        ASSERT_EQ(got.starts.size(), want.starts.size()) << "seed " << seed << " step " << step;
+        const Plan& got = sched.pass(now);
+        SCOPED_TRACE("policy " + std::to_string(static_cast<int>(policy)) + " seed " +
+                     std::to_string(seed) + " step " + std::to_string(step));
+        expectSamePlan(got, want);
+        if (::testing::Test::HasFailure()) return;
+        if (waiting) {
+          shortcutsWhileWaiting += sched.counters().incrementalPasses - before.incrementalPasses;
+          replaysWhileWaiting += sched.counters().completionReplays - before.completionReplays;
+        }
         std::vector<RunningJob> started;
-        for (size_t i = 0; i < got.starts.size(); ++i) {
-          const Start& st = got.starts[i];
-          EXPECT_EQ(st.id, want.starts[i].id);
-          EXPECT_EQ(st.partition, want.starts[i].partition);
-          EXPECT_EQ(st.preferred, want.starts[i].preferred);
+        for (const Start& st : got.starts) {
           preferredStarts += st.preferred;
-          EXPECT_EQ(nodesOf(st), nodesOf(want.starts[i]));
           multiStarts += !st.partition.empty();
           started.push_back(RunningJob{st.id, st.partition.empty() ? "gpu" : st.partition,
                                        st.allocation, st.endTime});
         }
-        ASSERT_EQ(got.pending.size(), want.pending.size()) << "seed " << seed << " step " << step;
-        for (size_t i = 0; i < got.pending.size(); ++i) {
-          EXPECT_EQ(got.pending[i].id, want.pending[i].id);
-          EXPECT_EQ(got.pending[i].reason, want.pending[i].reason);
-          EXPECT_EQ(got.pending[i].expectedStart, want.pending[i].expectedStart);
+        const int how = pick(0, 9);
+        if (how == 0 && !started.empty()) started.front().expectedEnd += 1;  // not as planned
+        const int kept = sched.counters().startsKept;
+        if (how <= 6) {
+          if (!started.empty()) sched.onJobsStarted(std::move(started));
+        } else {
+          for (RunningJob& r : started) sched.onJobStarted(std::move(r));
         }
-        if (!started.empty()) sched.onJobsStarted(std::move(started));
+        if (waiting) keptWhileWaiting += sched.counters().startsKept - kept;
       }
     }
   }
   EXPECT_GT(multiStarts, 50);  // the sequences do start such jobs, in either partition
   EXPECT_GT(preferredStarts, 20);
+  std::printf("while such jobs waited: %d shortcut passes (%d replays), %d kept starts\n",
+              shortcutsWhileWaiting, replaysWhileWaiting, keptWhileWaiting);
+  EXPECT_GT(shortcutsWhileWaiting, 200);
+  EXPECT_GT(replaysWhileWaiting, 50);
+  EXPECT_GT(keptWhileWaiting, 50);
 }
 
 }  // namespace
