@@ -6,6 +6,7 @@
 // Plain timed executable so the numbers and the command go into docs/performance.md.
 //   sched_bench [--nodes N] [--pending N] [--running N] [--policy easy|fcfs|conservative]
 //               [--horizon SECONDS] [--estimates N] [--full-only 1] [--laid-out PERCENT]
+//               [--listed PERCENT] [--prefer PERCENT]
 // It also reports the memory the scheduling state holds (malloc bytes in use, mallinfo2).
 #include <malloc.h>
 #include <sys/resource.h>
@@ -65,6 +66,10 @@ Shape randomShape(std::mt19937& rng) {
 // `sbatch -n T --gpus-per-task=1` does, with no -N: their tasks are laid out at start and a job
 // that fits no single node walks the nodes (sched/task_layout.h walkNodes).
 int laidOutPercent = 0;
+// --listed: this share of the jobs ask for two partitions (`-p gpu,spot`; "spot" holds every
+// other node); --prefer: this share (a different slice of ids) prefer the feature "nvlink",
+// which every fourth node has. Either gives the cluster its second partition and the feature.
+int listedPercent = 0, preferPercent = 0;
 
 Job makeJob(std::mt19937& rng, JobId id) {
   Shape s = randomShape(rng);
@@ -83,8 +88,13 @@ Job makeJob(std::mt19937& rng, JobId id) {
     j.request.ntasksGiven = true;
     j.request.minNodes = 0;
   }
+  if (static_cast<int>(id % 100) >= 100 - listedPercent) j.request.partitions = {"gpu", "spot"};
+  if (static_cast<int>(id * 37 % 100) < preferPercent) j.request.prefer = "nvlink";
   return j;
 }
+
+// The partition a start runs in: its own for a job of several, else the only one.
+std::string partitionOf(const Start& st) { return st.partition.empty() ? "gpu" : st.partition; }
 
 }  // namespace
 
@@ -103,6 +113,8 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--estimates")) estimates = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--full-only")) fullOnly = std::atoi(argv[i + 1]) != 0;
     else if (!std::strcmp(argv[i], "--laid-out")) laidOutPercent = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--listed")) listedPercent = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--prefer")) preferPercent = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--policy")) {
       policyName = argv[i + 1];
       policy = !std::strcmp(policyName, "fcfs")           ? Policy::Fcfs
@@ -117,6 +129,11 @@ int main(int argc, char** argv) {
   Partition part;
   part.name = "gpu";
   snap.partitions.push_back(part);
+  const bool mixed = listedPercent > 0 || preferPercent > 0;
+  if (mixed) {
+    part.name = "spot";
+    snap.partitions.push_back(part);
+  }
   for (int i = 0; i < nodes; ++i) {
     Node n;
     char name[32];
@@ -127,6 +144,8 @@ int main(int argc, char** argv) {
     n.memoryMb = 2000000;
     n.gpuTypes.assign(8, "h100");
     n.partitions = {"gpu"};
+    if (mixed && i % 2 == 1) n.partitions.push_back("spot");
+    if (mixed && i % 4 == 0) n.features = {"nvlink"};
     snap.nodes.push_back(std::move(n));
   }
   // Fill the cluster in hostlist order with running jobs of the same mix.
@@ -218,7 +237,7 @@ int main(int argc, char** argv) {
   double firstApplyS = 0;
   {
     std::vector<RunningJob> started;
-    for (const Start& st : first.starts) started.push_back(RunningJob{st.id, "gpu", st.allocation, st.endTime});
+    for (const Start& st : first.starts) started.push_back(RunningJob{st.id, partitionOf(st), st.allocation, st.endTime});
     t0 = cpuNow();
     sched.onJobsStarted(std::move(started));
     firstApplyS = seconds(t0);
@@ -311,7 +330,7 @@ int main(int argc, char** argv) {
   // should need a full pass for that.
   auto applyStarts = [&](const Plan& p) {
     std::vector<RunningJob> started;
-    for (const Start& st : p.starts) started.push_back(RunningJob{st.id, "gpu", st.allocation, st.endTime});
+    for (const Start& st : p.starts) started.push_back(RunningJob{st.id, partitionOf(st), st.allocation, st.endTime});
     double t = cpuNow();
     if (!started.empty()) sched.onJobsStarted(std::move(started));
     return seconds(t);
@@ -396,7 +415,7 @@ int main(int argc, char** argv) {
 
   // The controller applies the plan: started jobs become running, then events arrive.
   for (auto& st : plan.starts) {
-    snap.running.push_back(RunningJob{st.id, "gpu", std::move(st.allocation), st.endTime});
+    snap.running.push_back(RunningJob{st.id, partitionOf(st), std::move(st.allocation), st.endTime});
   }
   std::erase_if(snap.pending, [&](const Job& j) {
     for (const auto& st : plan.starts)
@@ -414,8 +433,10 @@ int main(int argc, char** argv) {
   double completionS = seconds(t0);
 
   std::printf("(times are CPU seconds of one thread)\n");
-  std::printf("policy %s: %d nodes x 8 GPUs, %zu running, %d pending\n", policyName, nodes,
-              snap.running.size() - plan.starts.size(), pending);
+  std::printf("policy %s: %d nodes x 8 GPUs, %zu running, %d pending (%d%% of them of two "
+              "partitions, %d%% preferring a feature)\n",
+              policyName, nodes, snap.running.size() - plan.starts.size(), pending, listedPercent,
+              preferPercent);
   std::printf("  cluster index build      %8.3f s (once per node/partition change)\n", indexS);
   std::printf("  full pass                %8.3f s  starts %zu, reservations %d, same-shape skips %d\n",
               fullS, plan.starts.size(), reserved, plan.stats.skippedSameShape);
