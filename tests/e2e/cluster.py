@@ -57,6 +57,9 @@ def _ports_free(first, count):
             s.close()
 
 
+TEST_USERS = ("alice", "bob")
+
+
 def ensure_users(names):
     """Creates the unprivileged test users that do not exist yet (tests run as root)."""
     for user in names:
@@ -167,6 +170,8 @@ class Cluster:
     def start(self, nodes=None):
         if nodes:
             self.nodes = nodes
+        # The two unprivileged users every test may submit as; a fresh machine has neither.
+        ensure_users(TEST_USERS)
         return self._lc("start")
 
     def render(self, nodes):
