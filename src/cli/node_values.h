@@ -1,16 +1,14 @@
 #pragma once
 // Values derived from NodeInfo/PartitionInfo that several commands print the same way:
-// TRES strings (CfgTRES=cpu=16,mem=64G,billing=16,gres/gpu=8), GPU counts, Slurm timestamps.
+// TRES strings (CfgTRES=cpu=16,mem=64G,billing=16,gres/gpu=8; memory by common/tres_memory.h),
+// GPU counts, Slurm timestamps.
 #include <cstdint>
 #include <string>
 
+#include "common/tres_memory.h"
 #include "drover/v1/types.pb.h"
 
 namespace drover::cli {
-
-// Memory in a TRES string: 65536 -> "64G", 64000 -> "62.50G", 12000 -> "12000M". Slurm moves to
-// the next unit only while the value stays exact to two decimals.
-std::string formatTresMemory(std::uint64_t mb);
 
 std::uint32_t configuredGpus(const v1::NodeInfo& node);   // from the GPU list, else from gres
 std::string nodeCfgTres(const v1::NodeInfo& node);        // cpu=16,mem=64G,billing=16,gres/gpu=8

@@ -7,6 +7,7 @@
 
 #include "acct/value_text.h"
 #include "common/comma_list.h"
+#include "common/tres_memory.h"
 
 namespace drover::acct::report {
 namespace {
@@ -68,12 +69,11 @@ std::string formatMemoryRequestMb(std::int64_t mb) {
   const SizeUnits& u = current();
   if (u.unit != 0) return inUnit(static_cast<double>(mb) * 1024, u.unit);
   if (u.no_convert) return std::to_string(mb) + "M";
-  return formatSizeKb(mb * 1024);
+  return mb <= 0 ? "0" : formatTresMemory(static_cast<std::uint64_t>(mb));
 }
 
 std::string convertTresSizes(const std::string& tres) {
   const SizeUnits& u = current();
-  if (u.unit == 0 && !u.no_convert) return tres;
   std::string out;
   for (const auto& item : splitCommas(tres)) {
     if (!out.empty()) out += ',';
@@ -86,7 +86,8 @@ std::string convertTresSizes(const std::string& tres) {
       continue;
     }
     out += "mem=";
-    out += u.unit != 0 ? inUnit(*kb, u.unit) : std::to_string(static_cast<std::int64_t>(*kb / 1024)) + "M";
+    const auto mb = static_cast<std::uint64_t>(*kb / 1024);
+    out += u.unit != 0 ? inUnit(*kb, u.unit) : u.no_convert ? std::to_string(mb) + "M" : formatTresMemory(mb);
   }
   return out;
 }

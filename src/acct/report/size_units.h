@@ -1,6 +1,8 @@
 #pragma once
 // sacct --units and --noconvert: how sizes print. Set once from sacct's options, read by the
-// field formatters (sacct_values.cpp); the default prints as formatSizeKb always did.
+// field formatters (sacct_values.cpp). By default usage sizes print as formatSizeKb (exact
+// units) and memory requests as Slurm's TRES memory (common/tres_memory.h: 1536M is 1.50G, as
+// the reference printed ReqMem, ReqTRES and AllocTRES).
 //   --units=K|M|G|T|P  every size in that unit, two decimals unless whole (8000M: 7.81G,
 //                      8192000K), ReqMem and the mem of AllocTRES/ReqTRES too (the reference's)
 //   --noconvert        usage sizes (MaxRSS, AveRSS, MaxVMSize, AveVMSize) in bytes without a

@@ -331,6 +331,7 @@ TEST(SacctFormat, ReqMemIsTheWholeRequest) {
   for (const auto& c : std::vector<MemCase>{{1024, false, 8, 2, "2G"},
                                             {1024, false, 8, 0, "1G"},
                                             {4000, true, 2, 1, "8000M"},
+                                            {1536, false, 1, 1, "1.50G"},  // the reference's
                                             {0, false, 1, 1, "0"}}) {
     auto jobs = pick({5});
     jobs[0].job.req_mem_mb = c.each;

@@ -261,6 +261,12 @@ TEST(SacctUnitsTest, SizesInTheAskedUnit) {
   setSizeUnits({});
   EXPECT_EQ(formatMemoryRequestMb(1024), "1G");
   EXPECT_EQ(convertTresSizes("cpu=1,mem=1G"), "cpu=1,mem=1G");
+  // Without either option, as the reference printed --mem=1536 and --mem=1G -N2 (2026-12-03):
+  // the controller records MB, sacct shows Slurm's TRES memory.
+  EXPECT_EQ(formatMemoryRequestMb(1536), "1.50G");
+  EXPECT_EQ(convertTresSizes("billing=1,cpu=1,mem=1536M,node=1"), "billing=1,cpu=1,mem=1.50G,node=1");
+  EXPECT_EQ(convertTresSizes("billing=2,cpu=2,mem=2048M,node=2"), "billing=2,cpu=2,mem=2G,node=2");
+  EXPECT_EQ(convertTresSizes("billing=2,cpu=2,mem=2000M,node=2"), "billing=2,cpu=2,mem=2000M,node=2");
 
   EXPECT_EQ(*parseSizeUnit("mb"), 'M');
   EXPECT_FALSE(parseSizeUnit("X").ok());
