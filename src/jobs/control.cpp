@@ -647,7 +647,7 @@ Status JobManager::updateJob(Job& job, const v1::UpdateJobRequest& req, bool adm
   }
   if (apply) {
     rebuildRequest(job);
-    job.info.set_req_tres(reqTres(job.info, job.request));
+    job.info.set_req_tres(requestedTres(job.info, job.request));
     if (pending) job.info.set_reason(std::string(sched::reasonName(initialReason(job))));
   }
   return okStatus();

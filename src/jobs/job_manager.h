@@ -370,6 +370,8 @@ class JobManager {
   sched::Validation validateListed(const sched::JobRequest& request) const;
   // The configured partitions the job is in, or may run in while it waits for several.
   std::vector<const config::PartitionConfig*> partitionsOf(const v1::JobInfo& info) const;
+  // Its ReqTRES (reqTres, with the largest node memory of those partitions for --mem=0).
+  std::string requestedTres(const v1::JobInfo& info, const sched::JobRequest& request) const;
   // scontrol update's keys on one job: checked only, or (`apply`, after a check passed) set.
   Status updateJob(Job& job, const v1::UpdateJobRequest& request, bool admin, bool apply);
   Result<std::vector<JobId>> resolveIds(const std::string& text) const;

@@ -94,6 +94,21 @@ std::vector<const config::PartitionConfig*> JobManager::partitionsOf(const v1::J
   return out;
 }
 
+std::string JobManager::requestedTres(const v1::JobInfo& info,
+                                      const sched::JobRequest& request) const {
+  std::int64_t largest = 0;
+  if (request.allMemory) {
+    for (const auto* p : partitionsOf(info)) {
+      for (const auto& n : config_nodes_) {
+        if (std::find(n.partitions.begin(), n.partitions.end(), p->name) != n.partitions.end()) {
+          largest = std::max(largest, n.memoryMb);
+        }
+      }
+    }
+  }
+  return reqTres(request, largest);
+}
+
 void JobManager::rebuildRequest(Job& job) {
   sched::DependencyState dep = job.request.dependency;
   job.request = requestOf(job.info);

@@ -104,7 +104,10 @@ sched::JobRequest buildRequest(const v1::JobInfo& info) {
   r.ntasksGiven = s.ntasks() > 0;
   r.cpusPerTask = s.cpus_per_task() > 0 ? static_cast<int>(s.cpus_per_task()) : 1;
   r.cpusPerGpu = static_cast<int>(s.cpus_per_gpu());
-  if (s.mem_set()) r.memPerNodeMb = static_cast<std::int64_t>(s.mem_per_node_mb());
+  if (s.mem_set()) {
+    r.memPerNodeMb = static_cast<std::int64_t>(s.mem_per_node_mb());
+    r.allMemory = r.memPerNodeMb == 0;
+  }
   r.memPerCpuMb = static_cast<std::int64_t>(s.mem_per_cpu_mb());
   r.memPerGpuMb = static_cast<std::int64_t>(s.mem_per_gpu_mb());
   for (const auto& g : s.gres()) {
@@ -172,15 +175,15 @@ std::string tresString(std::int64_t cpus, std::int64_t mem_mb, std::int64_t node
   return out;
 }
 
-std::string reqTres(const v1::JobInfo& info, const sched::JobRequest& r) {
+std::string reqTres(const sched::JobRequest& r, std::int64_t nodeMemoryMb) {
   std::int64_t nodes = std::max<std::int64_t>(1, r.minNodes);
   std::int64_t cpus = requestedCpus(r, static_cast<int>(nodes));
   std::int64_t gpus = requestedGpus(r, static_cast<int>(nodes));
   std::int64_t mem = 0;
-  if (r.memPerNodeMb > 0) mem = r.memPerNodeMb * nodes;
+  if (r.allMemory) mem = nodeMemoryMb * nodes;
+  else if (r.memPerNodeMb > 0) mem = r.memPerNodeMb * nodes;
   else if (r.memPerCpuMb > 0) mem = r.memPerCpuMb * cpus;
   else if (r.memPerGpuMb > 0) mem = r.memPerGpuMb * gpus;
-  (void)info;
   return tresString(cpus, mem, nodes, gpus);
 }
 

@@ -34,7 +34,10 @@ std::int64_t requestedCpus(const sched::JobRequest& r, int nodes);
 // "billing=4,cpu=4,gres/gpu=4,mem=16000M,node=2" (sacct's order).
 std::string tresString(std::int64_t cpus, std::int64_t mem_mb, std::int64_t nodes,
                        std::int64_t gpus);
-std::string reqTres(const v1::JobInfo& info, const sched::JobRequest& r);
+// `nodeMemoryMb` is what each node gives a job that asked for all of its memory (--mem=0): the
+// largest node of its partitions, as the reference's pending `--mem=0 -N2` asked mem=128G of
+// 64G nodes.
+std::string reqTres(const sched::JobRequest& r, std::int64_t nodeMemoryMb);
 std::string allocTres(const v1::JobInfo& info);
 
 // An output/error/input path with the job's values substituted, made absolute against the

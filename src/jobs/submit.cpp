@@ -235,7 +235,7 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
   base.set_num_tasks(static_cast<std::uint32_t>(request.ntasks));
   const std::int64_t req_cpus = requestedCpus(request, std::max(1, request.minNodes));
   base.set_num_cpus(static_cast<std::uint32_t>(req_cpus));
-  base.set_req_tres(reqTres(base, request));
+  base.set_req_tres(requestedTres(base, request));
 
   // Limits Slurm checks against the partitions before placement (every listed one's nodes
   // and CPUs; the largest node of any of them for the per-node figures below).

@@ -19,8 +19,13 @@ void addRequestedOptions(const v1::JobSpec& s, JobEnvContext& ctx) {
   if (s.ntasks() > 0) ctx.ntasks = s.ntasks();
   if (s.cpus_per_task() > 0) ctx.cpus_per_task = s.cpus_per_task();
   if (s.ntasks_per_node() > 0) ctx.ntasks_per_node = s.ntasks_per_node();
-  if (s.mem_set()) ctx.mem_per_node_mb = s.mem_per_node_mb();
-  else if (s.mem_per_cpu_mb() > 0) ctx.mem_per_cpu_mb = s.mem_per_cpu_mb();
+  // --mem=0 (all of each node's memory) sets no variable: the reference's job and its steps had
+  // no SLURM_MEM_PER_NODE.
+  if (s.mem_set()) {
+    if (s.mem_per_node_mb() > 0) ctx.mem_per_node_mb = s.mem_per_node_mb();
+  } else if (s.mem_per_cpu_mb() > 0) {
+    ctx.mem_per_cpu_mb = s.mem_per_cpu_mb();
+  }
   if (s.mem_per_gpu_mb() > 0) ctx.mem_per_gpu_mb = s.mem_per_gpu_mb();
   if (s.cpus_per_gpu() > 0) ctx.cpus_per_gpu = s.cpus_per_gpu();
   ctx.gpus = gpuRequest(s.gpus());

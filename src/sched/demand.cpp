@@ -32,6 +32,7 @@ Demand computeDemand(const JobRequest& r, int largestNodeCpus) {
                                          : static_cast<int>(ceilDiv(ntasks, d.nodes));
   d.perNode = shareForTasks(r, tasksPerNode, d.nodes);
   d.wholeNode = r.exclusive;
+  d.allMemory = r.allMemory;
   d.gpuType = r.gpuType;
   return d;
 }

@@ -12,6 +12,7 @@ struct Demand {
   int nodes = 1;
   Capacity perNode;
   bool wholeNode = false;  // --exclusive or an exclusive partition: the node's full capacity
+  bool allMemory = false;  // --mem=0: perNode's memory is each node's whole memory
   std::string gpuType;
 };
 
@@ -25,6 +26,15 @@ Demand computeDemand(const JobRequest& request, int largestNodeCpus);
 // tasks (raised by --cpus-per-gpu), GPUs per node, per task or the job's GPUs over its nodes,
 // and memory by the request's form. computeDemand's perNode is this for its even share.
 Capacity shareForTasks(const JobRequest& request, int tasks, int nodes);
+
+// What a node of capacity `node` gives a share: the share itself, with the node's whole memory
+// for a job that asked for all of it (--mem=0, Demand::allMemory). The reference Slurm's
+// `--mem=0` job held the node's 64G (scontrol TRES, sacct AllocTRES) and kept a `--mem=1G` job
+// off that node.
+inline Capacity onNode(Capacity share, bool allMemory, const Capacity& node) {
+  if (allMemory) share.memoryMb = node.memoryMb;
+  return share;
+}
 
 // The memory a whole-node (--exclusive) allocation holds on a node of capacity `node`: every CPU
 // of the node times --mem-per-cpu (which DefMemPerCPU fills in), every GPU times --mem-per-gpu,

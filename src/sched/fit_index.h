@@ -16,19 +16,21 @@
 #include <utility>
 #include <vector>
 
+#include "sched/demand.h"
 #include "sched/profile.h"
 
 namespace drover::sched {
 
 class FitIndex {
  public:
-  // `need` is the per-node need, or ignored with wholeNode (the node's whole capacity).
+  // `need` is the per-node need (with each node's whole memory under allMemory), or ignored with
+  // wholeNode (the node's whole capacity).
   // Valid while the profile only gains claims (no addRunning after construction).
   FitIndex(const AvailabilityProfile& profile, const std::vector<int>& nodes, const Capacity& need,
-           bool wholeNode, int64_t probeDuration);
+           bool wholeNode, bool allMemory, int64_t probeDuration);
 
   Capacity needOn(const AvailabilityProfile& profile, int node) const {
-    return wholeNode_ ? profile.total(node) : need_;
+    return wholeNode_ ? profile.total(node) : onNode(need_, allMemory_, profile.total(node));
   }
 
   // The earliest t >= profile.now() at which at least k indexed nodes can hold the need for
@@ -72,7 +74,7 @@ class FitIndex {
   std::optional<Entry> popFreshUpTo(const AvailabilityProfile& profile, int64_t t);
 
   Capacity need_;
-  bool wholeNode_;
+  bool wholeNode_, allMemory_;
   int64_t probe_;
   std::vector<uint32_t> versionOf_;  // per profile node: the profile version its bound saw
   // (bound, node) as a binary heap: a search only ever takes entries from the front, so a heap

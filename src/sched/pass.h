@@ -32,13 +32,14 @@ struct ReplayEdits;  // pass_replay.cpp
 struct ShapeKey {
   int partition, nodes, cpus, gpus;
   int64_t memoryMb;
-  bool wholeNode;
+  bool wholeNode, allMemory;
   const std::string* gpuType;
   const std::string* constraint;
   TaskShape task;
   bool operator==(const ShapeKey& o) const {
     return partition == o.partition && nodes == o.nodes && cpus == o.cpus && gpus == o.gpus &&
-           memoryMb == o.memoryMb && wholeNode == o.wholeNode && *gpuType == *o.gpuType &&
+           memoryMb == o.memoryMb && wholeNode == o.wholeNode && allMemory == o.allMemory &&
+           *gpuType == *o.gpuType &&
            *constraint == *o.constraint && task == o.task;
   }
 };
@@ -47,7 +48,8 @@ struct ShapeHash {
     size_t h = std::hash<std::string>()(*k.constraint) ^ std::hash<std::string>()(*k.gpuType);
     const TaskShape& t = k.task;
     for (int64_t v : {int64_t{k.partition}, int64_t{k.nodes}, int64_t{k.cpus}, int64_t{k.gpus},
-                      k.memoryMb, int64_t{k.wholeNode}, int64_t{t.tasks}, int64_t{t.maxNodes},
+                      k.memoryMb, int64_t{k.wholeNode} << 1 | int64_t{k.allMemory},
+                      int64_t{t.tasks}, int64_t{t.maxNodes},
                       int64_t{t.cpusPerTask}, int64_t{t.cpusPerGpu}, int64_t{t.gpusPerTask},
                       t.memPerCpuMb, t.memPerGpuMb}) {
       h = h * 1000003u ^ std::hash<int64_t>()(v);
@@ -119,8 +121,8 @@ class Pass {
   bool holdersUnmoved(const std::vector<std::pair<int, const PendingInfo*>>& holders,
                       const std::vector<std::vector<int>>& nodesBehind);
   OwnedShape owned(const ShapeKey& k) const {
-    return OwnedShape{k.partition, k.nodes,   k.cpus,        k.gpus, k.memoryMb,
-                      k.wholeNode, *k.gpuType, *k.constraint, k.task};
+    return OwnedShape{k.partition, k.nodes,     k.cpus,     k.gpus,        k.memoryMb,
+                      k.wholeNode, k.allMemory, *k.gpuType, *k.constraint, k.task};
   }
 
   void prepare();
@@ -264,11 +266,13 @@ class Pass {
 
 // Asked for every node a pass looks at: defined here so that every part of the pass inlines them.
 inline Capacity Pass::needOn(const JobCtx& ctx, int node) const {
-  return ctx.demand.wholeNode ? profile_.total(node) : ctx.demand.perNode;
+  return ctx.demand.wholeNode ? profile_.total(node)
+                              : onNode(ctx.demand.perNode, ctx.demand.allMemory, profile_.total(node));
 }
 
 inline Capacity Pass::startNeed(const JobCtx& ctx, int node) const {
-  return ctx.walked ? ctx.oneTask : needOn(ctx, node);
+  return ctx.walked ? onNode(ctx.oneTask, ctx.demand.allMemory, profile_.total(node))
+                    : needOn(ctx, node);
 }
 
 inline bool Pass::eligibleWith(const JobCtx& ctx, int node, int gpus) const {

@@ -117,8 +117,8 @@ ShapeKey Pass::shapeKey(const JobCtx& ctx) const {
                      r.gpusPerTask, r.memPerCpuMb, r.memPerGpuMb};
   }
   // Pointers into the job (which outlives the pass), never into the short-lived ctx.
-  return ShapeKey{ctx.partition,  d.nodes,     d.perNode.cpus, d.perNode.gpus, d.perNode.memoryMb,
-                  d.wholeNode,    &r.gpuType,  &r.constraint,  task};
+  return ShapeKey{ctx.partition, d.nodes,     d.perNode.cpus, d.perNode.gpus, d.perNode.memoryMb,
+                  d.wholeNode,   d.allMemory, &r.gpuType,     &r.constraint,  task};
 }
 
 }  // namespace drover::sched::detail

@@ -38,7 +38,7 @@ struct TaskShape {
 struct OwnedShape {
   int partition = 0, nodes = 0, cpus = 0, gpus = 0;
   int64_t memoryMb = 0;
-  bool wholeNode = false;
+  bool wholeNode = false, allMemory = false;
   std::string gpuType, constraint;
   TaskShape task;
   auto operator<=>(const OwnedShape&) const = default;

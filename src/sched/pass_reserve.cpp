@@ -68,8 +68,9 @@ FitIndex& Pass::fitIndex(const JobCtx& ctx, const AvailabilityProfile& profile, 
   for (auto& [p, fi] : perProbe) {
     if (p == probe) return *fi;
   }
-  perProbe.emplace_back(probe, std::make_unique<FitIndex>(profile, eligibleNodes(ctx), ctx.demand.perNode,
-                                                          ctx.demand.wholeNode, probe));
+  perProbe.emplace_back(probe, std::make_unique<FitIndex>(profile, eligibleNodes(ctx),
+                                                          ctx.demand.perNode, ctx.demand.wholeNode,
+                                                          ctx.demand.allMemory, probe));
   return *perProbe.back().second;
 }
 

@@ -80,7 +80,8 @@ int Pass::taskRoom(const JobCtx& ctx, int node, const AvailabilityProfile& profi
                         ? -1
                         : std::popcount(freeGpuMask_[node] & index_.gpuMask(node, ctx.demand.gpuType));
   auto holds = [&](int tasks) {
-    const Capacity need = shareForTasks(r, tasks, ctx.demand.nodes);
+    const Capacity need =
+        onNode(shareForTasks(r, tasks, ctx.demand.nodes), ctx.demand.allMemory, profile.total(node));
     return free.covers(need) && (typed < 0 || typed >= need.gpus);
   };
   if (!holds(1)) return 0;
@@ -286,9 +287,11 @@ void Pass::commitNow(const JobCtx& ctx, std::vector<int> chosen, AvailabilityPro
   const std::vector<int> tasks = layTasks(ctx, chosen, profile, start.endTime);
   for (size_t k = 0; k < chosen.size(); ++k) {
     const int node = chosen[k];
-    Capacity need = tasks.empty() ? needOn(ctx, node)
-                                  : shareForTasks(ctx.job->request, tasks[k],
-                                                  static_cast<int>(chosen.size()));
+    Capacity need = tasks.empty()
+                        ? needOn(ctx, node)
+                        : onNode(shareForTasks(ctx.job->request, tasks[k],
+                                               static_cast<int>(chosen.size())),
+                                 ctx.demand.allMemory, profile.total(node));
     NodeAllocation a;
     a.node = snap_.nodes[node].name;
     a.nodeIndex = node;

@@ -61,6 +61,8 @@ struct JobRequest {
   int64_t memPerNodeMb = 0;  // at most one of the three memory forms is set
   int64_t memPerCpuMb = 0;
   int64_t memPerGpuMb = 0;
+  // --mem=0: each node's whole memory, whatever its size (sbatch(1)); memPerNodeMb stays 0.
+  bool allMemory = false;
   int gpusPerJob = 0;  // at most one of the three GPU forms is set
   int gpusPerNode = 0;
   int gpusPerTask = 0;

@@ -115,6 +115,46 @@ def test_cpu_memory_and_task_forms(cluster, work, args, cpus, mem, ntasks, tasks
     assert env["SLURM_TASKS_PER_NODE"] == tasks_per_node
 
 
+def sacct_memory(cluster, job):
+    r = cluster.cli("sacct", "-n", "-P", "-X", "-j", str(job), "-o", "ReqMem,ReqTRES,AllocTRES")
+    assert r.returncode == 0, r.stderr
+    return r.stdout.strip().split("|")
+
+
+def test_mem_zero_holds_the_whole_memory_of_its_node(cluster, work):
+    """`--mem=0` (sbatch(1): "access to all of the memory on each node"), as the reference Slurm
+    ran it: the job holds its node's 64G (scontrol TRES, sacct ReqMem/ReqTRES/AllocTRES),
+    MinMemoryNode stays 0, the job sees no SLURM_MEM_PER_NODE, and a job asking for memory on
+    that node waits for it (Resources); held with -N 2 it asks for 2 x 64G. And sacct prints
+    memory as the reference's did: --mem=1536 is 1.50G."""
+    script = work / "env-sleep.sh"
+    script.write_text(ENV_SCRIPT + "sleep 30\n")
+    whole = sbatch(cluster, work, "--mem=0", "-w", "node1", "-o", "/dev/null", str(script))
+    other = None
+    try:
+        f = wait_state(cluster, whole, "RUNNING")
+        assert (tres(f)["mem"], f["MinMemoryNode"]) == ("64G", "0"), f
+        other = sbatch(cluster, work, "--mem=1G", "-w", "node1", "-o", "/dev/null", "--wrap=true")
+        wait_for(lambda: fields(cluster, other)["Reason"] == "Resources", 15,
+                 what=f"job {other} waiting for node1's memory")
+        out = work / f"env-{whole}.out"
+        wait_for(out.exists, 10, what=str(out))
+        env = env_of(out.read_text())
+        assert "SLURM_MEM_PER_NODE" not in env and "SLURM_MEM_PER_CPU" not in env, env
+        assert sacct_memory(cluster, whole) == ["64G"] + ["billing=1,cpu=1,mem=64G,node=1"] * 2
+    finally:
+        cluster.cli("scancel", str(whole), *([str(other)] if other else []))
+    held = sbatch(cluster, work, "-H", "--mem=0", "-N", "2", "--wrap=true")
+    try:
+        assert tres(fields(cluster, held))["mem"] == "128G"
+        assert sacct_memory(cluster, held)[:2] == ["128G", "billing=2,cpu=2,mem=128G,node=2"]
+    finally:
+        cluster.cli("scancel", str(held))
+    job, _ = run_env(cluster, work, "--mem=1536")
+    assert tres(job)["mem"] == "1.50G"
+    assert sacct_memory(cluster, job["JobId"]) == ["1.50G"] + ["billing=1,cpu=1,mem=1.50G,node=1"] * 2
+
+
 def test_node_range_takes_as_many_nodes_as_are_free(cluster, work):
     """`-N 1-2`: scontrol shows the range while the job waits; on an idle cluster it then runs
     on 2 nodes with one task each, as real Slurm 22.05 does (sbatch(1): "as many nodes as

@@ -7,6 +7,7 @@
 #include "acct/report/sacct_values.h"
 #include "drover/time_spec.h"
 #include "acct/report/size_units.h"
+#include "acct/tres_counts.h"
 #include "drover/slurm_time_format.h"
 
 namespace drover::acct::report {
@@ -108,8 +109,14 @@ std::string freq(const Row& r, const std::optional<std::uint32_t> StepRecord::*m
 }
 
 // ReqMem: the job's whole request, as Slurm's (the mem of its ReqTRES): --mem per node times
-// the nodes (golden 117: --mem=1G on 2 nodes is 2G), --mem-per-cpu times the CPUs.
+// the nodes (golden 117: --mem=1G on 2 nodes is 2G), --mem-per-cpu times the CPUs; for
+// --mem=0 (all of each node's memory) its ReqTRES's, as the reference's 128G for `-N2`.
 std::int64_t requestedMemMb(const JobRecord& job) {
+  if (job.req_mem_mb == 0 && !job.req_mem_per_cpu) {
+    const auto tres = parseTresCounts(job.req_tres);
+    const auto mem = tres.find("mem");
+    return mem == tres.end() ? 0 : static_cast<std::int64_t>(mem->second);
+  }
   const auto each = static_cast<std::int64_t>(job.req_mem_mb);
   const std::int64_t times = job.req_mem_per_cpu ? job.req_cpus : job.req_nodes;
   return each * std::max<std::int64_t>(1, times);

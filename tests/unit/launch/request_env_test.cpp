@@ -36,12 +36,19 @@ TEST(AddRequestedOptions, MemoryPerNodeWinsOverTheDefaultPerCpu) {
   // The controller fills DefMemPerCPU into mem_per_cpu_mb; --mem (mem_set) is what was asked.
   v1::JobSpec spec;
   spec.set_mem_set(true);
-  spec.set_mem_per_node_mb(0);  // --mem=0: all of each node's memory
+  spec.set_mem_per_node_mb(500);
   spec.set_mem_per_cpu_mb(4000);
   JobEnvContext ctx;
   addRequestedOptions(spec, ctx);
-  EXPECT_EQ(ctx.mem_per_node_mb, 0u);
+  EXPECT_EQ(ctx.mem_per_node_mb, 500u);
   EXPECT_FALSE(ctx.mem_per_cpu_mb);
+  // --mem=0 (all of each node's memory) sets neither: the reference's job had no
+  // SLURM_MEM_PER_NODE (2026-12-03).
+  spec.set_mem_per_node_mb(0);
+  JobEnvContext all;
+  addRequestedOptions(spec, all);
+  EXPECT_FALSE(all.mem_per_node_mb);
+  EXPECT_FALSE(all.mem_per_cpu_mb);
 }
 
 }  // namespace

@@ -66,6 +66,8 @@ class JobBuilder {
   JobBuilder& gpusPerJob(int n) { j_.request.gpusPerJob = n; return *this; }
   JobBuilder& gpusPerTask(int n) { j_.request.gpusPerTask = n; return *this; }
   JobBuilder& memPerNode(int64_t m) { j_.request.memPerNodeMb = m; return *this; }
+  // --mem=0: each node's whole memory.
+  JobBuilder& allMemory() { j_.request.allMemory = true; return *this; }
   JobBuilder& memPerCpu(int64_t m) { j_.request.memPerCpuMb = m; return *this; }
   JobBuilder& memPerGpu(int64_t m) { j_.request.memPerGpuMb = m; return *this; }
   JobBuilder& cpusPerGpu(int c) { j_.request.cpusPerGpu = c; return *this; }

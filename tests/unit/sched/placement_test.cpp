@@ -100,6 +100,40 @@ TEST(Placement, SmallJobsDoNotFragmentEveryNode) {
   for (JobId id = 1; id <= 8; ++id) EXPECT_EQ(startOf(plan, id)->allocation.nodes[0].node, "gpu001");
 }
 
+// --mem=0 holds each node's whole memory, whatever its size (sbatch(1); the reference's job held
+// 64G and a `--mem=1G` job waited for its node): the allocation records it, a job that needs any
+// memory there waits, and its reservation is the node's end, through the index or not.
+TEST(Placement, AllMemoryHoldsEachNodesWholeMemory) {
+  for (bool indexed : {false, true}) {
+    Snapshot s;
+    s.nodes = {NodeBuilder("big", 0).gpus(8).memory(1024000), NodeBuilder("small", 1).gpus(8)};
+    s.partitions = {partition()};
+    s.running = {running(90, "small", 1, {0}, 500, 1000)};
+    s.pending = {JobBuilder(1).gpusPerNode(1).allMemory().time(1000).priority(10),
+                 JobBuilder(2).gpusPerNode(1).memPerNode(1000).time(100).priority(9),
+                 JobBuilder(3).gpusPerNode(1).allMemory().nodes(2).time(100).priority(8),
+                 JobBuilder(4).gpusPerNode(1).allMemory().nodes(2).time(100).priority(7),
+                 JobBuilder(5).gpusPerNode(1).time(100).priority(6)};
+    SchedulerParams params;
+    params.policy = Policy::Conservative;  // a reservation for every waiting job
+    params.indexedReserveSearch = indexed;
+    const Plan plan = schedule(s, params, 0);
+    // Job 1 cannot have all of small's memory while job 90 holds some: it takes big whole.
+    const Start* first = startOf(plan, 1);
+    ASSERT_NE(first, nullptr);
+    EXPECT_EQ(nodeNames(*first), std::vector<std::string>{"big"});
+    EXPECT_EQ(first->allocation.nodes[0].memoryMb, 1024000);
+    // Job 2's memory fits small beside job 90; job 5 asks for no memory and fits small too.
+    ASSERT_NE(startOf(plan, 2), nullptr);
+    EXPECT_EQ(nodeNames(*startOf(plan, 2)), std::vector<std::string>{"small"});
+    ASSERT_NE(startOf(plan, 5), nullptr);
+    // Two nodes with all their memory: once job 1 ends at 1000 (small is free of job 2 by 100),
+    // the second such job after the first.
+    EXPECT_EQ(pendingOf(plan, 3)->expectedStart, 1000) << indexed;
+    EXPECT_EQ(pendingOf(plan, 4)->expectedStart, 1100) << indexed;
+  }
+}
+
 TEST(Placement, GpusAreNeverGivenTwice) {
   Snapshot s;
   s.nodes = gpuNodes(2);
