@@ -66,6 +66,16 @@ Out setMinutes(ParsedCommand& pc, Arg arg, const ApplyContext& ctx) {
   return std::nullopt;
 }
 
+// -t/--time: as setMinutes, but "A time limit of zero requests that no time limit be imposed"
+// (sbatch(1)): the reference refused `-t 0` as it refused `-t UNLIMITED` in partitions with a
+// MaxTime (sbatch, srun and salloc alike).
+Out setTimeLimit(ParsedCommand& pc, Arg arg, const ApplyContext& ctx) {
+  auto m = parseTimeLimitMinutes(arg.value_or(""));
+  if (!m) return invalidSpec(ctx);
+  pc.spec.time_limit_minutes = *m == 0 ? kUnlimitedMinutes : *m;
+  return std::nullopt;
+}
+
 template <auto Field>
 Out setGpuCount(ParsedCommand& pc, Arg arg, const ApplyContext&) {
   auto g = parseGpuCount(arg.value_or(""));
@@ -145,8 +155,9 @@ Out applyArray(ParsedCommand& pc, Arg arg, const ApplyContext&) {
 Out applyDependency(ParsedCommand& pc, Arg arg, const ApplyContext& ctx) {
   auto d = parseDependencySpec(arg.value_or(""));
   if (!d) {
-    std::string what = ctx.tool == Tool::Sbatch ? "Batch job submission failed"
-                                                 : "Unable to allocate resources";
+    std::string what = ctx.tool == Tool::Sbatch   ? "Batch job submission failed"
+                       : ctx.tool == Tool::Salloc ? "Job submit/allocate failed"
+                                                  : "Unable to allocate resources";
     return OptionError{"error: " + what + ": Job dependency problem", kExitError};
   }
   pc.spec.dependency = std::move(*d);
@@ -445,7 +456,7 @@ const OptionDef kOptions[] = {
     {"test-only", 0, ArgKind::None, B | R, setTrue<&JobSpec::test_only>},
     {"thread-spec", 0, ArgKind::Required, ALL, acceptOnly},
     {"threads", 'T', ArgKind::Required, R, acceptOnly},
-    {"time", 't', ArgKind::Required, ALL, setMinutes<&JobSpec::time_limit_minutes>},
+    {"time", 't', ArgKind::Required, ALL, setTimeLimit},
     {"time-min", 0, ArgKind::Required, ALL, setMinutes<&JobSpec::time_min_minutes>},
     {"uid", 0, ArgKind::Required, B | A, setString<&JobSpec::run_as_user>},
     {"unbuffered", 'u', ArgKind::None, R, setTrue<&JobSpec::unbuffered>},

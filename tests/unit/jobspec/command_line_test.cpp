@@ -2,6 +2,7 @@
 // (captured in golden 012/057 and by running sbatch/srun/salloc against a config only).
 #include <gtest/gtest.h>
 
+#include "drover/time_spec.h"
 #include "jobspec/command_line.h"
 
 namespace drover::jobspec {
@@ -107,6 +108,17 @@ TEST(CommandLine, ParsesSbatchOptions) {
   EXPECT_FALSE(s.isSet("qos-x"));
 }
 
+// sbatch(1): "A time limit of zero requests that no time limit be imposed"; --time-min=0 is none.
+TEST(CommandLine, TimeZeroIsNoLimit) {
+  for (Tool tool : {Tool::Sbatch, Tool::Srun, Tool::Salloc}) {
+    auto r = parse(tool, {"-t", "0", "--time-min=0", "x"});
+    ASSERT_TRUE(r.ok()) << r.error().text;
+    EXPECT_EQ(r->spec.time_limit_minutes, drover::kUnlimitedMinutes);
+    EXPECT_EQ(r->spec.time_min_minutes, 0);
+  }
+  EXPECT_EQ(parse(Tool::Sbatch, {"-t", "0:30", "x"})->spec.time_limit_minutes, 1);
+}
+
 TEST(CommandLine, ParsesSrunOptions) {
   auto r = parse(Tool::Srun, {"-m", "cyclic", "-l", "-u", "-K", "-W", "30", "--cpu-bind=cores",
                               "--mpi=pmi2", "--overlap", "-I5", "-i", "all", "--gpus=4", "python", "x.py"});
@@ -192,6 +204,7 @@ TEST(CommandLine, ReportsErrorsLikeSlurm) {
       {Tool::Sbatch, {"--array=5-2"}, "sbatch: error: Batch job submission failed: Invalid job array specification", 1},
       {Tool::Sbatch, {"--dependency=foo:1"}, "sbatch: error: Batch job submission failed: Job dependency problem", 1},
       {Tool::Srun, {"-d", "foo:1"}, "srun: error: Unable to allocate resources: Job dependency problem", 1},
+      {Tool::Salloc, {"-d", "foo:1"}, "salloc: error: Job submit/allocate failed: Job dependency problem", 1},
       {Tool::Sbatch, {"-w", "n[1-"}, "sbatch: error: Invalid node name specified: n[1-", 1},
       {Tool::Sbatch, {"--nice=99999999999"}, "sbatch: error: Invalid --nice value, out of range (+/- 2147483645)", 255},
       {Tool::Sbatch, {"--nice=-2147483646"}, "sbatch: error: Invalid --nice value, out of range (+/- 2147483645)", 255},
