@@ -159,14 +159,19 @@ std::string compressRanks(std::vector<std::uint32_t> ranks) {
   return jobspec::compressIds(ranks);
 }
 
+const std::string kAllocPrefix = "Job submit/allocate failed: ";
+
 std::string formatAllocFailure(std::string_view prog, const std::string& controller_message) {
   static const std::string kBatchPrefix = "Batch job submission failed: ";
-  static const std::string kPrefix = "Unable to allocate resources: ";
+  static const std::string kSrunPrefix = "Unable to allocate resources: ";
+  const std::string& prefix = prog == "salloc" ? kAllocPrefix : kSrunPrefix;
   auto lines = nonEmptyLines(controller_message);
   if (lines.empty()) lines.push_back("Unexpected failure");
   std::string& last = lines.back();
-  if (last.rfind(kBatchPrefix, 0) == 0) last = last.substr(kBatchPrefix.size());
-  if (last.rfind(kPrefix, 0) != 0) last = kPrefix + last;
+  for (const std::string* known : {&kBatchPrefix, &kSrunPrefix, &kAllocPrefix}) {
+    if (last.rfind(*known, 0) == 0) last = last.substr(known->size());
+  }
+  last = prefix + last;
   std::string out;
   for (const auto& l : lines) out += std::string(prog) + ": error: " + l + "\n";
   return out;

@@ -63,6 +63,7 @@ std::string compressRanks(std::vector<std::uint32_t> ranks);
 // A refused allocation, as srun/salloc print it (golden 008, 014, 015):
 //   "srun: error: invalid partition specified: nosuch\n"
 //   "srun: error: Unable to allocate resources: Invalid partition name specified\n"
+// salloc's last line says "Job submit/allocate failed: " instead, as the reference's did.
 std::string formatAllocFailure(std::string_view prog, const std::string& controller_message);
 
 // "srun: error: Unable to create step for job 7: <why>\n"

@@ -90,6 +90,21 @@ def test_salloc_fewer_tasks_than_nodes_sets_the_node_count_with_slurms_warning(c
     assert out.strip() == "2", out
 
 
+def test_salloc_refusals_say_job_submit_allocate_failed(cluster):
+    """salloc's refusals as the reference's salloc printed them (srun's say "Unable to allocate
+    resources"); `-t 0` asks for no time limit (sbatch(1)), which the partition's MaxTime refuses,
+    as the reference refused it for sbatch, srun and salloc alike."""
+    for args, why in [(["-N", "9"], "Node count specification invalid"),
+                      (["-d", "foo:1"], "Job dependency problem"),
+                      (["-t", "0"], "Requested time limit is invalid (missing or exceeds some limit)")]:
+        r = run(cluster, "salloc", *args, "true")
+        _, err = text(r)
+        assert (r.returncode, err) == (1, f"salloc: error: Job submit/allocate failed: {why}\n"), args
+    r = run(cluster, "srun", "-t", "0", "true")
+    assert text(r)[1].endswith("srun: error: Unable to allocate resources: Requested time limit is "
+                               "invalid (missing or exceeds some limit)\n"), text(r)
+
+
 def test_salloc_immediate_and_revoked(cluster):
     blocker = subprocess.run([str(cluster.bin / "sbatch"), "--parsable", "-N3", "--exclusive",
                               "--wrap=sleep 300"], capture_output=True, env=cluster.env(),

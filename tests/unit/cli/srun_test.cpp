@@ -231,7 +231,7 @@ TEST(SrunStepTest, AllocationFailuresMatchGoldens) {
   EXPECT_EQ(formatAllocFailure("srun", "Batch job submission failed: More processors requested than permitted"),
             goldenStderr("015-err-too-many-tasks.txt"));
   EXPECT_EQ(formatAllocFailure("salloc", "Requested node configuration is not available"),
-            "salloc: error: Unable to allocate resources: Requested node configuration is not available\n");
+            "salloc: error: Job submit/allocate failed: Requested node configuration is not available\n");
 }
 
 TEST(SrunStepTest, StepFailure) {
