@@ -133,9 +133,11 @@ AllocationResult acquireAllocation(ControllerClient& client, const AllocationReq
     }
     // Said once the job is known to wait, before any -I deadline (a loaded machine may pass
     // that deadline within the first short wait; the notice still comes first, as Slurm's).
+    // A bare -I asks for no wait at all: the reference refused at once, saying nothing else.
+    const bool at_once = request.immediate_seconds == 0u;
     if (!waited) {
       waited = true;
-      if (!request.quiet) {
+      if (!request.quiet && !at_once) {
         if (salloc) std::cerr << "salloc: Pending job allocation " << id << "\n";
         std::cerr << prog << ": job " << id << " queued and waiting for resources\n";
       }
@@ -143,7 +145,17 @@ AllocationResult acquireAllocation(ControllerClient& client, const AllocationReq
     }
     if (give_up && Clock::now() >= *give_up) {
       cancelQuietly(client, id);
-      std::cerr << prog << ": error: Unable to allocate resources: Connection timed out\n";
+      // As the reference's: a bare -I is refused with the nodes busy (salloc then revokes the
+      // allocation); -I N runs out of time (salloc) or finds the nodes busy (srun).
+      const std::string revoked = "salloc: Job allocation " + id + " has been revoked.\n";
+      const std::string failed = prog + ": error: Unable to allocate resources: ";
+      if (salloc && at_once) {
+        std::cerr << failed << "Requested nodes are busy\n" << revoked;
+      } else if (salloc) {
+        std::cerr << revoked << failed << "Connection timed out\n";
+      } else {
+        std::cerr << failed << "Requested nodes are busy\n";
+      }
       return {};
     }
   }

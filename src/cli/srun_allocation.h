@@ -5,8 +5,12 @@
 //           resources" (only when it had to wait)
 //   salloc: "salloc: Pending job allocation 7", the same two lines, then always
 //           "salloc: Granted job allocation 7"
-// -I/--immediate[=secs] gives up after secs (1 when none is given), cancels the job and
-// prints "<prog>: error: Unable to allocate resources: Connection timed out" as Slurm.
+// -I/--immediate[=secs] gives up after secs (1 when none is given: the reference decided at
+// once, Drover gives the scheduler's pass that second), cancels the job and prints what the
+// reference printed: "Unable to allocate resources: Requested nodes are busy" (srun; salloc
+// with a bare -I, then "salloc: Job allocation 7 has been revoked."), or for salloc -I N the
+// revoked line, then "Unable to allocate resources: Connection timed out". A bare -I prints no
+// "queued" lines.
 // SIGINT/SIGTERM/SIGHUP while waiting cancel the request.
 #include <chrono>
 #include <cstdint>

@@ -114,11 +114,26 @@ def test_salloc_immediate_and_revoked(cluster):
     try:
         wait_for(lambda: job_fields(cluster, blocker_id).get("JobState") == "RUNNING", 30,
                  what="the blocker to run")
+        # The reference's words for each form (2026-12-03, every node busy).
         r = run(cluster, "salloc", "-I", "-N1", "true", timeout=30)
         out, err = text(r)
         assert r.returncode == 1, err
-        assert re.search(r"salloc: Pending job allocation \d+\n", err), err
-        assert err.endswith("salloc: error: Unable to allocate resources: Connection timed out\n"), err
+        assert re.fullmatch(r"salloc: error: Unable to allocate resources: Requested nodes are busy\n"
+                            r"salloc: Job allocation \d+ has been revoked\.\n", err), err
+        r = run(cluster, "salloc", "-I1", "-N1", "true", timeout=30)
+        out, err = text(r)
+        assert r.returncode == 1, err
+        assert re.fullmatch(r"salloc: Pending job allocation (\d+)\n"
+                            r"salloc: job \1 queued and waiting for resources\n"
+                            r"salloc: Job allocation \1 has been revoked\.\n"
+                            r"salloc: error: Unable to allocate resources: Connection timed out\n",
+                            err), err
+        for immediate, queued in (("-I", ""), ("-I1", r"srun: job \d+ queued and waiting for resources\n")):
+            r = run(cluster, "srun", immediate, "-N1", "true", timeout=30)
+            out, err = text(r)
+            assert r.returncode == 1, err
+            assert re.fullmatch(queued + "srun: error: Unable to allocate resources: Requested nodes "
+                                "are busy\n", err), (immediate, err)
     finally:
         run(cluster, "scancel", str(blocker_id))
     wait_final(cluster, blocker_id)
