@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "builders.h"
+#include "plan_equality.h"
 #include "sched/incremental.h"
 #include "sched/scheduler.h"
 
@@ -36,33 +37,6 @@ struct Case {
   int64_t reservedAt = 0;
   std::vector<JobId> waits;  // jobs that must stay pending
 };
-
-void expectSame(const Plan& got, const Plan& want) {
-  ASSERT_EQ(got.starts.size(), want.starts.size());
-  for (size_t i = 0; i < got.starts.size(); ++i) {
-    EXPECT_EQ(got.starts[i].id, want.starts[i].id);
-    EXPECT_EQ(got.starts[i].backfill, want.starts[i].backfill) << "job " << want.starts[i].id;
-    ASSERT_EQ(got.starts[i].allocation.nodes.size(), want.starts[i].allocation.nodes.size());
-    for (size_t k = 0; k < got.starts[i].allocation.nodes.size(); ++k) {
-      EXPECT_EQ(got.starts[i].allocation.nodes[k].node, want.starts[i].allocation.nodes[k].node);
-      EXPECT_EQ(got.starts[i].allocation.nodes[k].gpus, want.starts[i].allocation.nodes[k].gpus);
-    }
-  }
-  ASSERT_EQ(got.pending.size(), want.pending.size());
-  for (size_t i = 0; i < got.pending.size(); ++i) {
-    EXPECT_EQ(got.pending[i].id, want.pending[i].id);
-    EXPECT_EQ(got.pending[i].reason, want.pending[i].reason) << "job " << want.pending[i].id;
-    EXPECT_EQ(got.pending[i].expectedStart, want.pending[i].expectedStart);
-    EXPECT_EQ(got.pending[i].estimatedStart, want.pending[i].estimatedStart);
-    EXPECT_EQ(got.pending[i].plannedNodes, want.pending[i].plannedNodes);
-  }
-  EXPECT_EQ(got.stats.jobsConsidered, want.stats.jobsConsidered);
-  EXPECT_EQ(got.stats.skippedSameShape, want.stats.skippedSameShape);
-  EXPECT_EQ(got.stats.reservationsMade, want.stats.reservationsMade);
-  EXPECT_EQ(got.stats.backfilled, want.stats.backfilled);
-  EXPECT_EQ(got.stats.waitingOnPriority, want.stats.waitingOnPriority);
-  EXPECT_EQ(got.stats.waitingOnResources, want.stats.waitingOnResources);
-}
 
 std::vector<Case> cases() {
   std::vector<Case> out;
@@ -186,7 +160,7 @@ TEST(CompletionReplay, Cases) {
     const int before = sched.counters().completionReplays;
     const Plan& got = sched.pass(10);
     EXPECT_EQ(sched.counters().completionReplays, before + 1) << "the replay was not taken";
-    expectSame(got, schedule(sched.snapshot(), params, 10));
+    expectSamePlan(got, schedule(sched.snapshot(), params, 10));
     ASSERT_EQ(got.starts.size(), c.starts.size());
     for (size_t i = 0; i < c.starts.size(); ++i) {
       EXPECT_EQ(got.starts[i].id, c.starts[i].id);
@@ -294,7 +268,7 @@ TEST(CompletionReplay, EqualsFullPassOnVariedClusters) {
         Plan want = schedule(copy, params, now);
         const Plan& got = sched.pass(now);
         SCOPED_TRACE(v.name + " seed " + std::to_string(seed) + " step " + std::to_string(step));
-        expectSame(got, want);
+        expectSamePlan(got, want);
         if (::testing::Test::HasFailure()) return;
         replays += sched.counters().completionReplays - before;
         // Start only some plans, so that completions often follow a pass without starts.

@@ -3,6 +3,7 @@
 // schedule()'s of the same state, field by field, the pass's tallies included.
 #include <gtest/gtest.h>
 
+#include "sched/scheduler.h"
 #include "sched/types.h"
 
 namespace drover::sched::testing {
@@ -39,6 +40,15 @@ inline void expectSamePlan(const Plan& got, const Plan& want) {
   EXPECT_EQ(got.stats.backfilled, want.stats.backfilled);
   EXPECT_EQ(got.stats.waitingOnPriority, want.stats.waitingOnPriority);
   EXPECT_EQ(got.stats.waitingOnResources, want.stats.waitingOnResources);
+}
+
+// The plans of the indexed reservation search (FitIndex) equal those of asking every node, on
+// `s` at time 0 under `params` (start estimates off: they come only from the indexed search).
+inline void expectIndexedSearchEqualsAskingEveryNode(const Snapshot& s, SchedulerParams params) {
+  params.estimateDepth = 0;
+  SchedulerParams exhaustive = params;
+  exhaustive.indexedReserveSearch = false;
+  expectSamePlan(schedule(s, params, 0), schedule(s, exhaustive, 0));
 }
 
 }  // namespace drover::sched::testing
