@@ -41,6 +41,14 @@ std::string normalised(double v) {
   return buf;
 }
 
+// The normalised job priority to 14 places, which the field's width then cuts, as the
+// reference printed it: `%10y` 0.00000238, `%.12y` 0.0000023801, `%y` 0.00000238018401.
+std::string normalisedPriority(double v) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%16.14f", v);
+  return buf;
+}
+
 // The TRES column: "cpu=250,gres/gpu=1000" (weighted, integers as the other columns) or the
 // normalised shares; empty when no PriorityWeightTRES is configured (golden 084).
 std::string tresValue(const v1::JobPriority& j, const v1::PriorityWeights& w, bool weighted_out) {
@@ -74,7 +82,7 @@ std::string jobValue(char code, const v1::JobPriority& j, const v1::PriorityWeig
     case 'r': return j.partition();
     case 'u': return j.user();
     case 'Y': return std::to_string(j.priority());
-    case 'y': return normalised(static_cast<double>(j.priority()) / kMaxPriority);
+    case 'y': return normalisedPriority(static_cast<double>(j.priority()) / kMaxPriority);
     case 'S': return "0";
     case 'A': return integer(j.age() * w.age());
     case 'a': return normalised(j.age());
@@ -122,7 +130,7 @@ Result<std::string> renderSprio(const SprioOptions& o, const v1::GetPrioritiesRe
     // Slurm's short default shows only factors with a weight: ASSOC and TRES when configured.
     const bool tres = reply.weights().tres_size() > 0;
     if (reply.weights().assoc() > 0) {
-      text.replace(text.find(o.norm ? " %.10f" : " %.10F"), 0, o.norm ? " %.10b" : " %.10B");
+      text.replace(text.find(o.norm ? " %10f" : " %.10F"), 0, o.norm ? " %10b" : " %.10B");
     }
     if (tres) text += o.norm ? " %20t" : " %20T";
   }

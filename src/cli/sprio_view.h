@@ -9,14 +9,15 @@
 
 namespace drover::cli {
 
+// The defaults: sprio(1)'s (the short one without ASSOC and TRES, which renderSprio adds when
+// they have weights) and, for -n, the reference's: left-justified factors, no SITE or NICE.
 inline constexpr const char* kSprioDefaultFormat =
-    "%.15i %9r %.10Y %.10S %.10A %.10F %.10J %.10P %.10Q %.6N";
+    "%.15i %9r %.10Y %.10S %.10A %.10F %.10J %.10P %.10Q";
 inline constexpr const char* kSprioLongFormat =
     "%.15i %9r %.8u %.10Y %.10S %.10A %.10B %.10F %.10J %.10P %.10Q %.11N %.20T";
-inline constexpr const char* kSprioNormFormat =
-    "%.15i %9r %.10y %.10S %.10a %.10f %.10j %.10p %.10q %.6N";
+inline constexpr const char* kSprioNormFormat = "%.15i %9r %10y %10a %10f %10j %10p %10q";
 inline constexpr const char* kSprioNormLongFormat =
-    "%.15i %9r %.8u %.10y %.10S %.10a %.10b %.10f %.10j %.10p %.10q %.11N %.20t";
+    "%.15i %9r %.8u %10y %10a %10b %10f %10j %10p %10q %20t";
 
 struct SprioOptions {
   std::string format;  // -o; "" = the default for -l / -n

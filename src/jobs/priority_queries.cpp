@@ -121,6 +121,8 @@ v1::GetPrioritiesReply JobManager::priorities(const v1::GetPrioritiesRequest& re
   std::optional<ShareTable> shares;
   std::optional<PriorityCalculator> calc;
   const std::vector<sched::Node>& nodes = last_nodes_.empty() ? config_nodes_ : last_nodes_;
+  // An array's waiting tasks are one record with the array's id, one row as the reference's.
+  std::set<std::pair<JobId, std::string>> shown;
   for (const auto& [id, job] : jobs_) {
     if (job.state() != v1::JOB_PENDING || !listedBySprio(job, now)) continue;
     if (!ids.empty() && !ids.count(job.info.job_id()) && !ids.count(job.info.array_job_id())) {
@@ -137,6 +139,7 @@ v1::GetPrioritiesReply JobManager::priorities(const v1::GetPrioritiesRequest& re
                                                 : splitCommas(job.info.partition());
     for (const std::string& partition : listed) {
       if (!parts.empty() && !parts.count(partition)) continue;
+      if (!shown.emplace(job.info.job_id(), partition).second) continue;
       PriorityFactors f;
       std::int64_t priority = job.info.priority();
       auto it = st.factors.find(id);

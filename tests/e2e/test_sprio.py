@@ -80,10 +80,11 @@ def test_assoc_jobsize_and_tres_factors(cluster):
     assert weights[0][0] == "Weights" and weights[0][-1] == "cpu=1000,gres/gpu=20", weights
     header, weights = rows(c, "-w", "-o", "%.15i %.10B %30T")
     assert weights[0] == ["Weights", "1000", "cpu=1000,gres/gpu=2000"], weights
-    # The short default adds ASSOC and TRES once they have weights.
+    # The short default adds ASSOC and TRES once they have weights: sprio(1)'s default, which
+    # has no NICE (the reference's had none either).
     header, _ = rows(c)
     assert header == ["JOBID", "PARTITION", "PRIORITY", "SITE", "AGE", "ASSOC", "FAIRSHARE",
-                      "JOBSIZE", "PARTITION", "QOS", "NICE", "TRES"], header
+                      "JOBSIZE", "PARTITION", "QOS", "TRES"], header
 
     block = hold_the_cluster(c)
     alice = submit(c, "-A", "vip", "-n", "8", "--gpus=2", user="alice")
@@ -125,11 +126,14 @@ def test_lists_only_jobs_the_scheduler_may_start(cluster):
     dep = submit(c, f"--dependency=afterok:{block}", "-n", "1", user="bob")
     later = submit(c, "--begin=now+1hour", "-n", "1", user="bob")
     array = submit(c, "--array=0-3%1", "-n", "1", user="bob")
+    unthrottled = submit(c, "--array=0-2", "-n", "1", user="bob")
     # The array's one slot goes to its lowest task; the others wait for the throttle.
-    listed = wait_for(lambda: (lambda ids: ids if len(ids) == 2 else None)(sprio_ids(c)), 20,
-                      what="two jobs in sprio")
+    listed = wait_for(lambda: (lambda ids: ids if len(ids) == 3 else None)(sprio_ids(c)), 20,
+                      what="three jobs in sprio")
     assert waiting in listed, listed
     assert len(sprio_ids(c, "-j", str(array))) == 1, c.cli("sprio", "-j", str(array)).stdout
+    # An array's waiting tasks are one record, one row, as the reference's sprio showed them.
+    assert sprio_ids(c, "-j", str(unthrottled)) == [unthrottled], c.cli("sprio").stdout
     for job in (held, dep, later):
         assert sprio_ids(c, "-j", str(job)) == [], job
     # As the reference's: a user filter that lists nothing prints the header; a user nobody is
@@ -144,4 +148,5 @@ def test_lists_only_jobs_the_scheduler_may_start(cluster):
     # Released, the held job is listed.
     assert c.scontrol("release", str(held)).returncode == 0
     wait_for(lambda: held in sprio_ids(c), 10, what="the released job in sprio")
-    c.cli("scancel", str(block), str(waiting), str(held), str(dep), str(later), str(array))
+    c.cli("scancel", str(block), str(waiting), str(held), str(dep), str(later), str(array),
+          str(unthrottled))

@@ -72,18 +72,20 @@ TEST(SprioViewTest, Variants) {
   sorted.no_header = true;
   custom.format = "%.4i|%F|%f|%Y";
   const std::vector<Case> cases = {
+      // sprio(1)'s short default has no NICE; -n's factors are left-justified without SITE
+      // or NICE and its priority cut from 14 places, as the reference printed them.
       {"default", def,
-       "          JOBID PARTITION   PRIORITY       SITE        AGE  FAIRSHARE    JOBSIZE  PARTITION        QOS   NICE\n"
-       "             33 gpu            10631          0          0      10000        531        100          0      0\n"
-       "             34 gpu            10631          0          0      10000        531        100          0      0\n"
-       "             35 gpu            10631          0          0      10000        531        100          0      0\n"},
+       "          JOBID PARTITION   PRIORITY       SITE        AGE  FAIRSHARE    JOBSIZE  PARTITION        QOS\n"
+       "             33 gpu            10631          0          0      10000        531        100          0\n"
+       "             34 gpu            10631          0          0      10000        531        100          0\n"
+       "             35 gpu            10631          0          0      10000        531        100          0\n"},
       {"weights", weights,
-       "          JOBID PARTITION   PRIORITY       SITE        AGE  FAIRSHARE    JOBSIZE  PARTITION        QOS   NICE\n"
-       "        Weights                               1       1000      10000       1000       1000       1000       \n"},
+       "          JOBID PARTITION   PRIORITY       SITE        AGE  FAIRSHARE    JOBSIZE  PARTITION        QOS\n"
+       "        Weights                               1       1000      10000       1000       1000       1000\n"},
       {"norm", norm,
-       "             33 gpu        0.0000025          0  0.0000000  1.0000000  0.5310000  0.1000000  0.0000000      0\n"
-       "             34 gpu        0.0000025          0  0.0000000  1.0000000  0.5310000  0.1000000  0.0000000      0\n"
-       "             35 gpu        0.0000025          0  0.0000000  1.0000000  0.5310000  0.1000000  0.0000000      0\n"},
+       "             33 gpu       0.00000247 0.0000000  1.0000000  0.5310000  0.1000000  0.0000000 \n"
+       "             34 gpu       0.00000247 0.0000000  1.0000000  0.5310000  0.1000000  0.0000000 \n"
+       "             35 gpu       0.00000247 0.0000000  1.0000000  0.5310000  0.1000000  0.0000000 \n"},
       {"sorted", sorted, "35 bob\n33 alice\n34 alice\n"},
       {"custom", custom,
        "JOBI|FAIRSHARE|FAIRSHARE|PRIORITY\n"  // a width truncates, as Slurm's
