@@ -174,9 +174,9 @@ void CtldState::fillNode(const NodeRecord& n, const NodeUsage* usage, v1::NodeIn
   BaseState base = n.base;
   if (usage != nullptr && usage->cpus > 0 && (base == BaseState::kIdle || base == BaseState::kMixed ||
                                               base == BaseState::kAllocated)) {
-    const bool full = usage->cpus >= c.cpus ||
-                      (c.real_memory_mb > 0 && usage->memory_mb >= c.real_memory_mb);
-    base = full ? BaseState::kAllocated : BaseState::kMixed;
+    // By CPUs alone, as Slurm's: the reference showed a node whose whole memory a `--mem=0`
+    // job held, or all of whose GPUs one job held, MIXED while CPUs were left.
+    base = usage->cpus >= c.cpus ? BaseState::kAllocated : BaseState::kMixed;
   }
   out->set_state(toProto(base));
   if (usage != nullptr) {

@@ -124,9 +124,10 @@ def sacct_memory(cluster, job):
 def test_mem_zero_holds_the_whole_memory_of_its_node(cluster, work):
     """`--mem=0` (sbatch(1): "access to all of the memory on each node"), as the reference Slurm
     ran it: the job holds its node's 64G (scontrol TRES, sacct ReqMem/ReqTRES/AllocTRES),
-    MinMemoryNode stays 0, the job sees no SLURM_MEM_PER_NODE, and a job asking for memory on
-    that node waits for it (Resources); held with -N 2 it asks for 2 x 64G. And sacct prints
-    memory as the reference's did: --mem=1536 is 1.50G."""
+    MinMemoryNode stays 0, the node is MIXED (CPUs are left), the job sees no
+    SLURM_MEM_PER_NODE, and a job asking for memory on that node waits for it (Resources);
+    held with -N 2 it asks for 2 x 64G. And sacct prints memory as the reference's did:
+    --mem=1536 is 1.50G."""
     script = work / "env-sleep.sh"
     script.write_text(ENV_SCRIPT + "sleep 30\n")
     whole = sbatch(cluster, work, "--mem=0", "-w", "node1", "-o", "/dev/null", str(script))
@@ -134,6 +135,9 @@ def test_mem_zero_holds_the_whole_memory_of_its_node(cluster, work):
     try:
         f = wait_state(cluster, whole, "RUNNING")
         assert (tres(f)["mem"], f["MinMemoryNode"]) == ("64G", "0"), f
+        # Its node is MIXED, not ALLOCATED, while CPUs are left, as the reference's was.
+        r = cluster.cli("sinfo", "-h", "-N", "-n", "node1", "-o", "%T")
+        assert set(r.stdout.split()) == {"mixed"}, r.stdout  # a line per partition
         other = sbatch(cluster, work, "--mem=1G", "-w", "node1", "-o", "/dev/null", "--wrap=true")
         wait_for(lambda: fields(cluster, other)["Reason"] == "Resources", 15,
                  what=f"job {other} waiting for node1's memory")

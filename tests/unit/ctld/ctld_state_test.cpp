@@ -156,6 +156,33 @@ TEST_F(CtldStateTest, InvalidReconfigureKeepsOldConfig) {
   EXPECT_EQ(rep.nodes_size(), 3);
 }
 
+// ALLOCATED once every CPU is allocated, else MIXED: the reference's node held whole by memory
+// (--mem=0) or GPUs (--gres=gpu:8) with one CPU was MIXED.
+TEST_F(CtldStateTest, AllocatedIsByCpusAlone) {
+  auto st = start();
+  Registration reg;
+  reg.node_name = "node1";
+  reg.resources.cpus = 16;
+  reg.resources.real_memory_mb = 65536;
+  for (std::uint32_t i = 0; i < 8; ++i) reg.resources.gpus.push_back({i, "h100", ""});
+  ASSERT_TRUE(st->registerAgent(reg));
+  NodeUsage usage;
+  st->setUsageSource([&] { return std::map<std::string, NodeUsage>{{"node1", usage}}; });
+  auto stateOf = [&] {
+    v1::GetNodesReply rep;
+    EXPECT_TRUE(st->fillNodes({"node1"}, &rep));
+    return rep.nodes(0).state();
+  };
+  usage.cpus = 1;
+  usage.memory_mb = 65536;
+  usage.gpus = 8;
+  EXPECT_EQ(stateOf(), v1::NODE_MIXED);
+  usage.cpus = 16;
+  usage.memory_mb = 0;
+  usage.gpus = 0;
+  EXPECT_EQ(stateOf(), v1::NODE_ALLOCATED);
+}
+
 TEST(GresString, Table) {
   EXPECT_EQ(gresString("", 0), "");
   EXPECT_EQ(gresString("", 8), "gpu:8");
