@@ -68,7 +68,7 @@ def sprio_rows(cluster, *args):
 def test_weights_line_shows_the_configured_weights(cluster):
     lines = sprio_rows(cluster, "-w")
     assert lines[0].split() == ["JOBID", "PARTITION", "PRIORITY", "SITE", "AGE", "FAIRSHARE",
-                                "JOBSIZE", "PARTITION", "QOS", "NICE"], lines
+                                "JOBSIZE", "PARTITION", "QOS"], lines
     assert lines[1].split() == ["Weights", "1", "1000", "10000", "1000", "1000", "1000"], lines
 
 
@@ -160,8 +160,8 @@ def test_fair_share_tree_then_usage_then_priorities(cluster):
     assert [r.split()[0] for r in sprio_rows(c, f"-j{ja}")[1:]] == [str(ja)]
     assert [r.split()[0] for r in sprio_rows(c, "-u", "bob")[1:]] == [str(jb)]
     assert sprio_rows(c, "-h", "-o", "%i %F", "-S", "-F") == [f"{jb} {fb}", f"{ja} {fa}"]
-    normal = sprio_rows(c, "-n", "-h", "-j", str(jb))
-    assert normal[0].split()[5] == "1.0000000", normal
+    normal = sprio_rows(c, "-n", "-h", "-j", str(jb))  # JOBID PARTITION PRIORITY AGE FAIRSHARE
+    assert normal[0].split()[4] == "1.0000000", normal
     missing = c.cli("sprio", "-j", "999999")
     assert missing.returncode == 0, missing.stderr
     assert missing.stdout == "Unable to find jobs matching user/id(s) specified\n", missing.stdout
