@@ -361,7 +361,7 @@ void value(const v1::JobInfo& j, char code, std::int64_t now, std::string& v) {
     case kTresBind: setOrNA(v, tresBindText(j.spec())); return;
     case kDeadline: v = timeOrNA(j.spec().deadline()); return;
     case kPrefer: setOrNull(v, j.spec().prefer()); return;
-    case kTresFreq: v = j.spec().gpu_freq().empty() ? "N/A" : tresFreqText(j.spec()); return;
+    case kTresFreq: setOrNA(v, tresFreqText(j.spec())); return;
     default:
       if (const FixedField* fixed = fixedField(code)) v.assign(fixed->value);
       else v.clear();

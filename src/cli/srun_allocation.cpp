@@ -94,6 +94,8 @@ AllocationResult acquireAllocation(ControllerClient& client, const AllocationReq
   const Clock::time_point submitted_at = Clock::now();
 
   std::optional<Clock::time_point> give_up;
+  // A bare -I asks for no wait at all: the reference refused at once, saying nothing else.
+  const bool at_once = request.immediate_seconds == 0u;
   if (request.immediate_seconds) {
     give_up = Clock::now() + std::chrono::seconds(std::max<std::uint32_t>(1, *request.immediate_seconds));
   }
@@ -126,15 +128,11 @@ AllocationResult acquireAllocation(ControllerClient& client, const AllocationReq
       // Ended before it started (scancel, --deadline): the reference's lines for both.
       if (salloc) std::cerr << "salloc: Job allocation " << id << " has been revoked.\n";
       std::cerr << prog << ": Job has been cancelled\n";
-      std::cerr << prog << ": error: "
-                << (salloc ? "Job submit/allocate failed: " : "Unable to allocate resources: ")
-                << "Job/step already completing or completed\n";
+      std::cerr << formatAllocFailure(prog, "Job/step already completing or completed");
       return {};
     }
     // Said once the job is known to wait, before any -I deadline (a loaded machine may pass
     // that deadline within the first short wait; the notice still comes first, as Slurm's).
-    // A bare -I asks for no wait at all: the reference refused at once, saying nothing else.
-    const bool at_once = request.immediate_seconds == 0u;
     if (!waited) {
       waited = true;
       if (!request.quiet && !at_once) {

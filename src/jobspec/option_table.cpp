@@ -1,7 +1,9 @@
+#include <algorithm>
 #include <array>
 
 #include "drover/hostlist.h"
 #include "common/ascii_case.h"
+#include "common/comma_list.h"
 #include "drover/time_spec.h"
 #include "jobspec/gpu_bind.h"
 #include "jobspec/options.h"
@@ -299,19 +301,12 @@ Out applyGpuFreq(ParsedCommand& pc, Arg arg, const ApplyContext&) {
     return v == "low" || v == "medium" || v == "high" || v == "highm1" ||
            (!v.empty() && v.size() <= 9 && v.find_first_not_of("0123456789") == std::string_view::npos);
   };
-  bool ok = true;
-  int items = 0;
-  std::string_view rest = value;
-  while (ok && !rest.empty()) {
-    const size_t comma = rest.find(',');
-    std::string_view item = rest.substr(0, comma);
-    rest.remove_prefix(comma == std::string_view::npos ? rest.size() : comma + 1);
-    if (item.empty()) continue;
-    ++items;
+  const std::vector<std::string> items = splitCommas(value);
+  const bool ok = !items.empty() && std::all_of(items.begin(), items.end(), [&](std::string_view item) {
     if (item.substr(0, 7) == "memory=") item.remove_prefix(7);
-    ok = item == "verbose" || level(item);
-  }
-  if (!ok || items == 0) return OptionError{"error: Invalid --gpu-freq argument: gpu:" + value, 255};
+    return item == "verbose" || level(item);
+  });
+  if (!ok) return OptionError{"error: Invalid --gpu-freq argument: gpu:" + value, 255};
   pc.spec.gpu_freq = value;
   return std::nullopt;
 }

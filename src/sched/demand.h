@@ -36,6 +36,12 @@ inline Capacity onNode(Capacity share, bool allMemory, const Capacity& node) {
   return share;
 }
 
+// What the demand holds of a node of capacity `node`: all of it for a whole-node job, else its
+// per-node share (onNode). The pass and its FitIndexes ask the same.
+inline Capacity needOnNode(const Demand& demand, const Capacity& node) {
+  return demand.wholeNode ? node : onNode(demand.perNode, demand.allMemory, node);
+}
+
 // The memory a whole-node (--exclusive) allocation holds on a node of capacity `node`: every CPU
 // of the node times --mem-per-cpu (which DefMemPerCPU fills in), every GPU times --mem-per-gpu,
 // --mem itself, or the node's whole memory when none is given; never more than the node has.

@@ -6,12 +6,8 @@
 namespace drover::sched {
 
 FitIndex::FitIndex(const AvailabilityProfile& profile, const std::vector<int>& nodes,
-                   const Capacity& need, bool wholeNode, bool allMemory, int64_t probeDuration)
-    : need_(need),
-      wholeNode_(wholeNode),
-      allMemory_(allMemory),
-      probe_(probeDuration),
-      versionOf_(profile.size(), 0) {
+                   const Demand& demand, int64_t probeDuration)
+    : demand_(demand), probe_(probeDuration), versionOf_(profile.size(), 0) {
   for (int node : nodes) {
     versionOf_[node] = profile.version(node);
     heap_.push_back(Entry{bound(profile, node), node});

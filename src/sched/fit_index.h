@@ -23,14 +23,13 @@ namespace drover::sched {
 
 class FitIndex {
  public:
-  // `need` is the per-node need (with each node's whole memory under allMemory), or ignored with
-  // wholeNode (the node's whole capacity).
+  // Indexes what `demand` needs of each node (needOnNode).
   // Valid while the profile only gains claims (no addRunning after construction).
-  FitIndex(const AvailabilityProfile& profile, const std::vector<int>& nodes, const Capacity& need,
-           bool wholeNode, bool allMemory, int64_t probeDuration);
+  FitIndex(const AvailabilityProfile& profile, const std::vector<int>& nodes, const Demand& demand,
+           int64_t probeDuration);
 
   Capacity needOn(const AvailabilityProfile& profile, int node) const {
-    return wholeNode_ ? profile.total(node) : onNode(need_, allMemory_, profile.total(node));
+    return needOnNode(demand_, profile.total(node));
   }
 
   // The earliest t >= profile.now() at which at least k indexed nodes can hold the need for
@@ -73,8 +72,7 @@ class FitIndex {
   // (taken off the heap); nullopt when there is none.
   std::optional<Entry> popFreshUpTo(const AvailabilityProfile& profile, int64_t t);
 
-  Capacity need_;
-  bool wholeNode_, allMemory_;
+  Demand demand_;
   int64_t probe_;
   std::vector<uint32_t> versionOf_;  // per profile node: the profile version its bound saw
   // (bound, node) as a binary heap: a search only ever takes entries from the front, so a heap

@@ -222,12 +222,14 @@ void Scheduler::keepStarts() {
     return;
   }
   const RankKey& lastStart = startRanks.back();
+  auto started = [&](const RankKey& r) {
+    return std::binary_search(startRanks.begin(), startRanks.end(), r);
+  };
   // A job of several partitions ranked ahead of a start chose where to wait without that start's
   // claim, which may favour another of its partitions now: a full pass decides.
   for (const PassMemo::Alternative& a : memo_.alternatives) {
     if (!(a.rank < lastStart)) break;
-    if (a.listed && a.waitPartition >= 0 &&
-        !std::binary_search(startRanks.begin(), startRanks.end(), a.rank)) {
+    if (a.listed && a.waitPartition >= 0 && !started(a.rank)) {
       invalidate();
       submittedSince_.clear();
       return;
@@ -273,9 +275,6 @@ void Scheduler::keepStarts() {
     return;
   }
 
-  auto started = [&](const RankKey& r) {
-    return std::binary_search(startRanks.begin(), startRanks.end(), r);
-  };
   for (ShapeGroup& g : memo_.groups) {
     const size_t before = g.entries.size() + g.submitted.size();
     std::erase_if(g.entries, [&](const ShapeGroup::Entry& e) { return started(e.rank); });

@@ -148,6 +148,11 @@ class Pass {
   // Reasons from the request's shape against partition limits; fills the rest of ctx.
   Reason shapeReason(const Job& job, JobCtx& ctx);
   Capacity needOn(const JobCtx& ctx, int node) const;
+  // What `tasks` of a laid-out job's tasks hold of `node` among `nodes` (shareForTasks, onNode).
+  Capacity tasksOn(const JobCtx& ctx, int tasks, int nodes, int node) const {
+    return onNode(shareForTasks(ctx.job->request, tasks, nodes), ctx.demand.allMemory,
+                  profile_.total(node));
+  }
   // What the job needs of a node to start on it now: needOn, or one task of a walked job.
   Capacity startNeed(const JobCtx& ctx, int node) const;
   // The GPUs of the job's type a node must have free to start it: its share's, never the whole
@@ -191,6 +196,9 @@ class Pass {
   // The start reserve() would claim for a job outside advance reservations, and the nodes it
   // would take (in `chosen`), without claiming them; kNever when there is none.
   int64_t earliestStart(const JobCtx& ctx, std::vector<int>& chosen);
+  // The same search through `fi` on `profile` (a FitIndex of the job's shape built on it).
+  int64_t earliestIndexed(const JobCtx& ctx, FitIndex& fi, const AvailabilityProfile& profile,
+                          std::vector<int>& chosen) const;
   // Claims `nodes` for the job from `t` in `profile` and names them in info.plannedNodes.
   void claimAt(const JobCtx& ctx, int64_t t, const std::vector<int>& nodes,
                AvailabilityProfile& profile, PendingInfo& info) const;
@@ -266,11 +274,11 @@ class Pass {
 
 // Asked for every node a pass looks at: defined here so that every part of the pass inlines them.
 inline Capacity Pass::needOn(const JobCtx& ctx, int node) const {
-  return ctx.demand.wholeNode ? profile_.total(node)
-                              : onNode(ctx.demand.perNode, ctx.demand.allMemory, profile_.total(node));
+  return needOnNode(ctx.demand, profile_.total(node));
 }
 
 inline Capacity Pass::startNeed(const JobCtx& ctx, int node) const {
+  // ctx.oneTask is tasksOn(ctx, 1, ...) without the node's memory, computed once per job.
   return ctx.walked ? onNode(ctx.oneTask, ctx.demand.allMemory, profile_.total(node))
                     : needOn(ctx, node);
 }

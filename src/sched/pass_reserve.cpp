@@ -40,10 +40,14 @@ int64_t Pass::earliestStart(const JobCtx& ctx, std::vector<int>& chosen) {
   const bool indexable = params_.indexedReserveSearch && ctx.required.empty() &&
                          ctx.excluded.empty() && exhaustiveSearches_[fitKey(ctx)]++ > 0;
   if (!indexable) return earliestOn(ctx, eligibleNodes(ctx), profile_, chosen);
+  return earliestIndexed(ctx, fitIndex(ctx, profile_, fitIndexes_), profile_, chosen);
+}
+
+int64_t Pass::earliestIndexed(const JobCtx& ctx, FitIndex& fi, const AvailabilityProfile& profile,
+                              std::vector<int>& chosen) const {
   std::vector<int> ready;
   const int64_t latest = params_.reserveHorizonS > 0 ? now_ + params_.reserveHorizonS : kNever;
-  const int64_t t = fitIndex(ctx, profile_, fitIndexes_)
-                        .earliestStart(profile_, ctx.demand.nodes, ctx.duration, ready, latest);
+  const int64_t t = fi.earliestStart(profile, ctx.demand.nodes, ctx.duration, ready, latest);
   if (t == kNever) return kNever;
   chosen = chooseNodes(ctx, std::move(ready));
   return chosen.empty() ? kNever : t;
@@ -68,9 +72,8 @@ FitIndex& Pass::fitIndex(const JobCtx& ctx, const AvailabilityProfile& profile, 
   for (auto& [p, fi] : perProbe) {
     if (p == probe) return *fi;
   }
-  perProbe.emplace_back(probe, std::make_unique<FitIndex>(profile, eligibleNodes(ctx),
-                                                          ctx.demand.perNode, ctx.demand.wholeNode,
-                                                          ctx.demand.allMemory, probe));
+  perProbe.emplace_back(
+      probe, std::make_unique<FitIndex>(profile, eligibleNodes(ctx), ctx.demand, probe));
   return *perProbe.back().second;
 }
 
@@ -99,12 +102,9 @@ void Pass::prepareProbes() {
 
 int64_t Pass::reserveIndexed(const JobCtx& ctx, PendingInfo& info, FitIndex& fi,
                              AvailabilityProfile& profile, std::vector<int>* chosenOut) {
-  std::vector<int> ready;
-  const int64_t latest = params_.reserveHorizonS > 0 ? now_ + params_.reserveHorizonS : kNever;
-  int64_t t = fi.earliestStart(profile, ctx.demand.nodes, ctx.duration, ready, latest);
+  std::vector<int> chosen;
+  const int64_t t = earliestIndexed(ctx, fi, profile, chosen);
   if (t == kNever) return kNever;
-  std::vector<int> chosen = chooseNodes(ctx, std::move(ready));
-  if (chosen.empty()) return kNever;
   claimAt(ctx, t, chosen, profile, info);
   if (chosenOut) *chosenOut = std::move(chosen);
   return t;

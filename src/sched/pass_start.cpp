@@ -80,8 +80,7 @@ int Pass::taskRoom(const JobCtx& ctx, int node, const AvailabilityProfile& profi
                         ? -1
                         : std::popcount(freeGpuMask_[node] & index_.gpuMask(node, ctx.demand.gpuType));
   auto holds = [&](int tasks) {
-    const Capacity need =
-        onNode(shareForTasks(r, tasks, ctx.demand.nodes), ctx.demand.allMemory, profile.total(node));
+    const Capacity need = tasksOn(ctx, tasks, ctx.demand.nodes, node);
     return free.covers(need) && (typed < 0 || typed >= need.gpus);
   };
   if (!holds(1)) return 0;
@@ -289,9 +288,7 @@ void Pass::commitNow(const JobCtx& ctx, std::vector<int> chosen, AvailabilityPro
     const int node = chosen[k];
     Capacity need = tasks.empty()
                         ? needOn(ctx, node)
-                        : onNode(shareForTasks(ctx.job->request, tasks[k],
-                                               static_cast<int>(chosen.size())),
-                                 ctx.demand.allMemory, profile.total(node));
+                        : tasksOn(ctx, tasks[k], static_cast<int>(chosen.size()), node);
     NodeAllocation a;
     a.node = snap_.nodes[node].name;
     a.nodeIndex = node;

@@ -54,6 +54,16 @@ class CtldStateTest : public ::testing::Test {
     return st;
   }
 
+  // node1's agent registers as configured: 16 CPUs, 64 GiB, 8 GPUs.
+  static bool registerNode1(CtldState& st) {
+    Registration reg;
+    reg.node_name = "node1";
+    reg.resources.cpus = 16;
+    reg.resources.real_memory_mb = 65536;
+    for (std::uint32_t i = 0; i < 8; ++i) reg.resources.gpus.push_back({i, "h100", ""});
+    return st.registerAgent(reg).ok();
+  }
+
   std::filesystem::path dir_;
   std::string conf_;
   FakeClock clock_;
@@ -126,12 +136,7 @@ TEST_F(CtldStateTest, BadStateAndBadHostlistAreRejected) {
 
 TEST_F(CtldStateTest, ReconfigureAddsNodesAndKeepsState) {
   auto st = start();
-  Registration reg;
-  reg.node_name = "node1";
-  reg.resources.cpus = 16;
-  reg.resources.real_memory_mb = 65536;
-  for (std::uint32_t i = 0; i < 8; ++i) reg.resources.gpus.push_back({i, "h100", ""});
-  ASSERT_TRUE(st->registerAgent(reg));
+  ASSERT_TRUE(registerNode1(*st));
   write(clusterYaml(4));
   auto r = st->reconfigure("");
   ASSERT_TRUE(r) << r.error();
@@ -160,12 +165,7 @@ TEST_F(CtldStateTest, InvalidReconfigureKeepsOldConfig) {
 // (--mem=0) or GPUs (--gres=gpu:8) with one CPU was MIXED.
 TEST_F(CtldStateTest, AllocatedIsByCpusAlone) {
   auto st = start();
-  Registration reg;
-  reg.node_name = "node1";
-  reg.resources.cpus = 16;
-  reg.resources.real_memory_mb = 65536;
-  for (std::uint32_t i = 0; i < 8; ++i) reg.resources.gpus.push_back({i, "h100", ""});
-  ASSERT_TRUE(st->registerAgent(reg));
+  ASSERT_TRUE(registerNode1(*st));
   NodeUsage usage;
   st->setUsageSource([&] { return std::map<std::string, NodeUsage>{{"node1", usage}}; });
   auto stateOf = [&] {
