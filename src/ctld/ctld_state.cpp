@@ -144,7 +144,16 @@ bool CtldState::heartbeat(const std::string& node, double cpu_load,
   return known;
 }
 
-void CtldState::checkTimeouts() { logChanges(registry_.checkTimeouts(cfg_.timeouts.node_down_s)); }
+void CtldState::checkTimeouts() {
+  const auto check = registry_.checkTimeouts(cfg_.timeouts.node_down_s);
+  if (check.stalled_s > 0) {
+    drover::log::get("ctld")->warn(
+        "node timeouts were not checked for {} s (the controller was stalled): every node's "
+        "silence counts from now, {} s to node_down",
+        check.stalled_s, cfg_.timeouts.node_down_s);
+  }
+  logChanges(check.changes);
+}
 
 Status CtldState::updateNode(const std::string& nodes_expr, const std::string& state,
                              const std::string& reason, const std::string& user) {

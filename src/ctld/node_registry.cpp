@@ -215,12 +215,19 @@ bool NodeRegistry::heartbeat(const std::string& name, double cpu_load,
   return true;
 }
 
-std::vector<StateChange> NodeRegistry::checkTimeouts(std::uint32_t node_down_s) {
-  std::vector<StateChange> changes;
+NodeRegistry::TimeoutCheck NodeRegistry::checkTimeouts(std::uint32_t node_down_s) {
+  TimeoutCheck check;
+  std::vector<StateChange>& changes = check.changes;
   const std::int64_t now = nowSeconds();
+  if (last_check_ != 0 && now - last_check_ > static_cast<std::int64_t>(node_down_s / 2)) {
+    check.stalled_s = now - last_check_;
+    listening_since_ = now;
+  }
+  last_check_ = now;
   for (const auto& name : order_) {
     NodeRecord& n = nodes_.at(name);
-    const std::int64_t last = n.registered ? n.last_heartbeat : n.added_time;
+    const std::int64_t last =
+        std::max(n.registered ? n.last_heartbeat : n.added_time, listening_since_);
     if (now - last <= static_cast<std::int64_t>(node_down_s)) continue;
     if (n.base == BaseState::kDown && n.not_responding) continue;
     if (n.registered && n.not_responding) continue;
@@ -233,7 +240,7 @@ std::vector<StateChange> NodeRegistry::checkTimeouts(std::uint32_t node_down_s) 
       }
     });
   }
-  return changes;
+  return check;
 }
 
 Result<std::vector<StateChange>> NodeRegistry::adminUpdate(const std::vector<std::string>& names,

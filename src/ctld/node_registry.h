@@ -122,8 +122,16 @@ class NodeRegistry {
                  std::vector<StateChange>* changes);
 
   // Marks DOWN ("Not responding") every registered node silent for longer than node_down_s,
-  // and flags not-responding those never heard from.
-  std::vector<StateChange> checkTimeouts(std::uint32_t node_down_s);
+  // and flags not-responding those never heard from. A node's silence counts only while the
+  // controller could hear it: called more than node_down_s / 2 after its previous call, the
+  // controller itself was not running (stopped, swapped out, its VM paused) and heard nobody
+  // meanwhile, so every node's silence restarts from now instead of being blamed on the node
+  // (the jobs there would be requeued for nothing). `stalled_s` is that gap, 0 when none.
+  struct TimeoutCheck {
+    std::vector<StateChange> changes;
+    std::int64_t stalled_s = 0;
+  };
+  TimeoutCheck checkTimeouts(std::uint32_t node_down_s);
 
   // scontrol update nodename=... state=... reason=...
   Result<std::vector<StateChange>> adminUpdate(const std::vector<std::string>& names,
@@ -147,6 +155,8 @@ class NodeRegistry {
   std::string system_user_;
   std::map<std::string, NodeRecord> nodes_;
   std::vector<std::string> order_;
+  std::int64_t last_check_ = 0;        // when checkTimeouts last ran; 0 = never
+  std::int64_t listening_since_ = 0;   // the end of the controller's last stall
 };
 
 }  // namespace drover::ctld

@@ -128,14 +128,15 @@ TEST_F(NodeRegistryTest, SilentNodeGoesDownAndReturnsWhenAgentRegistersAgain) {
   EXPECT_TRUE(registry_.heartbeat("node2", 0.5, 1000, nullptr));
   EXPECT_TRUE(registry_.heartbeat("node3", 0.5, 1000, nullptr));
   clock_.advance(seconds(5));
-  EXPECT_TRUE(registry_.checkTimeouts(10).empty()) << "exactly at the limit is still alive";
+  EXPECT_TRUE(registry_.checkTimeouts(10).changes.empty())
+      << "exactly at the limit is still alive";
   clock_.advance(seconds(1));
-  auto down = registry_.checkTimeouts(10);
+  auto down = registry_.checkTimeouts(10).changes;
   ASSERT_EQ(down.size(), 1u);
   EXPECT_EQ(down[0].node, "node1");
   EXPECT_EQ(down[0].to, "DOWN*");
   EXPECT_EQ(down[0].reason, "Not responding");
-  EXPECT_TRUE(registry_.checkTimeouts(10).empty()) << "a change is reported once";
+  EXPECT_TRUE(registry_.checkTimeouts(10).changes.empty()) << "a change is reported once";
   // Its next heartbeat is told to register again, which brings it back.
   EXPECT_FALSE(registry_.heartbeat("node1", 0, 0, nullptr));
   auto back = registry_.registerAgent(makeReg("node1"));
@@ -145,9 +146,57 @@ TEST_F(NodeRegistryTest, SilentNodeGoesDownAndReturnsWhenAgentRegistersAgain) {
   EXPECT_EQ(node("node1").reason, "");
 }
 
+TEST_F(NodeRegistryTest, AStalledControllerRestartsEveryNodesSilenceInsteadOfBlamingIt) {
+  for (const char* name : {"node1", "node2", "node3"}) {
+    ASSERT_TRUE(registry_.registerAgent(makeReg(name)));
+  }
+  // Checks every 2 s, as the controller's timer does, while all three answer.
+  for (int i = 0; i < 3; ++i) {
+    clock_.advance(seconds(2));
+    for (const char* name : {"node1", "node2", "node3"}) registry_.heartbeat(name, 0, 0, nullptr);
+    EXPECT_TRUE(registry_.checkTimeouts(10).changes.empty());
+  }
+  // The controller stops for 30 s: the first check after it sees every node silent for 30 s,
+  // which is the controller's doing, not theirs.
+  clock_.advance(seconds(30));
+  auto after_stall = registry_.checkTimeouts(10);
+  EXPECT_EQ(after_stall.stalled_s, 30);
+  EXPECT_TRUE(after_stall.changes.empty()) << "no node is blamed for the controller's stall";
+  // node1 and node2 answer again; node3 really died. Its silence counts from the stall's end.
+  for (int t = 2; t <= 10; t += 2) {
+    clock_.advance(seconds(2));
+    registry_.heartbeat("node1", 0, 0, nullptr);
+    registry_.heartbeat("node2", 0, 0, nullptr);
+    auto check = registry_.checkTimeouts(10);
+    EXPECT_EQ(check.stalled_s, 0);
+    EXPECT_TRUE(check.changes.empty()) << t << " s after the stall";
+  }
+  clock_.advance(seconds(1));
+  auto down = registry_.checkTimeouts(10);
+  ASSERT_EQ(down.changes.size(), 1u);
+  EXPECT_EQ(down.changes[0].node, "node3");
+  EXPECT_EQ(down.changes[0].to, "DOWN*");
+}
+
+TEST_F(NodeRegistryTest, ChecksCloserThanHalfTheTimeoutAreNoStall) {
+  ASSERT_TRUE(registry_.registerAgent(makeReg("node1")));
+  registry_.checkTimeouts(10);
+  clock_.advance(seconds(5));
+  EXPECT_EQ(registry_.checkTimeouts(10).stalled_s, 0);
+  clock_.advance(seconds(5));
+  EXPECT_EQ(registry_.checkTimeouts(10).stalled_s, 0);
+  clock_.advance(seconds(1));
+  auto check = registry_.checkTimeouts(10);
+  EXPECT_EQ(check.stalled_s, 0);
+  // node2 and node3 never registered: they go down with it.
+  ASSERT_EQ(check.changes.size(), 3u) << "silent for 11 s while checked every 5 s";
+  EXPECT_EQ(check.changes[0].node, "node1");
+  EXPECT_EQ(check.changes[0].to, "DOWN*");
+}
+
 TEST_F(NodeRegistryTest, NeverRegisteredNodeGoesDownAfterTimeout) {
   clock_.advance(seconds(11));
-  auto down = registry_.checkTimeouts(10);
+  auto down = registry_.checkTimeouts(10).changes;
   EXPECT_EQ(down.size(), 3u);
   EXPECT_EQ(node("node3").base, BaseState::kDown);
   EXPECT_EQ(node("node3").reason, "Not responding");
