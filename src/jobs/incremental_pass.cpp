@@ -439,7 +439,7 @@ const sched::Plan& JobManager::planPass(const std::vector<NodeView>& views) {
       }
     }
   }
-  if (!views.empty()) last_nodes_ = nodes;
+  if (!views.empty()) setLastNodes(nodes);
   if (st.scheduler) {
     auto reservations = reservations_.forSnapshot(now);
     if (!sameReservations(reservations, st.reservations)) {

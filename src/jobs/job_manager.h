@@ -27,6 +27,7 @@
 #include "jobs/job.h"
 #include "jobs/job_store.h"
 #include "jobs/lifecycle_counts.h"
+#include "jobs/pending_description.h"
 #include "jobs/reservations.h"
 #include "jobs/time_index.h"
 #include "launch/job_env.h"
@@ -332,6 +333,11 @@ class JobManager {
   void noteBeginWait(JobId id, const Job* job, std::int64_t now);
   // One entry of a plan onto its pending job, written only where it differs (scheduling.cpp).
   void writePending(Job& job, const sched::PendingInfo& p, std::int64_t now);
+  // The scheduler's latest view of the nodes, and what pending jobs' descriptions read of it.
+  void setLastNodes(const std::vector<sched::Node>& nodes) {
+    last_nodes_ = nodes;
+    availability_.reset(last_nodes_);
+  }
   // applyPlan with the pending entries limited to the jobs in `only` (null: all of them).
   std::vector<Launch> applyPlanEntries(const sched::Plan& plan, const std::vector<JobId>* only);
   // The highest job id when a plan was last applied or the table recovered: a job above it
@@ -391,6 +397,7 @@ class JobManager {
   std::vector<sched::Node> config_nodes_;
   std::vector<sched::Partition> partitions_;
   std::vector<sched::Node> last_nodes_;
+  NodeAvailability availability_;  // of last_nodes_, for pending jobs' reason descriptions
   std::map<JobId, Job> jobs_;
   std::map<JobId, std::vector<JobId>> arrays_;  // array job id -> task keys (ascending)
   // Array job id -> its tasks still pending without an id of their own (Job::unsplit): the
@@ -416,14 +423,18 @@ sched::Reason initialReason(const Job& job);
 // Keeps a pending job's reason as its wait_reason (sacct's Reason) unless it is None, Priority
 // or Resources, as Slurm's accounting keeps state_reason_prev_db. Submission, stage(), a
 // dependency's change and the scheduler's writePending() call it: every reason a pending job is
-// given passes one of them.
-void noteWaitReason(v1::JobInfo& info);
+// given passes one of them. True when the wait_reason changed.
+bool noteWaitReason(v1::JobInfo& info);
 // sacct's Reason for the job as it stands: its reason now if that is one noteWaitReason keeps
 // (a record written before the job is staged) or JobLaunchFailure, else its wait_reason.
 const std::string& accountingReason(const v1::JobInfo& info);
 
 // The reason of a batch job that could not be launched.
 inline const std::string kLaunchFailure = "JobLaunchFailure";
+// The exit signal Slurm records for a batch script that could not be started (its --output
+// could not be opened, ...): the reference's job FAILED with ExitCode 0:53, its batch step
+// CANCELLED 0:53.
+inline constexpr int kLaunchFailureSignal = 53;
 // A job that could no longer end by its --deadline (Slurm's spelling).
 inline constexpr const char* kDeadlineReason = "DeadLine";
 

@@ -127,8 +127,10 @@ bool isWaitReason(const v1::JobInfo& info) {
 
 }  // namespace
 
-void noteWaitReason(v1::JobInfo& info) {
-  if (isWaitReason(info) && info.wait_reason() != info.reason()) info.set_wait_reason(info.reason());
+bool noteWaitReason(v1::JobInfo& info) {
+  if (!isWaitReason(info) || info.wait_reason() == info.reason()) return false;
+  info.set_wait_reason(info.reason());
+  return true;
 }
 
 const std::string& accountingReason(const v1::JobInfo& info) {

@@ -6,6 +6,7 @@
 #include "drover/hostlist.h"
 #include "jobs/deadline.h"
 #include "jobs/job_manager.h"
+#include "jobs/pending_description.h"
 #include "jobs/request.h"
 #include "jobs/scheduling_state.h"
 #include "jobspec/array_spec.h"
@@ -94,7 +95,7 @@ sched::Snapshot JobManager::buildSnapshot(const std::vector<NodeView>& nodes) {
     snap.nodes = config_nodes_;
   } else {
     snap.nodes = schedNodes(nodes);
-    last_nodes_ = snap.nodes;
+    setLastNodes(snap.nodes);
   }
 
   // Array throttles (%N): running tasks count against the limit; the lowest pending task ids
@@ -147,14 +148,24 @@ void JobManager::writePending(Job& job, const sched::PendingInfo& p, std::int64_
   ++apply_stats_.examined;
   v1::JobInfo& i = job.info;
   bool wrote = false;
-  const std::string_view name = sched::reasonName(p.reason);
+  // A MAINT reservation over its nodes: Slurm's code ReqNodeNotAvail, with its own words.
   std::optional<std::string> resv;
   if (reservations_.size() > 0) resv = reservations_.pendingReason(job.request, p.reason, now);
-  const std::string_view reason = resv ? std::string_view(*resv) : name;
-  if (i.reason() != reason) {
-    i.set_reason(std::string(reason));
-    noteWaitReason(i);
+  const sched::Reason code = resv ? sched::Reason::ReqNodeNotAvail : p.reason;
+  const std::string_view name = sched::reasonName(code);
+  if (i.reason() != name) {
+    i.set_reason(std::string(name));
+    // sacct shows a pending job's new wait at once, as the reference's (ReqNodeNotAvail).
+    if (noteWaitReason(i)) record(job);
     wrote = true;
+  }
+  // A hold keeps its own description (a requeue's "job requeued in held state").
+  if (code != sched::Reason::JobHeldUser && code != sched::Reason::JobHeldAdmin) {
+    std::string description = resv ? std::move(*resv) : pendingDescription(availability_, job.request, code);
+    if (i.reason_description() != description) {
+      i.set_reason_description(std::move(description));
+      wrote = true;
+    }
   }
   // squeue --start: a reservation's start, else the scheduler's non-binding estimate; a job
   // whose --begin is still ahead expects to start no earlier than that, held or not (the

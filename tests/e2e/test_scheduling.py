@@ -265,14 +265,40 @@ def test_partition_time_limit_reason(quiet):
 
 
 def test_required_node_not_available_reason(quiet):
+    """A drained node a job requires, and too few nodes up for a job's node count: the code
+    and the words of the reference (2026-12-03, node04 drained): squeue's %r and %R show
+    `ReqNodeNotAvail, UnavailableNodes:node04` and `Nodes required for job are DOWN, DRAINED or
+    reserved for jobs in higher priority partitions`; scontrol the same with underscores;
+    squeue --json's state_reason the code (ReqNodeNotAvail, Resources), its state_description
+    the words; sacct's Reason the code."""
     c = quiet
     r = c.scontrol("update", "NodeName=node2", "State=DRAIN", "Reason=e2e")
     assert r.returncode == 0, r.stderr
+    unavailable = "ReqNodeNotAvail, UnavailableNodes:node2"
+    nodes_down = ("Nodes required for job are DOWN, DRAINED or reserved for jobs in higher "
+                  "priority partitions")
     try:
         j = submit(c, "-J", "onnode2", "-w", "node2", *sleeper(1, 1))
-        wait_for(lambda: (reason(c, j) or [""])[0] == "PD"
-                 and reason(c, j)[1].startswith("ReqNodeNotAvail"), 10,
-                 what="ReqNodeNotAvail")
+        both = submit(c, "-J", "twonodes", "-N", "2", *sleeper(1, 1))
+
+        def shown(job):
+            return c.cli("squeue", "-h", "-j", str(job), "-o", "%t|%r|%R").stdout.strip()
+        wait_for(lambda: shown(j) == f"PD|{unavailable}|({unavailable})", 10,
+                 what="ReqNodeNotAvail, UnavailableNodes")
+        wait_for(lambda: shown(both) == f"PD|{nodes_down}|({nodes_down})", 10,
+                 what="the nodes-down words")
+        assert fields(c, j)["Reason"] == unavailable.replace(" ", "_")
+        jobs = {str(x["job_id"]): x for x in json.loads(c.cli("squeue", "--json").stdout)["jobs"]}
+        assert (jobs[str(j)]["state_reason"], jobs[str(j)]["state_description"]) == \
+            ("ReqNodeNotAvail", unavailable)
+        assert (jobs[str(both)]["state_reason"], jobs[str(both)]["state_description"]) == \
+            ("Resources", nodes_down)
+        def acct():
+            return c.cli("sacct", "-n", "-X", "-P", "-j", str(j), "-o", "State,Reason").stdout.strip()
+        wait_for(lambda: acct() == "PENDING|ReqNodeNotAvail", 10, what="sacct's Reason")
+        assert c.cli("scancel", str(j)).returncode == 0
+        wait_for(lambda: re.fullmatch(r"CANCELLED by \d+\|ReqNodeNotAvail", acct()), 10,
+                 what="sacct's Reason kept")
     finally:
         c.cli("scancel", "-u", "root")
         c.scontrol("update", "NodeName=node2", "State=RESUME")

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <string>
 #include <unistd.h>
 
@@ -170,7 +171,7 @@ class JobsTest : public ::testing::Test {
     return launches;
   }
 
-  // Every configured node, up.
+  // Every configured node, up unless named in down_.
   std::vector<NodeView> nodeViews() const {
     std::vector<NodeView> nodes;
     for (const auto& n : config_.nodes) {
@@ -180,6 +181,7 @@ class JobsTest : public ::testing::Test {
       v.memory_mb = n.real_memory_mb;
       v.gpu_types.assign(n.gpus.count, n.gpus.type);
       v.features = n.features;
+      v.usable = down_.count(n.name) == 0;
       for (const auto& p : config_.partitions)
         if (std::find(p.nodes.begin(), p.nodes.end(), n.name) != p.nodes.end())
           v.partitions.push_back(p.name);
@@ -226,6 +228,7 @@ class JobsTest : public ::testing::Test {
   std::filesystem::path dir_;
   FakeClock clock_;
   config::ClusterConfig config_ = smallCluster();
+  std::set<std::string> down_;  // nodes the next pass() sees down, drained or not responding
   std::unique_ptr<JobStore> store_;
   std::unique_ptr<JobManager> manager_;
 };

@@ -318,7 +318,10 @@ TEST_F(ReservationJobsTest, ReasonsForReservationJobsAndMaintenance) {
   EXPECT_EQ(job(waiting).state(), v1::JOB_PENDING);
   EXPECT_EQ(job(waiting).reason(), "Reservation");
   EXPECT_EQ(job(blocked).state(), v1::JOB_PENDING);
-  EXPECT_EQ(job(blocked).reason(), kReservedForMaintenance);
+  // Slurm's code ReqNodeNotAvail (sacct's Reason, squeue --json's state_reason), its words as
+  // the description (squeue's REASON column), as the reference showed both.
+  EXPECT_EQ(job(blocked).reason(), "ReqNodeNotAvail");
+  EXPECT_EQ(job(blocked).reason_description(), kReservedForMaintenance);
   // The reservation's own time comes: its job starts.
   clock_.advanceSeconds(kHour);
   pass();
