@@ -269,8 +269,8 @@ void JobManager::recordBatchStep(const Job& job, const v1::StepEventRequest* eve
     if (event->start_time() > 0) s.start = event->start_time();
     s.exit = {event->exit_code(), event->exit_signal()};
     if (event->kind() == v1::StepEventRequest::FAILED_TO_START) {
-      s.state = acct::JobState::kFailed;
-      s.exit = {1, 0};
+      s.state = acct::JobState::kCancelled;
+      s.exit = {0, kLaunchFailureSignal};
     } else if (event->out_of_memory()) {
       s.state = acct::JobState::kOutOfMemory;
     } else if (event->exit_signal() != 0) {

@@ -30,7 +30,7 @@ void JobManager::stepEvent(const v1::StepEventRequest& event) {
   if (event.kind() == v1::StepEventRequest::FAILED_TO_START) {
     job->info.set_reason(kLaunchFailure);
     job->info.set_state_reason_detail(event.error());
-    finish(*job, v1::JOB_FAILED, 1, 0, &event);
+    finish(*job, v1::JOB_FAILED, 0, kLaunchFailureSignal, &event);
     return;
   }
   switch (job->pending_end) {

@@ -369,6 +369,10 @@ def test_output_file_that_cannot_be_opened_fails_the_job_with_a_reason(cluster, 
         return a.stdout.strip() if a.stdout.startswith("FAILED") else None
     row = wait_for(acct, 15, what="sacct to show the failure")
     assert row.split("|")[2] not in ("", "None"), row
+    # The reference's exit code: the job 0:53, its batch step CANCELLED 0:53.
+    assert f["ExitCode"] == "0:53" and row.split("|")[1] == "0:53", (f["ExitCode"], row)
+    steps = cluster.cli("sacct", "-P", "-n", "-j", f"{job}.batch", "-o", "JobID,State,ExitCode")
+    assert steps.stdout.split() == [f"{job}.batch|CANCELLED|0:53"], steps.stdout
 
 
 # --- refusals: Slurm's text and exit code, and no job behind ----------------------------------

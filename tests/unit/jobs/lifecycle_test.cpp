@@ -144,8 +144,14 @@ TEST_F(JobsTest, LaunchFailureFailsTheJobWithTheReasonVisible) {
   EXPECT_EQ(job(id).state(), v1::JOB_FAILED);
   EXPECT_EQ(job(id).reason(), "JobLaunchFailure");
   EXPECT_EQ(job(id).state_reason_detail(), e.error());
-  EXPECT_EQ(job(id).exit_code(), 1u);
+  // ExitCode 0:53 and the batch step CANCELLED 0:53, as the reference recorded it.
+  EXPECT_EQ(job(id).exit_code(), 0u);
+  EXPECT_EQ(job(id).exit_signal(), 53u);
   auto acct = manager_->takeAccounting();
+  ASSERT_FALSE(acct.steps.empty());
+  EXPECT_EQ(acct.steps.back().step_id, acct::kBatchStep);
+  EXPECT_EQ(acct.steps.back().state, acct::JobState::kCancelled);
+  EXPECT_EQ(acct.steps.back().exit.signal, 53);
   EXPECT_EQ(acct.jobs.back().system_comment, e.error());
   // sacct says why (issue 3), where the reference's said None.
   EXPECT_EQ(acct.jobs.back().reason, "JobLaunchFailure");
