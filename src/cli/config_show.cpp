@@ -92,6 +92,8 @@ std::string renderConfig(const config::ClusterConfig& c, const std::string& conf
       {"SchedulerParameters", s.enable_user_top ? "enable_user_top" : "(null)"},
       {"SchedulerType", s.policy == config::BackfillPolicy::kFcfs ? "sched/builtin" : "sched/backfill"},
       {"SelectType", "select/cons_tres"},
+      // The running controller's log level (scontrol setdebug); Slurm's default when it is down.
+      {"SlurmctldDebug", ping && !ping->debug_level().empty() ? ping->debug_level() : "info"},
       {"SlurmctldHost[0]", c.controller.host},
       {"SlurmctldPort", std::to_string(c.controller.port)},
       {"SlurmdTimeout", seconds(c.timeouts.node_down_s)},

@@ -106,6 +106,10 @@ Result<v1::UpdateNodeReply> ControllerClient::updateNode(const v1::UpdateNodeReq
 Result<v1::ReconfigureReply> ControllerClient::reconfigure(const v1::ReconfigureRequest& request) {
   return call<v1::ReconfigureReply>("Reconfigure", request);
 }
+Result<v1::SetDebugLevelReply> ControllerClient::setDebugLevel(
+    const v1::SetDebugLevelRequest& request) {
+  return call<v1::SetDebugLevelReply>("SetDebugLevel", request);
+}
 Result<v1::SubmitJobReply> ControllerClient::submitJob(const v1::SubmitJobRequest& request) {
   return call<v1::SubmitJobReply>("SubmitJob", request);
 }

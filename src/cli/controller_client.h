@@ -40,6 +40,7 @@ class ControllerClient {
   Result<v1::GetPartitionsReply> getPartitions(const v1::GetPartitionsRequest& request);
   Result<v1::UpdateNodeReply> updateNode(const v1::UpdateNodeRequest& request);
   Result<v1::ReconfigureReply> reconfigure(const v1::ReconfigureRequest& request);
+  Result<v1::SetDebugLevelReply> setDebugLevel(const v1::SetDebugLevelRequest& request);
 
   Result<v1::SubmitJobReply> submitJob(const v1::SubmitJobRequest& request);
   Result<v1::GetJobsReply> getJobs(const v1::GetJobsRequest& request);

@@ -22,10 +22,12 @@
 #include "cli/job_values.h"
 #include "cli/scontrol_interactive.h"
 #include "cli/scontrol_reservation.h"
+#include "cli/scontrol_site_show.h"
 #include "cli/scontrol_view.h"
 #include "cli/step_rows.h"
 #include "cli/step_show.h"
 #include "common/ascii_case.h"
+#include "common/debug_level.h"
 #include "drover/hostlist.h"
 #include "drover/time_spec.h"
 #include "jobspec/begin_time.h"
@@ -55,9 +57,12 @@ constexpr const char* kHelp =
     "     delete <SPECIFICATIONS>  delete a reservation (ReservationName=<name>).\n"
     "     ping                     print status of the drover controller.\n"
     "     reconfigure              re-read cluster.conf in the controller.\n"
+    "     setdebug <LEVEL>         set the controller's log level (quiet, fatal, error, info,\n"
+    "                              verbose, debug, debug2 ... debug5, or 0-9).\n"
     "     show <ENTITY> [<ID>]     display state of identified entity, default is all records.\n"
     "                              <ENTITY> is config, job, step, node, partition, reservation,\n"
-    "                              hostnames, hostlist or hostlistsorted.\n"
+    "                              hostnames, hostlist, hostlistsorted, daemons, aliases,\n"
+    "                              licenses, topology, frontend, federation or burstbuffer.\n"
     "     update <SPECIFICATIONS>  update job (JobId=<id> TimeLimit= Partition= NumNodes=\n"
     "                              Dependency= Nice= ...) or node state (NodeName=<name>\n"
     "                              State=<state> Reason=<text>) or reservation\n"
@@ -312,7 +317,7 @@ int cmdJobControl(const std::string& action, const std::vector<std::string>& wor
     for (auto& id : splitCommas(w)) ids.push_back(id);
   }
   if (ids.empty()) {
-    printError(kProg, "too few arguments for keyword:" + action);
+    std::cerr << "too few arguments for keyword:" << action << "\n";  // the reference's, bare
     return 1;
   }
   auto client = connect();
@@ -444,7 +449,11 @@ int cmdUpdateJob(const std::vector<std::string>& specs) {
 
 int cmdShow(const std::vector<std::string>& words, const Globals& g) {
   if (words.size() < 2) {
-    printError(kProg, "too few arguments for keyword:show");
+    std::cerr << "too few arguments for keyword:show\n";
+    return 1;
+  }
+  if (words.size() > 3) {
+    std::cerr << "too many arguments for keyword:show\n";
     return 1;
   }
   // "show ENTITY ID" or "show ENTITY=ID".
@@ -474,6 +483,7 @@ int cmdShow(const std::vector<std::string>& words, const Globals& g) {
   if (abbrev(entity, "config", 1)) return showConfig();
   if (abbrev(entity, "jobs", 1) || toLowerAscii(entity) == "jobid") return showJobs(id, g);
   if (abbrev(entity, "steps", 2)) return showSteps(id, g);
+  if (auto rc = showSiteEntity(entity, id, g.quiet)) return *rc;
   const bool is_node = abbrev(entity, "nodes", 1);
   const bool is_part = abbrev(entity, "partitions", 1) || abbrev(entity, "partitionname", 1);
   if (!is_node && !is_part) {
@@ -492,7 +502,7 @@ int cmdShow(const std::vector<std::string>& words, const Globals& g) {
 int cmdUpdate(const std::vector<std::string>& words) {
   const std::vector<std::string> specs(words.begin() + 1, words.end());
   if (specs.empty()) {
-    printError(kProg, "too few arguments for keyword:update");
+    std::cerr << "too few arguments for update keyword\n";  // sic, the reference's
     return 1;
   }
   for (const auto& w : specs) {
@@ -528,6 +538,32 @@ int cmdReconfigure() {
   auto reply = client->reconfigure(v1::ReconfigureRequest{});
   if (!reply.ok()) {
     std::cerr << "slurm_reconfigure error: " << reply.error() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+// setdebug LEVEL: the controller's log level from now on (Slurm's names or 0-9), checked here
+// first as the reference's scontrol did: a bad level sends nothing.
+int cmdSetDebug(const std::vector<std::string>& words) {
+  if (words.size() != 2) {
+    std::cerr << (words.size() < 2 ? "too few" : "too many") << " arguments for keyword:setdebug\n";
+    return 1;
+  }
+  const std::optional<int> level = parseDebugLevel(words[1]);
+  if (!level) {
+    std::cerr << "invalid debug level: " << words[1] << "\n";
+    return 1;
+  }
+  auto client = connect();
+  if (!client.ok()) {
+    printError(kProg, client.error());
+    return 1;
+  }
+  v1::SetDebugLevelRequest req;
+  req.set_level(*level);
+  if (auto reply = client->setDebugLevel(req); !reply.ok()) {
+    std::cerr << "slurm_set_debug_level error: " << reply.error() << "\n";
     return 1;
   }
   return 0;
@@ -582,6 +618,7 @@ int dispatch(const std::vector<std::string>& words, Globals& g) {
   if (abbrev(verb, "update", 1)) return cmdUpdate(words);
   if (abbrev(verb, "reconfigure", 3)) return cmdReconfigure();
   if (abbrev(verb, "ping", 2)) return cmdPing();
+  if (abbrev(verb, "setdebug", 4) && verb.size() <= 8) return cmdSetDebug(words);
   if (abbrev(verb, "write", 2)) return writeBatchScript(words);
   for (const char* action : {"hold", "uhold", "release", "requeue", "requeuehold", "suspend", "resume", "top"}) {
     if (toLowerAscii(verb) == action) return cmdJobControl(action, words);

@@ -268,7 +268,7 @@ int cmdDelete(const std::vector<std::string>& words) {
     }
   }
   if (name.empty()) {
-    printError(kProg, "too few arguments for keyword:delete");
+    std::cerr << "too few arguments for delete keyword\n";  // the reference's, bare
     return 1;
   }
   v1::DeleteReservationRequest req;

@@ -56,6 +56,35 @@ std::shared_ptr<spdlog::logger> get(std::string_view name) {
   return configure(key, std::make_shared<spdlog::sinks::stderr_sink_mt>(), spdlog::level::info);
 }
 
+void setLevel(spdlog::level::level_enum level) {
+  for (const char* name : kLoggerNames) get(name)->set_level(level);
+  spdlog::apply_all([level](const std::shared_ptr<spdlog::logger>& l) { l->set_level(level); });
+}
+
+spdlog::level::level_enum levelForDebug(int debug_level) {
+  switch (debug_level) {
+    case 0: return spdlog::level::off;
+    case 1: return spdlog::level::critical;
+    case 2: return spdlog::level::err;
+    case 3:
+    case 4: return spdlog::level::info;
+    case 5: return spdlog::level::debug;
+    default: return debug_level > 5 ? spdlog::level::trace : spdlog::level::info;
+  }
+}
+
+int debugForLevel(spdlog::level::level_enum level) {
+  switch (level) {
+    case spdlog::level::off: return 0;
+    case spdlog::level::critical: return 1;
+    case spdlog::level::err:
+    case spdlog::level::warn: return 2;
+    case spdlog::level::debug: return 5;
+    case spdlog::level::trace: return 6;
+    default: return 3;
+  }
+}
+
 Result<spdlog::level::level_enum> parseLevel(std::string_view text) {
   std::string lower;
   for (char c : text) lower += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;

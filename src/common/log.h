@@ -25,6 +25,15 @@ Status setup(spdlog::level::level_enum level,
 // first use with the same sink and level. Before setup() loggers write to stderr at info.
 std::shared_ptr<spdlog::logger> get(std::string_view name);
 
+// Sets every logger's level at once (scontrol setdebug, on the running daemon).
+void setLevel(spdlog::level::level_enum level);
+
+// What a Slurm debug level (common/debug_level.h) means here: quiet off, fatal critical, error
+// err, info and verbose info, debug debug, debug2 and above trace. And the other way, for a
+// daemon started at `level` (-v: debug, -vv: trace, shown as debug2).
+spdlog::level::level_enum levelForDebug(int debug_level);
+int debugForLevel(spdlog::level::level_enum level);
+
 // "debug", "info", "warning"/"warn", "error", "critical", "off", "trace" (case-insensitive).
 Result<spdlog::level::level_enum> parseLevel(std::string_view text);
 

@@ -43,6 +43,7 @@ class ControllerService final : public v1::Controller::Service {
   DROVER_SERVE(GetPartitions, get_partitions)
   DROVER_SERVE(UpdateNode, update_node)
   DROVER_SERVE(Reconfigure, reconfigure)
+  DROVER_SERVE(SetDebugLevel, set_debug_level)
   DROVER_SERVE(SubmitJob, submit_job)
   DROVER_SERVE(GetJobs, get_jobs)
   DROVER_SERVE(CancelJobs, cancel_jobs)

@@ -144,6 +144,15 @@ bool CtldState::heartbeat(const std::string& node, double cpu_load,
   return known;
 }
 
+int CtldState::debugLevel() const {
+  return debug_level_ >= 0 ? debug_level_ : log::debugForLevel(log::get("ctld")->level());
+}
+
+void CtldState::setDebugLevel(int level) {
+  debug_level_ = level;
+  log::setLevel(log::levelForDebug(level));
+}
+
 void CtldState::checkTimeouts() {
   const auto check = registry_.checkTimeouts(cfg_.timeouts.node_down_s);
   if (check.stalled_s > 0) {

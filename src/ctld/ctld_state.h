@@ -38,6 +38,10 @@ class CtldState {
   const config::ClusterConfig& config() const { return cfg_; }
   NodeRegistry& registry() { return registry_; }
   std::int64_t startTime() const { return start_time_; }
+  // The log level as Slurm numbers it (scontrol setdebug, show config's SlurmctldDebug): what
+  // setDebugLevel set, else what the daemon was started at.
+  int debugLevel() const;
+  void setDebugLevel(int level);
   std::int64_t now() const { return clock_.now(); }
   // sdiag's counters (diag_stats.h), kept on this thread like everything else here.
   DiagStats& diag() { return diag_; }
@@ -80,6 +84,7 @@ class CtldState {
   StateStore* store_;
   NodeRegistry registry_;
   std::int64_t start_time_;
+  int debug_level_ = -1;  // -1: not set since the start
   DiagStats diag_{start_time_};
   std::function<void(const StateChange&)> on_change_;
   std::function<std::map<std::string, NodeUsage>()> usage_source_;

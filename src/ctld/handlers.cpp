@@ -9,6 +9,8 @@
 #include "ctld/usage_query.h"
 #include "rpc/server_auth.h"
 #include "ctld/user_lookup.h"
+#include "common/debug_level.h"
+#include "common/log.h"
 
 namespace drover::ctld {
 namespace {
@@ -44,6 +46,7 @@ ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs) {
     rep.set_start_time(state.startTime());
     rep.set_caller_uid(caller.uid);
     rep.set_caller_gid(caller.gid);
+    rep.set_debug_level(std::string(debugLevelName(state.debugLevel())));
     done(wire::Outcome::ok(), rep);
   };
   h.get_nodes = [&state](const rpc::Caller&, const v1::GetNodesRequest& req,
@@ -83,6 +86,23 @@ ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs) {
     if (jobs != nullptr) jobs->configChanged();
     rep.set_summary(*r);
     done(wire::Outcome::ok(), rep);
+  };
+  h.set_debug_level = [&state](const rpc::Caller& caller, const v1::SetDebugLevelRequest& req,
+                                wire::Reply_<v1::SetDebugLevelReply> done) {
+    if (!rpc::isAdmin(caller, state.config().operators)) {
+      done(deniedOutcome(caller, "SetDebugLevel"), v1::SetDebugLevelReply{});
+      return;
+    }
+    if (req.level() < 0 || req.level() > 9) {
+      done(fail(kInvalidArgument, "invalid debug level: " + std::to_string(req.level())),
+           v1::SetDebugLevelReply{});
+      return;
+    }
+    // Said before it takes effect, so that `setdebug quiet` is in the log too.
+    log::get("ctld")->info("debug level set to {} by {}", debugLevelName(req.level()),
+                           userName(caller.uid));
+    state.setDebugLevel(req.level());
+    done(wire::Outcome::ok(), v1::SetDebugLevelReply{});
   };
   h.submit_job = [jobs](const rpc::Caller& caller, const v1::SubmitJobRequest& req,
                         wire::Reply_<v1::SubmitJobReply> done) {

@@ -33,6 +33,7 @@ struct ControllerHandlers {
   Handler<v1::GetPartitionsRequest, v1::GetPartitionsReply> get_partitions;
   Handler<v1::UpdateNodeRequest, v1::UpdateNodeReply> update_node;
   Handler<v1::ReconfigureRequest, v1::ReconfigureReply> reconfigure;
+  Handler<v1::SetDebugLevelRequest, v1::SetDebugLevelReply> set_debug_level;
   Handler<v1::SubmitJobRequest, v1::SubmitJobReply> submit_job;
   Handler<v1::GetJobsRequest, v1::GetJobsReply> get_jobs;
   Handler<v1::CancelJobsRequest, v1::CancelJobsReply> cancel_jobs;
@@ -84,6 +85,7 @@ void forEachHandler(H& h, Fn&& fn) {
   fn("GetPartitions", h.get_partitions);
   fn("UpdateNode", h.update_node);
   fn("Reconfigure", h.reconfigure);
+  fn("SetDebugLevel", h.set_debug_level);
   fn("SubmitJob", h.submit_job);
   fn("GetJobs", h.get_jobs);
   fn("CancelJobs", h.cancel_jobs);

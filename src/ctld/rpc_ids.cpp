@@ -43,6 +43,7 @@ constexpr std::array kRows{
     Row{"GetJobScript", {"REQUEST_GET_JOB_SCRIPT", 2024}},
     Row{"QueryUsage", {"REQUEST_QUERY_USAGE", 2025}},
     Row{"QueryEvents", {"REQUEST_QUERY_EVENTS", 2026}},
+    Row{"SetDebugLevel", {"REQUEST_SET_DEBUG_LEVEL", 2027}},
 };
 
 }  // namespace

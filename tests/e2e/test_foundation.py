@@ -97,6 +97,65 @@ def test_scontrol_ping_reports_controller(cluster):
     assert "UP" in r.stdout, r.stdout
 
 
+def test_scontrol_show_of_what_drover_has_none_of_and_of_this_hosts_daemons(cluster):
+    """As the reference printed them (2026-12-03): licenses, topology, frontend and the burst
+    buffer and federation entities in its words and exit codes, any beginning it took; daemons
+    and aliases from the host names the agents registered from (here all on this host)."""
+    def show(*args):
+        r = cluster.scontrol("show", *args)
+        return r.returncode, r.stdout, r.stderr
+    assert show("lic") == (0, "No licenses configured in Drover.\n", "")
+    assert show("topo") == (0, "", "scontrol: error: No topology information available\n")
+    assert show("topology", "node1") == \
+        (0, "", "scontrol: error: Topology information contains no switch or node named node1\n")
+    for entity in ("burst", "bbstat", "dwstat", "fed"):
+        assert show(entity) == (0, "", ""), entity
+    assert show("fr") == (0, "No nodes in the system\n", "")
+    assert show("frontend", "x") == (1, "Node x not found\n", "")
+    assert show("daemons") == (0, "droverctld droverd\n", "")
+    assert show("a") == (0, "node1 node2 node3\n", "")
+    assert show("aliases", "node1") == (0, "", "")
+    assert show("b") == (1, "", "invalid entity:b for keyword:show \n")
+    assert show("jobs", "1", "2") == (1, "", "too many arguments for keyword:show\n")
+    # The reference's words for a command without its arguments, bare on stderr.
+    for args, words in ((["show"], "too few arguments for keyword:show"),
+                        (["hold"], "too few arguments for keyword:hold"),
+                        (["update"], "too few arguments for update keyword"),
+                        (["delete"], "too few arguments for delete keyword")):
+        r = cluster.scontrol(*args)
+        assert (r.returncode, r.stdout, r.stderr) == (1, "", words + "\n"), args
+
+
+def test_setdebug_changes_the_running_controllers_log_level(cluster):
+    """scontrol setdebug, as the reference's: Slurm's level names (any case) or 0-9; a bad one
+    refused by scontrol; users refused by the controller; show config's SlurmctldDebug says the
+    level in force, and the controller's log has debug lines only while it is debug or more."""
+    def debug_level():
+        lines = cluster.scontrol("show", "config").stdout.splitlines()
+        return next(line.split("=", 1)[1].strip() for line in lines
+                    if line.startswith("SlurmctldDebug "))
+    log = cluster.run_dir / "log" / "droverctld.log"
+    assert debug_level() == "info"
+    r = cluster.scontrol("setdebug", "Debug2")
+    assert (r.returncode, r.stdout, r.stderr) == (0, "", ""), r.stderr
+    assert debug_level() == "debug2"
+    before = log.stat().st_size
+    assert cluster.cli("squeue").returncode == 0
+    wait_for(lambda: "[debug]" in log.read_text()[before:] or "[trace]" in log.read_text()[before:],
+             10, what="debug lines in the controller's log")
+    r = cluster.scontrol("setd", "3")
+    assert r.returncode == 0, r.stderr
+    assert debug_level() == "info"
+    for bad in ("bogus", "10"):
+        r = cluster.scontrol("setdebug", bad)
+        assert (r.returncode, r.stderr) == (1, f"invalid debug level: {bad}\n"), r.stderr
+    r = cluster.scontrol("setdebug")
+    assert (r.returncode, r.stderr) == (1, "too few arguments for keyword:setdebug\n")
+    r = cluster.cli("scontrol", "setdebug", "debug", user="alice")
+    assert r.returncode == 1 and r.stderr.startswith("slurm_set_debug_level error: Access/permission denied"), r.stderr
+    assert debug_level() == "info"
+
+
 def test_scontrol_show_config_names_the_settings_as_slurm(cluster):
     r = cluster.scontrol("show", "config")
     assert r.returncode == 0, r.stderr

@@ -112,6 +112,7 @@ TEST_F(ScontrolViewTest, ShowConfigNamesDroversSettingsAsSlurm) {
   ASSERT_TRUE(config.ok()) << config.error();
   v1::PingReply ping;
   ping.set_start_time(kCaptureTime - 3600);
+  ping.set_debug_level("debug2");
   const std::string text = renderConfig(*config, "/etc/drover/cluster.conf", kCaptureTime, ping);
   // Lines as the reference Slurm 22.05 laid out its own (name padded to 23, " = ").
   for (const std::string line : {"Configuration data as of 2026-11-30T12:29:05\n",
@@ -129,6 +130,7 @@ TEST_F(ScontrolViewTest, ShowConfigNamesDroversSettingsAsSlurm) {
                                  "\nPriorityWeightTRES      = cpu=1000,gres/gpu=3000\n",
                                  "\nResvOverRun             = 0 min\n",
                                  "\nSchedulerType           = sched/backfill\n",
+                                 "\nSlurmctldDebug          = debug2\n",
                                  "\nSlurmctldHost[0]        = ctl1\n",
                                  "\nSlurmctldPort           = 7817\n",
                                  "\nSlurmdTimeout           = 300 sec\n",
@@ -140,6 +142,7 @@ TEST_F(ScontrolViewTest, ShowConfigNamesDroversSettingsAsSlurm) {
   const std::string down = renderConfig(*config, "/etc/drover/cluster.conf", kCaptureTime, std::nullopt);
   EXPECT_TRUE(down.ends_with("\n\nSlurmctld(primary) at ctl1 is DOWN\n")) << down;
   EXPECT_NE(down.find("\nBOOT_TIME               = (null)\n"), std::string::npos) << down;
+  EXPECT_NE(down.find("\nSlurmctldDebug          = info\n"), std::string::npos) << down;
 }
 
 TEST_F(ScontrolViewTest, ShowConfigWritesTheBcastSectionAsSlurmsBcastParameters) {
