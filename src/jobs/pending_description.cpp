@@ -7,6 +7,8 @@
 namespace drover::jobs {
 
 void NodeAvailability::reset(const std::vector<sched::Node>& nodes) {
+  // Every pass hands the nodes in; mostly none changed, and a comparison allocates nothing.
+  if (unchanged(nodes)) return;
   byName_.clear();
   usableInPartition_.clear();
   for (const sched::Node& n : nodes) {
@@ -14,6 +16,18 @@ void NodeAvailability::reset(const std::vector<sched::Node>& nodes) {
     if (!n.usable) continue;
     for (const std::string& p : n.partitions) ++usableInPartition_[p];
   }
+}
+
+bool NodeAvailability::unchanged(const std::vector<sched::Node>& nodes) const {
+  if (nodes.size() != byName_.size()) return false;
+  for (const sched::Node& n : nodes) {
+    auto it = byName_.find(n.name);
+    if (it == byName_.end() || it->second.usable != n.usable ||
+        it->second.partitions != n.partitions) {
+      return false;
+    }
+  }
+  return true;
 }
 
 std::vector<std::string> NodeAvailability::unavailableRequired(const sched::JobRequest& r) const {

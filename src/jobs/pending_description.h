@@ -29,6 +29,8 @@ class NodeAvailability {
   int usableFor(const sched::JobRequest& r) const;
 
  private:
+  bool unchanged(const std::vector<sched::Node>& nodes) const;
+
   struct Entry {
     bool usable = false;
     std::vector<std::string> partitions;
