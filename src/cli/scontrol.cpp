@@ -618,7 +618,7 @@ int dispatch(const std::vector<std::string>& words, Globals& g) {
   if (abbrev(verb, "update", 1)) return cmdUpdate(words);
   if (abbrev(verb, "reconfigure", 3)) return cmdReconfigure();
   if (abbrev(verb, "ping", 2)) return cmdPing();
-  if (abbrev(verb, "setdebug", 4) && verb.size() <= 8) return cmdSetDebug(words);
+  if (abbrev(verb, "setdebug", 4)) return cmdSetDebug(words);
   if (abbrev(verb, "write", 2)) return writeBatchScript(words);
   for (const char* action : {"hold", "uhold", "release", "requeue", "requeuehold", "suspend", "resume", "top"}) {
     if (toLowerAscii(verb) == action) return cmdJobControl(action, words);

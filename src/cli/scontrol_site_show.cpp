@@ -61,7 +61,8 @@ int showDaemons() {
 int showAliases(const std::string& host) {
   auto hosts = loadNodeHosts();
   if (!hosts) return 1;
-  const std::vector<std::string> names = nodesOfHost(hosts->nodes, host.empty() ? hostName() : host);
+  const std::vector<std::string> names =
+      nodesOfHost(hosts->nodes, host.empty() ? hostName() : host);
   if (!names.empty()) std::cout << joined(names) << "\n";
   return 0;
 }
@@ -106,7 +107,11 @@ std::optional<int> showSiteEntity(const std::string& entity, const std::string& 
     if (!quiet) std::cout << "Node " << id << " not found\n";
     return 1;
   }
-  if (abbrev(entity, "daemons", 1)) return showDaemons();
+  if (abbrev(entity, "daemons", 1)) {
+    if (id.empty()) return showDaemons();
+    std::cerr << "too many arguments for keyword:show\n";  // the reference's, for any name
+    return 1;
+  }
   if (abbrev(entity, "aliases", 1)) return showAliases(id);
   return std::nullopt;
 }

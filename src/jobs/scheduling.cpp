@@ -161,7 +161,8 @@ void JobManager::writePending(Job& job, const sched::PendingInfo& p, std::int64_
   }
   // A hold keeps its own description (a requeue's "job requeued in held state").
   if (code != sched::Reason::JobHeldUser && code != sched::Reason::JobHeldAdmin) {
-    std::string description = resv ? std::move(*resv) : pendingDescription(availability_, job.request, code);
+    std::string description =
+        resv ? std::move(*resv) : pendingDescription(availability_, job.request, code);
     if (i.reason_description() != description) {
       i.set_reason_description(std::move(description));
       wrote = true;

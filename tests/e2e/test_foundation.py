@@ -113,6 +113,7 @@ def test_scontrol_show_of_what_drover_has_none_of_and_of_this_hosts_daemons(clus
     assert show("fr") == (0, "No nodes in the system\n", "")
     assert show("frontend", "x") == (1, "Node x not found\n", "")
     assert show("daemons") == (0, "droverctld droverd\n", "")
+    assert show("daemons", "x") == (1, "", "too many arguments for keyword:show\n")
     assert show("a") == (0, "node1 node2 node3\n", "")
     assert show("aliases", "node1") == (0, "", "")
     assert show("b") == (1, "", "invalid entity:b for keyword:show \n")
