@@ -342,6 +342,16 @@ std::vector<v1::CancelResult> JobManager::control(const Caller& caller,
   std::vector<v1::CancelResult> results;
   const std::string& action = req.action();
   const bool admin = isAdmin(caller);
+  if (action == "top" && !admin && !config_.scheduler.enable_user_top) {
+    // Top is not for users here at all: the reference refused the list as one, named as given.
+    std::string list;
+    for (const std::string& text : req.job_ids()) list += (list.empty() ? "" : ",") + text;
+    return {result(list, kDenied)};
+  }
+  // Another user's job: hold, uhold and release say they are not the owner's, as the
+  // reference's; requeue, suspend, resume and top are refused outright (its "Access/permission
+  // denied", as for scancel).
+  const bool owners_word = action == "hold" || action == "uhold" || action == "release";
   for (const std::string& text : req.job_ids()) {
     auto ids = resolveIds(text);
     if (!ids) {
@@ -352,7 +362,7 @@ std::vector<v1::CancelResult> JobManager::control(const Caller& caller,
       Job& job = jobs_.at(id);
       std::string shown = ids->size() == 1 ? text : displayId(job);
       if (!owns(caller, job)) {
-        results.push_back(result(shown, kNotOwner));
+        results.push_back(result(shown, owners_word ? kNotOwner : kDenied));
         continue;
       }
       const char* error = nullptr;
@@ -424,9 +434,7 @@ std::vector<v1::CancelResult> JobManager::control(const Caller& caller,
           signals_.push_back(std::move(a));
         }
       } else if (action == "top") {
-        if (!admin && !config_.scheduler.enable_user_top) {
-          error = kDenied;
-        } else if (st != v1::JOB_PENDING) {
+        if (st != v1::JOB_PENDING) {
           error = kNotPending;
         } else {
           moveToTop(job);

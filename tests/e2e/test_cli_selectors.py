@@ -260,8 +260,17 @@ def test_scontrol_update_within_the_users_rights(c):
     r = c.scontrol("top", str(other), user="alice")
     assert (r.returncode, r.stderr) == \
         (1, f"Access/permission denied for job {other}\n"), r.stderr
+    # The reference (2026-12-03): users may not top at all, and it named the list as given.
+    r = c.scontrol("top", f"{job},{other}", user="alice")
+    assert (r.returncode, r.stderr) == \
+        (1, f"Access/permission denied for job {job},{other}\n"), r.stderr
     r = c.scontrol("release", str(other), user="bob")
     assert (r.returncode, r.stderr) == (1, f"Invalid user id for job {other}\n"), r.stderr
+    # Requeue, suspend and resume of another user's job are refused outright, as the reference.
+    for action in ("requeue", "requeuehold", "suspend", "resume"):
+        r = c.scontrol(action, str(other), user="bob")
+        assert (r.returncode, r.stderr) == \
+            (1, f"Access/permission denied for job {other}\n"), (action, r.stderr)
     r = c.scontrol("hold", f"{other},999999", user="alice")
     assert (r.returncode, r.stderr) == (1, "Invalid job id specified for job 999999\n"), r.stderr
     assert c.scontrol("top", str(other)).returncode == 0

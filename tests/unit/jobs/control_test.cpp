@@ -208,6 +208,17 @@ TEST_F(JobsTest, HoldReleaseRules) {
   EXPECT_EQ(denied[0].error(), "Access/permission denied");
   // Another user's job: Slurm's scontrol says "Invalid user id" (scancel: permission denied).
   EXPECT_EQ(manager_->control(bob(), act("uhold", s))[0].error(), "Invalid user id");
+  // Requeue, suspend, resume and top of another user's job are refused outright, as the
+  // reference's ("Access/permission denied"); top, not for users here, names the list as given.
+  for (const char* action : {"requeue", "requeuehold", "suspend", "resume", "top"}) {
+    EXPECT_EQ(manager_->control(bob(), act(action, s))[0].error(), "Access/permission denied")
+        << action;
+  }
+  v1::JobControlRequest top = act("top", s);
+  top.add_job_ids("999999");
+  auto refused = manager_->control(alice(), top);
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_EQ(refused[0].job_id(), s + ",999999");
   EXPECT_TRUE(manager_->control(root(), act("release", s))[0].ok());
   pass();
   EXPECT_EQ(job(id).state(), v1::JOB_RUNNING);
