@@ -101,7 +101,8 @@ Result<ScancelCommand> parseScancelArgs(const std::vector<std::string>& args) {
       case 'Q': cmd.quiet = true; break;
       case 's': {
         auto sig = jobspec::signalFromName(optarg);
-        if (!sig) return makeError(std::string("Invalid job signal: ") + optarg);
+        // The reference's words, bare (0 too: no signal is no cancel).
+        if (!sig) return makeError(std::string(kBareMark) + "Unknown job signal: " + optarg);
         r.set_signal(*sig);
         break;
       }
@@ -212,8 +213,12 @@ ScancelReport reportScancel(const ScancelCommand& command, const v1::CancelJobsR
   // With a signal (-s, KILL too), --batch or -i the reference reported every failure, an
   // unknown or finished job's as well, as "Kill job error", exit 1 (-Q silenced the line, not
   // the status); a plain cancel of such a job is silent unless -v.
-  const bool loud = sig != 0 || command.request.batch_only() || command.interactive;
+  const bool loud_always = sig != 0 || command.request.batch_only() || command.interactive;
   for (const auto& [given, results] : groupByGivenId(command.request, reply)) {
+    // A step named by its id is reported whatever went wrong, as the reference's `scancel
+    // 99999.0` ("Kill job error on job step id 99999.0: Invalid job id specified", exit 1).
+    const bool step = given.find('.') != std::string::npos;
+    const bool loud = loud_always || step;
     if (command.verbose) {
       if (sig != 0) {
         report.stderr_text += "scancel: Signal " + std::to_string(sig) + " to job " + given + "\n";
@@ -235,7 +240,8 @@ ScancelReport reportScancel(const ScancelCommand& command, const v1::CancelJobsR
       if (!quiet_kind) report.exit_code = r->error() == "Access/permission denied" ? kExitAccessDenied : 1;
       if (command.quiet && silentUnlessVerbose(r->error())) continue;
       const std::string& id = one_failure ? given : r->job_id();
-      report.stderr_text += "scancel: error: Kill job error on job id " + id + ": " + r->error() + "\n";
+      report.stderr_text += std::string("scancel: error: Kill job error on job ") +
+                            (step ? "step id " : "id ") + id + ": " + r->error() + "\n";
       if (one_failure) break;
     }
   }

@@ -150,6 +150,14 @@ def test_allocation_steps_environment_and_accounting(cluster):
              30, what="step 2 to be CANCELLED")
     state, _ = await_allocation(cluster, job_id, 0)
     assert state == "JOB_RUNNING"
+    # A step that is gone, or never was, is an error even without -v (the reference's `scancel
+    # 99999.0`: "Kill job error on job step id 99999.0: Invalid job id specified", exit 1).
+    r = cluster.cli("scancel", "999999.0")
+    assert (r.returncode, r.stderr) == \
+        (1, "scancel: error: Kill job error on job step id 999999.0: Invalid job id specified\n")
+    r = cluster.cli("scancel", f"{job_id}.2")
+    assert (r.returncode, r.stderr) == (1, "scancel: error: Kill job error on job step id "
+                                           f"{job_id}.2: Job/step already completing or completed\n")
 
     # Refusals in Slurm's words.
     status, _ = create_step(cluster, job_id, work, ["true"], extra="ntasks: 1000")

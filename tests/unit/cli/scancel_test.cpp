@@ -92,7 +92,8 @@ TEST(ScancelTest, FiltersSignalsAndErrors) {
   };
   for (const auto& b : std::vector<Bad>{{{}, "No job identification provided"},
                                         {{"abc"}, "Invalid job id abc"},
-                                        {{"-s", "NOPE", "1"}, "Invalid job signal"},
+                                        {{"-s", "NOPE", "1"}, "bare: Unknown job signal: NOPE"},
+                                        {{"-s", "0", "1"}, "bare: Unknown job signal: 0"},
                                         {{"-t", "COMPLETED"}, "Invalid job state specified"},
                                         {{"--bogus", "1"}, "unrecognized option"}}) {
     auto bad = parseScancelArgs(b.args);
@@ -161,6 +162,13 @@ TEST(ScancelTest, SignallingAJobThatIsGoneIsAnError) {
   auto plain = parseScancelArgs({"9"});
   ASSERT_TRUE(plain.ok());
   EXPECT_EQ(reportScancel(*plain, reply("9", false, "Invalid job id specified")).exit_code, 0);
+  // A step is reported even by a plain cancel, as the reference's `scancel 99999.0`.
+  auto step = parseScancelArgs({"9.0"});
+  ASSERT_TRUE(step.ok());
+  auto step_report = reportScancel(*step, reply("9.0", false, "Invalid job id specified"));
+  EXPECT_EQ(step_report.stderr_text,
+            "scancel: error: Kill job error on job step id 9.0: Invalid job id specified\n");
+  EXPECT_EQ(step_report.exit_code, 1);
 }
 
 // Filters matching no job: silent, and with -v the reference's line naming every filter in its
