@@ -19,6 +19,14 @@ struct SubmitContext {
 
 v1::JobSpec toWireSpec(const jobspec::BatchRequest& request, const SubmitContext& context);
 
+// `-N 0` (or `0-0`): the reference's controller refused it, "Node count specification invalid"
+// (sbatch, salloc and srun alike; `-N 0-2` it took). The wire's 0 means no -N, so the CLIs
+// refuse it themselves, in their own words for a refused submission.
+inline constexpr const char* kZeroNodesRefusal = "Node count specification invalid";
+inline bool asksZeroNodes(const jobspec::JobSpec& spec) {
+  return spec.nodes && spec.nodes->min == 0 && spec.nodes->max == 0;
+}
+
 // The environment --export selects: ALL (default) = everything plus the listed assignments;
 // NONE / a bare list = only the listed variables, plus the SLURM_* ones, as Slurm.
 std::map<std::string, std::string> exportedEnvironment(const jobspec::JobSpec& spec,

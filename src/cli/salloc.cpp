@@ -17,6 +17,7 @@
 #include "cli/cli_common.h"
 #include "cli/controller_client.h"
 #include "cli/salloc_env.h"
+#include "cli/job_spec_wire.h"
 #include "cli/srun_allocation.h"
 #include "cli/srun_signals.h"
 #include "cli/srun_step.h"
@@ -120,6 +121,10 @@ int runSalloc(int argc, char** argv) {
   }
   SignalWatch signals({.child = true});
 
+  if (asksZeroNodes(request.spec)) {
+    std::cerr << formatAllocFailure(kProg, kZeroNodesRefusal);
+    return 1;
+  }
   AllocationRequest alloc;
   alloc.prog = kProg;
   jobspec::StepRequest named = request;

@@ -176,6 +176,10 @@ int runSbatch(int argc, char** argv) {
     if (request->spec.verbose > 0) std::cerr << "sbatch: mail is not configured; --mail-* ignored\n";
   }
 
+  if (asksZeroNodes(request->spec)) {
+    std::cerr << formatSubmitFailure(kZeroNodesRefusal, request->spec.test_only);
+    return 1;
+  }
   SubmitContext context;
   context.environment = std::move(env);
   context.cwd = workingDirectory();

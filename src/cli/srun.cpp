@@ -10,6 +10,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/controller_client.h"
+#include "cli/job_spec_wire.h"
 #include "cli/srun_allocation.h"
 #include "cli/srun_multi_prog.h"
 #include "cli/srun_run.h"
@@ -87,6 +88,10 @@ int runSrun(int argc, char** argv) {
     return runStep(*client, request.spec, toStepSpec(request, context, *job_id, true), signals);
   }
 
+  if (asksZeroNodes(request.spec)) {
+    std::cerr << formatAllocFailure(kProg, kZeroNodesRefusal);
+    return 1;
+  }
   AllocationRequest alloc;
   alloc.prog = kProg;
   alloc.spec = toAllocationSpec(request, context, "srun");

@@ -86,6 +86,14 @@ Validation validateRequest(const JobRequest& r, const std::vector<Node>& nodes,
       }
     }
   }
+  // A node both required and excluded: the reference refused it at once (sbatch, salloc and
+  // srun alike), where the job would otherwise wait for ever.
+  for (const std::string& name : r.requiredNodes) {
+    if (std::find(r.excludedNodes.begin(), r.excludedNodes.end(), name) != r.excludedNodes.end()) {
+      return reject(RejectCode::InvalidNodeName,
+                    "node \"" + name + "\" is both required (-w) and excluded (-x)");
+    }
+  }
 
   Demand d = computeDemand(r, largestCpus);
   if (r.maxNodes > 0 && d.nodes > r.maxNodes) {

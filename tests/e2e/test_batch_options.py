@@ -423,6 +423,31 @@ def test_client_side_refusals(cluster, work, args, code, text):
     assert _all_jobs(cluster) == before
 
 
+# Node requests the reference's controller refused (2026-12-03), in each command's words for a
+# refused submission, exit 1, no job behind (a node both required and excluded would otherwise
+# wait for ever; salloc and srun would wait with it).
+_REFUSED = {"sbatch": "sbatch: error: Batch job submission failed: ",
+            "salloc": "salloc: error: Job submit/allocate failed: ",
+            "srun": "srun: error: Unable to allocate resources: "}
+NODE_REFUSALS = [(cmd, args, why) for cmd in ("sbatch", "salloc", "srun") for args, why in (
+    (["-N", "0"], "Node count specification invalid"),
+    (["-w", "node1,node2", "-x", "node2", "-N", "2"], "Invalid node name specified"))]
+
+
+@pytest.mark.parametrize("cmd,args,why", NODE_REFUSALS,
+                         ids=[f"{c}{a[0]}" for c, a, _ in NODE_REFUSALS])
+def test_node_requests_the_reference_refused(cluster, work, cmd, args, why):
+    before = _all_jobs(cluster)
+    tail = "--wrap=true" if cmd == "sbatch" else "true"
+    r = sh(cluster, f"timeout 20 {cmd} " + " ".join(_q(a) for a in args) + f" {tail}", work)
+    assert (r.returncode, r.stdout, r.stderr) == (1, "", _REFUSED[cmd] + why + "\n"), r
+    assert _all_jobs(cluster) == before
+    # A range from 0 is taken, as the reference took `-N 0-2`.
+    if cmd == "sbatch" and args[:2] == ["-N", "0"]:
+        r = sh(cluster, "sbatch --parsable -N 0-2 -o /dev/null --wrap=true", work)
+        assert r.returncode == 0, r.stderr
+
+
 # `-p` lists the reference refused (its EnforcePartLimits=ALL; debug: 2 nodes, 30 minutes at
 # most; gpu: no default time, so its maximum, a day): every partition must exist and the job
 # must fit each one's limits.
