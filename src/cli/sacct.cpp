@@ -29,6 +29,21 @@
 namespace drover::cli {
 namespace {
 
+// Which part of a `-j` id is wrong, in the reference's words: the job (`abc.0`: the whole id),
+// the array element (`1_x`: "Bad job array element specified: 1") or the step (`1.abc`,
+// `1_1.x`: "Bad step specified: 1", what precedes the step).
+std::string badJobSelector(const std::string& id) {
+  const std::string head = id.substr(0, id.find('.'));
+  const std::string job = head.substr(0, head.find('_'));
+  const bool job_ok = !job.empty() && job.find_first_not_of("0123456789") == std::string::npos;
+  if (!job_ok) return "Bad job/step specified: " + id;
+  if (head != job && !acct::parseJobSelector(head).ok()) {
+    return "Bad job array element specified: " + job;
+  }
+  if (head != id) return "Bad step specified: " + head;
+  return "Bad job/step specified: " + id;
+}
+
 constexpr const char* kProg = "sacct";
 // -c and -f without job completion data (JobCompType), as the reference said it.
 constexpr const char* kCompletionDisabled = "Slurm job completion is disabled";
@@ -238,7 +253,7 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
       case 'j':
         for (const auto& id : splitCommas(optarg)) {
           auto sel = acct::parseJobSelector(id);
-          if (!sel.ok()) return makeError(std::string(kFatalMark) + "Bad job/step specified: " + id);
+          if (!sel.ok()) return makeError(std::string(kFatalMark) + badJobSelector(id));
           f.jobs.push_back(*sel);
         }
         break;

@@ -117,6 +117,12 @@ TEST_F(SacctTest, BadInputIsWordedAsTheReferenceWordedIt) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"-s", "bogus"}, "fatal: unrecognized job state value 'bogus'"},
       {{"-j", "abc"}, "fatal: Bad job/step specified: abc"},
+      // Which part is wrong, as the reference said it (2026-12-03).
+      {{"-j", "abc.0"}, "fatal: Bad job/step specified: abc.0"},
+      {{"-j", "12.abc"}, "fatal: Bad step specified: 12"},
+      {{"-j", "12."}, "fatal: Bad step specified: 12"},
+      {{"-j", "12_1.x"}, "fatal: Bad step specified: 12_1"},
+      {{"-j", "12_x"}, "fatal: Bad job array element specified: 12"},
       {{"-S", "garbage"}, "bare: Invalid time specification (pos=0): garbage"},
       {{"-X", "-S", "2030-01-01", "-E", "2020-01-01"},
        "Start time (2030-01-01T00:00:00) requested is after end time (2020-01-01T00:00:00)."},
