@@ -77,10 +77,12 @@ Result<SinfoCommand> parseSinfoArgs(const std::vector<std::string>& args) {
   opterr = 0;
   optind = 0;  // re-initialise getopt: parse may run more than once in a process (tests)
   int c;
+  bool all = false;
   while ((c = getopt_long(argv.argc(), argv.argv(), "+:adehi:lM:n:No:O:p:rRsS:t:TvV",
                           kLong, nullptr)) != -1) {
     switch (c) {
-      case 'a': case 'v': case kOptLocal: case kOptFederation: case kOptHide: case kOptNoConvert:
+      case 'a': all = true; break;  // no hidden partitions: nothing more to show
+      case 'v': case kOptLocal: case kOptFederation: case kOptHide: case kOptNoConvert:
         break;  // accepted; nothing to change for a single cluster with no hidden partitions
       case 'd': o.dead_only = true; break;
       case 'S': o.sort = optarg; break;
@@ -131,6 +133,9 @@ Result<SinfoCommand> parseSinfoArgs(const std::vector<std::string>& args) {
   }
   if (o.long_format && (!o.format.empty() || !o.format_long.empty())) {
     return makeError(std::string(kFormatWithLong));
+  }
+  if (all && !o.partitions.empty()) {  // the reference's words, whichever came first
+    return makeError("Conflicting options, -a and -p, specified. Please choose one or the other.");
   }
   return cmd;
 }

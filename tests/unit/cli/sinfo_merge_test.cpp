@@ -146,5 +146,16 @@ TEST_F(SinfoMergeTest, EmptyPartitionRowOnlyWhenAColumnNamesIt) {
   EXPECT_EQ(text({"-p", "empty", "-o", "%P %D %t"}), "PARTITION NODES STATE\nempty 0 n/a\n");
 }
 
+TEST_F(SinfoMergeTest, AllAndAPartitionConflictAsTheReferenceSaid) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"-a", "-p", "gpu"}, {"-p", "gpu", "--all"}}) {
+    auto cmd = parseSinfoArgs(args);
+    ASSERT_FALSE(cmd.ok()) << args[0];
+    EXPECT_EQ(cmd.error(),
+              "Conflicting options, -a and -p, specified. Please choose one or the other.");
+  }
+  EXPECT_TRUE(parseSinfoArgs({"-a"}).ok());
+}
+
 }  // namespace
 }  // namespace drover::cli
