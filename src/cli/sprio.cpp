@@ -82,7 +82,10 @@ Result<SprioCommand> parseSprioArgs(const std::vector<std::string>& args) {
       case 'o': o.format = optarg; break;
       case 'p': for (auto& p : splitCommas(optarg)) cmd.partitions.push_back(p); break;
       case 'S': o.sort = optarg; break;
-      case 'u': for (auto& u : splitCommas(optarg)) cmd.users.push_back(u); break;
+      case 'u':
+        for (auto& u : splitCommas(optarg)) cmd.users.push_back(u);
+        o.users = true;
+        break;
       case 'w': o.weights = true; break;
       case 'V': cmd.version = true; break;
       case 'M': case 'v': case kOptLocal: case kOptFederation: case kOptSibling: break;

@@ -133,6 +133,7 @@ Result<std::string> renderSprio(const SprioOptions& o, const v1::GetPrioritiesRe
       text.replace(text.find(o.norm ? " %10f" : " %.10F"), 0, o.norm ? " %10b" : " %.10B");
     }
     if (tres) text += o.norm ? " %20t" : " %20T";
+    if (o.users) text.replace(text.find(" %9r") + 4, 0, " %.8u");
   }
   auto format = parseFormat(text);
   if (!format.ok()) return makeError("Invalid format specification: " + format.error());

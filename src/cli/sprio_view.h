@@ -26,6 +26,7 @@ struct SprioOptions {
   bool norm = false;
   bool no_header = false;
   bool weights = false;
+  bool users = false;  // -u was given: the short defaults show USER too, as the reference's
 };
 
 // The whole output. Fails on an unknown format letter or sort key, naming it.

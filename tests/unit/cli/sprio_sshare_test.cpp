@@ -63,7 +63,9 @@ TEST(SprioViewTest, Variants) {
     SprioOptions options;
     std::string want;
   };
-  SprioOptions def, weights, norm, sorted, custom;
+  SprioOptions def, weights, norm, sorted, custom, user, norm_user;
+  user.users = true;
+  norm_user.users = norm_user.norm = true;
   weights.weights = true;
   norm.norm = true;
   norm.no_header = true;
@@ -87,6 +89,17 @@ TEST(SprioViewTest, Variants) {
        "             34 gpu       0.00000247 0.0000000  1.0000000  0.5310000  0.1000000  0.0000000 \n"
        "             35 gpu       0.00000247 0.0000000  1.0000000  0.5310000  0.1000000  0.0000000 \n"},
       {"sorted", sorted, "35 bob\n33 alice\n34 alice\n"},
+      // -u adds USER to the short defaults (the reference's `sprio -u alice`, `-n -u alice`).
+      {"user", user,
+       "          JOBID PARTITION     USER   PRIORITY       SITE        AGE  FAIRSHARE    JOBSIZE  PARTITION        QOS\n"
+       "             33 gpu          alice      10631          0          0      10000        531        100          0\n"
+       "             34 gpu          alice      10631          0          0      10000        531        100          0\n"
+       "             35 gpu            bob      10631          0          0      10000        531        100          0\n"},
+      {"norm user", norm_user,
+       "          JOBID PARTITION     USER PRIORITY   AGE        FAIRSHARE  JOBSIZE    PARTITION  QOS       \n"
+       "             33 gpu          alice 0.00000247 0.0000000  1.0000000  0.5310000  0.1000000  0.0000000 \n"
+       "             34 gpu          alice 0.00000247 0.0000000  1.0000000  0.5310000  0.1000000  0.0000000 \n"
+       "             35 gpu            bob 0.00000247 0.0000000  1.0000000  0.5310000  0.1000000  0.0000000 \n"},
       {"custom", custom,
        "JOBI|FAIRSHARE|FAIRSHARE|PRIORITY\n"  // a width truncates, as Slurm's
       
