@@ -141,6 +141,7 @@ def test_lists_only_jobs_the_scheduler_may_start(cluster):
     nobody = c.cli("sprio", "-u", "root")
     assert nobody.returncode == 0, nobody.stderr
     assert len(nobody.stdout.splitlines()) == 1 and nobody.stdout.split()[0] == "JOBID", nobody
+    assert nobody.stdout.split()[:3] == ["JOBID", "PARTITION", "USER"], nobody.stdout
     unknown = c.cli("sprio", "-h", "-o", "%i", "-u", "nosuchuser,alice")
     assert unknown.returncode == 0, unknown.stderr
     assert unknown.stderr == "sprio: error: Invalid user: nosuchuser\n\n", unknown.stderr
