@@ -178,6 +178,18 @@ std::string formatAllocFailure(std::string_view prog, const std::string& control
 }
 
 std::string formatStepFailure(std::uint64_t job_id, const std::string& controller_message) {
+  // A job that is not there (any more): the reference's srun said so while confirming the
+  // allocation, before any step, and pointed at SLURM_JOB_ID.
+  const std::string id = std::to_string(job_id);
+  const std::string check =
+      "srun: Check SLURM_JOB_ID environment variable. Expired or invalid job " + id + "\n";
+  if (controller_message == "Invalid job id specified") {
+    return "srun: error: Unable to confirm allocation for job " + id + ": " + controller_message +
+           "\n" + check;
+  }
+  if (controller_message == "Job/step already completing or completed") {
+    return "srun: error: Slurm job " + id + " has expired\n" + check;
+  }
   auto lines = nonEmptyLines(controller_message);
   if (lines.empty()) lines.push_back("Unexpected failure");
   std::string out;

@@ -429,6 +429,22 @@ def test_double_ctrl_c_kills_the_step(cluster):
     assert p.returncode == 137, err
 
 
+def test_srun_into_a_job_that_is_gone_says_so_as_the_reference(cluster):
+    """srun --jobid (or SLURM_JOB_ID) of a job nobody has, and of one that ended: the
+    reference's two lines each (2026-12-03), exit 1."""
+    check = "srun: Check SLURM_JOB_ID environment variable. Expired or invalid job {}\n"
+    r = run(cluster, "srun", "--jobid=999999", "true")
+    assert (r.returncode, text(r)[1]) == (1, "srun: error: Unable to confirm allocation for job "
+                                             "999999: Invalid job id specified\n"
+                                             + check.format(999999)), text(r)
+    r = run(cluster, "sbatch", "--parsable", "-o", "/dev/null", "--wrap=true")
+    job = int(text(r)[0].strip())
+    wait_final(cluster, job)
+    r = run(cluster, "srun", f"--jobid={job}", "true")
+    assert (r.returncode, text(r)[1]) == \
+        (1, f"srun: error: Slurm job {job} has expired\n" + check.format(job)), text(r)
+
+
 def test_scancel_of_one_step_ends_it(cluster):
     p = spawn(cluster, "srun", "-J", "stepcancel", "sleep", "300")
     try:

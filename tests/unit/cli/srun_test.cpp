@@ -235,6 +235,14 @@ TEST(SrunStepTest, AllocationFailuresMatchGoldens) {
 }
 
 TEST(SrunStepTest, StepFailure) {
+  // A job that is gone or never was: the reference's words (srun --jobid=99999, and a job
+  // that had ended).
+  EXPECT_EQ(formatStepFailure(99999, "Invalid job id specified"),
+            "srun: error: Unable to confirm allocation for job 99999: Invalid job id specified\n"
+            "srun: Check SLURM_JOB_ID environment variable. Expired or invalid job 99999\n");
+  EXPECT_EQ(formatStepFailure(93, "Job/step already completing or completed"),
+            "srun: error: Slurm job 93 has expired\n"
+            "srun: Check SLURM_JOB_ID environment variable. Expired or invalid job 93\n");
   EXPECT_EQ(formatStepFailure(7, "Requested node configuration is not available"),
             "srun: error: Unable to create step for job 7: Requested node configuration is not available\n");
 }
