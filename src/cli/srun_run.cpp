@@ -151,11 +151,21 @@ class StepRun {
     // Nothing more is typed to task 0: srun's messages from now on go to the terminal in its
     // own mode again.
     if (terminal_ && end.rank == 0) terminal_->restore();
-    const std::string line = stepio::taskEndMessage(end);
-    if (!line.empty()) std::cerr << line << "\n";
+    // Said a moment later (flushEnds), so that tasks of a node that ended together make one
+    // line, as the reference's "node01: tasks 0-2: Exited with exit code 1" (each task's end
+    // comes in a frame of its own).
+    if (!stepio::taskEndMessage(end).empty()) {
+      if (unreported_ends_.empty()) flush_ends_at_ = Clock::now() + kEndsGathered;
+      unreported_ends_.push_back(end);
+    }
     if (end.signal != 0 && !aborting_) signalled_ = true;
     if (!first_end_) first_end_ = Clock::now();
     if (options_.kill_on_bad_exit && (end.exit_code != 0 || end.signal != 0 || end.lost)) bad_exit_ = true;
+  }
+
+  void flushEnds() {
+    for (const std::string& line : stepio::taskEndMessages(unreported_ends_)) std::cerr << line << "\n";
+    unreported_ends_.clear();
   }
 
   void launchFailed(const v1::CreateStepReply& reply) {
@@ -286,11 +296,18 @@ class StepRun {
       }
       fds.assign(1, pollfd{signals_.fd(), POLLIN, 0});
       server_->addPollFds(fds);
-      const int ready = poll(fds.data(), fds.size(), 500);
+      int wait_ms = 500;
+      if (!unreported_ends_.empty()) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(flush_ends_at_ - now);
+        wait_ms = static_cast<int>(std::clamp<std::int64_t>(left.count(), 0, wait_ms));
+      }
+      const int ready = poll(fds.data(), fds.size(), wait_ms);
       if (ready > 0 && fds[0].revents != 0)
         while (auto sig = signals_.take()) onSignal(*sig);
       if (ready > 0) server_->handlePoll(fds, 1);
+      if (!unreported_ends_.empty() && Clock::now() >= flush_ends_at_) flushEnds();
     }
+    flushEnds();
     auto ends = server_->taskEnds();
     if (signalled_ && !aborting_) std::cerr << "srun: Force Terminated StepId=" << step_ << "\n";
     if (ends.size() < total_tasks_) return std::max(1, stepio::srunExitCode(ends));
@@ -301,6 +318,10 @@ class StepRun {
   const jobspec::JobSpec& options_;
   SignalWatch& signals_;
   std::unique_ptr<stepio::StepIoServer> server_;
+  std::vector<stepio::TaskEnd> unreported_ends_;  // since the last flushEnds
+  Clock::time_point flush_ends_at_{};              // when they are said at the latest
+  // How long the first unreported end waits for others of its node and outcome.
+  static constexpr std::chrono::milliseconds kEndsGathered{100};
   std::unique_ptr<PtyTerminal> terminal_;   // --pty: srun's terminal, raw while the step runs
   std::uint64_t job_id_ = 0;
   std::string step_;

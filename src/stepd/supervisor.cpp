@@ -281,11 +281,14 @@ class StepRun {
   }
 
   // Tasks already started are killed; srun hears why on every task's stderr, then each
-  // task's exit (exit code 2, as a task whose exec failed).
+  // task's exit (exit code 2, as a task whose exec failed), under the step daemon's name and
+  // node as the reference's ("slurmstepd-node01: error: execve(): prog: No such file ...").
   bool failStart(const std::vector<std::uint32_t>& ranks, const std::string& why) {
     killAll(SIGKILL);
     reapAll();
-    if (io_) io_->failStart(ranks, "drover-stepd: error: " + why + "\n", kStartFailureExitCode);
+    const std::string self =
+        opts_.node_name.empty() ? "drover-stepd" : "drover-stepd-" + opts_.node_name;
+    if (io_) io_->failStart(ranks, self + ": error: " + why + "\n", kStartFailureExitCode);
     io_.reset();
     return fail(why);
   }

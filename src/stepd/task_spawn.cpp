@@ -140,7 +140,7 @@ struct ChildPlan {
   char pid_entry[48];
   setTaskPid(plan.envp, pid_entry);
   execvpe(plan.argv[0], plan.argv, plan.envp);
-  childFail(plan.failure, "execve", plan.argv[0]);
+  childFail(plan.failure, "execve():", plan.argv[0]);
 }
 
 }  // namespace

@@ -369,7 +369,9 @@ def test_command_not_found(cluster):
     out, err = text(r)
     assert r.returncode == 2, err
     assert "no-such-command-xyz" in err
-    assert re.search(r"srun: error: node\d: task 0: Exited with exit code 2", err), err
+    # One line for the node's two tasks, as the reference's "node01: tasks 0-1: Exited with
+    # exit code 2".
+    assert re.search(r"srun: error: node\d: tasks 0-1: Exited with exit code 2\n", err), err
 
 
 def test_sacct_records_the_step_with_state_and_exit_code(cluster):

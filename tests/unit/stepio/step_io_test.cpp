@@ -327,7 +327,9 @@ TEST_F(StepIoTest, ACommandThatCannotStartIsReportedOnTheStream) {
   EXPECT_FALSE(done.outcome.started);
   ASSERT_EQ(done.ends.size(), 2u);
   EXPECT_EQ(srunExitCode(done.ends), 2);
-  EXPECT_NE(done.err.find("0: drover-stepd: error: execve /nonexistent/program"),
+  // The reference's: "slurmstepd-node01: error: execve(): /nonexistent/prog: No such file ...".
+  EXPECT_NE(done.err.find("0: drover-stepd-node01: error: execve(): /nonexistent/program: "
+                          "No such file or directory"),
             std::string::npos)
       << done.err;
 }
