@@ -164,7 +164,7 @@ class StepRun {
   }
 
   void flushEnds() {
-    for (const std::string& line : stepio::taskEndMessages(unreported_ends_)) std::cerr << line << "\n";
+    for (const std::string& line : taskEndLines(unreported_ends_)) std::cerr << line << "\n";
     unreported_ends_.clear();
   }
 

@@ -159,6 +159,29 @@ std::string compressRanks(std::vector<std::uint32_t> ranks) {
   return jobspec::compressIds(ranks);
 }
 
+std::vector<std::string> taskEndLines(const std::vector<stepio::TaskEnd>& ends) {
+  struct Group {
+    std::string node, outcome;
+    std::vector<std::uint32_t> ranks;
+  };
+  std::vector<Group> groups;
+  for (const stepio::TaskEnd& end : ends) {
+    std::string outcome = stepio::taskOutcome(end);
+    if (outcome.empty()) continue;
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) {
+      return g.node == end.node_name && g.outcome == outcome;
+    });
+    if (it == groups.end()) it = groups.insert(groups.end(), Group{end.node_name, outcome, {}});
+    it->ranks.push_back(end.rank);
+  }
+  std::vector<std::string> lines;
+  for (const Group& g : groups) {
+    lines.push_back("srun: error: " + g.node + (g.ranks.size() == 1 ? ": task " : ": tasks ") +
+                    compressRanks(g.ranks) + ": " + g.outcome);
+  }
+  return lines;
+}
+
 const std::string kAllocPrefix = "Job submit/allocate failed: ";
 
 std::string formatAllocFailure(std::string_view prog, const std::string& controller_message) {

@@ -60,6 +60,11 @@ StdinPlan stdinPlan(const jobspec::JobSpec& spec);
 // "0-3,5,7-8" for Slurm's task lists in messages.
 std::string compressRanks(std::vector<std::uint32_t> ranks);
 
+// The lines for task ends srun heard together: one per node and outcome in the order each
+// first came, its ranks compressed, as the reference's srun wrote them ("srun: error: node01:
+// tasks 0-2: Exited with exit code 1"); ends that need no line are left out.
+std::vector<std::string> taskEndLines(const std::vector<stepio::TaskEnd>& ends);
+
 // A refused allocation, as srun/salloc print it (golden 008, 014, 015):
 //   "srun: error: invalid partition specified: nosuch\n"
 //   "srun: error: Unable to allocate resources: Invalid partition name specified\n"

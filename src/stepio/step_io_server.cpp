@@ -102,59 +102,17 @@ int srunExitCode(const std::vector<TaskEnd>& ends) {
   return code;
 }
 
-namespace {
-
-// How a task ended, in srun's words; "" for an exit code of 0.
-std::string outcomeText(const TaskEnd& end) {
+std::string taskOutcome(const TaskEnd& end) {
   if (end.lost) return "Lost connection to its node";
   if (end.signal != 0) return strsignal(end.signal);
   if (end.exit_code != 0) return "Exited with exit code " + std::to_string(end.exit_code);
   return "";
 }
 
-// "3", "0-2", "0-2,5" for ranks in any order.
-std::string rankRanges(std::vector<std::uint32_t> ranks) {
-  std::sort(ranks.begin(), ranks.end());
-  std::string out;
-  for (std::size_t i = 0; i < ranks.size();) {
-    std::size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    if (!out.empty()) out += ",";
-    out += std::to_string(ranks[i]);
-    if (j > i) out += "-" + std::to_string(ranks[j]);
-    i = j + 1;
-  }
-  return out;
-}
-
-}  // namespace
-
 std::string taskEndMessage(const TaskEnd& end) {
-  const std::vector<std::string> lines = taskEndMessages({end});
-  return lines.empty() ? "" : lines.front();
-}
-
-std::vector<std::string> taskEndMessages(const std::vector<TaskEnd>& ends) {
-  struct Group {
-    std::string node, outcome;
-    std::vector<std::uint32_t> ranks;
-  };
-  std::vector<Group> groups;
-  for (const TaskEnd& end : ends) {
-    std::string outcome = outcomeText(end);
-    if (outcome.empty()) continue;
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) {
-      return g.node == end.node_name && g.outcome == outcome;
-    });
-    if (it == groups.end()) it = groups.insert(groups.end(), Group{end.node_name, outcome, {}});
-    it->ranks.push_back(end.rank);
-  }
-  std::vector<std::string> lines;
-  for (const Group& g : groups) {
-    lines.push_back("srun: error: " + g.node + (g.ranks.size() == 1 ? ": task " : ": tasks ") +
-                    rankRanges(g.ranks) + ": " + g.outcome);
-  }
-  return lines;
+  const std::string outcome = taskOutcome(end);
+  if (outcome.empty()) return "";
+  return "srun: error: " + end.node_name + ": task " + std::to_string(end.rank) + ": " + outcome;
 }
 
 Result<std::unique_ptr<StepIoServer>> StepIoServer::listen(StepIoOptions options) {

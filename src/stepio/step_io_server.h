@@ -178,10 +178,8 @@ int srunExitCode(const std::vector<TaskEnd>& ends);
 //   "srun: error: node01: task 1: Exited with exit code 1", "srun: error: node01: task 0: Killed"
 // Empty for a task that exited 0.
 std::string taskEndMessage(const TaskEnd& end);
-// The same for ends reported together, one line per node and outcome in the order each first
-// came, its ranks compressed, as the reference's srun wrote them ("srun: error: node01: tasks
-// 0-2: Exited with exit code 1"); ends that need no line are left out.
-std::vector<std::string> taskEndMessages(const std::vector<TaskEnd>& ends);
+// Its last part: "Exited with exit code 1", "Killed", ...; "" for a task that exited 0.
+std::string taskOutcome(const TaskEnd& end);
 
 // "<rank>: " with the rank right-aligned to the width of the largest id (num_tasks - 1).
 std::string labelPrefix(std::uint32_t rank, std::uint32_t num_tasks);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <csignal>
 #include <fstream>
 #include <sstream>
 
@@ -232,6 +233,26 @@ TEST(SrunStepTest, AllocationFailuresMatchGoldens) {
             goldenStderr("015-err-too-many-tasks.txt"));
   EXPECT_EQ(formatAllocFailure("salloc", "Requested node configuration is not available"),
             "salloc: error: Job submit/allocate failed: Requested node configuration is not available\n");
+}
+
+TEST(SrunStepTest, TasksEndedTogetherMakeOneLinePerNodeAndOutcome) {
+  auto end = [](std::uint32_t rank, int code, const char* node = "node01", int signal = 0) {
+    stepio::TaskEnd e;
+    e.rank = rank;
+    e.node_name = node;
+    e.exit_code = code;
+    e.signal = signal;
+    return e;
+  };
+  const std::vector<stepio::TaskEnd> ends = {end(2, 1), end(3, 1, "node02"), end(0, 1), end(4, 0),
+                                             end(1, 2), end(5, 1), end(6, 0, "node01", SIGKILL)};
+  EXPECT_EQ(taskEndLines(ends),
+            (std::vector<std::string>{"srun: error: node01: tasks 0,2,5: Exited with exit code 1",
+                                      "srun: error: node02: task 3: Exited with exit code 1",
+                                      "srun: error: node01: task 1: Exited with exit code 2",
+                                      "srun: error: node01: task 6: Killed"}));
+  EXPECT_EQ(taskEndLines({end(0, 1), end(1, 1), end(2, 1)}),
+            (std::vector<std::string>{"srun: error: node01: tasks 0-2: Exited with exit code 1"}));
 }
 
 TEST(SrunStepTest, StepFailure) {

@@ -69,19 +69,5 @@ TEST(TaskEndMessage, AsSrunPrintsIt) {
   EXPECT_EQ(taskEndMessage(exited(0, 0)), "");
 }
 
-TEST(TaskEndMessage, TasksEndedTogetherMakeOneLinePerNodeAndOutcome) {
-  TaskEnd other_node = exited(3, 1);
-  other_node.node_name = "node02";
-  const std::vector<TaskEnd> ends = {exited(2, 1), other_node, exited(0, 1), exited(4, 0),
-                                     exited(1, 2), exited(5, 1), signalled(6, SIGKILL)};
-  EXPECT_EQ(taskEndMessages(ends),
-            (std::vector<std::string>{"srun: error: node01: tasks 0,2,5: Exited with exit code 1",
-                                      "srun: error: node02: task 3: Exited with exit code 1",
-                                      "srun: error: node01: task 1: Exited with exit code 2",
-                                      "srun: error: node01: task 6: Killed"}));
-  EXPECT_EQ(taskEndMessages({exited(0, 1), exited(1, 1), exited(2, 1)}),
-            (std::vector<std::string>{"srun: error: node01: tasks 0-2: Exited with exit code 1"}));
-}
-
 }  // namespace
 }  // namespace drover::stepio
