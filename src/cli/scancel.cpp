@@ -235,7 +235,9 @@ ScancelReport reportScancel(const ScancelCommand& command, const v1::CancelJobsR
     });
     for (const v1::CancelResult* r : results) {
       if (r->ok()) continue;
-      const bool quiet_kind = silentUnlessVerbose(r->error()) && !loud;
+      // A step of a job still pending: nothing to end, and the reference said nothing, exit 0.
+      const bool pending_step = step && r->error() == "Job is pending execution";
+      const bool quiet_kind = (silentUnlessVerbose(r->error()) && !loud) || pending_step;
       if (quiet_kind && (!command.verbose || any_ok)) continue;
       if (!quiet_kind) report.exit_code = r->error() == "Access/permission denied" ? kExitAccessDenied : 1;
       if (command.quiet && silentUnlessVerbose(r->error())) continue;

@@ -496,13 +496,12 @@ v1::CancelResult JobManager::cancelStep(const Caller& caller, const std::string&
   }
   Job& job = jobs_.at(ids->front());
   if (!owns(caller, job)) return cancelResult(text, kDenied);
-  if (isFinal(job.state()) || !holdsResources(job.state())) {
-    return cancelResult(text, isFinal(job.state()) ? kAlreadyDone : kPending);
-  }
+  // A step that is not running, whether it ended, its job ended or it never was: the
+  // reference's "Invalid job id specified" (a pending job's: "Job is pending execution").
+  if (isFinal(job.state())) return cancelResult(text, kInvalidJobId);
+  if (!holdsResources(job.state())) return cancelResult(text, kPending);
   const int index = stepIndex(job, step_id);
-  if (index < 0) {
-    return cancelResult(text, step_id < job.info.next_step_id() ? kAlreadyDone : kInvalidJobId);
-  }
+  if (index < 0) return cancelResult(text, kInvalidJobId);
   v1::JobStep& step = *job.info.mutable_steps(index);
   SignalAction a;
   a.job_id = job.id();

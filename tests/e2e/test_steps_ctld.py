@@ -155,9 +155,14 @@ def test_allocation_steps_environment_and_accounting(cluster):
     r = cluster.cli("scancel", "999999.0")
     assert (r.returncode, r.stderr) == \
         (1, "scancel: error: Kill job error on job step id 999999.0: Invalid job id specified\n")
-    r = cluster.cli("scancel", f"{job_id}.2")
+    r = cluster.cli("scancel", f"{job_id}.2")  # ended: the reference's words for any step gone
     assert (r.returncode, r.stderr) == (1, "scancel: error: Kill job error on job step id "
-                                           f"{job_id}.2: Job/step already completing or completed\n")
+                                           f"{job_id}.2: Invalid job id specified\n")
+    held = cluster.cli("sbatch", "--parsable", "-H", "-o", "/dev/null", "--wrap=true")
+    assert held.returncode == 0, held.stderr
+    r = cluster.cli("scancel", f"{held.stdout.strip()}.0")  # a pending job's step: silent
+    assert (r.returncode, r.stderr) == (0, ""), r.stderr
+    assert cluster.cli("scancel", held.stdout.strip()).returncode == 0
 
     # Refusals in Slurm's words.
     status, _ = create_step(cluster, job_id, work, ["true"], extra="ntasks: 1000")

@@ -169,6 +169,10 @@ TEST(ScancelTest, SignallingAJobThatIsGoneIsAnError) {
   EXPECT_EQ(step_report.stderr_text,
             "scancel: error: Kill job error on job step id 9.0: Invalid job id specified\n");
   EXPECT_EQ(step_report.exit_code, 1);
+  // A step of a job still pending: silent, exit 0, as the reference.
+  auto pending = reportScancel(*step, reply("9.0", false, "Job is pending execution"));
+  EXPECT_EQ(pending.stderr_text, "");
+  EXPECT_EQ(pending.exit_code, 0);
 }
 
 // Filters matching no job: silent, and with -v the reference's line naming every filter in its
