@@ -392,6 +392,10 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
     refreshEligibility(job, now);
     job.info.set_reason(std::string(sched::reasonName(initialReason(job))));
     noteWaitReason(job.info);
+    // A --begin job expects to start no earlier than then, from its submission on (the
+    // scheduler's next pass may add its own estimate): scontrol and squeue --start show it at
+    // once, not Unknown until that pass.
+    if (job.request.beginTime > now) job.info.set_start_time(job.request.beginTime);
     if (task_ids.empty()) store_.stageInsert(job, JobPayload{script, env});
     else store_.stageInsertTask(job);
     record(job);

@@ -301,6 +301,8 @@ TEST_F(JobsTest, PlanForCancelledJobIsIgnored) {
 
 TEST_F(JobsTest, BeginTimeAndQueriesFilters) {
   JobId later = submit(SpecBuilder().name("later").begin(clock_.now() + 600));
+  // Its expected start is its begin time from the submission on, before any pass.
+  EXPECT_EQ(job(later).start_time(), clock_.now() + 600);
   JobId now = submit(SpecBuilder().name("now"), bob());
   pass();
   EXPECT_EQ(job(later).reason(), "BeginTime");
