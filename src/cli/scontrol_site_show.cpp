@@ -1,8 +1,5 @@
 #include "cli/scontrol_site_show.h"
 
-#include <unistd.h>
-
-#include <climits>
 #include <iostream>
 
 #include "cli/cli_common.h"
@@ -12,12 +9,6 @@ namespace drover::cli {
 namespace {
 
 constexpr const char* kProg = "scontrol";
-
-std::string hostName() {
-  char buf[HOST_NAME_MAX + 1] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0) return {};
-  return buf;
-}
 
 std::string shortName(const std::string& host) { return host.substr(0, host.find('.')); }
 

@@ -154,7 +154,7 @@ class StepRun {
     // Said a moment later (flushEnds), so that tasks of a node that ended together make one
     // line, as the reference's "node01: tasks 0-2: Exited with exit code 1" (each task's end
     // comes in a frame of its own).
-    if (!stepio::taskEndMessage(end).empty()) {
+    if (!stepio::taskOutcome(end).empty()) {
       if (unreported_ends_.empty()) flush_ends_at_ = Clock::now() + kEndsGathered;
       unreported_ends_.push_back(end);
     }
