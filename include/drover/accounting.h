@@ -40,7 +40,15 @@ bool isFinalState(JobState state);
 inline constexpr std::int64_t kInteractiveStep = -6;
 inline constexpr std::int64_t kBatchStep = -5;
 inline constexpr std::int64_t kExternStep = -4;
-std::string stepIdName(std::int64_t step_id);  // "batch", "extern", "interactive", "3"
+// "batch", "extern", "interactive", "3". Inline: CLIs that link no accounting code name steps too.
+inline std::string stepIdName(std::int64_t step_id) {
+  switch (step_id) {
+    case kBatchStep: return "batch";
+    case kExternStep: return "extern";
+    case kInteractiveStep: return "interactive";
+    default: return std::to_string(step_id);
+  }
+}
 Result<std::int64_t> parseStepId(std::string_view text);
 
 // Time limits in minutes (Slurm's unit); unlimited and "not set" are distinct.

@@ -71,15 +71,6 @@ bool isFinalState(JobState state) {
   }
 }
 
-std::string stepIdName(std::int64_t step_id) {
-  switch (step_id) {
-    case kBatchStep: return "batch";
-    case kExternStep: return "extern";
-    case kInteractiveStep: return "interactive";
-    default: return std::to_string(step_id);
-  }
-}
-
 Result<std::int64_t> parseStepId(std::string_view text) {
   if (text == "batch") return kBatchStep;
   if (text == "extern") return kExternStep;

@@ -164,6 +164,10 @@ Result<v1::CompleteAllocationReply> ControllerClient::completeAllocation(
   return call<v1::CompleteAllocationReply>("CompleteAllocation", request);
 }
 
+Result<v1::NotifyJobReply> ControllerClient::notifyJob(const v1::NotifyJobRequest& request) {
+  return call<v1::NotifyJobReply>("NotifyJob", request);
+}
+
 Result<v1::GetPrioritiesReply> ControllerClient::getPriorities(
     const v1::GetPrioritiesRequest& request) {
   return call<v1::GetPrioritiesReply>("GetPriorities", request);
@@ -178,6 +182,9 @@ Result<v1::GetStatisticsReply> ControllerClient::getStatistics(
 Result<v1::GetStepStatsReply> ControllerClient::getStepStats(
     const v1::GetStepStatsRequest& request) {
   return call<v1::GetStepStatsReply>("GetStepStats", request, 2 * address_.timeout_ms);
+}
+Result<v1::ListPidsReply> ControllerClient::listPids(const v1::ListPidsRequest& request) {
+  return call<v1::ListPidsReply>("ListPids", request, 2 * address_.timeout_ms);
 }
 Result<v1::BroadcastFileReply> ControllerClient::broadcastFile(
     const v1::BroadcastFileRequest& request, int timeout_ms) {

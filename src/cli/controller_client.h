@@ -60,6 +60,8 @@ class ControllerClient {
   Result<v1::AwaitAllocationReply> awaitAllocation(const v1::AwaitAllocationRequest& request);
   Result<v1::CompleteAllocationReply> completeAllocation(
       const v1::CompleteAllocationRequest& request);
+  // scontrol notify: a message for an allocation's salloc or srun.
+  Result<v1::NotifyJobReply> notifyJob(const v1::NotifyJobRequest& request);
   // sprio and sshare.
   Result<v1::GetPrioritiesReply> getPriorities(const v1::GetPrioritiesRequest& request);
   Result<v1::GetSharesReply> getShares(const v1::GetSharesRequest& request);
@@ -67,6 +69,8 @@ class ControllerClient {
   Result<v1::GetStatisticsReply> getStatistics(const v1::GetStatisticsRequest& request);
   // sstat: waits for the controller to ask the steps' nodes (twice the message timeout).
   Result<v1::GetStepStatsReply> getStepStats(const v1::GetStepStatsRequest& request);
+  // scontrol listpids and pidinfo: the same wait for one node's agent.
+  Result<v1::ListPidsReply> listPids(const v1::ListPidsRequest& request);
   // sbcast and srun --bcast: one block, sent on by the controller to every node; waits
   // `timeout_ms` (the nodes' time, plus the message timeout).
   Result<v1::BroadcastFileReply> broadcastFile(const v1::BroadcastFileRequest& request,

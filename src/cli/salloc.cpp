@@ -85,17 +85,6 @@ pid_t startCommand(const std::vector<std::string>& command, const std::map<std::
   _exit(127);
 }
 
-bool jobStillRuns(ControllerClient& client, std::uint64_t job_id) {
-  v1::GetJobsRequest query;
-  query.add_job_ids(std::to_string(job_id));
-  query.set_include_finished(true);
-  auto jobs = client.getJobs(query);
-  if (!jobs.ok()) return true;  // unknown: keep going
-  for (const auto& j : jobs->jobs())
-    if (j.state() == v1::JOB_RUNNING || j.state() == v1::JOB_SUSPENDED) return true;
-  return false;
-}
-
 }  // namespace
 
 bool ringsBell(std::optional<bool> bell, bool stdout_is_terminal,
@@ -173,7 +162,7 @@ int runSalloc(int argc, char** argv) {
     if (sig && *sig != SIGCHLD && *sig != SIGINT) kill(child, *sig);
     if (!revoked && std::chrono::steady_clock::now() >= next_check) {
       next_check = std::chrono::steady_clock::now() + kJobCheck;
-      if (!jobStillRuns(*client, job_id)) {
+      if (!allocationStillRuns(*client, kProg, job_id)) {
         revoked = true;
         std::cerr << "salloc: Job allocation " << job_id << " has been revoked.\n";
         kill(child, SIGHUP);

@@ -21,9 +21,11 @@
 #include "cli/job_show.h"
 #include "cli/job_values.h"
 #include "cli/scontrol_interactive.h"
+#include "cli/scontrol_pids.h"
 #include "cli/scontrol_reservation.h"
 #include "cli/scontrol_site_show.h"
 #include "cli/scontrol_view.h"
+#include "cli/scontrol_wait_notify.h"
 #include "cli/step_rows.h"
 #include "cli/step_show.h"
 #include "common/ascii_case.h"
@@ -75,6 +77,12 @@ constexpr const char* kHelp =
     "     suspend <job_list>       suspend a running job (SIGSTOP).\n"
     "     resume <job_list>        resume a suspended job (SIGCONT).\n"
     "     top <job_list>           put a job at the top of its user's queue.\n"
+    "     wait_job <job_id>        wait until a job's nodes are ready (it runs).\n"
+    "     notify <job_id> <message>  send a message to the job's salloc or srun.\n"
+    "     listpids [<job_id>[.<step_id>]] [<NodeName>]\n"
+    "                              list the processes of the job steps on this host's\n"
+    "                              node (or NodeName).\n"
+    "     pidinfo <pid>            the job of a process on this host, and its end time.\n"
     "     write batch_script <job_id> <optional_filename>\n"
     "                              write the batch script for a given job_id to a\n"
     "                              file or to stdout (filename \"-\").\n"
@@ -620,6 +628,10 @@ int dispatch(const std::vector<std::string>& words, Globals& g) {
   if (abbrev(verb, "ping", 2)) return cmdPing();
   if (abbrev(verb, "setdebug", 4)) return cmdSetDebug(words);
   if (abbrev(verb, "write", 2)) return writeBatchScript(words);
+  if (abbrev(verb, "wait_job", 2)) return cmdWaitJob(words);
+  if (abbrev(verb, "notify", 2)) return cmdNotify(words);
+  if (abbrev(verb, "listpids", 2)) return cmdListPids(words);
+  if (abbrev(verb, "pidinfo", 3)) return cmdPidInfo(words);
   for (const char* action : {"hold", "uhold", "release", "requeue", "requeuehold", "suspend", "resume", "top"}) {
     if (toLowerAscii(verb) == action) return cmdJobControl(action, words);
   }

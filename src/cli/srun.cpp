@@ -85,7 +85,8 @@ int runSrun(int argc, char** argv) {
   SignalWatch signals({.window_size = request.spec.pty});
 
   if (auto job_id = allocationJobId(request.spec)) {
-    return runStep(*client, request.spec, toStepSpec(request, context, *job_id, true), signals);
+    return runStep(*client, request.spec, toStepSpec(request, context, *job_id, true), signals,
+                   /*owns_allocation=*/false);
   }
 
   if (asksZeroNodes(request.spec)) {
@@ -100,7 +101,8 @@ int runSrun(int argc, char** argv) {
   auto got = acquireAllocation(*client, alloc, signals);
   if (!got.allocation) return got.exit_code;
   const std::uint64_t job_id = got.allocation->job.job_id();
-  const int status = runStep(*client, request.spec, toStepSpec(request, context, job_id, false), signals);
+  const int status = runStep(*client, request.spec, toStepSpec(request, context, job_id, false),
+                             signals, /*owns_allocation=*/true);
   const auto end = allocationEndOf(status);
   releaseAllocation(*client, kProg, job_id, end.exit_code, end.signal);
   return status;

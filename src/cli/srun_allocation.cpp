@@ -118,6 +118,7 @@ AllocationResult acquireAllocation(ControllerClient& client, const AllocationReq
       cancelQuietly(client, id);
       return {};
     }
+    printNotices(prog, *reply);
     const v1::JobInfo& job = reply->job();
     if (job.state() == v1::JOB_RUNNING) {
       if (waited && !request.quiet) std::cerr << prog << ": job " << id << " has been allocated resources\n";
@@ -157,6 +158,21 @@ AllocationResult acquireAllocation(ControllerClient& client, const AllocationReq
       return {};
     }
   }
+}
+
+void printNotices(std::string_view prog, const v1::AwaitAllocationReply& reply) {
+  for (const auto& m : reply.messages()) std::cerr << prog << ": " << m << "\n";
+}
+
+bool allocationStillRuns(ControllerClient& client, std::string_view prog, std::uint64_t job_id) {
+  v1::AwaitAllocationRequest ask;
+  ask.set_job_id(job_id);
+  ask.set_timeout_ms(0);
+  auto reply = client.awaitAllocation(ask);
+  if (!reply.ok()) return client.lastFailure() != FailureKind::kNotFound;  // purged: gone
+  printNotices(prog, *reply);
+  const v1::JobState state = reply->job().state();
+  return state == v1::JOB_RUNNING || state == v1::JOB_SUSPENDED;
 }
 
 }  // namespace drover::cli

@@ -69,6 +69,15 @@ AllocationResult acquireAllocation(ControllerClient& client, const AllocationReq
 // Cancels the whole job or one step ("7" or "7.0"); errors ignored (best effort at exit).
 void cancelQuietly(ControllerClient& client, const std::string& id, int signal = 0);
 
+// scontrol notify's messages in an AwaitAllocation reply, each as Slurm's clients print one:
+// "PROG: MSG" on stderr.
+void printNotices(std::string_view prog, const v1::AwaitAllocationReply& reply);
+
+// Whether the interactive allocation still runs (RUNNING or SUSPENDED), asked without waiting
+// (AwaitAllocation), which hands over the messages notified meanwhile too (printNotices). A
+// controller that cannot be asked counts as "still runs".
+bool allocationStillRuns(ControllerClient& client, std::string_view prog, std::uint64_t job_id);
+
 // CompleteAllocation; a failure is printed, not fatal.
 void releaseAllocation(ControllerClient& client, std::string_view prog, std::uint64_t job_id,
                        int exit_code, int exit_signal);

@@ -44,8 +44,9 @@ bool activeState(v1::JobState s) {
 
 class StepRun {
  public:
-  StepRun(ControllerClient& client, const jobspec::JobSpec& options, SignalWatch& signals)
-      : client_(client), options_(options), signals_(signals) {}
+  StepRun(ControllerClient& client, const jobspec::JobSpec& options, SignalWatch& signals,
+          bool owns_allocation)
+      : client_(client), options_(options), signals_(signals), owns_allocation_(owns_allocation) {}
 
   int run(v1::StepSpec spec) {
     const StdinPlan plan = stdinPlan(options_);
@@ -262,6 +263,7 @@ class StepRun {
   int loop() {
     std::vector<pollfd> fds;
     auto next_check = Clock::now() + kConnectCheck;
+    auto next_notice_check = Clock::now() + kNoticeCheck;
     std::optional<Clock::time_point> wait_deadline;
     while (!server_->done()) {
       const auto now = Clock::now();
@@ -287,6 +289,10 @@ class StepRun {
         cancelQuietly(client_, step_);
       }
       if (aborting_ && (now >= abort_deadline_ || interrupts_after_abort_ > 0)) break;
+      if (owns_allocation_ && now >= next_notice_check) {
+        next_notice_check = now + kNoticeCheck;
+        allocationStillRuns(client_, "srun", job_id_);  // prints scontrol notify's messages
+      }
       if (now >= next_check) {
         next_check = now + std::chrono::seconds(5);
         if (server_->connectedNodes() < expected_nodes_ && jobGone()) {
@@ -317,6 +323,9 @@ class StepRun {
   ControllerClient& client_;
   const jobspec::JobSpec& options_;
   SignalWatch& signals_;
+  const bool owns_allocation_;
+  // How often an srun holding its own allocation asks for scontrol notify's messages.
+  static constexpr std::chrono::seconds kNoticeCheck{2};
   std::unique_ptr<stepio::StepIoServer> server_;
   std::vector<stepio::TaskEnd> unreported_ends_;  // since the last flushEnds
   Clock::time_point flush_ends_at_{};              // when they are said at the latest
@@ -366,8 +375,8 @@ std::string localAddressToward(const std::string& host, std::uint16_t port) {
 }
 
 int runStep(ControllerClient& client, const jobspec::JobSpec& options, v1::StepSpec spec,
-            SignalWatch& signals) {
-  StepRun run(client, options, signals);
+            SignalWatch& signals, bool owns_allocation) {
+  StepRun run(client, options, signals, owns_allocation);
   return run.run(std::move(spec));
 }
 

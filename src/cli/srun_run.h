@@ -22,9 +22,11 @@
 namespace drover::cli {
 
 // Returns srun's exit status (the highest task exit code, 128+signal for a signalled task;
-// 1 when the step could not be created).
+// 1 when the step could not be created). An srun that made the job's allocation
+// (`owns_allocation`) also asks the controller every few seconds for scontrol notify's
+// messages, as salloc does.
 int runStep(ControllerClient& client, const jobspec::JobSpec& options, v1::StepSpec spec,
-            SignalWatch& signals);
+            SignalWatch& signals, bool owns_allocation);
 
 // The address of this host that reaches the controller (the step's nodes reach srun there);
 // empty when unknown.

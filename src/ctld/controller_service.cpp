@@ -56,6 +56,7 @@ class ControllerService final : public v1::Controller::Service {
   DROVER_SERVE(CreateStep, create_step)
   DROVER_SERVE(AwaitAllocation, await_allocation)
   DROVER_SERVE(CompleteAllocation, complete_allocation)
+  DROVER_SERVE(NotifyJob, notify_job)
   DROVER_SERVE(CreateReservation, create_reservation)
   DROVER_SERVE(UpdateReservation, update_reservation)
   DROVER_SERVE(DeleteReservation, delete_reservation)
@@ -63,6 +64,7 @@ class ControllerService final : public v1::Controller::Service {
   DROVER_SERVE(GetPriorities, get_priorities)
   DROVER_SERVE(GetShares, get_shares)
   DROVER_SERVE(GetStepStats, get_step_stats)
+  DROVER_SERVE(ListPids, list_pids)
   DROVER_SERVE(BroadcastFile, broadcast_file)
   DROVER_SERVE(GetStatistics, get_statistics)
 #undef DROVER_SERVE

@@ -47,6 +47,7 @@ struct ControllerHandlers {
   Handler<v1::CreateStepRequest, v1::CreateStepReply> create_step;
   Handler<v1::AwaitAllocationRequest, v1::AwaitAllocationReply> await_allocation;
   Handler<v1::CompleteAllocationRequest, v1::CompleteAllocationReply> complete_allocation;
+  Handler<v1::NotifyJobRequest, v1::NotifyJobReply> notify_job;
   // Filled by ReservationService::install (reservation_service.h); unset = not served.
   Handler<v1::CreateReservationRequest, v1::CreateReservationReply> create_reservation;
   Handler<v1::UpdateReservationRequest, v1::UpdateReservationReply> update_reservation;
@@ -57,6 +58,8 @@ struct ControllerHandlers {
   Handler<v1::GetSharesRequest, v1::GetSharesReply> get_shares;
   // sstat (handlers_steps.cpp).
   Handler<v1::GetStepStatsRequest, v1::GetStepStatsReply> get_step_stats;
+  // scontrol listpids and pidinfo (handlers_steps.cpp).
+  Handler<v1::ListPidsRequest, v1::ListPidsReply> list_pids;
   // sbcast and srun --bcast (handlers_steps.cpp).
   Handler<v1::BroadcastFileRequest, v1::BroadcastFileReply> broadcast_file;
   // sdiag (handlers_diag.cpp).
@@ -65,7 +68,8 @@ struct ControllerHandlers {
 
 // `jobs` may be null (node-only tests): the job RPCs then answer UNAVAILABLE-like errors.
 ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs);
-// CreateStep, AwaitAllocation, CompleteAllocation, GetStepStats (handlers_steps.cpp).
+// CreateStep, AwaitAllocation, CompleteAllocation, NotifyJob, GetStepStats, ListPids
+// (handlers_steps.cpp).
 void addStepHandlers(ControllerHandlers& h, JobService* jobs);
 // GetPriorities and GetShares (handlers_priority.cpp).
 void addPriorityHandlers(ControllerHandlers& h, JobService* jobs);
@@ -98,6 +102,7 @@ void forEachHandler(H& h, Fn&& fn) {
   fn("CreateStep", h.create_step);
   fn("AwaitAllocation", h.await_allocation);
   fn("CompleteAllocation", h.complete_allocation);
+  fn("NotifyJob", h.notify_job);
   fn("CreateReservation", h.create_reservation);
   fn("UpdateReservation", h.update_reservation);
   fn("DeleteReservation", h.delete_reservation);
@@ -105,6 +110,7 @@ void forEachHandler(H& h, Fn&& fn) {
   fn("GetPriorities", h.get_priorities);
   fn("GetShares", h.get_shares);
   fn("GetStepStats", h.get_step_stats);
+  fn("ListPids", h.list_pids);
   fn("BroadcastFile", h.broadcast_file);
   fn("GetStatistics", h.get_statistics);
 }

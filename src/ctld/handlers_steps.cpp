@@ -1,5 +1,5 @@
-// The srun/salloc RPCs: CreateStep, AwaitAllocation, CompleteAllocation, and sstat's
-// GetStepStats (NOT_FOUND for an unknown job, FAILED_PRECONDITION when the job or the named
+// The srun/salloc RPCs: CreateStep, AwaitAllocation, CompleteAllocation, scontrol's NotifyJob
+// and ListPids, and sstat's GetStepStats (NOT_FOUND for an unknown job, FAILED_PRECONDITION when the job or the named
 // step does not run: ctld/step_stats.h). Errors carry Slurm's
 // text; the status code tells a client what it may do about it: NOT_FOUND (no such job),
 // PERMISSION_DENIED (not the caller's job), UNAVAILABLE (the step's CPUs/GPUs are held by other
@@ -52,6 +52,21 @@ void addStepHandlers(ControllerHandlers& h, JobService* jobs) {
       }
       done(wire::Outcome::ok(), *r);
     });
+  };
+  h.list_pids = [jobs](const rpc::Caller&, const v1::ListPidsRequest& req,
+                       wire::Reply_<v1::ListPidsReply> done) {
+    if (noJobs(jobs, done)) return;
+    jobs->listPids(req, [done](Result<v1::ListPidsReply> r) { answer(done, r); });
+  };
+  h.notify_job = [jobs](const rpc::Caller& caller, const v1::NotifyJobRequest& req,
+                        wire::Reply_<v1::NotifyJobReply> done) {
+    if (noJobs(jobs, done)) return;
+    const Status s = jobs->notify(caller, req);
+    if (!s) {
+      done(wire::Outcome{codeFor(s.error()), s.error()}, v1::NotifyJobReply{});
+      return;
+    }
+    done(wire::Outcome::ok(), v1::NotifyJobReply{});
   };
   h.broadcast_file = [jobs](const rpc::Caller& caller, const v1::BroadcastFileRequest& req,
                             wire::Reply_<v1::BroadcastFileReply> done) {

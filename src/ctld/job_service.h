@@ -23,6 +23,7 @@
 
 #include "acct/sqlite_store.h"
 #include "ctld/ctld_state.h"
+#include "ctld/job_notices.h"
 #include "ctld/launch_call.h"
 #include "ctld/node_events.h"
 #include "drover/result.h"
@@ -112,6 +113,10 @@ class JobService {
                        std::function<void(Result<v1::AwaitAllocationReply>)> done);
   void completeAllocation(const rpc::Caller& caller,
                           const v1::CompleteAllocationRequest& request, Done done);
+  // scontrol notify: queues the message for the job's salloc or srun (its next
+  // AwaitAllocation takes it; one waiting for its start is answered at once). Errors are
+  // Slurm's texts.
+  Status notify(const rpc::Caller& caller, const v1::NotifyJobRequest& request);
 
   // sstat (job_service_stats.cpp): asks the agents of the steps' nodes in parallel on the
   // agent RPC pool and answers once every node did (or failed). The job's owner, root and
@@ -119,6 +124,12 @@ class JobService {
   // nodes refuse them.
   void stepStats(const rpc::Caller& caller, const v1::GetStepStatsRequest& request,
                  std::function<void(Result<v1::GetStepStatsReply>)> done);
+
+  // scontrol listpids and pidinfo (job_service_pids.cpp): the processes of the steps running
+  // on one node (of one job, or one step), from its agent in parallel per step, answered once
+  // every step did. Everyone may ask, as Slurm's nodes answer everyone.
+  void listPids(const v1::ListPidsRequest& request,
+                std::function<void(Result<v1::ListPidsReply>)> done);
 
   // sbcast and srun --bcast (job_service_bcast.cpp): checks the caller and the job, then sends
   // the block to the agent of every node of the job (or step) in parallel on the agent RPC
@@ -235,11 +246,14 @@ class JobService {
   // srun/salloc (job_service_steps.cpp).
   struct AllocationWaiter {
     jobs::JobId job_id = 0;
+    unsigned uid = 0;         // the caller: takes the job's notices when it is the job's user
     std::function<void(Result<v1::AwaitAllocationReply>)> done;
     std::unique_ptr<boost::asio::steady_timer> timer;
   };
-  Result<v1::AwaitAllocationReply> allocationReply(jobs::JobId id) const;
-  void answerWaiters();
+  Result<v1::AwaitAllocationReply> allocationReply(jobs::JobId id, unsigned caller_uid);
+  // Answers the waiters whose job no longer waits, and those of `notified`.
+  void answerWaiters(std::optional<jobs::JobId> notified = std::nullopt);
+  JobNotices notices_;
   struct StepFanOut;
   void launchStep(jobs::JobManager::CreatedStep created,
                   std::function<void(Result<v1::CreateStepReply>)> done);

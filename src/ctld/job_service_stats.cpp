@@ -1,41 +1,14 @@
 // JobService's sstat side: GetStepStats asks the agent of every node of the chosen steps for
 // the step's usage so far (Agent.GetStepUsage, answered by the step's supervisor), in parallel
 // on the agent RPC pool, and answers once all of them did.
-#include <grpcpp/grpcpp.h>
-
 #include <boost/asio/post.hpp>
 
 #include "common/log.h"
+#include "ctld/agent_step_usage.h"
 #include "ctld/job_service.h"
 #include "ctld/step_stats.h"
-#include "drover/v1/agent.grpc.pb.h"
-#include "rpc/client.h"
 
 namespace drover::ctld {
-namespace {
-
-// One GetStepUsage, blocking (run it on the pool).
-NodeAnswer askNode(const std::shared_ptr<grpc::Channel>& channel, const std::string& node,
-                   const v1::GetStepUsageRequest& request, const rpc::ClientOptions& options) {
-  NodeAnswer answer;
-  answer.node = node;
-  grpc::ClientContext ctx;
-  auto prepared = rpc::prepareCall(ctx, "/drover.v1.Agent/GetStepUsage", request, options);
-  if (!prepared) {
-    answer.error = prepared.error();
-    return answer;
-  }
-  v1::GetStepUsageReply reply;
-  const grpc::Status st = v1::Agent::NewStub(channel)->GetStepUsage(&ctx, request, &reply);
-  if (!st.ok()) {
-    answer.error = st.error_message().empty() ? "agent unreachable" : st.error_message();
-    return answer;
-  }
-  answer.usage = std::move(*reply.mutable_usage());
-  return answer;
-}
-
-}  // namespace
 
 // The answers still awaited for one GetStepStats.
 struct StatsFanOut {
@@ -103,7 +76,7 @@ void JobService::stepStats(const rpc::Caller& caller, const v1::GetStepStatsRequ
         continue;
       }
       postAgentCall([channel, node, ask, options, settle]() {
-        NodeAnswer answer = askNode(channel, node, ask, options);
+        NodeAnswer answer = askStepUsage(channel, node, ask, options);
         if (!answer.error.empty()) {
           drover::log::get("ctld")->info("job {} step {}: no usage from {}: {}",
                                          ask.step().job_id(), ask.step().step_id(), node,

@@ -111,7 +111,7 @@ void JobService::settleStepLaunch(const std::shared_ptr<StepFanOut>& fan,
   afterCommit([fan](Status) { fan->done(fan->reply); });
 }
 
-Result<v1::AwaitAllocationReply> JobService::allocationReply(jobs::JobId id) const {
+Result<v1::AwaitAllocationReply> JobService::allocationReply(jobs::JobId id, unsigned caller_uid) {
   v1::GetJobsRequest q;
   q.add_job_ids(std::to_string(id));
   q.set_include_finished(true);
@@ -119,13 +119,17 @@ Result<v1::AwaitAllocationReply> JobService::allocationReply(jobs::JobId id) con
   for (auto& job : found) {
     if (job.job_id() != id) continue;
     v1::AwaitAllocationReply reply;
+    // Only the allocation's own user takes its messages: anyone may watch a job start.
+    if (job.uid() == caller_uid) {
+      for (auto& m : notices_.take(id)) reply.add_messages(std::move(m));
+    }
     *reply.mutable_job() = std::move(job);
     return reply;
   }
   return makeError("Invalid job id specified");
 }
 
-void JobService::awaitAllocation(const rpc::Caller&, const v1::AwaitAllocationRequest& request,
+void JobService::awaitAllocation(const rpc::Caller& caller, const v1::AwaitAllocationRequest& request,
                                  std::function<void(Result<v1::AwaitAllocationReply>)> done) {
   const jobs::Job* job = manager_->find(request.job_id());
   if (job == nullptr) {
@@ -133,13 +137,15 @@ void JobService::awaitAllocation(const rpc::Caller&, const v1::AwaitAllocationRe
     return;
   }
   const bool waiting = job->state() == v1::JOB_PENDING || job->state() == v1::JOB_REQUEUED;
-  if (!waiting || request.timeout_ms() == 0) {
-    done(allocationReply(job->id()));
+  const bool told = job->info.uid() == caller.uid && notices_.has(job->id());
+  if (!waiting || request.timeout_ms() == 0 || told) {
+    done(allocationReply(job->id(), caller.uid));
     return;
   }
   const std::uint64_t token = next_waiter_++;
   AllocationWaiter w;
   w.job_id = job->id();
+  w.uid = caller.uid;
   w.done = std::move(done);
   w.timer = std::make_unique<boost::asio::steady_timer>(io_);
   w.timer->expires_after(std::chrono::milliseconds(request.timeout_ms()));
@@ -147,29 +153,53 @@ void JobService::awaitAllocation(const rpc::Caller&, const v1::AwaitAllocationRe
     if (ec) return;
     auto it = waiters_.find(token);
     if (it == waiters_.end()) return;
-    auto answer = std::move(it->second.done);
-    const jobs::JobId id = it->second.job_id;
+    AllocationWaiter w = std::move(it->second);
     waiters_.erase(it);
-    answer(allocationReply(id));
+    w.done(allocationReply(w.job_id, w.uid));
   });
   waiters_.emplace(token, std::move(w));
 }
 
-void JobService::answerWaiters() {
+void JobService::answerWaiters(std::optional<jobs::JobId> notified) {
   if (waiters_.empty()) return;
-  std::vector<std::pair<jobs::JobId, std::function<void(Result<v1::AwaitAllocationReply>)>>> ready;
+  std::vector<AllocationWaiter> ready;
   for (auto it = waiters_.begin(); it != waiters_.end();) {
     const jobs::Job* job = manager_->find(it->second.job_id);
     const bool waiting =
         job != nullptr && (job->state() == v1::JOB_PENDING || job->state() == v1::JOB_REQUEUED);
-    if (waiting) {
+    if (waiting && it->second.job_id != notified) {
       ++it;
       continue;
     }
-    ready.emplace_back(it->second.job_id, std::move(it->second.done));
+    ready.push_back(std::move(it->second));
     it = waiters_.erase(it);  // the timer goes with it (its wait ends as cancelled)
   }
-  for (auto& [id, answer] : ready) answer(allocationReply(id));
+  for (auto& w : ready) w.done(allocationReply(w.job_id, w.uid));
+}
+
+namespace {
+// A job whose salloc or srun may still be there to hear a message.
+bool mayHear(v1::JobState state) {
+  return !jobs::isFinal(state) && state != v1::JOB_COMPLETING;
+}
+}  // namespace
+
+// scontrol notify, checked as the reference's controller did: the job's user, root and
+// operators may; a batch job has no client to tell ("presently disabled", as there).
+Status JobService::notify(const rpc::Caller& caller, const v1::NotifyJobRequest& request) {
+  const jobs::Job* job = manager_->find(request.job_id());
+  if (job == nullptr) return makeError("Invalid job id specified");
+  if (job->info.uid() != caller.uid && !manager_->isAdmin(jobCaller(caller))) {
+    return makeError("Invalid user id");
+  }
+  if (!mayHear(job->state())) return makeError("Job/step already completing or completed");
+  if (job->info.batch()) return makeError("Requested operation is presently disabled");
+  notices_.add(job->id(), request.message(), [this](std::uint64_t id) {
+    const jobs::Job* j = manager_->find(id);
+    return j != nullptr && mayHear(j->state());
+  });
+  answerWaiters(job->id());  // a salloc waiting for its start hears it now
+  return okStatus();
 }
 
 void JobService::completeAllocation(const rpc::Caller& caller,

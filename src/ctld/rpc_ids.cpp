@@ -44,6 +44,8 @@ constexpr std::array kRows{
     Row{"QueryUsage", {"REQUEST_QUERY_USAGE", 2025}},
     Row{"QueryEvents", {"REQUEST_QUERY_EVENTS", 2026}},
     Row{"SetDebugLevel", {"REQUEST_SET_DEBUG_LEVEL", 2027}},
+    Row{"NotifyJob", {"REQUEST_JOB_NOTIFY", 2028}},
+    Row{"ListPids", {"REQUEST_LIST_PIDS", 2029}},
 };
 
 }  // namespace

@@ -450,7 +450,14 @@ class StepRun {
     auto now = task_usage_.current();
     drover::v1::StepUsage usage;
     for (const auto& f : now.tasks) setTaskUsage(usage.add_tasks(), f, opts_.node_name);
-    for (pid_t pid : now.pids) usage.add_pids(pid);
+    for (const auto& tree : now.trees) {
+      auto* processes = usage.add_task_processes();
+      processes->set_task(tree.task);
+      for (pid_t pid : tree.pids) {
+        processes->add_pids(pid);
+        usage.add_pids(pid);
+      }
+    }
     return usage.SerializeAsString();
   }
 

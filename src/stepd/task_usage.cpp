@@ -127,12 +127,14 @@ TaskUsageGatherer::Current TaskUsageGatherer::current() {
       f.cpu_ms = totals.cpu_ticks * 1000 / ticks_per_s;
       f.read_bytes = totals.read_bytes;
       f.write_bytes = totals.write_bytes;
-      out.pids.insert(out.pids.end(), totals.pids.begin(), totals.pids.end());
+      out.trees.push_back({f.task, std::move(totals.pids)});
     }
     out.tasks.push_back(f);
   }
   std::sort(out.tasks.begin(), out.tasks.end(),
             [](const TaskFigures& a, const TaskFigures& b) { return a.task < b.task; });
+  std::sort(out.trees.begin(), out.trees.end(),
+            [](const TaskTree& a, const TaskTree& b) { return a.task < b.task; });
   return out;
 }
 

@@ -50,13 +50,17 @@ class TaskUsageGatherer {
   // Every watched task's figures, ended or not, in rank order.
   std::vector<TaskFigures> figures() const;
 
-  // What sstat asks of a running step: samples the running tasks now and returns every task's
-  // figures, a running task's CPU time and bytes read and written counted up to now (its
-  // processes' own, their reaped children's included), and the pids of the running tasks'
-  // process trees.
+  // What sstat and scontrol listpids ask of a running step: samples the running tasks now and
+  // returns every task's figures, a running task's CPU time and bytes read and written counted
+  // up to now (its processes' own, their reaped children's included), and each running task's
+  // live process tree.
+  struct TaskTree {
+    std::uint32_t task = 0;           // global rank
+    std::vector<pid_t> pids;          // the task's own pid first, then its descendants
+  };
   struct Current {
     std::vector<TaskFigures> tasks;   // in rank order
-    std::vector<pid_t> pids;
+    std::vector<TaskTree> trees;      // running tasks only, in rank order
   };
   Current current();
 

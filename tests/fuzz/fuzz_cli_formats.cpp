@@ -1,13 +1,15 @@
-// The output formats users write on the command line: squeue/sinfo -o, sinfo -O, sshare -o, and
-// squeue/sinfo -i's interval. Whatever the text, parsing gives a value or an error with a
-// message, and a format that parses renders any data without crashing; sshare's fixed-width
-// columns give lines of one length.
+// The output formats users write on the command line: squeue/sinfo -o, sinfo -O, sshare -o,
+// squeue/sinfo -i's interval, and scontrol's job arguments. Whatever the text, parsing gives a
+// value or an error with a message, and a format that parses renders any data without
+// crashing; sshare's fixed-width columns give lines of one length.
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 #include "cli/format_spec.h"
 #include "cli/iterate.h"
+#include "cli/scontrol_pids.h"
+#include "cli/scontrol_wait_notify.h"
 #include "cli/sinfo.h"
 #include "cli/squeue.h"
 #include "cli/squeue_view.h"
@@ -98,6 +100,20 @@ void checkSinfo(const std::string& text, const char* option) {
   (void)renderSinfo(parsed->options, {node}, {partition}, kNow);
 }
 
+// scontrol's job arguments (wait_job/notify's JOB, listpids' JOB[.STEP]): a job id that parses
+// is the text's leading digits, and a listpids target names a job only when it has them.
+void checkJobArguments(const std::string& text) {
+  const auto id = leadingJobId(text);
+  FUZZ_CHECK(!id || (*id > 0 && !text.empty() && text[0] >= '0' && text[0] <= '9'),
+             "job id from '%s'", text.c_str());
+  const auto parsed = parsePidsTarget(text);
+  if (const auto* target = std::get_if<PidsTarget>(&parsed)) {
+    FUZZ_CHECK(target->job_id == 0 || id, "listpids job from '%s'", text.c_str());
+  } else {
+    FUZZ_CHECK(!std::get<PidsTargetError>(parsed).message.empty(), "empty listpids complaint");
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -122,5 +138,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   checkSqueue(text);
   checkSinfo(text, "-o");
   checkSinfo(text, "-O");
+  checkJobArguments(text);
   return 0;
 }

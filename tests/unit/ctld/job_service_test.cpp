@@ -185,5 +185,74 @@ TEST_F(JobServiceTest, AcknowledgedJobsComeBackAfterRestart) {
   EXPECT_EQ(jobs_->query(v1::GetJobsRequest{}).size(), 3u);
 }
 
+// scontrol notify: the checks in the reference's words, and the message handed to the job's
+// own user with its next AwaitAllocation (once), a waiting salloc answered at once.
+TEST_F(JobServiceTest, NotifyQueuesForTheAllocationsOwnUser) {
+  start();
+  const rpc::Caller owner{65534, 65534};   // nobody: a user every Debian system has
+  const rpc::Caller other{65533, 65533};
+  auto submit = [&](v1::JobSpec spec, rpc::Caller who) {
+    std::uint64_t id = 0;
+    jobs_->submit(who, spec, [&](Result<v1::SubmitJobReply> r) {
+      ASSERT_TRUE(r) << r.error();
+      id = r->job_id();
+    });
+    io_.poll();
+    return id;
+  };
+  auto notify = [&](std::uint64_t id, rpc::Caller who) {
+    v1::NotifyJobRequest req;
+    req.set_job_id(id);
+    req.set_message("hello there");
+    Status s = jobs_->notify(who, req);
+    return s ? std::string("ok") : s.error();
+  };
+  const std::uint64_t batch = submit(batchSpec(), owner);
+  auto interactive_spec = batchSpec();
+  interactive_spec.set_batch(false);
+  interactive_spec.clear_script();
+  const std::uint64_t interactive = submit(interactive_spec, owner);
+  ASSERT_NE(interactive, 0u);
+
+  EXPECT_EQ(notify(999, owner), "Invalid job id specified");
+  EXPECT_EQ(notify(batch, owner), "Requested operation is presently disabled");
+  EXPECT_EQ(notify(interactive, other), "Invalid user id");
+
+  // No node registered: the allocation waits, and its salloc waits with it.
+  std::vector<std::string> heard;
+  bool answered = false;
+  v1::AwaitAllocationRequest wait;
+  wait.set_job_id(interactive);
+  wait.set_timeout_ms(60000);
+  jobs_->awaitAllocation(owner, wait, [&](Result<v1::AwaitAllocationReply> r) {
+    ASSERT_TRUE(r) << r.error();
+    answered = true;
+    heard.assign(r->messages().begin(), r->messages().end());
+  });
+  io_.poll();
+  EXPECT_FALSE(answered);
+  EXPECT_EQ(notify(interactive, owner), "ok");
+  io_.poll();
+  ASSERT_TRUE(answered) << "the waiting salloc was not told at once";
+  EXPECT_EQ(heard, std::vector<std::string>{"hello there"});
+
+  // Another user watching the job takes nothing; the owner takes it once.
+  EXPECT_EQ(notify(interactive, rpc::Caller{}), "ok");   // root may
+  auto take = [&](rpc::Caller who) {
+    std::vector<std::string> got;
+    v1::AwaitAllocationRequest now;
+    now.set_job_id(interactive);
+    jobs_->awaitAllocation(who, now, [&](Result<v1::AwaitAllocationReply> r) {
+      ASSERT_TRUE(r) << r.error();
+      got.assign(r->messages().begin(), r->messages().end());
+    });
+    io_.poll();
+    return got;
+  };
+  EXPECT_TRUE(take(other).empty());
+  EXPECT_EQ(take(owner), std::vector<std::string>{"hello there"});
+  EXPECT_TRUE(take(owner).empty());
+}
+
 }  // namespace
 }  // namespace drover::ctld

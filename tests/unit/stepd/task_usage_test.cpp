@@ -158,9 +158,10 @@ TEST(TaskUsageGatherer, CurrentCountsRunningTasksSoFar) {
   EXPECT_EQ(now.tasks[0].rss_kb, 5500u);
   EXPECT_EQ(now.tasks[1].cpu_ms, 500u);
   EXPECT_EQ(now.tasks[1].read_bytes, 7u);
-  std::vector<pid_t> pids = now.pids;
-  std::sort(pids.begin(), pids.end());
-  EXPECT_EQ(pids, (std::vector<pid_t>{100, 101}));
+  // Only the running task's tree, its own pid first (scontrol listpids prints it so).
+  ASSERT_EQ(now.trees.size(), 1u);
+  EXPECT_EQ(now.trees[0].task, 0u);
+  EXPECT_EQ(now.trees[0].pids, (std::vector<pid_t>{100, 101}));
 }
 
 TEST(TaskUsageGatherer, CpuFrequencyFallsBackToCpuinfo) {
