@@ -96,7 +96,7 @@ bool ringsBell(std::optional<bool> bell, bool stdout_is_terminal,
 int runSalloc(int argc, char** argv) {
   ParsedLaunch parsed = parseLaunch(jobspec::Tool::Salloc, argc, argv, kHelp, kUsage);
   if (!parsed.input) return parsed.exit_code;
-  const jobspec::StepRequest& request = parsed.input->request;
+  jobspec::StepRequest& request = parsed.input->request;
   const StepContext& context = parsed.input->context;
   std::vector<std::string> command = request.command;
   // --no-shell ignores a command, as Slurm's salloc; the job is then named "no-shell".
@@ -112,6 +112,10 @@ int runSalloc(int argc, char** argv) {
 
   if (asksZeroNodes(request.spec)) {
     std::cerr << formatAllocFailure(kProg, kZeroNodesRefusal);
+    return 1;
+  }
+  if (auto fit = fitNodesToNodelist(request.spec, /*trim_list=*/false); fit.refused) {
+    printError(kProg, fit.message);
     return 1;
   }
   AllocationRequest alloc;

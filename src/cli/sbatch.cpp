@@ -180,6 +180,10 @@ int runSbatch(int argc, char** argv) {
     std::cerr << formatSubmitFailure(kZeroNodesRefusal, request->spec.test_only);
     return 1;
   }
+  if (auto fit = fitNodesToNodelist(request->spec, /*trim_list=*/false); fit.refused) {
+    printError(kProg, fit.message);
+    return 1;
+  }
   SubmitContext context;
   context.environment = std::move(env);
   context.cwd = workingDirectory();

@@ -93,6 +93,9 @@ int runSrun(int argc, char** argv) {
     std::cerr << formatAllocFailure(kProg, kZeroNodesRefusal);
     return 1;
   }
+  if (auto fit = fitNodesToNodelist(request.spec, /*trim_list=*/true); !fit.message.empty()) {
+    printError(kProg, fit.message);  // the list trimmed to -N's most, the step goes on
+  }
   AllocationRequest alloc;
   alloc.prog = kProg;
   alloc.spec = toAllocationSpec(request, context, "srun");

@@ -448,6 +448,34 @@ def test_node_requests_the_reference_refused(cluster, work, cmd, args, why):
         assert r.returncode == 0, r.stderr
 
 
+def test_node_count_against_the_nodelist_as_the_reference(cluster, work):
+    """-N with -w of more hosts (distinct ones) than -N allows: sbatch and salloc refuse in the
+    reference's words (checked on it, 2026-12-03), srun trims the list and says so; a least
+    below the list's count is raised to it."""
+    before = _all_jobs(cluster)
+    for cmd, tail in (("sbatch", "--wrap=true"), ("salloc", "true")):
+        for nodes, counts in (("1", "2-1"), ("1-1", "2-1")):
+            r = sh(cluster, f"timeout 20 {cmd} -w node1,node2 -N {nodes} {tail}", work)
+            assert (r.returncode, r.stdout, r.stderr) == \
+                (1, "", f"{cmd}: error: invalid number of nodes (-N {counts})\n"), r
+    r = sh(cluster, "timeout 20 sbatch -w 'node[1-3]' -N 2 --wrap=true", work)
+    assert r.stderr == "sbatch: error: invalid number of nodes (-N 3-2)\n", r
+    assert _all_jobs(cluster) == before
+    r = sh(cluster, "timeout 20 srun -w node1,node2 -N 1 hostname", work)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ("srun: error: Required nodelist includes more nodes than permitted by "
+                        "max-node count (2 > 1). Eliminating nodes from the nodelist.\n"), r
+    # The same host twice is one node; -N 1-3 with two listed asks 2-3.
+    same = sbatch(cluster, work, "-H", "-w", "node1,node1", "-N", "1", "-o", "/dev/null", "--wrap=true")
+    ranged = sbatch(cluster, work, "-H", "-w", "node1,node2", "-N", "1-3", "-o", "/dev/null",
+                    "--wrap=true")
+    try:
+        assert fields(cluster, same)["NumNodes"] == "1-1"
+        assert (fields(cluster, ranged)["NumNodes"], fields(cluster, ranged)["NumTasks"]) == ("2-3", "2")
+    finally:
+        sh(cluster, f"scancel {same} {ranged}", work)
+
+
 # `-p` lists the reference refused (its EnforcePartLimits=ALL; debug: 2 nodes, 30 minutes at
 # most; gpu: no default time, so its maximum, a day): every partition must exist and the job
 # must fit each one's limits.
