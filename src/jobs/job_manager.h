@@ -332,7 +332,16 @@ class JobManager {
   // A pending job's entry in the scheduling state's begin-time set (incremental_pass.cpp).
   void noteBeginWait(JobId id, const Job* job, std::int64_t now);
   // One entry of a plan onto its pending job, written only where it differs (scheduling.cpp).
-  void writePending(Job& job, const sched::PendingInfo& p, std::int64_t now);
+  // `claimed_ahead`: the job's -w nodes that a job ahead of it in the plan requires and waits
+  // for too (nodesClaimedAhead); said as ReqNodeNotAvail, as the reference did.
+  void writePending(Job& job, const sched::PendingInfo& p, std::int64_t now,
+                    const std::vector<std::string>& claimed_ahead = {});
+  // The -w nodes of `job`, waiting at `index` of `plan.pending` behind others for Priority, that
+  // a job before it there requires while it waits for resources itself: the reference named
+  // them unavailable (`ReqNodeNotAvail, UnavailableNodes:node02`), not Priority. Looked up only
+  // for such a job (rare: a -w job behind another -w job), the entries ahead scanned then.
+  std::vector<std::string> nodesClaimedAhead(const sched::Plan& plan, std::size_t index,
+                                             const Job& job) const;
   // The scheduler's latest view of the nodes, and what pending jobs' descriptions read of it.
   void setLastNodes(const std::vector<sched::Node>& nodes) {
     last_nodes_ = nodes;

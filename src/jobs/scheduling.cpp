@@ -144,13 +144,36 @@ std::vector<Launch> JobManager::applyPlan(const sched::Plan& plan) {
   return applyPlanEntries(plan, nullptr);
 }
 
-void JobManager::writePending(Job& job, const sched::PendingInfo& p, std::int64_t now) {
+std::vector<std::string> JobManager::nodesClaimedAhead(const sched::Plan& plan, std::size_t index,
+                                                       const Job& job) const {
+  std::vector<std::string> claimed;
+  const auto& mine = job.request.requiredNodes;
+  for (std::size_t k = 0; k < index && claimed.size() < mine.size(); ++k) {
+    const sched::PendingInfo& ahead = plan.pending[k];
+    if (ahead.reason != sched::Reason::Resources && ahead.reason != sched::Reason::Priority) continue;
+    const Job* other = find(ahead.id);
+    if (!other || other->state() != v1::JOB_PENDING) continue;
+    for (const std::string& node : other->request.requiredNodes) {
+      if (std::find(mine.begin(), mine.end(), node) != mine.end() &&
+          std::find(claimed.begin(), claimed.end(), node) == claimed.end()) {
+        claimed.push_back(node);
+      }
+    }
+  }
+  return claimed;
+}
+
+void JobManager::writePending(Job& job, const sched::PendingInfo& p, std::int64_t now,
+                              const std::vector<std::string>& claimed_ahead) {
   ++apply_stats_.examined;
   v1::JobInfo& i = job.info;
   bool wrote = false;
-  // A MAINT reservation over its nodes: Slurm's code ReqNodeNotAvail, with its own words.
+  // A MAINT reservation over its nodes: Slurm's code ReqNodeNotAvail, with its own words; the
+  // same code for -w nodes a job ahead waits for.
   std::optional<std::string> resv;
   if (reservations_.size() > 0) resv = reservations_.pendingReason(job.request, p.reason, now);
+  if (!resv && !claimed_ahead.empty())
+    resv = "ReqNodeNotAvail, UnavailableNodes:" + hostlist::compress(claimed_ahead);
   const sched::Reason code = resv ? sched::Reason::ReqNodeNotAvail : p.reason;
   const std::string_view name = sched::reasonName(code);
   if (i.reason() != name) {
@@ -273,14 +296,16 @@ std::vector<Launch> JobManager::applyPlanEntries(const sched::Plan& plan,
   const JobId lowest = wanted.empty() ? 0 : wanted.front();
   const JobId highest = wanted.empty() ? 0 : wanted.back();
   if (!only || !wanted.empty()) {
-    for (const sched::PendingInfo& p : plan.pending) {
+    for (std::size_t index = 0; index < plan.pending.size(); ++index) {
+      const sched::PendingInfo& p = plan.pending[index];
       if (only && (p.id < lowest || p.id > highest ||
                    !std::binary_search(wanted.begin(), wanted.end(), p.id))) {
         continue;
       }
       Job* job = mutableJob(p.id);
       if (!job || job->state() != v1::JOB_PENDING) continue;
-      writePending(*job, p, now);
+      const bool behind = p.reason == sched::Reason::Priority && !job->request.requiredNodes.empty();
+      writePending(*job, p, now, behind ? nodesClaimedAhead(plan, index, *job) : std::vector<std::string>{});
     }
   }
   if (!plan.starts.empty() && reevaluateDependencies()) released_by_starts_ = true;

@@ -264,6 +264,26 @@ def test_partition_time_limit_reason(quiet):
     wait_reason(c, j, "PartitionTimeLimit")
 
 
+def test_required_node_a_job_ahead_waits_for(quiet):
+    """The reference (2026-12-03): behind a job waiting for its -w node (Resources), a job
+    naming the same node waits with `ReqNodeNotAvail, UnavailableNodes:node02`, not Priority."""
+    c = quiet
+    try:
+        holder = submit(c, "-J", "holder", "-w", "node2", "--exclusive", *sleeper(300, 10))
+        wait_state(c, holder, "RUNNING")
+        ahead = submit(c, "-J", "ahead", "-w", "node2", "--exclusive", *sleeper(1, 10))
+        wait_reason(c, ahead, "Resources")
+        behind = submit(c, "-J", "behind", "-w", "node2", "-n1", "--nice=100", *sleeper(1, 10))
+        wait_for(lambda: c.cli("squeue", "-h", "-j", str(behind), "-o", "%t|%r").stdout.strip()
+                 == "PD|ReqNodeNotAvail, UnavailableNodes:node2", 10, what="the node named")
+        assert fields(c, behind)["Reason"] == "ReqNodeNotAvail,_UnavailableNodes:node2"
+        # The job ahead gone, the one behind waits for node2 like any other.
+        assert c.cli("scancel", str(ahead)).returncode == 0
+        wait_reason(c, behind, "Resources")
+    finally:
+        c.cli("scancel", "-u", "root")
+
+
 def test_required_node_not_available_reason(quiet):
     """A drained node a job requires, and too few nodes up for a job's node count: the code
     and the words of the reference (2026-12-03, node04 drained): squeue's %r and %R show

@@ -38,6 +38,33 @@ TEST_F(PendingDescriptionTest, RequiredNodesThatAreDownAreNamed) {
   EXPECT_EQ(job(three).reason_description(), "");
 }
 
+// The reference (2026-12-03): behind a job that waits for its -w node, a smaller job naming the
+// same node said `ReqNodeNotAvail, UnavailableNodes:node02`, not Priority.
+TEST_F(PendingDescriptionTest, RequiredNodesAJobAheadWaitsForAreNamed) {
+  const JobId running = submit(on("node04"));
+  pass();
+  ASSERT_EQ(job(running).state(), v1::JOB_RUNNING);
+  const JobId waiting = submit(on("node04"));
+  v1::JobSpec small = SpecBuilder().time(30).spec();
+  small.set_nodelist("node[03-04]");
+  small.set_min_nodes(2);
+  small.set_ntasks(2);
+  small.set_nice(1000);  // ranked after `waiting`, whatever its size weighs
+  const JobId behind = submit(small);
+  pass();
+  EXPECT_EQ(job(waiting).reason(), "Resources");
+  EXPECT_EQ(job(behind).reason(), "ReqNodeNotAvail");
+  EXPECT_EQ(job(behind).reason_description(), "ReqNodeNotAvail, UnavailableNodes:node04")
+      << "only the node the job ahead requires, not node03";
+  // The job ahead gone, the one behind waits for node04's CPUs like any other.
+  v1::CancelJobsRequest cancel;
+  cancel.add_job_ids(std::to_string(waiting));
+  ASSERT_TRUE(manager_->cancel(alice(), cancel)[0].ok());
+  pass();
+  EXPECT_EQ(job(behind).reason(), "Resources");
+  EXPECT_EQ(job(behind).reason_description(), "");
+}
+
 TEST_F(PendingDescriptionTest, TooFewNodesUpInThePartitionIsSaidInSlurmsWords) {
   down_ = {"node04"};
   const JobId four = submit(SpecBuilder().time(30).nodes(4));
