@@ -16,6 +16,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <utility>
+#include <unordered_set>
 #include <vector>
 
 #include "common/clock.h"
@@ -333,15 +334,16 @@ class JobManager {
   void noteBeginWait(JobId id, const Job* job, std::int64_t now);
   // One entry of a plan onto its pending job, written only where it differs (scheduling.cpp).
   // `claimed_ahead`: the job's -w nodes that a job ahead of it in the plan requires and waits
-  // for too (nodesClaimedAhead); said as ReqNodeNotAvail, as the reference did.
+  // for too (claimNodesAhead); said as ReqNodeNotAvail, as the reference did.
   void writePending(Job& job, const sched::PendingInfo& p, std::int64_t now,
                     const std::vector<std::string>& claimed_ahead = {});
-  // The -w nodes of `job`, waiting at `index` of `plan.pending` behind others for Priority, that
-  // a job before it there requires while it waits for resources itself: the reference named
-  // them unavailable (`ReqNodeNotAvail, UnavailableNodes:node02`), not Priority. Looked up only
-  // for such a job (rare: a -w job behind another -w job), the entries ahead scanned then.
-  std::vector<std::string> nodesClaimedAhead(const sched::Plan& plan, std::size_t index,
-                                             const Job& job) const;
+  // The nodes that jobs of `plan.pending` before `index` require while they wait for resources
+  // (-w): a -w job behind them for Priority that names one of them was told
+  // `ReqNodeNotAvail, UnavailableNodes:node02` by the reference. `claimed` grows as `scanned`
+  // moves on, so one apply of a plan looks each entry up once at most, and only once such a
+  // job comes.
+  void claimNodesAhead(const sched::Plan& plan, std::size_t index, std::size_t& scanned,
+                       std::unordered_set<std::string>& claimed) const;
   // The scheduler's latest view of the nodes, and what pending jobs' descriptions read of it.
   void setLastNodes(const std::vector<sched::Node>& nodes) {
     last_nodes_ = nodes;

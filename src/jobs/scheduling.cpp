@@ -144,23 +144,16 @@ std::vector<Launch> JobManager::applyPlan(const sched::Plan& plan) {
   return applyPlanEntries(plan, nullptr);
 }
 
-std::vector<std::string> JobManager::nodesClaimedAhead(const sched::Plan& plan, std::size_t index,
-                                                       const Job& job) const {
-  std::vector<std::string> claimed;
-  const auto& mine = job.request.requiredNodes;
-  for (std::size_t k = 0; k < index && claimed.size() < mine.size(); ++k) {
-    const sched::PendingInfo& ahead = plan.pending[k];
+void JobManager::claimNodesAhead(const sched::Plan& plan, std::size_t index,
+                                 std::size_t& scanned,
+                                 std::unordered_set<std::string>& claimed) const {
+  for (; scanned < index; ++scanned) {
+    const sched::PendingInfo& ahead = plan.pending[scanned];
     if (ahead.reason != sched::Reason::Resources && ahead.reason != sched::Reason::Priority) continue;
     const Job* other = find(ahead.id);
     if (!other || other->state() != v1::JOB_PENDING) continue;
-    for (const std::string& node : other->request.requiredNodes) {
-      if (std::find(mine.begin(), mine.end(), node) != mine.end() &&
-          std::find(claimed.begin(), claimed.end(), node) == claimed.end()) {
-        claimed.push_back(node);
-      }
-    }
+    claimed.insert(other->request.requiredNodes.begin(), other->request.requiredNodes.end());
   }
-  return claimed;
 }
 
 void JobManager::writePending(Job& job, const sched::PendingInfo& p, std::int64_t now,
@@ -296,6 +289,8 @@ std::vector<Launch> JobManager::applyPlanEntries(const sched::Plan& plan,
   const JobId lowest = wanted.empty() ? 0 : wanted.front();
   const JobId highest = wanted.empty() ? 0 : wanted.back();
   if (!only || !wanted.empty()) {
+    std::size_t scanned = 0;                  // claimNodesAhead's progress through the plan
+    std::unordered_set<std::string> claimed;
     for (std::size_t index = 0; index < plan.pending.size(); ++index) {
       const sched::PendingInfo& p = plan.pending[index];
       if (only && (p.id < lowest || p.id > highest ||
@@ -304,8 +299,15 @@ std::vector<Launch> JobManager::applyPlanEntries(const sched::Plan& plan,
       }
       Job* job = mutableJob(p.id);
       if (!job || job->state() != v1::JOB_PENDING) continue;
-      const bool behind = p.reason == sched::Reason::Priority && !job->request.requiredNodes.empty();
-      writePending(*job, p, now, behind ? nodesClaimedAhead(plan, index, *job) : std::vector<std::string>{});
+      std::vector<std::string> claimed_ahead;
+      if (p.reason == sched::Reason::Priority && !job->request.requiredNodes.empty()) {
+        claimNodesAhead(plan, index, scanned, claimed);
+        for (const std::string& node : job->request.requiredNodes)
+          if (claimed.count(node) && std::find(claimed_ahead.begin(), claimed_ahead.end(), node) ==
+                                         claimed_ahead.end())
+            claimed_ahead.push_back(node);
+      }
+      writePending(*job, p, now, claimed_ahead);
     }
   }
   if (!plan.starts.empty() && reevaluateDependencies()) released_by_starts_ = true;
