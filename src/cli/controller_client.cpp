@@ -156,8 +156,8 @@ Result<v1::CreateStepReply> ControllerClient::createStep(const v1::CreateStepReq
       "CreateStep", request, static_cast<int>(createStepTimeoutMs(address_.timeout_ms)));
 }
 Result<v1::AwaitAllocationReply> ControllerClient::awaitAllocation(
-    const v1::AwaitAllocationRequest& request) {
-  return call<v1::AwaitAllocationReply>("AwaitAllocation", request);
+    const v1::AwaitAllocationRequest& request, int timeout_ms) {
+  return call<v1::AwaitAllocationReply>("AwaitAllocation", request, timeout_ms);
 }
 Result<v1::CompleteAllocationReply> ControllerClient::completeAllocation(
     const v1::CompleteAllocationRequest& request) {

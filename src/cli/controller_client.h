@@ -57,7 +57,9 @@ class ControllerClient {
   // launches, which the controller may send again: it gives up after createStepTimeoutMs
   // (common/launch_attempts.h), not the message timeout.
   Result<v1::CreateStepReply> createStep(const v1::CreateStepRequest& request);
-  Result<v1::AwaitAllocationReply> awaitAllocation(const v1::AwaitAllocationRequest& request);
+  // `timeout_ms` 0: the message timeout.
+  Result<v1::AwaitAllocationReply> awaitAllocation(const v1::AwaitAllocationRequest& request,
+                                                   int timeout_ms = 0);
   Result<v1::CompleteAllocationReply> completeAllocation(
       const v1::CompleteAllocationRequest& request);
   // scontrol notify: a message for an allocation's salloc or srun.

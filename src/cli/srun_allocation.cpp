@@ -164,15 +164,21 @@ void printNotices(std::string_view prog, const v1::AwaitAllocationReply& reply) 
   for (const auto& m : reply.messages()) std::cerr << prog << ": " << m << "\n";
 }
 
-bool allocationStillRuns(ControllerClient& client, std::string_view prog, std::uint64_t job_id) {
+std::optional<v1::JobState> pollAllocation(ControllerClient& client, std::string_view prog,
+                                           std::uint64_t job_id, int timeout_ms) {
   v1::AwaitAllocationRequest ask;
   ask.set_job_id(job_id);
   ask.set_timeout_ms(0);
-  auto reply = client.awaitAllocation(ask);
-  if (!reply.ok()) return client.lastFailure() != FailureKind::kNotFound;  // purged: gone
+  auto reply = client.awaitAllocation(ask, timeout_ms);
+  if (!reply.ok()) return std::nullopt;
   printNotices(prog, *reply);
-  const v1::JobState state = reply->job().state();
-  return state == v1::JOB_RUNNING || state == v1::JOB_SUSPENDED;
+  return reply->job().state();
+}
+
+bool allocationStillRuns(ControllerClient& client, std::string_view prog, std::uint64_t job_id) {
+  const auto state = pollAllocation(client, prog, job_id);
+  if (!state) return client.lastFailure() != FailureKind::kNotFound;  // purged: gone
+  return *state == v1::JOB_RUNNING || *state == v1::JOB_SUSPENDED;
 }
 
 }  // namespace drover::cli

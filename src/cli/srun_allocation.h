@@ -73,9 +73,14 @@ void cancelQuietly(ControllerClient& client, const std::string& id, int signal =
 // "PROG: MSG" on stderr.
 void printNotices(std::string_view prog, const v1::AwaitAllocationReply& reply);
 
-// Whether the interactive allocation still runs (RUNNING or SUSPENDED), asked without waiting
-// (AwaitAllocation), which hands over the messages notified meanwhile too (printNotices). A
-// controller that cannot be asked counts as "still runs".
+// The interactive allocation's state, asked without waiting (AwaitAllocation), which hands
+// over the messages notified meanwhile too (printNotices); nullopt when the controller gave no
+// answer within `timeout_ms` (0: the message timeout).
+std::optional<v1::JobState> pollAllocation(ControllerClient& client, std::string_view prog,
+                                           std::uint64_t job_id, int timeout_ms = 0);
+
+// Whether the interactive allocation still runs (RUNNING or SUSPENDED), by pollAllocation. A
+// controller that cannot be asked counts as "still runs"; one that no longer knows the job not.
 bool allocationStillRuns(ControllerClient& client, std::string_view prog, std::uint64_t job_id);
 
 // CompleteAllocation; a failure is printed, not fatal.

@@ -289,9 +289,12 @@ class StepRun {
         cancelQuietly(client_, step_);
       }
       if (aborting_ && (now >= abort_deadline_ || interrupts_after_abort_ > 0)) break;
+      // scontrol notify's messages, asked briefly: this loop also carries the tasks' output,
+      // which a controller that does not answer (restarting, stopped) must not hold up for
+      // long; after such a try srun asks again only kNoticeBackoff later.
       if (owns_allocation_ && now >= next_notice_check) {
-        next_notice_check = now + kNoticeCheck;
-        allocationStillRuns(client_, "srun", job_id_);  // prints scontrol notify's messages
+        const bool answered = pollAllocation(client_, "srun", job_id_, kNoticeTimeoutMs).has_value();
+        next_notice_check = Clock::now() + (answered ? kNoticeCheck : kNoticeBackoff);
       }
       if (now >= next_check) {
         next_check = now + std::chrono::seconds(5);
@@ -326,6 +329,8 @@ class StepRun {
   const bool owns_allocation_;
   // How often an srun holding its own allocation asks for scontrol notify's messages.
   static constexpr std::chrono::seconds kNoticeCheck{2};
+  static constexpr std::chrono::seconds kNoticeBackoff{30};
+  static constexpr int kNoticeTimeoutMs = 500;
   std::unique_ptr<stepio::StepIoServer> server_;
   std::vector<stepio::TaskEnd> unreported_ends_;  // since the last flushEnds
   Clock::time_point flush_ends_at_{};              // when they are said at the latest
