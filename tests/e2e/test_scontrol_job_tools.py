@@ -8,6 +8,7 @@ checked against /proc; pidinfo's job and end for a task's pid."""
 import os
 import queue
 import re
+import signal
 import subprocess
 import threading
 import time
@@ -161,6 +162,34 @@ def test_notify_reaches_srun_and_a_waiting_salloc(cluster):
         if waiting:
             cluster.cli("scancel", "-n", "waiting", user="alice")
             waiting.stop()
+
+
+def test_srun_output_flows_while_the_controller_does_not_answer(cluster):
+    """srun asks for notify's messages from the loop that also carries its tasks' output: a
+    controller that does not answer (stopped here for 4 s, longer than two of srun's 2 s
+    checks) must not hold that output up for the message timeout (5 s in these clusters)."""
+    p = subprocess.Popen([str(cluster.bin / "srun"), "-N1", "-u", "-J", "ticker", "sh", "-c",
+                          "for i in $(seq 120); do echo $i; sleep 0.1; done"],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                         env=cluster.env(), cwd="/tmp", user="alice")
+    arrivals = []
+    threading.Thread(target=lambda: [arrivals.append(time.monotonic()) for _ in p.stdout],
+                     daemon=True).start()
+    ctld = cluster.pid("droverctld")
+    try:
+        wait_for(lambda: len(arrivals) >= 5, 30, what="the ticker's first lines")
+        os.kill(ctld, signal.SIGSTOP)
+        stopped = time.monotonic()
+        time.sleep(4)
+        os.kill(ctld, signal.SIGCONT)
+        resumed = time.monotonic()
+        time.sleep(0.5)
+        during = [t for t in arrivals if stopped <= t <= resumed + 0.5]
+        gaps = [b - a for a, b in zip(during, during[1:])]
+        assert len(during) > 20 and max(gaps) < 1.5, (len(during), max(gaps, default=None))
+    finally:
+        os.kill(ctld, signal.SIGCONT)
+        p.wait(timeout=30)
 
 
 def ancestors(pid):
