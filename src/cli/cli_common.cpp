@@ -69,6 +69,13 @@ void printLabelled(std::string_view prog, std::string_view label, std::string_vi
 }
 }  // namespace
 
+bool keywordArgumentsOk(const std::vector<std::string>& words, std::size_t least, std::size_t most) {
+  if (words.size() >= least && words.size() <= most) return true;
+  std::cerr << (words.size() < least ? "too few" : "too many") << " arguments for keyword:"
+            << words.front() << "\n";
+  return false;
+}
+
 void printError(std::string_view prog, std::string_view message) {
   if (message.substr(0, kBareMark.size()) == kBareMark) {
     std::fputs((std::string(message.substr(kBareMark.size())) + "\n").c_str(), stderr);

@@ -27,6 +27,10 @@ inline bool abbrev(std::string_view word, std::string_view full, std::size_t min
   return word.size() >= min && startsWithIgnoreCase(full, word);
 }
 
+// A command keyword's word count (the keyword first) within [least, most]; otherwise prints
+// Slurm's bare `too few|too many arguments for keyword:<keyword as typed>` and says false.
+bool keywordArgumentsOk(const std::vector<std::string>& words, std::size_t least, std::size_t most);
+
 // -M/--clusters naming anything: every Drover CLI refuses it with this text.
 inline constexpr std::string_view kClustersUnsupported =
     "--clusters is not supported: Drover runs one cluster";

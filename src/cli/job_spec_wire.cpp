@@ -1,9 +1,5 @@
 #include "cli/job_spec_wire.h"
 
-#include <algorithm>
-
-#include "drover/hostlist.h"
-
 namespace drover::cli {
 
 std::map<std::string, std::string> exportedEnvironment(const jobspec::JobSpec& spec,
@@ -124,37 +120,6 @@ v1::JobSpec toWireSpec(const jobspec::BatchRequest& request, const SubmitContext
   w.set_batch(true);
   if (s.distribution) w.set_distribution(s.distribution->text);
   return w;
-}
-
-NodelistFit fitNodesToNodelist(jobspec::JobSpec& spec, bool trim_list) {
-  if (!spec.nodelist || spec.nodelist->find('/') != std::string::npos) return {};
-  auto hosts = hostlist::expand(*spec.nodelist);
-  if (!hosts) return {};  // refused by the option's own check
-  std::vector<std::string> distinct;
-  for (auto& h : *hosts)
-    if (std::find(distinct.begin(), distinct.end(), h) == distinct.end()) distinct.push_back(std::move(h));
-  const auto count = static_cast<std::uint32_t>(distinct.size());
-  // Without -N the scheduler already takes every listed node and as many more as the tasks
-  // need (the count it shows while pending stays 1, unlike Slurm's K: docs/cli-compatibility.md).
-  if (!spec.nodes) return {};
-  jobspec::NodeRange range = *spec.nodes;
-  const std::uint32_t most = range.max != 0 ? range.max : range.min;
-  NodelistFit fit;
-  if (most != 0 && most < count) {
-    const std::string counts = std::to_string(count) + "-" + std::to_string(most);
-    if (!trim_list) return {true, "invalid number of nodes (-N " + counts + ")"};
-    fit.message = "Required nodelist includes more nodes than permitted by max-node count (" +
-                  std::to_string(count) + " > " + std::to_string(most) +
-                  "). Eliminating nodes from the nodelist.";
-    distinct.resize(most);
-    spec.nodelist = hostlist::compress(distinct);
-    return fit;
-  }
-  if (range.min < count) {  // -N 1-3 with two nodes listed: 2-3
-    range.min = count;
-    spec.nodes = range;
-  }
-  return fit;
 }
 
 }  // namespace drover::cli

@@ -27,16 +27,6 @@ inline bool asksZeroNodes(const jobspec::JobSpec& spec) {
   return spec.nodes && spec.nodes->min == 0 && spec.nodes->max == 0;
 }
 
-// `-N` with `-w` of K distinct hosts, as Slurm's clients took them: a least below K becomes K
-// (`-N 1-3 -w node[1-2]` asks 2-3 nodes); a most below K: sbatch and salloc refuse,
-// `invalid number of nodes (-N K-MOST)`, srun (`trim_list`) keeps the list's first MOST hosts
-// and says so, as the reference's did. A file of hosts (a `/` in -w) is left alone.
-struct NodelistFit {
-  bool refused = false;
-  std::string message;   // the error to print (refused, or srun's notice); empty for none
-};
-NodelistFit fitNodesToNodelist(jobspec::JobSpec& spec, bool trim_list);
-
 // The environment --export selects: ALL (default) = everything plus the listed assignments;
 // NONE / a bare list = only the listed variables, plus the SLURM_* ones, as Slurm.
 std::map<std::string, std::string> exportedEnvironment(const jobspec::JobSpec& spec,

@@ -114,7 +114,7 @@ int runSalloc(int argc, char** argv) {
     std::cerr << formatAllocFailure(kProg, kZeroNodesRefusal);
     return 1;
   }
-  if (auto fit = fitNodesToNodelist(request.spec, /*trim_list=*/false); fit.refused) {
+  if (auto fit = jobspec::fitNodesToNodelist(jobspec::Tool::Salloc, request.spec); fit.refused) {
     printError(kProg, fit.message);
     return 1;
   }

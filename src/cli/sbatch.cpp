@@ -180,7 +180,7 @@ int runSbatch(int argc, char** argv) {
     std::cerr << formatSubmitFailure(kZeroNodesRefusal, request->spec.test_only);
     return 1;
   }
-  if (auto fit = fitNodesToNodelist(request->spec, /*trim_list=*/false); fit.refused) {
+  if (auto fit = jobspec::fitNodesToNodelist(jobspec::Tool::Sbatch, request->spec); fit.refused) {
     printError(kProg, fit.message);
     return 1;
   }

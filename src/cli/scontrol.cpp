@@ -611,11 +611,7 @@ std::optional<int> sessionSetting(const std::vector<std::string>& words, Globals
   else if (!(abbrev(verb, "all", 2) || abbrev(verb, "hide", 2) || abbrev(verb, "verbose", 4) ||
              abbrev(verb, "exit", 2) || abbrev(verb, "quit", 4)))
     return std::nullopt;
-  if (words.size() > 1) {
-    std::cerr << "too many arguments for keyword:" << verb << "\n";
-    return 1;
-  }
-  return 0;
+  return keywordArgumentsOk(words, 1, 1) ? 0 : 1;
 }
 
 int dispatch(const std::vector<std::string>& words, Globals& g) {

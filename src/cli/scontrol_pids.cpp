@@ -1,6 +1,5 @@
 #include "cli/scontrol_pids.h"
 
-#include <cctype>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
@@ -15,13 +14,6 @@ namespace {
 
 constexpr const char* kProg = "scontrol";
 constexpr const char* kHeader = "PID      JOBID    STEPID   LOCALID GLOBALID\n";
-
-bool allDigits(const std::string& s) {
-  if (s.empty()) return false;
-  for (char c : s)
-    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
-  return true;
-}
 
 std::string row(std::int64_t pid, std::uint64_t job, const std::string& step,
                 const std::string& local, const std::string& global) {
@@ -70,7 +62,7 @@ std::variant<PidsTarget, PidsTargetError> parsePidsTarget(const std::string& wor
   if (word.empty() || word == "*") return t;
   const auto dot = word.find('.');
   const std::string job = word.substr(0, dot);
-  if (!allDigits(job) || job.size() > 19) {
+  if (!allAsciiDigits(job) || job.size() > 19) {
     return PidsTargetError{"\"" + word + "\" does not look like a jobid", false};
   }
   t.job_id = std::stoull(job);
@@ -78,7 +70,7 @@ std::variant<PidsTarget, PidsTargetError> parsePidsTarget(const std::string& wor
   const std::string step = word.substr(dot + 1);
   if (step == "batch") t.step_id = acct::kBatchStep;
   else if (step == "extern") t.step_id = acct::kExternStep;
-  else if (allDigits(step) && step.size() < 10) t.step_id = std::stoll(step);
+  else if (allAsciiDigits(step) && step.size() < 10) t.step_id = std::stoll(step);
   else return PidsTargetError{"\"" + word + "\" does not look like a stepid", true};
   return t;
 }
@@ -112,10 +104,7 @@ std::string pidInfoLines(std::uint64_t job_id, std::int64_t end_time, std::int64
 }
 
 int cmdListPids(const std::vector<std::string>& words) {
-  if (words.size() > 3) {
-    std::cerr << "too many arguments for keyword:" << words.front() << "\n";
-    return 1;
-  }
+  if (!keywordArgumentsOk(words, 1, 3)) return 1;
   const auto parsed = parsePidsTarget(words.size() > 1 ? words[1] : "");
   if (const auto* bad = std::get_if<PidsTargetError>(&parsed)) {
     std::cerr << bad->message << "\n";
@@ -166,13 +155,10 @@ int cmdPidInfo(const std::vector<std::string>& words) {
     std::cerr << "missing argument for keyword:" << words.front() << "\n";
     return 1;
   }
-  if (words.size() > 2) {
-    std::cerr << "too many arguments for keyword:" << words.front() << "\n";
-    return 1;
-  }
+  if (!keywordArgumentsOk(words, 2, 2)) return 1;
   constexpr const char* kNotFound = "Failed to locate job for requested pid\n";
   const std::string& text = words[1];
-  if (!allDigits(text) || text.size() > 9) {
+  if (!allAsciiDigits(text) || text.size() > 9) {
     std::cerr << kNotFound;
     return 1;
   }

@@ -11,19 +11,6 @@ namespace {
 
 constexpr const char* kProg = "scontrol";
 
-// The argument count check both commands share, in the reference's words.
-bool argumentCountOk(const std::vector<std::string>& words, std::size_t least, std::size_t most) {
-  if (words.size() < least) {
-    std::cerr << "too few arguments for keyword:" << words.front() << "\n";
-    return false;
-  }
-  if (words.size() > most) {
-    std::cerr << "too many arguments for keyword:" << words.front() << "\n";
-    return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 std::optional<std::uint64_t> leadingJobId(const std::string& word) {
@@ -36,7 +23,7 @@ std::optional<std::uint64_t> leadingJobId(const std::string& word) {
 }
 
 int cmdWaitJob(const std::vector<std::string>& words) {
-  if (!argumentCountOk(words, 2, 2)) return 1;
+  if (!keywordArgumentsOk(words, 2, 2)) return 1;
   const auto id = leadingJobId(words[1]);
   if (!id) {
     std::cerr << "Invalid job_id " << words[1] << "\n";
@@ -75,7 +62,7 @@ int cmdWaitJob(const std::vector<std::string>& words) {
 }
 
 int cmdNotify(const std::vector<std::string>& words) {
-  if (!argumentCountOk(words, 3, words.size())) return 1;
+  if (!keywordArgumentsOk(words, 3, words.size())) return 1;
   const auto id = leadingJobId(words[1]);
   if (!id) {
     std::cerr << "Invalid job_id " << words[1] << "\n";

@@ -93,7 +93,7 @@ int runSrun(int argc, char** argv) {
     std::cerr << formatAllocFailure(kProg, kZeroNodesRefusal);
     return 1;
   }
-  if (auto fit = fitNodesToNodelist(request.spec, /*trim_list=*/true); !fit.message.empty()) {
+  if (auto fit = jobspec::fitNodesToNodelist(jobspec::Tool::Srun, request.spec); !fit.message.empty()) {
     printError(kProg, fit.message);  // the list trimmed to -N's most, the step goes on
   }
   AllocationRequest alloc;

@@ -2,6 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <unordered_set>
+
+#include "drover/hostlist.h"
 #include "jobspec/script_directives.h"
 
 namespace drover::jobspec {
@@ -197,6 +201,34 @@ std::optional<std::string> fitNodesToTasks(Tool tool, JobSpec& spec) {
   spec.nodes->min = *spec.ntasks;
   if (spec.nodes->max > spec.nodes->min) spec.nodes->max = spec.nodes->min;
   return warning;
+}
+
+NodelistFit fitNodesToNodelist(Tool tool, JobSpec& spec) {
+  // Without -N the scheduler already takes every listed node and as many more as the tasks
+  // need (the count it shows while pending stays 1, unlike Slurm's K: docs/cli-compatibility.md).
+  if (!spec.nodes || !spec.nodelist || spec.nodelist->find('/') != std::string::npos) return {};
+  auto hosts = hostlist::expand(*spec.nodelist);
+  if (!hosts) return {};  // refused by the option's own check
+  std::vector<std::string> distinct;
+  std::unordered_set<std::string> seen;
+  for (auto& h : *hosts)
+    if (seen.insert(h).second) distinct.push_back(std::move(h));
+  const auto count = static_cast<std::uint32_t>(distinct.size());
+  NodeRange& range = *spec.nodes;
+  const std::uint32_t most = range.max != 0 ? range.max : range.min;
+  if (most != 0 && most < count) {
+    if (tool != Tool::Srun) {
+      return {true, "invalid number of nodes (-N " + std::to_string(count) + "-" +
+                        std::to_string(most) + ")"};
+    }
+    distinct.resize(most);
+    spec.nodelist = hostlist::compress(distinct);
+    return {false, "Required nodelist includes more nodes than permitted by max-node count (" +
+                       std::to_string(count) + " > " + std::to_string(most) +
+                       "). Eliminating nodes from the nodelist."};
+  }
+  range.min = std::max(range.min, count);  // -N 1-3 with two nodes listed: 2-3
+  return {};
 }
 
 }  // namespace drover::jobspec

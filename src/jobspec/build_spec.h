@@ -52,4 +52,14 @@ CliResult<StepRequest> buildAllocRequest(const std::vector<std::string>& args, c
 // 3 nodes, setting nnodes to 2\n"); nothing when the tasks fill the nodes.
 std::optional<std::string> fitNodesToTasks(Tool tool, JobSpec& spec);
 
+// `-N` with `-w` of K distinct hosts, as Slurm's clients took them: a least below K becomes K
+// (`-N 1-3 -w node[1-2]` asks 2-3 nodes); a most below K: sbatch and salloc refuse,
+// `invalid number of nodes (-N K-MOST)`, srun keeps the list's first MOST hosts and says so,
+// as the reference's did. Without -N, or with a file of hosts (a `/` in -w), nothing changes.
+struct NodelistFit {
+  bool refused = false;
+  std::string message;   // the error to print (refused, or srun's notice); empty for none
+};
+NodelistFit fitNodesToNodelist(Tool tool, JobSpec& spec);
+
 }  // namespace drover::jobspec

@@ -334,5 +334,33 @@ TEST(SallocEnvTest, JobVariablesWithoutNodeOnlyOnes) {
   }
 }
 
+// -N against -w's distinct hosts, as the reference's clients took them.
+TEST(FitNodesToNodelist, RaisesTheLeastRefusesOrTrimsBelowTheMost) {
+  auto spec = [](std::string list, std::optional<jobspec::NodeRange> nodes) {
+    jobspec::JobSpec s;
+    s.nodelist = std::move(list);
+    s.nodes = nodes;
+    return s;
+  };
+  auto s = spec("node1,node2", jobspec::NodeRange{1, 3});
+  EXPECT_FALSE(jobspec::fitNodesToNodelist(jobspec::Tool::Sbatch, s).refused);
+  EXPECT_EQ(s.nodes, (jobspec::NodeRange{2, 3}));
+  s = spec("node[1-3]", jobspec::NodeRange{2, 0});
+  auto fit = jobspec::fitNodesToNodelist(jobspec::Tool::Sbatch, s);
+  EXPECT_TRUE(fit.refused);
+  EXPECT_EQ(fit.message, "invalid number of nodes (-N 3-2)");
+  fit = jobspec::fitNodesToNodelist(jobspec::Tool::Srun, s);   // srun's: the list trimmed, no refusal
+  EXPECT_FALSE(fit.refused);
+  EXPECT_EQ(*s.nodelist, "node[1-2]");
+  EXPECT_NE(fit.message.find("(3 > 2)"), std::string::npos);
+  s = spec("node1,node1", jobspec::NodeRange{1, 0});
+  EXPECT_TRUE(jobspec::fitNodesToNodelist(jobspec::Tool::Sbatch, s).message.empty());
+  s = spec("node[1-4]", std::nullopt);   // without -N the scheduler adds the listed nodes
+  EXPECT_TRUE(jobspec::fitNodesToNodelist(jobspec::Tool::Sbatch, s).message.empty());
+  EXPECT_FALSE(s.nodes);
+  s = spec("/etc/hostfile", jobspec::NodeRange{1, 0});
+  EXPECT_TRUE(jobspec::fitNodesToNodelist(jobspec::Tool::Sbatch, s).message.empty());
+}
+
 }  // namespace
 }  // namespace drover::cli
