@@ -288,9 +288,10 @@ LAYOUT = LAYOUT_SLURM
 
 # sacct -l (golden 117): the srun step's usage is this run's (sizes, major faults, frequency,
 # which task had each peak); TRES strings cut at the column width cut our shorter node names
-# elsewhere.
-USAGE_VALUES = [(r"(?<=\s)\d+(\s+node\S*\s+\d+\s+)\d+(?=\s+\d+:\d\d:\d\d)",
-                 r"<PAGES>\1<PAGES>"),
+# elsewhere. Major faults print scaled past 1023 (`1.46K`), as Slurm's: a clean-clone run with
+# a cold page cache gave that many.
+USAGE_VALUES = [(r"(?<=\s)\d+(?:\.\d+)?[KMGT]?(\s+node\S*\s+\d+\s+)\d+(?:\.\d+)?[KMGT]?"
+                 r"(?=\s+\d+:\d\d:\d\d)", r"<PAGES>\1<PAGES>"),
                 (r"(?<![\w=])\d+(\.\d+)?[KMGT](?=\s)", "<SIZE>"),
                 (r"(?<=\s)(node\S*\s+)\d+(?=\s)", r"\1<TASK>"),
                 (r"\b(cpu|energy)=node[^\s+]*\+(?=\s|$)", r"\1=<NODE>...+"),
