@@ -138,7 +138,13 @@ class Replay:
 
     def before(self, g):
         t_out = self.ids.get(4)  # golden's TIMEOUT job (sbatch-timeout-job)
-        if g.name == "job-output-files":
+        if g.name == "sbatch-steps":
+            # Not one of golden.sh's waits: steps.sh's -N 2 -n 4 is laid out by what is free on
+            # its first node (LAYOUT_WHY). Slurm's had room for 3 tasks there (3+1, golden 111);
+            # a slow machine still running the directives jobs gave 1+3. The jobs before it end
+            # first, so both lay it out on nodes free but for the TIMEOUT job's one CPU.
+            wait_for(lambda: self.queue() <= {str(t_out)}, 90, what="the jobs before steps.sh")
+        elif g.name == "job-output-files":
             # every job submitted so far ended, except the one left to time out
             wait_for(lambda: self.queue() <= {str(t_out)}, 90, what="the first jobs to end")
             time.sleep(0.5)
