@@ -1,5 +1,6 @@
 #include "cli/scontrol_reservation.h"
 
+#include <algorithm>
 #include <cctype>
 #include <ctime>
 #include <iostream>
@@ -209,9 +210,19 @@ std::vector<std::string> argsAfterEntity(const std::vector<std::string>& words) 
 }
 
 int cmdCreate(const std::vector<std::string>& words) {
-  if (words.size() > 1 && words[1].find('=') == std::string::npos &&
-      !abbrev(words[1], "reservations", 3)) {
-    printError(kProg, "invalid entity:" + words[1] + " for keyword:create (supported: reservation)");
+  if (words.size() < 2) {
+    std::cerr << "too few arguments for create keyword\n";  // the reference's, bare
+    return 1;
+  }
+  // As the reference: `create reservation ...` (a name made up when none is given), or
+  // ReservationName= among the words; anything else names no entity.
+  const bool named = std::any_of(words.begin() + 1, words.end(), [](const std::string& w) {
+    return w.find('=') != std::string::npos && isNameKey(keyOf(w));
+  });
+  const bool reservation_word =
+      words[1].find('=') == std::string::npos && abbrev(words[1], "reservations", 3);
+  if (!reservation_word && !named) {
+    printError(kProg, "Invalid creation entity: " + words[1]);
     return 1;
   }
   auto spec = parseReservationArgs(argsAfterEntity(words), false, std::time(nullptr));
@@ -256,14 +267,22 @@ int cmdDelete(const std::vector<std::string>& words) {
     const auto eq = words[1].find('=');
     if (eq != std::string::npos && isNameKey(words[1].substr(0, eq))) {
       name = words[1].substr(eq + 1);
-    } else if (eq == std::string::npos && abbrev(words[1], "reservations", 3) &&
-               words.size() >= 3) {
-      name = words[2];
-      arg = words[1] + " " + words[2];
+    } else if (eq == std::string::npos && abbrev(words[1], "reservations", 3)) {
+      if (words.size() >= 3) {
+        name = words[2];
+        arg = words[1] + " " + words[2];
+      }
+    } else if (eq == std::string::npos) {
+      printError(kProg, "Proper format is 'delete <ENTITY>=<ID>' or 'delete <ENTITY> <ID>'");
+      return 1;
     } else {
-      printError(kProg, "invalid entity:" + words[1] +
-                            " for keyword:delete (supported: reservation NAME, "
-                            "ReservationName=NAME)");
+      std::cerr << "Invalid deletion entity: " << words[1] << "\n";  // the reference's, bare
+      return 1;
+    }
+    // More words are refused whole, naming the first, as the reference refused
+    // `delete ReservationName=r x=1` (it deleted nothing).
+    if (words.size() > (eq == std::string::npos ? 3u : 2u)) {
+      std::cerr << "Invalid deletion entity: " << words[1] << "\n";
       return 1;
     }
   }

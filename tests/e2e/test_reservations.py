@@ -258,3 +258,29 @@ def test_unsupported_reservation_options_are_named(cluster):
                              "Duration=10", "Nodes=node1", "Users=alice", word)
         assert r.returncode == 1
         assert f"{word.split('=')[0]}= is not supported by Drover reservations" in r.stderr, r.stderr
+
+
+def test_create_and_delete_name_their_entity(cluster):
+    """The reference's words for a create or delete naming no entity, or more than one word
+    after a delete's (it deleted nothing)."""
+    expect = {
+        ("create",): "too few arguments for create keyword\n",
+        ("create", "bogus"): "scontrol: error: Invalid creation entity: bogus\n",
+        ("create", "StartTime=now", "Duration=10", "Nodes=node1", "Users=alice"):
+            "scontrol: error: Invalid creation entity: StartTime=now\n",
+        ("delete",): "too few arguments for delete keyword\n",
+        ("delete", "bogus"): "scontrol: error: Proper format is 'delete <ENTITY>=<ID>' or "
+                             "'delete <ENTITY> <ID>'\n",
+        ("delete", "bogus=1"): "Invalid deletion entity: bogus=1\n",
+        ("delete", "ReservationName=keep", "x=1"): "Invalid deletion entity: ReservationName=keep\n",
+    }
+    r = cluster.scontrol("create", "reservation", "ReservationName=keep", "StartTime=now+1day",
+                         "Duration=10", "Nodes=node1", "Users=alice")
+    assert r.returncode == 0, r.stderr
+    try:
+        for words, err in expect.items():
+            r = cluster.scontrol(*words)
+            assert (r.returncode, r.stdout, r.stderr) == (1, "", err), words
+        assert "ReservationName=keep " in cluster.scontrol("show", "reservation").stdout
+    finally:
+        cluster.scontrol("delete", "ReservationName=keep")
