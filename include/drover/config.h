@@ -170,6 +170,8 @@ struct ClusterConfig {
 
   const NodeConfig* findNode(std::string_view name) const;
   const PartitionConfig* findPartition(std::string_view name) const;
+  // The one marked default (loading marks the first when the file marks none); null once
+  // `scontrol update PartitionName=X Default=NO` took it away.
   const PartitionConfig* defaultPartition() const;
 };
 

@@ -103,6 +103,10 @@ Result<v1::GetPartitionsReply> ControllerClient::getPartitions(const v1::GetPart
 Result<v1::UpdateNodeReply> ControllerClient::updateNode(const v1::UpdateNodeRequest& request) {
   return call<v1::UpdateNodeReply>("UpdateNode", request);
 }
+Result<v1::UpdatePartitionReply> ControllerClient::updatePartition(
+    const v1::UpdatePartitionRequest& request) {
+  return call<v1::UpdatePartitionReply>("UpdatePartition", request);
+}
 Result<v1::ReconfigureReply> ControllerClient::reconfigure(const v1::ReconfigureRequest& request) {
   return call<v1::ReconfigureReply>("Reconfigure", request);
 }

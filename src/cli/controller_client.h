@@ -39,6 +39,7 @@ class ControllerClient {
   Result<v1::GetNodesReply> getNodes(const v1::GetNodesRequest& request);
   Result<v1::GetPartitionsReply> getPartitions(const v1::GetPartitionsRequest& request);
   Result<v1::UpdateNodeReply> updateNode(const v1::UpdateNodeRequest& request);
+  Result<v1::UpdatePartitionReply> updatePartition(const v1::UpdatePartitionRequest& request);
   Result<v1::ReconfigureReply> reconfigure(const v1::ReconfigureRequest& request);
   Result<v1::SetDebugLevelReply> setDebugLevel(const v1::SetDebugLevelRequest& request);
 

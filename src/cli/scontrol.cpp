@@ -21,6 +21,7 @@
 #include "cli/job_show.h"
 #include "cli/job_values.h"
 #include "cli/scontrol_interactive.h"
+#include "cli/scontrol_partition_update.h"
 #include "cli/scontrol_pids.h"
 #include "cli/scontrol_reservation.h"
 #include "cli/scontrol_site_show.h"
@@ -55,8 +56,10 @@ constexpr const char* kHelp =
     "\n"
     "    Valid <COMMAND> values are:\n"
     "     create <SPECIFICATIONS>  create a reservation (ReservationName= StartTime=\n"
-    "                              Duration= Nodes= Users= ...).\n"
-    "     delete <SPECIFICATIONS>  delete a reservation (ReservationName=<name>).\n"
+    "                              Duration= Nodes= Users= ...) or a partition\n"
+    "                              (PartitionName=<name> Nodes= MaxTime= ...).\n"
+    "     delete <SPECIFICATIONS>  delete a reservation (ReservationName=<name>) or a\n"
+    "                              partition (PartitionName=<name>).\n"
     "     ping                     print status of the drover controller.\n"
     "     reconfigure              re-read cluster.conf in the controller.\n"
     "     setdebug <LEVEL>         set the controller's log level (quiet, fatal, error, info,\n"
@@ -67,8 +70,9 @@ constexpr const char* kHelp =
     "                              licenses, topology, frontend, federation or burstbuffer.\n"
     "     update <SPECIFICATIONS>  update job (JobId=<id> TimeLimit= Partition= NumNodes=\n"
     "                              Dependency= Nice= ...) or node state (NodeName=<name>\n"
-    "                              State=<state> Reason=<text>) or reservation\n"
-    "                              (ReservationName=<name> ...).\n"
+    "                              State=<state> Reason=<text>), partition\n"
+    "                              (PartitionName=<name> State= MaxTime= ...) or\n"
+    "                              reservation (ReservationName=<name> ...).\n"
     "     hold <job_list>          prevent a pending job from being started (admin hold).\n"
     "     uhold <job_list>         place a user hold on a pending job.\n"
     "     release <job_list>       permit a held job to be started.\n"
@@ -516,6 +520,7 @@ int cmdUpdate(const std::vector<std::string>& words) {
   for (const auto& w : specs) {
     if (toLowerAscii(w.substr(0, w.find('='))) == "jobid") return cmdUpdateJob(specs);
   }
+  if (updatesPartition(specs)) return cmdUpdatePartition(specs);
   auto req = parseUpdateNode(specs);
   if (!req.ok()) {
     std::cerr << req.error() << "\n";
@@ -616,6 +621,7 @@ std::optional<int> sessionSetting(const std::vector<std::string>& words, Globals
 
 int dispatch(const std::vector<std::string>& words, Globals& g) {
   if (auto rc = sessionSetting(words, g)) return *rc;
+  if (isPartitionCreateOrDelete(words)) return runCreateDeletePartition(words);
   if (isReservationCommand(words)) return runReservationCommand(words, g.oneliner);
   const std::string& verb = words.front();
   if (abbrev(verb, "show", 3)) return cmdShow(words, g);
@@ -677,6 +683,15 @@ Result<std::string> hostlistCommand(const std::string& verb, const std::string& 
 
 Result<v1::UpdateNodeRequest> parseUpdateNode(const std::vector<std::string>& words) {
   static constexpr std::string_view kStates[] = {"DRAIN", "DOWN", "IDLE", "RESUME", "UNDRAIN"};
+  // The entity first, as the reference: `update State=UP` names none.
+  const bool names_node = std::any_of(words.begin(), words.end(), [](const std::string& w) {
+    const std::string key = toLowerAscii(w.substr(0, w.find('=')));
+    return w.find('=') != std::string::npos && (key == "nodename" || key == "node" || key == "nodes");
+  });
+  if (!names_node) {
+    return makeError("No valid entity in update command\nInput line must include \"NodeName\", "
+                     "\"PartitionName\", \"Reservation\", \"JobId\", or \"SlurmctldDebug\"");
+  }
   v1::UpdateNodeRequest req;
   bool have_reason = false;
   for (const auto& w : words) {
@@ -711,7 +726,7 @@ Result<v1::UpdateNodeRequest> parseUpdateNode(const std::vector<std::string>& wo
                        " is not supported by Drover yet (supported: NodeName, State, Reason)\nRequest aborted");
     }
   }
-  if (req.nodes().empty()) return makeError("No valid entity in update command\nInput line must include \"NodeName\"");
+  if (req.nodes().empty()) return makeError("No node name specified (NodeName=)\nRequest aborted");
   if ((req.state() == "DOWN" || req.state() == "DRAIN") && (!have_reason || req.reason().empty())) {
     return makeError("You must specify a reason when DOWNING or DRAINING a node. Request denied");
   }

@@ -127,7 +127,7 @@ const PartitionConfig* ClusterConfig::defaultPartition() const {
   for (const PartitionConfig& p : partitions) {
     if (p.is_default) return &p;
   }
-  return partitions.empty() ? nullptr : &partitions.front();
+  return nullptr;
 }
 
 std::string_view partitionStateName(PartitionState state) {

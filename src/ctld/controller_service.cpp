@@ -42,6 +42,7 @@ class ControllerService final : public v1::Controller::Service {
   DROVER_SERVE(GetNodes, get_nodes)
   DROVER_SERVE(GetPartitions, get_partitions)
   DROVER_SERVE(UpdateNode, update_node)
+  DROVER_SERVE(UpdatePartition, update_partition)
   DROVER_SERVE(Reconfigure, reconfigure)
   DROVER_SERVE(SetDebugLevel, set_debug_level)
   DROVER_SERVE(SubmitJob, submit_job)

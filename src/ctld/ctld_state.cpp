@@ -114,8 +114,7 @@ Result<std::string> CtldState::applyNewConfig(config::ClusterConfig cfg) {
     cfg.controller = cfg_.controller;
     cfg.munge_socket = cfg_.munge_socket;
   }
-  cfg_ = std::move(cfg);
-  auto diff = registry_.applyConfig(cfg_);
+  auto diff = install(std::move(cfg));
   std::string summary = "reconfigured from " + cfg_.source_path + ": " +
                         std::to_string(cfg_.nodes.size()) + " nodes, " +
                         std::to_string(cfg_.partitions.size()) + " partitions";
@@ -124,6 +123,11 @@ Result<std::string> CtldState::applyNewConfig(config::ClusterConfig cfg) {
   summary += note;
   drover::log::get("ctld")->info("{}", summary);
   return summary;
+}
+
+NodeRegistry::ConfigDiff CtldState::install(config::ClusterConfig cfg) {
+  cfg_ = std::move(cfg);
+  return registry_.applyConfig(cfg_);
 }
 
 Status CtldState::registerAgent(const Registration& reg) {

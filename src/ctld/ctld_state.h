@@ -70,11 +70,20 @@ class CtldState {
   Status updateNode(const std::string& nodes_expr, const std::string& state,
                     const std::string& reason, const std::string& user);
 
+  // scontrol update PartitionName=: the fields `req` sets, by `user` (partition_update.cpp);
+  // create: a new partition of them; delete: the partition goes (the caller first makes sure
+  // no job names it). Kept until the next reconfigure or restart, which read cluster.conf
+  // again, as the reference Slurm's without slurmctld -R. Refusals in Slurm's words: "Invalid
+  // partition name specified", "Invalid node name specified".
+  Status updatePartition(const v1::UpdatePartitionRequest& req, const std::string& user);
+
   Status fillNodes(const std::vector<std::string>& names, v1::GetNodesReply* reply) const;
   Status fillPartitions(const std::vector<std::string>& names,
                         v1::GetPartitionsReply* reply) const;
 
  private:
+  // The configuration in force from now on, and what that changed in the registry.
+  NodeRegistry::ConfigDiff install(config::ClusterConfig cfg);
   void logChanges(const std::vector<StateChange>& changes);
   void fillNode(const NodeRecord& n, const NodeUsage* usage, v1::NodeInfo* out) const;
   std::map<std::string, NodeUsage> usage() const;

@@ -71,6 +71,28 @@ ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs) {
     auto s = state.updateNode(req.nodes(), req.state(), req.reason(), userName(caller.uid));
     done(outcomeOf(s, kInvalidArgument), rep);
   };
+  h.update_partition = [&state, jobs](const rpc::Caller& caller,
+                                      const v1::UpdatePartitionRequest& req,
+                                      wire::Reply_<v1::UpdatePartitionReply> done) {
+    v1::UpdatePartitionReply rep;
+    if (!rpc::isAdmin(caller, state.config().operators)) {
+      done(deniedOutcome(caller, "UpdatePartition"), rep);
+      return;
+    }
+    // A partition a job still names stays, as the reference refused to delete it.
+    if (req.action() == v1::UpdatePartitionRequest::DELETE && jobs != nullptr &&
+        state.config().findPartition(req.name()) != nullptr) {
+      v1::GetJobsRequest naming;
+      naming.add_partitions(req.name());
+      if (!jobs->query(naming).empty()) {
+        done(fail(kInvalidArgument, "Partition is in use"), rep);
+        return;
+      }
+    }
+    auto s = state.updatePartition(req, userName(caller.uid));
+    if (s && jobs != nullptr) jobs->configChanged();
+    done(outcomeOf(s, kInvalidArgument), rep);
+  };
   h.reconfigure = [&state, jobs](const rpc::Caller& caller, const v1::ReconfigureRequest&,
                                  wire::Reply_<v1::ReconfigureReply> done) {
     v1::ReconfigureReply rep;

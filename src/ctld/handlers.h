@@ -32,6 +32,7 @@ struct ControllerHandlers {
   Handler<v1::GetNodesRequest, v1::GetNodesReply> get_nodes;
   Handler<v1::GetPartitionsRequest, v1::GetPartitionsReply> get_partitions;
   Handler<v1::UpdateNodeRequest, v1::UpdateNodeReply> update_node;
+  Handler<v1::UpdatePartitionRequest, v1::UpdatePartitionReply> update_partition;
   Handler<v1::ReconfigureRequest, v1::ReconfigureReply> reconfigure;
   Handler<v1::SetDebugLevelRequest, v1::SetDebugLevelReply> set_debug_level;
   Handler<v1::SubmitJobRequest, v1::SubmitJobReply> submit_job;
@@ -88,6 +89,7 @@ void forEachHandler(H& h, Fn&& fn) {
   fn("GetNodes", h.get_nodes);
   fn("GetPartitions", h.get_partitions);
   fn("UpdateNode", h.update_node);
+  fn("UpdatePartition", h.update_partition);
   fn("Reconfigure", h.reconfigure);
   fn("SetDebugLevel", h.set_debug_level);
   fn("SubmitJob", h.submit_job);

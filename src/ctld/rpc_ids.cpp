@@ -46,6 +46,7 @@ constexpr std::array kRows{
     Row{"SetDebugLevel", {"REQUEST_SET_DEBUG_LEVEL", 2027}},
     Row{"NotifyJob", {"REQUEST_JOB_NOTIFY", 2028}},
     Row{"ListPids", {"REQUEST_LIST_PIDS", 2029}},
+    Row{"UpdatePartition", {"REQUEST_UPDATE_PARTITION", 2030}},
 };
 
 }  // namespace

@@ -495,15 +495,25 @@ Status JobManager::updateJob(Job& job, const v1::UpdateJobRequest& req, bool adm
       if (!pending && value == i.partition()) continue;
       if (!pending) return makeError(kNotPending);
       // One partition or several (`Partition=gpu,debug`), each of which must exist.
-      const std::vector<std::string> names = splitCommas(value);
+      std::vector<std::string> names = splitCommas(value);
       if (names.empty() || std::any_of(names.begin(), names.end(), [&](const std::string& n) {
             return config_.findPartition(n) == nullptr;
           })) {
         return makeError("Invalid partition name specified");
       }
+      // As at submission: DRAIN and INACTIVE partitions take no job (the reference refused
+      // Partition=<drained> with these words); a list keeps the others.
+      std::erase_if(names, [&](const std::string& n) {
+        const auto state = config_.findPartition(n)->state;
+        return state == config::PartitionState::kDrain ||
+               state == config::PartitionState::kInactive;
+      });
+      if (names.empty()) return makeError("Required partition not available (inactive or drain)");
       if (apply) {
-        i.set_partition(partitionList(value));
-        i.mutable_spec()->set_partition(value);
+        std::string kept;
+        for (const auto& n : names) kept += (kept.empty() ? "" : ",") + n;
+        i.set_partition(partitionList(kept));
+        i.mutable_spec()->set_partition(kept);
       }
     } else if (key == "numnodes" || key == "minnodes") {
       if (!pending) return makeError(kNotPending);

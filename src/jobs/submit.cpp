@@ -98,6 +98,25 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
                     {"invalid partition specified: (null)"});
     }
   }
+  // DRAIN and INACTIVE partitions take no new jobs: dropped from a list (the reference ran
+  // `-p debug,gpu` in gpu with debug drained, showing Partition=gpu while it waited), refused
+  // when none is left. DOWN ones take jobs that wait (PartitionDown); srun and salloc say so.
+  std::erase_if(listed, [](const config::PartitionConfig* p) {
+    return p->state == config::PartitionState::kDrain ||
+           p->state == config::PartitionState::kInactive;
+  });
+  if (listed.empty()) return refuse("Required partition not available (inactive or drain)");
+  if (!spec.partition().empty()) {
+    std::string names;
+    for (const auto* p : listed) names += (names.empty() ? "" : ",") + p->name;
+    spec.set_partition(names);
+  }
+  std::vector<std::string> warnings;
+  if (!spec.batch() && std::all_of(listed.begin(), listed.end(), [](const auto* p) {
+        return p->state == config::PartitionState::kDown;
+      })) {
+    warnings.push_back("Partition in DOWN state");
+  }
   const config::PartitionConfig* part = listed.front();
 
   // A negative nice raises a job above others: root and operators only, as the reference
@@ -161,7 +180,11 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
     }
     const std::string why = "partition " + p->name + " allows at most " +
                             std::to_string(p->max_time_min) + " minutes";
-    if (default_limit) return refuse("Requested partition configuration not available now", why);
+    // Its own default over its maximum (scontrol update can leave a partition so) is an
+    // invalid limit, as the reference said of it.
+    if (default_limit && p != part) {
+      return refuse("Requested partition configuration not available now", why);
+    }
     return refuse("Requested time limit is invalid (missing or exceeds some limit)", why);
   }
 
@@ -407,6 +430,7 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
   ++lifecycle_.submitted;
   Submitted out;
   out.job_id = first;
+  out.warnings = std::move(warnings);
   SubmitResult r;
   r.ok = out;
   return r;

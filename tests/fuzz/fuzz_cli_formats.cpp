@@ -5,9 +5,11 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cli/format_spec.h"
 #include "cli/iterate.h"
+#include "cli/scontrol_partition_update.h"
 #include "cli/scontrol_pids.h"
 #include "cli/scontrol_wait_notify.h"
 #include "cli/sinfo.h"
@@ -114,6 +116,37 @@ void checkJobArguments(const std::string& text) {
   }
 }
 
+// scontrol update PartitionName=: the text's space-separated words after a partition name. A
+// request that parses changes something and carries only values the controller can take;
+// a refusal is lines ending in a newline.
+void checkPartitionUpdate(const std::string& text) {
+  std::vector<std::string> words{"PartitionName=p"};
+  std::string word;
+  for (char c : text + " ") {
+    if (c != ' ') {
+      word += c;
+    } else if (!word.empty()) {
+      words.push_back(std::move(word));
+      word.clear();
+    }
+  }
+  auto r = parseUpdatePartition(words);
+  if (!r.ok()) {
+    FUZZ_CHECK(!r.error().empty() && r.error().back() == '\n', "refusal of '%s'", text.c_str());
+    return;
+  }
+  FUZZ_CHECK(r->name() == "p" || words.size() > 1, "name from '%s'", text.c_str());
+  FUZZ_CHECK(!r->has_state() || r->state() == "UP" || r->state() == "DOWN" ||
+                 r->state() == "DRAIN" || r->state() == "INACTIVE",
+             "state '%s' from '%s'", r->state().c_str(), text.c_str());
+  FUZZ_CHECK(!r->has_max_time_min() || r->max_time_min() >= -1, "max time from '%s'",
+             text.c_str());
+  FUZZ_CHECK(!r->has_max_nodes() || r->max_nodes() == -1 || r->max_nodes() >= 1,
+             "max nodes from '%s'", text.c_str());
+  FUZZ_CHECK(!r->has_priority_tier() || r->priority_tier() <= 65533, "tier from '%s'",
+             text.c_str());
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -139,5 +172,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   checkSinfo(text, "-o");
   checkSinfo(text, "-O");
   checkJobArguments(text);
+  checkPartitionUpdate(text);
   return 0;
 }

@@ -85,7 +85,8 @@ TEST(ScontrolUpdateTest, RejectsBadUpdates) {
       {{"nodename=node01", "state=down", "reason="}, "You must specify a reason"},
       {{"nodename=node01", "state=sleepy"}, "Valid states are: DRAIN DOWN IDLE RESUME UNDRAIN"},
       {{"nodename=node01", "state=d"}, "Invalid input: state=d"},
-      {{"state=resume"}, "NodeName"},
+      {{"state=resume"}, "No valid entity in update command\nInput line must include \"NodeName\", \"PartitionName\""},
+      {{"state=sleepy"}, "No valid entity in update command"},  // the entity first, as the reference
       {{"nodename=node01", "weight=5"}, "not supported"},
       {{"nodename=node01", "garbage"}, "Invalid input: garbage"},
   };

@@ -1,5 +1,6 @@
 #include "ctld/ctld_state.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -159,6 +160,105 @@ TEST_F(CtldStateTest, InvalidReconfigureKeepsOldConfig) {
   v1::GetNodesReply rep;
   ASSERT_TRUE(st->fillNodes({}, &rep));
   EXPECT_EQ(rep.nodes_size(), 3);
+}
+
+// scontrol update PartitionName=: each field given changes, the others stay, until a
+// reconfigure reads cluster.conf again (as the reference's, without slurmctld -R).
+TEST_F(CtldStateTest, UpdatePartitionChangesTheRunningConfigurationUntilReconfigure) {
+  auto st = start();
+  v1::UpdatePartitionRequest req;
+  req.set_name("debug");
+  req.set_state("DOWN");
+  req.set_max_time_min(45);
+  req.set_nodes("node[1-2],node2");
+  req.set_is_default(true);
+  req.set_allow_accounts("research,,ops");
+  req.set_priority_tier(3);
+  ASSERT_TRUE(st->updatePartition(req, "root"));
+  const auto* debug = st->config().findPartition("debug");
+  ASSERT_NE(debug, nullptr);
+  EXPECT_EQ(debug->state, config::PartitionState::kDown);
+  EXPECT_EQ(debug->max_time_min, 45);
+  EXPECT_EQ(debug->nodes, (std::vector<std::string>{"node1", "node2"}));
+  EXPECT_EQ(debug->allow_accounts, (std::vector<std::string>{"research", "ops"}));
+  EXPECT_EQ(debug->priority_tier, 3u);
+  EXPECT_EQ(debug->priority_job_factor, 1u);  // not given: unchanged
+  EXPECT_EQ(st->config().defaultPartition(), debug);  // gpu lost it
+  v1::GetPartitionsReply parts;
+  ASSERT_TRUE(st->fillPartitions({"debug"}, &parts));
+  ASSERT_EQ(parts.partitions_size(), 1);
+  EXPECT_EQ(parts.partitions(0).state(), "DOWN");
+
+  // Default=NO leaves none; Nodes=ALL is every node; Nodes= none.
+  v1::UpdatePartitionRequest none;
+  none.set_name("debug");
+  none.set_is_default(false);
+  none.set_nodes("ALL");
+  ASSERT_TRUE(st->updatePartition(none, "root"));
+  EXPECT_EQ(st->config().defaultPartition(), nullptr);
+  EXPECT_EQ(st->config().findPartition("debug")->nodes.size(), 3u);
+  none.clear_is_default();
+  none.set_nodes("");
+  ASSERT_TRUE(st->updatePartition(none, "root"));
+  EXPECT_TRUE(st->config().findPartition("debug")->nodes.empty());
+
+  // Refusals in the reference's words change nothing.
+  v1::UpdatePartitionRequest bad;
+  bad.set_name("nosuch");
+  bad.set_state("UP");
+  auto r = st->updatePartition(bad, "root");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error(), "Invalid partition name specified");
+  bad.set_name("debug");
+  bad.set_nodes("node[3-9]");
+  r = st->updatePartition(bad, "root");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error(), "Invalid node name specified");
+  EXPECT_EQ(st->config().findPartition("debug")->state, config::PartitionState::kDown);
+
+  ASSERT_TRUE(st->reconfigure(""));
+  debug = st->config().findPartition("debug");
+  EXPECT_EQ(debug->state, config::PartitionState::kUp);
+  EXPECT_EQ(debug->max_time_min, 30);
+  EXPECT_EQ(st->config().defaultPartition(), st->config().findPartition("gpu"));
+}
+
+// scontrol create and delete PartitionName=: a new partition of cluster.conf's defaults and
+// the fields given; an existing or unusable name refused, as the reference's.
+TEST_F(CtldStateTest, CreateAndDeletePartition) {
+  auto st = start();
+  v1::UpdatePartitionRequest req;
+  req.set_action(v1::UpdatePartitionRequest::CREATE);
+  req.set_name("extra");
+  req.set_nodes("node3");
+  req.set_max_time_min(20);
+  ASSERT_TRUE(st->updatePartition(req, "root"));
+  const auto* extra = st->config().findPartition("extra");
+  ASSERT_NE(extra, nullptr);
+  EXPECT_EQ(extra->nodes, std::vector<std::string>{"node3"});
+  EXPECT_EQ(extra->max_time_min, 20);
+  EXPECT_EQ(extra->default_time_min, config::kUnlimited);
+  EXPECT_EQ(extra->state, config::PartitionState::kUp);
+  EXPECT_FALSE(extra->is_default);
+  v1::GetNodesReply nodes;
+  ASSERT_TRUE(st->fillNodes({"node3"}, &nodes));
+  EXPECT_THAT(nodes.nodes(0).partitions(), ::testing::Contains("extra"));
+
+  for (const char* name : {"extra", "gpu", "", "a,b"}) {
+    req.set_name(name);
+    auto r = st->updatePartition(req, "root");
+    ASSERT_FALSE(r) << name;
+    EXPECT_EQ(r.error(), "Invalid partition name specified");
+  }
+
+  v1::UpdatePartitionRequest drop;
+  drop.set_action(v1::UpdatePartitionRequest::DELETE);
+  drop.set_name("extra");
+  ASSERT_TRUE(st->updatePartition(drop, "root"));
+  EXPECT_EQ(st->config().findPartition("extra"), nullptr);
+  auto again = st->updatePartition(drop, "root");
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error(), "Invalid partition name specified");
 }
 
 // ALLOCATED once every CPU is allocated, else MIXED: the reference's node held whole by memory
