@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <set>
 
 #include "cli/cli_common.h"
 #include "cli/controller_client.h"
@@ -21,6 +22,10 @@ constexpr const char* kProg = "scancel";
 // Slurm's error numbers: scancel exits with the last one's low byte (ESLURM_ACCESS_DENIED 2002
 // -> 210, as golden 066).
 constexpr int kExitAccessDenied = 2002 & 0xff;
+// ESLURM_INVALID_JOB_ID 2017 -> 225: the reference's exit for a step its running job lacks
+// (`scancel 156.3`; a step of an ended or unknown job exited 1).
+constexpr int kExitNoSuchStep = 2017 & 0xff;
+constexpr const char* kInvalidJobId = "Invalid job id specified";
 
 enum LongOnly { kOptHelp = 1000, kOptUsage, kOptMe, kOptHurry, kOptFederation, kOptSibling, kOptCtld };
 
@@ -202,7 +207,8 @@ std::vector<std::pair<std::string, std::vector<const v1::CancelResult*>>> groupB
 
 }  // namespace
 
-ScancelReport reportScancel(const ScancelCommand& command, const v1::CancelJobsReply& reply) {
+ScancelReport reportScancel(const ScancelCommand& command, const v1::CancelJobsReply& reply,
+                            const std::set<std::string>& running_jobs) {
   ScancelReport report;
   if (command.verbose && !command.quiet && reply.results_size() == 0 &&
       command.request.job_ids_size() == 0) {
@@ -223,7 +229,8 @@ ScancelReport reportScancel(const ScancelCommand& command, const v1::CancelJobsR
       if (sig != 0) {
         report.stderr_text += "scancel: Signal " + std::to_string(sig) + " to job " + given + "\n";
       } else {
-        report.stderr_text += "scancel: Terminating job " + given + "\n";
+        report.stderr_text += std::string("scancel: Terminating ") + (step ? "step " : "job ") +
+                              given + "\n";
       }
     }
     // Tasks of a group that ended before are no error while others took the cancel (the
@@ -239,9 +246,17 @@ ScancelReport reportScancel(const ScancelCommand& command, const v1::CancelJobsR
       const bool pending_step = step && r->error() == "Job is pending execution";
       const bool quiet_kind = (silentUnlessVerbose(r->error()) && !loud) || pending_step;
       if (quiet_kind && (!command.verbose || any_ok)) continue;
-      if (!quiet_kind) report.exit_code = r->error() == "Access/permission denied" ? kExitAccessDenied : 1;
+      // A step its running job lacks: the reference named the job alone, and exited 225.
+      const std::string job_part = given.substr(0, given.find('.'));
+      const bool missing_step =
+          step && r->error() == kInvalidJobId && running_jobs.contains(job_part);
+      if (!quiet_kind) {
+        report.exit_code = r->error() == "Access/permission denied" ? kExitAccessDenied
+                           : missing_step                          ? kExitNoSuchStep
+                                                                   : 1;
+      }
       if (command.quiet && silentUnlessVerbose(r->error())) continue;
-      const std::string& id = one_failure ? given : r->job_id();
+      const std::string& id = missing_step ? job_part : one_failure ? given : r->job_id();
       report.stderr_text += std::string("scancel: error: Kill job error on job ") +
                             (step ? "step id " : "id ") + id + ": " + r->error() + "\n";
       if (one_failure) break;
@@ -275,6 +290,28 @@ std::vector<std::string> confirmEach(const v1::CancelJobsReply& would, std::istr
 }
 
 namespace {
+
+// The jobs, still holding their nodes, of the steps the controller called unknown ("123" for
+// 123.4): only those need the question, so a cancel that went well asks nothing more.
+std::set<std::string> runningJobsOfMissingSteps(ControllerClient& client,
+                                                const v1::CancelJobsReply& reply) {
+  v1::GetJobsRequest query;
+  for (const auto& r : reply.results()) {
+    if (r.ok() || r.error() != kInvalidJobId) continue;
+    const auto dot = r.job_id().find('.');
+    if (dot != std::string::npos) query.add_job_ids(r.job_id().substr(0, dot));
+  }
+  std::set<std::string> running;
+  if (query.job_ids_size() == 0) return running;
+  auto jobs = client.getJobs(query);
+  if (!jobs.ok()) return running;  // the plain message then
+  for (const auto& j : jobs->jobs()) {
+    if (j.state() == v1::JOB_RUNNING || j.state() == v1::JOB_SUSPENDED) {
+      running.insert(std::to_string(j.job_id()));
+    }
+  }
+  return running;
+}
 
 // scancel -i: a dry run names what the call would act on, the user confirms each, and only the
 // confirmed ids (with the call's signal, --batch and --full, none of its filters) are sent.
@@ -343,7 +380,7 @@ int runScancel(int argc, char** argv) {
     printError(kProg, reply.error());
     return 1;
   }
-  auto report = reportScancel(cmd, *reply);
+  auto report = reportScancel(cmd, *reply, runningJobsOfMissingSteps(*client, *reply));
   std::cerr << report.stderr_text;
   return report.exit_code;
 }

@@ -3,6 +3,7 @@
 // --signal, --batch, --full, -v, with Slurm's messages and exit codes (golden 020-021, 066,
 // 100-104). Parsing and the reporting of results are pure, for tests.
 #include <iosfwd>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,11 +25,14 @@ struct ScancelCommand {
 Result<ScancelCommand> parseScancelArgs(const std::vector<std::string>& args);
 
 // What scancel prints on stderr and exits with for the controller's per-job results.
+// `running_jobs`: ids of jobs still running whose named step the controller did not know
+// (the reference reported those apart).
 struct ScancelReport {
   std::string stderr_text;
   int exit_code = 0;
 };
-ScancelReport reportScancel(const ScancelCommand& command, const v1::CancelJobsReply& reply);
+ScancelReport reportScancel(const ScancelCommand& command, const v1::CancelJobsReply& reply,
+                            const std::set<std::string>& running_jobs = {});
 
 // -i: asks on `out` about each job (or step) the dry run said the call would act on, in order,
 // as the reference did ("Cancel job_id=7029 name=one partition=gpu [y/n]? ", "Cancel

@@ -155,9 +155,12 @@ def test_allocation_steps_environment_and_accounting(cluster):
     r = cluster.cli("scancel", "999999.0")
     assert (r.returncode, r.stderr) == \
         (1, "scancel: error: Kill job error on job step id 999999.0: Invalid job id specified\n")
-    r = cluster.cli("scancel", f"{job_id}.2")  # ended: the reference's words for any step gone
-    assert (r.returncode, r.stderr) == (1, "scancel: error: Kill job error on job step id "
-                                           f"{job_id}.2: Invalid job id specified\n")
+    # Ended while its job runs: the reference named the job alone and exited 225 (2017 & 0xff),
+    # as for a step the running job never had.
+    for gone in (2, 7):
+        r = cluster.cli("scancel", f"{job_id}.{gone}")
+        assert (r.returncode, r.stderr) == (225, "scancel: error: Kill job error on job step id "
+                                                 f"{job_id}: Invalid job id specified\n")
     held = cluster.cli("sbatch", "--parsable", "-H", "-o", "/dev/null", "--wrap=true")
     assert held.returncode == 0, held.stderr
     r = cluster.cli("scancel", f"{held.stdout.strip()}.0")  # a pending job's step: silent

@@ -173,6 +173,15 @@ TEST(ScancelTest, SignallingAJobThatIsGoneIsAnError) {
   auto pending = reportScancel(*step, reply("9.0", false, "Job is pending execution"));
   EXPECT_EQ(pending.stderr_text, "");
   EXPECT_EQ(pending.exit_code, 0);
+  // A step its running job lacks: the reference named the job alone and exited 225
+  // (`scancel 156.3`, -v: "Terminating step 156.3").
+  auto verbose = parseScancelArgs({"-v", "9.3"});
+  ASSERT_TRUE(verbose.ok());
+  auto missing = reportScancel(*verbose, reply("9.3", false, "Invalid job id specified"), {"9"});
+  EXPECT_EQ(missing.stderr_text,
+            "scancel: Terminating step 9.3\n"
+            "scancel: error: Kill job error on job step id 9: Invalid job id specified\n");
+  EXPECT_EQ(missing.exit_code, 225);
 }
 
 // Filters matching no job: silent, and with -v the reference's line naming every filter in its
