@@ -168,7 +168,7 @@ Result<Launched> StepTable::launch(const v1::LaunchStepRequest& request) {
 }
 
 SignalOutcome StepTable::signal(const v1::StepId& step, int signal, bool batch_shell_only,
-                                bool kill, std::string* error) {
+                                bool kill, std::string* error, int kill_reason) {
   const StepKey key = keyOf(step);
   const RunNumber run = runOf(step);
   auto it = steps_.find(key);
@@ -191,14 +191,9 @@ SignalOutcome StepTable::signal(const v1::StepId& step, int signal, bool batch_s
                runText(run), pid, runText(it->second.run));
     return SignalOutcome::kStale;
   }
-  int rc = 0;
-  if (kill) {
-    rc = ::kill(pid, SIGTERM);
-  } else {
-    sigval value{};
-    value.sival_int = signal | (batch_shell_only ? kBatchShellOnlyFlag : 0);
-    rc = ::sigqueue(pid, SIGRTMIN, value);
-  }
+  sigval value{};
+  value.sival_int = kill ? kill_reason : signal | (batch_shell_only ? kBatchShellOnlyFlag : 0);
+  const int rc = ::sigqueue(pid, kill ? SIGTERM : SIGRTMIN, value);
   if (rc != 0) {
     *error = "cannot signal supervisor pid " + std::to_string(pid) + ": " + std::strerror(errno);
     return errno == ESRCH ? SignalOutcome::kNotFound : SignalOutcome::kFailed;

@@ -67,11 +67,12 @@ class StepTable {
   // agent too, is not started again (`ended`).
   Result<Launched> launch(const v1::LaunchStepRequest& request);
 
-  // `kill`: SIGTERM to the supervisor (cancel). Otherwise sigqueue(SIGRTMIN, signal | flag).
-  // `step` names the run the sender means (restart_count); kStale, and nothing sent, when the
-  // step's supervisor runs a later one.
+  // `kill`: SIGTERM to the supervisor (cancel), queued with `kill_reason`
+  // (SignalStepRequest.KillReason) as its value, for the line the supervisor writes. Otherwise
+  // sigqueue(SIGRTMIN, signal | flag). `step` names the run the sender means (restart_count);
+  // kStale, and nothing sent, when the step's supervisor runs a later one.
   SignalOutcome signal(const v1::StepId& step, int signal, bool batch_shell_only, bool kill,
-                       std::string* error);
+                       std::string* error, int kill_reason = 0);
 
   // Reaps ended children and forgets every step whose supervisor is gone (checked in /proc,
   // which also finds the end of supervisors taken over after a restart): before a heartbeat

@@ -297,6 +297,7 @@ std::vector<v1::CancelResult> JobManager::cancel(const Caller& caller,
       a.request.set_signal(SIGKILL);
       a.request.set_batch_shell_only(req.batch_only());
       a.request.set_kill(true);
+      a.request.set_kill_reason(v1::SignalStepRequest::CANCELLED);
       signals_.push_back(std::move(a));
     }
     results.push_back(result(shown));
@@ -403,6 +404,7 @@ std::vector<v1::CancelResult> JobManager::control(const Caller& caller,
           nameStep(a.request.mutable_step(), job, acct::kBatchStep);
           a.request.set_signal(SIGKILL);
           a.request.set_kill(true);
+          a.request.set_kill_reason(v1::SignalStepRequest::REQUEUED);
           signals_.push_back(std::move(a));
         } else {
           requeue(job, hold);

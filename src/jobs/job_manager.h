@@ -396,7 +396,9 @@ class JobManager {
   Result<v1::LaunchStepRequest> launchRequest(const Job& job);
   // steps.cpp
   void numberedStepEvent(Job& job, const v1::StepEventRequest& event);
-  void endSteps(Job& job);
+  // Kills the job's running steps, for `reason` (their supervisors say why, see
+  // SignalStepRequest.kill_reason), and records them CANCELLED.
+  void endSteps(Job& job, v1::SignalStepRequest::KillReason reason);
   void signalSteps(const Job& job, int signal);
   v1::CancelResult cancelStep(const Caller& caller, const std::string& text, int signal);
   void finishStep(Job& job, int index);

@@ -432,7 +432,11 @@ void JobManager::finish(Job& job, v1::JobState state, std::int32_t code, std::in
   if (!ran) job.info.set_start_time(now);  // Slurm shows StartTime=EndTime for never-run jobs
   job.info.set_run_time_s(ran ? std::max<std::int64_t>(0, end - job.info.start_time()) : 0);
   job.pending_end = PendingEnd::kNone;
-  endSteps(job);  // steps.cpp: still-running steps are killed, recorded CANCELLED
+  // steps.cpp: still-running steps are killed, recorded CANCELLED; their supervisors say why
+  // when the job was cancelled or ran out of time.
+  endSteps(job, state == v1::JOB_CANCELLED ? v1::SignalStepRequest::CANCELLED
+                : state == v1::JOB_TIMEOUT ? v1::SignalStepRequest::TIME_LIMIT
+                                           : v1::SignalStepRequest::QUIET);
   stage(job);
   record(job);
   if (event) recordBatchStep(job, event);
@@ -442,7 +446,7 @@ void JobManager::finish(Job& job, v1::JobState state, std::int32_t code, std::in
 
 void JobManager::requeue(Job& job, bool hold) {
   const std::int64_t now = clock_.now();
-  endSteps(job);  // steps.cpp
+  endSteps(job, v1::SignalStepRequest::REQUEUED);  // steps.cpp
   // The run that ended keeps its own REQUEUED record (sacct -D); the job's record moves on to
   // the next run.
   job.info.set_state(v1::JOB_REQUEUED);

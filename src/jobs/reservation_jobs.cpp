@@ -41,6 +41,7 @@ std::int64_t JobManager::endReservationJobs(std::int64_t over_run_s) {
     nameStep(kill_all.request.mutable_step(), job, acct::kBatchStep);
     kill_all.request.set_signal(SIGKILL);
     kill_all.request.set_kill(true);
+    kill_all.request.set_kill_reason(v1::SignalStepRequest::TIME_LIMIT);
     signals_.push_back(std::move(kill_all));
   }
   return next;

@@ -450,7 +450,7 @@ void JobManager::recordStep(const Job& job, const v1::JobStep& step, bool final)
   else steps.push_back(std::move(s));
 }
 
-void JobManager::endSteps(Job& job) {
+void JobManager::endSteps(Job& job, v1::SignalStepRequest::KillReason reason) {
   if (job.info.steps_size() == 0) return;
   for (auto& step : *job.info.mutable_steps()) {
     SignalAction kill;
@@ -464,6 +464,7 @@ void JobManager::endSteps(Job& job) {
     nameStep(kill.request.mutable_step(), job, step.step_id());
     kill.request.set_signal(SIGKILL);
     kill.request.set_kill(true);
+    kill.request.set_kill_reason(reason);
     if (!kill.nodes.empty()) signals_.push_back(std::move(kill));
     step.set_cancelled(true);
     recordStep(job, step, true);
@@ -510,6 +511,7 @@ v1::CancelResult JobManager::cancelStep(const Caller& caller, const std::string&
   if (signal == 0 || signal == SIGKILL) {
     a.request.set_signal(SIGKILL);
     a.request.set_kill(true);
+    a.request.set_kill_reason(v1::SignalStepRequest::CANCELLED);
     step.set_cancelled(true);
     stage(job);
   } else {

@@ -262,6 +262,16 @@ void IoForwarder::abandonPipes() {
   }
 }
 
+void IoForwarder::notice(std::uint32_t rank, const std::string& text) {
+  if (lost_) return;
+  drover::v1::StepIoFromStepd frame;
+  auto* out = frame.mutable_output();
+  out->set_rank(rank);
+  out->set_stream(drover::v1::StepIoOutput::STDERR);
+  out->set_data(text);
+  appendFrame(frame, send_queue_);
+}
+
 void IoForwarder::failStart(const std::vector<std::uint32_t>& ranks, const std::string& message,
                             int exit_code) {
   for (auto rank : ranks) {
@@ -272,12 +282,7 @@ void IoForwarder::failStart(const std::vector<std::uint32_t>& ranks, const std::
     closeFd(task.err.fd);
     closeStdin(task);
     if (task.exit_sent || lost_) continue;
-    drover::v1::StepIoFromStepd frame;
-    auto* out = frame.mutable_output();
-    out->set_rank(rank);
-    out->set_stream(drover::v1::StepIoOutput::STDERR);
-    out->set_data(message);
-    appendFrame(frame, send_queue_);
+    notice(rank, message);
     task.ended = true;
     task.exit_code = exit_code;
     sendExitIfDone(task);

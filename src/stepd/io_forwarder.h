@@ -72,6 +72,9 @@ class IoForwarder {
 
   // The task was reaped; its exit frame follows its remaining output.
   void taskEnded(std::uint32_t rank, int exit_code, int signal);
+  // A line of the supervisor's own on `rank`'s stderr (cancel_notice.h), after what the task
+  // wrote so far.
+  void notice(std::uint32_t rank, const std::string& text);
 
   // Poll loop integration: append this forwarder's fds, then hand back the same vector with
   // revents filled in (entries before `first` belong to the caller).

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <map>
 #include <memory>
 #include <optional>
@@ -24,6 +25,7 @@
 #include "jobspec/filename_pattern.h"
 #include "jobspec/gpu_bind.h"
 #include "launch/job_env.h"
+#include "stepd/cancel_notice.h"
 #include "stepd/io_forwarder.h"
 #include "stepd/login_environment.h"
 #include "stepd/memory_cgroup.h"
@@ -280,15 +282,51 @@ class StepRun {
     return jobspec::expandFilenamePattern(pattern, ctx);
   }
 
+  std::string selfName() const {
+    return opts_.node_name.empty() ? "drover-stepd" : "drover-stepd-" + opts_.node_name;
+  }
+
+  // Slurm's line for a step ended by a cancel, a requeue or its time limit (cancel_notice.h),
+  // once, on this node's first task's stderr: through srun's stream, or appended to its file
+  // by a short-lived writer running as the user (never the supervisor itself, as root, on a
+  // path the user chose).
+  void tellWhy(v1::SignalStepRequest::KillReason reason) {
+    if (tasks_.empty()) return;
+    const std::uint32_t first = rank_of_[tasks_.front()];
+    const std::string line =
+        cancelNotice(selfName(), req_.step().job_id(), req_.step().step_id(), opts_.node_name,
+                     static_cast<std::int64_t>(std::time(nullptr)), reason);
+    if (line.empty()) return;
+    if (io_ && (req_.pty() || (req_.std_err().empty() && req_.std_out().empty()))) {
+      io_->notice(first, line);
+      return;
+    }
+    TaskSpec writer;
+    writer.argv = {"/bin/sh", "-c", "printf '%s' \"$0\" >&2", line};
+    writer.env = {"PATH=/usr/bin:/bin"};
+    writer.uid = req_.uid();
+    writer.gid = req_.gid();
+    writer.user = req_.user();
+    if (opts_.groups) writer.groups = &*opts_.groups;
+    writer.work_dir = req_.work_dir();
+    writer.stdout_path = "/dev/null";
+    const std::string& err = req_.std_err().empty() ? req_.std_out() : req_.std_err();
+    writer.stderr_path = err.empty() ? "" : taskPath(err, first);
+    if (writer.stderr_path.empty() || writer.stderr_path == "/dev/null") return;
+    writer.append = true;
+    if (auto pid = spawnTask(writer); !pid) {
+      std::fprintf(stderr, "drover-stepd: the cancel notice was not written: %s\n",
+                   pid.error().c_str());
+    }
+  }
+
   // Tasks already started are killed; srun hears why on every task's stderr, then each
   // task's exit (exit code 2, as a task whose exec failed), under the step daemon's name and
   // node as the reference's ("slurmstepd-node01: error: execve(): prog: No such file ...").
   bool failStart(const std::vector<std::uint32_t>& ranks, const std::string& why) {
     killAll(SIGKILL);
     reapAll();
-    const std::string self =
-        opts_.node_name.empty() ? "drover-stepd" : "drover-stepd-" + opts_.node_name;
-    if (io_) io_->failStart(ranks, self + ": error: " + why + "\n", kStartFailureExitCode);
+    if (io_) io_->failStart(ranks, selfName() + ": error: " + why + "\n", kStartFailureExitCode);
     io_.reset();
     return fail(why);
   }
@@ -335,10 +373,14 @@ class StepRun {
     }
   }
 
-  void terminate(bool timed_out) {
+  // `reason`: a SignalStepRequest::KillReason, for the line on the step's stderr (the time
+  // limit's own when timed out).
+  void terminate(bool timed_out, int reason = v1::SignalStepRequest::QUIET) {
     if (terminating_) return;
     terminating_ = true;
     if (timed_out) outcome_.timed_out = true;
+    tellWhy(timed_out ? v1::SignalStepRequest::TIME_LIMIT
+                      : static_cast<v1::SignalStepRequest::KillReason>(reason));
     killAll(SIGCONT);
     killAll(SIGTERM);
     kill_at_ = Clock::now() + std::chrono::seconds(req_.kill_wait_s());
@@ -467,7 +509,8 @@ class StepRun {
       const int sig = static_cast<int>(info.ssi_signo);
       if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) {
         outcome_.cancelled = true;
-        terminate(/*timed_out=*/false);
+        // The agent queues its kills with why (StepTable::signal); any other sender is quiet.
+        terminate(/*timed_out=*/false, sig == SIGTERM && info.ssi_code == SI_QUEUE ? info.ssi_int : 0);
       } else if (sig == SIGRTMIN) {
         const int value = info.ssi_int;
         deliver(value & 0xff, (value & kBatchShellOnlyFlag) != 0);

@@ -451,6 +451,18 @@ def test_output_has_slurms_format(replay, g):
         "\n".join(diffs[:20])
 
 
+def test_timed_out_job_says_so_in_its_output(replay):
+    """The replay's TIMEOUT job (golden's `sbatch -J tlimit -t 1 -w node01 --wrap="sleep 600"`)
+    ends with the step daemon's line on its stderr, as the reference Slurm's did (its
+    `slurmstepd-node01: error: *** JOB 158 ON node01 CANCELLED AT 2026-12-04T00:15:48 DUE TO
+    TIME LIMIT ***`, captured 2026-12-04)."""
+    job = replay.ids.get(4)
+    assert job, "the replay submitted no TIMEOUT job"
+    text = (replay.run_dir / f"slurm-{job}.out").read_text()
+    assert re.fullmatch(rf"drover-stepd-node1: error: \*\*\* JOB {job} ON node1 CANCELLED AT "
+                        r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d DUE TO TIME LIMIT \*\*\*\n", text), text
+
+
 # --- the normaliser itself: it masks what varies and nothing else ------------------------------
 def _golden_named(name):
     g = next((x for x in goldens() if x.name == name), None)

@@ -176,6 +176,56 @@ TEST_F(SupervisorTest, CancelBySigterm) {
   EXPECT_EQ(out.exit_signal, SIGTERM);
 }
 
+// The agent queues a cancel's SIGTERM with why (StepTable::signal): the step's stderr then gets
+// Slurm's line (cancel_notice.h), written as the user by a helper that may end a little after
+// the step. A bare SIGTERM (from anyone else) and an ordinary end write nothing.
+TEST_F(SupervisorTest, CancelsAndTheTimeLimitSayWhyOnTheStepsStderr) {
+  auto eventually = [&](const std::string& wanted) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (readFile("out.txt").find(wanted) == std::string::npos &&
+           std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return readFile("out.txt");
+  };
+  const std::string head = "drover-stepd-node1: error: *** JOB 7 ON node1 CANCELLED AT ";
+  for (auto [reason, tail] : {std::pair{v1::SignalStepRequest::CANCELLED, std::string(" ***\n")},
+                              std::pair{v1::SignalStepRequest::REQUEUED,
+                                        std::string(" DUE TO JOB REQUEUE ***\n")}}) {
+    auto req = batch("#!/bin/sh\necho started\nsleep 30\n");
+    std::thread canceller([reason] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      sigval value{};
+      value.sival_int = reason;
+      sigqueue(getpid(), SIGTERM, value);
+    });
+    auto out = runStep(req, opts_);
+    canceller.join();
+    EXPECT_TRUE(out.cancelled);
+    const std::string text = eventually(tail);
+    ASSERT_EQ(text.rfind("started\n" + head, 0), 0u) << text;
+    EXPECT_EQ(text.size(), std::string("started\n").size() + head.size() +
+                               std::string("2026-12-04T00:14:35").size() + tail.size())
+        << text;
+    EXPECT_EQ(text.substr(text.size() - tail.size()), tail) << text;
+  }
+
+  auto limited = batch("#!/bin/sh\nsleep 30\n");
+  limited.set_time_limit_s(1);
+  EXPECT_TRUE(runStep(limited, opts_).timed_out);
+  EXPECT_NE(eventually("DUE TO TIME LIMIT ***\n").find(head), std::string::npos);
+
+  auto quiet = batch("#!/bin/sh\nsleep 30\n");
+  std::thread killer([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    kill(getpid(), SIGTERM);
+  });
+  EXPECT_TRUE(runStep(quiet, opts_).cancelled);
+  killer.join();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(readFile("out.txt"), "");
+}
+
 TEST_F(SupervisorTest, ForwardedSignalWithPayload) {
   auto req = batch("#!/bin/bash\ntrap 'echo got-usr2; exit 5' USR2\nwhile :; do sleep 0.1; done\n");
   std::thread sender([] {
