@@ -130,7 +130,9 @@ int runSprio(int argc, char** argv) {
     std::cout << "Unable to find jobs matching user/id(s) specified\n";
     return 0;
   }
-  auto text = renderSprio(cmd.options, *reply);
+  std::vector<std::string> warnings;
+  auto text = renderSprio(cmd.options, *reply, &warnings);
+  for (const auto& w : warnings) printError(kProg, w);
   if (!text.ok()) {
     printError(kProg, text.error());
     return 1;

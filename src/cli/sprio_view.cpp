@@ -120,7 +120,8 @@ std::string weightValue(char code, const v1::PriorityWeights& w) {
 
 }  // namespace
 
-Result<std::string> renderSprio(const SprioOptions& o, const v1::GetPrioritiesReply& reply) {
+Result<std::string> renderSprio(const SprioOptions& o, const v1::GetPrioritiesReply& reply,
+                                std::vector<std::string>* warnings) {
   std::string text = o.format;
   if (text.empty()) {
     text = o.norm ? (o.long_format ? kSprioNormLongFormat : kSprioNormFormat)
@@ -137,10 +138,16 @@ Result<std::string> renderSprio(const SprioOptions& o, const v1::GetPrioritiesRe
   }
   auto format = parseFormat(text);
   if (!format.ok()) return makeError("Invalid format specification: " + format.error());
-  for (const auto& item : *format) {
-    if (item.is_field && headerOf(item.field.code) == nullptr) {
-      return makeError(std::string("Invalid job format specification: ") + item.field.code);
+  for (auto it = format->begin(); it != format->end();) {
+    if (!it->is_field || headerOf(it->field.code) != nullptr) {
+      ++it;
+      continue;
     }
+    if (warnings) {
+      warnings->push_back(std::string("Invalid job format specification: ") + it->field.code);
+    }
+    it = format->erase(it);
+    if (it != format->end() && !it->is_field) it = format->erase(it);  // its suffix
   }
   const v1::PriorityWeights& w = reply.weights();
   std::string out;

@@ -29,7 +29,10 @@ struct SprioOptions {
   bool users = false;  // -u was given: the short defaults show USER too, as the reference's
 };
 
-// The whole output. Fails on an unknown format letter or sort key, naming it.
-Result<std::string> renderSprio(const SprioOptions& options, const v1::GetPrioritiesReply& reply);
+// The whole output. Fails on an unknown sort key, naming it. An unknown format letter is left
+// out with the text after it, and named in `warnings` ("Invalid job format specification: Z"),
+// as the reference's sprio printed `%i %Z %Y` as `JOBID PRIORITY`, exit 0.
+Result<std::string> renderSprio(const SprioOptions& options, const v1::GetPrioritiesReply& reply,
+                                std::vector<std::string>* warnings = nullptr);
 
 }  // namespace drover::cli

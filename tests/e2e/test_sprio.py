@@ -146,6 +146,13 @@ def test_lists_only_jobs_the_scheduler_may_start(cluster):
     assert unknown.returncode == 0, unknown.stderr
     assert unknown.stderr == "sprio: error: Invalid user: nosuchuser\n\n", unknown.stderr
     assert waiting in [int(x) for x in unknown.stdout.split()], unknown.stdout
+    # An unknown letter goes with the text after it, named on stderr, exit 0, as the
+    # reference's `sprio -o "%i %Z %Y"` (JOBID PRIORITY).
+    skipped = c.cli("sprio", "-j", str(waiting), "-o", "%i %Z %Y")
+    assert (skipped.returncode, skipped.stderr) == \
+        (0, "sprio: error: Invalid job format specification: Z\n"), skipped.stderr
+    assert skipped.stdout.splitlines()[0] == "JOBID PRIORITY", skipped.stdout
+    assert skipped.stdout.split()[2] == str(waiting), skipped.stdout
     # Released, the held job is listed.
     assert c.scontrol("release", str(held)).returncode == 0
     wait_for(lambda: held in sprio_ids(c), 10, what="the released job in sprio")
