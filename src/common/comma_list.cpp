@@ -14,4 +14,10 @@ std::vector<std::string> splitCommas(std::string_view text) {
   return out;
 }
 
+std::string joinCommas(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ",") + item;
+  return out;
+}
+
 }  // namespace drover

@@ -8,5 +8,7 @@ namespace drover {
 
 // The non-empty items, in order ("a,,b," is a and b).
 std::vector<std::string> splitCommas(std::string_view text);
+// The items joined by commas ("a,b").
+std::string joinCommas(const std::vector<std::string>& items);
 
 }  // namespace drover

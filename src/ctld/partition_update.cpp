@@ -4,6 +4,7 @@
 #include <set>
 
 #include "common/ascii_case.h"
+#include "common/comma_list.h"
 #include "common/log.h"
 #include "ctld/ctld_state.h"
 #include "drover/hostlist.h"
@@ -13,18 +14,8 @@ namespace {
 
 // "ALL" (any case) is no restriction, as cluster.conf's allow_accounts/allow_groups.
 std::vector<std::string> allowList(const std::string& value) {
-  std::vector<std::string> out;
-  if (toUpperAscii(value) == "ALL") return out;
-  std::string item;
-  for (char c : value + ",") {
-    if (c != ',') {
-      item += c;
-    } else if (!item.empty()) {
-      out.push_back(item);
-      item.clear();
-    }
-  }
-  return out;
+  if (toUpperAscii(value) == "ALL") return {};
+  return splitCommas(value);
 }
 
 std::optional<config::PartitionState> stateOf(const std::string& name) {

@@ -506,14 +506,11 @@ Status JobManager::updateJob(Job& job, const v1::UpdateJobRequest& req, bool adm
       // As at submission: DRAIN and INACTIVE partitions take no job (the reference refused
       // Partition=<drained> with these words); a list keeps the others.
       std::erase_if(names, [&](const std::string& n) {
-        const auto state = config_.findPartition(n)->state;
-        return state == config::PartitionState::kDrain ||
-               state == config::PartitionState::kInactive;
+        return !takesNewJobs(*config_.findPartition(n));
       });
       if (names.empty()) return makeError("Required partition not available (inactive or drain)");
       if (apply) {
-        std::string kept;
-        for (const auto& n : names) kept += (kept.empty() ? "" : ",") + n;
+        const std::string kept = joinCommas(names);
         i.set_partition(partitionList(kept));
         i.mutable_spec()->set_partition(kept);
       }

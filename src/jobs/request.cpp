@@ -79,9 +79,11 @@ std::string partitionList(std::string_view text) {
   for (std::string& name : splitCommas(text)) {
     if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
   }
-  std::string out;
-  for (const std::string& name : names) out += (out.empty() ? "" : ",") + name;
-  return out;
+  return joinCommas(names);
+}
+
+bool takesNewJobs(const config::PartitionConfig& p) {
+  return p.state != config::PartitionState::kDrain && p.state != config::PartitionState::kInactive;
 }
 
 sched::JobRequest buildRequest(const v1::JobInfo& info) {

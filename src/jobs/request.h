@@ -22,6 +22,9 @@ std::uint32_t effectiveTasks(const v1::JobSpec& spec);
 sched::JobRequest buildRequest(const v1::JobInfo& info);
 // A `-p` value as a waiting job shows it: its non-empty items, each once, joined by commas.
 std::string partitionList(std::string_view text);
+// Whether a partition takes new jobs (submissions, scontrol update Partition=): not when DRAIN
+// or INACTIVE (scontrol(1)).
+bool takesNewJobs(const config::PartitionConfig& p);
 
 // Memory the job asks for on each node, in MB (0 = none given).
 std::int64_t requestedMemPerNodeMb(const sched::JobRequest& r, int cpusPerNode, int gpusPerNode);

@@ -101,15 +101,12 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
   // DRAIN and INACTIVE partitions take no new jobs: dropped from a list (the reference ran
   // `-p debug,gpu` in gpu with debug drained, showing Partition=gpu while it waited), refused
   // when none is left. DOWN ones take jobs that wait (PartitionDown); srun and salloc say so.
-  std::erase_if(listed, [](const config::PartitionConfig* p) {
-    return p->state == config::PartitionState::kDrain ||
-           p->state == config::PartitionState::kInactive;
-  });
+  std::erase_if(listed, [](const config::PartitionConfig* p) { return !takesNewJobs(*p); });
   if (listed.empty()) return refuse("Required partition not available (inactive or drain)");
   if (!spec.partition().empty()) {
-    std::string names;
-    for (const auto* p : listed) names += (names.empty() ? "" : ",") + p->name;
-    spec.set_partition(names);
+    std::vector<std::string> names;
+    for (const auto* p : listed) names.push_back(p->name);
+    spec.set_partition(joinCommas(names));
   }
   std::vector<std::string> warnings;
   if (!spec.batch() && std::all_of(listed.begin(), listed.end(), [](const auto* p) {

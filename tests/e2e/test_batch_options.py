@@ -575,6 +575,15 @@ def _requeue_states(cluster, job):
     return a.stdout.split()
 
 
+def two_runs(out, job):
+    """Whether an append-mode output file holds the first run's line, the step daemon's line
+    for the requeue (as the reference's slurmstepd wrote it) and the second run's."""
+    lines = out.read_text().split("\n")
+    return len(lines) >= 3 and lines[0] == "run" and lines[2] == "run 1" and re.fullmatch(
+        rf"drover-stepd-node1: error: \*\*\* JOB {job} ON node1 CANCELLED AT \S+ DUE TO JOB "
+        r"REQUEUE \*\*\*", lines[1]) is not None
+
+
 def test_requeuehold_then_release_runs_the_job_again(cluster, work):
     """requeuehold: the run ends, the job waits held with Restarts=1; released, it runs again
     with SLURM_RESTART_COUNT=1 (the output file in append mode keeps both runs)."""
@@ -588,8 +597,7 @@ def test_requeuehold_then_release_runs_the_job_again(cluster, work):
     node = wait_for(lambda: cluster.node_state("node1") == "idle" and "node1", 15, what="node idle")
     assert node
     assert cluster.scontrol("release", str(job)).returncode == 0
-    wait_for(lambda: (work / "rq.out").read_text().split("\n")[:2] == ["run", "run 1"], 20,
-             what="the second run's output")
+    wait_for(lambda: two_runs(work / "rq.out", job), 20, what="the second run's output")
     assert cluster.cli("scancel", str(job)).returncode == 0
     assert wait_state(cluster, job, FINAL)["JobState"] == "CANCELLED"
 
@@ -622,7 +630,7 @@ def test_requeue_of_a_running_job_runs_it_again(cluster, work):
         assert cluster.scontrol("requeue", str(job)).returncode == 0
         f = wait_state(cluster, job, "COMPLETED", 10)
         assert f["Restarts"] == "1", f
-        assert (work / "rq2.out").read_text().split("\n")[:2] == ["run", "run 1"]
+        assert two_runs(work / "rq2.out", job), (work / "rq2.out").read_text()
     finally:
         cluster.cli("scancel", str(job))
 
