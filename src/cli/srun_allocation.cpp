@@ -105,7 +105,15 @@ AllocationResult acquireAllocation(ControllerClient& client, const AllocationReq
   for (;;) {
     if (auto sig = signals.take(); sig && (*sig == SIGINT || *sig == SIGTERM || *sig == SIGHUP || *sig == SIGQUIT)) {
       cancelQuietly(client, id);
-      std::cerr << prog << ": Job allocation " << id << " has been revoked.\n";
+      // The reference's lines (2026-12-04): salloc's with a full stop and then why it ended,
+      // srun's without one and then its forced end.
+      if (salloc) {
+        std::cerr << "salloc: Job allocation " << id << " has been revoked.\n"
+                  << "salloc: Job aborted due to signal\n";
+      } else {
+        std::cerr << "srun: Job allocation " << id << " has been revoked\n"
+                  << "srun: Force Terminated JobId=" << id << "\n";
+      }
       return {};
     }
     v1::AwaitAllocationRequest await;

@@ -76,10 +76,19 @@ def test_states_and_what_they_do_to_jobs(cluster):
     assert cluster.sinfo("-h", "-p", "debug", "-o", "%a").stdout.strip() == "down"
     queued = submitted(cluster, "-p", "debug", "--wrap=true")
     wait_reason(cluster, queued, "PartitionDown")
-    srun = subprocess.run(["timeout", "3", str(cluster.bin / "srun"), "-p", "debug", "true"],
-                          capture_output=True, text=True, env=cluster.env(), cwd="/tmp",
-                          user="alice", timeout=30)
-    assert srun.stderr.startswith("srun: Partition in DOWN state\nsrun: job "), srun.stderr
+    # Told so, then waiting; a signal revokes the allocation in the reference's words.
+    for tool, sig, lines in (
+            ("srun", "TERM", "srun: Partition in DOWN state\nsrun: job (\\d+) queued and waiting "
+                             "for resources\nsrun: Job allocation \\1 has been revoked\n"
+                             "srun: Force Terminated JobId=\\1\n"),
+            ("salloc", "INT", "salloc: Partition in DOWN state\nsalloc: Pending job allocation "
+                              "(\\d+)\nsalloc: job \\1 queued and waiting for resources\n"
+                              "salloc: Job allocation \\1 has been revoked.\n"
+                              "salloc: Job aborted due to signal\n")):
+        r = subprocess.run(["timeout", "-s", sig, "3", str(cluster.bin / tool), "-p", "debug",
+                            "true"], capture_output=True, text=True, env=cluster.env(),
+                           cwd="/tmp", user="alice", timeout=30)
+        assert re.fullmatch(lines, r.stderr), r.stderr
 
     # INACTIVE: none taken, none run; a list drops it.
     set_partition(cluster, "State=in")
