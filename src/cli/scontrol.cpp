@@ -563,7 +563,8 @@ int cmdSetDebug(const std::vector<std::string>& words) {
     std::cerr << (words.size() < 2 ? "too few" : "too many") << " arguments for keyword:setdebug\n";
     return 1;
   }
-  const std::optional<int> level = parseDebugLevel(words[1]);
+  // -1 puts back the level the controller started at (the reference took it without a word).
+  const std::optional<int> level = words[1] == "-1" ? std::optional<int>(-1) : parseDebugLevel(words[1]);
   if (!level) {
     std::cerr << "invalid debug level: " << words[1] << "\n";
     return 1;
@@ -747,8 +748,16 @@ int runScontrol(int argc, char** argv) {
   };
   Globals g;
   opterr = 0;
+  // setdebug's level may look like an option (-1, -x): the reference read it as the level, so
+  // options are looked for only before that verb.
+  int option_argc = argc;
+  for (int i = 1; i < argc; ++i) {
+    if (argv[i][0] == '-') continue;
+    if (abbrev(argv[i], "setdebug", 4)) option_argc = i + 1;
+    break;
+  }
   int c;
-  while ((c = getopt_long(argc, argv, ":adhoQvVFM:u:", kLong, nullptr)) != -1) {
+  while ((c = getopt_long(option_argc, argv, ":adhoQvVFM:u:", kLong, nullptr)) != -1) {
     switch (c) {
       case 'd': g.details = true; break;
       case 'a': case 'v': case 'F': case kOptLocal: case kOptFederation: case kOptHide:

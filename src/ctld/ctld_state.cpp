@@ -153,8 +153,15 @@ int CtldState::debugLevel() const {
 }
 
 void CtldState::setDebugLevel(int level) {
+  if (!start_debug_level_) start_debug_level_ = debugLevel();
   debug_level_ = level;
   log::setLevel(log::levelForDebug(level));
+}
+
+void CtldState::resetDebugLevel() {
+  if (!start_debug_level_) return;  // never changed
+  log::setLevel(log::levelForDebug(*start_debug_level_));
+  debug_level_ = -1;
 }
 
 void CtldState::checkTimeouts() {

@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,8 @@ class CtldState {
   // setDebugLevel set, else what the daemon was started at.
   int debugLevel() const;
   void setDebugLevel(int level);
+  // scontrol setdebug -1: the level the daemon was started at, again.
+  void resetDebugLevel();
   std::int64_t now() const { return clock_.now(); }
   // sdiag's counters (diag_stats.h), kept on this thread like everything else here.
   DiagStats& diag() { return diag_; }
@@ -94,6 +97,7 @@ class CtldState {
   NodeRegistry registry_;
   std::int64_t start_time_;
   int debug_level_ = -1;  // -1: not set since the start
+  std::optional<int> start_debug_level_;  // the level before the first setDebugLevel
   DiagStats diag_{start_time_};
   std::function<void(const StateChange&)> on_change_;
   std::function<std::map<std::string, NodeUsage>()> usage_source_;

@@ -115,6 +115,13 @@ ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs) {
       done(deniedOutcome(caller, "SetDebugLevel"), v1::SetDebugLevelReply{});
       return;
     }
+    if (req.level() == -1) {
+      state.resetDebugLevel();
+      log::get("ctld")->info("debug level set back to {} by {}", debugLevelName(state.debugLevel()),
+                             userName(caller.uid));
+      done(wire::Outcome::ok(), v1::SetDebugLevelReply{});
+      return;
+    }
     if (req.level() < 0 || req.level() > 9) {
       done(fail(kInvalidArgument, "invalid debug level: " + std::to_string(req.level())),
            v1::SetDebugLevelReply{});

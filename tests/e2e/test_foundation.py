@@ -144,10 +144,15 @@ def test_setdebug_changes_the_running_controllers_log_level(cluster):
     assert cluster.cli("squeue").returncode == 0
     wait_for(lambda: "[debug]" in log.read_text()[before:] or "[trace]" in log.read_text()[before:],
              10, what="debug lines in the controller's log")
+    # -1: back to the level the controller started at (the reference took it, rc 0).
+    r = cluster.scontrol("setdebug", "-1")
+    assert (r.returncode, r.stdout, r.stderr) == (0, "", ""), r.stderr
+    assert debug_level() == "info"
+    assert cluster.scontrol("setdebug", "debug").returncode == 0
     r = cluster.scontrol("setd", "3")
     assert r.returncode == 0, r.stderr
     assert debug_level() == "info"
-    for bad in ("bogus", "10"):
+    for bad in ("bogus", "10", "-x"):
         r = cluster.scontrol("setdebug", bad)
         assert (r.returncode, r.stderr) == (1, f"invalid debug level: {bad}\n"), r.stderr
     r = cluster.scontrol("setdebug")

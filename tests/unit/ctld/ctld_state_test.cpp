@@ -162,6 +162,19 @@ TEST_F(CtldStateTest, InvalidReconfigureKeepsOldConfig) {
   EXPECT_EQ(rep.nodes_size(), 3);
 }
 
+// scontrol setdebug N, then -1: the level the daemon started at again.
+TEST_F(CtldStateTest, DebugLevelSetAndPutBack) {
+  auto st = start();
+  const int started = st->debugLevel();
+  st->resetDebugLevel();  // never changed: nothing to put back
+  EXPECT_EQ(st->debugLevel(), started);
+  st->setDebugLevel(7);
+  EXPECT_EQ(st->debugLevel(), 7);
+  st->setDebugLevel(5);
+  st->resetDebugLevel();
+  EXPECT_EQ(st->debugLevel(), started);
+}
+
 // scontrol update PartitionName=: each field given changes, the others stay, until a
 // reconfigure reads cluster.conf again (as the reference's, without slurmctld -R).
 TEST_F(CtldStateTest, UpdatePartitionChangesTheRunningConfigurationUntilReconfigure) {
