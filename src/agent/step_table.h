@@ -36,6 +36,8 @@ struct StepTableOptions {
 // Signal values the supervisor understands (src/stepd/supervisor.h): SIGRTMIN carrying the
 // signal, with this bit when only the batch shell gets it.
 inline constexpr int kBatchShellOnlyFlag = 0x100;
+// A kill's SIGTERM carries its SignalStepRequest::KillReason, with this bit for at_once.
+inline constexpr int kKillAtOnceFlag = 0x100;
 
 // kStale: the signal names an earlier run of the job than the step's supervisor runs (a kill
 // meant for the run before a requeue, arriving after the next run started here): not sent.
@@ -68,7 +70,7 @@ class StepTable {
   Result<Launched> launch(const v1::LaunchStepRequest& request);
 
   // `kill`: SIGTERM to the supervisor (cancel), queued with `kill_reason`
-  // (SignalStepRequest.KillReason) as its value, for the line the supervisor writes. Otherwise
+  // (SignalStepRequest.KillReason, with kKillAtOnceFlag for at_once) as its value. Otherwise
   // sigqueue(SIGRTMIN, signal | flag). `step` names the run the sender means (restart_count);
   // kStale, and nothing sent, when the step's supervisor runs a later one.
   SignalOutcome signal(const v1::StepId& step, int signal, bool batch_shell_only, bool kill,

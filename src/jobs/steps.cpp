@@ -512,6 +512,7 @@ v1::CancelResult JobManager::cancelStep(const Caller& caller, const std::string&
     a.request.set_signal(SIGKILL);
     a.request.set_kill(true);
     a.request.set_kill_reason(v1::SignalStepRequest::CANCELLED);
+    a.request.set_at_once(true);
     step.set_cancelled(true);
     stage(job);
   } else {

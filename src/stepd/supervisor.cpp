@@ -374,13 +374,17 @@ class StepRun {
   }
 
   // `reason`: a SignalStepRequest::KillReason, for the line on the step's stderr (the time
-  // limit's own when timed out).
+  // limit's own when timed out), with kKillAtOnceFlag for SIGKILL straight away.
   void terminate(bool timed_out, int reason = v1::SignalStepRequest::QUIET) {
     if (terminating_) return;
     terminating_ = true;
     if (timed_out) outcome_.timed_out = true;
     tellWhy(timed_out ? v1::SignalStepRequest::TIME_LIMIT
-                      : static_cast<v1::SignalStepRequest::KillReason>(reason));
+                      : static_cast<v1::SignalStepRequest::KillReason>(reason & 0xff));
+    if ((reason & kKillAtOnceFlag) != 0) {
+      killAll(SIGKILL);
+      return;
+    }
     killAll(SIGCONT);
     killAll(SIGTERM);
     kill_at_ = Clock::now() + std::chrono::seconds(req_.kill_wait_s());

@@ -83,3 +83,7 @@ def test_step_cancel_through_srun(cluster, out_dir):
     assert re.search(rf"^0: drover-stepd-node1: error: \*\*\* STEP {job}\.0 ON node1 {AT} \*\*\*$",
                      out.read_text(), re.M), out.read_text()
     final(cluster, job)
+    # Killed at once, as the reference's step (0:9, srun's "task 0: Killed"), not SIGTERM first.
+    assert "srun: error: node1: task 0: Killed" in out.read_text(), out.read_text()
+    r = cluster.cli("sacct", "-n", "-P", "-j", f"{job}.0", "-o", "State,ExitCode")
+    assert r.stdout.split("\n")[0].split("|")[1] == "0:9", r.stdout

@@ -226,6 +226,25 @@ TEST_F(SupervisorTest, CancelsAndTheTimeLimitSayWhyOnTheStepsStderr) {
   EXPECT_EQ(readFile("out.txt"), "");
 }
 
+// scancel JOB.STEP: SIGKILL at once (the reference's step ended 0:9), not SIGTERM and the kill
+// wait, even for a task that ignores SIGTERM.
+TEST_F(SupervisorTest, AStepCancelledAtOnceIsKilled) {
+  auto req = batch("#!/bin/sh\ntrap '' TERM\nwhile :; do sleep 0.1; done\n");
+  req.set_kill_wait_s(30);
+  std::thread canceller([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    sigval value{};
+    value.sival_int = v1::SignalStepRequest::CANCELLED | kKillAtOnceFlag;
+    sigqueue(getpid(), SIGTERM, value);
+  });
+  const auto begin = std::chrono::steady_clock::now();
+  auto out = runStep(req, opts_);
+  canceller.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - begin, std::chrono::seconds(5));
+  EXPECT_TRUE(out.cancelled);
+  EXPECT_EQ(out.exit_signal, SIGKILL);
+}
+
 TEST_F(SupervisorTest, ForwardedSignalWithPayload) {
   auto req = batch("#!/bin/bash\ntrap 'echo got-usr2; exit 5' USR2\nwhile :; do sleep 0.1; done\n");
   std::thread sender([] {
