@@ -43,7 +43,7 @@ wire::Outcome signalStep(StepTable& steps, const v1::SignalStepRequest& request)
   std::string error;
   switch (steps.signal(request.step(), request.signal(), request.batch_shell_only(),
                        request.kill(), &error,
-                       request.kill_reason() | (request.at_once() ? kKillAtOnceFlag : 0))) {
+                       request.kill_reason() | (request.at_once() ? stepd::kKillAtOnceFlag : 0))) {
     case SignalOutcome::kSent: return wire::Outcome::ok();
     case SignalOutcome::kNotFound:
     case SignalOutcome::kStale: return fail(kNotFound, error);

@@ -192,7 +192,8 @@ SignalOutcome StepTable::signal(const v1::StepId& step, int signal, bool batch_s
     return SignalOutcome::kStale;
   }
   sigval value{};
-  value.sival_int = kill ? kill_reason : signal | (batch_shell_only ? kBatchShellOnlyFlag : 0);
+  value.sival_int =
+      kill ? kill_reason : signal | (batch_shell_only ? stepd::kBatchShellOnlyFlag : 0);
   const int rc = ::sigqueue(pid, kill ? SIGTERM : SIGRTMIN, value);
   if (rc != 0) {
     *error = "cannot signal supervisor pid " + std::to_string(pid) + ": " + std::strerror(errno);

@@ -17,6 +17,7 @@
 #include "common/clock.h"
 #include "drover/result.h"
 #include "drover/v1/jobs.pb.h"
+#include "stepd/signal_values.h"
 
 namespace drover::agent {
 
@@ -32,12 +33,6 @@ struct StepTableOptions {
   // of exec'ing drover-stepd per step; exec stays the fallback whenever the launcher fails.
   bool use_launcher = true;
 };
-
-// Signal values the supervisor understands (src/stepd/supervisor.h): SIGRTMIN carrying the
-// signal, with this bit when only the batch shell gets it.
-inline constexpr int kBatchShellOnlyFlag = 0x100;
-// A kill's SIGTERM carries its SignalStepRequest::KillReason, with this bit for at_once.
-inline constexpr int kKillAtOnceFlag = 0x100;
 
 // kStale: the signal names an earlier run of the job than the step's supervisor runs (a kill
 // meant for the run before a requeue, arriving after the next run started here): not sent.
@@ -70,9 +65,10 @@ class StepTable {
   Result<Launched> launch(const v1::LaunchStepRequest& request);
 
   // `kill`: SIGTERM to the supervisor (cancel), queued with `kill_reason`
-  // (SignalStepRequest.KillReason, with kKillAtOnceFlag for at_once) as its value. Otherwise
-  // sigqueue(SIGRTMIN, signal | flag). `step` names the run the sender means (restart_count);
-  // kStale, and nothing sent, when the step's supervisor runs a later one.
+  // (SignalStepRequest.KillReason, with kKillAtOnceFlag for at_once: stepd/signal_values.h)
+  // as its value. Otherwise sigqueue(SIGRTMIN, signal | flag). `step` names the run the
+  // sender means (restart_count); kStale, and nothing sent, when the step's supervisor runs a
+  // later one.
   SignalOutcome signal(const v1::StepId& step, int signal, bool batch_shell_only, bool kill,
                        std::string* error, int kill_reason = 0);
 

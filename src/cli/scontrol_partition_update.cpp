@@ -28,8 +28,6 @@ constexpr std::array<std::string_view, 24> kSlurmOnlyKeys{
     "maxmempercpu",  "maxmempernode", "minnodes",       "overtimelimit", "preemptmode",
     "qos",           "reqresv",       "rootonly",       "tresbillingweights"};
 
-Error refusal(std::string lines) { return makeError(std::move(lines)); }
-
 std::string errorLine(const std::string& text) { return std::string(kProg) + ": error: " + text + "\n"; }
 
 std::optional<std::string> stateNamed(const std::string& value) {
@@ -85,7 +83,7 @@ Result<v1::UpdatePartitionRequest> parseUpdatePartition(
   for (const auto& w : specs) {
     const auto eq = w.find('=');
     if (eq == std::string::npos) {
-      return refusal(errorLine("Invalid input: " + w + "  Request aborted") + kNoError);
+      return makeError(errorLine("Invalid input: " + w + "  Request aborted") + kNoError);
     }
     const std::string key = toLowerAscii(w.substr(0, eq));
     const std::string value = w.substr(eq + 1);
@@ -97,27 +95,30 @@ Result<v1::UpdatePartitionRequest> parseUpdatePartition(
     if (key == "state") {
       auto s = stateNamed(value);
       if (!s) {
-        return refusal(errorLine("Invalid input: " + w) +
+        return makeError(errorLine("Invalid input: " + w) +
                        errorLine("Acceptable State values are UP, DOWN, DRAIN and INACTIVE") +
                        kNoError);
       }
       req.set_state(*s);
     } else if (key == "maxtime" || key == "defaulttime") {
       auto m = minutesOf(value);
-      if (!m) return refusal(errorLine("Invalid input " + w) + kNoError);
+      if (!m) return makeError(errorLine("Invalid input " + w) + kNoError);
       if (key == "maxtime") req.set_max_time_min(*m);
       else req.set_default_time_min(*m);
     } else if (key == "maxnodes") {
-      auto n = isUnlimited(value) ? std::optional<std::uint64_t>(0) : countOf(value);
+      const auto n = countOf(value);
       // Drover's partitions take at least one node a job (cluster.conf's max_nodes).
-      if (!n || (!isUnlimited(value) && *n == 0)) {
-        return refusal(errorLine("Invalid numeric value \"" + value + "\" for MaxNodes."));
+      if (isUnlimited(value)) {
+        req.set_max_nodes(-1);
+      } else if (n && *n > 0) {
+        req.set_max_nodes(static_cast<std::int64_t>(*n));
+      } else {
+        return makeError(errorLine("Invalid numeric value \"" + value + "\" for MaxNodes."));
       }
-      req.set_max_nodes(isUnlimited(value) ? -1 : static_cast<std::int64_t>(*n));
     } else if (key == "default") {
       const std::string up = toUpperAscii(value);
       if (up != "YES" && up != "NO") {
-        return refusal(errorLine("Invalid input: " + w) +
+        return makeError(errorLine("Invalid input: " + w) +
                        errorLine("Acceptable Default values are YES and NO") + kNoError);
       }
       req.set_is_default(up == "YES");
@@ -127,7 +128,7 @@ Result<v1::UpdatePartitionRequest> parseUpdatePartition(
                                : key == "priorityjobfactor" ? "PriorityJobFactor"
                                                             : "Priority";
       if (!n || *n > kMaxPriority) {
-        return refusal(errorLine("Invalid " + name + " value: " + value) + kNoError);
+        return makeError(errorLine("Invalid " + name + " value: " + value) + kNoError);
       }
       // Priority= is the older name: it sets both, as the reference's did.
       if (key != "priorityjobfactor") req.set_priority_tier(static_cast<std::uint32_t>(*n));
@@ -142,13 +143,13 @@ Result<v1::UpdatePartitionRequest> parseUpdatePartition(
       const std::string up = toUpperAscii(value);
       const std::string kind = up.substr(0, up.find(':'));
       if (kind != "NO" && kind != "EXCLUSIVE" && kind != "YES" && kind != "FORCE") {
-        return refusal(
+        return makeError(
             errorLine("Invalid input: " + w) +
             errorLine("Acceptable OverSubscribe values are NO, EXCLUSIVE, YES:#, and FORCE:#") +
             kNoError);
       }
       if (kind == "YES" || kind == "FORCE") {
-        return refusal(errorLine(
+        return makeError(errorLine(
             "OverSubscribe=" + value +
             " is not supported by Drover: a partition's jobs share nodes without sharing CPUs "
             "(NO) or each job gets whole nodes (EXCLUSIVE)"));
@@ -157,19 +158,19 @@ Result<v1::UpdatePartitionRequest> parseUpdatePartition(
     } else {
       for (const auto k : kSlurmOnlyKeys) {
         if (key == k) {
-          return refusal(errorLine(
+          return makeError(errorLine(
               "Update of " + w.substr(0, eq) +
               " is not supported by Drover (supported: State, MaxTime, DefaultTime, MaxNodes, "
               "Default, PriorityTier, PriorityJobFactor, Priority, AllowAccounts, AllowGroups, "
               "Nodes, OverSubscribe)") + errorLine("Request aborted"));
         }
       }
-      return refusal(errorLine("Update of this parameter is not supported: " + w) + "\n" +
+      return makeError(errorLine("Update of this parameter is not supported: " + w) + "\n" +
                      errorLine("Request aborted") + kNoError);
     }
   }
   if (!changed && action == v1::UpdatePartitionRequest::UPDATE) {
-    return refusal(errorLine("No changes specified"));
+    return makeError(errorLine("No changes specified"));
   }
   return req;
 }

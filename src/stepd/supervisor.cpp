@@ -301,7 +301,12 @@ class StepRun {
       io_->notice(first, line);
       return;
     }
+    const std::string& err = req_.std_err().empty() ? req_.std_out() : req_.std_err();
+    if (err.empty()) return;
     TaskSpec writer;
+    writer.stderr_path = taskPath(err, first);
+    if (writer.stderr_path == "/dev/null") return;
+    writer.append = true;
     writer.argv = {"/bin/sh", "-c", "printf '%s' \"$0\" >&2", line};
     writer.env = {"PATH=/usr/bin:/bin"};
     writer.uid = req_.uid();
@@ -310,10 +315,6 @@ class StepRun {
     if (opts_.groups) writer.groups = &*opts_.groups;
     writer.work_dir = req_.work_dir();
     writer.stdout_path = "/dev/null";
-    const std::string& err = req_.std_err().empty() ? req_.std_out() : req_.std_err();
-    writer.stderr_path = err.empty() ? "" : taskPath(err, first);
-    if (writer.stderr_path.empty() || writer.stderr_path == "/dev/null") return;
-    writer.append = true;
     if (auto pid = spawnTask(writer); !pid) {
       std::fprintf(stderr, "drover-stepd: the cancel notice was not written: %s\n",
                    pid.error().c_str());

@@ -18,13 +18,11 @@
 #include "drover/v1/jobs.pb.h"
 #include "stepd/cpu_clock.h"
 #include "stepd/memory_cgroup.h"
+#include "stepd/signal_values.h"
 #include "stepd/task_usage.h"
 
 namespace drover::stepd {
 
-inline constexpr int kBatchShellOnlyFlag = 0x100;
-// A cancel's SIGTERM carries its SignalStepRequest::KillReason, with this bit to kill at once.
-inline constexpr int kKillAtOnceFlag = 0x100;
 // Step ids on the wire, as include/drover/accounting.h numbers them.
 inline constexpr std::int64_t kBatchStepId = -5;
 
