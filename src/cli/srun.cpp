@@ -66,6 +66,11 @@ int runSrun(int argc, char** argv) {
   ParsedLaunch parsed = parseLaunch(jobspec::Tool::Srun, argc, argv, kHelp, kUsage);
   if (!parsed.input) return parsed.exit_code;
   jobspec::StepRequest& request = parsed.input->request;
+  if (request.spec.mpi && *request.spec.mpi == "list") {
+    // As Slurm's: the list on stdout, whatever else was asked, and nothing run.
+    std::cout << "MPI plugin types are...\n\tnone\n\tpmi2\n";
+    return 0;
+  }
   if (auto warning = jobspec::fitNodesToTasks(jobspec::Tool::Srun, request.spec)) std::cerr << *warning;
   if (request.spec.multi_prog) {
     auto loaded = loadMultiProg(request);

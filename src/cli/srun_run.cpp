@@ -30,8 +30,9 @@ using Clock = std::chrono::steady_clock;
 
 // How long srun waits for every node to connect before it asks whether the job still runs.
 constexpr auto kConnectCheck = std::chrono::seconds(10);
-// After it killed the step: how long it waits for the tasks' exits before giving up.
-constexpr auto kAbortWait = std::chrono::seconds(30);
+// After it killed the step: how long it waits for the tasks' exits before giving up (Slurm's
+// srun waits the kill wait, 30 s by default, and two more).
+constexpr auto kAbortWait = std::chrono::seconds(32);
 // After it killed the step over the I/O stream: when it also asks the controller to.
 constexpr auto kCancelAfter = std::chrono::seconds(3);
 // The controller's refusal while other exclusive steps hold what a step asks for.
@@ -67,6 +68,7 @@ class StepRun {
     io.stdin_task = plan.task;
     io.advertise_host = localAddressToward(client_.address().host, client_.address().port);
     io.on_task_end = [this](const stepio::TaskEnd& end) { taskEnded(end); };
+    io.pmi = spec.mpi() == "pmi2";
     auto server = stepio::StepIoServer::listen(io);
     if (!server.ok()) {
       printError("srun", server.error());
@@ -185,12 +187,31 @@ class StepRun {
     cancelQuietly(client_, step_);  // nodes that launched but never connect hear it this way
   }
 
+  static std::string abortedLine() {
+    return "srun: Job step aborted: Waiting up to " + std::to_string(kAbortWait.count()) +
+           " seconds for job step to finish.\n";
+  }
+
+  void killOverStream() {
+    server_->forwardSignal(SIGCONT);
+    server_->forwardSignal(SIGKILL);
+  }
+
+  // As Slurm's srun after a task's PMI abort: the controller cancels the step, so each node's
+  // supervisor says so on the step's stderr (its "*** STEP ... CANCELLED AT ... ***" line)
+  // as it kills the tasks; the stream's SIGKILL only if they still run a moment later.
+  void cancelStep() {
+    aborting_ = true;
+    abort_deadline_ = Clock::now() + kAbortWait;
+    cancelQuietly(client_, step_);
+    stream_kill_at_ = Clock::now() + kCancelAfter;
+  }
+
   void abort() {
     if (aborting_) return;
     aborting_ = true;
     abort_deadline_ = Clock::now() + kAbortWait;
-    server_->forwardSignal(SIGCONT);
-    server_->forwardSignal(SIGKILL);
+    killOverStream();
     // The controller's cancel (SIGTERM, then SIGKILL after the kill wait) only when the stream
     // could not end the tasks: sent at once it races the SIGKILL and the tasks end by SIGTERM.
     cancel_at_ = Clock::now() + kCancelAfter;
@@ -229,9 +250,7 @@ class StepRun {
         return;
       }
       if (options_.quit_on_interrupt || (last_interrupt_ && now - *last_interrupt_ < std::chrono::seconds(1))) {
-        std::cerr << "srun: forcing job termination\n";
-        std::cerr << "srun: Job step aborted: Waiting up to " << kAbortWait.count()
-                  << " seconds for job step to finish.\n";
+        std::cerr << "srun: forcing job termination\n" << abortedLine();
         abort();
         return;
       }
@@ -283,6 +302,15 @@ class StepRun {
         }
         std::cerr << "srun: error: Terminating StepId=" << step_ << "\n";
         abort();
+      }
+      // An MPI task called PMI abort (MPI_Abort): the whole step goes, as Slurm's.
+      if (!server_->takePmiAborts().empty() && !aborting_) {
+        std::cerr << abortedLine();
+        cancelStep();
+      }
+      if (stream_kill_at_ && now >= *stream_kill_at_) {
+        stream_kill_at_.reset();
+        killOverStream();
       }
       if (cancel_at_ && now >= *cancel_at_) {
         cancel_at_.reset();
@@ -349,6 +377,7 @@ class StepRun {
   std::optional<Clock::time_point> last_interrupt_;
   std::optional<Clock::time_point> first_end_;
   std::optional<Clock::time_point> cancel_at_;
+  std::optional<Clock::time_point> stream_kill_at_;   // cancelStep's fallback
 };
 
 }  // namespace

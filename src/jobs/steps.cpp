@@ -282,6 +282,7 @@ Result<JobManager::CreatedStep> JobManager::createStep(
     r.set_gpus_per_task(spec.gpus_per_task().count());
     r.set_gpu_bind(spec.gpu_bind());
     r.set_pty(spec.pty());
+    r.set_mpi(spec.mpi());
     r.set_pty_rows(spec.pty_rows());
     r.set_pty_cols(spec.pty_cols());
     out.launches.push_back(Launch{info.job_id(), sn.node(), std::move(r)});

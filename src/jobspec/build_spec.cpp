@@ -121,7 +121,10 @@ CliResult<StepRequest> buildInteractive(Tool tool, const std::vector<std::string
   if (auto err = applyInputEnvironment(pc, env, now)) return *err;
   if (auto err = replayCommandLine(pc, *cl, now)) return *err;
   if (auto err = applyPlaneSize(pc, env)) return *err;
-  if (tool == Tool::Srun && cl->positional.empty() && !cl->help && !cl->usage && !cl->version) {
+  // --mpi=list needs no command (srun prints the list and runs nothing).
+  const bool mpi_list = pc.spec.mpi && *pc.spec.mpi == "list";
+  if (tool == Tool::Srun && cl->positional.empty() && !cl->help && !cl->usage && !cl->version &&
+      !mpi_list) {
     return CliError{"srun: fatal: No command given to execute.", kExitError};
   }
   if (auto err = applyTasksPerGpu(tool, pc.spec)) return *err;

@@ -272,6 +272,31 @@ void IoForwarder::notice(std::uint32_t rank, const std::string& text) {
   appendFrame(frame, send_queue_);
 }
 
+void IoForwarder::sendPmiFence(const pmi::Fence& fence) {
+  if (lost_) return;
+  drover::v1::StepIoFromStepd frame;
+  auto* out = frame.mutable_pmi_fence();
+  out->set_sequence(fence.sequence);
+  for (const auto& [key, value] : fence.pairs) {
+    auto* pair = out->add_pairs();
+    pair->set_key(key);
+    pair->set_value(value);
+  }
+  appendFrame(frame, send_queue_);
+  flushSocket();  // the node's tasks wait on it
+}
+
+void IoForwarder::sendPmiAbort(const pmi::Abort& abort) {
+  if (lost_) return;
+  drover::v1::StepIoFromStepd frame;
+  auto* out = frame.mutable_pmi_abort();
+  out->set_rank(abort.rank);
+  out->set_exit_code(abort.exit_code);
+  out->set_message(abort.message);
+  appendFrame(frame, send_queue_);
+  flushSocket();
+}
+
 void IoForwarder::failStart(const std::vector<std::uint32_t>& ranks, const std::string& message,
                             int exit_code) {
   for (auto rank : ranks) {
@@ -344,6 +369,16 @@ void IoForwarder::handleFrame(const std::string& payload) {
   if (frame.has_window_size()) {
     const auto& size = frame.window_size();
     resizeTerminals(size.rows(), size.cols());
+    return;
+  }
+  if (frame.has_pmi_start()) {
+    pmi_start_ = frame.pmi_start().process_mapping();
+    return;
+  }
+  if (frame.has_pmi_fence_done()) {
+    pmi::Fence done{frame.pmi_fence_done().sequence(), {}};
+    for (const auto& p : frame.pmi_fence_done().pairs()) done.pairs.emplace_back(p.key(), p.value());
+    pmi_fences_done_.push_back(std::move(done));
     return;
   }
   if (!frame.has_input()) return;

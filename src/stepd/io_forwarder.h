@@ -25,11 +25,13 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "drover/result.h"
+#include "pmi/node_server.h"
 #include "stepd/io_frames.h"
 
 namespace drover::stepd {
@@ -83,6 +85,14 @@ class IoForwarder {
 
   // Signals srun asked for since the last call.
   std::vector<int> takeSignals();
+
+  // srun --mpi=pmi2 (step_io.proto): this node's part of a fence, a task's PMI abort.
+  void sendPmiFence(const pmi::Fence& fence);
+  void sendPmiAbort(const pmi::Abort& abort);
+  // What srun sent for PMI since the last call: the step's layout (PMI_process_mapping), once;
+  // the fences every node reached, with all their pairs.
+  std::optional<std::string> takePmiStart() { return std::exchange(pmi_start_, std::nullopt); }
+  std::vector<pmi::Fence> takePmiFencesDone() { return std::exchange(pmi_fences_done_, {}); }
 
   // True once every task's exit frame was sent and the socket is flushed (or lost).
   bool finished() const;
@@ -144,6 +154,8 @@ class IoForwarder {
   std::size_t sent_ = 0;          // bytes of send_queue_ already on the socket
   std::map<std::uint32_t, Task> tasks_;
   std::vector<int> signals_;
+  std::optional<std::string> pmi_start_;
+  std::vector<pmi::Fence> pmi_fences_done_;
   std::uint64_t stdin_received_ = 0;   // input data bytes from srun
   std::uint64_t stdin_acked_ = 0;
   std::vector<Slot> slots_;       // what each fd added by addPollFds is

@@ -29,6 +29,7 @@
 #include "stepd/io_forwarder.h"
 #include "stepd/login_environment.h"
 #include "stepd/memory_cgroup.h"
+#include "stepd/pmi_service.h"
 #include "stepd/process_scan.h"
 #include "stepd/step_report.h"
 #include "stepd/task_spawn.h"
@@ -163,6 +164,14 @@ class StepRun {
       auto io = IoForwarder::connect(req_.io_address(), hello);
       if (!io) return fail(io.error());
       io_ = std::move(*io);
+      // srun --mpi=pmi2: this node's PMI server, sharing the step's keys through srun.
+      if (req_.mpi() == "pmi2") {
+        pmi::NodeServer::Options pmi;
+        pmi.jobid = std::to_string(req_.step().job_id()) + "." + std::to_string(req_.step().step_id());
+        pmi.size = std::max<std::uint32_t>(req_.step_num_tasks(), ntasks);
+        pmi.ranks = ranks;
+        pmi_ = std::make_unique<PmiService>(std::move(pmi), *io_);
+      }
     }
 
     limitMemory();
@@ -201,7 +210,14 @@ class StepRun {
       // they do not overwrite each other from offset 0.
       spec.append = req_.open_append() || !opened_.insert(spec.stdout_path).second;
       if (cgroup_) spec.cgroup_procs_fd = cgroup_->procsFd();
-      spec.env = launch::renderEnvironment(base, launch::taskVariables(task));
+      launch::Environment vars = launch::taskVariables(task);
+      if (pmi_) {
+        auto fd = pmi_->openTask(local);
+        if (!fd) return failStart(ranks, fd.error());
+        spec.pmi_fd = *fd;
+        for (auto& [name, value] : pmi_->taskVariables(local, *fd)) vars[name] = std::move(value);
+      }
+      spec.env = launch::renderEnvironment(base, vars);
       const bool terminal = io_ && req_.pty() && task.global_rank == 0;
       if (terminal) {
         // srun --pty: the terminal is all three of task 0's streams, whatever -i/-o/-e say.
@@ -222,6 +238,7 @@ class StepRun {
       if (!terminal) spec.process_group = pgid_;
       auto pid = spawnTask(spec);
       if (io_) io_->closeTaskEnds(task.global_rank);
+      if (pmi_) pmi_->closeTaskEnd(local);
       if (!pid) return failStart(ranks, pid.error());
       // Task 0 of --pty leads a session of its own, which the other tasks cannot join: they
       // make the step's process group without it.
@@ -327,6 +344,7 @@ class StepRun {
   bool failStart(const std::vector<std::uint32_t>& ranks, const std::string& why) {
     killAll(SIGKILL);
     reapAll();
+    pmi_.reset();
     if (io_) io_->failStart(ranks, selfName() + ": error: " + why + "\n", kStartFailureExitCode);
     io_.reset();
     return fail(why);
@@ -452,6 +470,8 @@ class StepRun {
       if (io_) io_->addPollFds(fds);
       const std::size_t usage_slot = fds.size();
       if (usage_fd_ >= 0) fds.push_back(pollfd{usage_fd_, POLLIN, 0});
+      const std::size_t pmi_first = fds.size();
+      if (pmi_) pmi_->addPollFds(fds);
       int ready = poll(fds.data(), fds.size(),
                        static_cast<int>(std::clamp<std::int64_t>(wait_ms, 0, 1000)));
       if (ready > 0 && fds[0].revents != 0) handleSignal(sfd);
@@ -462,11 +482,16 @@ class StepRun {
         io_->handlePoll(fds, 1);
         for (int sig : io_->takeSignals()) deliver(sig, /*batch_shell_only=*/false);
       }
+      if (pmi_) {
+        if (ready > 0) pmi_->handlePoll(fds, pmi_first);
+        pmi_->exchange();
+      }
       reapAll();
     }
     if (sfd >= 0) close(sfd);
     closeUsageSocket();
-    io_.reset();  // EOF to srun after the last exit frame
+    pmi_.reset();  // before the stream it uses
+    io_.reset();   // EOF to srun after the last exit frame
     outcome_.max_rss_kb = sampler.maxRssKb();
     outcome_.ave_rss_kb = sampler.aveRssKb();
     // Whatever the tasks left behind in their group goes with them, as Slurm's proctrack.
@@ -569,6 +594,7 @@ class StepRun {
   std::map<pid_t, std::uint32_t> rank_of_;
   std::set<std::string> opened_;  // output files a task of this step already opened
   std::unique_ptr<IoForwarder> io_;   // srun's I/O stream, for steps with an io_address
+  std::unique_ptr<PmiService> pmi_;   // srun --mpi=pmi2: the tasks' PMI server; uses io_
   std::optional<MemoryCgroup> cgroup_;  // the step's memory limit, when cgroups are usable
   std::optional<CpuClock> own_clock_;    // when the options bring none
   TaskUsageGatherer task_usage_;         // each task's figures for sacct (Max*/Ave*/Min*)

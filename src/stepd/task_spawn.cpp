@@ -126,6 +126,10 @@ struct ChildPlan {
   if (err < 0) childFail(plan.failure, "could not open error file", spec.stderr_path.c_str());
   if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
     childFail(plan.failure, "dup2", nullptr);
+  // The descriptor table is the child's own (vfork shares memory, not descriptors): clearing
+  // close-on-exec here leaves the supervisor's copy as it was.
+  if (spec.pmi_fd >= 0 && fcntl(spec.pmi_fd, F_SETFD, 0) != 0)
+    childFail(plan.failure, "keeping the PMI socket open", nullptr);
   if (!spec.stderr_notice.empty()) put(2, spec.stderr_notice.c_str());
   if (!spec.work_dir.empty() && chdir(spec.work_dir.c_str()) != 0) {
     // As Slurm: say so on the task's stderr and run in /tmp rather than fail.

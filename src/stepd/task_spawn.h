@@ -39,6 +39,9 @@ struct TaskSpec {
   // cgroup.procs of the step's memory cgroup (memory_cgroup.h): the task joins it before it
   // runs anything, so all it allocates counts against the limit. -1 = none.
   int cgroup_procs_fd = -1;
+  // srun --mpi=pmi2: the task's end of its PMI socket (close-on-exec in the caller), kept open
+  // in the task under the same number, which PMI_FD names. -1 = none.
+  int pmi_fd = -1;
   // Written on the task's stderr before it runs (--gpu-bind=verbose's line, as Slurm's step
   // daemon writes it from the task's process); "" = nothing.
   std::string stderr_notice;

@@ -165,7 +165,9 @@ Result<std::unique_ptr<StepIoServer>> StepIoServer::listen(StepIoOptions options
   return server;
 }
 
-StepIoServer::StepIoServer(StepIoOptions options) : opts_(std::move(options)) {}
+StepIoServer::StepIoServer(StepIoOptions options) : opts_(std::move(options)) {
+  if (opts_.pmi) pmi_.emplace(opts_.num_tasks);
+}
 
 StepIoServer::~StepIoServer() {
   for (auto& conn : conns_) closeFd(conn->fd);
@@ -216,6 +218,7 @@ void StepIoServer::stop() {
 
 void StepIoServer::setNumTasks(std::uint32_t num_tasks) {
   opts_.num_tasks = num_tasks == 0 ? 1 : num_tasks;
+  if (pmi_) pmi_->setNumTasks(opts_.num_tasks);
   tasks_.clear();
   ended_ = 0;
   for (std::uint32_t rank = 0; rank < opts_.num_tasks; ++rank) tasks_[rank];
@@ -424,8 +427,40 @@ bool StepIoServer::handleFrame(Conn& conn, const std::string& payload) {
     end.exit_code = exit.exit_code();
     end.signal = exit.signal();
     endTask(exit.rank(), end);
+  } else if (frame.has_pmi_fence() || frame.has_pmi_abort()) {
+    pmiFrame(conn, frame);
   }
   return true;
+}
+
+void StepIoServer::pmiFrame(Conn& conn, const drover::v1::StepIoFromStepd& frame) {
+  if (frame.has_pmi_abort()) {
+    const auto& a = frame.pmi_abort();
+    pmi_aborts_.push_back({a.rank(), a.exit_code(), a.message()});
+    return;
+  }
+  if (!pmi_) return;
+  pmi::Fence part{frame.pmi_fence().sequence(), {}};
+  for (const auto& p : frame.pmi_fence().pairs()) part.pairs.emplace_back(p.key(), p.value());
+  auto whole = pmi_->part(conn.node_id, std::move(part));
+  if (!whole) return;
+  drover::v1::StepIoToStepd done;
+  auto* out = done.mutable_pmi_fence_done();
+  out->set_sequence(whole->sequence);
+  for (auto& [key, value] : whole->pairs) {
+    auto* pair = out->add_pairs();
+    pair->set_key(std::move(key));
+    pair->set_value(std::move(value));
+  }
+  sendToNodes(done);
+}
+
+void StepIoServer::sendToNodes(const drover::v1::StepIoToStepd& frame) {
+  for (auto& c : conns_) {
+    if (c->fd < 0 || !c->hello) continue;
+    stepd::appendFrame(frame, c->queue);
+    flushConn(*c);
+  }
 }
 
 bool StepIoServer::handleHello(Conn& conn, const std::string& key, std::uint32_t node_id,
@@ -451,6 +486,13 @@ bool StepIoServer::handleHello(Conn& conn, const std::string& key, std::uint32_t
   if (!no_input.empty()) sendInput(conn, no_input, "", true);
   // A resize since the step was created (its launch carried the size before it).
   if (window_ && std::find(ranks.begin(), ranks.end(), 0u) != ranks.end()) sendWindowSize(conn);
+  if (pmi_) {
+    if (auto mapping = pmi_->joined(node_id, ranks)) {
+      drover::v1::StepIoToStepd start;
+      start.mutable_pmi_start()->set_process_mapping(*mapping);
+      sendToNodes(start);
+    }
+  }
   return true;
 }
 

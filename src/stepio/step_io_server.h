@@ -49,7 +49,13 @@
 #include <vector>
 
 #include "drover/result.h"
+#include "pmi/relay.h"
 #include "stepd/io_frames.h"
+
+namespace drover::v1 {
+class StepIoFromStepd;
+class StepIoToStepd;
+}  // namespace drover::v1
 
 namespace drover::stepio {
 
@@ -78,6 +84,9 @@ struct StepIoOptions {
   int stdout_fd = 1;
   int stderr_fd = 2;
   std::function<void(const TaskEnd&)> on_task_end;  // called on the I/O thread
+  // srun --mpi=pmi2: send the nodes the step's layout once all said hello, and join their
+  // PMI fences (pmi/relay.h, step_io.proto).
+  bool pmi = false;
 };
 
 class StepIoServer {
@@ -119,6 +128,8 @@ class StepIoServer {
   std::vector<TaskEnd> taskEnds() const;       // ended tasks, by rank
   std::size_t connectedNodes() const { return nodes_; }
   std::size_t rejectedConnections() const { return rejected_; }
+  // srun --mpi=pmi2: tasks that called PMI abort since the last call.
+  std::vector<pmi::Abort> takePmiAborts() { return std::exchange(pmi_aborts_, {}); }
 
  private:
   struct Conn;
@@ -149,6 +160,8 @@ class StepIoServer {
   void sendInput(Conn& conn, const std::vector<std::uint32_t>& ranks, const std::string& data,
                  bool eof);
   void sendWindowSize(Conn& conn);
+  void pmiFrame(Conn& conn, const drover::v1::StepIoFromStepd& frame);
+  void sendToNodes(const drover::v1::StepIoToStepd& frame);
   bool stdinWanted() const;
   std::string label(std::uint32_t rank) const;
 
@@ -167,6 +180,8 @@ class StepIoServer {
   std::optional<std::pair<std::uint16_t, std::uint16_t>> window_;  // rows, cols
   bool stopped_ = false;
   std::vector<Slot> slots_;
+  std::optional<pmi::Relay> pmi_;            // opts_.pmi
+  std::vector<pmi::Abort> pmi_aborts_;
 };
 
 // srun's exit code (Slurm's srun RETURN VALUE): the highest of the tasks' exit codes, where a

@@ -257,6 +257,16 @@ TEST(SmallSpecs, OpenModeMailTypeExclusiveCpuBindMpi) {
   auto bad_mpi = parseMpiType("foo");
   ASSERT_FALSE(bad_mpi.ok());
   EXPECT_EQ(bad_mpi.error(), "Invalid MPI type 'foo', --mpi=list for acceptable types");
+  EXPECT_EQ(*parseMpiType("None"), "none");
+  EXPECT_EQ(*parseMpiType("list"), "list");
+  // Types whose servers Drover does not have, refused as the reference refused pmix when it
+  // could not load the PMIx library.
+  for (const char* unserved : {"pmix", "pmix_v4", "cray_shasta"}) {
+    auto refused = parseMpiType(unserved);
+    ASSERT_FALSE(refused.ok()) << unserved;
+    EXPECT_EQ(refused.error(), std::string("Invalid MPI type '") + unserved +
+                                   "', --mpi=list for acceptable types");
+  }
 }
 
 }  // namespace
