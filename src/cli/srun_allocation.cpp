@@ -67,7 +67,10 @@ void releaseAllocation(ControllerClient& client, std::string_view prog, std::uin
   done.set_job_id(job_id);
   done.set_exit_code(exit_code);
   done.set_exit_signal(exit_signal);
-  if (auto r = client.completeAllocation(done); !r.ok()) {
+  // An allocation already ended (scancel of the job, its time limit) has nothing to release:
+  // the reference's srun said nothing then.
+  if (auto r = client.completeAllocation(done);
+      !r.ok() && r.error().find("already completing or completed") == std::string::npos) {
     printError(prog, "Unable to release job allocation " + std::to_string(job_id) + ": " + r.error());
   }
 }

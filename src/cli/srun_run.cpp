@@ -187,9 +187,11 @@ class StepRun {
     cancelQuietly(client_, step_);  // nodes that launched but never connect hear it this way
   }
 
-  static std::string abortedLine() {
-    return "srun: Job step aborted: Waiting up to " + std::to_string(kAbortWait.count()) +
-           " seconds for job step to finish.\n";
+  void sayAborted() {
+    if (said_aborted_) return;
+    said_aborted_ = true;
+    std::cerr << "srun: Job step aborted: Waiting up to " << kAbortWait.count()
+              << " seconds for job step to finish.\n";
   }
 
   void killOverStream() {
@@ -250,7 +252,8 @@ class StepRun {
         return;
       }
       if (options_.quit_on_interrupt || (last_interrupt_ && now - *last_interrupt_ < std::chrono::seconds(1))) {
-        std::cerr << "srun: forcing job termination\n" << abortedLine();
+        std::cerr << "srun: forcing job termination\n";
+        sayAborted();
         abort();
         return;
       }
@@ -305,9 +308,11 @@ class StepRun {
       }
       // An MPI task called PMI abort (MPI_Abort): the whole step goes, as Slurm's.
       if (!server_->takePmiAborts().empty() && !aborting_) {
-        std::cerr << abortedLine();
+        sayAborted();
         cancelStep();
       }
+      // The controller is ending the step (scancel, the time limit): said once, as Slurm's.
+      if (server_->stepAborted()) sayAborted();
       if (stream_kill_at_ && now >= *stream_kill_at_) {
         stream_kill_at_.reset();
         killOverStream();
@@ -346,7 +351,10 @@ class StepRun {
     }
     flushEnds();
     auto ends = server_->taskEnds();
-    if (signalled_ && !aborting_) std::cerr << "srun: Force Terminated StepId=" << step_ << "\n";
+    // A task killed by a signal nobody here sent (the reference's "kill -9 $$"); not after
+    // the step was aborted, which said so.
+    if (signalled_ && !aborting_ && !said_aborted_)
+      std::cerr << "srun: Force Terminated StepId=" << step_ << "\n";
     if (ends.size() < total_tasks_) return std::max(1, stepio::srunExitCode(ends));
     return stepio::srunExitCode(ends);
   }
@@ -371,6 +379,7 @@ class StepRun {
   std::uint32_t total_tasks_ = 0;
   bool aborting_ = false;
   bool signalled_ = false;
+  bool said_aborted_ = false;   // "Job step aborted: ..." was printed
   bool bad_exit_ = false;
   int interrupts_after_abort_ = 0;
   Clock::time_point abort_deadline_{};

@@ -272,6 +272,13 @@ void IoForwarder::notice(std::uint32_t rank, const std::string& text) {
   appendFrame(frame, send_queue_);
 }
 
+void IoForwarder::stepAborted() {
+  if (lost_) return;
+  drover::v1::StepIoFromStepd frame;
+  frame.mutable_aborted();
+  appendFrame(frame, send_queue_);
+}
+
 void IoForwarder::sendPmiFence(const pmi::Fence& fence) {
   if (lost_) return;
   drover::v1::StepIoFromStepd frame;

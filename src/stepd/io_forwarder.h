@@ -77,6 +77,8 @@ class IoForwarder {
   // A line of the supervisor's own on `rank`'s stderr (cancel_notice.h), after what the task
   // wrote so far.
   void notice(std::uint32_t rank, const std::string& text);
+  // The controller is ending the step (step_io.proto `aborted`).
+  void stepAborted();
 
   // Poll loop integration: append this forwarder's fds, then hand back the same vector with
   // revents filled in (entries before `first` belong to the caller).

@@ -398,8 +398,10 @@ class StepRun {
     if (terminating_) return;
     terminating_ = true;
     if (timed_out) outcome_.timed_out = true;
-    tellWhy(timed_out ? v1::SignalStepRequest::TIME_LIMIT
-                      : static_cast<v1::SignalStepRequest::KillReason>(reason & 0xff));
+    const auto why = timed_out ? v1::SignalStepRequest::TIME_LIMIT
+                               : static_cast<v1::SignalStepRequest::KillReason>(reason & 0xff);
+    tellWhy(why);
+    if (io_ && why != v1::SignalStepRequest::QUIET) io_->stepAborted();
     if ((reason & kKillAtOnceFlag) != 0) {
       killAll(SIGKILL);
       return;

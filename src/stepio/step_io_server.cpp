@@ -427,6 +427,8 @@ bool StepIoServer::handleFrame(Conn& conn, const std::string& payload) {
     end.exit_code = exit.exit_code();
     end.signal = exit.signal();
     endTask(exit.rank(), end);
+  } else if (frame.has_aborted()) {
+    step_aborted_ = true;
   } else if (frame.has_pmi_fence() || frame.has_pmi_abort()) {
     pmiFrame(conn, frame);
   }

@@ -128,6 +128,8 @@ class StepIoServer {
   std::vector<TaskEnd> taskEnds() const;       // ended tasks, by rank
   std::size_t connectedNodes() const { return nodes_; }
   std::size_t rejectedConnections() const { return rejected_; }
+  // A node said the controller is ending the step (a cancel, a requeue, the time limit).
+  bool stepAborted() const { return step_aborted_; }
   // srun --mpi=pmi2: tasks that called PMI abort since the last call.
   std::vector<pmi::Abort> takePmiAborts() { return std::exchange(pmi_aborts_, {}); }
 
@@ -182,6 +184,7 @@ class StepIoServer {
   std::vector<Slot> slots_;
   std::optional<pmi::Relay> pmi_;            // opts_.pmi
   std::vector<pmi::Abort> pmi_aborts_;
+  bool step_aborted_ = false;
 };
 
 // srun's exit code (Slurm's srun RETURN VALUE): the highest of the tasks' exit codes, where a

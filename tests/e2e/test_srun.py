@@ -460,7 +460,31 @@ def test_scancel_of_one_step_ends_it(cluster):
         if p.poll() is None:
             p.kill()
     assert p.returncode != 0, err
+    # As the reference's srun (2026-12-04): the abort line, no "Force Terminated".
+    err = err.decode()
+    assert "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n" in err, err
+    assert "Force Terminated" not in err, err
     wait_final(cluster, job_id)
+
+
+def test_scancel_of_the_job_of_srun_says_what_the_reference_said(cluster):
+    p = spawn(cluster, "srun", "-J", "jobcancel", "sleep", "300")
+    try:
+        job_id = wait_for(lambda: run(cluster, "squeue", "-h", "-n", "jobcancel", "-o", "%i")
+                          .stdout.decode().strip(), 20, what="the srun job")
+        time.sleep(1)
+        assert run(cluster, "scancel", job_id).returncode == 0
+        _, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    err = err.decode()
+    lines = [line for line in err.splitlines() if line]
+    assert re.fullmatch(rf"drover-stepd-node\d: error: \*\*\* STEP {job_id}\.0 ON node\d "
+                        r"CANCELLED AT \S+ \*\*\*", lines[0]), err
+    # Nothing about releasing the allocation the cancel already ended.
+    assert lines[1:] == ["srun: Job step aborted: Waiting up to 32 seconds for job step to finish.",
+                         "srun: error: node1: task 0: Terminated"], err
 
 
 # --- allocations ----------------------------------------------------------------------------
