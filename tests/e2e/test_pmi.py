@@ -195,3 +195,11 @@ def test_mpi_list_and_the_types_drover_does_not_serve(cluster):
     r = cluster.cli("srun", "-n1", "env")
     assert r.returncode == 0, r.stderr
     assert "PMI_FD=" not in r.stdout and "SLURM_MPI_TYPE" not in r.stdout
+    # SLURM_MPI_TYPE is srun's input variable for --mpi, below the command line.
+    env = dict(cluster.env(), SLURM_MPI_TYPE="pmi2")
+    r = subprocess.run([str(cluster.bin / "srun"), "-n1", "env"], capture_output=True, text=True,
+                       env=env, timeout=30, cwd=str(cluster.run_dir))
+    assert r.returncode == 0 and re.search(r"^PMI_FD=\d+$", r.stdout, re.M), (r.stdout, r.stderr)
+    r = subprocess.run([str(cluster.bin / "srun"), "--mpi=none", "-n1", "env"], capture_output=True,
+                       text=True, env=env, timeout=30, cwd=str(cluster.run_dir))
+    assert r.returncode == 0 and "PMI_FD=" not in r.stdout, (r.stdout, r.stderr)
