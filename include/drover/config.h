@@ -117,6 +117,9 @@ struct StepsConfig {
   // Export PyTorch's variables (MASTER_ADDR, MASTER_PORT, WORLD_SIZE, LOCAL_WORLD_SIZE, RANK,
   // LOCAL_RANK, GROUP_RANK) to every step's tasks, unless the step opts out.
   bool pytorch_env = true;
+  // srun's --mpi when neither it nor SLURM_MPI_TYPE is given: "none" or "pmi2" (Slurm's
+  // MpiDefault). Read by srun from its cluster.conf.
+  std::string mpi_default = "none";
 };
 
 // File broadcast defaults of sbcast and srun --bcast (Slurm's BcastParameters and BcastExclude),

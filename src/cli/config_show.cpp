@@ -76,6 +76,7 @@ std::string renderConfig(const config::ClusterConfig& c, const std::string& conf
       {"KillWait", seconds(c.timeouts.kill_wait_s)},
       {"MaxArraySize", std::to_string(jobspec::kDefaultMaxArraySize)},
       {"MessageTimeout", seconds(c.timeouts.message_s)},
+      {"MpiDefault", c.steps.mpi_default},
       {"PriorityDecayHalfLife", formatDuration(p.decay_half_life_s)},
       {"PriorityCalcPeriod", formatDuration(p.calc_period_s)},
       {"PriorityFavorSmall", yesNo(p.favor_small)},

@@ -16,6 +16,7 @@
 #include "cli/srun_run.h"
 #include "cli/srun_signals.h"
 #include "cli/srun_step.h"
+#include "config/client_settings.h"
 
 
 namespace drover::cli {
@@ -82,15 +83,19 @@ int runSrun(int argc, char** argv) {
   }
   const StepContext& context = parsed.input->context;
 
-  auto client = ControllerClient::fromConfig();
-  if (!client.ok()) {
-    printError(kProg, client.error());
+  auto settings = config::loadClientSettings(config::defaultConfigPath());
+  if (!settings.ok()) {
+    printError(kProg, settings.error());
     return 1;
   }
+  // cluster.conf's steps.mpi_default (Slurm's MpiDefault) when neither --mpi nor
+  // SLURM_MPI_TYPE named a type.
+  if (!request.spec.mpi && settings->steps.mpi_default != "none") request.spec.mpi = settings->steps.mpi_default;
+  ControllerClient client = ControllerClient::fromSettings(*settings);
   SignalWatch signals({.window_size = request.spec.pty});
 
   if (auto job_id = allocationJobId(request.spec)) {
-    return runStep(*client, request.spec, toStepSpec(request, context, *job_id, true), signals,
+    return runStep(client, request.spec, toStepSpec(request, context, *job_id, true), signals,
                    /*owns_allocation=*/false);
   }
 
@@ -106,13 +111,13 @@ int runSrun(int argc, char** argv) {
   alloc.spec = toAllocationSpec(request, context, "srun");
   alloc.immediate_seconds = request.spec.immediate_seconds;
   alloc.quiet = request.spec.quiet;
-  auto got = acquireAllocation(*client, alloc, signals);
+  auto got = acquireAllocation(client, alloc, signals);
   if (!got.allocation) return got.exit_code;
   const std::uint64_t job_id = got.allocation->job.job_id();
-  const int status = runStep(*client, request.spec, toStepSpec(request, context, job_id, false),
+  const int status = runStep(client, request.spec, toStepSpec(request, context, job_id, false),
                              signals, /*owns_allocation=*/true);
   const auto end = allocationEndOf(status);
-  releaseAllocation(*client, kProg, job_id, end.exit_code, end.signal);
+  releaseAllocation(client, kProg, job_id, end.exit_code, end.signal);
   return status;
 }
 

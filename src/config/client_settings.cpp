@@ -15,7 +15,8 @@
 namespace drover::config {
 namespace {
 
-constexpr std::array<std::string_view, 4> kClientKeys = {"controller", "munge_socket", "timeouts", "bcast"};
+constexpr std::array<std::string_view, 5> kClientKeys = {"controller", "munge_socket", "timeouts",
+                                                         "bcast", "steps"};
 
 // The top-level key a column-0 line starts, or "" when the line continues the previous entry
 // (indented, blank or a comment).
@@ -74,7 +75,7 @@ bool parseSections(const std::string& text, const std::string& file_name, Client
     // No wanted section at all (an empty or foreign file): the full parser says what is wrong.
     if (!root.IsMap()) return false;
     detail::MapReader m;
-    if (!m.open(ctx, root, "", {"controller", "munge_socket", "timeouts", "bcast"})) return false;
+    if (!m.open(ctx, root, "", {"controller", "munge_socket", "timeouts", "bcast", "steps"})) return false;
     if (auto* v = m.find("controller")) {
       if (!detail::parseController(ctx, *v, out.controller)) return false;
     } else {
@@ -88,6 +89,7 @@ bool parseSections(const std::string& text, const std::string& file_name, Client
       if (!detail::parseTimeouts(ctx, *v, out.timeouts)) return false;
     }
     if (auto* v = m.find("bcast"); v && !detail::parseBcast(ctx, *v, out.bcast)) return false;
+    if (auto* v = m.find("steps"); v && !detail::parseSteps(ctx, *v, out.steps)) return false;
     return true;
   } catch (const std::exception&) {
     return false;
@@ -100,6 +102,7 @@ ClientSettings fromFull(const ClusterConfig& cfg) {
   s.munge_socket = cfg.munge_socket;
   s.timeouts = cfg.timeouts;
   s.bcast = cfg.bcast;
+  s.steps = cfg.steps;
   return s;
 }
 

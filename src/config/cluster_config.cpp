@@ -81,14 +81,7 @@ bool parseDocument(detail::Context& ctx, const YAML::Node& root, const ParseOpti
   if (!parsePartitions(ctx, *partitions, out.nodes, out.partitions)) return false;
   if (auto* v = m.find("scheduler"); v && !parseScheduler(ctx, *v, out.scheduler)) return false;
   if (auto* v = m.find("accounts"); v && !parseAccounts(ctx, *v, out.accounts)) return false;
-  if (auto* v = m.find("steps")) {
-    MapReader steps;
-    if (!steps.open(ctx, *v, "steps", {"pytorch_env"})) return false;
-    if (auto* p = steps.find("pytorch_env");
-        p && !readBool(ctx, *p, steps.path("pytorch_env"), out.steps.pytorch_env)) {
-      return false;
-    }
-  }
+  if (auto* v = m.find("steps"); v && !parseSteps(ctx, *v, out.steps)) return false;
   if (auto* v = m.find("bcast"); v && !parseBcast(ctx, *v, out.bcast)) return false;
   if (auto* v = m.find("jobs")) {
     MapReader jobs;

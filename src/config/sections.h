@@ -15,6 +15,7 @@ bool parseController(Context& ctx, const YAML::Node& node, ControllerConfig& out
 bool parseTimeouts(Context& ctx, const YAML::Node& node, Timeouts& out);
 bool parseScheduler(Context& ctx, const YAML::Node& node, SchedulerConfig& out);
 bool parseBcast(Context& ctx, const YAML::Node& node, BcastConfig& out);
+bool parseSteps(Context& ctx, const YAML::Node& node, StepsConfig& out);
 
 // Expands node groups into nodes; checks names are unique across groups and that no two agents
 // (nor an agent and the controller) share an address:port.

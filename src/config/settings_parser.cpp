@@ -1,4 +1,4 @@
-// controller, timeouts and scheduler: flat sections of scalars.
+// controller, timeouts, scheduler and steps: flat sections of scalars.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,6 +16,21 @@ constexpr std::int64_t kMaxU32 = 0xFFFFFFFFLL;
 constexpr std::int64_t kMaxTimeoutS = 65535;
 
 }  // namespace
+
+bool parseSteps(Context& ctx, const YAML::Node& node, StepsConfig& out) {
+  MapReader m;
+  if (!m.open(ctx, node, "steps", {"pytorch_env", "mpi_default"})) return false;
+  if (auto* v = m.find("pytorch_env"); v && !readBool(ctx, *v, m.path("pytorch_env"), out.pytorch_env)) {
+    return false;
+  }
+  if (auto* v = m.find("mpi_default")) {
+    static constexpr std::string_view kTypes[] = {"none", "pmi2"};
+    std::size_t which = 0;
+    if (!readChoice(ctx, *v, m.path("mpi_default"), {kTypes[0], kTypes[1]}, which)) return false;
+    out.mpi_default = std::string(kTypes[which]);
+  }
+  return true;
+}
 
 bool parseController(Context& ctx, const YAML::Node& node, ControllerConfig& out) {
   MapReader m;

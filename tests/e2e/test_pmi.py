@@ -203,3 +203,22 @@ def test_mpi_list_and_the_types_drover_does_not_serve(cluster):
     r = subprocess.run([str(cluster.bin / "srun"), "--mpi=none", "-n1", "env"], capture_output=True,
                        text=True, env=env, timeout=30, cwd=str(cluster.run_dir))
     assert r.returncode == 0 and "PMI_FD=" not in r.stdout, (r.stdout, r.stderr)
+
+
+def test_mpi_default_of_cluster_conf_is_srun_s_type_when_none_is_given(cluster):
+    """steps.mpi_default (Slurm's MpiDefault), read by srun from the cluster.conf it uses."""
+    text = Path(cluster.conf).read_text()
+    assert "\nsteps:" not in text
+    conf = Path(cluster.run_dir) / "cluster-mpi-default.conf"
+    conf.write_text(text + "\nsteps:\n  mpi_default: pmi2\n")
+    r = cluster.cli("srun", "-n1", "env", conf=conf)
+    assert r.returncode == 0 and re.search(r"^PMI_FD=\d+$", r.stdout, re.M), (r.stdout, r.stderr)
+    r = cluster.cli("srun", "--mpi=none", "-n1", "env", conf=conf)
+    assert r.returncode == 0 and "PMI_FD=" not in r.stdout, (r.stdout, r.stderr)
+    r = cluster.cli("scontrol", "show", "config", conf=conf)
+    assert re.search(r"^MpiDefault\s+= pmi2$", r.stdout, re.M), r.stdout
+    r = cluster.cli("scontrol", "show", "config")
+    assert re.search(r"^MpiDefault\s+= none$", r.stdout, re.M), r.stdout
+    conf.write_text(text + "\nsteps:\n  mpi_default: pmix\n")
+    r = cluster.cli("srun", "-n1", "true", conf=conf)
+    assert r.returncode == 1 and "steps.mpi_default" in r.stderr, r.stderr

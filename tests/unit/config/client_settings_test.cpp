@@ -77,6 +77,23 @@ TEST(ClientSettings, ReadsTheBcastSection) {
   EXPECT_NE(bad.error().find("bcast.compression"), std::string::npos) << bad.error();
 }
 
+// srun reads its MPI default (Slurm's MpiDefault) from the client's file.
+TEST(ClientSettings, ReadsTheStepsSectionsMpiDefault) {
+  auto none = parseClientSettings(std::string(kRest), "/etc/drover/cluster.conf");
+  ASSERT_TRUE(none.ok()) << none.error();
+  EXPECT_EQ(none->steps.mpi_default, "none");
+  auto s = parseClientSettings(std::string(kRest) + "steps:\n  pytorch_env: false\n  mpi_default: pmi2\n",
+                               "/etc/drover/cluster.conf");
+  ASSERT_TRUE(s.ok()) << s.error();
+  EXPECT_EQ(s->steps.mpi_default, "pmi2");
+  EXPECT_FALSE(s->steps.pytorch_env);
+  auto bad = parseClientSettings(std::string(kRest) + "steps:\n  mpi_default: pmix\n",
+                                 "/etc/drover/cluster.conf");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().find("steps.mpi_default"), std::string::npos) << bad.error();
+  EXPECT_NE(bad.error().find("pmi2"), std::string::npos) << bad.error();
+}
+
 // Documents the fast path leaves to the full parser, or whose client sections are wrong: the
 // result is the full parser's, error message included (with the file's own line numbers).
 TEST(ClientSettings, FallsBackToTheFullParser) {
