@@ -447,38 +447,34 @@ def test_srun_into_a_job_that_is_gone_says_so_as_the_reference(cluster):
         (1, f"srun: error: Slurm job {job} has expired\n" + check.format(job)), text(r)
 
 
-def test_scancel_of_one_step_ends_it(cluster):
-    p = spawn(cluster, "srun", "-J", "stepcancel", "sleep", "300")
+def cancel_under_srun(cluster, name, target):
+    """Starts `srun -J name sleep 300`, and once it runs scancels `target(job_id)`; returns
+    srun's exit status, the job id and srun's stderr."""
+    p = spawn(cluster, "srun", "-J", name, "sleep", "300")
     try:
-        job_id = wait_for(lambda: run(cluster, "squeue", "-h", "-n", "stepcancel", "-o", "%i")
+        job_id = wait_for(lambda: run(cluster, "squeue", "-h", "-n", name, "-o", "%i")
                           .stdout.decode().strip(), 20, what="the srun job")
         time.sleep(1)
-        r = run(cluster, "scancel", f"{job_id}.0")
+        r = run(cluster, "scancel", target(job_id))
         assert r.returncode == 0, r.stderr
-        out, err = p.communicate(timeout=30)
+        _, err = p.communicate(timeout=30)
     finally:
         if p.poll() is None:
             p.kill()
-    assert p.returncode != 0, err
+    return p.returncode, job_id, err.decode()
+
+
+def test_scancel_of_one_step_ends_it(cluster):
+    code, job_id, err = cancel_under_srun(cluster, "stepcancel", lambda job: f"{job}.0")
+    assert code != 0, err
     # As the reference's srun (2026-12-04): the abort line, no "Force Terminated".
-    err = err.decode()
     assert "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n" in err, err
     assert "Force Terminated" not in err, err
     wait_final(cluster, job_id)
 
 
 def test_scancel_of_the_job_of_srun_says_what_the_reference_said(cluster):
-    p = spawn(cluster, "srun", "-J", "jobcancel", "sleep", "300")
-    try:
-        job_id = wait_for(lambda: run(cluster, "squeue", "-h", "-n", "jobcancel", "-o", "%i")
-                          .stdout.decode().strip(), 20, what="the srun job")
-        time.sleep(1)
-        assert run(cluster, "scancel", job_id).returncode == 0
-        _, err = p.communicate(timeout=30)
-    finally:
-        if p.poll() is None:
-            p.kill()
-    err = err.decode()
+    _, job_id, err = cancel_under_srun(cluster, "jobcancel", lambda job: job)
     lines = [line for line in err.splitlines() if line]
     assert re.fullmatch(rf"drover-stepd-node\d: error: \*\*\* STEP {job_id}\.0 ON node\d "
                         r"CANCELLED AT \S+ \*\*\*", lines[0]), err

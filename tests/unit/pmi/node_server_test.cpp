@@ -2,14 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include "frames.h"
+
 namespace drover::pmi {
 namespace {
 
-std::string frame(const std::string& body) {
-  std::string header = std::to_string(body.size());
-  header.resize(6, ' ');
-  return header + body;
-}
+using testing::frame;
 
 // Reads the replies a task got, whichever wire.
 std::vector<Command> replies(NodeServer& server, std::size_t local, bool framed = false) {
