@@ -304,11 +304,12 @@ class StepRun {
   }
 
   // Slurm's line for a step ended by a cancel, a requeue or its time limit (cancel_notice.h),
-  // once, on this node's first task's stderr: through srun's stream, or appended to its file
+  // once, on the step's first node's first task's stderr: through srun's stream, or appended to its file
   // by a short-lived writer running as the user (never the supervisor itself, as root, on a
   // path the user chose).
   void tellWhy(v1::SignalStepRequest::KillReason reason) {
-    if (tasks_.empty()) return;
+    // One line per step, from its first node, as the reference's step daemons wrote it.
+    if (tasks_.empty() || req_.node_id() != 0) return;
     const std::uint32_t first = rank_of_[tasks_.front()];
     const std::string line =
         cancelNotice(selfName(), req_.step().job_id(), req_.step().step_id(), opts_.node_name,

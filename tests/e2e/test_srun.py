@@ -447,10 +447,10 @@ def test_srun_into_a_job_that_is_gone_says_so_as_the_reference(cluster):
         (1, f"srun: error: Slurm job {job} has expired\n" + check.format(job)), text(r)
 
 
-def cancel_under_srun(cluster, name, target):
-    """Starts `srun -J name sleep 300`, and once it runs scancels `target(job_id)`; returns
-    srun's exit status, the job id and srun's stderr."""
-    p = spawn(cluster, "srun", "-J", name, "sleep", "300")
+def cancel_under_srun(cluster, name, target, *options):
+    """Starts `srun -J name OPTIONS sleep 300`, and once it runs scancels `target(job_id)`;
+    returns srun's exit status, the job id and srun's stderr."""
+    p = spawn(cluster, "srun", "-J", name, *options, "sleep", "300")
     try:
         job_id = wait_for(lambda: run(cluster, "squeue", "-h", "-n", name, "-o", "%i")
                           .stdout.decode().strip(), 20, what="the srun job")
@@ -465,11 +465,15 @@ def cancel_under_srun(cluster, name, target):
 
 
 def test_scancel_of_one_step_ends_it(cluster):
-    code, job_id, err = cancel_under_srun(cluster, "stepcancel", lambda job: f"{job}.0")
+    code, job_id, err = cancel_under_srun(cluster, "stepcancel", lambda job: f"{job}.0",
+                                          "-N3", "-l")
     assert code != 0, err
-    # As the reference's srun (2026-12-04): the abort line, no "Force Terminated".
+    # As the reference's srun (2026-12-04): the abort line, no "Force Terminated", and the step
+    # daemon's line once, from the step's first node (task 0's).
     assert "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n" in err, err
     assert "Force Terminated" not in err, err
+    assert len(re.findall(r"^0: drover-stepd-node\d: error: \*\*\* STEP \d+\.0 ON node\d CANCELLED",
+                          err, re.M)) == 1 and err.count("CANCELLED AT") == 1, err
     wait_final(cluster, job_id)
 
 
