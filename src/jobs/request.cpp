@@ -68,9 +68,14 @@ std::vector<sched::Node> schedNodes(const config::ClusterConfig& config) {
   return out;
 }
 
+std::uint32_t effectiveMinNodes(const v1::JobSpec& spec) {
+  if (spec.min_nodes() > 0 || spec.nodelist().empty()) return spec.min_nodes();
+  return static_cast<std::uint32_t>(expandList(spec.nodelist()).size());
+}
+
 std::uint32_t effectiveTasks(const v1::JobSpec& spec) {
   if (spec.ntasks() > 0) return spec.ntasks();
-  std::uint32_t nodes = std::max<std::uint32_t>(1, spec.min_nodes());
+  std::uint32_t nodes = std::max<std::uint32_t>(1, effectiveMinNodes(spec));
   return spec.ntasks_per_node() > 0 ? spec.ntasks_per_node() * nodes : nodes;
 }
 
@@ -99,7 +104,7 @@ sched::JobRequest buildRequest(const v1::JobInfo& info) {
     if (!r.partitions.empty()) r.partition = r.partitions.front();
     if (r.partitions.size() < 2) r.partitions.clear();
   }
-  r.minNodes = static_cast<int>(s.min_nodes());
+  r.minNodes = static_cast<int>(effectiveMinNodes(s));
   r.maxNodes = static_cast<int>(s.max_nodes());
   r.ntasks = static_cast<int>(effectiveTasks(s));
   r.ntasksPerNode = static_cast<int>(s.ntasks_per_node());

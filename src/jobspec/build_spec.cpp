@@ -193,29 +193,50 @@ CliResult<StepRequest> buildAllocRequest(const std::vector<std::string>& args, c
   return buildInteractive(Tool::Salloc, args, env, now);
 }
 
+namespace {
+
+// -w's hosts, each once, in their order; nullopt for a file of hosts (a `/`) or a list the
+// option's own check refuses.
+std::optional<std::vector<std::string>> distinctListedHosts(const JobSpec& spec) {
+  if (!spec.nodelist || spec.nodelist->find('/') != std::string::npos) return std::nullopt;
+  auto hosts = hostlist::expand(*spec.nodelist);
+  if (!hosts) return std::nullopt;
+  std::vector<std::string> distinct;
+  std::unordered_set<std::string> seen;
+  for (auto& h : *hosts)
+    if (seen.insert(h).second) distinct.push_back(std::move(h));
+  return distinct;
+}
+
+}  // namespace
+
 std::optional<std::string> fitNodesToTasks(Tool tool, JobSpec& spec) {
-  if (!spec.nodes || !spec.ntasks || *spec.ntasks == 0 || *spec.ntasks >= spec.nodes->min) {
-    return std::nullopt;
-  }
+  if (!spec.ntasks || *spec.ntasks == 0) return std::nullopt;
+  std::uint32_t nodes = spec.nodes ? spec.nodes->min : 0;
+  std::optional<std::vector<std::string>> listed;
+  if (!spec.nodes && (listed = distinctListedHosts(spec))) nodes = static_cast<std::uint32_t>(listed->size());
+  if (*spec.ntasks >= nodes) return std::nullopt;
   std::string warning = std::string(toolName(tool)) + ": Warning: can't run " +
-                        std::to_string(*spec.ntasks) + " processes on " +
-                        std::to_string(spec.nodes->min) + " nodes, setting nnodes to " +
-                        std::to_string(*spec.ntasks) + "\n";
+                        std::to_string(*spec.ntasks) + " processes on " + std::to_string(nodes) +
+                        " nodes, setting nnodes to " + std::to_string(*spec.ntasks) + "\n";
+  if (listed) {
+    listed->resize(*spec.ntasks);
+    spec.nodelist = hostlist::compress(*listed);
+    spec.nodes = NodeRange{*spec.ntasks, *spec.ntasks};
+    return warning;
+  }
   spec.nodes->min = *spec.ntasks;
   if (spec.nodes->max > spec.nodes->min) spec.nodes->max = spec.nodes->min;
   return warning;
 }
 
 NodelistFit fitNodesToNodelist(Tool tool, JobSpec& spec) {
-  // Without -N the scheduler already takes every listed node and as many more as the tasks
-  // need (the count it shows while pending stays 1, unlike Slurm's K: docs/cli-compatibility.md).
-  if (!spec.nodes || !spec.nodelist || spec.nodelist->find('/') != std::string::npos) return {};
-  auto hosts = hostlist::expand(*spec.nodelist);
-  if (!hosts) return {};  // refused by the option's own check
-  std::vector<std::string> distinct;
-  std::unordered_set<std::string> seen;
-  for (auto& h : *hosts)
-    if (seen.insert(h).second) distinct.push_back(std::move(h));
+  // Without -N the controller counts the listed hosts as the job's node count
+  // (jobs::effectiveMinNodes), as Slurm's showed it from the submission on.
+  if (!spec.nodes) return {};
+  auto hosts = distinctListedHosts(spec);
+  if (!hosts) return {};
+  std::vector<std::string>& distinct = *hosts;
   const auto count = static_cast<std::uint32_t>(distinct.size());
   NodeRange& range = *spec.nodes;
   const std::uint32_t most = range.max != 0 ? range.max : range.min;

@@ -47,9 +47,11 @@ CliResult<StepRequest> buildAllocRequest(const std::vector<std::string>& args, c
                                          std::int64_t now);
 
 // Fewer tasks than nodes (-N 3 -n 2; for srun also -n 1 inside a 2-node job, whose
-// SLURM_NNODES it reads as -N): as Slurm's sbatch, salloc and srun, the node count becomes the
-// task count and the warning to print is returned ("sbatch: Warning: can't run 2 processes on
-// 3 nodes, setting nnodes to 2\n"); nothing when the tasks fill the nodes.
+// SLURM_NNODES it reads as -N; without -N, -w's distinct hosts count as -N, and the list keeps
+// its first hosts, as the reference's `-n 1 -w node[01-02]` ran on node01): as Slurm's sbatch,
+// salloc and srun, the node count becomes the task count and the warning to print is returned
+// ("sbatch: Warning: can't run 2 processes on 3 nodes, setting nnodes to 2\n"); nothing when
+// the tasks fill the nodes.
 std::optional<std::string> fitNodesToTasks(Tool tool, JobSpec& spec);
 
 // `-N` with `-w` of K distinct hosts, as Slurm's clients took them: a least below K becomes K

@@ -469,11 +469,22 @@ def test_node_count_against_the_nodelist_as_the_reference(cluster, work):
     same = sbatch(cluster, work, "-H", "-w", "node1,node1", "-N", "1", "-o", "/dev/null", "--wrap=true")
     ranged = sbatch(cluster, work, "-H", "-w", "node1,node2", "-N", "1-3", "-o", "/dev/null",
                     "--wrap=true")
+    # Without -N: the list's count from the submission on; fewer tasks keep its first hosts
+    # (the reference's, 2026-12-04).
+    listed = sbatch(cluster, work, "-H", "-w", "node[1-2]", "-o", "/dev/null", "--wrap=true")
+    r = sh(cluster, "sbatch --parsable -H -n 2 -w 'node[1-3]' -o /dev/null --wrap=true", work)
+    assert r.stderr == "sbatch: Warning: can't run 2 processes on 3 nodes, setting nnodes to 2\n", r
+    fewer = int(r.stdout.strip())
     try:
         assert fields(cluster, same)["NumNodes"] == "1-1"
         assert (fields(cluster, ranged)["NumNodes"], fields(cluster, ranged)["NumTasks"]) == ("2-3", "2")
+        f = fields(cluster, listed)
+        assert (f["NumNodes"], f["NumCPUs"], f["NumTasks"]) == ("2", "2", "2"), f
+        assert f["TRES"] == "cpu=2,mem=8000M,node=2,billing=2", f
+        f = fields(cluster, fewer)
+        assert (f["ReqNodeList"], f["NumNodes"]) == ("node[1-2]", "2-2"), f
     finally:
-        sh(cluster, f"scancel {same} {ranged}", work)
+        sh(cluster, f"scancel {same} {ranged} {listed} {fewer}", work)
 
 
 # `-p` lists the reference refused (its EnforcePartLimits=ALL; debug: 2 nodes, 30 minutes at

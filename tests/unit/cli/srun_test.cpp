@@ -355,11 +355,32 @@ TEST(FitNodesToNodelist, RaisesTheLeastRefusesOrTrimsBelowTheMost) {
   EXPECT_NE(fit.message.find("(3 > 2)"), std::string::npos);
   s = spec("node1,node1", jobspec::NodeRange{1, 0});
   EXPECT_TRUE(jobspec::fitNodesToNodelist(jobspec::Tool::Sbatch, s).message.empty());
-  s = spec("node[1-4]", std::nullopt);   // without -N the scheduler adds the listed nodes
+  s = spec("node[1-4]", std::nullopt);   // without -N the controller counts the listed nodes
   EXPECT_TRUE(jobspec::fitNodesToNodelist(jobspec::Tool::Sbatch, s).message.empty());
   EXPECT_FALSE(s.nodes);
   s = spec("/etc/hostfile", jobspec::NodeRange{1, 0});
   EXPECT_TRUE(jobspec::fitNodesToNodelist(jobspec::Tool::Sbatch, s).message.empty());
+}
+
+// Without -N, -w's hosts are the node count fewer tasks are fitted to: the reference's
+// `sbatch -n 2 -w node[01-03]` warned and kept node[01-02], NumNodes=2-2 (2026-12-04).
+TEST(FitNodesToTasks, ListedHostsCountAsTheNodesWithoutN) {
+  jobspec::JobSpec s;
+  s.nodelist = "node[1-3],node1";
+  s.ntasks = 2;
+  EXPECT_EQ(jobspec::fitNodesToTasks(jobspec::Tool::Sbatch, s),
+            "sbatch: Warning: can't run 2 processes on 3 nodes, setting nnodes to 2\n");
+  EXPECT_EQ(*s.nodelist, "node[1-2]");
+  EXPECT_EQ(s.nodes, (jobspec::NodeRange{2, 2}));
+  s = jobspec::JobSpec{};
+  s.nodelist = "node[1-2]";
+  s.ntasks = 2;
+  EXPECT_EQ(jobspec::fitNodesToTasks(jobspec::Tool::Sbatch, s), std::nullopt);
+  EXPECT_EQ(*s.nodelist, "node[1-2]");
+  EXPECT_FALSE(s.nodes);
+  s.nodelist = "/etc/hostfile";   // a file of hosts is read later
+  s.ntasks = 1;
+  EXPECT_EQ(jobspec::fitNodesToTasks(jobspec::Tool::Sbatch, s), std::nullopt);
 }
 
 }  // namespace

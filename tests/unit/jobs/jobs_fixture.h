@@ -97,6 +97,7 @@ class SpecBuilder {
   SpecBuilder& array(const std::string& v) { s_.set_array(v); return *this; }
   SpecBuilder& dependency(const std::string& v) { s_.set_dependency(v); return *this; }
   SpecBuilder& hold() { s_.set_hold(true); return *this; }
+  SpecBuilder& nodelist(const std::string& v) { s_.set_nodelist(v); return *this; }
   SpecBuilder& noRequeue() { s_.set_requeue(false); s_.set_requeue_set(true); return *this; }
   SpecBuilder& requeue() { s_.set_requeue(true); s_.set_requeue_set(true); return *this; }
   SpecBuilder& output(const std::string& v) { s_.set_std_out(v); return *this; }

@@ -94,6 +94,23 @@ TEST_F(JobsTest, DefaultsFromPartitionAccountTreeAndConfig) {
   EXPECT_EQ(batch.jobs.back().work_dir, "/home/alice");
 }
 
+// -w without -N: as many nodes as listed from the submission on, as the reference showed
+// `sbatch -H -w node[01-02]` (NumNodes=2 NumCPUs=2 NumTasks=2, TRES node=2), and it starts there.
+TEST_F(JobsTest, ListedNodesAreTheNodeCountWithoutN) {
+  JobId id = submit(SpecBuilder().nodelist("node[01-02]").hold());
+  EXPECT_EQ(job(id).num_nodes(), 2u);
+  EXPECT_EQ(job(id).num_tasks(), 2u);
+  EXPECT_EQ(job(id).num_cpus(), 2u);
+  EXPECT_EQ(job(id).req_tres(), "billing=2,cpu=2,mem=8000M,node=2");
+  JobId runs = submit(SpecBuilder().nodelist("node[02-03]"));
+  clock_.advanceSeconds(1);
+  pass();
+  ASSERT_EQ(job(runs).state(), v1::JOB_RUNNING);
+  ASSERT_EQ(job(runs).allocation_size(), 2);
+  EXPECT_EQ(job(runs).allocation(0).node(), "node02");
+  EXPECT_EQ(job(runs).allocation(1).node(), "node03");
+}
+
 // A partition list, as the reference took and refused it: every named partition must exist,
 // the job must fit every one's limits (EnforcePartLimits=ALL), and runs in the first, with its
 // default time.
