@@ -70,7 +70,9 @@ std::vector<sched::Node> schedNodes(const config::ClusterConfig& config) {
 
 std::uint32_t effectiveMinNodes(const v1::JobSpec& spec) {
   if (spec.min_nodes() > 0 || spec.nodelist().empty()) return spec.min_nodes();
-  return static_cast<std::uint32_t>(expandList(spec.nodelist()).size());
+  std::vector<std::string> hosts = expandList(spec.nodelist());
+  std::sort(hosts.begin(), hosts.end());
+  return static_cast<std::uint32_t>(std::unique(hosts.begin(), hosts.end()) - hosts.begin());
 }
 
 std::uint32_t effectiveTasks(const v1::JobSpec& spec) {

@@ -102,6 +102,8 @@ TEST_F(JobsTest, ListedNodesAreTheNodeCountWithoutN) {
   EXPECT_EQ(job(id).num_tasks(), 2u);
   EXPECT_EQ(job(id).num_cpus(), 2u);
   EXPECT_EQ(job(id).req_tres(), "billing=2,cpu=2,mem=8000M,node=2");
+  JobId twice = submit(SpecBuilder().nodelist("node01,node01").hold());  // one node
+  EXPECT_EQ(job(twice).num_nodes(), 1u);
   JobId runs = submit(SpecBuilder().nodelist("node[02-03]"));
   clock_.advanceSeconds(1);
   pass();
