@@ -90,7 +90,8 @@ int runSrun(int argc, char** argv) {
   }
   // cluster.conf's steps.mpi_default (Slurm's MpiDefault) when neither --mpi nor
   // SLURM_MPI_TYPE named a type.
-  if (!request.spec.mpi && settings->steps.mpi_default != "none") request.spec.mpi = settings->steps.mpi_default;
+  if (!request.spec.mpi && settings->steps.mpi_default != "none")
+    request.spec.mpi = settings->steps.mpi_default;
   ControllerClient client = ControllerClient::fromSettings(*settings);
   SignalWatch signals({.window_size = request.spec.pty});
 

@@ -306,13 +306,6 @@ class StepRun {
         std::cerr << "srun: error: Terminating StepId=" << step_ << "\n";
         abort();
       }
-      // An MPI task called PMI abort (MPI_Abort): the whole step goes, as Slurm's.
-      if (!server_->takePmiAborts().empty() && !aborting_) {
-        sayAborted();
-        cancelStep();
-      }
-      // The controller is ending the step (scancel, the time limit): said once, as Slurm's.
-      if (server_->stepAborted()) sayAborted();
       if (stream_kill_at_ && now >= *stream_kill_at_) {
         stream_kill_at_.reset();
         killOverStream();
@@ -347,6 +340,15 @@ class StepRun {
       if (ready > 0 && fds[0].revents != 0)
         while (auto sig = signals_.take()) onSignal(*sig);
       if (ready > 0) server_->handlePoll(fds, 1);
+      // Both are said as soon as their frames came: before the task ends that came with them
+      // are printed, and before the loop ends with those.
+      // An MPI task called PMI abort (MPI_Abort): the whole step goes, as Slurm's.
+      if (!server_->takePmiAborts().empty() && !aborting_) {
+        sayAborted();
+        cancelStep();
+      }
+      // The controller is ending the step (scancel, the time limit): said once, as Slurm's.
+      if (server_->stepAborted()) sayAborted();
       if (!unreported_ends_.empty() && Clock::now() >= flush_ends_at_) flushEnds();
     }
     flushEnds();

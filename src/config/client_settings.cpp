@@ -75,7 +75,9 @@ bool parseSections(const std::string& text, const std::string& file_name, Client
     // No wanted section at all (an empty or foreign file): the full parser says what is wrong.
     if (!root.IsMap()) return false;
     detail::MapReader m;
-    if (!m.open(ctx, root, "", {"controller", "munge_socket", "timeouts", "bcast", "steps"})) return false;
+    if (!m.open(ctx, root, "", {"controller", "munge_socket", "timeouts", "bcast", "steps"})) {
+      return false;
+    }
     if (auto* v = m.find("controller")) {
       if (!detail::parseController(ctx, *v, out.controller)) return false;
     } else {

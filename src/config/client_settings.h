@@ -20,7 +20,8 @@ struct ClientSettings {
   StepsConfig steps;  // srun's MPI default
 };
 
-// Reads the `controller`, `munge_socket`, `timeouts`, `bcast` and `steps` sections of the cluster.conf at `path`.
+// Reads the `controller`, `munge_socket`, `timeouts`, `bcast` and `steps` sections of the
+// cluster.conf at `path`.
 // A document whose top level is not a plain block mapping (flow style, several documents,
 // anchors shared between sections), or whose wanted sections fail to parse, is read in full by
 // loadClusterConfig instead, so its errors read exactly as the daemons' would.

@@ -20,7 +20,8 @@ constexpr std::int64_t kMaxTimeoutS = 65535;
 bool parseSteps(Context& ctx, const YAML::Node& node, StepsConfig& out) {
   MapReader m;
   if (!m.open(ctx, node, "steps", {"pytorch_env", "mpi_default"})) return false;
-  if (auto* v = m.find("pytorch_env"); v && !readBool(ctx, *v, m.path("pytorch_env"), out.pytorch_env)) {
+  if (auto* v = m.find("pytorch_env");
+      v && !readBool(ctx, *v, m.path("pytorch_env"), out.pytorch_env)) {
     return false;
   }
   if (auto* v = m.find("mpi_default")) {

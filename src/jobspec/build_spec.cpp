@@ -214,7 +214,8 @@ std::optional<std::string> fitNodesToTasks(Tool tool, JobSpec& spec) {
   if (!spec.ntasks || *spec.ntasks == 0) return std::nullopt;
   std::uint32_t nodes = spec.nodes ? spec.nodes->min : 0;
   std::optional<std::vector<std::string>> listed;
-  if (!spec.nodes && (listed = distinctListedHosts(spec))) nodes = static_cast<std::uint32_t>(listed->size());
+  if (!spec.nodes && (listed = distinctListedHosts(spec)))
+    nodes = static_cast<std::uint32_t>(listed->size());
   if (*spec.ntasks >= nodes) return std::nullopt;
   std::string warning = std::string(toolName(tool)) + ": Warning: can't run " +
                         std::to_string(*spec.ntasks) + " processes on " + std::to_string(nodes) +

@@ -91,10 +91,12 @@ void NodeServer::handleLines(std::size_t local, const Command& c) {
     const std::string* version = c.find("pmi_version");
     if (version != nullptr && *version == "2") {
       // The client speaks PMI-2 from its next command on.
-      reply(local, "response_to_init", {{"pmi_version", "2"}, {"pmi_subversion", "0"}, {"rc", "0"}});
+      reply(local, "response_to_init",
+            {{"pmi_version", "2"}, {"pmi_subversion", "0"}, {"rc", "0"}});
       task.reader.useFramedWire();
     } else if (version == nullptr || *version == "1") {
-      reply(local, "response_to_init", {{"pmi_version", "1"}, {"pmi_subversion", "1"}, {"rc", "0"}});
+      reply(local, "response_to_init",
+            {{"pmi_version", "1"}, {"pmi_subversion", "1"}, {"rc", "0"}});
     } else {
       reply(local, "response_to_init",
             {{"pmi_version", "1"}, {"pmi_subversion", "1"}, {"rc", "-1"},
@@ -123,7 +125,8 @@ void NodeServer::handleLines(std::size_t local, const Command& c) {
     const std::string* key = c.find("key");
     const std::string* value = key ? lookup(*key) : nullptr;
     if (value != nullptr) reply(local, "get_result", {{"rc", "0"}, {"value", *value}});
-    else reply(local, "get_result", {{"rc", "-1"}, {"msg", "key_" + lineWord(key ? *key : "") + "_not_found"}});
+    else reply(local, "get_result",
+               {{"rc", "-1"}, {"msg", "key_" + lineWord(key ? *key : "") + "_not_found"}});
   } else if (c.name == "getbyidx") {
     const int index = toInt(c.find("idx"), -1);
     auto it = kvs_.begin();

@@ -167,7 +167,8 @@ class StepRun {
       // srun --mpi=pmi2: this node's PMI server, sharing the step's keys through srun.
       if (req_.mpi() == "pmi2") {
         pmi::NodeServer::Options pmi;
-        pmi.jobid = std::to_string(req_.step().job_id()) + "." + std::to_string(req_.step().step_id());
+        pmi.jobid =
+            std::to_string(req_.step().job_id()) + "." + std::to_string(req_.step().step_id());
         pmi.size = std::max<std::uint32_t>(req_.step_num_tasks(), ntasks);
         pmi.ranks = ranks;
         pmi_ = std::make_unique<PmiService>(std::move(pmi), *io_);
@@ -304,9 +305,9 @@ class StepRun {
   }
 
   // Slurm's line for a step ended by a cancel, a requeue or its time limit (cancel_notice.h),
-  // once, on the step's first node's first task's stderr: through srun's stream, or appended to its file
-  // by a short-lived writer running as the user (never the supervisor itself, as root, on a
-  // path the user chose).
+  // once, on the first task's stderr of the step's first node: through srun's stream, or
+  // appended to its file by a short-lived writer running as the user (never the supervisor
+  // itself, as root, on a path the user chose).
   void tellWhy(v1::SignalStepRequest::KillReason reason) {
     // One line per step, from its first node, as the reference's step daemons wrote it.
     if (tasks_.empty() || req_.node_id() != 0) return;
