@@ -1,6 +1,9 @@
 #include "pmi/node_server.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cstdio>
+#include <cstdlib>
 #include <utility>
 
 #include "pmi/process_mapping.h"
@@ -9,6 +12,40 @@ namespace drover::pmi {
 namespace {
 
 constexpr const char* kMappingKey = "PMI_process_mapping";
+// A ring entry's key in a fence's pairs: the prefix, then the rank (no client key starts with
+// a control character).
+constexpr std::string_view kRingPrefix = "\x1dring:";
+
+bool isRingEntry(const std::string& key) {
+  return key.compare(0, kRingPrefix.size(), kRingPrefix) == 0;
+}
+
+// "count left right" with the lengths first, so values may hold anything.
+std::string ringEntry(const std::string& count, const std::string& left,
+                      const std::string& right) {
+  return std::to_string(left.size()) + " " + std::to_string(right.size()) + " " + count + " " +
+         left + right;
+}
+
+struct RingEntry {
+  std::uint32_t rank = 0;
+  long count = 1;
+  std::string left, right;
+};
+
+std::optional<RingEntry> readRingEntry(const std::string& key, const std::string& value) {
+  RingEntry e;
+  e.rank = static_cast<std::uint32_t>(std::strtoul(key.c_str() + kRingPrefix.size(), nullptr, 10));
+  std::size_t left = 0, right = 0;
+  int consumed = 0;
+  if (std::sscanf(value.c_str(), "%zu %zu %ld %n", &left, &right, &e.count, &consumed) != 3 ||
+      static_cast<std::size_t>(consumed) + left + right != value.size()) {
+    return std::nullopt;
+  }
+  e.left = value.substr(static_cast<std::size_t>(consumed), left);
+  e.right = value.substr(static_cast<std::size_t>(consumed) + left, right);
+  return e;
+}
 
 int toInt(const std::string* text, int fallback) {
   if (text == nullptr) return fallback;
@@ -223,6 +260,16 @@ void NodeServer::handleFramed(std::size_t local, const Command& c) {
     reply(local, "kvs-get-response", found(key ? lookup(*key) : nullptr));
   } else if (c.name == "kvs-fence") {
     task.wait = Wait::kFence;
+  } else if (c.name == "ring") {
+    const std::string* count = c.find("ring-count");
+    const std::string* left = c.find("ring-left");
+    const std::string* right = c.find("ring-right");
+    task.wait = Wait::kRing;
+    task.ring_count = count ? *count : "1";
+    task.ring_left = left ? *left : "";
+    task.ring_right = right ? *right : "";
+    unfenced_.emplace_back(std::string(kRingPrefix) + std::to_string(options_.ranks[local]),
+                           ringEntry(task.ring_count, task.ring_left, task.ring_right));
   } else if (c.name == "finalize") {
     task.finalized = true;
     reply(local, "finalize-response", {{"rc", "0"}});
@@ -240,7 +287,7 @@ void NodeServer::maybeFence() {
   bool any = false;
   for (const Task& t : tasks_) {
     if (t.closed || t.finalized || !t.error.empty()) continue;
-    if (t.wait != Wait::kFence) return;
+    if (t.wait != Wait::kFence && t.wait != Wait::kRing) return;
     any = true;
   }
   if (!any) return;
@@ -254,20 +301,49 @@ void NodeServer::maybeFence() {
   outgoing_ = std::move(fence);
 }
 
-void NodeServer::answerFence(std::size_t local) {
+void NodeServer::answerFence(std::size_t local, const Pairs& ring_entries) {
   Task& task = tasks_[local];
-  task.wait = Wait::kNone;
-  if (task.reader.wire() == Wire::kLines) reply(local, "barrier_out", {{"rc", "0"}});
-  else reply(local, "kvs-fence-response", {{"rc", "0"}});
+  const Wait wait = std::exchange(task.wait, Wait::kNone);
+  if (wait == Wait::kFence) {
+    if (task.reader.wire() == Wire::kLines) reply(local, "barrier_out", {{"rc", "0"}});
+    else reply(local, "kvs-fence-response", {{"rc", "0"}});
+    return;
+  }
+  // The ring in rank order: a task's place is the sum of the counts before it, its left the
+  // value offered by the entry before it, its right the one after it (both wrapping).
+  std::vector<RingEntry> ring;
+  for (const auto& [key, value] : ring_entries)
+    if (auto e = readRingEntry(key, value)) ring.push_back(std::move(*e));
+  std::sort(ring.begin(), ring.end(),
+            [](const RingEntry& a, const RingEntry& b) { return a.rank < b.rank; });
+  const std::uint32_t rank = options_.ranks[local];
+  long before = 0;
+  for (std::size_t i = 0; i < ring.size(); ++i) {
+    if (ring[i].rank != rank) {
+      before += ring[i].count;
+      continue;
+    }
+    const RingEntry& left = ring[(i + ring.size() - 1) % ring.size()];
+    const RingEntry& right = ring[(i + 1) % ring.size()];
+    reply(local, "ring-response", {{"rc", "0"}, {"ring-count", std::to_string(before)},
+                                   {"ring-left", left.right}, {"ring-right", right.left}});
+    return;
+  }
+  reply(local, "ring-response", {{"rc", "-1"}, {"errmsg", "the ring lost this task's entry"}});
 }
 
 void NodeServer::fenceDone(std::uint32_t sequence, const Pairs& pairs) {
   if (!fence_pending_ || sequence != next_fence_) return;  // not the fence this node is in
-  for (const auto& [key, value] : pairs) kvs_[key] = value;
+  Pairs ring_entries;
+  for (const auto& [key, value] : pairs) {
+    if (isRingEntry(key)) ring_entries.emplace_back(key, value);
+    else kvs_[key] = value;
+  }
   fence_pending_ = false;
   ++next_fence_;
   for (std::size_t i = 0; i < tasks_.size(); ++i)
-    if (tasks_[i].wait == Wait::kFence) answerFence(i);
+    if (tasks_[i].wait == Wait::kFence || tasks_[i].wait == Wait::kRing)
+      answerFence(i, ring_entries);
   for (std::size_t i = 0; i < tasks_.size(); ++i) pump(i);
 }
 

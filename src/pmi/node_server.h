@@ -13,6 +13,9 @@
 // Until start() gives the step's layout (PMI_process_mapping, which srun learns from every
 // node's hello) requests wait unanswered; a step whose tasks all run here starts at once.
 // PMI-2 node attributes (info-putnodeattr / info-getnodeattr with wait=TRUE) stay on this node.
+// PMI-2's `ring` (Slurm's PMIX_Ring: each task learns its place in the step and its neighbours'
+// values) is a fence whose pairs carry each task's entry under a reserved key, answered from
+// all entries in rank order; the entries never enter the key-value space.
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -74,12 +77,14 @@ class NodeServer {
   std::size_t taskCount() const { return tasks_.size(); }
 
  private:
-  enum class Wait { kNone, kFence, kNodeAttribute };
+  enum class Wait { kNone, kFence, kRing, kNodeAttribute };
   struct Task {
     CommandReader reader;
     std::string output;
     Wait wait = Wait::kNone;
     std::string wait_key;        // kNodeAttribute: the attribute awaited
+    // kRing: this task's entry (count, left value, right value).
+    std::string ring_count, ring_left, ring_right;
     bool finalized = false;
     bool closed = false;
     std::string error;
@@ -90,7 +95,7 @@ class NodeServer {
   void handleFramed(std::size_t local, const Command& c);
   void reply(std::size_t local, std::string_view name, const Pairs& args);
   void maybeFence();
-  void answerFence(std::size_t local);
+  void answerFence(std::size_t local, const Pairs& ring_entries);
   const std::string* lookup(const std::string& key) const;
   std::string jobAttribute(const std::string& key) const;
 

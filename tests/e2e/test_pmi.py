@@ -4,7 +4,7 @@ nodes' fences (src/pmi). Real clients only: mpich's libmpich (its PMI-1 client) 
 whose ranks allreduce and count their node's ranks through MPI's shared-memory communicator
 (which MPICH builds from PMI_process_mapping), over block, cyclic, uneven and one-node layouts;
 Slurm's own PMI-2 client library (libpmi2) putting, fencing and reading keys with ';' in them,
-the process mapping and node attributes; MPI_Abort ending the whole step as Slurm's srun does;
+the process mapping, node attributes and its PMIX_Ring; MPI_Abort ending the whole step as Slurm's srun does;
 srun --mpi=list and the types Drover does not serve."""
 
 import os
@@ -86,8 +86,13 @@ int main(void) {
   if (atoi(getenv("SLURM_LOCALID")) == 0) PMI2_Info_PutNodeAttr("leader", getenv("SLURMD_NODENAME"));
   PMI2_Info_GetNodeAttr("leader", leader, sizeof leader, &found, 1);
   if (PMI2_KVS_Fence() != PMI2_SUCCESS) return 5;
-  printf("rank=%d size=%d spawned=%d appnum=%d jobid=%s cards=%d leader=%s map=%s\n", rank, size,
-         spawned, appnum, jobid, cards, leader, map);
+  char mine[64], left[64] = "", right[64] = "";
+  int place = -1, places = -1;
+  snprintf(mine, sizeof mine, "v%d", rank);
+  if (PMIX_Ring(mine, &place, &places, left, right, sizeof left) != PMI2_SUCCESS) return 6;
+  printf("rank=%d size=%d spawned=%d appnum=%d jobid=%s cards=%d leader=%s map=%s ring=%d/%d "
+         "left=%s right=%s\n", rank, size, spawned, appnum, jobid, cards, leader, map, place,
+         places, left, right);
   fflush(stdout);
   PMI2_Finalize();
   return 0;
@@ -151,7 +156,7 @@ def test_mpich_ranks_meet_through_the_pmi_of_srun_and_the_supervisors(cluster, l
 
 @pytest.mark.skipif(not Path("/usr/include/slurm/pmi2.h").exists(),
                     reason="Slurm's PMI-2 client library (libpmi2-0-dev) is not installed")
-def test_slurms_own_pmi2_client_library_puts_fences_and_gets(cluster):
+def test_slurms_own_pmi2_client_library_puts_fences_gets_and_rings(cluster):
     d = build(cluster, "pmi2check", PMI2_PROGRAM, "-lpmi2", compiler="cc")
     r = srun(cluster, d, "--mpi=pmi2", "-N2", "--ntasks-per-node=2", "./pmi2check")
     assert r.returncode == 0, (r.stdout, r.stderr)
@@ -163,6 +168,10 @@ def test_slurms_own_pmi2_client_library_puts_fences_and_gets(cluster):
         assert x["map"] == "(vector,(0,2,2))", x
         assert x["leader"].startswith("node"), x
         assert re.fullmatch(r"\d+\.0", x["jobid"]), x
+        # PMIX_Ring, Slurm's extension: places by rank, neighbours' values wrapping.
+        r_ = int(x["rank"])
+        assert x["ring"] == f"{r_}/4", x
+        assert (x["left"], x["right"]) == (f"v{(r_ - 1) % 4}", f"v{(r_ + 1) % 4}"), x
     assert len({x["leader"] for x in got}) == 2, got          # one per node
 
 

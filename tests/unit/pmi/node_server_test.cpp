@@ -144,6 +144,45 @@ TEST(PmiNodeServer, Pmi2ClientFromItsVersionTwoInit) {
   EXPECT_EQ(replies(server, 0, true).size(), 3u);
 }
 
+// Slurm's PMIX_Ring: places by rank across nodes (through srun's fence), neighbours' values
+// wrapping, and no trace of it in the key-value space.
+TEST(PmiNodeServer, RingThroughAFence) {
+  NodeServer server({"8.1", 3, {0, 2}});
+  server.start("(vector,(0,2,1),(0,1,1))");
+  for (std::size_t t : {0u, 1u}) {
+    server.received(t, "cmd=init pmi_version=2 pmi_subversion=0\n");
+    server.takeOutput(t);
+  }
+  server.received(0, frame("cmd=ring;ring-count=1;ring-left=a;;0;ring-right=a;;0;"));
+  server.received(1, frame("cmd=ring;ring-count=1;ring-left=a2;ring-right=a2;"));
+  auto fence = server.takeFence();
+  ASSERT_TRUE(fence);
+  ASSERT_EQ(fence->pairs.size(), 2u);
+  // srun adds node 1's entry (rank 1) to this node's two.
+  Pairs all = fence->pairs;
+  NodeServer other({"8.1", 3, {1}});
+  other.start("(vector,(0,2,1),(0,1,1))");
+  other.received(0, "cmd=init pmi_version=2 pmi_subversion=0\n");
+  other.received(0, frame("cmd=ring;ring-count=1;ring-left=a1;ring-right=a1;"));
+  auto theirs = other.takeFence();
+  ASSERT_TRUE(theirs);
+  all.insert(all.end(), theirs->pairs.begin(), theirs->pairs.end());
+  server.fenceDone(1, all);
+  auto r0 = replies(server, 0, true);
+  ASSERT_EQ(r0.size(), 1u);
+  EXPECT_EQ(r0[0].name, "ring-response");
+  EXPECT_EQ(value(r0[0], "ring-count"), "0");
+  EXPECT_EQ(value(r0[0], "ring-left"), "a2");    // wraps to the last rank
+  EXPECT_EQ(value(r0[0], "ring-right"), "a1");
+  auto r2 = replies(server, 1, true);
+  ASSERT_EQ(r2.size(), 1u);
+  EXPECT_EQ(value(r2[0], "ring-count"), "2");
+  EXPECT_EQ(value(r2[0], "ring-left"), "a1");
+  EXPECT_EQ(value(r2[0], "ring-right"), "a;0");  // ';' kept
+  server.received(0, frame("cmd=kvs-get;key=\x1dring:1;"));
+  EXPECT_EQ(value(replies(server, 0, true).at(0), "found"), "FALSE");
+}
+
 TEST(PmiNodeServer, AbortsAndBrokenClients) {
   NodeServer server({"9.0", 3, {0, 2}});
   server.start("(vector,(0,2,1),(0,1,1))");
