@@ -70,7 +70,7 @@ void releaseAllocation(ControllerClient& client, std::string_view prog, std::uin
   // An allocation already ended (scancel of the job, its time limit) has nothing to release:
   // the reference's srun said nothing then.
   if (auto r = client.completeAllocation(done);
-      !r.ok() && r.error().find("already completing or completed") == std::string::npos) {
+      !r.ok() && r.error() != "Job/step already completing or completed") {
     printError(prog, "Unable to release job allocation " + std::to_string(job_id) + ": " + r.error());
   }
 }

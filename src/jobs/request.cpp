@@ -68,18 +68,24 @@ std::vector<sched::Node> schedNodes(const config::ClusterConfig& config) {
   return out;
 }
 
-std::uint32_t effectiveMinNodes(const v1::JobSpec& spec) {
-  if (spec.min_nodes() > 0 || spec.nodelist().empty()) return spec.min_nodes();
-  std::vector<std::string> hosts = expandList(spec.nodelist());
-  std::sort(hosts.begin(), hosts.end());
-  return static_cast<std::uint32_t>(std::unique(hosts.begin(), hosts.end()) - hosts.begin());
+namespace {
+
+// The job's least node count: -N's, else as many distinct hosts as -w names (Slurm's
+// `-w node[1-2]` is a two-node job from its submission on), else 0 (not given).
+std::uint32_t minNodesOf(const v1::JobSpec& spec, std::vector<std::string> required) {
+  if (spec.min_nodes() > 0) return spec.min_nodes();
+  std::sort(required.begin(), required.end());
+  return static_cast<std::uint32_t>(std::unique(required.begin(), required.end()) - required.begin());
 }
 
-std::uint32_t effectiveTasks(const v1::JobSpec& spec) {
+// Tasks when -n was not given: one per node (or --ntasks-per-node per node), as Slurm.
+std::uint32_t tasksOf(const v1::JobSpec& spec, std::uint32_t min_nodes) {
   if (spec.ntasks() > 0) return spec.ntasks();
-  std::uint32_t nodes = std::max<std::uint32_t>(1, effectiveMinNodes(spec));
+  const std::uint32_t nodes = std::max<std::uint32_t>(1, min_nodes);
   return spec.ntasks_per_node() > 0 ? spec.ntasks_per_node() * nodes : nodes;
 }
+
+}  // namespace
 
 std::string partitionList(std::string_view text) {
   std::vector<std::string> names;
@@ -106,9 +112,11 @@ sched::JobRequest buildRequest(const v1::JobInfo& info) {
     if (!r.partitions.empty()) r.partition = r.partitions.front();
     if (r.partitions.size() < 2) r.partitions.clear();
   }
-  r.minNodes = static_cast<int>(effectiveMinNodes(s));
+  r.requiredNodes = expandList(s.nodelist());
+  const std::uint32_t min_nodes = minNodesOf(s, r.requiredNodes);
+  r.minNodes = static_cast<int>(min_nodes);
   r.maxNodes = static_cast<int>(s.max_nodes());
-  r.ntasks = static_cast<int>(effectiveTasks(s));
+  r.ntasks = static_cast<int>(tasksOf(s, min_nodes));
   r.ntasksPerNode = static_cast<int>(s.ntasks_per_node());
   r.ntasksGiven = s.ntasks() > 0;
   r.cpusPerTask = s.cpus_per_task() > 0 ? static_cast<int>(s.cpus_per_task()) : 1;
@@ -138,7 +146,6 @@ sched::JobRequest buildRequest(const v1::JobInfo& info) {
     r.gpuType = s.gpus_per_task().type();
   }
   r.exclusive = s.exclusive();
-  r.requiredNodes = expandList(s.nodelist());
   r.excludedNodes = expandList(s.exclude());
   r.constraint = s.constraint();
   r.prefer = s.prefer();

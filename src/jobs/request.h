@@ -16,11 +16,6 @@ std::vector<sched::Partition> schedPartitions(const config::ClusterConfig& confi
 // Every configured node, usable, with its partitions (validation ignores node state).
 std::vector<sched::Node> schedNodes(const config::ClusterConfig& config);
 
-// The job's minimum node count: -N's, else as many as -w names (Slurm's `-w node[1-2]` is a
-// two-node job from its submission on), else 0 (not given).
-std::uint32_t effectiveMinNodes(const v1::JobSpec& spec);
-// Tasks when -n was not given: one per node (or --ntasks-per-node per node), as Slurm.
-std::uint32_t effectiveTasks(const v1::JobSpec& spec);
 // The request of a job whose info (partition, account, time limit, ...) is resolved.
 sched::JobRequest buildRequest(const v1::JobInfo& info);
 // A `-p` value as a waiting job shows it: its non-empty items, each once, joined by commas.

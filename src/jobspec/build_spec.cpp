@@ -233,7 +233,7 @@ std::optional<std::string> fitNodesToTasks(Tool tool, JobSpec& spec) {
 
 NodelistFit fitNodesToNodelist(Tool tool, JobSpec& spec) {
   // Without -N the controller counts the listed hosts as the job's node count
-  // (jobs::effectiveMinNodes), as Slurm's showed it from the submission on.
+  // (src/jobs/request.cpp), as Slurm's showed it from the submission on.
   if (!spec.nodes) return {};
   auto hosts = distinctListedHosts(spec);
   if (!hosts) return {};

@@ -265,11 +265,8 @@ void NodeServer::handleFramed(std::size_t local, const Command& c) {
     const std::string* left = c.find("ring-left");
     const std::string* right = c.find("ring-right");
     task.wait = Wait::kRing;
-    task.ring_count = count ? *count : "1";
-    task.ring_left = left ? *left : "";
-    task.ring_right = right ? *right : "";
     unfenced_.emplace_back(std::string(kRingPrefix) + std::to_string(options_.ranks[local]),
-                           ringEntry(task.ring_count, task.ring_left, task.ring_right));
+                           ringEntry(count ? *count : "1", left ? *left : "", right ? *right : ""));
   } else if (c.name == "finalize") {
     task.finalized = true;
     reply(local, "finalize-response", {{"rc", "0"}});

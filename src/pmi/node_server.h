@@ -73,8 +73,7 @@ class NodeServer {
   std::optional<Fence> takeFence();
   // Tasks that called PMI abort since the last call.
   std::vector<Abort> takeAborts();
-
-  std::size_t taskCount() const { return tasks_.size(); }
+  const Options& options() const { return options_; }
 
  private:
   enum class Wait { kNone, kFence, kRing, kNodeAttribute };
@@ -83,8 +82,6 @@ class NodeServer {
     std::string output;
     Wait wait = Wait::kNone;
     std::string wait_key;        // kNodeAttribute: the attribute awaited
-    // kRing: this task's entry (count, left value, right value).
-    std::string ring_count, ring_left, ring_right;
     bool finalized = false;
     bool closed = false;
     std::string error;

@@ -6,7 +6,7 @@ namespace drover::pmi {
 
 std::optional<std::string> Relay::joined(std::uint32_t node, const std::vector<std::uint32_t>& ranks) {
   for (auto rank : ranks) node_of_rank_[rank] = node;
-  nodes_[node] = ranks.size();
+  nodes_.insert(node);
   if (started_ || node_of_rank_.size() < num_tasks_) return std::nullopt;
   started_ = true;
   std::vector<std::uint32_t> layout;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,7 @@ class Relay {
  private:
   std::uint32_t num_tasks_;
   std::map<std::uint32_t, std::uint32_t> node_of_rank_;
-  std::map<std::uint32_t, std::size_t> nodes_;                  // node -> its task count
+  std::set<std::uint32_t> nodes_;                               // nodes that said hello
   bool started_ = false;
   std::map<std::uint32_t, std::map<std::uint32_t, Pairs>> fences_;  // sequence -> node -> pairs
 };

@@ -284,11 +284,7 @@ void IoForwarder::sendPmiFence(const pmi::Fence& fence) {
   drover::v1::StepIoFromStepd frame;
   auto* out = frame.mutable_pmi_fence();
   out->set_sequence(fence.sequence);
-  for (const auto& [key, value] : fence.pairs) {
-    auto* pair = out->add_pairs();
-    pair->set_key(key);
-    pair->set_value(value);
-  }
+  putPmiPairs(fence.pairs, out->mutable_pairs());
   appendFrame(frame, send_queue_);
   flushSocket();  // the node's tasks wait on it
 }
@@ -383,9 +379,8 @@ void IoForwarder::handleFrame(const std::string& payload) {
     return;
   }
   if (frame.has_pmi_fence_done()) {
-    pmi::Fence done{frame.pmi_fence_done().sequence(), {}};
-    for (const auto& p : frame.pmi_fence_done().pairs()) done.pairs.emplace_back(p.key(), p.value());
-    pmi_fences_done_.push_back(std::move(done));
+    const auto& done = frame.pmi_fence_done();
+    pmi_fences_done_.push_back({done.sequence(), pmiPairsOf(done.pairs())});
     return;
   }
   if (!frame.has_input()) return;

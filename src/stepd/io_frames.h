@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <string>
 
+#include "pmi/wire.h"
 #include "wire/frame_codec.h"
 
 namespace drover::stepd {
@@ -18,6 +19,24 @@ inline void appendFrame(const google::protobuf::MessageLite& message, std::strin
   const std::size_t at = out.size();
   out.resize(at + size);
   message.SerializeWithCachedSizesToArray(reinterpret_cast<unsigned char*>(out.data() + at));
+}
+
+// PMI pairs (pmi/wire.h) to and from a message's `repeated PmiPair` (step_io.proto), for the
+// supervisor and srun alike.
+template <typename RepeatedPairs>
+void putPmiPairs(const pmi::Pairs& pairs, RepeatedPairs* out) {
+  for (const auto& [key, value] : pairs) {
+    auto* pair = out->Add();
+    pair->set_key(key);
+    pair->set_value(value);
+  }
+}
+template <typename RepeatedPairs>
+pmi::Pairs pmiPairsOf(const RepeatedPairs& in) {
+  pmi::Pairs out;
+  out.reserve(static_cast<std::size_t>(in.size()));
+  for (const auto& p : in) out.emplace_back(p.key(), p.value());
+  return out;
 }
 
 // Collects bytes from a stream socket and hands out complete frames.

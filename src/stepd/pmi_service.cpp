@@ -15,8 +15,8 @@ constexpr std::size_t kReadChunk = 16 * 1024;
 }  // namespace
 
 PmiService::PmiService(pmi::NodeServer::Options options, IoForwarder& io)
-    : options_(options), server_(std::move(options)), io_(io) {
-  sockets_.resize(options_.ranks.size());
+    : server_(std::move(options)), io_(io) {
+  sockets_.resize(server_.options().ranks.size());
 }
 
 PmiService::~PmiService() {
@@ -44,10 +44,11 @@ void PmiService::closeTaskEnd(std::size_t local) {
 
 std::vector<std::pair<std::string, std::string>> PmiService::taskVariables(std::size_t local,
                                                                            int task_fd) const {
+  const pmi::NodeServer::Options& o = server_.options();
   return {{"PMI_FD", std::to_string(task_fd)},
-          {"PMI_JOBID", options_.jobid},
-          {"PMI_RANK", std::to_string(options_.ranks.at(local))},
-          {"PMI_SIZE", std::to_string(options_.size)},
+          {"PMI_JOBID", o.jobid},
+          {"PMI_RANK", std::to_string(o.ranks.at(local))},
+          {"PMI_SIZE", std::to_string(o.size)},
           {"SLURM_MPI_TYPE", "pmi2"}};
 }
 
@@ -82,7 +83,8 @@ void PmiService::readTask(std::size_t local) {
   server_.received(local, std::string_view(buffer, static_cast<std::size_t>(n)));
   if (const std::string& error = server_.protocolError(local); !error.empty()) {
     // The MPI library sees its PMI socket close and fails its call with its own message.
-    std::fprintf(stderr, "drover-stepd: PMI of task %u: %s\n", options_.ranks[local], error.c_str());
+    std::fprintf(stderr, "drover-stepd: PMI of task %u: %s\n", server_.options().ranks[local],
+                 error.c_str());
     closeTask(local);
   }
 }

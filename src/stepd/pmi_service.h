@@ -51,7 +51,6 @@ class PmiService {
   void writeTask(std::size_t local);
   void closeTask(std::size_t local);
 
-  pmi::NodeServer::Options options_;
   pmi::NodeServer server_;
   IoForwarder& io_;
   std::vector<Socket> sockets_;

@@ -442,18 +442,12 @@ void StepIoServer::pmiFrame(Conn& conn, const drover::v1::StepIoFromStepd& frame
     return;
   }
   if (!pmi_) return;
-  pmi::Fence part{frame.pmi_fence().sequence(), {}};
-  for (const auto& p : frame.pmi_fence().pairs()) part.pairs.emplace_back(p.key(), p.value());
-  auto whole = pmi_->part(conn.node_id, std::move(part));
+  const auto& fence = frame.pmi_fence();
+  auto whole = pmi_->part(conn.node_id, {fence.sequence(), stepd::pmiPairsOf(fence.pairs())});
   if (!whole) return;
   drover::v1::StepIoToStepd done;
-  auto* out = done.mutable_pmi_fence_done();
-  out->set_sequence(whole->sequence);
-  for (auto& [key, value] : whole->pairs) {
-    auto* pair = out->add_pairs();
-    pair->set_key(std::move(key));
-    pair->set_value(std::move(value));
-  }
+  done.mutable_pmi_fence_done()->set_sequence(whole->sequence);
+  stepd::putPmiPairs(whole->pairs, done.mutable_pmi_fence_done()->mutable_pairs());
   sendToNodes(done);
 }
 
