@@ -428,6 +428,8 @@ def test_double_ctrl_c_kills_the_step(cluster):
         if p.poll() is None:
             p.kill()
     assert "srun: forcing job termination" in err.decode(), err
+    # The reference's wait: the kill wait (30 s) and two more.
+    assert "srun: Job step aborted: Waiting up to 32 seconds for job step to finish." in err.decode(), err
     assert p.returncode == 137, err
 
 
