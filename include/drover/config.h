@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -58,6 +59,10 @@ enum class PartitionState { kUp, kDown, kDrain, kInactive };
 
 inline constexpr std::int64_t kUnlimited = -1;
 
+// Slurm's PreemptMode: what happens to a job another one preempts. SUSPEND and GANG, which need
+// Slurm's gang scheduler, are not offered.
+enum class PreemptMode { kOff, kCancel, kRequeue };
+
 struct PartitionConfig {
   std::string name;
   std::vector<std::string> nodes;   // expanded, in config order
@@ -71,6 +76,10 @@ struct PartitionConfig {
   std::vector<std::string> allow_accounts;      // empty = ALL
   std::vector<std::string> allow_groups;        // empty = ALL
   bool exclusive = false;                       // whole nodes per job (OverSubscribe=EXCLUSIVE)
+  // How this partition's jobs are preempted (PreemptMode=); unset: the scheduler's preempt_mode.
+  std::optional<PreemptMode> preempt_mode;
+  // GraceTime=: seconds a preempted job goes on running after its steps got SIGTERM.
+  std::uint32_t grace_time_s = 0;
 };
 
 enum class BackfillPolicy { kFcfs, kEasy, kConservative };
@@ -103,6 +112,10 @@ struct SchedulerConfig {
   // SchedulerParameters=enable_user_top: users may `scontrol top` their own jobs (else only
   // root and operators).
   bool enable_user_top = false;
+  // PreemptType=preempt/partition_prio: a pending job may preempt running jobs of partitions of
+  // a lower priority_tier, as their partition's preempt_mode says (else preempt/none).
+  bool preempt_partition_prio = false;
+  PreemptMode preempt_mode = PreemptMode::kOff;  // PreemptMode=: partitions' default
 };
 
 struct Timeouts {
@@ -193,6 +206,11 @@ std::string bcastExcludeText(const BcastConfig& bcast);
 
 // Names as scontrol prints them: "UP", "DRAIN"; "fcfs", "easy", "conservative".
 std::string_view partitionStateName(PartitionState state);
+// Slurm's upper-case name: OFF, CANCEL, REQUEUE.
+std::string_view preemptModeName(PreemptMode mode);
+// The mode a partition's jobs are preempted by: its own, else the scheduler's; OFF when the
+// preemption type is none.
+PreemptMode effectivePreemptMode(const SchedulerConfig& scheduler, const PartitionConfig& p);
 std::string_view backfillPolicyName(BackfillPolicy policy);
 
 // Where clients and daemons find the file: $DROVER_CONF, else the installed default.

@@ -77,6 +77,10 @@ std::string renderConfig(const config::ClusterConfig& c, const std::string& conf
       {"MaxArraySize", std::to_string(jobspec::kDefaultMaxArraySize)},
       {"MessageTimeout", seconds(c.timeouts.message_s)},
       {"MpiDefault", c.steps.mpi_default},
+      {"PreemptMode", std::string(config::preemptModeName(s.preempt_partition_prio ? s.preempt_mode
+                                                                             : config::PreemptMode::kOff))},
+      {"PreemptType", s.preempt_partition_prio ? "preempt/partition_prio" : "preempt/none"},
+      {"PreemptExemptTime", "00:00:00"},
       {"PriorityDecayHalfLife", formatDuration(p.decay_half_life_s)},
       {"PriorityCalcPeriod", formatDuration(p.calc_period_s)},
       {"PriorityFavorSmall", yesNo(p.favor_small)},

@@ -95,7 +95,8 @@ std::string formatPartitionRecord(const v1::PartitionInfo& p, bool oneliner) {
                   " AllowAccounts=" + joinList(p.allow_accounts(), "ALL") + " AllowQos=ALL");
   lines.push_back(std::string("AllocNodes=ALL Default=") + (p.is_default() ? "YES" : "NO") + " QoS=N/A");
   lines.push_back("DefaultTime=" + scontrolTime(p.default_time_min(), "NONE") +
-                  " DisableRootJobs=NO ExclusiveUser=NO GraceTime=0 Hidden=NO");
+                  " DisableRootJobs=NO ExclusiveUser=NO GraceTime=" +
+                  std::to_string(p.grace_time_s()) + " Hidden=NO");
   lines.push_back("MaxNodes=" + (p.max_nodes() < 0 ? std::string("UNLIMITED") : std::to_string(p.max_nodes())) +
                   " MaxTime=" + scontrolTime(p.max_time_min(), "UNLIMITED") +
                   " MinNodes=0 LLN=NO MaxCPUsPerNode=UNLIMITED");
@@ -103,7 +104,8 @@ std::string formatPartitionRecord(const v1::PartitionInfo& p, bool oneliner) {
   lines.push_back("PriorityJobFactor=" + std::to_string(p.priority_job_factor()) +
                   " PriorityTier=" + std::to_string(p.priority_tier()) +
                   " RootOnly=NO ReqResv=NO OverSubscribe=" + (p.exclusive() ? "EXCLUSIVE" : "NO"));
-  lines.push_back("OverTimeLimit=NONE PreemptMode=OFF");
+  lines.push_back("OverTimeLimit=NONE PreemptMode=" +
+                  (p.preempt_mode().empty() ? std::string("OFF") : p.preempt_mode()));
   lines.push_back("State=" + (p.state().empty() ? std::string("UP") : p.state()) +
                   " TotalCPUs=" + std::to_string(p.total_cpus()) +
                   " TotalNodes=" + std::to_string(p.total_nodes()) + " SelectTypeParameters=NONE");

@@ -183,7 +183,7 @@ std::string value(char code, const Record& r) {
     case 'S': return "all";
     case 'I': return p ? std::to_string(p->priority_job_factor()) : "n/a";
     case 'p': return p ? std::to_string(p->priority_tier()) : "n/a";
-    case 'M': return "OFF";
+    case 'M': return p && !p->preempt_mode().empty() ? p->preempt_mode() : "OFF";
     case 'B': return "UNLIMITED";
     case 'V': return "N/A";
     case 'D': return std::to_string(nodes.size());

@@ -133,6 +133,20 @@ std::string_view partitionStateName(PartitionState state) {
   return "UNKNOWN";
 }
 
+std::string_view preemptModeName(PreemptMode mode) {
+  switch (mode) {
+    case PreemptMode::kOff: return "OFF";
+    case PreemptMode::kCancel: return "CANCEL";
+    case PreemptMode::kRequeue: return "REQUEUE";
+  }
+  return "OFF";
+}
+
+PreemptMode effectivePreemptMode(const SchedulerConfig& scheduler, const PartitionConfig& p) {
+  if (!scheduler.preempt_partition_prio) return PreemptMode::kOff;
+  return p.preempt_mode.value_or(scheduler.preempt_mode);
+}
+
 std::string_view backfillPolicyName(BackfillPolicy policy) {
   switch (policy) {
     case BackfillPolicy::kFcfs: return "fcfs";

@@ -118,7 +118,7 @@ bool parsePartitions(Context& ctx, const YAML::Node& node, const std::vector<Nod
     if (!m.open(ctx, node[i], fmt::format("partitions[{}]", i),
                 {"name", "nodes", "default", "max_time", "default_time", "max_nodes",
                  "priority_tier", "priority_job_factor", "state", "allow_accounts",
-                 "allow_groups", "exclusive"})) {
+                 "allow_groups", "exclusive", "preempt_mode", "grace_time"})) {
       return false;
     }
     PartitionConfig p;
@@ -184,6 +184,16 @@ bool parsePartitions(Context& ctx, const YAML::Node& node, const std::vector<Nod
       return false;
     }
     if (auto* v = m.find("exclusive"); v && !readBool(ctx, *v, m.path("exclusive"), p.exclusive)) {
+      return false;
+    }
+    if (auto* v = m.find("preempt_mode")) {
+      PreemptMode mode = PreemptMode::kOff;
+      if (!readPreemptMode(ctx, *v, m.path("preempt_mode"), mode)) return false;
+      p.preempt_mode = mode;
+    }
+    // Slurm's GraceTime is whole seconds.
+    if (auto* v = m.find("grace_time");
+        v && !readInteger(ctx, *v, m.path("grace_time"), 0, 365 * 86400, p.grace_time_s)) {
       return false;
     }
     out.push_back(std::move(p));

@@ -175,7 +175,8 @@ bool parsePriority(Context& ctx, const YAML::Node& node, PriorityWeights& out) {
 bool parseScheduler(Context& ctx, const YAML::Node& node, SchedulerConfig& out) {
   MapReader m;
   if (!m.open(ctx, node, "scheduler", {"policy", "coalesce_ms", "default_mem_per_cpu", "priority",
-                                          "resv_over_run", "enable_user_top"})) {
+                                          "resv_over_run", "enable_user_top", "preempt_type",
+                                          "preempt_mode"})) {
     return false;
   }
   if (auto* v = m.find("policy")) {
@@ -193,6 +194,15 @@ bool parseScheduler(Context& ctx, const YAML::Node& node, SchedulerConfig& out) 
   if (auto* v = m.find("priority"); v && !parsePriority(ctx, *v, out.priority)) return false;
   if (auto* v = m.find("enable_user_top");
       v && !readBool(ctx, *v, m.path("enable_user_top"), out.enable_user_top)) {
+    return false;
+  }
+  if (auto* v = m.find("preempt_type")) {
+    std::size_t i = 0;
+    if (!readChoice(ctx, *v, m.path("preempt_type"), {"none", "partition_prio"}, i)) return false;
+    out.preempt_partition_prio = i == 1;
+  }
+  if (auto* v = m.find("preempt_mode");
+      v && !readPreemptMode(ctx, *v, m.path("preempt_mode"), out.preempt_mode)) {
     return false;
   }
   if (auto* v = m.find("resv_over_run")) {

@@ -330,6 +330,22 @@ bool readChoice(Context& ctx, const YAML::Node& node, const std::string& path,
                                     joinViews(accepted)));
 }
 
+bool readPreemptMode(Context& ctx, const YAML::Node& node, const std::string& path,
+                     PreemptMode& out) {
+  const std::string* s = scalarOf(ctx, node, path, "one of off, cancel, requeue");
+  if (!s) return false;
+  const std::string v = toLowerAscii(*s);
+  if (v == "suspend" || v == "gang" || v.rfind("suspend,", 0) == 0 || v.rfind("gang,", 0) == 0) {
+    return ctx.fail(node, fmt::format("{}: {} is not supported: Drover has no gang scheduler to "
+                                      "suspend jobs with; accepted: off, cancel, requeue",
+                                      path, quote(*s)));
+  }
+  std::size_t i = 0;
+  if (!readChoice(ctx, node, path, {"off", "cancel", "requeue"}, i)) return false;
+  out = static_cast<PreemptMode>(i);
+  return true;
+}
+
 std::string joinNames(const std::vector<std::string>& names, std::size_t max_shown) {
   std::string out;
   for (std::size_t i = 0; i < names.size() && i < max_shown; ++i) {

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "drover/config.h"
 #include "drover/result.h"
 
 namespace drover::config::detail {
@@ -104,6 +105,9 @@ bool readMemoryMb(Context& ctx, const YAML::Node& node, const std::string& path,
 bool readHostlist(Context& ctx, const YAML::Node& node, const std::string& path,
                   std::size_t max_hosts, std::vector<std::string>& out, bool check_names = true);
 // One of `accepted` (case-insensitive); out = its index.
+// Slurm's PreemptMode: off, cancel or requeue in any case (suspend and gang are refused).
+bool readPreemptMode(Context& ctx, const YAML::Node& node, const std::string& path,
+                     PreemptMode& out);
 bool readChoice(Context& ctx, const YAML::Node& node, const std::string& path,
                 std::initializer_list<std::string_view> accepted, std::size_t& out);
 

@@ -34,7 +34,8 @@ bool samePartition(const sched::Partition& a, const sched::Partition& b) {
   return a.name == b.name && a.state == b.state && a.maxTimeS == b.maxTimeS &&
          a.defaultTimeS == b.defaultTimeS && a.maxNodes == b.maxNodes &&
          a.priorityTier == b.priorityTier && a.priorityJobFactor == b.priorityJobFactor &&
-         a.exclusive == b.exclusive && a.allowedAccounts == b.allowedAccounts;
+         a.exclusive == b.exclusive && a.allowedAccounts == b.allowedAccounts &&
+         a.preemptable == b.preemptable;
 }
 
 bool samePartitions(const std::vector<sched::Partition>& a,
@@ -357,7 +358,18 @@ std::vector<Launch> JobManager::schedulePass(const std::vector<NodeView>& nodes)
     const auto skipped = static_cast<std::uint32_t>(plan.stats.skippedSameShape);
     last_backfill_.tried = last_backfill_.depth - std::min(skipped, last_backfill_.depth);
   }
-  return applyPass(plan);
+  // The jobs left waiting for nodes, in rank order, before the starts are applied (which
+  // bring the scheduler, and so its plan, up to date).
+  std::vector<JobId> blocked;
+  if (preemptionConfigured()) {
+    for (const sched::PendingInfo& p : plan.pending) {
+      if (p.reason == sched::Reason::Resources || p.reason == sched::Reason::Priority)
+        blocked.push_back(p.id);
+    }
+  }
+  std::vector<Launch> launches = applyPass(plan);
+  preemptFor(blocked);
+  return launches;
 }
 
 void JobManager::noteBeginWait(JobId id, const Job* job, std::int64_t now) {

@@ -37,6 +37,8 @@ enum class PendingEnd : std::uint32_t {
   kRequeueHold = 3,   // scontrol requeuehold: PENDING, held
   kNodeFail = 4,      // the node died: NODE_FAIL (or requeue)
   kTimeout = 5,       // its advance reservation ended (reservation_jobs.cpp): TIMEOUT
+  kPreemptCancel = 6,   // preempted (preemption.cpp): PREEMPTED when the step ends
+  kPreemptRequeue = 7,  // preempted: its run recorded PREEMPTED, then back to PENDING
 };
 
 struct Job {
@@ -77,6 +79,16 @@ bool holdsResources(v1::JobState state);
 // processes are being killed; it keeps its nodes until the step reports.
 inline bool cancelling(const Job& job) {
   return job.pending_end == PendingEnd::kCancel && holdsResources(job.state());
+}
+// Chosen for preemption while it holds its nodes: within its partition's GraceTime (it runs on,
+// info.preempt_kill_time() set) or being killed (COMPLETING, already PREEMPTED in accounting).
+inline bool preempting(const Job& job) {
+  return (job.pending_end == PendingEnd::kPreemptCancel ||
+          job.pending_end == PendingEnd::kPreemptRequeue) &&
+         holdsResources(job.state());
+}
+inline bool killedForPreemption(const Job& job) {
+  return preempting(job) && job.info.preempt_kill_time() == 0;
 }
 
 }  // namespace drover::jobs

@@ -363,10 +363,24 @@ class JobManager {
   // last call, built from the whole table on its first call.
   TimeIndex allocation_ends_;
   TimeIndex deadline_expiries_;
+  TimeIndex preempt_kills_;  // preempted jobs by the end of their GraceTime
   std::vector<JobId> time_bounds_touched_;
   bool time_bounds_built_ = false;
   void noteTimeBounds(JobId id);
   void endPastDeadline(Job& job);
+
+  // Preemption (preemption.cpp; PreemptType=preempt/partition_prio). After each pass, the jobs
+  // it could not start (in plan order) may preempt lower-tier jobs (sched/preemption.h).
+  bool preemptionConfigured() const;
+  void preemptFor(const std::vector<JobId>& blocked);
+  // Ends `job` for `preemptor` as its partition's PreemptMode says: requeue (a batch job that
+  // may be requeued) or cancel, after its partition's GraceTime (its steps get SIGCONT and
+  // SIGTERM at once), else now.
+  void preempt(Job& job, JobId preemptor);
+  // The kill: SIGCONT, SIGTERM, SIGKILL after KillWait, "DUE TO PREEMPTION".
+  void killPreempted(Job& job);
+  // Victim -> the job it was preempted for (0 when recovered after a restart), while it ends.
+  std::map<JobId, JobId> preempted_for_;
   std::vector<JobId> touched_;
   std::unique_ptr<SchedulingState, SchedulingStateDeleter> scheduling_;
   // True when some pending job's dependency state changed.

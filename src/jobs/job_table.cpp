@@ -200,6 +200,10 @@ acct::JobRecord JobManager::jobRecord(const Job& job) const {
   if (cancelling(job)) {
     r.state = acct::JobState::kCancelled;
     r.end = i.end_time();
+  } else if (killedForPreemption(job)) {
+    // As the reference's: PREEMPTED, ended at the preemption, while its processes are killed.
+    r.state = acct::JobState::kPreempted;
+    r.end = i.end_time();
   }
   if (!i.cancelled_by().empty()) r.cancelled_by = static_cast<std::uint32_t>(std::stoul(i.cancelled_by()));
   r.reason = accountingReason(i);
@@ -211,6 +215,9 @@ acct::JobRecord JobManager::jobRecord(const Job& job) const {
   if (i.state() == v1::JOB_TIMEOUT || i.state() == v1::JOB_CANCELLED) r.exit = {0, 0};
   // A job past its --deadline: scontrol's 0:1, the reference's sacct 1:0 (endPastDeadline).
   if (i.state() == v1::JOB_DEADLINE) r.exit = {1, 0};
+  // A preempted job: the script's own exit code, not the signal that ended it (the
+  // reference's 3:0 for a script that exited 3 on SIGTERM, 0:0 for one SIGKILL ended).
+  if (i.state() == v1::JOB_PREEMPTED) r.exit = {static_cast<std::int32_t>(i.exit_code()), 0};
   r.derived_exit = {static_cast<std::int32_t>(i.derived_exit_code()), static_cast<std::int32_t>(i.derived_exit_signal())};
   r.nnodes = i.allocation_size() > 0 ? static_cast<std::uint32_t>(i.allocation_size()) : i.num_nodes();
   r.node_list = i.nodes();
@@ -364,6 +371,7 @@ Status JobManager::recover() {
   if (!loaded) return makeError(loaded.error());
   jobs_.clear();
   arrays_.clear();
+  preempted_for_.clear();
   with_dependencies_.clear();
   unsplit_pending_.clear();
   renamed_.clear();
@@ -376,6 +384,7 @@ Status JobManager::recover() {
         job.dependency ? sched::DependencyState::Pending : sched::DependencyState::Satisfied;
     auto it = jobs_.emplace(job.id(), std::move(job)).first;
     index(it->second);
+    if (preempting(it->second)) preempted_for_[it->first] = 0;  // its preemptor is not kept
   }
   reevaluateDependencies();
   changed();
@@ -417,7 +426,8 @@ void JobManager::finish(Job& job, v1::JobState state, std::int32_t code, std::in
     if (left != unsplit_pending_.end() && left->second > 0) --left->second;
   }
   // A cancelled job ended when scancel said so, not when its step reported.
-  const std::int64_t end = cancelling(job) && job.info.end_time() <= now ? job.info.end_time() : now;
+  const bool ended_earlier = cancelling(job) || killedForPreemption(job);
+  const std::int64_t end = ended_earlier && job.info.end_time() <= now ? job.info.end_time() : now;
   job.info.set_state(state);
   if (state == v1::JOB_COMPLETED) {
     ++lifecycle_.completed;
@@ -434,9 +444,10 @@ void JobManager::finish(Job& job, v1::JobState state, std::int32_t code, std::in
   job.pending_end = PendingEnd::kNone;
   // steps.cpp: still-running steps are killed, recorded CANCELLED; their supervisors say why
   // when the job was cancelled or ran out of time.
-  endSteps(job, state == v1::JOB_CANCELLED ? v1::SignalStepRequest::CANCELLED
-                : state == v1::JOB_TIMEOUT ? v1::SignalStepRequest::TIME_LIMIT
-                                           : v1::SignalStepRequest::QUIET);
+  endSteps(job, state == v1::JOB_CANCELLED   ? v1::SignalStepRequest::CANCELLED
+                : state == v1::JOB_TIMEOUT   ? v1::SignalStepRequest::TIME_LIMIT
+                : state == v1::JOB_PREEMPTED ? v1::SignalStepRequest::PREEMPTED
+                                             : v1::SignalStepRequest::QUIET);
   stage(job);
   record(job);
   if (event) recordBatchStep(job, event);
@@ -446,16 +457,19 @@ void JobManager::finish(Job& job, v1::JobState state, std::int32_t code, std::in
 
 void JobManager::requeue(Job& job, bool hold) {
   const std::int64_t now = clock_.now();
-  endSteps(job, v1::SignalStepRequest::REQUEUED);  // steps.cpp
-  // The run that ended keeps its own REQUEUED record (sacct -D); the job's record moves on to
-  // the next run.
-  job.info.set_state(v1::JOB_REQUEUED);
-  job.info.set_end_time(now);
+  const bool preempted = preempting(job);
+  endSteps(job, preempted ? v1::SignalStepRequest::PREEMPTED : v1::SignalStepRequest::REQUEUED);
+  // The run that ended keeps its own record (sacct -D): REQUEUED, or PREEMPTED ended at its
+  // preemption, as the reference's; the job's record moves on to the next run.
+  job.info.set_state(preempted ? v1::JOB_PREEMPTED : v1::JOB_REQUEUED);
+  job.info.set_end_time(preempted ? std::min(job.info.end_time(), now) : now);
   record(job);
   if (auto slot = accounting_index_.find(job.id()); slot != accounting_index_.end()) {
     accounting_.runs.push_back(accounting_.jobs[slot->second]);
   }
   job.info.set_state(v1::JOB_PENDING);
+  job.info.set_preempt_time(0);
+  job.info.set_preempt_kill_time(0);
   // Slurm's requeued job is submitted anew: its SubmitTime (and the next run's sacct Submit)
   // is the requeue's.
   job.info.set_submit_time(now);

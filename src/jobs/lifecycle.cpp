@@ -50,6 +50,13 @@ void JobManager::stepEvent(const v1::StepEventRequest& event) {
     case PendingEnd::kTimeout:
       finish(*job, v1::JOB_TIMEOUT, 0, 0, &event);
       return;
+    case PendingEnd::kPreemptCancel:
+      finish(*job, v1::JOB_PREEMPTED, event.exit_code(), event.exit_signal(), &event);
+      return;
+    case PendingEnd::kPreemptRequeue:
+      recordBatchStep(*job, &event);
+      requeue(*job, false);
+      return;
     case PendingEnd::kNone:
       break;
   }
@@ -114,6 +121,8 @@ void JobManager::lose(Job& job, const std::vector<std::string>& kill_nodes,
   // A job being cancelled ends CANCELLED: the user asked for that, not the node.
   if (cancelling(job)) {
     finish(job, v1::JOB_CANCELLED, 0, 0, nullptr);
+  } else if (job.pending_end == PendingEnd::kPreemptCancel) {
+    finish(job, v1::JOB_PREEMPTED, 0, 0, nullptr);
   } else if (job.info.requeue() && job.info.batch()) {
     job.info.set_state(v1::JOB_NODE_FAIL);
     job.info.set_end_time(clock_.now());

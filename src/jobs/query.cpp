@@ -70,8 +70,9 @@ void JobManager::query(const v1::GetJobsRequest& req,
       auto listed = [&](v1::JobState s) {
         return std::find(states.begin(), states.end(), s) != states.end();
       };
-      bool match = cancelling(job) ? listed(v1::JOB_COMPLETING) || listed(v1::JOB_CANCELLED)
-                                   : listed(i.state());
+      bool match = cancelling(job)            ? listed(v1::JOB_COMPLETING) || listed(v1::JOB_CANCELLED)
+                   : killedForPreemption(job) ? listed(v1::JOB_COMPLETING) || listed(v1::JOB_PREEMPTED)
+                                              : listed(i.state());
       if (!match) continue;
     } else if (final && !req.include_finished() && !all_states && !by_id) {
       continue;
@@ -94,7 +95,7 @@ void JobManager::query(const v1::GetJobsRequest& req,
     }
     v1::JobInfo& copy = *out->Add();
     mask.copy(i, &copy);
-    if (cancelling(job)) {
+    if (cancelling(job) || killedForPreemption(job)) {
       copy.set_state(v1::JOB_COMPLETING);
       copy.set_run_time_s(std::max<std::int64_t>(0, i.end_time() - i.start_time()));
     } else if (holdsResources(i.state())) {

@@ -41,6 +41,7 @@ std::vector<sched::Partition> schedPartitions(const config::ClusterConfig& confi
     sp.priorityJobFactor = static_cast<int>(p.priority_job_factor);
     sp.exclusive = p.exclusive;
     sp.allowedAccounts = p.allow_accounts;
+    sp.preemptable = config::effectivePreemptMode(config.scheduler, p) != config::PreemptMode::kOff;
     out.push_back(std::move(sp));
   }
   return out;

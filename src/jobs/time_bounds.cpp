@@ -1,6 +1,7 @@
 // Times the controller itself enforces, acted on at each commit: interactive allocations
-// (srun/salloc outside a job) past their time limit, which no supervisor ends, and pending
-// jobs past the last moment they could start and still end by their --deadline.
+// (srun/salloc outside a job) past their time limit, which no supervisor ends, pending jobs
+// past the last moment they could start and still end by their --deadline, and preempted jobs
+// at the end of their partition's GraceTime.
 #include <algorithm>
 
 #include "jobs/deadline.h"
@@ -23,6 +24,7 @@ void JobManager::noteTimeBounds(JobId id) {
   }
   allocation_ends_.set(id, end);
   deadline_expiries_.set(id, expiry);
+  preempt_kills_.set(id, job && preempting(*job) ? job->info.preempt_kill_time() : 0);
 }
 
 void JobManager::endPastDeadline(Job& job) {
@@ -67,9 +69,16 @@ std::int64_t JobManager::enforceTimeBounds() {
     }
     endPastDeadline(*job);
   }
-  const std::int64_t a = allocation_ends_.next();
-  const std::int64_t b = deadline_expiries_.next();
-  return a == 0 ? b : b == 0 ? a : std::min(a, b);
+  while (auto id = preempt_kills_.takeDue(now)) {
+    Job* job = mutableJob(*id);
+    if (!job || !preempting(*job) || job->info.preempt_kill_time() == 0) continue;
+    killPreempted(*job);  // its GraceTime is over
+  }
+  std::int64_t next = 0;
+  for (std::int64_t t : {allocation_ends_.next(), deadline_expiries_.next(), preempt_kills_.next()}) {
+    if (t != 0 && (next == 0 || t < next)) next = t;
+  }
+  return next;
 }
 
 }  // namespace drover::jobs

@@ -37,6 +37,8 @@ struct Partition {
   int priorityJobFactor = 1;  // the partition factor of multifactor priority
   bool exclusive = false;  // OverSubscribe=EXCLUSIVE: every job gets whole nodes
   std::vector<std::string> allowedAccounts;  // empty = all
+  // Its running jobs may be preempted by jobs of higher-tier partitions (preemption.h).
+  bool preemptable = false;
 };
 
 enum class Hold { None, User, Admin };

@@ -13,6 +13,7 @@ std::string cancelNotice(const std::string& daemon, std::uint64_t job_id, std::i
     case v1::SignalStepRequest::CANCELLED: why = ""; break;
     case v1::SignalStepRequest::TIME_LIMIT: why = " DUE TO TIME LIMIT"; break;
     case v1::SignalStepRequest::REQUEUED: why = " DUE TO JOB REQUEUE"; break;
+    case v1::SignalStepRequest::PREEMPTED: why = " DUE TO PREEMPTION"; break;
     default: return "";
   }
   const std::string what = step_id == acct::kBatchStep

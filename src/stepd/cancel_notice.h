@@ -4,6 +4,7 @@
 //   slurmstepd-node01: error: *** JOB 157 ON node01 CANCELLED AT 2026-12-04T00:14:35 ***
 //   ... *** JOB 158 ON node01 CANCELLED AT 2026-12-04T00:15:48 DUE TO TIME LIMIT ***
 //   ... *** JOB 161 ON node01 CANCELLED AT 2026-12-04T00:16:19 DUE TO JOB REQUEUE ***
+//   ... *** JOB 246 ON node03 CANCELLED AT 2026-12-04T08:40:28 DUE TO PREEMPTION ***
 //   0: slurmstepd-node01: error: *** STEP 159.0 ON node01 CANCELLED AT ... ***   (srun -l)
 // Users and scripts grep their output files for these. Drover's daemon names itself
 // drover-stepd-NODE, as its other lines do.

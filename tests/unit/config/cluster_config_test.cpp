@@ -270,6 +270,27 @@ TEST(ClusterConfig, ValidFiles) {
          EXPECT_EQ(c.timeouts.message_s, 7u);
          EXPECT_EQ(c.operators, (std::vector<std::string>{"alice"}));
        }},
+      {"preemption: partition_prio, a default mode, partitions' own modes and grace times",
+       minimal("", yaml({"  - {name: low, nodes: n1, preempt_mode: CANCEL, grace_time: 30}",
+                         "  - {name: off, nodes: n1, preempt_mode: \"off\"}",
+                         "scheduler:", "  preempt_type: partition_prio", "  preempt_mode: requeue"})),
+       [](const ClusterConfig& c) {
+         EXPECT_TRUE(c.scheduler.preempt_partition_prio);
+         EXPECT_EQ(c.scheduler.preempt_mode, PreemptMode::kRequeue);
+         ASSERT_EQ(c.partitions.size(), 3u);
+         EXPECT_EQ(effectivePreemptMode(c.scheduler, c.partitions[0]), PreemptMode::kRequeue);
+         EXPECT_EQ(effectivePreemptMode(c.scheduler, c.partitions[1]), PreemptMode::kCancel);
+         EXPECT_EQ(c.partitions[1].grace_time_s, 30u);
+         EXPECT_EQ(effectivePreemptMode(c.scheduler, c.partitions[2]), PreemptMode::kOff);
+         EXPECT_EQ(preemptModeName(PreemptMode::kRequeue), "REQUEUE");
+       }},
+      {"preemption off by default, whatever the partitions say",
+       minimal("", "  - {name: low, nodes: n1, preempt_mode: requeue}\n"),
+       [](const ClusterConfig& c) {
+         EXPECT_FALSE(c.scheduler.preempt_partition_prio);
+         EXPECT_EQ(c.partitions[0].grace_time_s, 0u);
+         EXPECT_EQ(effectivePreemptMode(c.scheduler, c.partitions[1]), PreemptMode::kOff);
+       }},
       {"scheduler and priority weights",
        minimal("", yaml({"scheduler:", "  policy: Conservative", "  coalesce_ms: 0",
                          "  enable_user_top: yes", "  priority:",
@@ -498,6 +519,15 @@ TEST(ClusterConfig, InvalidFilesGiveLocatedErrors) {
        "t.conf:9:34: scheduler.default_mem_per_cpu: Invalid memory specification 'lots'"},
       {"unlimited max_age", minimal("", "scheduler:\n  priority: {max_age: UNLIMITED}\n"),
        "t.conf:10:23: scheduler.priority.max_age: 'UNLIMITED' is not accepted here; give a finite duration"},
+      {"preempt_type unknown", minimal("", "scheduler: {preempt_type: qos}\n"),
+       "t.conf:9:27: scheduler.preempt_type: unknown value 'qos'; accepted: none, partition_prio"},
+      {"preempt_mode suspend", minimal("", "scheduler: {preempt_mode: suspend}\n"),
+       "t.conf:9:27: scheduler.preempt_mode: 'suspend' is not supported: Drover has no gang "
+       "scheduler to suspend jobs with; accepted: off, cancel, requeue"},
+      {"partition preempt_mode unknown", minimal("", "  - {name: q, nodes: n1, preempt_mode: kill}\n"),
+       "t.conf:9:40: partitions[1].preempt_mode: unknown value 'kill'; accepted: off, cancel, requeue"},
+      {"grace_time negative", minimal("", "  - {name: q, nodes: n1, grace_time: -5}\n"),
+       "t.conf:9:38: partitions[1].grace_time: expected an integer from 0 to 31536000, got '-5'"},
       {"enable_user_top not a boolean", minimal("", "scheduler: {enable_user_top: 2}\n"),
        "t.conf:9:30: scheduler.enable_user_top: expected true or false (or yes/no), got '2'"},
       {"zero calc_period", minimal("", "scheduler:\n  priority: {calc_period: 0}\n"),

@@ -1,0 +1,110 @@
+// Preemption, Slurm's PreemptType=preempt/partition_prio: a job that cannot start may end
+// running jobs of lower-tier partitions whose PreemptMode allows it (sched/preemption.h picks
+// them). As the reference Slurm 22.05 did (2026-12-04): the preempted job gets SIGCONT and
+// SIGTERM, SIGKILL after KillWait, its stderr says "*** JOB N ON node CANCELLED AT T DUE TO
+// PREEMPTION ***", and it shows COMPLETING meanwhile and PREEMPTED in accounting, ended at the
+// preemption; with REQUEUE it is then requeued (its run's record stays PREEMPTED), with CANCEL
+// it ends PREEMPTED with its script's exit code. A partition's GraceTime first lets it run on
+// that long, its end time moved there and its steps sent SIGCONT and SIGTERM at once. The
+// preemptor waits with reason Resources until the nodes are free, and its higher tier ranks it
+// first in the pass that follows.
+#include <csignal>
+
+#include "common/log.h"
+#include "jobs/job_manager.h"
+#include "jobs/scheduling_state.h"
+#include "sched/preemption.h"
+
+namespace drover::jobs {
+
+bool JobManager::preemptionConfigured() const {
+  if (!config_.scheduler.preempt_partition_prio) return false;
+  for (const sched::Partition& p : partitions_) {
+    if (p.preemptable) return true;
+  }
+  return false;
+}
+
+void JobManager::preemptFor(const std::vector<JobId>& blocked) {
+  if (blocked.empty() || !scheduling_ || !scheduling_->scheduler) return;
+  sched::PreemptionQuery query;
+  query.blocked = blocked;
+  for (auto it = preempted_for_.begin(); it != preempted_for_.end();) {
+    const Job* victim = find(it->first);
+    if (!victim || !preempting(*victim)) {
+      it = preempted_for_.erase(it);
+      continue;
+    }
+    query.ending.insert(it->first);
+    if (it->second != 0) query.waiting.insert(it->second);
+    ++it;
+  }
+  const sched::Snapshot& snapshot = scheduling_->scheduler->snapshot();
+  // Jobs already on their way out (cancelled, requeued, ...) free their nodes anyway.
+  for (const sched::RunningJob& r : snapshot.running) {
+    const Job* job = find(r.id);
+    if (job && job->pending_end != PendingEnd::kNone) query.ending.insert(r.id);
+  }
+  const auto chosen = sched::planPreemptions(snapshot, query, schedulerParams(), clock_.now());
+  for (const sched::Preemption& p : chosen) {
+    Job* victim = mutableJob(p.victim);
+    if (victim && holdsResources(victim->state()) && !preempting(*victim) &&
+        victim->pending_end == PendingEnd::kNone) {
+      preempt(*victim, p.preemptor);
+    }
+  }
+}
+
+void JobManager::preempt(Job& job, JobId preemptor) {
+  config::PreemptMode mode = config::PreemptMode::kOff;
+  std::uint32_t grace = 0;
+  for (const config::PartitionConfig& p : config_.partitions) {
+    if (p.name != job.info.partition()) continue;
+    mode = config::effectivePreemptMode(config_.scheduler, p);
+    grace = p.grace_time_s;
+  }
+  if (mode == config::PreemptMode::kOff) return;
+  // REQUEUE: "Preempts jobs by requeuing them (if possible) or canceling them" (slurm.conf(5)).
+  const bool requeue =
+      mode == config::PreemptMode::kRequeue && job.info.batch() && job.info.requeue();
+  job.pending_end = requeue ? PendingEnd::kPreemptRequeue : PendingEnd::kPreemptCancel;
+  preempted_for_[job.id()] = preemptor;
+  const std::int64_t now = clock_.now();
+  job.info.set_preempt_time(now);
+  drover::log::get("ctld")->info("preempted JobId={} has been {} to reclaim resources for JobId={}",
+                                 job.info.job_id(), requeue ? "requeued" : "killed", preemptor);
+  if (grace == 0) {
+    killPreempted(job);
+    return;
+  }
+  job.info.set_end_time(now + grace);
+  job.info.set_preempt_kill_time(now + grace);
+  signalSteps(job, SIGCONT);
+  signalSteps(job, SIGTERM);
+  stage(job);
+  record(job);
+  changed();
+}
+
+void JobManager::killPreempted(Job& job) {
+  job.info.set_preempt_kill_time(0);
+  job.info.set_end_time(std::min<std::int64_t>(job.info.end_time(), clock_.now()));
+  if (!job.info.batch()) {
+    // An interactive allocation has no batch step to wait for: it ends now, its steps killed.
+    finish(job, v1::JOB_PREEMPTED, 0, 0, nullptr);
+    return;
+  }
+  SignalAction kill;
+  kill.job_id = job.id();
+  kill.nodes = nodesOf(job);
+  nameStep(kill.request.mutable_step(), job, acct::kBatchStep);
+  kill.request.set_signal(SIGKILL);
+  kill.request.set_kill(true);
+  kill.request.set_kill_reason(v1::SignalStepRequest::PREEMPTED);
+  signals_.push_back(std::move(kill));
+  stage(job);
+  record(job);
+  changed();
+}
+
+}  // namespace drover::jobs

@@ -1,0 +1,146 @@
+#include "sched/preemption.h"
+
+#include <algorithm>
+#include <climits>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "sched/cluster_index.h"
+#include "sched/scheduler.h"
+
+namespace drover::sched {
+
+namespace {
+
+// One blocked job's trials: schedule() with it alone in the queue, over the running jobs minus
+// those marked gone, plus the placements earlier preemptors were given.
+class Trials {
+ public:
+  Trials(const Snapshot& snapshot, const SchedulerParams& params, int64_t now, int budget)
+      : snapshot_(snapshot), params_(params), now_(now), budget_(budget) {
+    trial_.nodes = snapshot.nodes;
+    trial_.partitions = snapshot.partitions;
+    trial_.reservations = snapshot.reservations;
+    index_.emplace(trial_.nodes, trial_.partitions);
+  }
+
+  bool spent() const { return budget_ <= 0; }
+
+  std::optional<Start> start(const Job& job, const std::vector<char>& gone,
+                             const std::vector<RunningJob>& claimed) {
+    --budget_;
+    trial_.running.clear();
+    for (size_t i = 0; i < snapshot_.running.size(); ++i) {
+      if (!gone[i]) trial_.running.push_back(snapshot_.running[i]);
+    }
+    trial_.running.insert(trial_.running.end(), claimed.begin(), claimed.end());
+    trial_.pending.assign(1, job);
+    Plan plan = schedule(*index_, trial_, params_, now_);
+    if (plan.starts.empty()) return std::nullopt;
+    return std::move(plan.starts.front());
+  }
+
+ private:
+  const Snapshot& snapshot_;
+  const SchedulerParams& params_;
+  int64_t now_;
+  int budget_;
+  Snapshot trial_;
+  std::optional<ClusterIndex> index_;
+};
+
+bool sharesNode(const Allocation& a, const Allocation& b) {
+  for (const NodeAllocation& x : a.nodes) {
+    for (const NodeAllocation& y : b.nodes) {
+      if (x.node == y.node) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<Preemption> planPreemptions(const Snapshot& snapshot, const PreemptionQuery& query,
+                                        const SchedulerParams& params, int64_t now) {
+  std::vector<Preemption> out;
+  std::unordered_map<std::string, const Partition*> partitions;
+  bool any_preemptable = false;
+  for (const Partition& p : snapshot.partitions) {
+    partitions[p.name] = &p;
+    any_preemptable = any_preemptable || p.preemptable;
+  }
+  if (!any_preemptable || query.blocked.empty() || snapshot.running.empty()) return out;
+
+  std::unordered_map<JobId, const Job*> pending;
+  for (const Job& j : snapshot.pending) pending[j.id] = &j;
+  // The lowest tier of the partitions a job may run in: it preempts only below all of them.
+  auto tierOf = [&](const JobRequest& r) {
+    int tier = INT_MAX;
+    auto consider = [&](const std::string& name) {
+      auto it = partitions.find(name);
+      tier = std::min(tier, it == partitions.end() ? INT_MIN : it->second->priorityTier);
+    };
+    if (r.partitions.empty()) consider(r.partition);
+    for (const std::string& name : r.partitions) consider(name);
+    return tier;
+  };
+
+  Trials trials(snapshot, params, now, query.maxTrials);
+  std::unordered_set<JobId> taken = query.ending;
+  std::vector<RunningJob> claimed;
+  const auto& running = snapshot.running;
+  for (JobId id : query.blocked) {
+    if (trials.spent()) break;
+    if (query.waiting.count(id)) continue;
+    auto found = pending.find(id);
+    if (found == pending.end()) continue;
+    const Job& job = *found->second;
+    const int tier = tierOf(job.request);
+
+    std::vector<size_t> candidates;
+    for (size_t i = 0; i < running.size(); ++i) {
+      if (taken.count(running[i].id)) continue;
+      auto p = partitions.find(running[i].partition);
+      if (p == partitions.end() || !p->second->preemptable || p->second->priorityTier >= tier)
+        continue;
+      candidates.push_back(i);
+    }
+    if (candidates.empty()) continue;
+    std::vector<char> gone(running.size(), 0);
+    for (size_t c : candidates) gone[c] = 1;
+    std::optional<Start> start = trials.start(job, gone, claimed);
+    if (!start) continue;  // it would not start even with all of them gone
+
+    // Keep whom it can do without, the longest-running (lowest id) first.
+    std::sort(candidates.begin(), candidates.end(),
+              [&](size_t a, size_t b) { return running[a].id < running[b].id; });
+    for (size_t c : candidates) {
+      if (trials.spent()) break;
+      gone[c] = 0;
+      if (auto without = trials.start(job, gone, claimed)) {
+        start = std::move(without);
+      } else {
+        gone[c] = 1;
+      }
+    }
+    // Its placement depends only on its own nodes: the jobs gone there are the ones it needs.
+    bool needed = false;
+    for (size_t c : candidates) {
+      if (!gone[c] || !sharesNode(running[c].allocation, start->allocation)) continue;
+      out.push_back({running[c].id, id});
+      taken.insert(running[c].id);
+      needed = true;
+    }
+    if (!needed) continue;  // it fits without preempting: what held it back was not them
+    RunningJob claim;
+    claim.id = id;
+    claim.partition = start->partition.empty() ? job.request.partition : start->partition;
+    claim.allocation = std::move(start->allocation);
+    claim.expectedEnd = start->endTime;
+    claimed.push_back(std::move(claim));
+  }
+  return out;
+}
+
+}  // namespace drover::sched

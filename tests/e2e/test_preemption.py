@@ -1,0 +1,167 @@
+"""Preemption (cluster.conf scheduler.preempt_type: partition_prio, Slurm's
+PreemptType=preempt/partition_prio) end to end, against what the reference Slurm 22.05 did with
+the same partitions side by side (2026-12-04, shared/slurm-reference with PreemptType and three
+partitions over node03-04 added): a job of a higher-tier partition that cannot start ends the
+running jobs of lower tiers it needs, as their partition's PreemptMode says. REQUEUE: the job
+goes back to the queue (Restarts=1), its run recorded PREEMPTED in sacct, its output told
+"DUE TO PREEMPTION"; CANCEL: it ends PREEMPTED; GraceTime: its steps get SIGTERM at once and it
+runs on that long. The preemptor then starts on the nodes freed."""
+
+import re
+import time
+
+import pytest
+
+from cluster import ensure_users, shared_dir, wait_for
+from conftest import run_cluster
+
+GRACE = 4
+
+PARTITIONS = f"""  - name: low
+    nodes: node[3-4]
+    preempt_mode: requeue
+  - name: lowc
+    nodes: node[3-4]
+    preempt_mode: cancel
+    grace_time: {GRACE}
+  - name: high
+    nodes: node[3-4]
+    priority_tier: 10
+  - name: mid
+    nodes: node[3-4]
+    preempt_mode: "off"
+
+# Scheduling.
+"""
+
+
+def with_preemption(text):
+    """etc/cluster.conf's rendering with the four partitions above and preemption on."""
+    for old, new in (("\n# Scheduling.\n", "\n" + PARTITIONS),
+                     ("  preempt_type: none ", "  preempt_type: partition_prio "),
+                     ('  preempt_mode: "off" ', "  preempt_mode: requeue ")):
+        assert old in text, f"etc/cluster.conf lost {old!r}"
+        text = text.replace(old, new, 1)
+    return text
+
+
+@pytest.fixture(scope="module")
+def cluster(request):
+    ensure_users(("alice",))
+    for c in run_cluster(request, nodes=4, gpus_per_node=0, heartbeat=1, node_down=4):
+        c.conf.write_text(with_preemption(c.conf.read_text()))
+        r = c.scontrol("reconfigure")
+        assert r.returncode == 0, r.stderr
+        yield c
+
+
+@pytest.fixture(autouse=True)
+def no_jobs_left(cluster):
+    yield
+    cluster.cli("scancel", "-u", "alice")
+    wait_for(lambda: cluster.cli("squeue", "-h", "-u", "alice").stdout == "", 40,
+             what="alice's jobs to end")
+
+
+def sbatch(cluster, *args):
+    r = cluster.cli("sbatch", "--parsable", *args, user="alice")
+    assert r.returncode == 0, r.stderr
+    return int(r.stdout.strip().split(";")[0])
+
+
+def state(cluster, job):
+    return cluster.job_fields(job).get("JobState")
+
+
+def sacct_runs(cluster, job):
+    r = cluster.cli("sacct", "-D", "-X", "-n", "-P", "-j", str(job), "-o", "JobID,State,ExitCode",
+                    user="alice")
+    assert r.returncode == 0, r.stderr
+    return [line.split("|") for line in r.stdout.splitlines()]
+
+
+def test_settings_are_shown_as_slurm_shows_them(cluster):
+    def part(name):
+        r = cluster.scontrol("show", "partition", "-o", name)
+        assert r.returncode == 0, r.stderr
+        return dict(m.groups() for m in re.finditer(r"(?:^|\s)([\w/:]+)=(\S*)", r.stdout))
+
+    assert (part("low")["PreemptMode"], part("low")["GraceTime"]) == ("REQUEUE", "0")
+    assert (part("lowc")["PreemptMode"], part("lowc")["GraceTime"]) == ("CANCEL", str(GRACE))
+    assert part("mid")["PreemptMode"] == "OFF"
+    assert part("gpu")["PreemptMode"] == "REQUEUE"  # the scheduler's, as the reference's
+    r = cluster.sinfo("-h", "-o", "%P %M %p")
+    assert "low REQUEUE 1" in r.stdout.splitlines(), r.stdout
+    assert "high REQUEUE 10" in r.stdout.splitlines(), r.stdout
+    show = cluster.scontrol("show", "config").stdout
+    assert re.search(r"^PreemptMode += REQUEUE$", show, re.M), show
+    assert re.search(r"^PreemptType += preempt/partition_prio$", show, re.M), show
+    assert re.search(r"^PreemptExemptTime += 00:00:00$", show, re.M), show
+
+
+def test_requeue_mode_puts_the_job_back_and_the_preemptor_runs(cluster):
+    out_dir = shared_dir(cluster, "requeue")
+    low = sbatch(cluster, "-p", "low", "-N2", "--exclusive", "-o", f"{out_dir}/%j.out",
+                 "--wrap", "echo run ${SLURM_RESTART_COUNT:-0}; sleep 300")
+    cluster.wait_job(low, "RUNNING")
+    wait_for(lambda: (out_dir / f"{low}.out").exists(), 15, what="the low job's output")
+    high = sbatch(cluster, "-p", "high", "-N1", "--exclusive", "-o", "/dev/null", "--wrap", "sleep 300")
+    f = cluster.wait_job(high, "RUNNING")
+    assert f["NodeList"] in ("node3", "node4"), f
+    g = cluster.job_fields(low)
+    assert g["JobState"] == "PENDING" and g["Restarts"] == "1", g
+    # Its run ended PREEMPTED, as the reference recorded it; the job's next run waits.
+    runs = sacct_runs(cluster, low)
+    assert runs[0] == [str(low), "PREEMPTED", "0:0"], runs
+    assert runs[-1][1] == "PENDING", runs
+    text = (out_dir / f"{low}.out").read_text()
+    assert re.search(rf"^drover-stepd-node[34]: error: \*\*\* JOB {low} ON node[34] CANCELLED AT "
+                     r"\S+ DUE TO PREEMPTION \*\*\*$", text, re.M), text
+    log = (cluster.run_dir / "log" / "droverctld.log").read_text(errors="replace")
+    assert (f"preempted JobId={low} has been requeued to reclaim resources for JobId={high}"
+            in log), log[-2000:]
+    # A job of the same tier never preempts: gpu's (tier 1) waits for the high job's node.
+    same = sbatch(cluster, "-p", "gpu", "-w", f["NodeList"], "-o", "/dev/null", "--wrap", "true")
+    wait_for(lambda: cluster.job_fields(same).get("Reason") in ("Resources", "Priority"), 15,
+             what="the gpu job to wait")
+    assert state(cluster, high) == "RUNNING"
+
+
+def test_cancel_mode_with_grace_time_warns_the_steps_then_ends_the_job(cluster):
+    out_dir = shared_dir(cluster, "grace")
+    script = out_dir / "job.sh"
+    script.write_text("#!/bin/bash\n"
+                      # The first SIGTERM (the grace time's) is only noted; the kill's ends it.
+                      "srun -n1 bash -c 'trap \"echo step got TERM; trap - TERM\" TERM; "
+                      "for i in $(seq 300); do sleep 0.2; done' &\n"
+                      "wait; wait\n")
+    low = sbatch(cluster, "-p", "lowc", "-N2", "--exclusive", "-o", f"{out_dir}/%j.out", str(script))
+    cluster.wait_job(low, "RUNNING")
+    wait_for(lambda: cluster.cli("squeue", "-h", "-s", "-j", str(low)).stdout.count(f"{low}.0") == 1,
+             15, what="the step to start")
+    submitted = time.time()
+    high = sbatch(cluster, "-p", "high", "-N2", "--exclusive", "-o", "/dev/null", "--wrap", "sleep 300")
+    out = out_dir / f"{low}.out"
+    wait_for(lambda: "step got TERM" in out.read_text(), 10, what="the step's SIGTERM")
+    # Within its grace time it runs on, its end moved to the grace time's end.
+    f = cluster.job_fields(low)
+    assert f["JobState"] == "RUNNING", f
+    assert state(cluster, high) == "PENDING"
+    f = cluster.wait_job(low, "PREEMPTED", timeout=GRACE + 40)
+    assert time.time() - submitted >= GRACE - 1
+    cluster.wait_job(high, "RUNNING")
+    runs = sacct_runs(cluster, low)
+    assert [r[1] for r in runs] == ["PREEMPTED"], runs
+    assert re.search(rf"\*\*\* JOB {low} ON node3 CANCELLED AT \S+ DUE TO PREEMPTION \*\*\*",
+                     out.read_text()), out.read_text()
+
+
+def test_a_partition_with_preemption_off_is_left_alone(cluster):
+    mid = sbatch(cluster, "-p", "mid", "-N2", "--exclusive", "-o", "/dev/null", "--wrap", "sleep 300")
+    cluster.wait_job(mid, "RUNNING")
+    high = sbatch(cluster, "-p", "high", "-N1", "--exclusive", "-o", "/dev/null", "--wrap", "true")
+    wait_for(lambda: cluster.job_fields(high).get("Reason") == "Resources", 15,
+             what="the high job to wait")
+    time.sleep(1)  # a pass or two later, still nothing preempted
+    assert state(cluster, mid) == "RUNNING"
+    assert state(cluster, high) == "PENDING"
