@@ -290,15 +290,8 @@ std::vector<v1::CancelResult> JobManager::cancel(const Caller& caller,
       job.info.set_end_time(clock_.now());
       stage(job);
       record(job);
-      SignalAction a;
-      a.job_id = id;
-      a.nodes = req.batch_only() ? std::vector<std::string>{job.info.batch_host()} : nodesOf(job);
-      nameStep(a.request.mutable_step(), job, acct::kBatchStep);
-      a.request.set_signal(SIGKILL);
-      a.request.set_batch_shell_only(req.batch_only());
-      a.request.set_kill(true);
-      a.request.set_kill_reason(v1::SignalStepRequest::CANCELLED);
-      signals_.push_back(std::move(a));
+      killBatchStep(job, req.batch_only() ? std::vector<std::string>{job.info.batch_host()} : nodesOf(job),
+                    v1::SignalStepRequest::CANCELLED, req.batch_only());
     }
     results.push_back(result(shown));
   }
@@ -398,14 +391,7 @@ std::vector<v1::CancelResult> JobManager::control(const Caller& caller,
           error = kPending;  // requeuehold too, held or not, root too: as the reference
         } else if (holdsResources(st)) {
           job.pending_end = hold ? PendingEnd::kRequeueHold : PendingEnd::kRequeue;
-          SignalAction a;
-          a.job_id = id;
-          a.nodes = nodesOf(job);
-          nameStep(a.request.mutable_step(), job, acct::kBatchStep);
-          a.request.set_signal(SIGKILL);
-          a.request.set_kill(true);
-          a.request.set_kill_reason(v1::SignalStepRequest::REQUEUED);
-          signals_.push_back(std::move(a));
+          killBatchStep(job, nodesOf(job), v1::SignalStepRequest::REQUEUED);
         } else {
           requeue(job, hold);
         }

@@ -414,6 +414,11 @@ class JobManager {
   // SignalStepRequest.kill_reason), and records them CANCELLED.
   void endSteps(Job& job, v1::SignalStepRequest::KillReason reason);
   void signalSteps(const Job& job, int signal);
+  // Terminates the job's current run on `nodes` (SIGTERM, SIGKILL after KillWait, through its
+  // batch step's supervisors), their line saying `reason`; with `batch_shell_only` the batch
+  // shell alone (scancel --batch).
+  void killBatchStep(const Job& job, std::vector<std::string> nodes,
+                     v1::SignalStepRequest::KillReason reason, bool batch_shell_only = false);
   v1::CancelResult cancelStep(const Caller& caller, const std::string& text, int signal);
   void finishStep(Job& job, int index);
   void recordStep(const Job& job, const v1::JobStep& step, bool final);

@@ -107,16 +107,7 @@ void JobManager::jobLost(JobId id, const std::string& reason, const std::string&
 
 void JobManager::lose(Job& job, const std::vector<std::string>& kill_nodes,
                       const std::string& detail) {
-  const JobId id = job.id();
-  if (!kill_nodes.empty()) {
-    SignalAction kill;
-    kill.job_id = id;
-    kill.nodes = kill_nodes;
-    nameStep(kill.request.mutable_step(), job, acct::kBatchStep);
-    kill.request.set_signal(SIGKILL);
-    kill.request.set_kill(true);
-    signals_.push_back(std::move(kill));
-  }
+  if (!kill_nodes.empty()) killBatchStep(job, kill_nodes, v1::SignalStepRequest::QUIET);
   job.info.set_state_reason_detail(detail);
   // A job being cancelled ends CANCELLED: the user asked for that, not the node.
   if (cancelling(job)) {

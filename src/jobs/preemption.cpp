@@ -94,14 +94,7 @@ void JobManager::killPreempted(Job& job) {
     finish(job, v1::JOB_PREEMPTED, 0, 0, nullptr);
     return;
   }
-  SignalAction kill;
-  kill.job_id = job.id();
-  kill.nodes = nodesOf(job);
-  nameStep(kill.request.mutable_step(), job, acct::kBatchStep);
-  kill.request.set_signal(SIGKILL);
-  kill.request.set_kill(true);
-  kill.request.set_kill_reason(v1::SignalStepRequest::PREEMPTED);
-  signals_.push_back(std::move(kill));
+  killBatchStep(job, nodesOf(job), v1::SignalStepRequest::PREEMPTED);
   stage(job);
   record(job);
   changed();

@@ -35,14 +35,7 @@ std::int64_t JobManager::endReservationJobs(std::int64_t over_run_s) {
     // TIMEOUT once the batch step reports it was killed (lifecycle.cpp), as a cancel does.
     job.pending_end = PendingEnd::kTimeout;
     stage(job);
-    SignalAction kill_all;
-    kill_all.job_id = id;
-    kill_all.nodes = nodesOf(job);
-    nameStep(kill_all.request.mutable_step(), job, acct::kBatchStep);
-    kill_all.request.set_signal(SIGKILL);
-    kill_all.request.set_kill(true);
-    kill_all.request.set_kill_reason(v1::SignalStepRequest::TIME_LIMIT);
-    signals_.push_back(std::move(kill_all));
+    killBatchStep(job, nodesOf(job), v1::SignalStepRequest::TIME_LIMIT);
   }
   return next;
 }

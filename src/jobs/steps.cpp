@@ -475,6 +475,19 @@ void JobManager::endSteps(Job& job, v1::SignalStepRequest::KillReason reason) {
   if (!isFinal(job.state())) job.info.clear_steps();
 }
 
+void JobManager::killBatchStep(const Job& job, std::vector<std::string> nodes,
+                               v1::SignalStepRequest::KillReason reason, bool batch_shell_only) {
+  SignalAction kill;
+  kill.job_id = job.id();
+  kill.nodes = std::move(nodes);
+  nameStep(kill.request.mutable_step(), job, acct::kBatchStep);
+  kill.request.set_signal(SIGKILL);
+  kill.request.set_batch_shell_only(batch_shell_only);
+  kill.request.set_kill(true);
+  kill.request.set_kill_reason(reason);
+  signals_.push_back(std::move(kill));
+}
+
 void JobManager::signalSteps(const Job& job, int signal) {
   for (const auto& step : job.info.steps()) {
     SignalAction a;
