@@ -21,12 +21,13 @@ constexpr std::array<std::string_view, 4> kStates{"UP", "DOWN", "DRAIN", "INACTI
 constexpr std::uint32_t kMaxPriority = 65533;  // scontrol(1): "may not exceed 65533"
 
 // Keys the reference's scontrol takes for a partition that Drover's partitions do not have.
-constexpr std::array<std::string_view, 24> kSlurmOnlyKeys{
+constexpr std::array<std::string_view, 22> kSlurmOnlyKeys{
     "allocnodes",    "allowqos",      "alternate",      "cpubind",      "defmempercpu",
     "defmempernode", "denyaccounts",  "denyqos",        "disablerootjobs", "exclusiveuser",
-    "gracetime",     "hidden",        "jobdefaults",    "lln",          "maxcpuspernode",
-    "maxmempercpu",  "maxmempernode", "minnodes",       "overtimelimit", "preemptmode",
-    "qos",           "reqresv",       "rootonly",       "tresbillingweights"};
+    "hidden",        "jobdefaults",   "lln",            "maxcpuspernode", "maxmempercpu",
+    "maxmempernode", "minnodes",      "overtimelimit",  "qos",          "reqresv",
+    "rootonly",      "tresbillingweights"};
+constexpr std::uint32_t kMaxGraceTime = 365 * 86400;  // cluster.conf's grace_time bound
 
 std::string errorLine(const std::string& text) { return std::string(kProg) + ": error: " + text + "\n"; }
 
@@ -155,6 +156,24 @@ Result<v1::UpdatePartitionRequest> parseUpdatePartition(
             "(NO) or each job gets whole nodes (EXCLUSIVE)"));
       }
       req.set_exclusive(kind == "EXCLUSIVE");
+    } else if (key == "preemptmode") {
+      // The reference took a comma list (REQUEUE,GANG); Drover has no gang scheduler.
+      const std::string up = toUpperAscii(value);
+      if (up != "OFF" && up != "CANCEL" && up != "REQUEUE") {
+        if (up.starts_with("SUSPEND") || up.starts_with("GANG") || up.find(",GANG") != std::string::npos) {
+          return makeError(errorLine("PreemptMode=" + value +
+                                     " is not supported by Drover: it has no gang scheduler to "
+                                     "suspend jobs with (OFF, CANCEL or REQUEUE)"));
+        }
+        return makeError(errorLine("Invalid input: " + w) + kNoError);
+      }
+      req.set_preempt_mode(up);
+    } else if (key == "gracetime") {
+      const auto n = countOf(value);
+      if (!n || *n > kMaxGraceTime) {
+        return makeError(errorLine("Invalid GraceTime value: " + value) + kNoError);
+      }
+      req.set_grace_time_s(static_cast<std::uint32_t>(*n));
     } else {
       for (const auto k : kSlurmOnlyKeys) {
         if (key == k) {
@@ -162,7 +181,7 @@ Result<v1::UpdatePartitionRequest> parseUpdatePartition(
               "Update of " + w.substr(0, eq) +
               " is not supported by Drover (supported: State, MaxTime, DefaultTime, MaxNodes, "
               "Default, PriorityTier, PriorityJobFactor, Priority, AllowAccounts, AllowGroups, "
-              "Nodes, OverSubscribe)") + errorLine("Request aborted"));
+              "Nodes, OverSubscribe, PreemptMode, GraceTime)") + errorLine("Request aborted"));
         }
       }
       return makeError(errorLine("Update of this parameter is not supported: " + w) + "\n" +

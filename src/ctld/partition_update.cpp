@@ -69,6 +69,14 @@ Status CtldState::updatePartition(const v1::UpdatePartitionRequest& req, const s
   if (req.has_allow_accounts()) part.allow_accounts = allowList(req.allow_accounts());
   if (req.has_allow_groups()) part.allow_groups = allowList(req.allow_groups());
   if (req.has_exclusive()) part.exclusive = req.exclusive();
+  if (req.has_preempt_mode()) {
+    const std::string mode = toUpperAscii(req.preempt_mode());
+    if (mode == "OFF") part.preempt_mode = config::PreemptMode::kOff;
+    else if (mode == "CANCEL") part.preempt_mode = config::PreemptMode::kCancel;
+    else if (mode == "REQUEUE") part.preempt_mode = config::PreemptMode::kRequeue;
+    else return makeError("Invalid preempt mode " + req.preempt_mode());
+  }
+  if (req.has_grace_time_s()) part.grace_time_s = req.grace_time_s();
   if (req.has_nodes()) {
     std::vector<std::string> names;
     if (toUpperAscii(req.nodes()) == "ALL") {

@@ -97,6 +97,16 @@ def test_settings_are_shown_as_slurm_shows_them(cluster):
     assert re.search(r"^PreemptMode += REQUEUE$", show, re.M), show
     assert re.search(r"^PreemptType += preempt/partition_prio$", show, re.M), show
     assert re.search(r"^PreemptExemptTime += 00:00:00$", show, re.M), show
+    # Changed on the running controller, as the reference's scontrol did, until the next
+    # reconfigure reads cluster.conf again.
+    r = cluster.scontrol("update", "PartitionName=low", "PreemptMode=CANCEL", "GraceTime=7")
+    assert (r.returncode, r.stderr) == (0, ""), r.stderr
+    assert (part("low")["PreemptMode"], part("low")["GraceTime"]) == ("CANCEL", "7")
+    r = cluster.scontrol("update", "PartitionName=low", "PreemptMode=bogus")
+    assert (r.returncode, r.stderr) == (
+        1, "scontrol: error: Invalid input: PreemptMode=bogus\nslurm_update error: No error\n")
+    assert cluster.scontrol("reconfigure").returncode == 0
+    assert (part("low")["PreemptMode"], part("low")["GraceTime"]) == ("REQUEUE", "0")
 
 
 def test_requeue_mode_puts_the_job_back_and_the_preemptor_runs(cluster):

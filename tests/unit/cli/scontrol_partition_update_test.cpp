@@ -125,5 +125,27 @@ TEST(ScontrolPartitionUpdate, SlurmKeysDroverLacksAreNamed) {
       << yes;
 }
 
+TEST(ScontrolPartitionUpdate, PreemptModeAndGraceTimeAsTheReferenceTookThem) {
+  auto r = parseUpdatePartition({"PartitionName=low", "preemptmode=cancel", "GraceTime=30"},
+                                v1::UpdatePartitionRequest::UPDATE);
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r->preempt_mode(), "CANCEL");
+  EXPECT_EQ(r->grace_time_s(), 30u);
+  // The reference's words for a bad value.
+  EXPECT_EQ(refusal({"PartitionName=low", "PreemptMode=bogus"}),
+            "scontrol: error: Invalid input: PreemptMode=bogus\nslurm_update error: No error\n");
+  EXPECT_EQ(refusal({"PartitionName=low", "GraceTime=-1"}),
+            "scontrol: error: Invalid GraceTime value: -1\nslurm_update error: No error\n");
+  EXPECT_EQ(refusal({"PartitionName=low", "GraceTime=x"}),
+            "scontrol: error: Invalid GraceTime value: x\nslurm_update error: No error\n");
+  // What needs Slurm's gang scheduler, which the reference took.
+  const std::string gang = refusal({"PartitionName=low", "PreemptMode=requeue,gang"});
+  EXPECT_EQ(gang.rfind("scontrol: error: PreemptMode=requeue,gang is not supported by Drover", 0), 0u)
+      << gang;
+  EXPECT_EQ(refusal({"PartitionName=low", "PreemptMode=suspend"})
+                .rfind("scontrol: error: PreemptMode=suspend is not supported by Drover", 0),
+            0u);
+}
+
 }  // namespace
 }  // namespace drover::cli
