@@ -381,6 +381,9 @@ class JobManager {
   void killPreempted(Job& job);
   // Victim -> the job it was preempted for (0 when recovered after a restart), while it ends.
   std::map<JobId, JobId> preempted_for_;
+  // The state (running, blocked and ending jobs, hashed) of the last preemption attempt that
+  // chose nobody; 0 after one that chose someone.
+  std::uint64_t fruitless_preemption_ = 0;
   std::vector<JobId> touched_;
   std::unique_ptr<SchedulingState, SchedulingStateDeleter> scheduling_;
   // True when some pending job's dependency state changed.

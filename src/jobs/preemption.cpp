@@ -45,7 +45,16 @@ void JobManager::preemptFor(const std::vector<JobId>& blocked) {
     const Job* job = find(r.id);
     if (job && job->pending_end != PendingEnd::kNone) query.ending.insert(r.id);
   }
+  // A pass that changed neither the running jobs nor who waits would try the same trials and
+  // find the same nothing: skip them (a busy queue runs a pass per submission).
+  std::uint64_t signature = 1469598103934665603ull;
+  auto mix = [&](std::uint64_t v) { signature = (signature ^ v) * 1099511628211ull; };
+  for (const sched::RunningJob& r : snapshot.running) mix(r.id);
+  for (JobId id : query.blocked) mix(id);
+  for (JobId id : query.ending) mix(id ^ 0x9e3779b97f4a7c15ull);
+  if (signature == fruitless_preemption_) return;
   const auto chosen = sched::planPreemptions(snapshot, query, schedulerParams(), clock_.now());
+  fruitless_preemption_ = chosen.empty() ? signature : 0;
   for (const sched::Preemption& p : chosen) {
     Job* victim = mutableJob(p.victim);
     if (victim && holdsResources(victim->state()) && !preempting(*victim) &&

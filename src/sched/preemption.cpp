@@ -19,6 +19,9 @@ class Trials {
  public:
   Trials(const Snapshot& snapshot, const SchedulerParams& params, int64_t now, int budget)
       : snapshot_(snapshot), params_(params), now_(now), budget_(budget) {
+    // A trial asks only whether the job starts now: no reservation or estimate for it.
+    params_.reservationDepth = 0;
+    params_.estimateDepth = 0;
     trial_.nodes = snapshot.nodes;
     trial_.partitions = snapshot.partitions;
     trial_.reservations = snapshot.reservations;
@@ -43,7 +46,7 @@ class Trials {
 
  private:
   const Snapshot& snapshot_;
-  const SchedulerParams& params_;
+  SchedulerParams params_;
   int64_t now_;
   int budget_;
   Snapshot trial_;
@@ -107,14 +110,37 @@ std::vector<Preemption> planPreemptions(const Snapshot& snapshot, const Preempti
       candidates.push_back(i);
     }
     if (candidates.empty()) continue;
-    std::vector<char> gone(running.size(), 0);
-    for (size_t c : candidates) gone[c] = 1;
-    std::optional<Start> start = trials.start(job, gone, claimed);
-    if (!start) continue;  // it would not start even with all of them gone
-
-    // Keep whom it can do without, the longest-running (lowest id) first.
+    // The youngest (highest id) first: the shortest prefix of them whose removal lets it start
+    // (removing more only frees more, so a binary search finds it).
     std::sort(candidates.begin(), candidates.end(),
-              [&](size_t a, size_t b) { return running[a].id < running[b].id; });
+              [&](size_t a, size_t b) { return running[a].id > running[b].id; });
+    std::vector<char> gone(running.size(), 0);
+    auto startWithout = [&](size_t prefix) {
+      for (size_t k = 0; k < candidates.size(); ++k) gone[candidates[k]] = k < prefix ? 1 : 0;
+      return trials.start(job, gone, claimed);
+    };
+    std::optional<Start> start = startWithout(candidates.size());
+    if (!start) continue;  // it would not start even with all of them gone
+    size_t fits = candidates.size(), fails = 0;
+    while (fits - fails > 1 && !trials.spent()) {
+      const size_t mid = fails + (fits - fails) / 2;
+      if (auto s = startWithout(mid)) {
+        fits = mid;
+        start = std::move(s);
+      } else {
+        fails = mid;
+      }
+    }
+    if (fits - fails > 1) break;  // out of trials
+    // Its placement depends only on its own nodes: of the prefix, the jobs elsewhere stay; of
+    // those on its nodes, keep whom it can do without, the longest-running (lowest id) first.
+    candidates.resize(fits);
+    std::erase_if(candidates, [&](size_t c) {
+      if (sharesNode(running[c].allocation, start->allocation)) return false;
+      gone[c] = 0;
+      return true;
+    });
+    std::reverse(candidates.begin(), candidates.end());
     for (size_t c : candidates) {
       if (trials.spent()) break;
       gone[c] = 0;
@@ -124,7 +150,7 @@ std::vector<Preemption> planPreemptions(const Snapshot& snapshot, const Preempti
         gone[c] = 1;
       }
     }
-    // Its placement depends only on its own nodes: the jobs gone there are the ones it needs.
+    // The jobs still gone on the nodes of its last placement are the ones it needs.
     bool needed = false;
     for (size_t c : candidates) {
       if (!gone[c] || !sharesNode(running[c].allocation, start->allocation)) continue;
