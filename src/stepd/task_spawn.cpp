@@ -175,9 +175,13 @@ Result<pid_t> spawnTask(const TaskSpec& spec) {
   }
 
   Failure failure{};
+  // Every write goes to the end, also after a truncating open: the supervisor's notice
+  // (tellWhy, a writer of its own) and the tasks of a step writing one file then never write
+  // over one another's lines at a stale offset (srun's last lines after a batch job's kill
+  // notice overwrote it).
   const ChildPlan plan{&spec,         argv.data(), envp.data(),
                        groups.data(), groups.size(), change_user,
-                       O_WRONLY | O_CREAT | (spec.append ? O_APPEND : O_TRUNC), &failure};
+                       O_WRONLY | O_CREAT | O_APPEND | (spec.append ? 0 : O_TRUNC), &failure};
 
   // vfork: the child borrows this process's memory until it execs, instead of fork copying the
   // page tables (and tearing the copy down again at exec) for every task. This process resumes

@@ -87,3 +87,19 @@ def test_step_cancel_through_srun(cluster, out_dir):
     assert "srun: error: node1: task 0: Killed" in out.read_text(), out.read_text()
     r = cluster.cli("sacct", "-n", "-P", "-j", f"{job}.0", "-o", "State,ExitCode")
     assert r.stdout.split("\n")[0].split("|")[1] == "0:9", r.stdout
+
+
+def test_lines_written_after_the_notice_do_not_overwrite_it(cluster, out_dir):
+    # The script goes on writing after the kill's SIGTERM, as srun does when its step ends: the
+    # notice (written first, by a writer of the supervisor's) and those lines both stay whole.
+    out = out_dir / "after.out"
+    job = submit(cluster, out, "--wrap=trap 'sleep 0.5; echo trapped line one; echo trapped line two; exit 3' "
+                 "TERM; echo started; sleep 60 & wait")
+    started(out)
+    assert cluster.cli("scancel", str(job), user="alice").returncode == 0
+    final(cluster, job)
+    wait_for(lambda: out.read_text().count("\n") == 4, 10, what="four lines")
+    text = out.read_text()
+    assert re.search(rf"^drover-stepd-node1: error: \*\*\* JOB {job} ON node1 {AT} \*\*\*$", text,
+                     re.M), text
+    assert "\ntrapped line one\ntrapped line two\n" in "\n" + text, text
