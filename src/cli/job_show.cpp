@@ -84,6 +84,12 @@ std::string formatJobRecord(const v1::JobInfo& j, std::int64_t now, bool oneline
                   timeOr(jobEndTime(j), "Unknown") + " Deadline=" + timeOr(j.spec().deadline(), "N/A"));
   // Drover has no separate scheduler-evaluation stamp: the start (or submit) time stands in.
   const std::int64_t sched_eval = j.start_time() > 0 && started ? j.start_time() : j.submit_time();
+  // The reference printed this line for every running job its partition's PreemptMode lets be
+  // preempted (PreemptTime=None until then); Drover's job record knows only a preempted one's.
+  if (j.preempt_time() > 0) {
+    lines.push_back("PreemptEligibleTime=" + timeOr(j.start_time(), "None") +
+                    " PreemptTime=" + timeOr(j.preempt_time(), "None"));
+  }
   lines.push_back("SuspendTime=" + timeOr(j.suspend_time(), "None") +
                   " SecsPreSuspend=0 LastSchedEval=" + timeOr(sched_eval, "Unknown") + " Scheduler=Main");
   lines.push_back("Partition=" + j.partition() + " AllocNode:Sid=" +

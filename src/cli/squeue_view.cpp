@@ -53,9 +53,9 @@ enum NamedOnly : char {
   kStdIn, kNumTasks, kRequeue, kRestartCount, kMaxNodes, kMaxCpus, kMinTime, kExitStatus,
   kDerivedExitStatus, kTresAlloc, kCpusPerTask, kBatchFlag, kReboot, kTasksPerNode, kAllocNode,
   kTresPerJob, kTresPerTask, kCpusPerTres, kMemPerTres, kTresBind, kDeadline, kPrefer,
-  kTresFreq,
+  kTresFreq, kPreemptTime,
 };
-static_assert(kTresFreq < ' ');
+static_assert(kPreemptTime < ' ');
 
 // -O fields of what Drover has no notion of (burst buffers, federation, heterogeneous jobs,
 // switches, boards, MCS labels, ...): the header and the value the reference printed for a job
@@ -75,7 +75,7 @@ constexpr FixedField kFixedFields[] = {
     {"ntperboard", "NTASKS_PER_BOARD", "0"},    {"ntpercore", "NTASKS_PER_CORE", "N/A"},
     {"ntpersocket", "NTASKS_PER_SOCKET", "N/A"},
     {"origin", "ORIGIN", "NA"},                 {"originraw", "ORIGIN_RAW", "NA"},
-    {"preempttime", "PREEMPT_TIME", "N/A"},     {"profile", "PROFILE", "NotSet"},
+    {"profile", "PROFILE", "NotSet"},
     {"reqswitch", "REQ_SWITCH", "0"},
     {"resizetime", "RESIZE_TIME", "N/A"},       {"selectjobinfo", "", ""},
     {"siblingsactive", "ACTIVE_SIBLINGS", "NA"},
@@ -174,6 +174,7 @@ std::string header(char code) {
     case kTresBind: return "TRES_BIND";
     case kDeadline: return "DEADLINE";
     case kPrefer: return "PREFER";
+    case kPreemptTime: return "PREEMPT_TIME";
     case kTresFreq: return "TRES_FREQ";
     default: return "";
   }
@@ -361,6 +362,7 @@ void value(const v1::JobInfo& j, char code, std::int64_t now, std::string& v) {
     case kTresBind: setOrNA(v, tresBindText(j.spec())); return;
     case kDeadline: v = timeOrNA(j.spec().deadline()); return;
     case kPrefer: setOrNull(v, j.spec().prefer()); return;
+    case kPreemptTime: v = timeOrNA(j.preempt_time()); return;
     case kTresFreq: setOrNA(v, tresFreqText(j.spec())); return;
     default:
       if (const FixedField* fixed = fixedField(code)) v.assign(fixed->value);
@@ -466,6 +468,7 @@ CodeFields fieldsOf(char code) {
     case kDeadline: return {{kSpec}, {S::kDeadlineFieldNumber}};
     case kPrefer: return {{kSpec}, {S::kPreferFieldNumber}};
     case kTresFreq: return {{kSpec}, {S::kGpuFreqFieldNumber}};
+    case kPreemptTime: return {{J::kPreemptTimeFieldNumber}, {}};
     default: return {};
   }
 }
@@ -492,6 +495,7 @@ constexpr NamedField kOFields[] = {
     {"tres-per-job", kTresPerJob}, {"tres-per-task", kTresPerTask},
     {"cpus-per-tres", kCpusPerTres}, {"mem-per-tres", kMemPerTres}, {"tres-bind", kTresBind},
     {"deadline", kDeadline}, {"prefer", kPrefer}, {"tres-freq", kTresFreq},
+    {"preempttime", kPreemptTime},
 };
 
 

@@ -153,9 +153,14 @@ def test_cancel_mode_with_grace_time_warns_the_steps_then_ends_the_job(cluster):
     high = sbatch(cluster, "-p", "high", "-N2", "--exclusive", "-o", "/dev/null", "--wrap", "sleep 300")
     out = out_dir / f"{low}.out"
     wait_for(lambda: "step got TERM" in out.read_text(), 10, what="the step's SIGTERM")
-    # Within its grace time it runs on, its end moved to the grace time's end.
+    # Within its grace time it runs on, its end moved to the grace time's end; squeue and
+    # scontrol show when it was preempted, as the reference's did.
     f = cluster.job_fields(low)
     assert f["JobState"] == "RUNNING", f
+    assert f["PreemptTime"] != "None" and f["PreemptEligibleTime"] == f["StartTime"], f
+    assert f["EndTime"] > f["PreemptTime"], f
+    r = cluster.cli("squeue", "-h", "-j", str(low), "-O", "PreemptTime")
+    assert r.stdout.strip() == f["PreemptTime"], r.stdout
     assert state(cluster, high) == "PENDING"
     f = cluster.wait_job(low, "PREEMPTED", timeout=GRACE + 40)
     assert time.time() - submitted >= GRACE - 1
