@@ -116,6 +116,8 @@ struct SchedulerConfig {
   // a lower priority_tier, as their partition's preempt_mode says (else preempt/none).
   bool preempt_partition_prio = false;
   PreemptMode preempt_mode = PreemptMode::kOff;  // PreemptMode=: partitions' default
+  // PreemptExemptTime: a job runs at least this long before it may be preempted.
+  std::int64_t preempt_exempt_time_s = 0;
 };
 
 struct Timeouts {

@@ -80,7 +80,7 @@ std::string renderConfig(const config::ClusterConfig& c, const std::string& conf
       {"PreemptMode", std::string(config::preemptModeName(s.preempt_partition_prio ? s.preempt_mode
                                                                              : config::PreemptMode::kOff))},
       {"PreemptType", s.preempt_partition_prio ? "preempt/partition_prio" : "preempt/none"},
-      {"PreemptExemptTime", "00:00:00"},
+      {"PreemptExemptTime", formatDuration(s.preempt_exempt_time_s)},
       {"PriorityDecayHalfLife", formatDuration(p.decay_half_life_s)},
       {"PriorityCalcPeriod", formatDuration(p.calc_period_s)},
       {"PriorityFavorSmall", yesNo(p.favor_small)},

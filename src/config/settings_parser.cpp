@@ -176,7 +176,7 @@ bool parseScheduler(Context& ctx, const YAML::Node& node, SchedulerConfig& out) 
   MapReader m;
   if (!m.open(ctx, node, "scheduler", {"policy", "coalesce_ms", "default_mem_per_cpu", "priority",
                                           "resv_over_run", "enable_user_top", "preempt_type",
-                                          "preempt_mode"})) {
+                                          "preempt_mode", "preempt_exempt_time"})) {
     return false;
   }
   if (auto* v = m.find("policy")) {
@@ -203,6 +203,11 @@ bool parseScheduler(Context& ctx, const YAML::Node& node, SchedulerConfig& out) 
   }
   if (auto* v = m.find("preempt_mode");
       v && !readPreemptMode(ctx, *v, m.path("preempt_mode"), out.preempt_mode)) {
+    return false;
+  }
+  // Slurm's time formats (a bare number is minutes, "0:30" 30 seconds).
+  if (auto* v = m.find("preempt_exempt_time");
+      v && !readDurationSeconds(ctx, *v, m.path("preempt_exempt_time"), out.preempt_exempt_time_s)) {
     return false;
   }
   if (auto* v = m.find("resv_over_run")) {

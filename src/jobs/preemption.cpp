@@ -40,10 +40,14 @@ void JobManager::preemptFor(const std::vector<JobId>& blocked) {
     ++it;
   }
   const sched::Snapshot& snapshot = scheduling_->scheduler->snapshot();
-  // Jobs already on their way out (cancelled, requeued, ...) free their nodes anyway.
+  // Jobs already on their way out (cancelled, requeued, ...) free their nodes anyway; jobs
+  // that started less than PreemptExemptTime ago may not be preempted yet.
+  const std::int64_t now = clock_.now();
+  const std::int64_t exempt_s = config_.scheduler.preempt_exempt_time_s;
   for (const sched::RunningJob& r : snapshot.running) {
     const Job* job = find(r.id);
     if (job && job->pending_end != PendingEnd::kNone) query.ending.insert(r.id);
+    if (job && exempt_s > 0 && now - job->info.start_time() < exempt_s) query.exempt.insert(r.id);
   }
   // A pass that changed neither the running jobs nor who waits would try the same trials and
   // find the same nothing: skip them (a busy queue runs a pass per submission).
@@ -52,8 +56,9 @@ void JobManager::preemptFor(const std::vector<JobId>& blocked) {
   for (const sched::RunningJob& r : snapshot.running) mix(r.id);
   for (JobId id : query.blocked) mix(id);
   for (JobId id : query.ending) mix(id ^ 0x9e3779b97f4a7c15ull);
+  for (JobId id : query.exempt) mix(~id);
   if (signature == fruitless_preemption_) return;
-  const auto chosen = sched::planPreemptions(snapshot, query, schedulerParams(), clock_.now());
+  const auto chosen = sched::planPreemptions(snapshot, query, schedulerParams(), now);
   fruitless_preemption_ = chosen.empty() ? signature : 0;
   for (const sched::Preemption& p : chosen) {
     Job* victim = mutableJob(p.victim);

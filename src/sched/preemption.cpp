@@ -103,7 +103,7 @@ std::vector<Preemption> planPreemptions(const Snapshot& snapshot, const Preempti
 
     std::vector<size_t> candidates;
     for (size_t i = 0; i < running.size(); ++i) {
-      if (taken.count(running[i].id)) continue;
+      if (taken.count(running[i].id) || query.exempt.count(running[i].id)) continue;
       auto p = partitions.find(running[i].partition);
       if (p == partitions.end() || !p->second->preemptable || p->second->priorityTier >= tier)
         continue;

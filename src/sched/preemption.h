@@ -27,6 +27,8 @@ struct PreemptionQuery {
   // Preemptors whose victims are still ending: they wait for those, nobody else is preempted
   // for them.
   std::unordered_set<JobId> waiting;
+  // Running jobs that may not be preempted yet (PreemptExemptTime): never chosen.
+  std::unordered_set<JobId> exempt;
   // At most this many trial placements in one call (each a one-job schedule(), about 3 ms of
   // CPU with 8,000 running jobs: bench/sched/preempt_bench); blocked jobs not reached wait for
   // the next pass.

@@ -180,3 +180,26 @@ def test_a_partition_with_preemption_off_is_left_alone(cluster):
     time.sleep(1)  # a pass or two later, still nothing preempted
     assert state(cluster, mid) == "RUNNING"
     assert state(cluster, high) == "PENDING"
+
+
+def test_a_job_within_the_exempt_time_is_not_preempted_yet(cluster):
+    text = cluster.conf.read_text()
+    assert "  preempt_exempt_time: 0 " in text, "etc/cluster.conf lost its preempt_exempt_time"
+    cluster.conf.write_text(text.replace("  preempt_exempt_time: 0 ", '  preempt_exempt_time: "0:03" ', 1))
+    try:
+        assert cluster.scontrol("reconfigure").returncode == 0
+        show = cluster.scontrol("show", "config").stdout
+        assert re.search(r"^PreemptExemptTime += 00:00:03$", show, re.M), show
+        low = sbatch(cluster, "-p", "low", "-N2", "--exclusive", "-o", "/dev/null", "--wrap", "sleep 300")
+        f = cluster.wait_job(low, "RUNNING")
+        high = sbatch(cluster, "-p", "high", "-N1", "--exclusive", "-o", "/dev/null", "--wrap", "sleep 300")
+        wait_for(lambda: cluster.job_fields(high).get("Reason") == "Resources", 15,
+                 what="the high job to wait")
+        assert state(cluster, low) == "RUNNING"  # its 3 seconds are not over
+        # Once they are, a later pass (the controller's periodic one at the latest) preempts it.
+        cluster.wait_job(high, "RUNNING", timeout=25)
+        g = cluster.job_fields(low)
+        assert g["Restarts"] == "1", g
+    finally:
+        cluster.conf.write_text(text)
+        assert cluster.scontrol("reconfigure").returncode == 0

@@ -273,9 +273,11 @@ TEST(ClusterConfig, ValidFiles) {
       {"preemption: partition_prio, a default mode, partitions' own modes and grace times",
        minimal("", yaml({"  - {name: low, nodes: n1, preempt_mode: CANCEL, grace_time: 30}",
                          "  - {name: off, nodes: n1, preempt_mode: \"off\"}",
-                         "scheduler:", "  preempt_type: partition_prio", "  preempt_mode: requeue"})),
+                         "scheduler:", "  preempt_type: partition_prio", "  preempt_mode: requeue",
+                         "  preempt_exempt_time: 10"})),
        [](const ClusterConfig& c) {
          EXPECT_TRUE(c.scheduler.preempt_partition_prio);
+         EXPECT_EQ(c.scheduler.preempt_exempt_time_s, 600);  // minutes, as Slurm's
          EXPECT_EQ(c.scheduler.preempt_mode, PreemptMode::kRequeue);
          ASSERT_EQ(c.partitions.size(), 3u);
          EXPECT_EQ(effectivePreemptMode(c.scheduler, c.partitions[0]), PreemptMode::kRequeue);

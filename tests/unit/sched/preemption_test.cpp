@@ -119,6 +119,17 @@ TEST(Preemption, JobsAlreadyEndingAreNeitherChosenNorFreeAndTheirPreemptorWaits)
   EXPECT_EQ(out[0].preemptor, 11u);
 }
 
+TEST(Preemption, NotOfAJobStillWithinItsExemptTime) {
+  Snapshot s = twoTiers(1);
+  s.running = {lowJob(1, "gpu001", {0, 1, 2, 3}), lowJob(2, "gpu001", {4, 5, 6, 7})};
+  s.pending = {JobBuilder(10).partition("high").gpusPerNode(4).nodes(1)};
+  PreemptionQuery q = blocked({10});
+  q.exempt = {2};  // the younger one started too recently: the older one goes instead
+  EXPECT_EQ(victimsOf(planPreemptions(s, q, SchedulerParams{}, kNow), 10), (std::vector<JobId>{1}));
+  q.exempt = {1, 2};
+  EXPECT_TRUE(planPreemptions(s, q, SchedulerParams{}, kNow).empty());
+}
+
 TEST(Preemption, NoneForAJobThatFitsWithoutPreempting) {
   Snapshot s = twoTiers(2);
   s.running = {lowJob(1, "gpu001", {0, 1, 2, 3, 4, 5, 6, 7})};
