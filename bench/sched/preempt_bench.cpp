@@ -11,6 +11,7 @@
 #include <random>
 #include <unordered_set>
 
+#include "bench_cluster.h"
 #include "sched/preemption.h"
 #include "sched/scheduler.h"
 
@@ -18,11 +19,7 @@ using namespace drover::sched;
 
 namespace {
 
-double cpuNow() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
+using bench::cpuNow;
 
 // GPUs per node and nodes: many one-node jobs, some whole nodes, a few large.
 std::pair<int, int> shape(std::mt19937& rng) {
@@ -53,18 +50,7 @@ int main(int argc, char** argv) {
   scavenger.priorityTier = 1;
   scavenger.preemptable = true;
   snap.partitions = {train, scavenger};
-  for (int i = 0; i < nodes; ++i) {
-    Node n;
-    char name[32];
-    std::snprintf(name, sizeof name, "gpu%05d", i + 1);
-    n.name = name;
-    n.index = i;
-    n.cpus = 128;
-    n.memoryMb = 2000000;
-    n.gpuTypes.assign(8, "h100");
-    n.partitions = {"train", "scavenger"};
-    snap.nodes.push_back(std::move(n));
-  }
+  for (int i = 0; i < nodes; ++i) snap.nodes.push_back(bench::h100Node(i, {"train", "scavenger"}));
   // Scavenger jobs fill the nodes in order, whole and shared.
   int node = 0, used = 0;
   for (int r = 0; r < running && node < nodes; ++r) {

@@ -20,6 +20,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "bench_cluster.h"
 #include "sched/cluster_index.h"
 #include "sched/incremental.h"
 #include "sched/scheduler.h"
@@ -28,12 +29,7 @@ using namespace drover::sched;
 
 namespace {
 
-// CPU time of this thread: the machine is shared, so wall time would measure the neighbours.
-double cpuNow() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
+using bench::cpuNow;
 double seconds(double start) { return cpuNow() - start; }
 
 // Bytes the allocator has handed out and not taken back (arenas + large mmapped blocks): the
@@ -135,15 +131,7 @@ int main(int argc, char** argv) {
     snap.partitions.push_back(part);
   }
   for (int i = 0; i < nodes; ++i) {
-    Node n;
-    char name[32];
-    std::snprintf(name, sizeof name, "gpu%05d", i + 1);
-    n.name = name;
-    n.index = i;
-    n.cpus = 128;
-    n.memoryMb = 2000000;
-    n.gpuTypes.assign(8, "h100");
-    n.partitions = {"gpu"};
+    Node n = bench::h100Node(i, {"gpu"});
     if (mixed && i % 2 == 1) n.partitions.push_back("spot");
     if (mixed && i % 4 == 0) n.features = {"nvlink"};
     snap.nodes.push_back(std::move(n));
