@@ -89,12 +89,13 @@ std::vector<Preemption> planPreemptions(const Snapshot& snapshot, const Preempti
     return tier;
   };
 
-  Trials trials(snapshot, params, now, query.maxTrials);
+  // Made when the first blocked job has candidates (copying the nodes is not free).
+  std::optional<Trials> made;
   std::unordered_set<JobId> taken = query.ending;
   std::vector<RunningJob> claimed;
   const auto& running = snapshot.running;
   for (JobId id : query.blocked) {
-    if (trials.spent()) break;
+    if (made && made->spent()) break;
     if (query.waiting.count(id)) continue;
     auto found = pending.find(id);
     if (found == pending.end()) continue;
@@ -110,6 +111,8 @@ std::vector<Preemption> planPreemptions(const Snapshot& snapshot, const Preempti
       candidates.push_back(i);
     }
     if (candidates.empty()) continue;
+    if (!made) made.emplace(snapshot, params, now, query.maxTrials);
+    Trials& trials = *made;
     // The youngest (highest id) first: the shortest prefix of them whose removal lets it start
     // (removing more only frees more, so a binary search finds it).
     std::sort(candidates.begin(), candidates.end(),
