@@ -309,12 +309,13 @@ def test_chdir_export_and_mail(cluster, work):
 # The shell ends its child and waits for it before it exits: the child's own USR1 line must be
 # written before the step ends and its process group is killed. The child traps TERM so that a
 # TERM from the shell arriving before it has run its USR1 trap cannot end it silently (bash runs
-# pending traps in signal-number order: USR1 first).
+# pending traps in signal-number order: USR1 first). Seconds since boot, not the wall clock,
+# which this VM has been seen to step by a minute in the middle of a test.
 SIGNAL_SCRIPT = """#!/bin/bash
-trap 'echo "shell USR1 $(date +%s)"; kill $child 2>/dev/null; wait $child; exit 0' USR1
+trap 'echo "shell USR1 $(cut -d. -f1 /proc/uptime)"; kill $child 2>/dev/null; wait $child; exit 0' USR1
 bash -c 'trap "echo child USR1; exit 0" USR1; trap "exit 0" TERM; sleep 100 & wait' &
 child=$!
-echo "start $(date +%s)"
+echo "start $(cut -d. -f1 /proc/uptime)"
 wait $child
 sleep 100 & wait
 """
