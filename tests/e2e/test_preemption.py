@@ -8,6 +8,7 @@ goes back to the queue (Restarts=1), its run recorded PREEMPTED in sacct, its ou
 runs on that long. The preemptor then starts on the nodes freed."""
 
 import re
+import subprocess
 import time
 
 import pytest
@@ -203,3 +204,26 @@ def test_a_job_within_the_exempt_time_is_not_preempted_yet(cluster):
     finally:
         cluster.conf.write_text(text)
         assert cluster.scontrol("reconfigure").returncode == 0
+
+
+def test_srun_outside_a_job_is_cancelled_as_the_reference_was(cluster):
+    # An allocation srun made itself cannot be requeued: even in a REQUEUE partition it ends
+    # PREEMPTED, srun saying so as the reference's did (its exit 143, the tasks' SIGTERM).
+    srun = subprocess.Popen([str(cluster.bin / "srun"), "-p", "low", "-N2", "--exclusive",
+                             "sleep", "300"], env=cluster.env(), user="alice", cwd="/tmp",
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: cluster.cli("squeue", "-h", "-p", "low", "-t", "R", "-o", "%i").stdout.strip(),
+                 15, what="srun's allocation to run")
+        low = int(cluster.cli("squeue", "-h", "-p", "low", "-o", "%i").stdout.strip())
+        sbatch(cluster, "-p", "high", "-N1", "--exclusive", "-o", "/dev/null", "--wrap", "sleep 300")
+        _, err = srun.communicate(timeout=60)
+    finally:
+        if srun.poll() is None:
+            srun.kill()
+    assert srun.returncode == 143, err
+    assert "srun: Job step aborted: Waiting up to 32 seconds for job step to finish." in err, err
+    assert re.search(rf"\*\*\* STEP {low}\.0 ON node[34] CANCELLED AT \S+ DUE TO PREEMPTION \*\*\*",
+                     err), err
+    assert sacct_runs(cluster, low) == [[str(low), "PREEMPTED", "0:0"]]
