@@ -62,6 +62,7 @@ inline constexpr std::int64_t kUnlimited = -1;
 // Slurm's PreemptMode: what happens to a job another one preempts. SUSPEND and GANG, which need
 // Slurm's gang scheduler, are not offered.
 enum class PreemptMode { kOff, kCancel, kRequeue };
+inline constexpr std::uint32_t kMaxGraceTimeS = 365 * 86400;  // a partition's GraceTime bound
 
 struct PartitionConfig {
   std::string name;
@@ -210,6 +211,11 @@ std::string bcastExcludeText(const BcastConfig& bcast);
 std::string_view partitionStateName(PartitionState state);
 // Slurm's upper-case name: OFF, CANCEL, REQUEUE.
 std::string_view preemptModeName(PreemptMode mode);
+// The mode of that name in any case ("off", "REQUEUE"); nullopt for another word.
+std::optional<PreemptMode> preemptModeNamed(std::string_view name);
+// A Slurm PreemptMode value that asks for its gang scheduler, which Drover has not: SUSPEND or
+// GANG among its comma-separated items (Slurm's "REQUEUE,GANG"), in any case.
+bool needsGangScheduler(std::string_view modes);
 // The mode a partition's jobs are preempted by: its own, else the scheduler's; OFF when the
 // preemption type is none.
 PreemptMode effectivePreemptMode(const SchedulerConfig& scheduler, const PartitionConfig& p);

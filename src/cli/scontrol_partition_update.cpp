@@ -9,6 +9,7 @@
 #include "cli/cli_common.h"
 #include "cli/controller_client.h"
 #include "common/ascii_case.h"
+#include "drover/config.h"
 #include "drover/time_spec.h"
 
 namespace drover::cli {
@@ -27,7 +28,6 @@ constexpr std::array<std::string_view, 22> kSlurmOnlyKeys{
     "hidden",        "jobdefaults",   "lln",            "maxcpuspernode", "maxmempercpu",
     "maxmempernode", "minnodes",      "overtimelimit",  "qos",          "reqresv",
     "rootonly",      "tresbillingweights"};
-constexpr std::uint32_t kMaxGraceTime = 365 * 86400;  // cluster.conf's grace_time bound
 
 std::string errorLine(const std::string& text) { return std::string(kProg) + ": error: " + text + "\n"; }
 
@@ -158,19 +158,17 @@ Result<v1::UpdatePartitionRequest> parseUpdatePartition(
       req.set_exclusive(kind == "EXCLUSIVE");
     } else if (key == "preemptmode") {
       // The reference took a comma list (REQUEUE,GANG); Drover has no gang scheduler.
-      const std::string up = toUpperAscii(value);
-      if (up != "OFF" && up != "CANCEL" && up != "REQUEUE") {
-        if (up.starts_with("SUSPEND") || up.starts_with("GANG") || up.find(",GANG") != std::string::npos) {
-          return makeError(errorLine("PreemptMode=" + value +
-                                     " is not supported by Drover: it has no gang scheduler to "
-                                     "suspend jobs with (OFF, CANCEL or REQUEUE)"));
-        }
-        return makeError(errorLine("Invalid input: " + w) + kNoError);
+      if (config::needsGangScheduler(value)) {
+        return makeError(errorLine("PreemptMode=" + value +
+                                   " is not supported by Drover: it has no gang scheduler to "
+                                   "suspend jobs with (OFF, CANCEL or REQUEUE)"));
       }
-      req.set_preempt_mode(up);
+      const auto mode = config::preemptModeNamed(value);
+      if (!mode) return makeError(errorLine("Invalid input: " + w) + kNoError);
+      req.set_preempt_mode(std::string(config::preemptModeName(*mode)));
     } else if (key == "gracetime") {
       const auto n = countOf(value);
-      if (!n || *n > kMaxGraceTime) {
+      if (!n || *n > config::kMaxGraceTimeS) {
         return makeError(errorLine("Invalid GraceTime value: " + value) + kNoError);
       }
       req.set_grace_time_s(static_cast<std::uint32_t>(*n));

@@ -9,6 +9,8 @@
 
 #include <yaml-cpp/eventhandler.h>
 
+#include "common/ascii_case.h"
+#include "common/comma_list.h"
 #include "config/config_file.h"
 #include "config/sections.h"
 #include "drover/config.h"
@@ -140,6 +142,20 @@ std::string_view preemptModeName(PreemptMode mode) {
     case PreemptMode::kRequeue: return "REQUEUE";
   }
   return "OFF";
+}
+
+std::optional<PreemptMode> preemptModeNamed(std::string_view name) {
+  for (PreemptMode mode : {PreemptMode::kOff, PreemptMode::kCancel, PreemptMode::kRequeue}) {
+    if (equalsIgnoreCase(name, preemptModeName(mode))) return mode;
+  }
+  return std::nullopt;
+}
+
+bool needsGangScheduler(std::string_view modes) {
+  for (const std::string& item : splitCommas(modes)) {
+    if (equalsIgnoreCase(item, "SUSPEND") || equalsIgnoreCase(item, "GANG")) return true;
+  }
+  return false;
 }
 
 PreemptMode effectivePreemptMode(const SchedulerConfig& scheduler, const PartitionConfig& p) {

@@ -193,7 +193,7 @@ bool parsePartitions(Context& ctx, const YAML::Node& node, const std::vector<Nod
     }
     // Slurm's GraceTime is whole seconds.
     if (auto* v = m.find("grace_time");
-        v && !readInteger(ctx, *v, m.path("grace_time"), 0, 365 * 86400, p.grace_time_s)) {
+        v && !readInteger(ctx, *v, m.path("grace_time"), 0, kMaxGraceTimeS, p.grace_time_s)) {
       return false;
     }
     out.push_back(std::move(p));

@@ -334,15 +334,17 @@ bool readPreemptMode(Context& ctx, const YAML::Node& node, const std::string& pa
                      PreemptMode& out) {
   const std::string* s = scalarOf(ctx, node, path, "one of off, cancel, requeue");
   if (!s) return false;
-  const std::string v = toLowerAscii(*s);
-  if (v == "suspend" || v == "gang" || v.rfind("suspend,", 0) == 0 || v.rfind("gang,", 0) == 0) {
+  if (needsGangScheduler(*s)) {
     return ctx.fail(node, fmt::format("{}: {} is not supported: Drover has no gang scheduler to "
                                       "suspend jobs with; accepted: off, cancel, requeue",
                                       path, quote(*s)));
   }
-  std::size_t i = 0;
-  if (!readChoice(ctx, node, path, {"off", "cancel", "requeue"}, i)) return false;
-  out = static_cast<PreemptMode>(i);
+  const auto mode = preemptModeNamed(*s);
+  if (!mode) {
+    return ctx.fail(node, fmt::format("{}: unknown value {}; accepted: off, cancel, requeue", path,
+                                      quote(*s)));
+  }
+  out = *mode;
   return true;
 }
 

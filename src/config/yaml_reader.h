@@ -104,10 +104,10 @@ bool readMemoryMb(Context& ctx, const YAML::Node& node, const std::string& path,
 // `check_names`, every name must also pass readName's rules (addresses and paths skip it).
 bool readHostlist(Context& ctx, const YAML::Node& node, const std::string& path,
                   std::size_t max_hosts, std::vector<std::string>& out, bool check_names = true);
-// One of `accepted` (case-insensitive); out = its index.
 // Slurm's PreemptMode: off, cancel or requeue in any case (suspend and gang are refused).
 bool readPreemptMode(Context& ctx, const YAML::Node& node, const std::string& path,
                      PreemptMode& out);
+// One of `accepted` (case-insensitive); out = its index.
 bool readChoice(Context& ctx, const YAML::Node& node, const std::string& path,
                 std::initializer_list<std::string_view> accepted, std::size_t& out);
 

@@ -309,7 +309,8 @@ Status CtldState::fillPartitions(const std::vector<std::string>& names,
     for (const auto& a : p.allow_accounts) out->add_allow_accounts(a);
     for (const auto& g : p.allow_groups) out->add_allow_groups(g);
     out->set_exclusive(p.exclusive);
-    out->set_preempt_mode(std::string(config::preemptModeName(config::effectivePreemptMode(cfg_.scheduler, p))));
+    const config::PreemptMode mode = config::effectivePreemptMode(cfg_.scheduler, p);
+    out->set_preempt_mode(std::string(config::preemptModeName(mode)));
     out->set_grace_time_s(p.grace_time_s);
     std::uint32_t cpus = 0, gpus = 0;
     std::uint64_t mem = 0;

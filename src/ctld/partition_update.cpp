@@ -70,11 +70,9 @@ Status CtldState::updatePartition(const v1::UpdatePartitionRequest& req, const s
   if (req.has_allow_groups()) part.allow_groups = allowList(req.allow_groups());
   if (req.has_exclusive()) part.exclusive = req.exclusive();
   if (req.has_preempt_mode()) {
-    const std::string mode = toUpperAscii(req.preempt_mode());
-    if (mode == "OFF") part.preempt_mode = config::PreemptMode::kOff;
-    else if (mode == "CANCEL") part.preempt_mode = config::PreemptMode::kCancel;
-    else if (mode == "REQUEUE") part.preempt_mode = config::PreemptMode::kRequeue;
-    else return makeError("Invalid preempt mode " + req.preempt_mode());
+    const auto mode = config::preemptModeNamed(req.preempt_mode());
+    if (!mode) return makeError("Invalid preempt mode " + req.preempt_mode());
+    part.preempt_mode = *mode;
   }
   if (req.has_grace_time_s()) part.grace_time_s = req.grace_time_s();
   if (req.has_nodes()) {

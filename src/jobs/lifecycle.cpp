@@ -41,6 +41,7 @@ void JobManager::stepEvent(const v1::StepEventRequest& event) {
       return;
     case PendingEnd::kRequeue:
     case PendingEnd::kRequeueHold:
+    case PendingEnd::kPreemptRequeue:  // requeue() records the run PREEMPTED
       recordBatchStep(*job, &event);
       requeue(*job, job->pending_end == PendingEnd::kRequeueHold);
       return;
@@ -52,10 +53,6 @@ void JobManager::stepEvent(const v1::StepEventRequest& event) {
       return;
     case PendingEnd::kPreemptCancel:
       finish(*job, v1::JOB_PREEMPTED, event.exit_code(), event.exit_signal(), &event);
-      return;
-    case PendingEnd::kPreemptRequeue:
-      recordBatchStep(*job, &event);
-      requeue(*job, false);
       return;
     case PendingEnd::kNone:
       break;

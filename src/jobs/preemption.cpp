@@ -35,28 +35,27 @@ void JobManager::preemptFor(const std::vector<JobId>& blocked) {
       it = preempted_for_.erase(it);
       continue;
     }
-    query.ending.insert(it->first);
     if (it->second != 0) query.waiting.insert(it->second);
     ++it;
   }
   const sched::Snapshot& snapshot = scheduling_->scheduler->snapshot();
-  // Jobs already on their way out (cancelled, requeued, ...) free their nodes anyway; jobs
-  // that started less than PreemptExemptTime ago may not be preempted yet.
+  // Spared: jobs already on their way out (preempted, cancelled, requeued, ...), which free
+  // their nodes anyway, and jobs that started less than PreemptExemptTime ago.
   const std::int64_t now = clock_.now();
   const std::int64_t exempt_s = config_.scheduler.preempt_exempt_time_s;
-  for (const sched::RunningJob& r : snapshot.running) {
-    const Job* job = find(r.id);
-    if (job && job->pending_end != PendingEnd::kNone) query.ending.insert(r.id);
-    if (job && exempt_s > 0 && now - job->info.start_time() < exempt_s) query.exempt.insert(r.id);
-  }
-  // A pass that changed neither the running jobs nor who waits would try the same trials and
-  // find the same nothing: skip them (a busy queue runs a pass per submission).
+  // A pass that changed neither the running jobs, nor whom they spare, nor who waits would try
+  // the same trials and find the same nothing: skip them (a busy queue runs a pass per
+  // submission).
   std::uint64_t signature = 1469598103934665603ull;
   auto mix = [&](std::uint64_t v) { signature = (signature ^ v) * 1099511628211ull; };
-  for (const sched::RunningJob& r : snapshot.running) mix(r.id);
+  for (const sched::RunningJob& r : snapshot.running) {
+    const Job* job = find(r.id);
+    const bool spared = job && (job->pending_end != PendingEnd::kNone ||
+                                (exempt_s > 0 && now - job->info.start_time() < exempt_s));
+    if (spared) query.spared.insert(r.id);
+    mix(spared ? ~r.id : r.id);
+  }
   for (JobId id : query.blocked) mix(id);
-  for (JobId id : query.ending) mix(id ^ 0x9e3779b97f4a7c15ull);
-  for (JobId id : query.exempt) mix(~id);
   if (signature == fruitless_preemption_) return;
   const auto chosen = sched::planPreemptions(snapshot, query, schedulerParams(), now);
   fruitless_preemption_ = chosen.empty() ? signature : 0;
@@ -70,13 +69,10 @@ void JobManager::preemptFor(const std::vector<JobId>& blocked) {
 }
 
 void JobManager::preempt(Job& job, JobId preemptor) {
-  config::PreemptMode mode = config::PreemptMode::kOff;
-  std::uint32_t grace = 0;
-  for (const config::PartitionConfig& p : config_.partitions) {
-    if (p.name != job.info.partition()) continue;
-    mode = config::effectivePreemptMode(config_.scheduler, p);
-    grace = p.grace_time_s;
-  }
+  const config::PartitionConfig* partition = config_.findPartition(job.info.partition());
+  if (!partition) return;
+  const config::PreemptMode mode = config::effectivePreemptMode(config_.scheduler, *partition);
+  const std::uint32_t grace = partition->grace_time_s;
   if (mode == config::PreemptMode::kOff) return;
   // REQUEUE: "Preempts jobs by requeuing them (if possible) or canceling them" (slurm.conf(5)).
   const bool requeue =

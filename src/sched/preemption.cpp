@@ -73,7 +73,7 @@ std::vector<Preemption> planPreemptions(const Snapshot& snapshot, const Preempti
     partitions[p.name] = &p;
     any_preemptable = any_preemptable || p.preemptable;
   }
-  if (!any_preemptable || query.blocked.empty() || snapshot.running.empty()) return out;
+  if (!any_preemptable || query.blocked.empty()) return out;
 
   std::unordered_map<JobId, const Job*> pending;
   for (const Job& j : snapshot.pending) pending[j.id] = &j;
@@ -89,11 +89,24 @@ std::vector<Preemption> planPreemptions(const Snapshot& snapshot, const Preempti
     return tier;
   };
 
+  // The running jobs that may be preempted at all, with their tiers, looked up once: a blocked
+  // job below or at the lowest of those tiers has no candidates and costs nothing more.
+  const auto& running = snapshot.running;
+  std::vector<std::pair<size_t, int>> preemptable;
+  int lowest = INT_MAX;
+  for (size_t i = 0; i < running.size(); ++i) {
+    auto p = partitions.find(running[i].partition);
+    if (p == partitions.end() || !p->second->preemptable || query.spared.count(running[i].id))
+      continue;
+    preemptable.emplace_back(i, p->second->priorityTier);
+    lowest = std::min(lowest, p->second->priorityTier);
+  }
+  if (preemptable.empty()) return out;
+
   // Made when the first blocked job has candidates (copying the nodes is not free).
   std::optional<Trials> made;
-  std::unordered_set<JobId> taken = query.ending;
+  std::vector<char> taken(running.size(), 0);  // chosen for an earlier preemptor here
   std::vector<RunningJob> claimed;
-  const auto& running = snapshot.running;
   for (JobId id : query.blocked) {
     if (made && made->spent()) break;
     if (query.waiting.count(id)) continue;
@@ -101,14 +114,11 @@ std::vector<Preemption> planPreemptions(const Snapshot& snapshot, const Preempti
     if (found == pending.end()) continue;
     const Job& job = *found->second;
     const int tier = tierOf(job.request);
+    if (tier <= lowest) continue;
 
     std::vector<size_t> candidates;
-    for (size_t i = 0; i < running.size(); ++i) {
-      if (taken.count(running[i].id) || query.exempt.count(running[i].id)) continue;
-      auto p = partitions.find(running[i].partition);
-      if (p == partitions.end() || !p->second->preemptable || p->second->priorityTier >= tier)
-        continue;
-      candidates.push_back(i);
+    for (const auto& [i, candidate_tier] : preemptable) {
+      if (!taken[i] && candidate_tier < tier) candidates.push_back(i);
     }
     if (candidates.empty()) continue;
     if (!made) made.emplace(snapshot, params, now, query.maxTrials);
@@ -158,7 +168,7 @@ std::vector<Preemption> planPreemptions(const Snapshot& snapshot, const Preempti
     for (size_t c : candidates) {
       if (!gone[c] || !sharesNode(running[c].allocation, start->allocation)) continue;
       out.push_back({running[c].id, id});
-      taken.insert(running[c].id);
+      taken[c] = 1;
       needed = true;
     }
     if (!needed) continue;  // it fits without preempting: what held it back was not them

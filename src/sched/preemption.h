@@ -21,14 +21,12 @@ struct Preemption {
 struct PreemptionQuery {
   // The pending jobs the last pass could not start, highest ranked first (Plan::pending order).
   std::vector<JobId> blocked;
-  // Running jobs already being ended for an earlier preemptor: not chosen again, and counted
-  // as running (their resources belong to that preemptor).
-  std::unordered_set<JobId> ending;
+  // Running jobs never chosen, and counted as running: those already being ended (their nodes
+  // go to whoever they end for) and those within PreemptExemptTime.
+  std::unordered_set<JobId> spared;
   // Preemptors whose victims are still ending: they wait for those, nobody else is preempted
   // for them.
   std::unordered_set<JobId> waiting;
-  // Running jobs that may not be preempted yet (PreemptExemptTime): never chosen.
-  std::unordered_set<JobId> exempt;
   // At most this many trial placements in one call (each a one-job schedule(), about 3 ms of
   // CPU with 8,000 running jobs: bench/sched/preempt_bench); blocked jobs not reached wait for
   // the next pass.
@@ -36,7 +34,7 @@ struct PreemptionQuery {
 };
 
 // For each blocked job in turn that could start now if some preemptable lower-tier jobs were
-// gone, the fewest of those it needs: ordered youngest (highest id) first, the shortest prefix
+// gone, the ones it needs: ordered youngest (highest id) first, the shortest prefix
 // whose removal lets it start (a binary search of one-job trial passes, so a cluster of 10,000
 // such jobs costs about 15 trials); of that prefix the jobs on other nodes than its trial
 // placement stay, and those on its nodes are put back one at a time (the longest-running

@@ -104,14 +104,14 @@ TEST(Preemption, LaterPreemptorsDoNotCountOnAnEarlierOnesNodes) {
   EXPECT_NE(victimsOf(out, 10), victimsOf(out, 11));
 }
 
-TEST(Preemption, JobsAlreadyEndingAreNeitherChosenNorFreeAndTheirPreemptorWaits) {
+TEST(Preemption, SparedJobsAreNeitherChosenNorFreeAndAWaitingPreemptorIsSkipped) {
   Snapshot s = twoTiers(2);
   s.running = {lowJob(1, "gpu001", {0, 1, 2, 3, 4, 5, 6, 7}),
                lowJob(2, "gpu002", {0, 1, 2, 3, 4, 5, 6, 7})};
   s.pending = {JobBuilder(10).partition("high").gpusPerNode(8).nodes(1),
                JobBuilder(11).partition("high").gpusPerNode(8).nodes(1)};
   PreemptionQuery q = blocked({10, 11});
-  q.ending = {1};   // being ended for job 10
+  q.spared = {1};   // being ended for job 10
   q.waiting = {10};
   auto out = planPreemptions(s, q, SchedulerParams{}, kNow);
   ASSERT_EQ(out.size(), 1u);
@@ -124,9 +124,9 @@ TEST(Preemption, NotOfAJobStillWithinItsExemptTime) {
   s.running = {lowJob(1, "gpu001", {0, 1, 2, 3}), lowJob(2, "gpu001", {4, 5, 6, 7})};
   s.pending = {JobBuilder(10).partition("high").gpusPerNode(4).nodes(1)};
   PreemptionQuery q = blocked({10});
-  q.exempt = {2};  // the younger one started too recently: the older one goes instead
+  q.spared = {2};  // the younger one started too recently: the older one goes instead
   EXPECT_EQ(victimsOf(planPreemptions(s, q, SchedulerParams{}, kNow), 10), (std::vector<JobId>{1}));
-  q.exempt = {1, 2};
+  q.spared = {1, 2};
   EXPECT_TRUE(planPreemptions(s, q, SchedulerParams{}, kNow).empty());
 }
 
