@@ -134,6 +134,9 @@ struct JobRecord {
   // The id of the job's association (account and user) as sshare and sacctmgr number them now;
   // set by the controller when it answers a query (not stored), 0 for one no longer configured.
   std::uint32_t assoc_id = 0;
+  // The id of the job's QOS in the configured table (sacct's QOSRAW; normal is 1); set by sacct
+  // from cluster.conf (not stored), 0 for a QOS no longer configured.
+  std::uint32_t qos_id = 0;
   bool operator==(const JobRecord&) const = default;
 };
 

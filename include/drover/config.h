@@ -85,6 +85,10 @@ struct PartitionConfig {
 
 enum class BackfillPolicy { kFcfs, kEasy, kConservative };
 
+// Slurm's PreemptType: none, preempt/partition_prio (partitions' priority tiers decide who may
+// preempt whom) or preempt/qos (each QOS's `preempt` list does).
+enum class PreemptType { kNone, kPartitionPrio, kQos };
+
 struct PriorityWeights {
   std::uint32_t age = 1000;
   std::uint32_t fairshare = 10000;
@@ -113,10 +117,11 @@ struct SchedulerConfig {
   // SchedulerParameters=enable_user_top: users may `scontrol top` their own jobs (else only
   // root and operators).
   bool enable_user_top = false;
-  // PreemptType=preempt/partition_prio: a pending job may preempt running jobs of partitions of
-  // a lower priority_tier, as their partition's preempt_mode says (else preempt/none).
-  bool preempt_partition_prio = false;
-  PreemptMode preempt_mode = PreemptMode::kOff;  // PreemptMode=: partitions' default
+  // PreemptType: with partition_prio a pending job may preempt running jobs of partitions of a
+  // lower priority_tier, with qos running jobs of the QOSes its QOS lists in `preempt`; how
+  // they are preempted is their QOS's preempt_mode (qos only), else their partition's.
+  PreemptType preempt_type = PreemptType::kNone;
+  PreemptMode preempt_mode = PreemptMode::kOff;  // PreemptMode=: partitions' and QOSes' default
   // PreemptExemptTime: a job runs at least this long before it may be preempted.
   std::int64_t preempt_exempt_time_s = 0;
 };
@@ -170,7 +175,35 @@ struct AccountConfig {
   // parent's name, or the account's own for one directly under root).
   std::string description{};
   std::string organization{};
+  // The QOSes its jobs (and its sub-accounts' without a list of their own) may ask for; empty:
+  // its parent's, and at the top every QOS.
+  std::vector<std::string> qos{};
+  // The QOS its jobs get without -q; "": its parent's, at the top normal (or, when normal is
+  // not allowed, the first QOS allowed).
+  std::string default_qos{};
 };
+
+// A quality of service (Slurm's QOS, which sacctmgr keeps in its database; here cluster.conf's
+// `qos` list). `normal` always exists, first (Slurm's default QOS, id 1).
+struct QosConfig {
+  std::string name;                             // lower case: Slurm's QOS names are
+  std::string description;                      // "" = Slurm's default (see qosDescription)
+  std::uint32_t priority = 0;                   // the QOS priority factor's numerator
+  // preempt/qos: the QOSes whose running jobs this QOS's pending jobs may preempt.
+  std::vector<std::string> preempt;
+  // How this QOS's jobs are preempted under preempt/qos; unset: their partition's mode.
+  std::optional<PreemptMode> preempt_mode;
+  std::uint32_t grace_time_s = 0;               // GraceTime under preempt/qos
+  std::uint32_t id = 0;                         // Slurm's QOS id: normal 1, the others in order
+};
+
+// The table without a `qos` list: normal alone.
+inline std::vector<QosConfig> defaultQosTable() {
+  QosConfig normal;
+  normal.name = "normal";
+  normal.id = 1;
+  return {normal};
+}
 
 struct ClusterConfig {
   std::string source_path;
@@ -186,12 +219,15 @@ struct ClusterConfig {
   JobsConfig jobs;
   BcastConfig bcast;
   std::vector<AccountConfig> accounts;
+  std::vector<QosConfig> qos = defaultQosTable();  // normal first, always
 
   const NodeConfig* findNode(std::string_view name) const;
   const PartitionConfig* findPartition(std::string_view name) const;
   // The one marked default (loading marks the first when the file marks none); null once
   // `scontrol update PartitionName=X Default=NO` took it away.
   const PartitionConfig* defaultPartition() const;
+  // In any case (`-q HIGH` is the QOS high), as Slurm's.
+  const QosConfig* findQos(std::string_view name) const;
 };
 
 Result<ClusterConfig> parseClusterConfig(std::string_view yaml_text, std::string_view file_name);
@@ -216,9 +252,11 @@ std::optional<PreemptMode> preemptModeNamed(std::string_view name);
 // A Slurm PreemptMode value that asks for its gang scheduler, which Drover has not: SUSPEND or
 // GANG among its comma-separated items (Slurm's "REQUEUE,GANG"), in any case.
 bool needsGangScheduler(std::string_view modes);
-// The mode a partition's jobs are preempted by: its own, else the scheduler's; OFF when the
-// preemption type is none.
-PreemptMode effectivePreemptMode(const SchedulerConfig& scheduler, const PartitionConfig& p);
+// The mode a job of that partition and QOS is preempted by: under preempt/qos its QOS's own,
+// then under either type its partition's, else the scheduler's; OFF when the type is none.
+PreemptMode effectivePreemptMode(const SchedulerConfig& scheduler, const PartitionConfig& p,
+                                 const QosConfig* qos = nullptr);
+std::string_view preemptTypeName(PreemptType type);  // preempt/none, preempt/partition_prio, ...
 std::string_view backfillPolicyName(BackfillPolicy policy);
 
 // Where clients and daemons find the file: $DROVER_CONF, else the installed default.

@@ -77,9 +77,10 @@ std::string renderConfig(const config::ClusterConfig& c, const std::string& conf
       {"MaxArraySize", std::to_string(jobspec::kDefaultMaxArraySize)},
       {"MessageTimeout", seconds(c.timeouts.message_s)},
       {"MpiDefault", c.steps.mpi_default},
-      {"PreemptMode", std::string(config::preemptModeName(s.preempt_partition_prio ? s.preempt_mode
-                                                                             : config::PreemptMode::kOff))},
-      {"PreemptType", s.preempt_partition_prio ? "preempt/partition_prio" : "preempt/none"},
+      {"PreemptMode", std::string(config::preemptModeName(
+                          s.preempt_type != config::PreemptType::kNone ? s.preempt_mode
+                                                                       : config::PreemptMode::kOff))},
+      {"PreemptType", std::string(config::preemptTypeName(s.preempt_type))},
       {"PreemptExemptTime", formatDuration(s.preempt_exempt_time_s)},
       {"PriorityDecayHalfLife", formatDuration(p.decay_half_life_s)},
       {"PriorityCalcPeriod", formatDuration(p.calc_period_s)},

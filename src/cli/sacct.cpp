@@ -23,6 +23,7 @@
 #include "cli/window_time.h"
 #include "ctld/acct_wire.h"
 #include "common/ascii_case.h"
+#include "common/comma_list.h"
 #include "drover/hostlist.h"
 #include "drover/time_spec.h"
 
@@ -168,16 +169,8 @@ Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::i
       case kOptYaml: cmd.yaml = true; break;
       case 'B': cmd.batch_script = true; break;
       case kOptEnvVars: cmd.env_vars = true; break;
-      case 'q':
-        // Drover's one QOS is normal: another name is refused as the reference refused one
-        // it did not have.
-        for (auto& q : splitCommas(optarg)) {
-          if (toLowerAscii(q) != "normal") {
-            return makeError(std::string(kBareMark) + "sacct: error: You gave a bad qos '" + q +
-                             "'. Valid QOS's are normal\nsacct: fatal: problem processing qos list");
-          }
-          cmd.records.qos.push_back(q);
-        }
+      case 'q':  // checked against cluster.conf's QOS table by checkSacctQos
+        for (auto& q : splitCommas(optarg)) cmd.records.qos.push_back(q);
         break;
       case 'R': for (auto& r : splitCommas(optarg)) cmd.records.reasons.push_back(r); break;
       case 'W': for (auto& w : splitCommas(optarg)) cmd.records.wckeys.push_back(w); break;
@@ -397,6 +390,21 @@ json::Value fromNlohmann(const nlohmann::ordered_json& j) {
 
 }  // namespace
 
+Status checkSacctQos(SacctCommand& cmd, const config::ClusterConfig& config) {
+  for (std::string& name : cmd.records.qos) {
+    if (const config::QosConfig* q = config.findQos(name)) {
+      name = q->name;
+      continue;
+    }
+    std::vector<std::string> valid;  // in the table's order, as the reference's (by id)
+    for (const config::QosConfig& q : config.qos) valid.push_back(q.name);
+    return makeError(std::string(kBareMark) + "sacct: error: You gave a bad qos '" + name +
+                     "'. Valid QOS's are " + joinCommas(valid) +
+                     "\nsacct: fatal: problem processing qos list");
+  }
+  return okStatus();
+}
+
 int runSacct(int argc, char** argv) {
   const auto args = argsWithEnvironment(argc, argv, {{"SACCT_FORMAT", "--format"}});
   const std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
@@ -408,7 +416,7 @@ int runSacct(int argc, char** argv) {
     printParseError(kProg, parsed.error());
     return 1;
   }
-  const SacctCommand& cmd = *parsed;
+  SacctCommand& cmd = *parsed;
   acct::report::setSizeUnits(cmd.sizes);
   if (printedInfo(cmd, kHelp, kHelp)) return 0;
   if (cmd.helpformat) {
@@ -418,6 +426,16 @@ int runSacct(int argc, char** argv) {
   auto client = ControllerClient::fromConfig();
   if (!client.ok()) {
     printError(kProg, client.error());
+    return 1;
+  }
+  // The QOS table (for -q and QOSRAW) is cluster.conf's, as the reference's was its database's.
+  auto config = config::loadClusterConfig(config::defaultConfigPath());
+  if (!config.ok()) {
+    printError(kProg, config.error());
+    return 1;
+  }
+  if (auto checked = checkSacctQos(cmd, *config); !checked.ok()) {
+    printParseError(kProg, checked.error());
     return 1;
   }
   v1::QueryAccountingRequest request = ctld::toWire(cmd.filter);
@@ -433,6 +451,7 @@ int runSacct(int argc, char** argv) {
   jobs.reserve(static_cast<std::size_t>(reply->jobs_size()));
   for (const auto& j : reply->jobs()) {
     acct::JobWithSteps job = ctld::fromWire(j);
+    if (const config::QosConfig* q = config->findQos(job.job.qos)) job.job.qos_id = q->id;
     if (!cmd.records.keeps(job.job)) continue;
     if (cmd.truncate) truncateToWindow(job, cmd.filter.window_start, cmd.filter.window_end.value_or(now));
     jobs.push_back(std::move(job));

@@ -9,6 +9,7 @@
 #include "cli/sacct_filters.h"
 #include "acct/report/sacct_format.h"
 #include "drover/accounting.h"
+#include "drover/config.h"
 #include "drover/result.h"
 
 namespace drover::cli {
@@ -35,6 +36,10 @@ struct SacctCommand {
 // own jobs unless -a or -u).
 Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::int64_t now,
                                     std::uint32_t uid, const std::string& user);
+
+// -q's names as cluster.conf's QOS table has them (any case in, the table's spelling out); a
+// name it lacks is refused in the reference's words, naming the valid ones.
+Status checkSacctQos(SacctCommand& cmd, const config::ClusterConfig& config);
 
 int runSacct(int argc, char** argv);
 

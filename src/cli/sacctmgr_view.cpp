@@ -1,6 +1,7 @@
 #include "cli/sacctmgr_view.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <span>
@@ -126,6 +127,22 @@ std::string adminLevel(const config::ClusterConfig& config, const std::string& u
   return std::find(ops.begin(), ops.end(), user) != ops.end() ? "Operator" : "None";
 }
 
+// An association's QOS column: its list, every QOS when it has none, by name as Slurm's.
+std::string qosList(const config::ClusterConfig& config, std::vector<std::string> names) {
+  if (names.empty()) {
+    for (const config::QosConfig& q : config.qos) names.push_back(q.name);
+  }
+  std::sort(names.begin(), names.end());
+  return joinCommas(names);
+}
+
+// HH:MM:SS, as sacctmgr shows a QOS's GraceTime.
+std::string clockTime(std::uint32_t seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%02u:%02u:%02u", seconds / 3600, seconds / 60 % 60, seconds % 60);
+  return text;
+}
+
 // One row per association, in the tree's order, with what every entity shows of it.
 std::vector<Row> associationRows(const config::ClusterConfig& config) {
   const auto tree = config::associationTree(config);
@@ -141,7 +158,8 @@ std::vector<Row> associationRows(const config::ClusterConfig& config) {
     v["User"] = n.user;
     v["Share"] = std::to_string(n.shares);
     v["Priority"] = n.priority >= 0 ? std::to_string(n.priority) : "";
-    v["QOS"] = "normal";
+    v["QOS"] = qosList(config, n.qos);
+    v["Def QOS"] = n.default_qos;
     v["ID"] = std::to_string(n.id);
     // Slurm's defaults for an account added without them: Descr its name, Org its parent's
     // name (its own directly under root).
@@ -200,14 +218,22 @@ std::vector<Row> rowsOf(SacctmgrEntity entity, const config::ClusterConfig& conf
                          {"ControlPort", std::to_string(config.controller.port)},
                          {"Share", "1"},
                          {"QOS", "normal"}})};
-    case SacctmgrEntity::kQos:
-      // Drover has one QOS, every job's.
-      return {valuesRow({{"Name", "normal"},
-                         {"Priority", "0"},
-                         {"GraceTime", "00:00:00"},
-                         {"PreemptMode", "cluster"},
-                         {"UsageFactor", "1.000000"},
-                         {"ID", "1"}})};
+    case SacctmgrEntity::kQos: {
+      // cluster.conf's table, normal first; a mode not set is the cluster's (PreemptMode).
+      std::vector<Row> rows;
+      for (const config::QosConfig& q : config.qos) {
+        rows.push_back(valuesRow(
+            {{"Name", q.name},
+             {"Priority", std::to_string(q.priority)},
+             {"GraceTime", clockTime(q.grace_time_s)},
+             {"Preempt", joinCommas(q.preempt)},
+             {"PreemptMode",
+              q.preempt_mode ? toLowerAscii(config::preemptModeName(*q.preempt_mode)) : "cluster"},
+             {"UsageFactor", "1.000000"},
+             {"ID", std::to_string(q.id)}}));
+      }
+      return rows;
+    }
     case SacctmgrEntity::kTres: {
       // What Drover's accounting records (ReqTRES/AllocTRES), with Slurm's ids.
       std::vector<Row> rows;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "common/ascii_case.h"
 #include "config/sections.h"
 
 namespace drover::config::detail {
@@ -12,7 +13,7 @@ bool parseAccounts(Context& ctx, const YAML::Node& node, std::vector<AccountConf
   if (!node.IsSequence()) {
     return ctx.fail(node, fmt::format("accounts: expected a list of accounts (each with name, "
                                       "parent, shares, users, priority, description, "
-                                      "organization), got {}",
+                                      "organization, qos, default_qos), got {}",
                                       describe(node)));
   }
   std::unordered_map<std::string, std::size_t> index;
@@ -21,7 +22,8 @@ bool parseAccounts(Context& ctx, const YAML::Node& node, std::vector<AccountConf
     MapReader m;
     if (!m.open(ctx, node[i], fmt::format("accounts[{}]", i), {"name", "parent", "shares", "users",
                                                                        "priority", "description",
-                                                                       "organization"})) {
+                                                                       "organization", "qos",
+                                                                       "default_qos"})) {
       return false;
     }
     AccountConfig a;
@@ -60,6 +62,15 @@ bool parseAccounts(Context& ctx, const YAML::Node& node, std::vector<AccountConf
     if (auto* v = m.find("organization");
         v && !readString(ctx, *v, m.path("organization"), a.organization)) {
       return false;
+    }
+    // QOS names in any case, kept in lower case as the table's (qos_parser.cpp checks them).
+    if (auto* v = m.find("qos")) {
+      if (!readNameList(ctx, *v, m.path("qos"), a.qos)) return false;
+      for (std::string& q : a.qos) q = toLowerAscii(q);
+    }
+    if (auto* v = m.find("default_qos")) {
+      if (!readName(ctx, *v, m.path("default_qos"), a.default_qos)) return false;
+      a.default_qos = toLowerAscii(a.default_qos);
     }
     out.push_back(std::move(a));
   }

@@ -37,12 +37,21 @@ std::vector<AssociationNode> associationTree(const ClusterConfig& config) {
         node.depth = depth;
         node.parent = parent;
         node.priority = a && a->priority >= 0 ? a->priority : inherited;
+        if (account != "root") {
+          node.qos = allowedQosOf(config.accounts, account);
+          node.default_qos = ownDefaultQosOf(config.accounts, account);
+        }
         const int me = static_cast<int>(tree.size());
         node.id = static_cast<std::uint32_t>(me + 1);
         tree.push_back(node);
         for (const auto& user : users_of[account]) {
-          tree.push_back({account, user, 1, depth + 1, me, node.priority,
-                          static_cast<std::uint32_t>(tree.size() + 1)});
+          AssociationNode u = node;
+          u.user = user;
+          u.shares = 1;
+          u.depth = depth + 1;
+          u.parent = me;
+          u.id = static_cast<std::uint32_t>(tree.size() + 1);
+          tree.push_back(std::move(u));
         }
         // The parser rejects cycles and duplicates; an account listed twice is still walked once.
         for (const auto& child : children_of[account]) {
@@ -58,6 +67,50 @@ std::string defaultAccountOf(const ClusterConfig& config, std::string_view user)
     if (std::find(a.users.begin(), a.users.end(), user) != a.users.end()) return a.name;
   }
   return "";
+}
+
+namespace {
+
+// The account of that name and its ancestors, nearest first.
+template <typename Visit>
+void walkUp(const std::vector<AccountConfig>& accounts, std::string_view account, Visit visit) {
+  // At most one step per account: the parser refuses cycles, this bounds a hand-made config.
+  for (std::size_t steps = 0; steps <= accounts.size() && !account.empty(); ++steps) {
+    auto it = std::find_if(accounts.begin(), accounts.end(),
+                           [&](const AccountConfig& a) { return a.name == account; });
+    if (it == accounts.end() || visit(*it)) return;
+    account = it->parent;
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> allowedQosOf(const std::vector<AccountConfig>& accounts,
+                                      std::string_view account) {
+  std::vector<std::string> out;
+  walkUp(accounts, account, [&](const AccountConfig& a) {
+    out = a.qos;
+    return !out.empty();
+  });
+  return out;
+}
+
+std::string ownDefaultQosOf(const std::vector<AccountConfig>& accounts, std::string_view account) {
+  std::string out;
+  walkUp(accounts, account, [&](const AccountConfig& a) {
+    out = a.default_qos;
+    return !out.empty();
+  });
+  return out;
+}
+
+std::string defaultQosOf(const std::vector<AccountConfig>& accounts, std::string_view account) {
+  if (std::string own = ownDefaultQosOf(accounts, account); !own.empty()) return own;
+  const std::vector<std::string> allowed = allowedQosOf(accounts, account);
+  if (allowed.empty() || std::find(allowed.begin(), allowed.end(), "normal") != allowed.end()) {
+    return "normal";
+  }
+  return allowed.front();
 }
 
 }  // namespace drover::config

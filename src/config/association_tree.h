@@ -23,6 +23,10 @@ struct AssociationNode {
   // The association's id, as sshare, sacctmgr and sacct's AssocID show it: its place in the
   // walk from 1 (root 1, root's user root 2), what the reference numbered the same tree.
   std::uint32_t id = 0;
+  // The QOSes its jobs may ask for (allowedQosOf) and the one they get without -q
+  // (defaultQosOf's account own default, "" when neither it nor an ancestor sets one).
+  std::vector<std::string> qos;
+  std::string default_qos;
 };
 
 // Parents come before their children, so a reverse walk visits every child before its parent.
@@ -31,5 +35,16 @@ std::vector<AssociationNode> associationTree(const ClusterConfig& config);
 // The account a user's jobs are charged to when they name none: the first account of the
 // file that lists the user, as Slurm's default account; "" when none does.
 std::string defaultAccountOf(const ClusterConfig& config, std::string_view user);
+
+// The QOSes jobs charged to `account` may ask for: its own `qos` list, else its nearest
+// ancestor's; empty when none sets one (every QOS may be asked for). As Slurm's association QOS
+// list, which a child association inherits from its parent unless given its own.
+std::vector<std::string> allowedQosOf(const std::vector<AccountConfig>& accounts,
+                                      std::string_view account);
+// The default_qos the account or its nearest ancestor sets; "" when none does.
+std::string ownDefaultQosOf(const std::vector<AccountConfig>& accounts, std::string_view account);
+// The QOS a job charged to `account` gets without -q: ownDefaultQosOf, else normal when the
+// account may use it, else the first QOS it may use.
+std::string defaultQosOf(const std::vector<AccountConfig>& accounts, std::string_view account);
 
 }  // namespace drover::config

@@ -57,7 +57,7 @@ bool parseDocument(detail::Context& ctx, const YAML::Node& root, const ParseOpti
   MapReader m;
   if (!m.open(ctx, root, "",
               {"cluster_name", "controller", "munge_socket", "operators", "timeouts", "nodes",
-               "partitions", "scheduler", "accounts", "steps", "jobs", "bcast"})) {
+               "partitions", "scheduler", "accounts", "qos", "steps", "jobs", "bcast"})) {
     return false;
   }
   const YAML::Node* name = m.require(ctx, "cluster_name");
@@ -82,7 +82,12 @@ bool parseDocument(detail::Context& ctx, const YAML::Node& root, const ParseOpti
   if (!parseNodeGroups(ctx, *nodes, options.max_nodes, out.controller, out.nodes)) return false;
   if (!parsePartitions(ctx, *partitions, out.nodes, out.partitions)) return false;
   if (auto* v = m.find("scheduler"); v && !parseScheduler(ctx, *v, out.scheduler)) return false;
-  if (auto* v = m.find("accounts"); v && !parseAccounts(ctx, *v, out.accounts)) return false;
+  if (auto* v = m.find("qos"); v && !parseQos(ctx, *v, out.qos)) return false;
+  if (auto* v = m.find("accounts")) {
+    if (!parseAccounts(ctx, *v, out.accounts) || !checkAccountQos(ctx, *v, out.qos, out.accounts)) {
+      return false;
+    }
+  }
   if (auto* v = m.find("steps"); v && !parseSteps(ctx, *v, out.steps)) return false;
   if (auto* v = m.find("bcast"); v && !parseBcast(ctx, *v, out.bcast)) return false;
   if (auto* v = m.find("jobs")) {
@@ -125,6 +130,13 @@ const PartitionConfig* ClusterConfig::defaultPartition() const {
   return nullptr;
 }
 
+const QosConfig* ClusterConfig::findQos(std::string_view name) const {
+  for (const QosConfig& q : qos) {
+    if (equalsIgnoreCase(q.name, name)) return &q;
+  }
+  return nullptr;
+}
+
 std::string_view partitionStateName(PartitionState state) {
   switch (state) {
     case PartitionState::kUp: return "UP";
@@ -158,9 +170,22 @@ bool needsGangScheduler(std::string_view modes) {
   return false;
 }
 
-PreemptMode effectivePreemptMode(const SchedulerConfig& scheduler, const PartitionConfig& p) {
-  if (!scheduler.preempt_partition_prio) return PreemptMode::kOff;
+PreemptMode effectivePreemptMode(const SchedulerConfig& scheduler, const PartitionConfig& p,
+                                 const QosConfig* qos) {
+  if (scheduler.preempt_type == PreemptType::kNone) return PreemptMode::kOff;
+  if (scheduler.preempt_type == PreemptType::kQos && qos && qos->preempt_mode) {
+    return *qos->preempt_mode;
+  }
   return p.preempt_mode.value_or(scheduler.preempt_mode);
+}
+
+std::string_view preemptTypeName(PreemptType type) {
+  switch (type) {
+    case PreemptType::kNone: return "preempt/none";
+    case PreemptType::kPartitionPrio: return "preempt/partition_prio";
+    case PreemptType::kQos: return "preempt/qos";
+  }
+  return "preempt/none";
 }
 
 std::string_view backfillPolicyName(BackfillPolicy policy) {

@@ -29,4 +29,11 @@ bool parsePartitions(Context& ctx, const YAML::Node& node, const std::vector<Nod
 // Checks parents exist and the tree has no cycles; parent "root" is stored as "".
 bool parseAccounts(Context& ctx, const YAML::Node& node, std::vector<AccountConfig>& out);
 
+// The QOS table: normal first (given settings when listed), names lower case, `preempt`
+// naming defined QOSes other than its own.
+bool parseQos(Context& ctx, const YAML::Node& node, std::vector<QosConfig>& out);
+// Accounts' `qos` and `default_qos` name defined QOSes, each default one its account may use.
+bool checkAccountQos(Context& ctx, const YAML::Node& accounts, const std::vector<QosConfig>& table,
+                     std::vector<AccountConfig>& out);
+
 }  // namespace drover::config::detail

@@ -198,8 +198,10 @@ bool parseScheduler(Context& ctx, const YAML::Node& node, SchedulerConfig& out) 
   }
   if (auto* v = m.find("preempt_type")) {
     std::size_t i = 0;
-    if (!readChoice(ctx, *v, m.path("preempt_type"), {"none", "partition_prio"}, i)) return false;
-    out.preempt_partition_prio = i == 1;
+    if (!readChoice(ctx, *v, m.path("preempt_type"), {"none", "partition_prio", "qos"}, i)) {
+      return false;
+    }
+    out.preempt_type = static_cast<PreemptType>(i);
   }
   if (auto* v = m.find("preempt_mode");
       v && !readPreemptMode(ctx, *v, m.path("preempt_mode"), out.preempt_mode)) {

@@ -8,6 +8,7 @@
 #include "common/ascii_case.h"
 #include "common/comma_list.h"
 #include "drover/time_spec.h"
+#include "config/association_tree.h"
 #include "jobs/job_manager.h"
 #include "jobs/request.h"
 #include "jobspec/array_spec.h"
@@ -587,9 +588,21 @@ Status JobManager::updateJob(Job& job, const v1::UpdateJobRequest& req, bool adm
       if (!n || *n > UINT32_MAX) return makeError("Invalid ArrayTaskThrottle value");
       if (apply) i.set_array_max_running(static_cast<std::uint32_t>(*n));
     } else if (key == "qos") {
-      // Drover has one QOS, normal (no QOS table); the reference took `QOS=bogus` without a
-      // word and left the job's QOS as it was.
-      if (apply && value == "normal") i.set_qos(value);
+      // Of a pending job: a QOS of cluster.conf's table that the job's account may use (root
+      // and operators may give any), as at submission; empty: the account's default, as the
+      // reference's `QOS=` (2026-12-04).
+      if (!pending) return makeError(kNotPending);
+      const config::QosConfig* qos =
+          config_.findQos(value.empty() ? config::defaultQosOf(config_.accounts, i.account()) : value);
+      const std::vector<std::string> allowed = config::allowedQosOf(config_.accounts, i.account());
+      if (!qos || (!admin && !allowed.empty() &&
+                   std::find(allowed.begin(), allowed.end(), qos->name) == allowed.end())) {
+        return makeError("Invalid qos specification");
+      }
+      if (apply) {
+        i.set_qos(qos->name);
+        i.mutable_spec()->set_qos(qos->name);
+      }
     } else if (isResourceKey(key)) {
       // What the job asks for, checked as at submission: enough of it on some nodes of its
       // partition (the job would otherwise wait for ever).

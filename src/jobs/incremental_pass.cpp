@@ -67,6 +67,7 @@ sched::RunningJob runningOf(const Job& job) {
   sched::RunningJob r;
   r.id = job.id();
   r.partition = job.info.partition();
+  r.qos = job.info.qos();
   for (const auto& a : job.info.allocation()) {
     sched::NodeAllocation na;
     na.node = a.node();

@@ -369,13 +369,16 @@ class JobManager {
   void noteTimeBounds(JobId id);
   void endPastDeadline(Job& job);
 
-  // Preemption (preemption.cpp; PreemptType=preempt/partition_prio). After each pass, the jobs
-  // it could not start (in plan order) may preempt lower-tier jobs (sched/preemption.h).
+  // Preemption (preemption.cpp; PreemptType=preempt/partition_prio or preempt/qos). After each
+  // pass, the jobs it could not start (in plan order) may preempt lower-tier jobs, or jobs of
+  // the QOSes theirs lists (sched/preemption.h).
   bool preemptionConfigured() const;
   void preemptFor(const std::vector<JobId>& blocked);
-  // Ends `job` for `preemptor` as its partition's PreemptMode says: requeue (a batch job that
-  // may be requeued) or cancel, after its partition's GraceTime (its steps get SIGCONT and
-  // SIGTERM at once), else now.
+  // Its QOS's PreemptMode (preempt/qos), else its partition's, else the scheduler's.
+  config::PreemptMode preemptModeOf(const Job& job) const;
+  // Ends `job` for `preemptor` as preemptModeOf says: requeue (a batch job that may be
+  // requeued) or cancel, after its partition's GraceTime (its QOS's under preempt/qos; its
+  // steps get SIGCONT and SIGTERM at once), else now.
   void preempt(Job& job, JobId preemptor);
   // The kill: SIGCONT, SIGTERM, SIGKILL after KillWait, "DUE TO PREEMPTION".
   void killPreempted(Job& job);

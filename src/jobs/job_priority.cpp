@@ -70,6 +70,18 @@ std::map<std::string, double> assocFactors(const config::ClusterConfig& config) 
   return prio;
 }
 
+std::map<std::string, double> qosFactors(const config::ClusterConfig& config) {
+  std::map<std::string, double> factors;
+  double top = 0;
+  for (const config::QosConfig& q : config.qos) {
+    factors[q.name] = static_cast<double>(q.priority);
+    top = std::max(top, static_cast<double>(q.priority));
+  }
+  if (top <= 0) return {};
+  for (auto& [name, f] : factors) f /= top;
+  return factors;
+}
+
 PriorityCalculator::PriorityCalculator(const config::ClusterConfig& config,
                                        const std::vector<sched::Partition>& partitions,
                                        std::int64_t cluster_cpus, const ShareTable& shares)
@@ -78,7 +90,8 @@ PriorityCalculator::PriorityCalculator(const config::ClusterConfig& config,
       cluster_cpus_(std::max<std::int64_t>(1, cluster_cpus)),
       shares_(shares),
       default_mem_per_cpu_mb_(config.scheduler.default_mem_per_cpu_mb),
-      assoc_(assocFactors(config)) {
+      assoc_(assocFactors(config)),
+      qos_(qosFactors(config)) {
   for (const auto& p : partitions_) {
     max_partition_factor_ = std::max(max_partition_factor_, p.priorityJobFactor);
   }
@@ -131,7 +144,7 @@ PriorityFactors PriorityCalculator::compute(const sched::JobRequest& request,
   f.fairshare = shares_.factor(request.account, request.user);
   f.job_size = jobSizeFactor(asked, cluster_, weights_.favor_small);
   f.partition = sched::PartitionFactor().value(job, *part, ctx);
-  f.qos = sched::QosFactor().value(job, *part, ctx);
+  if (auto it = qos_.find(request.qos); it != qos_.end()) f.qos = it->second;
   f.nice = request.nice;
   double total = weights_.age * f.age + weights_.assoc * f.assoc +
                  weights_.fairshare * f.fairshare + weights_.job_size * f.job_size +

@@ -50,6 +50,10 @@ double jobSizeFactor(const JobTres& job, const JobTres& cluster, bool favor_smal
 // that sets one) over the largest; empty when no account sets a priority.
 std::map<std::string, double> assocFactors(const config::ClusterConfig& config);
 
+// The QOS factor of each QOS: its priority over the largest QOS priority (Slurm's
+// PriorityWeightQOS factor); empty when every QOS's priority is 0.
+std::map<std::string, double> qosFactors(const config::ClusterConfig& config);
+
 class PriorityCalculator {
  public:
   PriorityCalculator(const config::ClusterConfig& config,
@@ -67,6 +71,7 @@ class PriorityCalculator {
   JobTres cluster_;                            // configured totals (cpu from the live nodes)
   std::map<std::string, JobTres> partition_;   // configured totals per partition
   std::map<std::string, double> assoc_;
+  std::map<std::string, double> qos_;
 };
 
 // weight x factor as sprio prints it (Slurm rounds to the nearest integer).

@@ -1,14 +1,19 @@
-// Preemption, Slurm's PreemptType=preempt/partition_prio: a job that cannot start may end
-// running jobs of lower-tier partitions whose PreemptMode allows it (sched/preemption.h picks
-// them). As the reference Slurm 22.05 did (2026-12-04): the preempted job gets SIGCONT and
-// SIGTERM, SIGKILL after KillWait, its stderr says "*** JOB N ON node CANCELLED AT T DUE TO
-// PREEMPTION ***", and it shows COMPLETING meanwhile and PREEMPTED in accounting, ended at the
-// preemption; with REQUEUE it is then requeued (its run's record stays PREEMPTED), with CANCEL
-// it ends PREEMPTED with its script's exit code. A partition's GraceTime first lets it run on
-// that long, its end time moved there and its steps sent SIGCONT and SIGTERM at once. The
-// preemptor waits with reason Resources until the nodes are free, and its higher tier ranks it
-// first in the pass that follows.
+// Preemption, Slurm's PreemptType=preempt/partition_prio or preempt/qos: a job that cannot
+// start may end running jobs of lower-tier partitions, or of the QOSes its QOS may preempt,
+// whose PreemptMode allows it (sched/preemption.h picks them). As the reference Slurm 22.05
+// did (2026-12-04): the preempted job gets SIGCONT and SIGTERM, SIGKILL after KillWait, its
+// stderr says "*** JOB N ON node CANCELLED AT T DUE TO PREEMPTION ***", and it shows
+// COMPLETING meanwhile and PREEMPTED in accounting, ended at the preemption; with REQUEUE it is
+// then requeued (its run's record stays PREEMPTED), with CANCEL it ends PREEMPTED with its
+// script's exit code. A partition's GraceTime (under preempt/qos its QOS's) first lets it run
+// on that long, its end time moved there and its steps sent SIGCONT and SIGTERM at once. The
+// preemptor waits with reason Resources until the nodes are free, and its higher tier (or its
+// rank) puts it first in the pass that follows.
+#include <algorithm>
 #include <csignal>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "common/log.h"
 #include "jobs/job_manager.h"
@@ -17,18 +22,44 @@
 
 namespace drover::jobs {
 
-bool JobManager::preemptionConfigured() const {
-  if (!config_.scheduler.preempt_partition_prio) return false;
-  for (const sched::Partition& p : partitions_) {
-    if (p.preemptable) return true;
+namespace {
+
+// preempt/qos: who may preempt whom, by QOS name.
+std::unordered_map<std::string, std::unordered_set<std::string>> qosPreempts(
+    const config::ClusterConfig& config) {
+  std::unordered_map<std::string, std::unordered_set<std::string>> out;
+  for (const config::QosConfig& q : config.qos) {
+    if (!q.preempt.empty()) out[q.name].insert(q.preempt.begin(), q.preempt.end());
   }
-  return false;
+  return out;
+}
+
+}  // namespace
+
+bool JobManager::preemptionConfigured() const {
+  switch (config_.scheduler.preempt_type) {
+    case config::PreemptType::kNone: return false;
+    case config::PreemptType::kQos:
+      return std::any_of(config_.qos.begin(), config_.qos.end(),
+                         [](const config::QosConfig& q) { return !q.preempt.empty(); });
+    case config::PreemptType::kPartitionPrio: break;
+  }
+  return std::any_of(partitions_.begin(), partitions_.end(),
+                     [](const sched::Partition& p) { return p.preemptable; });
+}
+
+config::PreemptMode JobManager::preemptModeOf(const Job& job) const {
+  const config::PartitionConfig* partition = config_.findPartition(job.info.partition());
+  if (!partition) return config::PreemptMode::kOff;
+  return config::effectivePreemptMode(config_.scheduler, *partition, config_.findQos(job.info.qos()));
 }
 
 void JobManager::preemptFor(const std::vector<JobId>& blocked) {
   if (blocked.empty() || !scheduling_ || !scheduling_->scheduler) return;
   sched::PreemptionQuery query;
   query.blocked = blocked;
+  const bool by_qos = config_.scheduler.preempt_type == config::PreemptType::kQos;
+  if (by_qos) query.qosPreempts = qosPreempts(config_);
   for (auto it = preempted_for_.begin(); it != preempted_for_.end();) {
     const Job* victim = find(it->first);
     if (!victim || !preempting(*victim)) {
@@ -40,7 +71,9 @@ void JobManager::preemptFor(const std::vector<JobId>& blocked) {
   }
   const sched::Snapshot& snapshot = scheduling_->scheduler->snapshot();
   // Spared: jobs already on their way out (preempted, cancelled, requeued, ...), which free
-  // their nodes anyway, and jobs that started less than PreemptExemptTime ago.
+  // their nodes anyway, jobs that started less than PreemptExemptTime ago, and under
+  // preempt/qos jobs whose QOS and partition leave them PreemptMode OFF (under partition_prio
+  // the partition's mode is the planner's Partition::preemptable).
   const std::int64_t now = clock_.now();
   const std::int64_t exempt_s = config_.scheduler.preempt_exempt_time_s;
   // A pass that changed neither the running jobs, nor whom they spare, nor who waits would try
@@ -51,7 +84,8 @@ void JobManager::preemptFor(const std::vector<JobId>& blocked) {
   for (const sched::RunningJob& r : snapshot.running) {
     const Job* job = find(r.id);
     const bool spared = job && (job->pending_end != PendingEnd::kNone ||
-                                (exempt_s > 0 && now - job->info.start_time() < exempt_s));
+                                (exempt_s > 0 && now - job->info.start_time() < exempt_s) ||
+                                (by_qos && preemptModeOf(*job) == config::PreemptMode::kOff));
     if (spared) query.spared.insert(r.id);
     mix(spared ? ~r.id : r.id);
   }
@@ -71,9 +105,13 @@ void JobManager::preemptFor(const std::vector<JobId>& blocked) {
 void JobManager::preempt(Job& job, JobId preemptor) {
   const config::PartitionConfig* partition = config_.findPartition(job.info.partition());
   if (!partition) return;
-  const config::PreemptMode mode = config::effectivePreemptMode(config_.scheduler, *partition);
-  const std::uint32_t grace = partition->grace_time_s;
+  const config::PreemptMode mode = preemptModeOf(job);
   if (mode == config::PreemptMode::kOff) return;
+  // GraceTime: the QOS's under preempt/qos, as slurm.conf(5) has it, else the partition's.
+  const config::QosConfig* qos = config_.findQos(job.info.qos());
+  const std::uint32_t grace = config_.scheduler.preempt_type == config::PreemptType::kQos
+                                  ? (qos ? qos->grace_time_s : 0)
+                                  : partition->grace_time_s;
   // REQUEUE: "Preempts jobs by requeuing them (if possible) or canceling them" (slurm.conf(5)).
   const bool requeue =
       mode == config::PreemptMode::kRequeue && job.info.batch() && job.info.requeue();

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "sched/cluster_index.h"
 #include "sched/scheduler.h"
@@ -67,17 +68,13 @@ bool sharesNode(const Allocation& a, const Allocation& b) {
 std::vector<Preemption> planPreemptions(const Snapshot& snapshot, const PreemptionQuery& query,
                                         const SchedulerParams& params, int64_t now) {
   std::vector<Preemption> out;
+  if (query.blocked.empty()) return out;
+  const auto& running = snapshot.running;
   std::unordered_map<std::string, const Partition*> partitions;
-  bool any_preemptable = false;
-  for (const Partition& p : snapshot.partitions) {
-    partitions[p.name] = &p;
-    any_preemptable = any_preemptable || p.preemptable;
-  }
-  if (!any_preemptable || query.blocked.empty()) return out;
+  for (const Partition& p : snapshot.partitions) partitions[p.name] = &p;
 
-  std::unordered_map<JobId, const Job*> pending;
-  for (const Job& j : snapshot.pending) pending[j.id] = &j;
-  // The lowest tier of the partitions a job may run in: it preempts only below all of them.
+  // preempt/partition_prio: the lowest tier of the partitions a job may run in; it preempts
+  // only below all of them.
   auto tierOf = [&](const JobRequest& r) {
     int tier = INT_MAX;
     auto consider = [&](const std::string& name) {
@@ -88,21 +85,33 @@ std::vector<Preemption> planPreemptions(const Snapshot& snapshot, const Preempti
     for (const std::string& name : r.partitions) consider(name);
     return tier;
   };
+  const bool byQos = query.qosPreempts.has_value();
+  // preempt/qos: the QOSes some QOS may preempt.
+  std::unordered_set<std::string> targeted;
+  if (byQos) {
+    for (const auto& [qos, targets] : *query.qosPreempts) targeted.insert(targets.begin(), targets.end());
+  }
 
-  // The running jobs that may be preempted at all, with their tiers, looked up once: a blocked
-  // job below or at the lowest of those tiers has no candidates and costs nothing more.
-  const auto& running = snapshot.running;
+  // The running jobs that may be preempted at all (with their tiers under partition_prio),
+  // looked up once: a blocked job at or below the lowest of those tiers, or of a QOS that
+  // preempts none, has no candidates and costs nothing more.
   std::vector<std::pair<size_t, int>> preemptable;
   int lowest = INT_MAX;
   for (size_t i = 0; i < running.size(); ++i) {
-    auto p = partitions.find(running[i].partition);
-    if (p == partitions.end() || !p->second->preemptable || query.spared.count(running[i].id))
+    if (query.spared.count(running[i].id)) continue;
+    if (byQos) {
+      if (targeted.count(running[i].qos)) preemptable.emplace_back(i, 0);
       continue;
+    }
+    auto p = partitions.find(running[i].partition);
+    if (p == partitions.end() || !p->second->preemptable) continue;
     preemptable.emplace_back(i, p->second->priorityTier);
     lowest = std::min(lowest, p->second->priorityTier);
   }
   if (preemptable.empty()) return out;
 
+  std::unordered_map<JobId, const Job*> pending;
+  for (const Job& j : snapshot.pending) pending[j.id] = &j;
   // Made when the first blocked job has candidates (copying the nodes is not free).
   std::optional<Trials> made;
   std::vector<char> taken(running.size(), 0);  // chosen for an earlier preemptor here
@@ -113,12 +122,19 @@ std::vector<Preemption> planPreemptions(const Snapshot& snapshot, const Preempti
     auto found = pending.find(id);
     if (found == pending.end()) continue;
     const Job& job = *found->second;
-    const int tier = tierOf(job.request);
-    if (tier <= lowest) continue;
-
     std::vector<size_t> candidates;
-    for (const auto& [i, candidate_tier] : preemptable) {
-      if (!taken[i] && candidate_tier < tier) candidates.push_back(i);
+    if (byQos) {
+      auto targets = query.qosPreempts->find(job.request.qos);
+      if (targets == query.qosPreempts->end()) continue;
+      for (const auto& [i, unused] : preemptable) {
+        if (!taken[i] && targets->second.count(running[i].qos)) candidates.push_back(i);
+      }
+    } else {
+      const int tier = tierOf(job.request);
+      if (tier <= lowest) continue;
+      for (const auto& [i, candidate_tier] : preemptable) {
+        if (!taken[i] && candidate_tier < tier) candidates.push_back(i);
+      }
     }
     if (candidates.empty()) continue;
     if (!made) made.emplace(snapshot, params, now, query.maxTrials);

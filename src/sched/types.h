@@ -121,6 +121,7 @@ struct RunningJob {
   std::string partition;
   Allocation allocation;
   int64_t expectedEnd = 0;  // start + time limit; overdue jobs are treated as ending just after now
+  std::string qos;  // read by preemption under preempt/qos only
 };
 
 // A named advance reservation: jobs naming it may run inside it; all other work is kept out.

@@ -172,6 +172,34 @@ def test_cancel_mode_with_grace_time_warns_the_steps_then_ends_the_job(cluster):
                      out.read_text()), out.read_text()
 
 
+def test_a_node_lost_within_the_grace_time_ends_the_job_preempted(cluster):
+    """A CANCEL-mode victim whose node fails while it runs out its grace time was being ended
+    for its preemptor: it ends PREEMPTED, not requeued as a node failure would requeue it."""
+    r = cluster.scontrol("update", "PartitionName=lowc", "GraceTime=120")
+    assert r.returncode == 0, r.stderr
+    try:
+        low = sbatch(cluster, "-p", "lowc", "-N2", "--exclusive", "-o", "/dev/null", "--wrap", "sleep 300")
+        cluster.wait_job(low, "RUNNING")
+        high = sbatch(cluster, "-p", "high", "-N2", "--exclusive", "-o", "/dev/null", "--wrap", "sleep 300")
+        wait_for(lambda: cluster.job_fields(low).get("PreemptTime") not in (None, "None"), 15,
+                 what="the low job to be preempted")
+        cluster.kill("node4")
+        try:
+            f = cluster.wait_job(low, {"PREEMPTED", "PENDING", "NODE_FAIL"}, timeout=30)
+            assert (f["JobState"], f["Restarts"]) == ("PREEMPTED", "0"), f
+            assert [r[1] for r in sacct_runs(cluster, low)] == ["PREEMPTED"]
+        finally:
+            cluster.start()
+        # Back, node4 takes the preemptor (both nodes).
+        cluster.wait_job(high, "RUNNING")
+    finally:
+        # local-cluster's start wrote cluster.conf afresh: this module's partitions again.
+        text = cluster.conf.read_text()
+        if "  - name: lowc" not in text:
+            cluster.conf.write_text(with_preemption(text))
+        assert cluster.scontrol("reconfigure").returncode == 0
+
+
 def test_a_partition_with_preemption_off_is_left_alone(cluster):
     mid = sbatch(cluster, "-p", "mid", "-N2", "--exclusive", "-o", "/dev/null", "--wrap", "sleep 300")
     cluster.wait_job(mid, "RUNNING")

@@ -227,8 +227,8 @@ const std::vector<FieldDef>& table() {
       {{"Partition", 10, false}, [](const Row& r) { return jobOnly(r, r.job->partition); }},
       {{"Priority", 10, false, Cut::kNone}, [](const Row& r) { return jobOnly(r, num(r.job->priority)); }},
       {{"QOS", 10, false}, [](const Row& r) { return jobOnly(r, r.job->qos); }},
-      // Drover's one QOS, normal, is Slurm's first (id 1).
-      {{"QOSRAW", 6, false}, [](const Row& r) { return jobOnly(r, r.job->qos == "normal" ? "1" : ""); }},
+      // The QOS's id in cluster.conf's table (normal 1, as Slurm's first QOS).
+      {{"QOSRAW", 6, false}, [](const Row& r) { return jobOnly(r, r.job->qos_id ? num(r.job->qos_id) : ""); }},
       {{"Reason", 22, false},  // 22 wide, as the reference printed it (2026-12-02)
        [](const Row& r) {
          return jobOnly(r, r.job->reason.empty() ? std::string("None") : r.job->reason);

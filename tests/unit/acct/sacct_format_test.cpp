@@ -193,11 +193,13 @@ TEST(SacctFormat, FlagsColumnAsTheReferencePrintedIt) {
 }
 
 // AssocID and QOSRAW as the reference printed them (`sacct -j 7021 -o
-// JobID,AssocID,QOSRAW,QOS`, 2026-12-03): the association's id on the step too, QOS normal 1.
+// JobID,AssocID,QOSRAW,QOS`, 2026-12-03): the association's id on the step too, QOS normal 1
+// (the id sacct looked up in cluster.conf's QOS table).
 TEST(SacctFormat, AssocIdAndQosRawAsTheReferencePrintedThem) {
   auto jobs = pick({9});
   jobs[0].job.assoc_id = 4;
   jobs[0].job.qos = "normal";
+  jobs[0].job.qos_id = 1;
   jobs[0].steps.resize(1);
   EXPECT_EQ(renderSacct(jobs, columns("JobID,AssocID,QOSRAW,QOS"), {}),
             "JobID        AssocID QOSRAW        QOS \n"

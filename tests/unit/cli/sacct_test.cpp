@@ -11,6 +11,7 @@
 
 #include "acct/sqlite_store.h"
 #include "cli/sacct_filters.h"
+#include "common/comma_list.h"
 #include "ctld/accounting_query.h"
 #include "ctld/acct_wire.h"
 
@@ -326,8 +327,25 @@ TEST(SacctRecordFilterTest, SelectorsAndTheirErrors) {
     auto cmd = parseSacctArgs(args, 0, 1001, "alice");
     return cmd.ok() ? std::string("(ok)") : cmd.error();
   };
-  EXPECT_EQ(error({"-q", "high"}), "bare: sacct: error: You gave a bad qos 'high'. Valid QOS's are "
-                                   "normal\nsacct: fatal: problem processing qos list");
+  // -q is checked against cluster.conf's QOS table (checkSacctQos), in any case; names kept
+  // as the table spells them.
+  auto checked = [](std::vector<std::string> args, std::vector<std::string> table) {
+    auto cmd = parseSacctArgs(args, 0, 1001, "alice");
+    config::ClusterConfig config;
+    for (const std::string& name : table) {
+      config::QosConfig q;
+      q.name = name;
+      config.qos.push_back(q);
+    }
+    auto s = checkSacctQos(*cmd, config);
+    return s.ok() ? joinCommas(cmd->records.qos) : s.error();
+  };
+  EXPECT_EQ(checked({"-q", "high"}, {}), "bare: sacct: error: You gave a bad qos 'high'. Valid QOS's "
+                                         "are normal\nsacct: fatal: problem processing qos list");
+  EXPECT_EQ(checked({"-q", "NORMAL,High"}, {"high", "low"}), "normal,high");
+  EXPECT_EQ(checked({"-q", "normal,bogus"}, {"high", "low"}),
+            "bare: sacct: error: You gave a bad qos 'bogus'. Valid QOS's are normal,high,low\n"
+            "sacct: fatal: problem processing qos list");
   EXPECT_EQ(error({"-i", "x"}), "Invalid numeric value \"x\" for requested node range.");
   EXPECT_EQ(error({"-I", "x"}), "Invalid numeric value \"x\" for requested cpu range.");
   EXPECT_EQ(error({"-k", "x"}), "fatal: Invalid time limit specification");

@@ -166,6 +166,57 @@ TEST(SacctmgrTest, WhatDroverListsDifferently) {
             "oracle|127.0.0.1|6817|\n");
 }
 
+// The QOS table of cluster.conf and the associations' QOS lists, laid out as the reference
+// listed its QOSes high (priority 100, preempt low) and low (GraceTime 20) and alice's granted
+// list (`sacctmgr show qos format=...`, `show assoc format=user,account,qos,defaultqos`,
+// 2026-12-04).
+TEST(SacctmgrTest, QosTableAndAssociationQosAsTheReferenceListedThem) {
+  config::ClusterConfig c = referenceConfig();
+  config::QosConfig high;
+  high.name = "high";
+  high.priority = 100;
+  high.preempt = {"low"};
+  high.id = 2;
+  config::QosConfig low;
+  low.name = "low";
+  low.grace_time_s = 20;
+  low.id = 3;
+  c.qos.push_back(high);
+  c.qos.push_back(low);
+  EXPECT_EQ(run({"show", "qos", "format=Name,Priority,Preempt,PreemptMode,GraceTime,UsageFactor"}, c).text,
+            "      Name   Priority    Preempt PreemptMode  GraceTime UsageFactor \n"
+            "---------- ---------- ---------- ----------- ---------- ----------- \n"
+            "    normal          0                cluster   00:00:00    1.000000 \n"
+            "      high        100        low     cluster   00:00:00    1.000000 \n"
+            "       low          0                cluster   00:00:20    1.000000 \n");
+  EXPECT_EQ(run({"-P", "show", "qos", "format=Name,Priority,GraceTime,Preempt,PreemptMode"}, c).text,
+            "Name|Priority|GraceTime|Preempt|PreemptMode\n"
+            "normal|0|00:00:00||cluster\n"
+            "high|100|00:00:00|low|cluster\n"
+            "low|0|00:00:20||cluster\n");
+  // A mode of its own in lower case (the reference's `cancel` for preemptmode=cancel), 90 s
+  // of grace as 00:01:30.
+  c.qos[2].preempt_mode = config::PreemptMode::kCancel;
+  c.qos[2].grace_time_s = 90;
+  EXPECT_EQ(run({"-nP", "show", "qos", "low", "format=Name,GraceTime,PreemptMode,ID"}, c).text,
+            "low|00:01:30|cancel|3\n");
+  // research's own list, sorted by name as the reference printed alice's, 20 wide cut with
+  // '+'; a default of its own.
+  c.accounts[0].qos = {"normal", "low", "high"};
+  c.accounts[0].default_qos = "high";
+  EXPECT_EQ(run({"-P", "show", "assoc", "account=research", "format=user,account,qos,defaultqos"}, c).text,
+            "User|Account|QOS|Def QOS\n"
+            "|research|high,low,normal|high\n"
+            "alice|research|high,low,normal|high\n"
+            "bob|research|high,low,normal|high\n");
+  config::QosConfig shorter;
+  shorter.name = "short";
+  c.qos.push_back(shorter);
+  c.accounts[0].qos.push_back("short");
+  EXPECT_EQ(run({"-n", "show", "assoc", "user=alice", "format=user,qos"}, c).text,
+            "     alice high,low,normal,sho+ \n");
+}
+
 TEST(SacctmgrTest, WorkflowEngineQueriesAndWidths) {
   // Snakemake 7.21's --slurm checks slurm_account against this list.
   EXPECT_EQ(run({"-n", "-s", "list", "user", "alice", "format=account%20"}, referenceConfig()).text,

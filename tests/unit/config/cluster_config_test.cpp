@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "config/association_tree.h"
 #include "drover/config.h"
 
 namespace drover::config {
@@ -276,7 +277,7 @@ TEST(ClusterConfig, ValidFiles) {
                          "scheduler:", "  preempt_type: partition_prio", "  preempt_mode: requeue",
                          "  preempt_exempt_time: 10"})),
        [](const ClusterConfig& c) {
-         EXPECT_TRUE(c.scheduler.preempt_partition_prio);
+         EXPECT_EQ(c.scheduler.preempt_type, PreemptType::kPartitionPrio);
          EXPECT_EQ(c.scheduler.preempt_exempt_time_s, 600);  // minutes, as Slurm's
          EXPECT_EQ(c.scheduler.preempt_mode, PreemptMode::kRequeue);
          ASSERT_EQ(c.partitions.size(), 3u);
@@ -286,10 +287,65 @@ TEST(ClusterConfig, ValidFiles) {
          EXPECT_EQ(effectivePreemptMode(c.scheduler, c.partitions[2]), PreemptMode::kOff);
          EXPECT_EQ(preemptModeName(PreemptMode::kRequeue), "REQUEUE");
        }},
+      {"QOS table: normal first and implicit, names in lower case, preempt lists, modes",
+       minimal("", yaml({"qos:", "  - {name: High, priority: 100, preempt: [LOW, scavenger]}",
+                         "  - {name: low, preempt_mode: cancel, grace_time: 45}",
+                         "  - name: scavenger", "    description: leftover cycles",
+                         "scheduler: {preempt_type: qos, preempt_mode: requeue}"})),
+       [](const ClusterConfig& c) {
+         EXPECT_EQ(c.scheduler.preempt_type, PreemptType::kQos);
+         ASSERT_EQ(c.qos.size(), 4u);
+         EXPECT_EQ(c.qos[0].name, "normal");
+         EXPECT_EQ(c.qos[0].id, 1u);
+         EXPECT_EQ(c.qos[1].name, "high");
+         EXPECT_EQ(c.qos[1].id, 2u);
+         EXPECT_EQ(c.qos[1].priority, 100u);
+         EXPECT_EQ(c.qos[1].preempt, (std::vector<std::string>{"low", "scavenger"}));
+         EXPECT_EQ(c.qos[3].description, "leftover cycles");
+         EXPECT_EQ(c.findQos("HIGH"), &c.qos[1]);
+         EXPECT_EQ(c.findQos("nosuch"), nullptr);
+         // Under preempt/qos a QOS's own mode wins, else the partition's, else the scheduler's.
+         EXPECT_EQ(effectivePreemptMode(c.scheduler, c.partitions[0], &c.qos[2]), PreemptMode::kCancel);
+         EXPECT_EQ(c.qos[2].grace_time_s, 45u);
+         EXPECT_EQ(effectivePreemptMode(c.scheduler, c.partitions[0], &c.qos[3]), PreemptMode::kRequeue);
+         EXPECT_EQ(preemptTypeName(c.scheduler.preempt_type), "preempt/qos");
+       }},
+      {"QOS table: normal listed keeps its place and id",
+       minimal("", yaml({"qos:", "  - {name: urgent, priority: 10}", "  - {name: normal, priority: 5}"})),
+       [](const ClusterConfig& c) {
+         ASSERT_EQ(c.qos.size(), 2u);
+         EXPECT_EQ(c.qos[0].name, "normal");
+         EXPECT_EQ(c.qos[0].priority, 5u);
+         EXPECT_EQ(c.qos[1].name, "urgent");
+         EXPECT_EQ(c.qos[1].id, 2u);
+       }},
+      {"no QOS table: normal alone",
+       minimal(),
+       [](const ClusterConfig& c) {
+         ASSERT_EQ(c.qos.size(), 1u);
+         EXPECT_EQ(c.qos[0].name, "normal");
+         EXPECT_EQ(c.qos[0].id, 1u);
+       }},
+      {"accounts' QOS lists and defaults, inherited down the tree",
+       minimal("", yaml({"qos: [{name: high}, {name: low}]",
+                         "accounts:", "  - {name: ml, qos: [normal, HIGH], default_qos: high, users: [alice]}",
+                         "  - {name: vision, parent: ml, users: [bob]}",
+                         "  - {name: ops, qos: [low], users: [carol]}",
+                         "  - {name: free, users: [dave]}"})),
+       [](const ClusterConfig& c) {
+         EXPECT_EQ(allowedQosOf(c.accounts, "ml"), (std::vector<std::string>{"normal", "high"}));
+         EXPECT_EQ(allowedQosOf(c.accounts, "vision"), (std::vector<std::string>{"normal", "high"}));
+         EXPECT_EQ(defaultQosOf(c.accounts, "vision"), "high");
+         // Without a default: normal when allowed, else the first allowed.
+         EXPECT_EQ(defaultQosOf(c.accounts, "ops"), "low");
+         EXPECT_TRUE(allowedQosOf(c.accounts, "free").empty());  // every QOS
+         EXPECT_EQ(defaultQosOf(c.accounts, "free"), "normal");
+         EXPECT_EQ(ownDefaultQosOf(c.accounts, "ops"), "");
+       }},
       {"preemption off by default, whatever the partitions say",
        minimal("", "  - {name: low, nodes: n1, preempt_mode: requeue}\n"),
        [](const ClusterConfig& c) {
-         EXPECT_FALSE(c.scheduler.preempt_partition_prio);
+         EXPECT_EQ(c.scheduler.preempt_type, PreemptType::kNone);
          EXPECT_EQ(c.partitions[0].grace_time_s, 0u);
          EXPECT_EQ(effectivePreemptMode(c.scheduler, c.partitions[1]), PreemptMode::kOff);
        }},
@@ -521,8 +577,25 @@ TEST(ClusterConfig, InvalidFilesGiveLocatedErrors) {
        "t.conf:9:34: scheduler.default_mem_per_cpu: Invalid memory specification 'lots'"},
       {"unlimited max_age", minimal("", "scheduler:\n  priority: {max_age: UNLIMITED}\n"),
        "t.conf:10:23: scheduler.priority.max_age: 'UNLIMITED' is not accepted here; give a finite duration"},
-      {"preempt_type unknown", minimal("", "scheduler: {preempt_type: qos}\n"),
-       "t.conf:9:27: scheduler.preempt_type: unknown value 'qos'; accepted: none, partition_prio"},
+      {"preempt_type unknown", minimal("", "scheduler: {preempt_type: suspend}\n"),
+       "t.conf:9:27: scheduler.preempt_type: unknown value 'suspend'; accepted: none, partition_prio, qos"},
+      {"qos not a list", minimal("", "qos: high\n"),
+       "t.conf:9:6: qos: expected a list of QOSes (each with name, priority, description, preempt, "
+       "preempt_mode, grace_time), got 'high'"},
+      {"qos defined twice", minimal("", "qos: [{name: a}, {name: A}]\n"),
+       "t.conf:9:25: qos[1].name: QOS 'a' is already defined as qos[0]"},
+      {"qos preempts an unknown one", minimal("", "qos: [{name: a, preempt: [b]}]\n"),
+       "t.conf:9:26: qos[0].preempt: unknown QOS 'b'; defined: normal, a"},
+      {"qos preempts itself", minimal("", "qos: [{name: a, preempt: [a]}]\n"),
+       "t.conf:9:26: qos[0].preempt: QOS 'a' cannot preempt itself"},
+      {"qos unknown key", minimal("", "qos: [{name: a, max_wall: 10}]\n"),
+       "t.conf:9:17: unknown key 'max_wall' in qos[0]; accepted keys: name, priority, description, "
+       "preempt, preempt_mode, grace_time"},
+      {"account names an unknown qos", minimal("", "accounts: [{name: ml, qos: [fast]}]\n"),
+       "t.conf:9:28: accounts[0].qos: unknown QOS 'fast'; defined: normal"},
+      {"account default qos it may not use",
+       minimal("", "qos: [{name: a}]\naccounts: [{name: ml, qos: [a], default_qos: normal}]\n"),
+       "t.conf:10:46: accounts[0].default_qos: 'normal' is not among the QOSes the account may use (a)"},
       {"preempt_mode suspend", minimal("", "scheduler: {preempt_mode: suspend}\n"),
        "t.conf:9:27: scheduler.preempt_mode: 'suspend' is not supported: Drover has no gang "
        "scheduler to suspend jobs with; accepted: off, cancel, requeue"},

@@ -482,8 +482,12 @@ TEST_F(JobsTest, UpdateRulesAndTexts) {
       EXPECT_EQ(st.error(), c.error);
     }
   }
-  // A QOS Drover does not have is taken without a word and changes nothing, as the reference.
-  EXPECT_TRUE(upd(alice(), "QOS", "bogus").ok());
+  // A QOS no one configured is refused (the reference with AccountingStorageEnforce=qos),
+  // the job's left as it was; `QOS=` is the account's default.
+  EXPECT_EQ(upd(alice(), "QOS", "bogus").error(), "Invalid qos specification");
+  EXPECT_EQ(job(id).qos(), "normal");
+  EXPECT_TRUE(upd(alice(), "QOS", "NORMAL").ok());
+  EXPECT_TRUE(upd(alice(), "QOS", "").ok());
   EXPECT_EQ(job(id).qos(), "normal");
   EXPECT_EQ(job(id).time_limit_min(), 50);
   EXPECT_EQ(job(id).name(), "renamed");

@@ -234,6 +234,32 @@ TEST_F(PriorityCalculatorTest, AssocAndJobSizeEnterThePriority) {
   }
 }
 
+// The QOS factor: the job's QOS priority over the highest of the table, as the reference's sprio
+// showed (high 100 -> 1.0, vip 50 -> 0.5, normal 0 -> 0), times weight_qos.
+TEST_F(PriorityCalculatorTest, QosPriorityOverTheHighestTimesItsWeight) {
+  auto qos = [](std::string name, std::uint32_t priority) {
+    config::QosConfig q;
+    q.name = std::move(name);
+    q.priority = priority;
+    return q;
+  };
+  config_.scheduler.priority.job_size = 0;
+  config_.scheduler.priority.qos = 1000;
+  EXPECT_TRUE(qosFactors(config_).empty());  // normal alone, priority 0
+  config_.qos.push_back(qos("high", 100));
+  config_.qos.push_back(qos("vip", 50));
+  auto of = [&](const std::string& name) {
+    sched::JobRequest r = Req().get();
+    r.qos = name;
+    return compute(r);
+  };
+  EXPECT_DOUBLE_EQ(of("high").qos, 1.0);
+  EXPECT_EQ(of("high").priority, 1000);
+  EXPECT_EQ(of("vip").priority, 500);
+  EXPECT_EQ(of("normal").priority, 0);
+  EXPECT_EQ(of("gone").priority, 0);  // a QOS no longer configured
+}
+
 // The cluster.conf keys behind these factors (and ResvOverRun): parsed, or refused by name.
 TEST(PriorityConfig, KeysParseOrAreRefusedByName) {
   const std::string head =

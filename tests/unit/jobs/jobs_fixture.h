@@ -80,6 +80,7 @@ class SpecBuilder {
   SpecBuilder& name(const std::string& v) { s_.set_name(v); return *this; }
   SpecBuilder& partition(const std::string& v) { s_.set_partition(v); return *this; }
   SpecBuilder& account(const std::string& v) { s_.set_account(v); return *this; }
+  SpecBuilder& qos(const std::string& v) { s_.set_qos(v); return *this; }
   SpecBuilder& time(std::int64_t minutes) { s_.set_time_limit_min(minutes); return *this; }
   SpecBuilder& nodes(std::uint32_t n) { s_.set_min_nodes(n); return *this; }
   SpecBuilder& constraint(const std::string& v) { s_.set_constraint(v); return *this; }

@@ -147,6 +147,28 @@ TEST_F(JobsTest, AdminMayChargeAnyAccount) {
   EXPECT_EQ(job(id).account(), "ops");
 }
 
+// QOS: the account's default_qos without -q; a QOS of the table its account may use, in any
+// case; anything else refused with the reference's text (AccountingStorageEnforce=qos), no job
+// left; root may use any QOS.
+TEST_F(JobsTest, QosIsOneOfTheTableTheAccountMayUse) {
+  for (const char* name : {"high", "vip"}) {
+    config::QosConfig q;
+    q.name = name;
+    config_.qos.push_back(q);
+  }
+  config_.accounts[1].qos = {"normal", "high"};  // research
+  config_.accounts[1].default_qos = "high";
+  EXPECT_EQ(job(submit(SpecBuilder())).qos(), "high");
+  EXPECT_EQ(job(submit(SpecBuilder().qos("NORMAL"))).qos(), "normal");
+  EXPECT_EQ(job(submit(SpecBuilder().account("ops"), root())).qos(), "normal");  // every QOS
+  expectRefusals(*manager_, {
+      {"no such QOS", SpecBuilder().qos("bogus"), "Invalid qos specification", {}},
+      {"not the account's", SpecBuilder().qos("vip"), "Invalid qos specification", {}},
+  });
+  EXPECT_EQ(manager_->size(), 3u);
+  EXPECT_EQ(job(submit(SpecBuilder().qos("vip"), root())).qos(), "vip");
+}
+
 TEST_F(JobsTest, ArrayTakesOneIdAndFoldsPendingTasks) {
   JobId first = submit(SpecBuilder().name("arr").array("0-9%2").output("out-%A_%a-%j.txt"));
   EXPECT_EQ(manager_->size(), 10u);

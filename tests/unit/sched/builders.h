@@ -83,6 +83,7 @@ class JobBuilder {
   }
   JobBuilder& account(const std::string& a) { j_.request.account = a; return *this; }
   JobBuilder& user(const std::string& u) { j_.request.user = u; return *this; }
+  JobBuilder& qos(const std::string& q) { j_.request.qos = q; return *this; }
   JobBuilder& constraint(const std::string& c) { j_.request.constraint = c; return *this; }
   JobBuilder& prefer(const std::string& f) { j_.request.prefer = f; return *this; }
   JobBuilder& require(std::vector<std::string> n) { j_.request.requiredNodes = std::move(n); return *this; }

@@ -194,5 +194,61 @@ TEST(Preemption, TheChosenJobsFreeWhatThePreemptorNeeds) {
   }
 }
 
+// preempt/qos: one partition; the QOS lists decide, whatever the tiers.
+Snapshot onePartition(int nodes) {
+  Snapshot s;
+  s.nodes = gpuNodes(nodes);
+  for (Node& n : s.nodes) n.partitions = {"gpu"};
+  s.partitions = {testing::partition("gpu")};
+  return s;
+}
+
+RunningJob qosJob(JobId id, const std::string& node, std::vector<int> gpus, const std::string& qos) {
+  RunningJob r = lowJob(id, node, std::move(gpus), "gpu");
+  r.qos = qos;
+  return r;
+}
+
+PreemptionQuery byQos(std::vector<JobId> ids) {
+  PreemptionQuery q = blocked(std::move(ids));
+  q.qosPreempts.emplace();
+  (*q.qosPreempts)["high"] = {"low", "scavenger"};
+  (*q.qosPreempts)["normal"] = {"scavenger"};
+  return q;
+}
+
+TEST(PreemptionByQos, TakesJobsOfTheQosesItsQosLists) {
+  Snapshot s = onePartition(2);
+  s.running = {qosJob(1, "gpu001", {0, 1, 2, 3, 4, 5, 6, 7}, "normal"),
+               qosJob(2, "gpu002", {0, 1, 2, 3, 4, 5, 6, 7}, "low")};
+  s.pending = {JobBuilder(10).partition("gpu").qos("high").gpusPerNode(8).nodes(1)};
+  // The partition is not preemptable by tier: under preempt/qos that does not matter.
+  EXPECT_EQ(victimsOf(planPreemptions(s, byQos({10}), SchedulerParams{}, kNow), 10),
+            (std::vector<JobId>{2}));
+}
+
+TEST(PreemptionByQos, NotOfAQosOutsideItsList) {
+  Snapshot s = onePartition(1);
+  s.running = {qosJob(1, "gpu001", {0, 1, 2, 3, 4, 5, 6, 7}, "low")};
+  // normal preempts scavenger only; a QOS with no list (low) preempts nobody; nor does a job of
+  // the same QOS.
+  s.pending = {JobBuilder(10).partition("gpu").qos("normal").gpusPerNode(8).nodes(1),
+               JobBuilder(11).partition("gpu").qos("low").gpusPerNode(8).nodes(1)};
+  EXPECT_TRUE(planPreemptions(s, byQos({10, 11}), SchedulerParams{}, kNow).empty());
+}
+
+TEST(PreemptionByQos, SparedJobsStay) {
+  // The controller spares jobs whose PreemptMode is OFF (and exempt ones) this way.
+  Snapshot s = onePartition(2);
+  s.running = {qosJob(1, "gpu001", {0, 1, 2, 3, 4, 5, 6, 7}, "scavenger"),
+               qosJob(2, "gpu002", {0, 1, 2, 3, 4, 5, 6, 7}, "scavenger")};
+  s.pending = {JobBuilder(10).partition("gpu").qos("high").gpusPerNode(8).nodes(1)};
+  PreemptionQuery q = byQos({10});
+  q.spared = {2};
+  EXPECT_EQ(victimsOf(planPreemptions(s, q, SchedulerParams{}, kNow), 10), (std::vector<JobId>{1}));
+  q.spared = {1, 2};
+  EXPECT_TRUE(planPreemptions(s, q, SchedulerParams{}, kNow).empty());
+}
+
 }  // namespace
 }  // namespace drover::sched

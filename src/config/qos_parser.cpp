@@ -1,0 +1,156 @@
+// qos: the QOS table Slurm keeps in its accounting database (sacctmgr add qos), here a list in
+// cluster.conf. `normal` always exists and comes first, as Slurm's default QOS (id 1).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "common/ascii_case.h"
+#include "config/association_tree.h"
+#include "config/sections.h"
+
+namespace drover::config::detail {
+
+namespace {
+
+// Slurm's QOS names are lower case (sacctmgr add qos HIGH made `high`); a name here is taken
+// in any case and kept in lower case, so `-q HIGH` and `preempt: [Low]` find it.
+bool readQosName(Context& ctx, const YAML::Node& node, const std::string& path, std::string& out) {
+  if (!readName(ctx, node, path, out)) return false;
+  out = toLowerAscii(out);
+  return true;
+}
+
+bool readQosList(Context& ctx, const YAML::Node& node, const std::string& path,
+                 std::vector<std::string>& out) {
+  if (!readNameList(ctx, node, path, out)) return false;
+  for (std::string& name : out) name = toLowerAscii(name);
+  return true;
+}
+
+std::vector<std::string> qosNames(const std::vector<QosConfig>& table) {
+  std::vector<std::string> names;
+  for (const QosConfig& q : table) names.push_back(q.name);
+  return names;
+}
+
+}  // namespace
+
+bool parseQos(Context& ctx, const YAML::Node& node, std::vector<QosConfig>& out) {
+  out.clear();
+  QosConfig normal;
+  normal.name = "normal";
+  out.push_back(normal);
+  if (!node.IsSequence()) {
+    return ctx.fail(node, fmt::format("qos: expected a list of QOSes (each with name, priority, "
+                                      "description, preempt, preempt_mode, grace_time), got {}",
+                                      describe(node)));
+  }
+  std::unordered_map<std::string, std::size_t> index{{"normal", 0}};
+  std::unordered_map<std::string, std::size_t> listed_at;  // name -> its place in the file
+  // Per QOS of `out`: where its preempt list is, and its place in the file (for messages).
+  std::vector<YAML::Mark> preempt_marks(1, node.Mark());
+  std::vector<std::size_t> file_index(1, 0);
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    MapReader m;
+    if (!m.open(ctx, node[i], fmt::format("qos[{}]", i),
+                {"name", "priority", "description", "preempt", "preempt_mode", "grace_time"})) {
+      return false;
+    }
+    QosConfig q;
+    const YAML::Node* name_node = m.require(ctx, "name");
+    if (!name_node || !readQosName(ctx, *name_node, m.path("name"), q.name)) return false;
+    if (auto* v = m.find("priority");
+        v && !readInteger(ctx, *v, m.path("priority"), 0, 0xFFFFFFFFLL, q.priority)) {
+      return false;
+    }
+    if (auto* v = m.find("description");
+        v && !readString(ctx, *v, m.path("description"), q.description)) {
+      return false;
+    }
+    if (auto* v = m.find("preempt")) {
+      if (!readQosList(ctx, *v, m.path("preempt"), q.preempt)) return false;
+      preempt_marks.push_back(v->Mark());
+    } else {
+      preempt_marks.push_back(m.node().Mark());
+    }
+    if (auto* v = m.find("preempt_mode")) {
+      PreemptMode mode{};
+      if (!readPreemptMode(ctx, *v, m.path("preempt_mode"), mode)) return false;
+      q.preempt_mode = mode;
+    }
+    if (auto* v = m.find("grace_time");
+        v && !readInteger(ctx, *v, m.path("grace_time"), 0, kMaxGraceTimeS, q.grace_time_s)) {
+      return false;
+    }
+    if (auto [it, fresh] = listed_at.emplace(q.name, i); !fresh) {
+      return ctx.fail(*name_node, fmt::format("{}: QOS '{}' is already defined as qos[{}]",
+                                              m.path("name"), q.name, it->second));
+    }
+    // normal may be listed to give it settings; it keeps its place and id.
+    if (q.name == "normal") {
+      out.front() = std::move(q);
+      preempt_marks.front() = preempt_marks.back();
+      preempt_marks.pop_back();
+      file_index.front() = i;
+      continue;
+    }
+    index.emplace(q.name, out.size());
+    file_index.push_back(i);
+    out.push_back(std::move(q));
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    out[i].id = static_cast<std::uint32_t>(i + 1);
+    for (const std::string& target : out[i].preempt) {
+      if (!index.count(target)) {
+        return ctx.fail(preempt_marks[i],
+                        fmt::format("qos[{}].preempt: unknown QOS '{}'; defined: {}",
+                                    file_index[i], target, joinNames(qosNames(out))));
+      }
+      if (target == out[i].name) {
+        return ctx.fail(preempt_marks[i],
+                        fmt::format("qos[{}].preempt: QOS '{}' cannot preempt itself",
+                                    file_index[i], out[i].name));
+      }
+    }
+  }
+  return true;
+}
+
+bool checkAccountQos(Context& ctx, const YAML::Node& accounts, const std::vector<QosConfig>& table,
+                     std::vector<AccountConfig>& out) {
+  auto known = [&](const std::string& name) {
+    return std::any_of(table.begin(), table.end(), [&](const QosConfig& q) { return q.name == name; });
+  };
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    AccountConfig& a = out[i];
+    const YAML::Node entry = accounts[i];
+    for (const std::string& name : a.qos) {
+      if (!known(name)) {
+        return ctx.fail(entry["qos"], fmt::format("accounts[{}].qos: unknown QOS '{}'; defined: {}",
+                                                  i, name, joinNames(qosNames(table))));
+      }
+    }
+    if (a.default_qos.empty()) continue;
+    if (!known(a.default_qos)) {
+      return ctx.fail(entry["default_qos"],
+                      fmt::format("accounts[{}].default_qos: unknown QOS '{}'; defined: {}", i,
+                                  a.default_qos, joinNames(qosNames(table))));
+    }
+  }
+  // A default must be one the account may use (its own list, else its nearest ancestor's).
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (out[i].default_qos.empty()) continue;
+    const std::vector<std::string> allowed = allowedQosOf(out, out[i].name);
+    if (!allowed.empty() &&
+        std::find(allowed.begin(), allowed.end(), out[i].default_qos) == allowed.end()) {
+      return ctx.fail(accounts[i]["default_qos"],
+                      fmt::format("accounts[{}].default_qos: '{}' is not among the QOSes the "
+                                  "account may use ({})",
+                                  i, out[i].default_qos, joinNames(allowed)));
+    }
+  }
+  return true;
+}
+
+}  // namespace drover::config::detail

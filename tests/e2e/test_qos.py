@@ -1,0 +1,195 @@
+"""QOSes (cluster.conf `qos` and accounts' `qos`/`default_qos`; Slurm's sacctmgr QOS records
+with AccountingStorageEnforce=qos) and preemption by QOS (scheduler.preempt_type: qos, Slurm's
+PreemptType=preempt/qos), against what the reference Slurm 22.05 did side by side
+(2026-12-04, shared/slurm-reference with QOSes high/low/vip added by sacctmgr): a QOS the
+account may not use, or none of that name, is refused at submission and by scontrol update;
+the QOS priority factor is the QOS's priority over the highest; sacct, squeue, sacctmgr show
+what the reference showed; a pending job of a QOS that lists others in `preempt` ends their
+running jobs as their QOS's preempt_mode says, and no one else's."""
+
+import re
+import time
+
+import pytest
+
+from cluster import ensure_users, shared_dir, wait_for
+from conftest import run_cluster
+
+QOS_TABLE = """qos:
+  - {name: high, priority: 100, preempt: [scav]}
+  - {name: scav, preempt_mode: cancel}
+  - {name: vip, priority: 50}
+
+# Accounts below"""
+
+
+def with_qos(text):
+    """etc/cluster.conf's rendering with the QOSes above, alice's account allowed all but vip,
+    and preemption by QOS (requeue by default; scav's own mode is cancel)."""
+    for old, new in (("# Accounts below", QOS_TABLE),
+                     ("    users: [alice, bob] ", "    qos: [normal, HIGH, scav]\n    users: [alice, bob] "),
+                     ("  preempt_type: none ", "  preempt_type: qos "),
+                     ('  preempt_mode: "off" ', "  preempt_mode: requeue ")):
+        assert old in text, f"etc/cluster.conf lost {old!r}"
+        text = text.replace(old, new, 1)
+    return text
+
+
+@pytest.fixture(scope="module")
+def cluster(request):
+    ensure_users(("alice", "bob"))
+    for c in run_cluster(request, nodes=4, gpus_per_node=0, heartbeat=1, node_down=4):
+        c.conf.write_text(with_qos(c.conf.read_text()))
+        r = c.scontrol("reconfigure")
+        assert r.returncode == 0, r.stderr
+        yield c
+
+
+@pytest.fixture(autouse=True)
+def no_jobs_left(cluster):
+    yield
+    cluster.cli("scancel", "--state=PENDING")
+    cluster.cli("scancel", "-u", "alice")
+    cluster.cli("scancel", "-u", "root")
+    wait_for(lambda: cluster.cli("squeue", "-h").stdout == "", 40, what="every job to end")
+
+
+def sbatch(cluster, *args, user="alice"):
+    r = cluster.cli("sbatch", "--parsable", *args, user=user)
+    assert r.returncode == 0, r.stderr
+    return int(r.stdout.strip().split(";")[0])
+
+
+def fill(cluster, qos, count=4):
+    """`count` whole-node jobs of that QOS, running."""
+    jobs = [sbatch(cluster, "-q", qos, "-N1", "--exclusive", "-o", "/dev/null", "--wrap", "sleep 300")
+            for _ in range(count)]
+    for job in jobs:
+        cluster.wait_job(job, "RUNNING")
+    return jobs
+
+
+def test_the_table_and_who_may_use_it_as_sacctmgr_lists_them(cluster):
+    r = cluster.cli("sacctmgr", "-P", "show", "qos", "format=Name,Priority,GraceTime,Preempt,PreemptMode,ID")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == [
+        "Name|Priority|GraceTime|Preempt|PreemptMode|ID",
+        "normal|0|00:00:00||cluster|1",
+        "high|100|00:00:00|scav|cluster|2",
+        "scav|0|00:00:00||cancel|3",
+        "vip|50|00:00:00||cluster|4",
+    ], r.stdout
+    # The association's list sorted by name, as the reference's `high,low,normal,short`.
+    r = cluster.cli("sacctmgr", "-P", "show", "assoc", "format=User,Account,QOS,DefaultQOS")
+    assert "alice|research|high,normal,scav|" in r.stdout.splitlines(), r.stdout
+    show = cluster.scontrol("show", "config").stdout
+    assert re.search(r"^PreemptType += preempt/qos$", show, re.M), show
+
+
+def test_submission_takes_a_qos_the_account_may_use_and_refuses_others(cluster):
+    out_dir = shared_dir(cluster, "qos_env")
+    # In any case, as the reference's `-q HIGH`; the job's environment and every view say high.
+    job = sbatch(cluster, "-q", "HIGH", "-o", f"{out_dir}/%j.out", "--wrap", "echo qos=$SLURM_JOB_QOS")
+    cluster.wait_job(job, "COMPLETED")
+    assert (out_dir / f"{job}.out").read_text() == "qos=high\n"
+    assert cluster.job_fields(job)["QOS"] == "high"
+    r = cluster.cli("sacct", "-X", "-n", "-P", "-j", str(job), "-o", "QOS,QOSRAW", user="alice")
+    assert r.stdout.splitlines() == ["high|2"], r.stdout + r.stderr
+    # Without -q: the account's default, normal.
+    held = sbatch(cluster, "-H", "--wrap", "true")
+    r = cluster.cli("squeue", "-h", "-j", str(held), "-o", "%q")
+    assert r.stdout.strip() == "normal", r.stdout
+    # None of that name, or one the account may not use: the reference's refusal, no job.
+    for name in ("bogus", "vip", "VIP"):
+        r = cluster.cli("sbatch", "-q", name, "--wrap", "true", user="alice")
+        assert (r.returncode, r.stdout, r.stderr) == (
+            1, "", "sbatch: error: Batch job submission failed: Invalid qos specification\n"), name
+    r = cluster.cli("srun", "-q", "vip", "true", user="alice")
+    assert (r.returncode, r.stderr) == (
+        1, "srun: error: Unable to allocate resources: Invalid qos specification\n"), r.stderr
+    assert cluster.cli("squeue", "-h", "-u", "alice", "-o", "%i").stdout.split() == [str(held)]
+    # Root may use any QOS (the reference's root set one the association lacked).
+    mine = sbatch(cluster, "-H", "-q", "vip", "--wrap", "true", user=None)
+    assert cluster.job_fields(mine)["QOS"] == "vip"
+
+
+def test_scontrol_update_qos_as_the_reference(cluster):
+    job = sbatch(cluster, "-H", "-q", "high", "--wrap", "true")
+
+    def update(value, user="alice"):
+        return cluster.scontrol("update", f"JobId={job}", f"QOS={value}", user=user)
+
+    r = update("SCAV")
+    assert (r.returncode, r.stderr) == (0, ""), r.stderr
+    assert cluster.job_fields(job)["QOS"] == "scav"
+    for value in ("bogus", "vip"):
+        r = update(value)
+        assert (r.returncode, r.stderr) == (1, f"Invalid qos specification for job {job}\n"), value
+    assert cluster.job_fields(job)["QOS"] == "scav"
+    assert update("bogus", user=None).returncode == 1
+    r = update("vip", user=None)
+    assert (r.returncode, r.stderr) == (0, ""), r.stderr
+    assert cluster.job_fields(job)["QOS"] == "vip"
+    # Empty: back to the account's default.
+    assert update("").returncode == 0
+    assert cluster.job_fields(job)["QOS"] == "normal"
+    # Only while it waits, for root too.
+    running = sbatch(cluster, "-o", "/dev/null", "--wrap", "sleep 300")
+    cluster.wait_job(running, "RUNNING")
+    for user in ("alice", None):
+        r = cluster.scontrol("update", f"JobId={running}", "QOS=high", user=user)
+        assert (r.returncode, r.stderr) == (1, f"Job is no longer pending execution for job {running}\n")
+
+
+def test_the_qos_factor_orders_waiting_jobs_and_high_preempts_no_normal_job(cluster):
+    fill(cluster, "normal")
+    high = sbatch(cluster, "-q", "high", "-N1", "--exclusive", "-o", "/dev/null", "--wrap", "true")
+    plain = sbatch(cluster, "-N1", "--exclusive", "-o", "/dev/null", "--wrap", "true")
+    # vip by root's update (alice may not use it), so that all three are alice's.
+    vip = sbatch(cluster, "-N1", "--exclusive", "-o", "/dev/null", "--wrap", "true")
+    assert cluster.scontrol("update", f"JobId={vip}", "QOS=vip").returncode == 0
+    # weight_qos 1000 x priority / the highest (100): high 1000, vip 500, normal 0.
+    wait_for(lambda: cluster.job_fields(high).get("Reason") == "Resources", 15, what="high to wait")
+    r = cluster.cli("sprio", "-h", "-o", "%i %Q")
+    assert r.returncode == 0, r.stderr
+    factors = dict(line.split() for line in r.stdout.splitlines())
+    assert (factors[str(high)], factors[str(vip)], factors[str(plain)]) == ("1000", "500", "0"), r.stdout
+    order = cluster.cli("squeue", "-h", "-t", "PD", "-o", "%i").stdout.split()
+    assert order == [str(high), str(vip), str(plain)], order
+    # high preempts scav only: the normal jobs run on.
+    time.sleep(1)
+    r = cluster.cli("squeue", "-h", "-q", "normal", "-t", "R", "-o", "%i")
+    assert len(r.stdout.split()) == 4, r.stdout
+
+
+def test_a_high_job_preempts_a_scav_job_by_its_qos_mode(cluster):
+    scav = fill(cluster, "scav")
+    # A normal job lists no QOS to preempt: it waits.
+    plain = sbatch(cluster, "-N1", "--exclusive", "-o", "/dev/null", "--wrap", "sleep 300")
+    wait_for(lambda: cluster.job_fields(plain).get("Reason") == "Resources", 15, what="normal to wait")
+    high = sbatch(cluster, "-q", "high", "-N1", "--exclusive", "-o", "/dev/null", "--wrap", "sleep 300")
+    f = cluster.wait_job(high, "RUNNING")
+    states = {job: cluster.job_fields(job).get("JobState") for job in scav}
+    # scav's own mode is cancel (the scheduler's default, requeue, is not used): the youngest
+    # scav job ends PREEMPTED; the others run on.
+    assert sorted(states.values()) == ["PREEMPTED", "RUNNING", "RUNNING", "RUNNING"], states
+    victim = next(job for job, s in states.items() if s == "PREEMPTED")
+    assert cluster.job_fields(victim)["NodeList"] == f["NodeList"]
+    log = (cluster.run_dir / "log" / "droverctld.log").read_text(errors="replace")
+    assert f"preempted JobId={victim} has been killed to reclaim resources for JobId={high}" in log
+    r = cluster.cli("sacct", "-X", "-n", "-P", "-j", str(victim), "-o", "State,QOS", user="alice")
+    assert r.stdout.splitlines() == ["PREEMPTED|scav"], r.stdout
+    assert cluster.job_fields(plain)["JobState"] == "PENDING"
+
+
+def test_sacct_q_names_qos_of_the_table(cluster):
+    job = sbatch(cluster, "-q", "high", "-o", "/dev/null", "--wrap", "true")
+    cluster.wait_job(job, "COMPLETED")
+    r = cluster.cli("sacct", "-X", "-n", "-P", "-q", "HIGH", "-o", "JobID", user="alice")
+    assert str(job) in r.stdout.split(), r.stdout
+    r = cluster.cli("sacct", "-X", "-n", "-P", "-q", "normal", "-o", "JobID", user="alice")
+    assert str(job) not in r.stdout.split(), r.stdout
+    r = cluster.cli("sacct", "-q", "bogus", user="alice")
+    assert (r.returncode, r.stdout, r.stderr) == (
+        1, "", "sacct: error: You gave a bad qos 'bogus'. Valid QOS's are normal,high,scav,vip\n"
+               "sacct: fatal: problem processing qos list\n")
