@@ -195,6 +195,18 @@ struct QosConfig {
   std::optional<PreemptMode> preempt_mode;
   std::uint32_t grace_time_s = 0;               // GraceTime under preempt/qos
   std::uint32_t id = 0;                         // Slurm's QOS id: normal 1, the others in order
+  // Per-user limits (Slurm's MaxJobsPU, MaxSubmitJobsPU, MaxTRESPU, MaxWall); unset: none.
+  // A job over MaxJobsPU, MaxTRESPU or MaxWall waits (QOSMax... reasons); one that would pass
+  // MaxSubmitJobsPU is refused at submission, as is one over MaxWall or MaxTRESPU by itself with
+  // deny_on_limit (Flags=DenyOnLimit).
+  std::optional<std::uint32_t> max_jobs_per_user;
+  std::optional<std::uint32_t> max_submit_jobs_per_user;
+  std::map<std::string, std::uint64_t> max_tres_per_user;  // "cpu", "node", "gres/gpu"
+  std::optional<std::int64_t> max_wall_min;
+  bool deny_on_limit = false;
+  bool hasRunLimits() const {
+    return max_jobs_per_user || !max_tres_per_user.empty() || max_wall_min;
+  }
 };
 
 // The table without a `qos` list: normal alone.

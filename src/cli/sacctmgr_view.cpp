@@ -143,6 +143,27 @@ std::string clockTime(std::uint32_t seconds) {
   return text;
 }
 
+// MaxWall as sacctmgr shows it: [D-]HH:MM:SS.
+std::string wallTime(std::int64_t minutes) {
+  const std::int64_t days = minutes / 1440;
+  char text[48];
+  std::snprintf(text, sizeof text, "%02lld:%02lld:00", static_cast<long long>(minutes / 60 % 24),
+                static_cast<long long>(minutes % 60));
+  return days > 0 ? std::to_string(days) + "-" + text : text;
+}
+
+// MaxTRESPU in Slurm's TRES order (by id: cpu, node, gres/gpu).
+std::string tresLimits(const std::map<std::string, std::uint64_t>& limits) {
+  std::string out;
+  for (const char* name : {"cpu", "node", "gres/gpu"}) {
+    auto it = limits.find(name);
+    if (it == limits.end()) continue;
+    if (!out.empty()) out += ",";
+    out += std::string(name) + "=" + std::to_string(it->second);
+  }
+  return out;
+}
+
 // One row per association, in the tree's order, with what every entity shows of it.
 std::vector<Row> associationRows(const config::ClusterConfig& config) {
   const auto tree = config::associationTree(config);
@@ -230,6 +251,12 @@ std::vector<Row> rowsOf(SacctmgrEntity entity, const config::ClusterConfig& conf
              {"PreemptMode",
               q.preempt_mode ? toLowerAscii(config::preemptModeName(*q.preempt_mode)) : "cluster"},
              {"UsageFactor", "1.000000"},
+             {"Flags", q.deny_on_limit ? "DenyOnLimit" : ""},
+             {"MaxWall", q.max_wall_min ? wallTime(*q.max_wall_min) : ""},
+             {"MaxJobsPU", q.max_jobs_per_user ? std::to_string(*q.max_jobs_per_user) : ""},
+             {"MaxSubmitPU",
+              q.max_submit_jobs_per_user ? std::to_string(*q.max_submit_jobs_per_user) : ""},
+             {"MaxTRESPU", tresLimits(q.max_tres_per_user)},
              {"ID", std::to_string(q.id)}}));
       }
       return rows;

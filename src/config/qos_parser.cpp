@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
+#include <map>
 #include <unordered_map>
 
 #include "common/ascii_case.h"
@@ -28,6 +30,35 @@ bool readQosList(Context& ctx, const YAML::Node& node, const std::string& path,
   return true;
 }
 
+// MaxTRESPU as Slurm writes it: "cpu=64,gres/gpu=16,node=4", of the TRES Drover counts per
+// user (gres/gpu may be written gpu).
+bool readTresLimits(Context& ctx, const YAML::Node& node, const std::string& path,
+                    std::map<std::string, std::uint64_t>& out) {
+  std::string text;
+  if (!readString(ctx, node, path, text)) return false;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    start = comma + 1;
+    const std::size_t eq = item.find('=');
+    std::string name = toLowerAscii(item.substr(0, eq));
+    if (name == "gpu") name = "gres/gpu";
+    std::uint64_t count = 0;
+    const char* first = item.data() + (eq == std::string::npos ? item.size() : eq + 1);
+    const char* last = item.data() + item.size();
+    auto [ptr, ec] = std::from_chars(first, last, count);
+    if (eq == std::string::npos || first == last || ec != std::errc() || ptr != last ||
+        (name != "cpu" && name != "node" && name != "gres/gpu")) {
+      return ctx.fail(node, fmt::format("{}: '{}' is not a TRES limit; give NAME=COUNT items "
+                                        "separated by commas, NAME cpu, node or gres/gpu",
+                                        path, item));
+    }
+    out[name] = count;
+  }
+  return true;
+}
+
 std::vector<std::string> qosNames(const std::vector<QosConfig>& table) {
   std::vector<std::string> names;
   for (const QosConfig& q : table) names.push_back(q.name);
@@ -43,7 +74,8 @@ bool parseQos(Context& ctx, const YAML::Node& node, std::vector<QosConfig>& out)
   out.push_back(normal);
   if (!node.IsSequence()) {
     return ctx.fail(node, fmt::format("qos: expected a list of QOSes (each with name, priority, "
-                                      "description, preempt, preempt_mode, grace_time), got {}",
+                                      "description, preempt, preempt_mode, grace_time and "
+                                      "limits), got {}",
                                       describe(node)));
   }
   std::unordered_map<std::string, std::size_t> index{{"normal", 0}};
@@ -54,7 +86,9 @@ bool parseQos(Context& ctx, const YAML::Node& node, std::vector<QosConfig>& out)
   for (std::size_t i = 0; i < node.size(); ++i) {
     MapReader m;
     if (!m.open(ctx, node[i], fmt::format("qos[{}]", i),
-                {"name", "priority", "description", "preempt", "preempt_mode", "grace_time"})) {
+                {"name", "priority", "description", "preempt", "preempt_mode", "grace_time",
+                 "max_jobs_per_user", "max_submit_jobs_per_user", "max_tres_per_user",
+                 "max_wall", "deny_on_limit"})) {
       return false;
     }
     QosConfig q;
@@ -86,6 +120,27 @@ bool parseQos(Context& ctx, const YAML::Node& node, std::vector<QosConfig>& out)
     if (auto [it, fresh] = listed_at.emplace(q.name, i); !fresh) {
       return ctx.fail(*name_node, fmt::format("{}: QOS '{}' is already defined as qos[{}]",
                                               m.path("name"), q.name, it->second));
+    }
+    for (auto [key, limit] : {std::pair{"max_jobs_per_user", &q.max_jobs_per_user},
+                              std::pair{"max_submit_jobs_per_user", &q.max_submit_jobs_per_user}}) {
+      std::uint32_t value = 0;
+      if (auto* v = m.find(key)) {
+        if (!readInteger(ctx, *v, m.path(key), 0, 0xFFFFFFFELL, value)) return false;
+        *limit = value;
+      }
+    }
+    if (auto* v = m.find("max_tres_per_user");
+        v && !readTresLimits(ctx, *v, m.path("max_tres_per_user"), q.max_tres_per_user)) {
+      return false;
+    }
+    if (auto* v = m.find("max_wall")) {
+      std::int64_t minutes = 0;
+      if (!readTimeMinutes(ctx, *v, m.path("max_wall"), minutes)) return false;
+      if (minutes != kUnlimited) q.max_wall_min = minutes;
+    }
+    if (auto* v = m.find("deny_on_limit");
+        v && !readBool(ctx, *v, m.path("deny_on_limit"), q.deny_on_limit)) {
+      return false;
     }
     // normal may be listed to give it settings; it keeps its place and id.
     if (q.name == "normal") {

@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "jobs/job_manager.h"
+#include "jobs/qos_limits.h"
 #include "jobs/request.h"
 #include "jobs/scheduling_state.h"
 
@@ -147,9 +148,17 @@ void JobManager::rebuildScheduler(const std::vector<NodeView>& nodes, std::int64
     st.running_held.insert(r.id);
   }
   st.scheduler->onJobsStarted(std::move(snap.running));
+  st.qos_withheld.clear();
   for (const auto& [id, job] : jobs_) {
     if (job.state() != v1::JOB_PENDING) continue;
-    if (!in_snapshot.count(id)) st.throttled.insert(id);
+    // Kept out of the snapshot by its array's %N, or by its QOS's limits (the reason says).
+    if (!in_snapshot.count(id)) {
+      if (job.info.reason() == kArrayTaskLimit) {
+        st.throttled.insert(id);
+      } else {
+        st.qos_withheld[id] = job.info.reason();
+      }
+    }
     noteBeginWait(id, &job, now);
   }
   st.watermark = highestId();
@@ -203,6 +212,27 @@ void JobManager::syncScheduler(std::int64_t now) {
   }
   renamed_.clear();
 
+  // QOS limits of the (QOS, user) pairs whose jobs changed, as buildSnapshot computes them:
+  // each pending job of those pairs is looked at again.
+  for (JobId id : ids) st.qos_withheld.erase(id);
+  if (const QosLimits limits(config_); limits.any()) {
+    QosGroups groups;
+    for (JobId id : ids) {
+      const Job* job = find(id);
+      if (job && limits.limits(job->info.qos())) groups.emplace(job->info.qos(), job->info.user());
+    }
+    if (!groups.empty()) {
+      for (const auto& [id, job] : jobs_) {
+        if (job.state() != v1::JOB_PENDING || !groups.count({job.info.qos(), job.info.user()})) {
+          continue;
+        }
+        ids.insert(id);
+        st.qos_withheld.erase(id);
+      }
+      for (const auto& [id, reason] : qosWithheld(&groups)) st.qos_withheld[id] = std::string(reason);
+    }
+  }
+
   // Array throttles (%N) of the arrays whose tasks changed, as buildSnapshot computes them.
   std::set<JobId> arrays;
   for (JobId id : ids) {
@@ -254,9 +284,11 @@ void JobManager::syncScheduler(std::int64_t now) {
     if (job && holdsResources(job->state())) {
       want = Want::kRunning;
     } else if (job && job->state() == v1::JOB_PENDING) {
-      want = st.throttled.count(id) ? Want::kAbsent : Want::kPending;
+      const auto qos_limit = st.qos_withheld.find(id);
+      const bool throttled = st.throttled.count(id) > 0;
+      want = throttled || qos_limit != st.qos_withheld.end() ? Want::kAbsent : Want::kPending;
       if (want == Want::kAbsent) {
-        job->info.set_reason(kArrayTaskLimit);
+        job->info.set_reason(throttled ? std::string(kArrayTaskLimit) : qos_limit->second);
         job->info.set_start_time(0);
         // Not the scheduler's until the throttle lets it go, but its priority is shown
         // (scontrol, squeue) as the reference showed a throttled task's, not 0.

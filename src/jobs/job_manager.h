@@ -330,6 +330,15 @@ class JobManager {
   // The highest job id in the table (task keys aside; 0 = none).
   JobId highestId() const;
   void syncScheduler(std::int64_t now);
+  // QOS per-user limits (qos_admission.cpp, jobs/qos_limits.h). The pending jobs that wait for
+  // them, with their reasons, among the (QOS, user) pairs of `groups` (null: all).
+  using QosGroups = std::set<std::pair<std::string, std::string>>;
+  std::map<JobId, std::string_view> qosWithheld(const QosGroups* groups) const;
+  // The refusal note of a submission of `tasks` jobs like `base` over its QOS's submit limit
+  // (or, with deny_on_limit, over MaxWall or MaxTRESPU by itself); nullopt when it may go in.
+  std::optional<std::string_view> qosSubmitRefusal(const v1::JobInfo& base,
+                                                   const sched::JobRequest& request,
+                                                   std::uint32_t tasks) const;
   // A pending job's entry in the scheduling state's begin-time set (incremental_pass.cpp).
   void noteBeginWait(JobId id, const Job* job, std::int64_t now);
   // One entry of a plan onto its pending job, written only where it differs (scheduling.cpp).

@@ -110,6 +110,9 @@ sched::Snapshot JobManager::buildSnapshot(const std::vector<NodeView>& nodes) {
     array_slots[array_id] = std::max(0, static_cast<int>(limit) - running);
   }
 
+  // QOS per-user limits: the pending jobs over them wait with their reason, out of the queue.
+  const std::map<JobId, std::string_view> qos_withheld = qosWithheld(nullptr);
+
   std::vector<JobId> throttled;
   for (auto& [id, job] : jobs_) {
     if (holdsResources(job.state())) {
@@ -118,6 +121,12 @@ sched::Snapshot JobManager::buildSnapshot(const std::vector<NodeView>& nodes) {
     }
     if (job.state() != v1::JOB_PENDING) continue;
     refreshEligibility(job, now);
+    if (auto w = qos_withheld.find(id); w != qos_withheld.end()) {
+      job.info.set_reason(std::string(w->second));
+      job.info.set_start_time(0);
+      throttled.push_back(id);
+      continue;
+    }
     if (job.isArrayTask()) {
       auto slot = array_slots.find(job.info.array_job_id());
       if (slot != array_slots.end() && initialReason(job) == sched::Reason::None) {

@@ -4,6 +4,7 @@
 #include "common/comma_list.h"
 #include "config/association_tree.h"
 #include "jobs/job_manager.h"
+#include "jobs/qos_limits.h"
 #include "jobs/request.h"
 #include "jobspec/array_spec.h"
 #include "jobspec/dependency_spec.h"
@@ -331,6 +332,13 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
     std::string text = v.message.substr(0, v.message.find(": "));
     std::string detail = v.message.size() > text.size() + 2 ? v.message.substr(text.size() + 2) : "";
     return refuse(text, detail, {}, v.code != sched::RejectCode::InvalidGres);
+  }
+  // QOS limits checked at submission, as the reference's: its reason as a note, then Slurm's
+  // policy text; no job id is taken.
+  const auto tasks = static_cast<std::uint32_t>(std::max<std::size_t>(1, task_ids.size()));
+  if (auto over = qosSubmitRefusal(base, request, tasks)) {
+    return refuse(std::string(kQosPolicyViolation), "QOS " + base.qos() + " limit",
+                  {std::string(*over)});
   }
 
   if (spec.test_only()) {

@@ -19,6 +19,9 @@ QOS_TABLE = """qos:
   - {name: high, priority: 100, preempt: [scav]}
   - {name: scav, preempt_mode: cancel}
   - {name: vip, priority: 50}
+  - {name: short, max_jobs_per_user: 1, max_submit_jobs_per_user: 3, max_wall: 5}
+  - {name: small, max_tres_per_user: cpu=20}
+  - {name: strict, max_wall: 5, deny_on_limit: yes}
 
 # Accounts below"""
 
@@ -27,7 +30,8 @@ def with_qos(text):
     """etc/cluster.conf's rendering with the QOSes above, alice's account allowed all but vip,
     and preemption by QOS (requeue by default; scav's own mode is cancel)."""
     for old, new in (("# Accounts below", QOS_TABLE),
-                     ("    users: [alice, bob] ", "    qos: [normal, HIGH, scav]\n    users: [alice, bob] "),
+                     ("    users: [alice, bob] ",
+                      "    qos: [normal, HIGH, scav, short, small, strict]\n    users: [alice, bob] "),
                      ("  preempt_type: none ", "  preempt_type: qos "),
                      ('  preempt_mode: "off" ', "  preempt_mode: requeue ")):
         assert old in text, f"etc/cluster.conf lost {old!r}"
@@ -78,10 +82,17 @@ def test_the_table_and_who_may_use_it_as_sacctmgr_lists_them(cluster):
         "high|100|00:00:00|scav|cluster|2",
         "scav|0|00:00:00||cancel|3",
         "vip|50|00:00:00||cluster|4",
+        "short|0|00:00:00||cluster|5",
+        "small|0|00:00:00||cluster|6",
+        "strict|0|00:00:00||cluster|7",
     ], r.stdout
+    r = cluster.cli("sacctmgr", "-nP", "show", "qos", "short,small,strict",
+                    "format=Name,Flags,MaxWall,MaxJobsPU,MaxSubmitPU,MaxTRESPU")
+    assert r.stdout.splitlines() == ["short||00:05:00|1|3|", "small|||||cpu=20",
+                                     "strict|DenyOnLimit|00:05:00|||"], r.stdout
     # The association's list sorted by name, as the reference's `high,low,normal,short`.
     r = cluster.cli("sacctmgr", "-P", "show", "assoc", "format=User,Account,QOS,DefaultQOS")
-    assert "alice|research|high,normal,scav|" in r.stdout.splitlines(), r.stdout
+    assert "alice|research|high,normal,scav,short,small,strict|" in r.stdout.splitlines(), r.stdout
     show = cluster.scontrol("show", "config").stdout
     assert re.search(r"^PreemptType += preempt/qos$", show, re.M), show
 
@@ -191,5 +202,52 @@ def test_sacct_q_names_qos_of_the_table(cluster):
     assert str(job) not in r.stdout.split(), r.stdout
     r = cluster.cli("sacct", "-q", "bogus", user="alice")
     assert (r.returncode, r.stdout, r.stderr) == (
-        1, "", "sacct: error: You gave a bad qos 'bogus'. Valid QOS's are normal,high,scav,vip\n"
+        1, "", "sacct: error: You gave a bad qos 'bogus'. Valid QOS's are "
+               "normal,high,scav,vip,short,small,strict\n"
                "sacct: fatal: problem processing qos list\n")
+
+
+POLICY = ("Batch job submission failed: Job violates accounting/QOS policy (job submit limit, "
+          "user's size and/or time limits)")
+
+
+def reason(cluster, job):
+    return cluster.cli("squeue", "-h", "-j", str(job), "-o", "%r").stdout.strip()
+
+
+def test_per_user_limits_hold_jobs_back_with_the_references_reasons(cluster):
+    # MaxJobsPU=1: the second waits QOSMaxJobsPerUserLimit until the first ends; bob's own.
+    first = sbatch(cluster, "-q", "short", "-t", "1", "-o", "/dev/null", "--wrap", "sleep 300")
+    cluster.wait_job(first, "RUNNING")
+    second = sbatch(cluster, "-q", "short", "-t", "1", "-o", "/dev/null", "--wrap", "sleep 300")
+    wait_for(lambda: reason(cluster, second) == "QOSMaxJobsPerUserLimit", 15,
+             what="the second job to wait for the QOS")
+    bobs = sbatch(cluster, "-q", "short", "-t", "1", "-o", "/dev/null", "--wrap", "sleep 300", user="bob")
+    cluster.wait_job(bobs, "RUNNING")
+    # MaxSubmitJobsPU=3: the fourth of alice's jobs is refused, as the reference refused it.
+    sbatch(cluster, "-q", "short", "-t", "1", "-o", "/dev/null", "--wrap", "true")
+    r = cluster.cli("sbatch", "-q", "short", "-t", "1", "--wrap", "true", user="alice")
+    assert (r.returncode, r.stdout, r.stderr) == (
+        1, "", f"sbatch: error: QOSMaxSubmitJobPerUserLimit\nsbatch: error: {POLICY}\n")
+    assert cluster.cli("scancel", str(first), user="alice").returncode == 0
+    cluster.wait_job(second, "RUNNING")
+    # MaxWall=5: a longer job (or one given the partition's default hour) waits for ever.
+    cluster.cli("scancel", "-u", "alice")
+    cluster.cli("scancel", "-u", "bob")
+    wait_for(lambda: cluster.cli("squeue", "-h").stdout == "", 20, what="the jobs to end")
+    long = sbatch(cluster, "-q", "short", "-o", "/dev/null", "--wrap", "true")
+    wait_for(lambda: reason(cluster, long) == "QOSMaxWallDurationPerJobLimit", 15,
+             what="the job to wait for MaxWall")
+    # MaxTRESPU cpu=20: 16 running, 8 more wait QOSMaxCpuPerUserLimit; 4 more go.
+    big = sbatch(cluster, "-q", "small", "-n", "16", "-o", "/dev/null", "--wrap", "sleep 300")
+    cluster.wait_job(big, "RUNNING")
+    more = sbatch(cluster, "-q", "small", "-n", "8", "-o", "/dev/null", "--wrap", "sleep 300")
+    fits = sbatch(cluster, "-q", "small", "-n", "4", "-o", "/dev/null", "--wrap", "sleep 300")
+    cluster.wait_job(fits, "RUNNING")
+    assert reason(cluster, more) == "QOSMaxCpuPerUserLimit"
+    # DenyOnLimit: over MaxWall is refused at submission.
+    r = cluster.cli("sbatch", "-q", "strict", "-t", "10", "--wrap", "true", user="alice")
+    assert (r.returncode, r.stderr) == (
+        1, f"sbatch: error: QOSMaxWallDurationPerJobLimit\nsbatch: error: {POLICY}\n")
+    ok = sbatch(cluster, "-q", "strict", "-t", "5", "-o", "/dev/null", "--wrap", "true")
+    cluster.wait_job(ok, "COMPLETED")

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -310,6 +311,24 @@ TEST(ClusterConfig, ValidFiles) {
          EXPECT_EQ(effectivePreemptMode(c.scheduler, c.partitions[0], &c.qos[3]), PreemptMode::kRequeue);
          EXPECT_EQ(preemptTypeName(c.scheduler.preempt_type), "preempt/qos");
        }},
+      {"QOS limits: Slurm's MaxJobsPU, MaxSubmitJobsPU, MaxTRESPU, MaxWall, DenyOnLimit",
+       minimal("", yaml({"qos:", "  - name: short", "    max_jobs_per_user: 1",
+                         "    max_submit_jobs_per_user: 3",
+                         "    max_tres_per_user: gpu=8,CPU=64,node=0", "    max_wall: 5",
+                         "    deny_on_limit: true", "  - {name: long, max_wall: UNLIMITED}"})),
+       [](const ClusterConfig& c) {
+         ASSERT_EQ(c.qos.size(), 3u);
+         const QosConfig& q = c.qos[1];
+         EXPECT_EQ(q.max_jobs_per_user, 1u);
+         EXPECT_EQ(q.max_submit_jobs_per_user, 3u);
+         EXPECT_EQ(q.max_tres_per_user,
+                   (std::map<std::string, std::uint64_t>{{"cpu", 64}, {"gres/gpu", 8}, {"node", 0}}));
+         EXPECT_EQ(q.max_wall_min, 5);
+         EXPECT_TRUE(q.deny_on_limit);
+         EXPECT_TRUE(q.hasRunLimits());
+         EXPECT_FALSE(c.qos[2].hasRunLimits());  // UNLIMITED is no limit
+         EXPECT_FALSE(c.qos[0].hasRunLimits());
+       }},
       {"QOS table: normal listed keeps its place and id",
        minimal("", yaml({"qos:", "  - {name: urgent, priority: 10}", "  - {name: normal, priority: 5}"})),
        [](const ClusterConfig& c) {
@@ -581,16 +600,20 @@ TEST(ClusterConfig, InvalidFilesGiveLocatedErrors) {
        "t.conf:9:27: scheduler.preempt_type: unknown value 'suspend'; accepted: none, partition_prio, qos"},
       {"qos not a list", minimal("", "qos: high\n"),
        "t.conf:9:6: qos: expected a list of QOSes (each with name, priority, description, preempt, "
-       "preempt_mode, grace_time), got 'high'"},
+       "preempt_mode, grace_time and limits), got 'high'"},
       {"qos defined twice", minimal("", "qos: [{name: a}, {name: A}]\n"),
        "t.conf:9:25: qos[1].name: QOS 'a' is already defined as qos[0]"},
       {"qos preempts an unknown one", minimal("", "qos: [{name: a, preempt: [b]}]\n"),
        "t.conf:9:26: qos[0].preempt: unknown QOS 'b'; defined: normal, a"},
       {"qos preempts itself", minimal("", "qos: [{name: a, preempt: [a]}]\n"),
        "t.conf:9:26: qos[0].preempt: QOS 'a' cannot preempt itself"},
-      {"qos unknown key", minimal("", "qos: [{name: a, max_wall: 10}]\n"),
-       "t.conf:9:17: unknown key 'max_wall' in qos[0]; accepted keys: name, priority, description, "
-       "preempt, preempt_mode, grace_time"},
+      {"qos unknown key", minimal("", "qos: [{name: a, max_jobs: 10}]\n"),
+       "t.conf:9:17: unknown key 'max_jobs' in qos[0]"},
+      {"qos TRES limit of something not counted", minimal("", "qos: [{name: a, max_tres_per_user: mem=10}]\n"),
+       "qos[0].max_tres_per_user: 'mem=10' is not a TRES limit; give NAME=COUNT items separated "
+       "by commas, NAME cpu, node or gres/gpu"},
+      {"qos TRES limit without a count", minimal("", "qos: [{name: a, max_tres_per_user: \"cpu=\"}]\n"),
+       "qos[0].max_tres_per_user: 'cpu=' is not a TRES limit"},
       {"account names an unknown qos", minimal("", "accounts: [{name: ml, qos: [fast]}]\n"),
        "t.conf:9:28: accounts[0].qos: unknown QOS 'fast'; defined: normal"},
       {"account default qos it may not use",

@@ -169,6 +169,39 @@ TEST_F(JobsTest, QosIsOneOfTheTableTheAccountMayUse) {
   EXPECT_EQ(job(submit(SpecBuilder().qos("vip"), root())).qos(), "vip");
 }
 
+// QOS per-user limits end to end through the job manager: MaxJobsPU keeps the second job out
+// of the queue with the reference's reason until the first ends; MaxSubmitJobsPU refuses the
+// job that would pass it (an array's tasks each count), with the reference's note and text.
+TEST_F(JobsTest, QosLimitsHoldBackAndRefuse) {
+  config::QosConfig q;
+  q.name = "short";
+  q.max_jobs_per_user = 1;
+  q.max_submit_jobs_per_user = 3;
+  config_.qos.push_back(q);
+  const JobId first = submit(SpecBuilder().qos("short"));
+  const JobId second = submit(SpecBuilder().qos("short"));
+  const JobId bobs = submit(SpecBuilder().qos("short"), bob());
+  pass();
+  EXPECT_EQ(job(first).state(), v1::JOB_RUNNING);
+  EXPECT_EQ(job(bobs).state(), v1::JOB_RUNNING);  // bob's own limit
+  EXPECT_EQ(job(second).state(), v1::JOB_PENDING);
+  EXPECT_EQ(job(second).reason(), "QOSMaxJobsPerUserLimit");
+  expectRefusals(*manager_, {
+      {"an array of two over MaxSubmitJobsPU", SpecBuilder().qos("short").array("0-1"),
+       "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)",
+       {"QOSMaxSubmitJobPerUserLimit"}},
+  });
+  submit(SpecBuilder().qos("short"));  // the third of alice's
+  expectRefusals(*manager_, {
+      {"a fourth", SpecBuilder().qos("short"),
+       "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)",
+       {"QOSMaxSubmitJobPerUserLimit"}},
+  });
+  finishBatch(first, 0);
+  pass();
+  EXPECT_EQ(job(second).state(), v1::JOB_RUNNING);
+}
+
 TEST_F(JobsTest, ArrayTakesOneIdAndFoldsPendingTasks) {
   JobId first = submit(SpecBuilder().name("arr").array("0-9%2").output("out-%A_%a-%j.txt"));
   EXPECT_EQ(manager_->size(), 10u);
