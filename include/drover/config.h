@@ -187,7 +187,7 @@ struct AccountConfig {
 // `qos` list). `normal` always exists, first (Slurm's default QOS, id 1).
 struct QosConfig {
   std::string name;                             // lower case: Slurm's QOS names are
-  std::string description;                      // "" = Slurm's default (see qosDescription)
+  std::string description;                      // sacctmgr's Descr; "" = the name, as Slurm's
   std::uint32_t priority = 0;                   // the QOS priority factor's numerator
   // preempt/qos: the QOSes whose running jobs this QOS's pending jobs may preempt.
   std::vector<std::string> preempt;

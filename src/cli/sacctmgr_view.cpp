@@ -1,7 +1,6 @@
 #include "cli/sacctmgr_view.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <set>
 #include <span>
@@ -11,6 +10,7 @@
 #include "common/ascii_case.h"
 #include "common/comma_list.h"
 #include "config/association_tree.h"
+#include "drover/time_spec.h"
 
 namespace drover::cli {
 
@@ -73,7 +73,7 @@ constexpr FieldDef kQosFields[] = {
     kQosName, kPriority, kGraceTime, kPreempt, kPreemptExemptTime, kPreemptMode, kFlags,
     kUsageThres, kUsageFactor, kGrpTres, kGrpTresMins, kGrpTresRunMins, kGrpJobs, kGrpSubmit,
     kGrpWall, kMaxTres, kMaxTresPerNode, kMaxTresMins, kMaxWall, kMaxTresPu, kMaxJobsPu,
-    kMaxSubmitPu, kMaxTresPa, kMaxJobsPa, kMaxSubmitPa, kMinTres, kId};
+    kMaxSubmitPu, kMaxTresPa, kMaxJobsPa, kMaxSubmitPa, kMinTres, kId, kDescr};
 constexpr FieldDef kTresFields[] = {kTresType, kTresName, kTresId};
 
 EntityFields fieldsOf(SacctmgrEntity e) {
@@ -134,22 +134,6 @@ std::string qosList(const config::ClusterConfig& config, std::vector<std::string
   }
   std::sort(names.begin(), names.end());
   return joinCommas(names);
-}
-
-// HH:MM:SS, as sacctmgr shows a QOS's GraceTime.
-std::string clockTime(std::uint32_t seconds) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%02u:%02u:%02u", seconds / 3600, seconds / 60 % 60, seconds % 60);
-  return text;
-}
-
-// MaxWall as sacctmgr shows it: [D-]HH:MM:SS.
-std::string wallTime(std::int64_t minutes) {
-  const std::int64_t days = minutes / 1440;
-  char text[48];
-  std::snprintf(text, sizeof text, "%02lld:%02lld:00", static_cast<long long>(minutes / 60 % 24),
-                static_cast<long long>(minutes % 60));
-  return days > 0 ? std::to_string(days) + "-" + text : text;
 }
 
 // MaxTRESPU in Slurm's TRES order (by id: cpu, node, gres/gpu).
@@ -240,19 +224,21 @@ std::vector<Row> rowsOf(SacctmgrEntity entity, const config::ClusterConfig& conf
                          {"Share", "1"},
                          {"QOS", "normal"}})};
     case SacctmgrEntity::kQos: {
-      // cluster.conf's table, normal first; a mode not set is the cluster's (PreemptMode).
+      // cluster.conf's table, normal first; a mode not set is the cluster's (PreemptMode);
+      // times as [D-]HH:MM:SS.
       std::vector<Row> rows;
       for (const config::QosConfig& q : config.qos) {
         rows.push_back(valuesRow(
             {{"Name", q.name},
+             {"Descr", q.description.empty() ? q.name : q.description},
              {"Priority", std::to_string(q.priority)},
-             {"GraceTime", clockTime(q.grace_time_s)},
+             {"GraceTime", formatDuration(q.grace_time_s)},
              {"Preempt", joinCommas(q.preempt)},
              {"PreemptMode",
               q.preempt_mode ? toLowerAscii(config::preemptModeName(*q.preempt_mode)) : "cluster"},
              {"UsageFactor", "1.000000"},
              {"Flags", q.deny_on_limit ? "DenyOnLimit" : ""},
-             {"MaxWall", q.max_wall_min ? wallTime(*q.max_wall_min) : ""},
+             {"MaxWall", q.max_wall_min ? formatDuration(*q.max_wall_min * 60) : ""},
              {"MaxJobsPU", q.max_jobs_per_user ? std::to_string(*q.max_jobs_per_user) : ""},
              {"MaxSubmitPU",
               q.max_submit_jobs_per_user ? std::to_string(*q.max_submit_jobs_per_user) : ""},

@@ -26,6 +26,13 @@ def run_cluster(request, **shape):
         c.stop(keep=True if failed else None)
 
 
+def reconfigure_with(cluster, edit):
+    """Rewrites the cluster's cluster.conf as edit(text) and has the controller read it again."""
+    cluster.conf.write_text(edit(cluster.conf.read_text()))
+    r = cluster.scontrol("reconfigure")
+    assert r.returncode == 0, r.stderr
+
+
 def short_priority_calc_period(cluster, period='"0:01"'):
     """Usage reaches fair share every scheduler.priority.calc_period (Slurm's
     PriorityCalcPeriod, 5 minutes by default); tests of fair-share ordering shorten it to a

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from cluster import ensure_users, shared_dir, wait_for
-from conftest import run_cluster
+from conftest import reconfigure_with, run_cluster
 
 GRACE = 4
 
@@ -50,9 +50,7 @@ def with_preemption(text):
 def cluster(request):
     ensure_users(("alice",))
     for c in run_cluster(request, nodes=4, gpus_per_node=0, heartbeat=1, node_down=4):
-        c.conf.write_text(with_preemption(c.conf.read_text()))
-        r = c.scontrol("reconfigure")
-        assert r.returncode == 0, r.stderr
+        reconfigure_with(c, with_preemption)
         yield c
 
 
@@ -194,10 +192,7 @@ def test_a_node_lost_within_the_grace_time_ends_the_job_preempted(cluster):
         cluster.wait_job(high, "RUNNING")
     finally:
         # local-cluster's start wrote cluster.conf afresh: this module's partitions again.
-        text = cluster.conf.read_text()
-        if "  - name: lowc" not in text:
-            cluster.conf.write_text(with_preemption(text))
-        assert cluster.scontrol("reconfigure").returncode == 0
+        reconfigure_with(cluster, lambda text: text if "  - name: lowc" in text else with_preemption(text))
 
 
 def test_a_partition_with_preemption_off_is_left_alone(cluster):

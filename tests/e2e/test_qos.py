@@ -13,7 +13,7 @@ import time
 import pytest
 
 from cluster import ensure_users, shared_dir, wait_for
-from conftest import run_cluster
+from conftest import reconfigure_with, run_cluster
 
 QOS_TABLE = """qos:
   - {name: high, priority: 100, preempt: [scav]}
@@ -43,9 +43,7 @@ def with_qos(text):
 def cluster(request):
     ensure_users(("alice", "bob"))
     for c in run_cluster(request, nodes=4, gpus_per_node=0, heartbeat=1, node_down=4):
-        c.conf.write_text(with_qos(c.conf.read_text()))
-        r = c.scontrol("reconfigure")
-        assert r.returncode == 0, r.stderr
+        reconfigure_with(c, with_qos)
         yield c
 
 

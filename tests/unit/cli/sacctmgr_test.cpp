@@ -198,8 +198,10 @@ TEST(SacctmgrTest, QosTableAndAssociationQosAsTheReferenceListedThem) {
   // of grace as 00:01:30.
   c.qos[2].preempt_mode = config::PreemptMode::kCancel;
   c.qos[2].grace_time_s = 90;
-  EXPECT_EQ(run({"-nP", "show", "qos", "low", "format=Name,GraceTime,PreemptMode,ID"}, c).text,
-            "low|00:01:30|cancel|3\n");
+  c.qos[2].description = "best effort";
+  EXPECT_EQ(run({"-nP", "show", "qos", "low", "format=Name,GraceTime,PreemptMode,ID,Description"}, c).text,
+            "low|00:01:30|cancel|3|best effort\n");
+  EXPECT_EQ(run({"-nP", "show", "qos", "high", "format=Descr"}, c).text, "high\n");  // the name
   // research's own list, sorted by name as the reference printed alice's, 20 wide cut with
   // '+'; a default of its own.
   c.accounts[0].qos = {"normal", "low", "high"};
