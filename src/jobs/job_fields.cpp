@@ -78,6 +78,13 @@ bool copyCommon(const v1::JobInfo& from, v1::JobInfo* to, int number) {
     case J::kNumCpusFieldNumber: to->set_num_cpus(from.num_cpus()); return true;
     case J::kNodesFieldNumber: str(from.nodes(), [to](const std::string& v) { to->set_nodes(v); }); return true;
     case J::kRunTimeSFieldNumber: to->set_run_time_s(from.run_time_s()); return true;
+    case J::kReasonDescriptionFieldNumber:
+      str(from.reason_description(), [to](const std::string& v) { to->set_reason_description(v); });
+      return true;
+    case J::kExitCodeFieldNumber: to->set_exit_code(from.exit_code()); return true;
+    case J::kExitSignalFieldNumber: to->set_exit_signal(from.exit_signal()); return true;
+    case J::kHeldUserFieldNumber: to->set_held_user(from.held_user()); return true;
+    case J::kHeldAdminFieldNumber: to->set_held_admin(from.held_admin()); return true;
     case J::kStepsFieldNumber:
       // squeue -s / scontrol show step read a step's shape, never the usage its nodes reported
       // so far (one record per task: the bulk of a large step).
