@@ -149,6 +149,7 @@ void JobManager::rebuildScheduler(const std::vector<NodeView>& nodes, std::int64
   }
   st.scheduler->onJobsStarted(std::move(snap.running));
   st.qos_withheld.clear();
+  st.qos_limits_key = qosLimitsKey(config_);
   for (const auto& [id, job] : jobs_) {
     if (job.state() != v1::JOB_PENDING) continue;
     // Kept out of the snapshot by its array's %N, or by its QOS's limits (the reason says).
@@ -212,9 +213,15 @@ void JobManager::syncScheduler(std::int64_t now) {
   }
   renamed_.clear();
 
-  // QOS limits of the (QOS, user) pairs whose jobs changed, as buildSnapshot computes them:
-  // each pending job of those pairs is looked at again.
+  // QOS limits of the (QOS, user) pairs whose jobs changed, and after a reconfigure that
+  // changed the limits of every pair with jobs held back, as buildSnapshot computes them: each
+  // pending job of those pairs is looked at again.
   for (JobId id : ids) st.qos_withheld.erase(id);
+  if (std::string key = qosLimitsKey(config_); key != st.qos_limits_key) {
+    for (const auto& [id, reason] : st.qos_withheld) ids.insert(id);
+    st.qos_withheld.clear();
+    st.qos_limits_key = std::move(key);
+  }
   if (const QosLimits limits(config_); limits.any()) {
     QosGroups groups;
     for (JobId id : ids) {

@@ -1,6 +1,7 @@
 #include "jobs/qos_limits.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <tuple>
 
 namespace drover::jobs {
@@ -88,6 +89,18 @@ std::optional<std::string_view> QosLimits::refusal(const config::QosConfig& qos,
   if (!qos.deny_on_limit) return std::nullopt;
   if (overWall(qos, job)) return "QOSMaxWallDurationPerJobLimit";
   return overTres(qos, Usage{}, job);
+}
+
+std::string qosLimitsKey(const config::ClusterConfig& config) {
+  std::string key;
+  for (const config::QosConfig& q : config.qos) {
+    if (!q.hasRunLimits()) continue;
+    key += q.name + ":" + std::to_string(q.max_jobs_per_user.value_or(UINT32_MAX)) + ":" +
+           std::to_string(q.max_wall_min.value_or(-1));
+    for (const auto& [name, count] : q.max_tres_per_user) key += ":" + name + "=" + std::to_string(count);
+    key += ";";
+  }
+  return key;
 }
 
 }  // namespace drover::jobs

@@ -54,6 +54,10 @@ class QosLimits {
   std::map<std::string, const config::QosConfig*, std::less<>> limited_;
 };
 
+// The run limits of every QOS in one string: equal for equal limits (a reconfigure that
+// changed none need not look at held-back jobs again).
+std::string qosLimitsKey(const config::ClusterConfig& config);
+
 // The text Slurm gives every QOS-limit refusal at submission.
 inline constexpr std::string_view kQosPolicyViolation =
     "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)";

@@ -51,6 +51,7 @@ struct SchedulingState {
   std::set<JobId> throttled;          // array tasks kept out by the array's %N limit
   // Jobs kept out by their QOS's per-user limits (qos_limits.h), with the reason they show.
   std::map<JobId, std::string> qos_withheld;
+  std::string qos_limits_key;  // qosLimitsKey of the limits they were held back under
   std::int64_t last_recalc = 0;       // when every priority was last computed
   bool keep_priorities = false;       // tableSnapshot: use the priorities jobs hold
   std::vector<sched::AdvanceReservation> reservations;  // as the scheduler holds them

@@ -249,3 +249,17 @@ def test_per_user_limits_hold_jobs_back_with_the_references_reasons(cluster):
         1, f"sbatch: error: QOSMaxWallDurationPerJobLimit\nsbatch: error: {POLICY}\n")
     ok = sbatch(cluster, "-q", "strict", "-t", "5", "-o", "/dev/null", "--wrap", "true")
     cluster.wait_job(ok, "COMPLETED")
+
+
+def test_a_raised_limit_lets_held_back_jobs_start(cluster):
+    first = sbatch(cluster, "-q", "short", "-t", "1", "-o", "/dev/null", "--wrap", "sleep 300")
+    cluster.wait_job(first, "RUNNING")
+    second = sbatch(cluster, "-q", "short", "-t", "1", "-o", "/dev/null", "--wrap", "sleep 300")
+    wait_for(lambda: reason(cluster, second) == "QOSMaxJobsPerUserLimit", 15,
+             what="the second job to wait for the QOS")
+    raised = "{name: short, max_jobs_per_user: 2,"
+    reconfigure_with(cluster, lambda text: text.replace("{name: short, max_jobs_per_user: 1,", raised))
+    try:
+        cluster.wait_job(second, "RUNNING")
+    finally:
+        reconfigure_with(cluster, lambda text: text.replace(raised, "{name: short, max_jobs_per_user: 1,"))

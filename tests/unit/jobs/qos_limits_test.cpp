@@ -90,5 +90,20 @@ TEST(QosLimits, SubmissionRefusals) {
   EXPECT_EQ(QosLimits::refusal(q, job(1, false, 8), 1, 0), std::nullopt);
 }
 
+TEST(QosLimits, KeyChangesWithTheRunLimitsOnly) {
+  config::ClusterConfig a;
+  a.qos.push_back(shortQos());
+  config::ClusterConfig b = a;
+  b.qos[1].priority = 7;             // not a limit
+  b.qos[1].max_submit_jobs_per_user = 9;  // checked at submission, not on held-back jobs
+  EXPECT_EQ(qosLimitsKey(a), qosLimitsKey(b));
+  b.qos[1].max_jobs_per_user = 3;
+  EXPECT_NE(qosLimitsKey(a), qosLimitsKey(b));
+  b = a;
+  b.qos[1].max_tres_per_user["gres/gpu"] = 16;
+  EXPECT_NE(qosLimitsKey(a), qosLimitsKey(b));
+  EXPECT_EQ(qosLimitsKey(config::ClusterConfig{}), "");
+}
+
 }  // namespace
 }  // namespace drover::jobs
