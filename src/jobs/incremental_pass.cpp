@@ -214,19 +214,24 @@ void JobManager::syncScheduler(std::int64_t now) {
   renamed_.clear();
 
   // QOS limits of the (QOS, user) pairs whose jobs changed, and after a reconfigure that
-  // changed the limits of every pair with jobs held back, as buildSnapshot computes them: each
-  // pending job of those pairs is looked at again.
+  // changed the limits of every pair, as buildSnapshot computes them: each pending job of those
+  // pairs is looked at again.
   for (JobId id : ids) st.qos_withheld.erase(id);
+  bool every_pair = false;
   if (std::string key = qosLimitsKey(config_); key != st.qos_limits_key) {
-    for (const auto& [id, reason] : st.qos_withheld) ids.insert(id);
+    for (const auto& [id, reason] : st.qos_withheld) ids.insert(id);  // a limit may be gone
     st.qos_withheld.clear();
     st.qos_limits_key = std::move(key);
+    every_pair = true;
   }
   if (const QosLimits limits(config_); limits.any()) {
     QosGroups groups;
-    for (JobId id : ids) {
-      const Job* job = find(id);
+    auto note = [&](const Job* job) {
       if (job && limits.limits(job->info.qos())) groups.emplace(job->info.qos(), job->info.user());
+    };
+    for (JobId id : ids) note(find(id));
+    if (every_pair) {
+      for (const auto& [id, job] : jobs_) note(&job);
     }
     if (!groups.empty()) {
       for (const auto& [id, job] : jobs_) {

@@ -263,3 +263,22 @@ def test_a_raised_limit_lets_held_back_jobs_start(cluster):
         cluster.wait_job(second, "RUNNING")
     finally:
         reconfigure_with(cluster, lambda text: text.replace(raised, "{name: short, max_jobs_per_user: 1,"))
+
+
+def test_a_limit_added_by_reconfigure_holds_back_jobs_already_queued(cluster):
+    # One job on every node, so that its end frees them all for one pass.
+    filler = sbatch(cluster, "-N4", "--exclusive", "-o", "/dev/null", "--wrap", "sleep 300")
+    cluster.wait_job(filler, "RUNNING")
+    queued = [sbatch(cluster, "-q", "strict", "-t", "1", "-N1", "--exclusive", "-o", "/dev/null",
+                     "--wrap", "sleep 300") for _ in range(2)]
+    for job in queued:
+        wait_for(lambda: reason(cluster, job) in ("Resources", "Priority"), 15, what="it to queue")
+    limited = "{name: strict, max_jobs_per_user: 1, max_wall: 5,"
+    reconfigure_with(cluster, lambda text: text.replace("{name: strict, max_wall: 5,", limited))
+    try:
+        cluster.cli("scancel", str(filler))
+        cluster.wait_job(queued[0], "RUNNING")
+        wait_for(lambda: reason(cluster, queued[1]) == "QOSMaxJobsPerUserLimit", 15,
+                 what="the second to wait for the new limit")
+    finally:
+        reconfigure_with(cluster, lambda text: text.replace(limited, "{name: strict, max_wall: 5,"))
