@@ -1,4 +1,5 @@
 #include "cli/scancel.h"
+#include "common/slurm_errors.h"
 
 #include <algorithm>
 
@@ -25,7 +26,6 @@ constexpr int kExitAccessDenied = 2002 & 0xff;
 // ESLURM_INVALID_JOB_ID 2017 -> 225: the reference's exit for a step its running job lacks
 // (`scancel 156.3`; a step of an ended or unknown job exited 1).
 constexpr int kExitNoSuchStep = 2017 & 0xff;
-constexpr const char* kInvalidJobId = "Invalid job id specified";
 
 enum LongOnly { kOptHelp = 1000, kOptUsage, kOptMe, kOptHurry, kOptFederation, kOptSibling, kOptCtld };
 
@@ -60,7 +60,7 @@ constexpr const char* kHelp =
     "  --usage                         display brief usage message\n";
 
 bool silentUnlessVerbose(const std::string& error) {
-  return error == "Invalid job id specified" || error == "Job/step already completing or completed";
+  return error == kInvalidJobId || error == kAlreadyDone;
 }
 
 }  // namespace

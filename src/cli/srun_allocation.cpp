@@ -1,4 +1,5 @@
 #include "cli/srun_allocation.h"
+#include "common/slurm_errors.h"
 
 #include <unistd.h>
 
@@ -70,7 +71,7 @@ void releaseAllocation(ControllerClient& client, std::string_view prog, std::uin
   // An allocation already ended (scancel of the job, its time limit) has nothing to release:
   // the reference's srun said nothing then.
   if (auto r = client.completeAllocation(done);
-      !r.ok() && r.error() != "Job/step already completing or completed") {
+      !r.ok() && r.error() != kAlreadyDone) {
     printError(prog, "Unable to release job allocation " + std::to_string(job_id) + ": " + r.error());
   }
 }
@@ -140,7 +141,7 @@ AllocationResult acquireAllocation(ControllerClient& client, const AllocationReq
       // Ended before it started (scancel, --deadline): the reference's lines for both.
       if (salloc) std::cerr << "salloc: Job allocation " << id << " has been revoked.\n";
       std::cerr << prog << ": Job has been cancelled\n";
-      std::cerr << formatAllocFailure(prog, "Job/step already completing or completed");
+      std::cerr << formatAllocFailure(prog, kAlreadyDone);
       return {};
     }
     // Said once the job is known to wait, before any -I deadline (a loaded machine may pass

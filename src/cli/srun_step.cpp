@@ -1,4 +1,5 @@
 #include "cli/srun_step.h"
+#include "common/slurm_errors.h"
 
 #include <sys/stat.h>
 
@@ -206,11 +207,11 @@ std::string formatStepFailure(std::uint64_t job_id, const std::string& controlle
   const std::string id = std::to_string(job_id);
   const std::string check =
       "srun: Check SLURM_JOB_ID environment variable. Expired or invalid job " + id + "\n";
-  if (controller_message == "Invalid job id specified") {
+  if (controller_message == kInvalidJobId) {
     return "srun: error: Unable to confirm allocation for job " + id + ": " + controller_message +
            "\n" + check;
   }
-  if (controller_message == "Job/step already completing or completed") {
+  if (controller_message == kAlreadyDone) {
     return "srun: error: Slurm job " + id + " has expired\n" + check;
   }
   auto lines = nonEmptyLines(controller_message);

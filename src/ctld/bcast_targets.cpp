@@ -10,12 +10,12 @@ Result<std::vector<std::string>> bcastNodes(const v1::JobInfo& job, bool owner_o
     case v1::JOB_SUSPENDED: break;
     case v1::JOB_PENDING:
     case v1::JOB_REQUEUED: return makeError(kBcastPending);
-    default: return makeError(kBcastDone);
+    default: return makeError(kAlreadyDone);
   }
   std::vector<std::string> nodes;
   if (!step_id) {
     for (const auto& a : job.allocation()) nodes.push_back(a.node());
-    if (nodes.empty()) return makeError(kBcastDone);
+    if (nodes.empty()) return makeError(kAlreadyDone);
     return nodes;
   }
   for (const auto& s : job.steps()) {
@@ -24,7 +24,7 @@ Result<std::vector<std::string>> bcastNodes(const v1::JobInfo& job, bool owner_o
     return nodes;
   }
   // Slurm looks the step up among the job's running steps and answers an unknown one so.
-  return makeError(kBcastInvalidJob);
+  return makeError(kInvalidJobId);
 }
 
 }  // namespace drover::ctld

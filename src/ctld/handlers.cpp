@@ -1,4 +1,5 @@
 #include "ctld/handlers.h"
+#include "common/slurm_errors.h"
 
 
 #include <google/protobuf/arena.h>
@@ -204,7 +205,7 @@ ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs) {
     if (!r) {
       const std::string& why = r.error();
       // Not kPermissionDenied for another user's job: the client would prefix Slurm's text.
-      const int code = why == "Invalid job id specified" ? kNotFound
+      const int code = why == kInvalidJobId ? kNotFound
                        : why == "Invalid user id" || why == "Job script not specified"
                            ? kFailedPrecondition
                            : kInternal;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "ctld/handlers.h"
+#include "common/slurm_errors.h"
 #include "ctld/step_stats.h"
 #include "jobs/step_layout.h"
 
@@ -15,7 +16,7 @@ namespace drover::ctld {
 namespace {
 
 int codeFor(const std::string& message) {
-  if (message == "Invalid job id specified") return kNotFound;
+  if (message == kInvalidJobId) return kNotFound;
   if (message == "Access/permission denied") return kPermissionDenied;
   if (message == jobs::kStepNodesBusy) return kUnavailable;
   return kInvalidArgument;

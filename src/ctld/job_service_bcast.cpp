@@ -87,7 +87,7 @@ void JobService::broadcastFile(const rpc::Caller& caller, const v1::BroadcastFil
                                std::function<void(Result<v1::BroadcastFileReply>)> done) {
   const jobs::Job* found = manager_->find(request.job_id());
   if (found == nullptr || found->unsplit()) {
-    done(makeError(kBcastInvalidJob));
+    done(makeError(kInvalidJobId));
     return;
   }
   if (request.dest().empty() || request.dest().front() != '/') {

@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "common/launch_attempts.h"
+#include "common/slurm_errors.h"
 #include "common/log.h"
 #include "ctld/job_service.h"
 #include "ctld/launch_call.h"
@@ -126,14 +127,14 @@ Result<v1::AwaitAllocationReply> JobService::allocationReply(jobs::JobId id, uns
     *reply.mutable_job() = std::move(job);
     return reply;
   }
-  return makeError("Invalid job id specified");
+  return makeError(kInvalidJobId);
 }
 
 void JobService::awaitAllocation(const rpc::Caller& caller, const v1::AwaitAllocationRequest& request,
                                  std::function<void(Result<v1::AwaitAllocationReply>)> done) {
   const jobs::Job* job = manager_->find(request.job_id());
   if (job == nullptr) {
-    done(makeError("Invalid job id specified"));
+    done(makeError(kInvalidJobId));
     return;
   }
   const bool waiting = job->state() == v1::JOB_PENDING || job->state() == v1::JOB_REQUEUED;
@@ -188,11 +189,11 @@ bool mayHear(v1::JobState state) {
 // operators may; a batch job has no client to tell ("presently disabled", as there).
 Status JobService::notify(const rpc::Caller& caller, const v1::NotifyJobRequest& request) {
   const jobs::Job* job = manager_->find(request.job_id());
-  if (job == nullptr) return makeError("Invalid job id specified");
+  if (job == nullptr) return makeError(kInvalidJobId);
   if (job->info.uid() != caller.uid && !manager_->isAdmin(jobCaller(caller))) {
     return makeError("Invalid user id");
   }
-  if (!mayHear(job->state())) return makeError("Job/step already completing or completed");
+  if (!mayHear(job->state())) return makeError(kAlreadyDone);
   if (job->info.batch()) return makeError("Requested operation is presently disabled");
   notices_.add(job->id(), request.message(), [this](std::uint64_t id) {
     const jobs::Job* j = manager_->find(id);

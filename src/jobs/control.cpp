@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "drover/hostlist.h"
+#include "common/slurm_errors.h"
 #include "common/ascii_case.h"
 #include "common/comma_list.h"
 #include "drover/time_spec.h"
@@ -20,12 +21,10 @@ namespace drover::jobs {
 
 namespace {
 
-constexpr const char* kInvalidJobId = "Invalid job id specified";
 constexpr const char* kDenied = "Access/permission denied";
 // What Slurm's scontrol update, hold and release say of a job the caller does not own (scancel
 // says kDenied, golden 066).
 constexpr const char* kNotOwner = "Invalid user id";
-constexpr const char* kAlreadyDone = "Job/step already completing or completed";
 constexpr const char* kNotPending = "Job is no longer pending execution";
 // What Slurm's scontrol update says of a job (or array task) that ended.
 constexpr const char* kFinished = "Job has already finished";

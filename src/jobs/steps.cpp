@@ -7,6 +7,7 @@
 #include <csignal>
 
 #include "common/bcast_path.h"
+#include "common/slurm_errors.h"
 #include "drover/hostlist.h"
 #include "jobs/job_manager.h"
 #include "jobs/request.h"
@@ -20,9 +21,7 @@
 namespace drover::jobs {
 namespace {
 
-constexpr const char* kInvalidJobId = "Invalid job id specified";
 constexpr const char* kDenied = "Access/permission denied";
-constexpr const char* kAlreadyDone = "Job/step already completing or completed";
 constexpr const char* kPending = "Job is pending execution";
 constexpr const char* kSuspended = "Job is suspended";
 

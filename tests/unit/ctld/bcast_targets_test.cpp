@@ -28,7 +28,7 @@ TEST(BcastNodes, RunningJobAllNodesOrOneStepsNodes) {
   EXPECT_EQ(*step, (std::vector<std::string>{"node2"}));
   auto missing = bcastNodes(twoNodeJob(v1::JOB_RUNNING), true, 4);
   ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.error(), kBcastInvalidJob);
+  EXPECT_EQ(missing.error(), kInvalidJobId);
 }
 
 TEST(BcastNodes, RefusalsInSlurmsWords) {
