@@ -17,6 +17,7 @@
 #include "cli/srun_signals.h"
 #include "cli/srun_step.h"
 #include "config/client_settings.h"
+#include "jobspec/layout_specs.h"
 
 
 namespace drover::cli {
@@ -69,7 +70,8 @@ int runSrun(int argc, char** argv) {
   jobspec::StepRequest& request = parsed.input->request;
   if (request.spec.mpi && *request.spec.mpi == "list") {
     // As Slurm's: the list on stdout, whatever else was asked, and nothing run.
-    std::cout << "MPI plugin types are...\n\tnone\n\tpmi2\n";
+    std::cout << "MPI plugin types are...\n";
+    for (std::string_view type : jobspec::mpiTypes()) std::cout << '\t' << type << '\n';
     return 0;
   }
   if (auto warning = jobspec::fitNodesToTasks(jobspec::Tool::Srun, request.spec)) std::cerr << *warning;

@@ -177,12 +177,17 @@ Result<std::string> parseCpuBind(std::string_view text) {
   return std::string(text);
 }
 
+std::span<const std::string_view> mpiTypes() {
+  static constexpr std::array<std::string_view, 2> kTypes = {"none", "pmi2"};
+  return kTypes;
+}
+
 Result<std::string> parseMpiType(std::string_view text) {
-  // What Drover's supervisors serve (srun --mpi=list); Slurm's pmix and cray_shasta are
-  // refused as the reference refused a type whose plugin it could not load.
-  static constexpr std::array<std::string_view, 3> kTypes = {"none", "pmi2", "list"};
+  // Slurm's pmix and cray_shasta are refused as the reference refused a type whose plugin it
+  // could not load.
   std::string l = toLowerAscii(text);
-  for (auto t : kTypes) {
+  if (l == "list") return l;
+  for (auto t : mpiTypes()) {
     if (l == t) return l;
   }
   return makeError("Invalid MPI type '" + std::string(text) + "', --mpi=list for acceptable types");

@@ -3,6 +3,7 @@
 // CPU binding and MPI type.
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -63,7 +64,9 @@ Result<ExclusiveMode> parseExclusive(std::optional<std::string_view> text);
 // --cpu-bind: "none", "cores", "rank", "map_cpu:0,1", "mask_cpu:0x3", "verbose,cores", ...
 Result<std::string> parseCpuBind(std::string_view text);
 
-// --mpi: "none", "pmi2", "pmix", "pmix_v3", "cray_shasta", "list".
+// The MPI types Drover's supervisors serve, as srun --mpi=list lists them.
+std::span<const std::string_view> mpiTypes();
+// --mpi: one of mpiTypes() or "list", in any case; Slurm's pmix and cray_shasta are refused.
 Result<std::string> parseMpiType(std::string_view text);
 
 }  // namespace drover::jobspec
