@@ -26,6 +26,15 @@ def run_cluster(request, **shape):
         c.stop(keep=True if failed else None)
 
 
+def replaced_once(text, replacements):
+    """`text` (a cluster.conf rendering) with each (old, new) pair's first `old` made `new`;
+    fails naming what etc/cluster.conf no longer has."""
+    for old, new in replacements:
+        assert old in text, f"etc/cluster.conf lost {old!r}"
+        text = text.replace(old, new, 1)
+    return text
+
+
 def reconfigure_with(cluster, edit):
     """Rewrites the cluster's cluster.conf as edit(text) and has the controller read it again."""
     cluster.conf.write_text(edit(cluster.conf.read_text()))

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from cluster import ensure_users, shared_dir, wait_for
-from conftest import reconfigure_with, run_cluster
+from conftest import reconfigure_with, replaced_once, run_cluster
 
 GRACE = 4
 
@@ -38,12 +38,9 @@ PARTITIONS = f"""  - name: low
 
 def with_preemption(text):
     """etc/cluster.conf's rendering with the four partitions above and preemption on."""
-    for old, new in (("\n# Scheduling.\n", "\n" + PARTITIONS),
-                     ("  preempt_type: none ", "  preempt_type: partition_prio "),
-                     ('  preempt_mode: "off" ', "  preempt_mode: requeue ")):
-        assert old in text, f"etc/cluster.conf lost {old!r}"
-        text = text.replace(old, new, 1)
-    return text
+    return replaced_once(text, (("\n# Scheduling.\n", "\n" + PARTITIONS),
+                                ("  preempt_type: none ", "  preempt_type: partition_prio "),
+                                ('  preempt_mode: "off" ', "  preempt_mode: requeue ")))
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from cluster import ensure_users, shared_dir, wait_for
-from conftest import reconfigure_with, run_cluster
+from conftest import reconfigure_with, replaced_once, run_cluster
 
 QOS_TABLE = """qos:
   - {name: high, priority: 100, preempt: [scav]}
@@ -29,14 +29,12 @@ QOS_TABLE = """qos:
 def with_qos(text):
     """etc/cluster.conf's rendering with the QOSes above, alice's account allowed all but vip,
     and preemption by QOS (requeue by default; scav's own mode is cancel)."""
-    for old, new in (("# Accounts below", QOS_TABLE),
-                     ("    users: [alice, bob] ",
-                      "    qos: [normal, HIGH, scav, short, small, strict]\n    users: [alice, bob] "),
-                     ("  preempt_type: none ", "  preempt_type: qos "),
-                     ('  preempt_mode: "off" ', "  preempt_mode: requeue ")):
-        assert old in text, f"etc/cluster.conf lost {old!r}"
-        text = text.replace(old, new, 1)
-    return text
+    return replaced_once(text, (("# Accounts below", QOS_TABLE),
+                                ("    users: [alice, bob] ",
+                                 "    qos: [normal, HIGH, scav, short, small, strict]\n"
+                                 "    users: [alice, bob] "),
+                                ("  preempt_type: none ", "  preempt_type: qos "),
+                                ('  preempt_mode: "off" ', "  preempt_mode: requeue ")))
 
 
 @pytest.fixture(scope="module")
