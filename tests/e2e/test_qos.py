@@ -223,6 +223,8 @@ def test_per_user_limits_hold_jobs_back_with_the_references_reasons(cluster):
     second = sbatch(cluster, "-q", "short", "-t", "1", "-o", "/dev/null", "--wrap", "sleep 300")
     wait_for(lambda: reason(cluster, second) == "QOSMaxJobsPerUserLimit", 15,
              what="the second job to wait for the QOS")
+    # sprio lists it, as the reference's listed its jobs held back by MaxJobsPU.
+    assert str(second) in cluster.cli("sprio", "-h", "-o", "%i").stdout.split()
     bobs = sbatch(cluster, "-q", "short", "-t", "1", "-o", "/dev/null", "--wrap", "sleep 300", user="bob")
     cluster.wait_job(bobs, "RUNNING")
     # MaxSubmitJobsPU=3: the fourth of alice's jobs is refused, as the reference refused it.
