@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "common/ascii_case.h"
 #include "config/sections.h"
 
 namespace drover::config::detail {
@@ -63,14 +62,11 @@ bool parseAccounts(Context& ctx, const YAML::Node& node, std::vector<AccountConf
         v && !readString(ctx, *v, m.path("organization"), a.organization)) {
       return false;
     }
-    // QOS names in any case, kept in lower case as the table's (qos_parser.cpp checks them).
-    if (auto* v = m.find("qos")) {
-      if (!readNameList(ctx, *v, m.path("qos"), a.qos)) return false;
-      for (std::string& q : a.qos) q = toLowerAscii(q);
-    }
-    if (auto* v = m.find("default_qos")) {
-      if (!readName(ctx, *v, m.path("default_qos"), a.default_qos)) return false;
-      a.default_qos = toLowerAscii(a.default_qos);
+    // Checked against the QOS table by checkAccountQos.
+    if (auto* v = m.find("qos"); v && !readQosList(ctx, *v, m.path("qos"), a.qos)) return false;
+    if (auto* v = m.find("default_qos");
+        v && !readQosName(ctx, *v, m.path("default_qos"), a.default_qos)) {
+      return false;
     }
     out.push_back(std::move(a));
   }

@@ -113,4 +113,14 @@ std::string defaultQosOf(const std::vector<AccountConfig>& accounts, std::string
   return allowed.front();
 }
 
+const QosConfig* qosFor(const ClusterConfig& config, std::string_view account,
+                        std::string_view requested, bool any) {
+  if (requested.empty()) return config.findQos(defaultQosOf(config.accounts, account));
+  const QosConfig* qos = config.findQos(requested);
+  if (!qos || any) return qos;
+  const std::vector<std::string> allowed = allowedQosOf(config.accounts, account);
+  const bool may = allowed.empty() || std::find(allowed.begin(), allowed.end(), qos->name) != allowed.end();
+  return may ? qos : nullptr;
+}
+
 }  // namespace drover::config

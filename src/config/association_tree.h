@@ -46,5 +46,11 @@ std::string ownDefaultQosOf(const std::vector<AccountConfig>& accounts, std::str
 // The QOS a job charged to `account` gets without -q: ownDefaultQosOf, else normal when the
 // account may use it, else the first QOS it may use.
 std::string defaultQosOf(const std::vector<AccountConfig>& accounts, std::string_view account);
+// The QOS a job charged to `account` gets when it asks for `requested` (-q, scontrol update
+// QOS=): "" its default; else the QOS of that name in any case, when the account may use it or
+// `any` (root and operators may use every QOS). Null when no QOS has the name or the account
+// may not use it (Slurm's "Invalid qos specification").
+const QosConfig* qosFor(const ClusterConfig& config, std::string_view account,
+                        std::string_view requested, bool any);
 
 }  // namespace drover::config

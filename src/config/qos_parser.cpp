@@ -8,15 +8,12 @@
 #include <unordered_map>
 
 #include "common/ascii_case.h"
+#include "common/comma_list.h"
 #include "config/association_tree.h"
 #include "config/sections.h"
 
 namespace drover::config::detail {
 
-namespace {
-
-// Slurm's QOS names are lower case (sacctmgr add qos HIGH made `high`); a name here is taken
-// in any case and kept in lower case, so `-q HIGH` and `preempt: [Low]` find it.
 bool readQosName(Context& ctx, const YAML::Node& node, const std::string& path, std::string& out) {
   if (!readName(ctx, node, path, out)) return false;
   out = toLowerAscii(out);
@@ -30,17 +27,15 @@ bool readQosList(Context& ctx, const YAML::Node& node, const std::string& path,
   return true;
 }
 
+namespace {
+
 // MaxTRESPU as Slurm writes it: "cpu=64,gres/gpu=16,node=4", of the TRES Drover counts per
 // user (gres/gpu may be written gpu).
 bool readTresLimits(Context& ctx, const YAML::Node& node, const std::string& path,
                     std::map<std::string, std::uint64_t>& out) {
   std::string text;
   if (!readString(ctx, node, path, text)) return false;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    const std::string item = text.substr(start, comma - start);
-    start = comma + 1;
+  for (const std::string& item : splitCommas(text)) {
     const std::size_t eq = item.find('=');
     std::string name = toLowerAscii(item.substr(0, eq));
     if (name == "gpu") name = "gres/gpu";
@@ -68,17 +63,13 @@ std::vector<std::string> qosNames(const std::vector<QosConfig>& table) {
 }  // namespace
 
 bool parseQos(Context& ctx, const YAML::Node& node, std::vector<QosConfig>& out) {
-  out.clear();
-  QosConfig normal;
-  normal.name = "normal";
-  out.push_back(normal);
+  out = defaultQosTable();
   if (!node.IsSequence()) {
     return ctx.fail(node, fmt::format("qos: expected a list of QOSes (each with name, priority, "
                                       "description, preempt, preempt_mode, grace_time and "
                                       "limits), got {}",
                                       describe(node)));
   }
-  std::unordered_map<std::string, std::size_t> index{{"normal", 0}};
   std::unordered_map<std::string, std::size_t> listed_at;  // name -> its place in the file
   // Per QOS of `out`: where its preempt list is, and its place in the file (for messages).
   std::vector<YAML::Mark> preempt_marks(1, node.Mark());
@@ -150,14 +141,16 @@ bool parseQos(Context& ctx, const YAML::Node& node, std::vector<QosConfig>& out)
       file_index.front() = i;
       continue;
     }
-    index.emplace(q.name, out.size());
     file_index.push_back(i);
     out.push_back(std::move(q));
   }
+  auto defined = [&](const std::string& name) {
+    return name == "normal" || listed_at.count(name) > 0;
+  };
   for (std::size_t i = 0; i < out.size(); ++i) {
     out[i].id = static_cast<std::uint32_t>(i + 1);
     for (const std::string& target : out[i].preempt) {
-      if (!index.count(target)) {
+      if (!defined(target)) {
         return ctx.fail(preempt_marks[i],
                         fmt::format("qos[{}].preempt: unknown QOS '{}'; defined: {}",
                                     file_index[i], target, joinNames(qosNames(out))));

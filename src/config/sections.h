@@ -29,6 +29,11 @@ bool parsePartitions(Context& ctx, const YAML::Node& node, const std::vector<Nod
 // Checks parents exist and the tree has no cycles; parent "root" is stored as "".
 bool parseAccounts(Context& ctx, const YAML::Node& node, std::vector<AccountConfig>& out);
 
+// QOS names in any case, kept in lower case: Slurm's are (sacctmgr add qos HIGH made `high`),
+// so `-q HIGH`, `preempt: [Low]` and accounts' lists find them.
+bool readQosName(Context& ctx, const YAML::Node& node, const std::string& path, std::string& out);
+bool readQosList(Context& ctx, const YAML::Node& node, const std::string& path,
+                 std::vector<std::string>& out);
 // The QOS table: normal first (given settings when listed), names lower case, `preempt`
 // naming defined QOSes other than its own.
 bool parseQos(Context& ctx, const YAML::Node& node, std::vector<QosConfig>& out);

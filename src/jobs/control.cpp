@@ -591,13 +591,8 @@ Status JobManager::updateJob(Job& job, const v1::UpdateJobRequest& req, bool adm
       // and operators may give any), as at submission; empty: the account's default, as the
       // reference's `QOS=` (2026-12-04).
       if (!pending) return makeError(kNotPending);
-      const config::QosConfig* qos =
-          config_.findQos(value.empty() ? config::defaultQosOf(config_.accounts, i.account()) : value);
-      const std::vector<std::string> allowed = config::allowedQosOf(config_.accounts, i.account());
-      if (!qos || (!admin && !allowed.empty() &&
-                   std::find(allowed.begin(), allowed.end(), qos->name) == allowed.end())) {
-        return makeError("Invalid qos specification");
-      }
+      const config::QosConfig* qos = config::qosFor(config_, i.account(), value, admin);
+      if (!qos) return makeError("Invalid qos specification");
       if (apply) {
         i.set_qos(qos->name);
         i.mutable_spec()->set_qos(qos->name);

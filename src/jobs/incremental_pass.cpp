@@ -234,14 +234,15 @@ void JobManager::syncScheduler(std::int64_t now) {
       for (const auto& [id, job] : jobs_) note(&job);
     }
     if (!groups.empty()) {
-      for (const auto& [id, job] : jobs_) {
-        if (job.state() != v1::JOB_PENDING || !groups.count({job.info.qos(), job.info.user()})) {
-          continue;
-        }
-        ids.insert(id);
-        st.qos_withheld.erase(id);
+      std::vector<QosLimitJob> concerned = qosLimitJobs(limits, &groups);
+      for (const QosLimitJob& job : concerned) {
+        if (job.running) continue;
+        ids.insert(job.id);
+        st.qos_withheld.erase(job.id);
       }
-      for (const auto& [id, reason] : qosWithheld(&groups)) st.qos_withheld[id] = std::string(reason);
+      for (const auto& [id, reason] : limits.withheld(std::move(concerned))) {
+        st.qos_withheld[id] = std::string(reason);
+      }
     }
   }
 

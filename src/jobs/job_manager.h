@@ -38,6 +38,9 @@
 
 namespace drover::jobs {
 
+struct QosLimitJob;
+class QosLimits;
+
 // Slurm's MinJobAge: finished jobs stay visible to squeue/scontrol this long.
 inline constexpr std::int64_t kMinJobAgeS = 300;
 
@@ -330,10 +333,11 @@ class JobManager {
   // The highest job id in the table (task keys aside; 0 = none).
   JobId highestId() const;
   void syncScheduler(std::int64_t now);
-  // QOS per-user limits (qos_admission.cpp, jobs/qos_limits.h). The pending jobs that wait for
-  // them, with their reasons, among the (QOS, user) pairs of `groups` (null: all).
+  // QOS per-user limits (qos_admission.cpp, jobs/qos_limits.h). The jobs of limited QOSes
+  // that count (running, or pending only for the scheduler), of the (QOS, user) pairs of
+  // `groups` (null: all), in one walk of the table.
   using QosGroups = std::set<std::pair<std::string, std::string>>;
-  std::map<JobId, std::string_view> qosWithheld(const QosGroups* groups) const;
+  std::vector<QosLimitJob> qosLimitJobs(const QosLimits& limits, const QosGroups* groups) const;
   // The refusal note of a submission of `tasks` jobs like `base` over its QOS's submit limit
   // (or, with deny_on_limit, over MaxWall or MaxTRESPU by itself); nullopt when it may go in.
   std::optional<std::string_view> qosSubmitRefusal(const v1::JobInfo& base,

@@ -35,10 +35,10 @@ QosLimitJob limitJob(const Job& job) {
 
 }  // namespace
 
-std::map<JobId, std::string_view> JobManager::qosWithheld(const QosGroups* groups) const {
-  const QosLimits limits(config_);
-  if (!limits.any()) return {};
+std::vector<QosLimitJob> JobManager::qosLimitJobs(const QosLimits& limits,
+                                                  const QosGroups* groups) const {
   std::vector<QosLimitJob> concerned;
+  if (!limits.any()) return concerned;
   for (const auto& [id, job] : jobs_) {
     if (!limits.limits(job.info.qos())) continue;
     if (groups && !groups->count({job.info.qos(), job.info.user()})) continue;
@@ -47,7 +47,7 @@ std::map<JobId, std::string_view> JobManager::qosWithheld(const QosGroups* group
         job.state() == v1::JOB_PENDING && initialReason(job) == sched::Reason::None;
     if (holdsResources(job.state()) || waits_for_scheduler) concerned.push_back(limitJob(job));
   }
-  return limits.withheld(std::move(concerned));
+  return concerned;
 }
 
 std::optional<std::string_view> JobManager::qosSubmitRefusal(const v1::JobInfo& base,

@@ -7,6 +7,7 @@
 #include "jobs/deadline.h"
 #include "jobs/job_manager.h"
 #include "jobs/pending_description.h"
+#include "jobs/qos_limits.h"
 #include "jobs/request.h"
 #include "jobs/scheduling_state.h"
 #include "jobspec/array_spec.h"
@@ -111,7 +112,9 @@ sched::Snapshot JobManager::buildSnapshot(const std::vector<NodeView>& nodes) {
   }
 
   // QOS per-user limits: the pending jobs over them wait with their reason, out of the queue.
-  const std::map<JobId, std::string_view> qos_withheld = qosWithheld(nullptr);
+  const QosLimits limits(config_);
+  const std::map<JobId, std::string_view> qos_withheld =
+      limits.withheld(qosLimitJobs(limits, nullptr));
 
   std::vector<JobId> throttled;
   for (auto& [id, job] : jobs_) {

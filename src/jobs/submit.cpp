@@ -194,18 +194,12 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
 
   // QOS: the account's default, or the one named, which must exist and be one the account
   // may use (root and operators may use any, as they may charge any account).
-  if (spec.qos().empty()) {
-    spec.set_qos(config::defaultQosOf(config_.accounts, account));
-  } else {
-    const config::QosConfig* qos = config_.findQos(spec.qos());
-    if (!qos) return refuse("Invalid qos specification", "no QOS named " + spec.qos());
-    const std::vector<std::string> allowed = config::allowedQosOf(config_.accounts, account);
-    if (!isAdmin(caller) && !allowed.empty() && !contains(allowed, qos->name)) {
-      return refuse("Invalid qos specification",
-                    "account " + account + " may not use QOS " + qos->name);
-    }
-    spec.set_qos(qos->name);
+  const config::QosConfig* qos = config::qosFor(config_, account, spec.qos(), isAdmin(caller));
+  if (!qos) {
+    return refuse("Invalid qos specification",
+                  "no QOS " + spec.qos() + " that account " + account + " may use");
   }
+  spec.set_qos(qos->name);
   if (!spec.mem_set() && spec.mem_per_cpu_mb() == 0 && spec.mem_per_gpu_mb() == 0 &&
       config_.scheduler.default_mem_per_cpu_mb > 0) {
     spec.set_mem_per_cpu_mb(config_.scheduler.default_mem_per_cpu_mb);

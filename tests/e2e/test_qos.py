@@ -216,13 +216,19 @@ def reason(cluster, job):
     return cluster.cli("squeue", "-h", "-j", str(job), "-o", "%r").stdout.strip()
 
 
-def test_per_user_limits_hold_jobs_back_with_the_references_reasons(cluster):
-    # MaxJobsPU=1: the second waits QOSMaxJobsPerUserLimit until the first ends; bob's own.
+def one_running_one_held_back(cluster):
+    """Two jobs of QOS short (MaxJobsPU=1): the first running, the second waiting for the limit."""
     first = sbatch(cluster, "-q", "short", "-t", "1", "-o", "/dev/null", "--wrap", "sleep 300")
     cluster.wait_job(first, "RUNNING")
     second = sbatch(cluster, "-q", "short", "-t", "1", "-o", "/dev/null", "--wrap", "sleep 300")
     wait_for(lambda: reason(cluster, second) == "QOSMaxJobsPerUserLimit", 15,
              what="the second job to wait for the QOS")
+    return first, second
+
+
+def test_per_user_limits_hold_jobs_back_with_the_references_reasons(cluster):
+    # MaxJobsPU=1: the second waits QOSMaxJobsPerUserLimit until the first ends; bob's own.
+    first, second = one_running_one_held_back(cluster)
     # sprio lists it, as the reference's listed its jobs held back by MaxJobsPU.
     assert str(second) in cluster.cli("sprio", "-h", "-o", "%i").stdout.split()
     bobs = sbatch(cluster, "-q", "short", "-t", "1", "-o", "/dev/null", "--wrap", "sleep 300", user="bob")
@@ -257,11 +263,7 @@ def test_per_user_limits_hold_jobs_back_with_the_references_reasons(cluster):
 
 
 def test_a_raised_limit_lets_held_back_jobs_start(cluster):
-    first = sbatch(cluster, "-q", "short", "-t", "1", "-o", "/dev/null", "--wrap", "sleep 300")
-    cluster.wait_job(first, "RUNNING")
-    second = sbatch(cluster, "-q", "short", "-t", "1", "-o", "/dev/null", "--wrap", "sleep 300")
-    wait_for(lambda: reason(cluster, second) == "QOSMaxJobsPerUserLimit", 15,
-             what="the second job to wait for the QOS")
+    _, second = one_running_one_held_back(cluster)
     raised = "{name: short, max_jobs_per_user: 2,"
     reconfigure_with(cluster, lambda text: text.replace("{name: short, max_jobs_per_user: 1,", raised))
     try:
