@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <memory>
 
 #include "auth/munge_credential.h"
 #include "auth/request_binding.h"
@@ -155,13 +156,15 @@ bool call(const ClientOptions& opts, const std::string& method,
     return false;
   const std::uint32_t length = decodeHeader(header);
   if (length > kMaxFrameBytes) return fail(error, kInternal, "reply frame too large");
-  std::string reply_body(length, '\0');
-  if (!readExact(sock.fd_, reply_body.data(), length, deadline, error)) return false;
+  // Not zero-filled first: every byte is read into it.
+  const auto reply_body = std::make_unique_for_overwrite<char[]>(length);
+  if (!readExact(sock.fd_, reply_body.get(), length, deadline, error)) return false;
 
-  drover::v1::FrameReply frame_reply;
-  if (!frame_reply.ParseFromString(reply_body)) return fail(error, kInternal, "malformed reply");
-  if (frame_reply.code() != 0) return fail(error, frame_reply.code(), frame_reply.message());
-  if (!reply->ParseFromString(frame_reply.payload()))
+  FrameReplyView frame_reply;
+  if (!parseFrameReply({reply_body.get(), length}, &frame_reply))
+    return fail(error, kInternal, "malformed reply");
+  if (frame_reply.code != 0) return fail(error, frame_reply.code, frame_reply.message);
+  if (!reply->ParseFromArray(frame_reply.payload.data(), static_cast<int>(frame_reply.payload.size())))
     return fail(error, kInternal, "malformed reply payload");
   return true;
 }

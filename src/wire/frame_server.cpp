@@ -56,21 +56,15 @@ class Connection : public std::enable_shared_from_this<Connection> {
       if (ec) return;
       drover::v1::FrameRequest request;
       if (!request.ParseFromString(self->body_)) {
-        drover::v1::FrameReply reply;
-        reply.set_code(status::kInvalidArgument);
-        reply.set_message("malformed request frame");
-        self->respond(std::move(reply));
+        self->respond(encodeReplyFrame(status::kInvalidArgument, "malformed request frame", nullptr));
         return;
       }
-      self->handler_(std::move(request), [self](drover::v1::FrameReply reply) {
-        self->respond(std::move(reply));
-      });
+      self->handler_(std::move(request), [self](std::string frame) { self->respond(std::move(frame)); });
     });
   }
 
-  void respond(drover::v1::FrameReply reply) {
-    std::string body = reply.SerializeAsString();
-    out_ = encodeHeader(static_cast<std::uint32_t>(body.size())) + body;
+  void respond(std::string frame) {
+    out_ = std::move(frame);
     auto self = shared_from_this();
     asio::async_write(socket_, asio::buffer(out_), [self](boost::system::error_code ec, std::size_t) {
       if (!ec) self->readHeader();

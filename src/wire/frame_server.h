@@ -14,7 +14,8 @@
 
 namespace drover::wire {
 
-using Responder = std::function<void(drover::v1::FrameReply)>;
+// Takes the whole reply frame, as encodeReplyFrame (wire/frame_codec.h) makes it.
+using Responder = std::function<void(std::string)>;
 using FrameHandler = std::function<void(drover::v1::FrameRequest, Responder)>;
 
 // A connection whose next request has not arrived this long after the connect or the last

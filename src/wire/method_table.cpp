@@ -5,7 +5,7 @@
 namespace drover::wire {
 
 void MethodTable::dispatch(drover::v1::FrameRequest frame,
-                           std::function<void(drover::v1::FrameReply)> respond) const {
+                           Responder respond) const {
   auto row = rows_.find(frame.method());
   if (row == rows_.end()) {
     respond(error(status::kUnimplemented, "unknown method " + frame.method()));
@@ -14,11 +14,8 @@ void MethodTable::dispatch(drover::v1::FrameRequest frame,
   row->second(frame, std::move(respond));
 }
 
-drover::v1::FrameReply MethodTable::error(int code, std::string message) {
-  drover::v1::FrameReply reply;
-  reply.set_code(code);
-  reply.set_message(std::move(message));
-  return reply;
+std::string MethodTable::error(int code, const std::string& message) {
+  return encodeReplyFrame(code, message, nullptr);
 }
 
 bool MethodTable::authenticate(const drover::v1::FrameRequest& frame,

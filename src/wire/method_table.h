@@ -9,6 +9,8 @@
 
 #include "drover/v1/frame.pb.h"
 #include "rpc/caller.h"
+#include "wire/frame_codec.h"
+#include "wire/frame_server.h"
 #include "wire/status_codes.h"
 
 namespace drover::wire {
@@ -33,7 +35,7 @@ class MethodTable {
            std::function<void(const rpc::Caller&, const Request&, Reply_<Reply>)> handler) {
     rows_[method] = [handler = std::move(handler), this, method](
                         const drover::v1::FrameRequest& frame,
-                        std::function<void(drover::v1::FrameReply)> respond) {
+                        Responder respond) {
       auto request = std::make_unique<Request>();
       if (!request->ParseFromString(frame.payload())) {
         respond(error(status::kInvalidArgument, "malformed request for " + method));
@@ -46,26 +48,22 @@ class MethodTable {
         return;
       }
       handler(caller, *request, [respond](Outcome outcome, const Reply& reply) {
-        drover::v1::FrameReply out;
-        out.set_code(outcome.code);
-        out.set_message(outcome.message);
-        if (outcome.code == 0) reply.SerializeToString(out.mutable_payload());
-        respond(std::move(out));
+        respond(encodeReplyFrame(outcome.code, outcome.message, outcome.code == 0 ? &reply : nullptr));
       });
     };
   }
 
   // Entry point for FrameServer.
-  void dispatch(drover::v1::FrameRequest frame, std::function<void(drover::v1::FrameReply)> respond) const;
+  void dispatch(drover::v1::FrameRequest frame, Responder respond) const;
 
  private:
-  static drover::v1::FrameReply error(int code, std::string message);
+  static std::string error(int code, const std::string& message);
   bool authenticate(const drover::v1::FrameRequest& frame, const google::protobuf::Message& request,
                     rpc::Caller* caller, std::string* why) const;
 
   std::string munge_socket_;
   std::map<std::string, std::function<void(const drover::v1::FrameRequest&,
-                                           std::function<void(drover::v1::FrameReply)>)>>
+                                           Responder)>>
       rows_;
 };
 

@@ -31,9 +31,7 @@ class SharedPortTest : public ::testing::Test {
     port_ = std::make_unique<SharedPort>(
         io_, "127.0.0.1", 0, server_.get(),
         [](v1::FrameRequest request, wire::Responder respond) {
-          v1::FrameReply reply;
-          reply.set_message("frame " + request.method());
-          respond(std::move(reply));
+          respond(wire::encodeReplyFrame(0, "frame " + request.method(), nullptr));
         },
         200ms);
     thread_ = std::thread([this] { io_.run(); });
