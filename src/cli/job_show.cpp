@@ -84,10 +84,11 @@ std::string formatJobRecord(const v1::JobInfo& j, std::int64_t now, bool oneline
                   timeOr(jobEndTime(j), "Unknown") + " Deadline=" + timeOr(j.spec().deadline(), "N/A"));
   // Drover has no separate scheduler-evaluation stamp: the start (or submit) time stands in.
   const std::int64_t sched_eval = j.start_time() > 0 && started ? j.start_time() : j.submit_time();
-  // The reference printed this line for every running job its partition's PreemptMode lets be
-  // preempted (PreemptTime=None until then); Drover's job record knows only a preempted one's.
-  if (j.preempt_time() > 0) {
-    lines.push_back("PreemptEligibleTime=" + timeOr(j.start_time(), "None") +
+  // As the reference: for every job that has started and may be preempted (its mode is not
+  // OFF), running or ended, PreemptTime=None until it is.
+  if (j.preempt_eligible_time() > 0 || j.preempt_time() > 0) {
+    const std::int64_t eligible = j.preempt_eligible_time() > 0 ? j.preempt_eligible_time() : j.start_time();
+    lines.push_back("PreemptEligibleTime=" + timeOr(eligible, "None") +
                     " PreemptTime=" + timeOr(j.preempt_time(), "None"));
   }
   lines.push_back("SuspendTime=" + timeOr(j.suspend_time(), "None") +

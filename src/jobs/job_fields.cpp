@@ -133,6 +133,11 @@ JobFieldMask JobFieldMask::fromRequest(const v1::GetJobsRequest& request) {
   return mask;
 }
 
+bool JobFieldMask::wants(int number) const {
+  return all_ || std::any_of(info_.begin(), info_.end(),
+                             [number](const FieldDescriptor* f) { return f->number() == number; });
+}
+
 void JobFieldMask::copy(const v1::JobInfo& from, v1::JobInfo* to) const {
   if (all_) {
     to->CopyFrom(from);

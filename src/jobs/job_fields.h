@@ -18,6 +18,8 @@ class JobFieldMask {
   static JobFieldMask fromRequest(const v1::GetJobsRequest& request);
 
   bool all() const { return all_; }
+  // Whether the caller asked for JobInfo field `number`.
+  bool wants(int number) const;
   // Copies the masked fields of `from` into `to` (which should be empty).
   void copy(const v1::JobInfo& from, v1::JobInfo* to) const;
 

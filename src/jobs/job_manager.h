@@ -389,6 +389,9 @@ class JobManager {
   void preemptFor(const std::vector<JobId>& blocked);
   // Its QOS's PreemptMode (preempt/qos), else its partition's, else the scheduler's.
   config::PreemptMode preemptModeOf(const Job& job) const;
+  // From when a job that has started may be preempted (its start plus PreemptExemptTime), as
+  // scontrol show job prints it; 0 for one not started or whose mode is OFF.
+  std::int64_t preemptEligibleTime(const Job& job) const;
   // Ends `job` for `preemptor` as preemptModeOf says: requeue (a batch job that may be
   // requeued) or cancel, after its partition's GraceTime (its QOS's under preempt/qos; its
   // steps get SIGCONT and SIGTERM at once), else now.

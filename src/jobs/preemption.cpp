@@ -54,6 +54,14 @@ config::PreemptMode JobManager::preemptModeOf(const Job& job) const {
   return config::effectivePreemptMode(config_.scheduler, *partition, config_.findQos(job.info.qos()));
 }
 
+std::int64_t JobManager::preemptEligibleTime(const Job& job) const {
+  const v1::JobState state = job.state();
+  if (job.info.start_time() <= 0 || state == v1::JOB_PENDING || state == v1::JOB_REQUEUED) return 0;
+  // One preempted already was preemptable then, whatever the configuration says now.
+  if (job.info.preempt_time() == 0 && preemptModeOf(job) == config::PreemptMode::kOff) return 0;
+  return job.info.start_time() + config_.scheduler.preempt_exempt_time_s;
+}
+
 void JobManager::preemptFor(const std::vector<JobId>& blocked) {
   if (blocked.empty() || !scheduling_ || !scheduling_->scheduler) return;
   sched::PreemptionQuery query;

@@ -59,6 +59,7 @@ void JobManager::query(const v1::GetJobsRequest& req,
   };
 
   const JobFieldMask mask = JobFieldMask::fromRequest(req);
+  const bool preempt_eligible = mask.wants(v1::JobInfo::kPreemptEligibleTimeFieldNumber);
   // Pending tasks of each array, folded when -r is not given.
   std::map<JobId, std::vector<const Job*>> folded;
   for (const auto& [id, job] : jobs_) {
@@ -95,6 +96,7 @@ void JobManager::query(const v1::GetJobsRequest& req,
     }
     v1::JobInfo& copy = *out->Add();
     mask.copy(i, &copy);
+    if (preempt_eligible) copy.set_preempt_eligible_time(preemptEligibleTime(job));
     if (cancelling(job) || killedForPreemption(job)) {
       copy.set_state(v1::JOB_COMPLETING);
       copy.set_run_time_s(std::max<std::int64_t>(0, i.end_time() - i.start_time()));

@@ -10,6 +10,7 @@ runs on that long. The preemptor then starts on the nodes freed."""
 import re
 import subprocess
 import time
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -201,6 +202,16 @@ def test_a_partition_with_preemption_off_is_left_alone(cluster):
     time.sleep(1)  # a pass or two later, still nothing preempted
     assert state(cluster, mid) == "RUNNING"
     assert state(cluster, high) == "PENDING"
+    # Neither a job of mode OFF nor one that has not started shows when it may be preempted.
+    assert "PreemptEligibleTime" not in cluster.job_fields(mid)
+    assert "PreemptEligibleTime" not in cluster.job_fields(high)
+
+
+def test_an_ended_job_of_a_preemptable_partition_still_shows_the_line(cluster):
+    # The reference's COMPLETED job of such a partition kept it (2026-12-04).
+    done = sbatch(cluster, "-p", "low", "-o", "/dev/null", "--wrap", "true")
+    f = cluster.wait_job(done, "COMPLETED")
+    assert (f["PreemptEligibleTime"], f["PreemptTime"]) == (f["StartTime"], "None"), f
 
 
 def test_a_job_within_the_exempt_time_is_not_preempted_yet(cluster):
@@ -213,6 +224,11 @@ def test_a_job_within_the_exempt_time_is_not_preempted_yet(cluster):
         assert re.search(r"^PreemptExemptTime += 00:00:03$", show, re.M), show
         low = sbatch(cluster, "-p", "low", "-N2", "--exclusive", "-o", "/dev/null", "--wrap", "sleep 300")
         f = cluster.wait_job(low, "RUNNING")
+        # As the reference's: a preemptable job that started shows from when it may be
+        # preempted, its start plus the exempt time, PreemptTime None until it is.
+        start = datetime.fromisoformat(f["StartTime"])
+        assert datetime.fromisoformat(f["PreemptEligibleTime"]) == start + timedelta(seconds=3), f
+        assert f["PreemptTime"] == "None", f
         high = sbatch(cluster, "-p", "high", "-N1", "--exclusive", "-o", "/dev/null", "--wrap", "sleep 300")
         wait_for(lambda: cluster.job_fields(high).get("Reason") == "Resources", 15,
                  what="the high job to wait")

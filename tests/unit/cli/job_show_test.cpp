@@ -131,6 +131,24 @@ TEST_F(JobShowTest, PendingJobShowsNodeRangeAndExpectedEnd) {
             std::string::npos);
 }
 
+TEST_F(JobShowTest, APreemptableJobShowsWhenItMayBePreempted) {
+  // As the reference with PreemptType=preempt/partition_prio, PreemptExemptTime=00:01:00
+  // (2026-12-04): a started job whose mode is not OFF, running or ended, shows the line; its
+  // eligible time is the start plus the exempt time, PreemptTime None until it is preempted.
+  auto job = JobBuilder(40, "low").running("node1", "node1").times(at(12, 0, 0), at(12, 0, 5), 0)
+                 .limit(5).size(1, 1, 1).build();
+  EXPECT_EQ(formatJobRecord(job, at(12, 1, 0), false, false).find("PreemptEligibleTime="), std::string::npos)
+      << "a job the controller did not mark (mode OFF) has no line";
+  job.set_preempt_eligible_time(at(12, 1, 5));
+  std::string out = formatJobRecord(job, at(12, 1, 0), false, false);
+  EXPECT_NE(out.find("\n   PreemptEligibleTime=2026-11-30T12:01:05 PreemptTime=None\n   SuspendTime="),
+            std::string::npos) << out;
+  job.set_preempt_time(at(12, 2, 0));
+  out = formatJobRecord(job, at(12, 2, 1), false, false);
+  EXPECT_NE(out.find("PreemptEligibleTime=2026-11-30T12:01:05 PreemptTime=2026-11-30T12:02:00\n"),
+            std::string::npos) << out;
+}
+
 TEST_F(JobShowTest, HeldAndFailedJobsShowAsTheReferenceDid) {
   // tests/e2e/golden/edges/02-04, 07: a held job shows priority 0 (its own comes back on
   // release), pending or running, with the held reason; a failed batch job NonZeroExitCode.
