@@ -163,7 +163,7 @@ json::Object build(const v1::JobInfo& j, std::int64_t now, const std::string& cl
   o.emplace_back("memory_per_cpu", nullIfZero(static_cast<std::int64_t>(s.mem_per_cpu_mb())));
   o.emplace_back("minimum_cpus_per_node", std::max(1u, s.cpus_per_task()) * std::max(1u, s.ntasks_per_node()));
   o.emplace_back("minimum_tmp_disk_per_node", 0);
-  o.emplace_back("preempt_time", 0);
+  o.emplace_back("preempt_time", j.preempt_time());
   o.emplace_back("pre_sus_time", 0);
   o.emplace_back("priority", shownPriority(j));
   o.emplace_back("profile", json::Value());

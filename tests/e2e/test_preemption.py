@@ -7,6 +7,7 @@ goes back to the queue (Restarts=1), its run recorded PREEMPTED in sacct, its ou
 "DUE TO PREEMPTION"; CANCEL: it ends PREEMPTED; GraceTime: its steps get SIGTERM at once and it
 runs on that long. The preemptor then starts on the nodes freed."""
 
+import json
 import re
 import subprocess
 import time
@@ -158,6 +159,9 @@ def test_cancel_mode_with_grace_time_warns_the_steps_then_ends_the_job(cluster):
     assert f["EndTime"] > f["PreemptTime"], f
     r = cluster.cli("squeue", "-h", "-j", str(low), "-O", "PreemptTime")
     assert r.stdout.strip() == f["PreemptTime"], r.stdout
+    r = cluster.cli("squeue", "--json", "-j", str(low))
+    preempted = int(datetime.fromisoformat(f["PreemptTime"]).timestamp())
+    assert json.loads(r.stdout)["jobs"][0]["preempt_time"] == preempted, r.stdout
     assert state(cluster, high) == "PENDING"
     f = cluster.wait_job(low, "PREEMPTED", timeout=GRACE + 40)
     assert time.time() - submitted >= GRACE - 1
