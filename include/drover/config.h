@@ -1,6 +1,7 @@
 #pragma once
 // cluster.conf: the one file an admin edits. Loaded strictly: every error names
 // file:line:column, what was wrong and what is accepted (see docs/configuration.md).
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -183,6 +184,10 @@ struct AccountConfig {
   std::string default_qos{};
 };
 
+// The TRES a QOS's max_tres_per_user may limit (what Drover counts per user), in Slurm's TRES
+// order (by id), which is also sacctmgr's order for MaxTRESPU.
+inline constexpr std::array<std::string_view, 3> kQosUserTres = {"cpu", "node", "gres/gpu"};
+
 // A quality of service (Slurm's QOS, which sacctmgr keeps in its database; here cluster.conf's
 // `qos` list). `normal` always exists, first (Slurm's default QOS, id 1).
 struct QosConfig {
@@ -201,7 +206,7 @@ struct QosConfig {
   // deny_on_limit (Flags=DenyOnLimit).
   std::optional<std::uint32_t> max_jobs_per_user;
   std::optional<std::uint32_t> max_submit_jobs_per_user;
-  std::map<std::string, std::uint64_t> max_tres_per_user;  // "cpu", "node", "gres/gpu"
+  std::map<std::string, std::uint64_t> max_tres_per_user;  // names of kQosUserTres
   std::optional<std::int64_t> max_wall_min;
   bool deny_on_limit = false;
   bool hasRunLimits() const {

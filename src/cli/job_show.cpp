@@ -85,10 +85,10 @@ std::string formatJobRecord(const v1::JobInfo& j, std::int64_t now, bool oneline
   // Drover has no separate scheduler-evaluation stamp: the start (or submit) time stands in.
   const std::int64_t sched_eval = j.start_time() > 0 && started ? j.start_time() : j.submit_time();
   // As the reference: for every job that has started and may be preempted (its mode is not
-  // OFF), running or ended, PreemptTime=None until it is.
-  if (j.preempt_eligible_time() > 0 || j.preempt_time() > 0) {
-    const std::int64_t eligible = j.preempt_eligible_time() > 0 ? j.preempt_eligible_time() : j.start_time();
-    lines.push_back("PreemptEligibleTime=" + timeOr(eligible, "None") +
+  // OFF, or it was preempted), running or ended, PreemptTime=None until it is; the controller
+  // tells which (JobInfo.preempt_eligible_time).
+  if (j.preempt_eligible_time() > 0) {
+    lines.push_back("PreemptEligibleTime=" + timeOr(j.preempt_eligible_time(), "None") +
                     " PreemptTime=" + timeOr(j.preempt_time(), "None"));
   }
   lines.push_back("SuspendTime=" + timeOr(j.suspend_time(), "None") +

@@ -136,14 +136,14 @@ std::string qosList(const config::ClusterConfig& config, std::vector<std::string
   return joinCommas(names);
 }
 
-// MaxTRESPU in Slurm's TRES order (by id: cpu, node, gres/gpu).
+// MaxTRESPU in Slurm's TRES order.
 std::string tresLimits(const std::map<std::string, std::uint64_t>& limits) {
   std::string out;
-  for (const char* name : {"cpu", "node", "gres/gpu"}) {
-    auto it = limits.find(name);
+  for (std::string_view name : config::kQosUserTres) {
+    auto it = limits.find(std::string(name));
     if (it == limits.end()) continue;
     if (!out.empty()) out += ",";
-    out += std::string(name) + "=" + std::to_string(it->second);
+    out += it->first + "=" + std::to_string(it->second);
   }
   return out;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <tuple>
 
 namespace drover::jobs {
@@ -17,16 +18,17 @@ struct Usage {
 // count; nullopt when `use` plus the job fit.
 std::optional<std::string_view> overTres(const config::QosConfig& qos, const Usage& use,
                                          const QosLimitJob& job) {
-  // The reference's names per TRES (slurm.conf(5), "JOB REASON CODES" of squeue(1)).
-  for (const auto& [name, reason] :
-       {std::pair{"cpu", "QOSMaxCpuPerUserLimit"}, std::pair{"node", "QOSMaxNodePerUserLimit"},
-        std::pair{"gres/gpu", "QOSMaxGRESPerUser"}}) {
-    auto limit = qos.max_tres_per_user.find(name);
-    if (limit == qos.max_tres_per_user.end()) continue;
-    const double have = std::string_view(name) == "cpu"    ? use.cpu + job.cpu
-                        : std::string_view(name) == "node" ? use.node + job.node
-                                                           : use.gpu + job.gpu;
-    if (have > static_cast<double>(limit->second)) return reason;
+  // Per TRES of config::kQosUserTres, in its order: what the user would hold, and the
+  // reference's reason (slurm.conf(5), "JOB REASON CODES" of squeue(1)).
+  const double have[] = {use.cpu + job.cpu, use.node + job.node, use.gpu + job.gpu};
+  constexpr std::string_view kReasons[] = {"QOSMaxCpuPerUserLimit", "QOSMaxNodePerUserLimit",
+                                           "QOSMaxGRESPerUser"};
+  static_assert(std::size(kReasons) == config::kQosUserTres.size());
+  for (std::size_t i = 0; i < config::kQosUserTres.size(); ++i) {
+    auto limit = qos.max_tres_per_user.find(std::string(config::kQosUserTres[i]));
+    if (limit != qos.max_tres_per_user.end() && have[i] > static_cast<double>(limit->second)) {
+      return kReasons[i];
+    }
   }
   return std::nullopt;
 }
