@@ -62,7 +62,21 @@ HeldJob heldRunning(const Job& job) {
   return h;
 }
 
+// When a run stopped using its CPUs: its recorded end once the job has ended, else `now` (it
+// still runs, or was requeued and its old run is only now seen to be over).
+std::int64_t runEnd(const Job* job, std::int64_t now) {
+  if (job && isFinal(job->state()) && job->info.end_time() > 0) {
+    return std::min(job->info.end_time(), now);
+  }
+  return now;
+}
+
 }  // namespace
+
+double heldRunUsage(const HeldJob& held, const Job* job, std::int64_t now) {
+  const std::int64_t ran = std::max<std::int64_t>(0, runEnd(job, now) - held.start);
+  return static_cast<double>(held.cpus) * static_cast<double>(ran);
+}
 
 sched::RunningJob runningOf(const Job& job) {
   sched::RunningJob r;
@@ -119,13 +133,7 @@ void JobManager::rebuildScheduler(const std::vector<NodeView>& nodes, std::int64
     const Job* job = find(it->first);
     if (it->second.running && (!job || !holdsResources(job->state()) ||
                                job->info.start_time() != it->second.start)) {
-      std::int64_t end = job && isFinal(job->state()) && job->info.end_time() > 0
-                             ? job->info.end_time()
-                             : now;
-      st.ledger.charge(it->second.who,
-                       static_cast<double>(it->second.cpus) *
-                           static_cast<double>(std::max<std::int64_t>(0, end - it->second.start)),
-                       end);
+      st.ledger.charge(it->second.who, heldRunUsage(it->second, job, now), runEnd(job, now));
     }
     it = st.held.erase(it);
   }
@@ -320,13 +328,7 @@ void JobManager::syncScheduler(std::int64_t now) {
         continue;
       }
       // The run ended (or was requeued and started again): charge it, then forget it.
-      std::int64_t end = job && isFinal(job->state()) && job->info.end_time() > 0
-                             ? job->info.end_time()
-                             : now;
-      st.ledger.charge(h->second.who,
-                       static_cast<double>(h->second.cpus) *
-                           static_cast<double>(std::max<std::int64_t>(0, end - h->second.start)),
-                       end);
+      st.ledger.charge(h->second.who, heldRunUsage(h->second, job, now), runEnd(job, now));
       if (want == Want::kAbsent) ended.push_back(id);
       else s.onJobEnded(id);  // requeued or restarted: out before it comes back below
       st.full_unapplied = true;  // a completion may move anyone's entry

@@ -15,16 +15,6 @@ namespace drover::jobs {
 
 namespace {
 
-std::map<Association, double> currentUsage(const SchedulingState& st, std::int64_t now) {
-  std::map<Association, double> usage = st.ledger.decayedAt(now);
-  for (const auto& [id, h] : st.held) {
-    if (h.running) {
-      usage[h.who] += static_cast<double>(h.cpus) * static_cast<double>(std::max<std::int64_t>(0, now - h.start));
-    }
-  }
-  return usage;
-}
-
 std::int64_t clusterCpus(const std::vector<sched::Node>& nodes) {
   std::int64_t cpus = 0;
   for (const auto& n : nodes) cpus += n.cpus;
@@ -71,7 +61,10 @@ const std::map<Association, double>& JobManager::usageForFactors(std::int64_t no
   SchedulingState& st = schedState();
   if (recalculate || !st.usage_calc_time ||
       now - *st.usage_calc_time >= config_.scheduler.priority.calc_period_s) {
-    st.usage_at_calc = currentUsage(st, now);
+    st.usage_at_calc = st.ledger.decayedAt(now);
+    for (const auto& [id, h] : st.held) {
+      if (h.running) st.usage_at_calc[h.who] += heldRunUsage(h, find(id), now);
+    }
     st.usage_calc_time = now;
   }
   return st.usage_at_calc;

@@ -24,6 +24,12 @@ namespace drover::jobs {
 // A running job as the scheduler holds it: its nodes, CPUs, memory, GPU indices, expected end.
 sched::RunningJob runningOf(const Job& job);
 
+struct HeldJob;
+// CPU-seconds a run the scheduler holds as running has used by `now`. The scheduler hears that a
+// run ended only at its next pass, so a run that has ended counts to its recorded end, not to
+// `now`: usage shown in between (sshare) is then what the pass will charge, never more.
+double heldRunUsage(const HeldJob& held, const Job* job, std::int64_t now);
+
 struct HeldJob {
   bool running = false;
   std::int64_t start = 0;   // running: when this run started

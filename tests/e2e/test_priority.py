@@ -169,10 +169,10 @@ def test_fair_share_tree_then_usage_then_priorities(cluster):
     c.cli("scancel", str(block), str(ja), str(jb))
     wait_for(lambda: c.cli("squeue", "-h").stdout.strip() == "", 30, what="the queue to empty")
 
-    # The controller remembers alice's usage across a restart. Read once it holds still: a run
-    # whose end the scheduler has not seen yet still counts as running until its next pass (a
-    # clean-clone run once read 8 here, the 6 saved plus 2 cpus for a second, then 5 after the
-    # restart), as Slurm's RawUsage is as of its last priority calculation.
+    # The controller remembers alice's usage across a restart. Read once it holds still, as
+    # Slurm's RawUsage is as of its last priority calculation. (Clean-clone runs twice read 8
+    # here and 5 after the restart: a run that had ended but was not yet charged by a pass was
+    # counted up to the calculation's time, not to its end; it now counts to its end.)
     def settled():
         first = shares(c, "-a")[("research", "alice")]["RawUsage"]
         time.sleep(0.5)

@@ -317,6 +317,32 @@ TEST_F(IncrementalPassTest, SprioListsOnlyJobsTheSchedulerMayStart) {
   EXPECT_EQ(manager_->priorities(one).jobs_size(), 1);
 }
 
+// A run that has ended counts to its end even while the scheduler still holds it as running
+// (it hears of the end at its next pass): sshare in between shows what that pass will charge
+// and save, not usage that a restart would then take back.
+TEST_F(IncrementalPassTest, AnEndedRunCountsToItsEndBeforeThePassChargesIt) {
+  config_.scheduler.priority.decay_half_life_s = 0;
+  JobId j = submit(SpecBuilder().account("research").nodes(1).ntasks(4).time(30), alice());
+  checkedPass("start");
+  clock_.advanceSeconds(100);
+  finishBatch(j, 0);
+  // No pass yet, and the usage sshare read at the start is a calculation period old.
+  clock_.advanceSeconds(config_.scheduler.priority.calc_period_s);
+  auto aliceUsage = [&] {
+    v1::GetSharesRequest req;
+    req.add_users("alice");
+    const auto reply = manager_->shares(root(), req);
+    for (const auto& s : reply.shares()) {
+      if (s.user() == "alice") return s.raw_usage();
+    }
+    return -1.0;
+  };
+  EXPECT_DOUBLE_EQ(aliceUsage(), 4.0 * 100);
+  checkedPass("charges the run");
+  clock_.advanceSeconds(config_.scheduler.priority.calc_period_s);
+  EXPECT_DOUBLE_EQ(aliceUsage(), 4.0 * 100);
+}
+
 TEST_F(IncrementalPassTest, UsageSurvivesARestart) {
   const std::string path = (dir_ / "usage.db").string();
   {
