@@ -4,10 +4,14 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 
 #include "common/kernel_file.h"
 
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25  // Linux 6.1
+#endif
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22  // Linux 5.14
 #endif
@@ -48,6 +52,61 @@ std::vector<AddressRange> ownReadOnlyImageRanges() {
   if (n <= 0) return {};
   return readOnlyImageRanges(readKernelFile("/proc/self/maps"),
                              std::string(exe, static_cast<std::size_t>(n)));
+}
+
+namespace {
+
+constexpr std::uintptr_t kHugePage = std::uintptr_t{2} << 20;
+
+std::uintptr_t roundUp(std::uintptr_t x) { return (x + kHugePage - 1) & ~(kHugePage - 1); }
+std::uintptr_t roundDown(std::uintptr_t x) { return x & ~(kHugePage - 1); }
+
+// [first, first + length) of this image, copied into huge pages mapped in its place. False
+// (nothing changed) where no huge page could be had.
+bool moveWindow(std::uintptr_t first, std::size_t length) {
+  // An aligned anonymous region: map one huge page more, then trim both ends.
+  void* raw = ::mmap(nullptr, length + kHugePage, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) return false;
+  const auto raw_start = reinterpret_cast<std::uintptr_t>(raw);
+  const std::uintptr_t copy = roundUp(raw_start);
+  if (copy > raw_start) ::munmap(raw, copy - raw_start);
+  const std::uintptr_t raw_end = raw_start + length + kHugePage;
+  if (raw_end > copy + length) ::munmap(reinterpret_cast<void*>(copy + length), raw_end - copy - length);
+  void* to = reinterpret_cast<void*>(copy);
+  (void)::madvise(to, length, MADV_HUGEPAGE);
+  std::memcpy(to, reinterpret_cast<const void*>(first), length);
+  // Huge pages already (the copy faulted them in) or made so now; else a copy of small pages
+  // would cost each fork an entry per 4 KiB page: leave the image as it was.
+  if (::madvise(to, length, MADV_COLLAPSE) != 0 || ::mprotect(to, length, PROT_READ | PROT_EXEC) != 0) {
+    ::munmap(to, length);
+    return false;
+  }
+  // The same bytes replace the running code in one system call: the instruction after it is
+  // the copy's.
+  if (::mremap(to, length, length, MREMAP_MAYMOVE | MREMAP_FIXED, reinterpret_cast<void*>(first)) ==
+      MAP_FAILED) {
+    ::munmap(to, length);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<AddressRange> moveImageToHugePages(const std::vector<AddressRange>& ranges) {
+  std::vector<AddressRange> left;
+  for (const auto& r : ranges) {
+    const std::uintptr_t first = roundUp(r.start);
+    const std::uintptr_t last = roundDown(r.end);
+    if (first >= last || !moveWindow(first, last - first)) {
+      left.push_back(r);
+      continue;
+    }
+    if (r.start < first) left.push_back({r.start, first});
+    if (last < r.end) left.push_back({last, r.end});
+  }
+  return left;
 }
 
 void populate(const std::vector<AddressRange>& ranges) {

@@ -24,6 +24,17 @@ std::vector<AddressRange> readOnlyImageRanges(const std::string& maps, const std
 // This process's own such ranges (/proc/self/maps, /proc/self/exe); empty when unreadable.
 std::vector<AddressRange> ownReadOnlyImageRanges();
 
+// Moves every 2 MiB-aligned window that lies wholly inside `ranges` (this process's own image)
+// into anonymous transparent huge pages holding the same bytes, readable and executable, and
+// returns the parts of `ranges` left outside them. Why: fork copies the page table entries of
+// anonymous memory but not of file mappings, and a huge page is one entry, so every child the
+// launcher forks then starts with that code mapped, where a file mapping costs it either a
+// fault per 64 KiB it runs or one populate of the whole image (docs/performance.md, "Session
+// 31"). A window whose huge page cannot be had (no THP, a kernel before MADV_COLLAPSE, Linux
+// 6.1) stays as it was and is returned. The read-only data sharing a window with code becomes
+// executable too.
+std::vector<AddressRange> moveImageToHugePages(const std::vector<AddressRange>& ranges);
+
 // Maps every page of `ranges` now. Best effort: a kernel before Linux 5.14 (no
 // MADV_POPULATE_READ) just leaves them to fault in as before.
 void populate(const std::vector<AddressRange>& ranges);

@@ -173,7 +173,7 @@ int runLauncher(int fd, const std::function<int(const LaunchOrder&)>& supervise)
     return 2;
   }
   settleSignalState();
-  const std::vector<AddressRange> image = ownReadOnlyImageRanges();
+  const std::vector<AddressRange> image = moveImageToHugePages(ownReadOnlyImageRanges());
   // Ready: droverd waits for this (its own pid) before its first order.
   if (auto ready = writeFrame(fd, encodeLaunchReply(LaunchReply{::getpid(), {}})); !ready) {
     std::cerr << "drover-stepd launcher: " << ready.error() << "; exiting\n";
