@@ -208,9 +208,16 @@ struct QosConfig {
   std::optional<std::uint32_t> max_submit_jobs_per_user;
   std::map<std::string, std::uint64_t> max_tres_per_user;  // names of kQosUserTres
   std::optional<std::int64_t> max_wall_min;
+  // Limits on the whole QOS and on each job (Slurm's GrpJobs, GrpTRES, MaxTRES): a job over
+  // them waits (QOSGrp... and QOSMax...PerJob reasons).
+  std::optional<std::uint32_t> grp_jobs;
+  std::map<std::string, std::uint64_t> grp_tres;           // names of kQosUserTres
+  std::map<std::string, std::uint64_t> max_tres_per_job;   // names of kQosUserTres
   bool deny_on_limit = false;
+  bool hasGroupLimits() const { return grp_jobs || !grp_tres.empty(); }
   bool hasRunLimits() const {
-    return max_jobs_per_user || !max_tres_per_user.empty() || max_wall_min;
+    return max_jobs_per_user || !max_tres_per_user.empty() || max_wall_min || hasGroupLimits() ||
+           !max_tres_per_job.empty();
   }
 };
 

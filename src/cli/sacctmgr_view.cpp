@@ -136,14 +136,13 @@ std::string qosList(const config::ClusterConfig& config, std::vector<std::string
   return joinCommas(names);
 }
 
-// MaxTRESPU in Slurm's TRES order.
+// A QOS's TRES limits (GrpTRES, MaxTRES, MaxTRESPU) as the reference's sacctmgr listed them:
+// by name, `cpu=8,gres/gpu=4,node=2` (std::map's order).
 std::string tresLimits(const std::map<std::string, std::uint64_t>& limits) {
   std::string out;
-  for (std::string_view name : config::kQosUserTres) {
-    auto it = limits.find(std::string(name));
-    if (it == limits.end()) continue;
+  for (const auto& [name, count] : limits) {
     if (!out.empty()) out += ",";
-    out += it->first + "=" + std::to_string(it->second);
+    out += name + "=" + std::to_string(count);
   }
   return out;
 }
@@ -243,6 +242,9 @@ std::vector<Row> rowsOf(SacctmgrEntity entity, const config::ClusterConfig& conf
              {"MaxSubmitPU",
               q.max_submit_jobs_per_user ? std::to_string(*q.max_submit_jobs_per_user) : ""},
              {"MaxTRESPU", tresLimits(q.max_tres_per_user)},
+             {"GrpTRES", tresLimits(q.grp_tres)},
+             {"GrpJobs", q.grp_jobs ? std::to_string(*q.grp_jobs) : ""},
+             {"MaxTRES", tresLimits(q.max_tres_per_job)},
              {"ID", std::to_string(q.id)}}));
       }
       return rows;

@@ -29,8 +29,8 @@ bool readQosList(Context& ctx, const YAML::Node& node, const std::string& path,
 
 namespace {
 
-// MaxTRESPU as Slurm writes it: "cpu=64,gres/gpu=16,node=4", of the TRES Drover counts per
-// user (gres/gpu may be written gpu).
+// MaxTRESPU, GrpTRES or MaxTRES as Slurm writes them: "cpu=64,gres/gpu=16,node=4", of the TRES
+// Drover's QOS limits count (gres/gpu may be written gpu).
 bool readTresLimits(Context& ctx, const YAML::Node& node, const std::string& path,
                     std::map<std::string, std::uint64_t>& out) {
   std::string text;
@@ -79,7 +79,7 @@ bool parseQos(Context& ctx, const YAML::Node& node, std::vector<QosConfig>& out)
     if (!m.open(ctx, node[i], fmt::format("qos[{}]", i),
                 {"name", "priority", "description", "preempt", "preempt_mode", "grace_time",
                  "max_jobs_per_user", "max_submit_jobs_per_user", "max_tres_per_user",
-                 "max_wall", "deny_on_limit"})) {
+                 "max_wall", "deny_on_limit", "grp_jobs", "grp_tres", "max_tres_per_job"})) {
       return false;
     }
     QosConfig q;
@@ -113,16 +113,18 @@ bool parseQos(Context& ctx, const YAML::Node& node, std::vector<QosConfig>& out)
                                               m.path("name"), q.name, it->second));
     }
     for (auto [key, limit] : {std::pair{"max_jobs_per_user", &q.max_jobs_per_user},
-                              std::pair{"max_submit_jobs_per_user", &q.max_submit_jobs_per_user}}) {
+                              std::pair{"max_submit_jobs_per_user", &q.max_submit_jobs_per_user},
+                              std::pair{"grp_jobs", &q.grp_jobs}}) {
       std::uint32_t value = 0;
       if (auto* v = m.find(key)) {
         if (!readInteger(ctx, *v, m.path(key), 0, 0xFFFFFFFELL, value)) return false;
         *limit = value;
       }
     }
-    if (auto* v = m.find("max_tres_per_user");
-        v && !readTresLimits(ctx, *v, m.path("max_tres_per_user"), q.max_tres_per_user)) {
-      return false;
+    for (auto [key, limits] : {std::pair{"max_tres_per_user", &q.max_tres_per_user},
+                               std::pair{"grp_tres", &q.grp_tres},
+                               std::pair{"max_tres_per_job", &q.max_tres_per_job}}) {
+      if (auto* v = m.find(key); v && !readTresLimits(ctx, *v, m.path(key), *limits)) return false;
     }
     if (auto* v = m.find("max_wall")) {
       std::int64_t minutes = 0;

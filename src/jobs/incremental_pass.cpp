@@ -235,7 +235,10 @@ void JobManager::syncScheduler(std::int64_t now) {
   if (const QosLimits limits(config_); limits.any()) {
     QosGroups groups;
     auto note = [&](const Job* job) {
-      if (job && limits.limits(job->info.qos())) groups.emplace(job->info.qos(), job->info.user());
+      if (!job || !limits.limits(job->info.qos())) return;
+      // "": every user of a QOS whose limits count all its jobs together.
+      groups.emplace(job->info.qos(),
+                     limits.limitsTheWholeQos(job->info.qos()) ? std::string() : job->info.user());
     };
     for (JobId id : ids) note(find(id));
     if (every_pair) {

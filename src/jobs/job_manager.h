@@ -333,9 +333,9 @@ class JobManager {
   // The highest job id in the table (task keys aside; 0 = none).
   JobId highestId() const;
   void syncScheduler(std::int64_t now);
-  // QOS per-user limits (qos_admission.cpp, jobs/qos_limits.h). The jobs of limited QOSes
-  // that count (running, or pending only for the scheduler), of the (QOS, user) pairs of
-  // `groups` (null: all), in one walk of the table.
+  // QOS limits (qos_admission.cpp, jobs/qos_limits.h). The jobs of limited QOSes that count
+  // (running, or pending only for the scheduler), of the (QOS, user) pairs of `groups` (null:
+  // all; a user "": every user of that QOS), in one walk of the table.
   using QosGroups = std::set<std::pair<std::string, std::string>>;
   std::vector<QosLimitJob> qosLimitJobs(const QosLimits& limits, const QosGroups* groups) const;
   // The refusal note of a submission of `tasks` jobs like `base` over its QOS's submit limit

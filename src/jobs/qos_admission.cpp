@@ -1,4 +1,4 @@
-// The job table's side of the QOS per-user limits (jobs/qos_limits.h): its jobs as the limits
+// The job table's side of the QOS limits (jobs/qos_limits.h): its jobs as the limits
 // see them, which pending ones wait, and the submission check.
 #include "jobs/job_manager.h"
 #include "jobs/job_priority.h"
@@ -41,7 +41,10 @@ std::vector<QosLimitJob> JobManager::qosLimitJobs(const QosLimits& limits,
   if (!limits.any()) return concerned;
   for (const auto& [id, job] : jobs_) {
     if (!limits.limits(job.info.qos())) continue;
-    if (groups && !groups->count({job.info.qos(), job.info.user()})) continue;
+    if (groups && !groups->count({job.info.qos(), job.info.user()}) &&
+        !groups->count({job.info.qos(), std::string()})) {
+      continue;
+    }
     // Held, dependent or --begin jobs take no share of a limit until they may start.
     const bool waits_for_scheduler =
         job.state() == v1::JOB_PENDING && initialReason(job) == sched::Reason::None;

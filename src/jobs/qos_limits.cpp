@@ -1,6 +1,7 @@
 #include "jobs/qos_limits.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <iterator>
 #include <tuple>
@@ -14,28 +15,57 @@ struct Usage {
   double cpu = 0, gpu = 0, node = 0;
 };
 
-// The reason a job over one of the QOS's MaxTRESPU entries waits under, with the entry's
-// count; nullopt when `use` plus the job fit.
-std::optional<std::string_view> overTres(const config::QosConfig& qos, const Usage& use,
-                                         const QosLimitJob& job) {
-  // Per TRES of config::kQosUserTres, in its order: what the user would hold, and the
-  // reference's reason (slurm.conf(5), "JOB REASON CODES" of squeue(1)).
-  const double have[] = {use.cpu + job.cpu, use.node + job.node, use.gpu + job.gpu};
-  constexpr std::string_view kReasons[] = {"QOSMaxCpuPerUserLimit", "QOSMaxNodePerUserLimit",
-                                           "QOSMaxGRESPerUser"};
-  static_assert(std::size(kReasons) == config::kQosUserTres.size());
+// Per TRES of config::kQosUserTres, in its order, what a TRES limit compares: `use` plus `job`.
+std::array<double, 3> holding(const Usage& use, const QosLimitJob& job) {
+  static_assert(config::kQosUserTres.size() == 3);
+  return {use.cpu + job.cpu, use.node + job.node, use.gpu + job.gpu};
+}
+
+// The first of `limits` (TRES name -> count) that `have` passes: its reason from `reasons`
+// (kQosUserTres order; empty where that limit has no reason of its own here), else nullopt.
+std::optional<std::string_view> overTres(const std::map<std::string, std::uint64_t>& limits,
+                                         const std::array<double, 3>& have,
+                                         const std::array<std::string_view, 3>& reasons) {
   for (std::size_t i = 0; i < config::kQosUserTres.size(); ++i) {
-    auto limit = qos.max_tres_per_user.find(std::string(config::kQosUserTres[i]));
-    if (limit != qos.max_tres_per_user.end() && have[i] > static_cast<double>(limit->second)) {
-      return kReasons[i];
-    }
+    if (reasons[i].empty()) continue;
+    auto limit = limits.find(std::string(config::kQosUserTres[i]));
+    if (limit != limits.end() && have[i] > static_cast<double>(limit->second)) return reasons[i];
   }
   return std::nullopt;
 }
 
+// The reference's reasons (squeue(1), "JOB REASON CODES"), per TRES of kQosUserTres.
+constexpr std::array<std::string_view, 3> kPerUserReasons = {
+    "QOSMaxCpuPerUserLimit", "QOSMaxNodePerUserLimit", "QOSMaxGRESPerUser"};
+constexpr std::array<std::string_view, 3> kGroupReasons = {"QOSGrpCpuLimit", "QOSGrpNodeLimit",
+                                                           "QOSGrpGRES"};
+// A job's node count is checked with the job counts, before the other TRES (below).
+constexpr std::array<std::string_view, 3> kPerJobNodeReason = {"", "QOSMaxNodePerJobLimit", ""};
+constexpr std::array<std::string_view, 3> kPerJobReasons = {"QOSMaxCpuPerJobLimit", "",
+                                                            "QOSMaxGRESPerJob"};
+
 bool overWall(const config::QosConfig& qos, const QosLimitJob& job) {
   return qos.max_wall_min &&
          (job.time_limit_min < 0 || job.time_limit_min > *qos.max_wall_min);
+}
+
+// Why a pending job of `qos` may not start now, with `group` held by the QOS's running (and
+// higher-ranked admitted) jobs and `user` by its user's. The order is the reference's, as seen
+// with jobs over two limits at once: the job counts and limits known before nodes are chosen
+// (GrpJobs, MaxWall, MaxJobsPU, MaxTRES's node count), then the TRES ones (GrpTRES, MaxTRES,
+// MaxTRESPU).
+std::optional<std::string_view> blocked(const config::QosConfig& qos, const Usage& group,
+                                        const Usage& user, const QosLimitJob& job) {
+  if (qos.grp_jobs && group.jobs + 1 > *qos.grp_jobs) return "QOSGrpJobsLimit";
+  if (overWall(qos, job)) return "QOSMaxWallDurationPerJobLimit";
+  if (qos.max_jobs_per_user && user.jobs + 1 > *qos.max_jobs_per_user) {
+    return "QOSMaxJobsPerUserLimit";
+  }
+  const std::array<double, 3> alone = holding(Usage{}, job);
+  if (auto r = overTres(qos.max_tres_per_job, alone, kPerJobNodeReason)) return r;
+  if (auto r = overTres(qos.grp_tres, holding(group, job), kGroupReasons)) return r;
+  if (auto r = overTres(qos.max_tres_per_job, alone, kPerJobReasons)) return r;
+  return overTres(qos.max_tres_per_user, holding(user, job), kPerUserReasons);
 }
 
 }  // namespace
@@ -52,31 +82,25 @@ std::map<sched::JobId, std::string_view> QosLimits::withheld(std::vector<QosLimi
   std::sort(jobs.begin(), jobs.end(), [](const QosLimitJob& a, const QosLimitJob& b) {
     return std::tuple(!a.running, -a.priority, a.id) < std::tuple(!b.running, -b.priority, b.id);
   });
-  std::map<std::pair<std::string, std::string>, Usage> usage;  // (QOS, user)
+  std::map<std::string, Usage, std::less<>> by_qos;
+  std::map<std::pair<std::string, std::string>, Usage> by_user;  // (QOS, user)
   for (const QosLimitJob& job : jobs) {
     auto found = limited_.find(job.qos);
     if (found == limited_.end()) continue;
-    const config::QosConfig& qos = *found->second;
-    Usage& use = usage[{job.qos, job.user}];
+    Usage& group = by_qos[job.qos];
+    Usage& user = by_user[{job.qos, job.user}];
     if (!job.running) {
-      // The reference showed MaxJobsPU's reason where both it and MaxTRESPU held a job back.
-      std::optional<std::string_view> reason;
-      if (overWall(qos, job)) {
-        reason = "QOSMaxWallDurationPerJobLimit";
-      } else if (qos.max_jobs_per_user && use.jobs + 1 > *qos.max_jobs_per_user) {
-        reason = "QOSMaxJobsPerUserLimit";
-      } else {
-        reason = overTres(qos, use, job);
-      }
-      if (reason) {
+      if (auto reason = blocked(*found->second, group, user, job)) {
         out.emplace(job.id, *reason);
         continue;
       }
     }
-    use.jobs += 1;
-    use.cpu += job.cpu;
-    use.gpu += job.gpu;
-    use.node += job.node;
+    for (Usage* use : {&group, &user}) {
+      use->jobs += 1;
+      use->cpu += job.cpu;
+      use->gpu += job.gpu;
+      use->node += job.node;
+    }
   }
   return out;
 }
@@ -89,8 +113,11 @@ std::optional<std::string_view> QosLimits::refusal(const config::QosConfig& qos,
     return "QOSMaxSubmitJobPerUserLimit";
   }
   if (!qos.deny_on_limit) return std::nullopt;
-  if (overWall(qos, job)) return "QOSMaxWallDurationPerJobLimit";
-  return overTres(qos, Usage{}, job);
+  // Over a limit by itself, with nothing else running: it could never start.
+  config::QosConfig alone = qos;
+  alone.grp_jobs.reset();
+  alone.max_jobs_per_user.reset();
+  return blocked(alone, Usage{}, Usage{}, job);
 }
 
 std::string qosLimitsKey(const config::ClusterConfig& config) {
@@ -99,7 +126,11 @@ std::string qosLimitsKey(const config::ClusterConfig& config) {
     if (!q.hasRunLimits()) continue;
     key += q.name + ":" + std::to_string(q.max_jobs_per_user.value_or(UINT32_MAX)) + ":" +
            std::to_string(q.max_wall_min.value_or(-1));
-    for (const auto& [name, count] : q.max_tres_per_user) key += ":" + name + "=" + std::to_string(count);
+    key += ":" + std::to_string(q.grp_jobs.value_or(UINT32_MAX));
+    for (const auto* limits : {&q.max_tres_per_user, &q.grp_tres, &q.max_tres_per_job}) {
+      for (const auto& [name, count] : *limits) key += ":" + name + "=" + std::to_string(count);
+      key += "|";
+    }
     key += ";";
   }
   return key;

@@ -1,7 +1,8 @@
 #pragma once
-// Slurm's per-user QOS limits on running work (MaxJobsPU, MaxTRESPU, MaxWall): which pending
-// jobs wait for them, under the reference's reasons, and what submission refuses
-// (MaxSubmitJobsPU; with DenyOnLimit, a job over MaxWall or MaxTRESPU by itself). The
+// Slurm's QOS limits on running work, per user (MaxJobsPU, MaxTRESPU), for the whole QOS
+// (GrpJobs, GrpTRES) and per job (MaxWall, MaxTRES): which pending jobs wait for them, under the
+// reference's reasons, and what submission refuses (MaxSubmitJobsPU; with DenyOnLimit, a job
+// over MaxWall, MaxTRES, MaxTRESPU or GrpTRES by itself). The
 // controller keeps the waiting jobs out of the scheduler's queue, as it keeps an array's tasks
 // over its %N throttle, so no pass starts more than a limit allows. The jobs let through count
 // against the limit in rank order, the highest first: a job that waits for resources keeps its
@@ -37,10 +38,18 @@ class QosLimits {
   bool any() const { return !limited_.empty(); }
   // Whether jobs of that QOS have a run limit.
   bool limits(std::string_view qos) const { return limited_.count(qos) > 0; }
+  // Whether that QOS limits all its users' jobs together (then a change of one user's jobs
+  // concerns every user's).
+  bool limitsTheWholeQos(std::string_view qos) const {
+    auto it = limited_.find(qos);
+    return it != limited_.end() && it->second->hasGroupLimits();
+  }
 
-  // Of `jobs` (every running and waiting job of the (QOS, user) pairs concerned), the pending
-  // ones that must wait, each with its reason: QOSMaxWallDurationPerJobLimit,
-  // QOSMaxJobsPerUserLimit, QOSMaxCpuPerUserLimit, QOSMaxNodePerUserLimit, QOSMaxGRESPerUser.
+  // Of `jobs` (every running and waiting job of the (QOS, user) pairs concerned; of every user
+  // of a QOS that limitsTheWholeQos), the pending ones that must wait, each with its reason:
+  // QOSGrpJobsLimit, QOSMaxWallDurationPerJobLimit, QOSMaxJobsPerUserLimit,
+  // QOSMaxNodePerJobLimit, QOSGrpCpuLimit, QOSGrpNodeLimit, QOSGrpGRES, QOSMaxCpuPerJobLimit,
+  // QOSMaxGRESPerJob, QOSMaxCpuPerUserLimit, QOSMaxNodePerUserLimit, QOSMaxGRESPerUser.
   std::map<sched::JobId, std::string_view> withheld(std::vector<QosLimitJob> jobs) const;
 
   // At submission of `adding` jobs like `job` (an array's tasks) by a user who has `existing`

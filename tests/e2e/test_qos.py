@@ -22,6 +22,7 @@ QOS_TABLE = """qos:
   - {name: short, max_jobs_per_user: 1, max_submit_jobs_per_user: 3, max_wall: 5}
   - {name: small, max_tres_per_user: cpu=20}
   - {name: strict, max_wall: 5, deny_on_limit: yes}
+  - {name: team, grp_jobs: 2, grp_tres: "node=4,cpu=6", max_tres_per_job: node=2}
 
 # Accounts below"""
 
@@ -31,7 +32,7 @@ def with_qos(text):
     and preemption by QOS (requeue by default; scav's own mode is cancel)."""
     return replaced_once(text, (("# Accounts below", QOS_TABLE),
                                 ("    users: [alice, bob] ",
-                                 "    qos: [normal, HIGH, scav, short, small, strict]\n"
+                                 "    qos: [normal, HIGH, scav, short, small, strict, team]\n"
                                  "    users: [alice, bob] "),
                                 ("  preempt_type: none ", "  preempt_type: qos "),
                                 ('  preempt_mode: "off" ', "  preempt_mode: requeue ")))
@@ -81,6 +82,7 @@ def test_the_table_and_who_may_use_it_as_sacctmgr_lists_them(cluster):
         "short|0|00:00:00||cluster|5",
         "small|0|00:00:00||cluster|6",
         "strict|0|00:00:00||cluster|7",
+        "team|0|00:00:00||cluster|8",
     ], r.stdout
     r = cluster.cli("sacctmgr", "-nP", "show", "qos", "short,small,strict",
                     "format=Name,Flags,MaxWall,MaxJobsPU,MaxSubmitPU,MaxTRESPU")
@@ -88,7 +90,10 @@ def test_the_table_and_who_may_use_it_as_sacctmgr_lists_them(cluster):
                                      "strict|DenyOnLimit|00:05:00|||"], r.stdout
     # The association's list sorted by name, as the reference's `high,low,normal,short`.
     r = cluster.cli("sacctmgr", "-P", "show", "assoc", "format=User,Account,QOS,DefaultQOS")
-    assert "alice|research|high,normal,scav,short,small,strict|" in r.stdout.splitlines(), r.stdout
+    assert "alice|research|high,normal,scav,short,small,strict,team|" in r.stdout.splitlines(), r.stdout
+    # The group and per-job limits, TRES by name as the reference listed them.
+    r = cluster.cli("sacctmgr", "-nP", "show", "qos", "team", "format=Name,GrpTRES,GrpJobs,MaxTRES")
+    assert r.stdout == "team|cpu=6,node=4|2|node=2\n", r.stdout
     show = cluster.scontrol("show", "config").stdout
     assert re.search(r"^PreemptType += preempt/qos$", show, re.M), show
 
@@ -204,7 +209,7 @@ def test_sacct_q_names_qos_of_the_table(cluster):
     r = cluster.cli("sacct", "-q", "bogus", user="alice")
     assert (r.returncode, r.stdout, r.stderr) == (
         1, "", "sacct: error: You gave a bad qos 'bogus'. Valid QOS's are "
-               "normal,high,scav,vip,short,small,strict\n"
+               "normal,high,scav,vip,short,small,strict,team\n"
                "sacct: fatal: problem processing qos list\n")
 
 
@@ -289,3 +294,30 @@ def test_a_limit_added_by_reconfigure_holds_back_jobs_already_queued(cluster):
                  what="the second to wait for the new limit")
     finally:
         reconfigure_with(cluster, lambda text: text.replace(limited, "{name: strict, max_wall: 5,"))
+
+
+def test_group_and_per_job_limits_hold_jobs_back_with_the_references_reasons(cluster):
+    # QOS team: GrpJobs=2 and GrpTRES cpu=6 count alice's and bob's jobs together; MaxTRES
+    # node=2 limits each job. Reasons and their order as the reference's (2026-12-04).
+    team = ("-q", "team", "-o", "/dev/null", "--wrap", "sleep 300")
+    a = sbatch(cluster, "-n4", *team)
+    b = sbatch(cluster, "-n1", *team, user="bob")
+    cluster.wait_job(a, "RUNNING")
+    cluster.wait_job(b, "RUNNING")
+    c = sbatch(cluster, "-n1", *team)
+    wide = sbatch(cluster, "-N3", *team, user="bob")   # over MaxTRES too: GrpJobs shows first
+    for job in (c, wide):
+        wait_for(lambda: reason(cluster, job) == "QOSGrpJobsLimit", 15, what="GrpJobs to hold it")
+    # bob's job ends: alice's waiting one takes its place under GrpJobs.
+    assert cluster.cli("scancel", str(b), user="bob").returncode == 0
+    cluster.wait_job(c, "RUNNING")
+    assert reason(cluster, wide) == "QOSGrpJobsLimit"
+    cluster.cli("scancel", str(c), user="alice")
+    wait_for(lambda: reason(cluster, wide) == "QOSMaxNodePerJobLimit", 15,
+             what="MaxTRES's node count to hold it")
+    # 4 CPUs running (a): bob's 3 more would pass GrpTRES cpu=6.
+    more = sbatch(cluster, "-n3", *team, user="bob")
+    wait_for(lambda: reason(cluster, more) == "QOSGrpCpuLimit", 15, what="GrpTRES to hold it")
+    fits = sbatch(cluster, "-n2", *team, user="bob")
+    cluster.wait_job(fits, "RUNNING")
+    cluster.cli("scancel", "-u", "bob")

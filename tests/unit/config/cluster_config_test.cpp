@@ -329,6 +329,18 @@ TEST(ClusterConfig, ValidFiles) {
          EXPECT_FALSE(c.qos[2].hasRunLimits());  // UNLIMITED is no limit
          EXPECT_FALSE(c.qos[0].hasRunLimits());
        }},
+      {"QOS limits on the whole QOS and per job: Slurm's GrpJobs, GrpTRES, MaxTRES",
+       minimal("", yaml({"qos:", "  - name: team", "    grp_jobs: 4",
+                         "    grp_tres: gres/gpu=16,cpu=32", "    max_tres_per_job: node=2,gpu=8"})),
+       [](const ClusterConfig& c) {
+         const QosConfig& q = c.qos[1];
+         EXPECT_EQ(q.grp_jobs, 4u);
+         EXPECT_EQ(q.grp_tres, (std::map<std::string, std::uint64_t>{{"cpu", 32}, {"gres/gpu", 16}}));
+         EXPECT_EQ(q.max_tres_per_job,
+                   (std::map<std::string, std::uint64_t>{{"gres/gpu", 8}, {"node", 2}}));
+         EXPECT_TRUE(q.hasGroupLimits());
+         EXPECT_TRUE(q.hasRunLimits());
+       }},
       {"QOS table: normal listed keeps its place and id",
        minimal("", yaml({"qos:", "  - {name: urgent, priority: 10}", "  - {name: normal, priority: 5}"})),
        [](const ClusterConfig& c) {
@@ -614,6 +626,12 @@ TEST(ClusterConfig, InvalidFilesGiveLocatedErrors) {
        "by commas, NAME cpu, node or gres/gpu"},
       {"qos TRES limit without a count", minimal("", "qos: [{name: a, max_tres_per_user: \"cpu=\"}]\n"),
        "qos[0].max_tres_per_user: 'cpu=' is not a TRES limit"},
+      {"qos group TRES limit of something not counted", minimal("", "qos: [{name: a, grp_tres: billing=10}]\n"),
+       "qos[0].grp_tres: 'billing=10' is not a TRES limit"},
+      {"qos per-job TRES limit without a name", minimal("", "qos: [{name: a, max_tres_per_job: \"=4\"}]\n"),
+       "qos[0].max_tres_per_job: '=4' is not a TRES limit"},
+      {"qos group jobs not a count", minimal("", "qos: [{name: a, grp_jobs: many}]\n"),
+       "qos[0].grp_jobs: expected an integer"},
       {"account names an unknown qos", minimal("", "accounts: [{name: ml, qos: [fast]}]\n"),
        "t.conf:9:28: accounts[0].qos: unknown QOS 'fast'; defined: normal"},
       {"account default qos it may not use",

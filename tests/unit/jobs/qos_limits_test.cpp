@@ -1,5 +1,5 @@
-// QOS per-user limits (jobs/qos_limits.h): which pending jobs wait and why, in rank order, and
-// what submission refuses, with the reasons the reference Slurm 22.05 showed (2026-12-04).
+// QOS limits (jobs/qos_limits.h): which pending jobs wait and why, in rank order, and what
+// submission refuses, with the reasons the reference Slurm 22.05 showed (2026-12-04).
 #include "jobs/qos_limits.h"
 
 #include <gtest/gtest.h>
@@ -90,6 +90,61 @@ TEST(QosLimits, SubmissionRefusals) {
   EXPECT_EQ(QosLimits::refusal(q, job(1, false, 8), 1, 0), std::nullopt);
 }
 
+// GrpJobs and GrpTRES count every user's jobs of the QOS; MaxTRES limits each job alone. The
+// reasons and their order as the reference's (2026-12-04, jobs over two limits at once): GrpJobs
+// before MaxWall and MaxTRES; MaxTRES's node count before GrpTRES; GrpTRES before MaxTRES's cpu.
+TEST(QosLimits, GroupAndPerJobLimits) {
+  config::QosConfig q;
+  q.name = "short";
+  q.grp_jobs = 2;
+  q.max_wall_min = 10;
+  q.max_tres_per_job = {{"cpu", 4}, {"node", 2}, {"gres/gpu", 3}};
+  auto sized = [](sched::JobId id, bool running, double cpus, double nodes, double gpus,
+                  const std::string& user = "alice", std::int64_t minutes = 1) {
+    QosLimitJob j = job(id, running, gpus, 0, user, minutes);
+    j.cpu = cpus;
+    j.node = nodes;
+    return j;
+  };
+  // Two running, alice's and bob's: any third waits QOSGrpJobsLimit, over MaxWall, MaxTRES or not.
+  auto out = withheld(q, {sized(1, true, 1, 1, 0), sized(2, true, 1, 1, 0, "bob"),
+                          sized(3, false, 1, 1, 0, "carol"), sized(4, false, 1, 1, 4),
+                          sized(5, false, 1, 1, 0, "alice", 20), sized(6, false, 1, 3, 0)});
+  EXPECT_EQ(out, (std::map<sched::JobId, std::string_view>{{3, "QOSGrpJobsLimit"},
+                                                           {4, "QOSGrpJobsLimit"},
+                                                           {5, "QOSGrpJobsLimit"},
+                                                           {6, "QOSGrpJobsLimit"}}));
+  // Nothing running: each job's own limits.
+  out = withheld(q, {sized(1, false, 5, 1, 0), sized(2, false, 3, 3, 0),
+                     sized(3, false, 1, 1, 4), sized(4, false, 1, 3, 0, "alice", 20)});
+  EXPECT_EQ(out, (std::map<sched::JobId, std::string_view>{
+                     {1, "QOSMaxCpuPerJobLimit"}, {2, "QOSMaxNodePerJobLimit"},
+                     {3, "QOSMaxGRESPerJob"}, {4, "QOSMaxWallDurationPerJobLimit"}}));
+  // GrpTRES: cpu=6 full (4 + 2 running): a job over MaxTRES's cpu too shows the group's limit,
+  // one over its node count that; gpu and node group limits by their own reasons.
+  q.grp_jobs.reset();
+  q.grp_tres = {{"cpu", 6}, {"node", 3}, {"gres/gpu", 4}};
+  out = withheld(q, {sized(1, true, 4, 1, 0), sized(2, true, 2, 1, 0, "bob"),
+                     sized(3, false, 5, 1, 0), sized(4, false, 3, 3, 0),
+                     sized(5, false, 1, 1, 0, "carol")});
+  EXPECT_EQ(out, (std::map<sched::JobId, std::string_view>{{3, "QOSGrpCpuLimit"},
+                                                           {4, "QOSMaxNodePerJobLimit"},
+                                                           {5, "QOSGrpCpuLimit"}}));
+  out = withheld(q, {sized(1, true, 1, 1, 2), sized(2, true, 1, 1, 2, "bob"),
+                     sized(3, false, 1, 1, 1, "carol"), sized(4, false, 1, 1, 0)});
+  EXPECT_EQ(out, (std::map<sched::JobId, std::string_view>{{3, "QOSGrpGRES"}}));
+  out = withheld(q, {sized(1, true, 1, 2, 0), sized(2, false, 1, 2, 0, "bob"),
+                     sized(3, false, 1, 1, 0, "carol")});
+  EXPECT_EQ(out, (std::map<sched::JobId, std::string_view>{{2, "QOSGrpNodeLimit"}}));
+  // Under DenyOnLimit a job over MaxTRES or GrpTRES by itself is refused at submission; the
+  // job counts are no reason to refuse one.
+  q.deny_on_limit = true;
+  q.grp_jobs = 1;
+  EXPECT_EQ(QosLimits::refusal(q, sized(1, false, 5, 1, 0), 1, 0), "QOSMaxCpuPerJobLimit");
+  EXPECT_EQ(QosLimits::refusal(q, sized(1, false, 1, 1, 5), 1, 0), "QOSGrpGRES");
+  EXPECT_EQ(QosLimits::refusal(q, sized(1, false, 4, 2, 3), 1, 5), std::nullopt);
+}
+
 TEST(QosLimits, KeyChangesWithTheRunLimitsOnly) {
   config::ClusterConfig a;
   a.qos.push_back(shortQos());
@@ -102,6 +157,20 @@ TEST(QosLimits, KeyChangesWithTheRunLimitsOnly) {
   b = a;
   b.qos[1].max_tres_per_user["gres/gpu"] = 16;
   EXPECT_NE(qosLimitsKey(a), qosLimitsKey(b));
+  b = a;
+  b.qos[1].grp_jobs = 4;
+  EXPECT_NE(qosLimitsKey(a), qosLimitsKey(b));
+  b = a;
+  b.qos[1].grp_tres["cpu"] = 16;
+  EXPECT_NE(qosLimitsKey(a), qosLimitsKey(b));
+  b = a;
+  b.qos[1].max_tres_per_job["cpu"] = 16;
+  EXPECT_NE(qosLimitsKey(a), qosLimitsKey(b));
+  // The same count under another of the three lists is another key.
+  config::ClusterConfig c = a, d = a;
+  c.qos[1].grp_tres["cpu"] = 16;
+  d.qos[1].max_tres_per_job["cpu"] = 16;
+  EXPECT_NE(qosLimitsKey(c), qosLimitsKey(d));
   EXPECT_EQ(qosLimitsKey(config::ClusterConfig{}), "");
 }
 
