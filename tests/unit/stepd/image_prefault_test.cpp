@@ -14,6 +14,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <vector>
 
@@ -53,52 +54,10 @@ TEST(ImagePrefault, OwnRangesHoldThisCode) {
   EXPECT_TRUE(found);
 }
 
-// The point of it: a forked child that populates first takes fewer page fault exceptions
-// running code it has not run since the fork. (Counted with the perf software event, which
-// counts the traps; getrusage's minflt also counts the pages populate maps.)
-TEST(ImagePrefault, AForkedChildThatPopulatesTrapsLess) {
-  const auto ranges = ownReadOnlyImageRanges();
-  // -1: the count could not be taken here; else the child's page fault traps after its fork.
-  auto child_traps = [&](bool prefault) -> long {
-    int report[2];
-    if (pipe(report) != 0) return -1;
-    const pid_t pid = fork();
-    if (pid == 0) {
-      perf_event_attr attr{};
-      attr.type = PERF_TYPE_SOFTWARE;
-      attr.size = sizeof attr;
-      attr.config = PERF_COUNT_SW_PAGE_FAULTS;
-      attr.exclude_kernel = 1;
-      attr.exclude_hv = 1;
-      const int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0));
-      long long count = -1;
-      if (fd >= 0) {
-        if (prefault) populate(ranges);
-        // Code and read-only data the child has not touched since the fork: gtest's own.
-        (void)::testing::UnitTest::GetInstance()->current_test_info()->name();
-        (void)readOnlyImageRanges("00400000-00401000 r--p 0 0:0 0 /x\n", "/x");
-        if (read(fd, &count, sizeof count) != sizeof count) count = -1;
-      }
-      (void)!write(report[1], &count, sizeof count);
-      _exit(0);
-    }
-    close(report[1]);
-    long long count = -1;
-    if (read(report[0], &count, sizeof count) != sizeof count) count = -1;
-    close(report[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    return static_cast<long>(count);
-  };
-  const long without = child_traps(false);
-  const long with = child_traps(true);
-  if (without < 0 || with < 0) GTEST_SKIP() << "perf_event_open refused here";
-  EXPECT_LT(with, without) << "page fault traps with populate " << with << ", without " << without;
-}
-
-// Page fault traps a forked child takes reading one byte of every 4 KiB of [start, end); -1
-// where perf_event_open is refused.
-long childReadTraps(std::uintptr_t start, std::uintptr_t end) {
+// Page fault traps (the perf software event, which counts the traps; getrusage's minflt also
+// counts the pages populate maps) a forked child takes running `work`; -1 where
+// perf_event_open is refused.
+long childTraps(const std::function<void()>& work) {
   int report[2];
   if (pipe(report) != 0) return -1;
   const pid_t pid = fork();
@@ -112,10 +71,8 @@ long childReadTraps(std::uintptr_t start, std::uintptr_t end) {
     const int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0));
     long long count = -1;
     if (fd >= 0) {
-      unsigned sum = 0;
-      for (std::uintptr_t a = start; a < end; a += 4096) sum += *reinterpret_cast<volatile const unsigned char*>(a);
+      work();
       if (read(fd, &count, sizeof count) != sizeof count) count = -1;
-      count += sum & 0;  // the reads are not optimised away
     }
     (void)!write(report[1], &count, sizeof count);
     _exit(0);
@@ -127,6 +84,33 @@ long childReadTraps(std::uintptr_t start, std::uintptr_t end) {
   int status = 0;
   waitpid(pid, &status, 0);
   return static_cast<long>(count);
+}
+
+// The point of it: a forked child that populates first takes fewer page fault exceptions
+// running code it has not run since the fork.
+TEST(ImagePrefault, AForkedChildThatPopulatesTrapsLess) {
+  const auto ranges = ownReadOnlyImageRanges();
+  auto child_traps = [&](bool prefault) {
+    return childTraps([&] {
+      if (prefault) populate(ranges);
+      // Code and read-only data the child has not touched since the fork: gtest's own.
+      (void)::testing::UnitTest::GetInstance()->current_test_info()->name();
+      (void)readOnlyImageRanges("00400000-00401000 r--p 0 0:0 0 /x\n", "/x");
+    });
+  };
+  const long without = child_traps(false);
+  const long with = child_traps(true);
+  if (without < 0 || with < 0) GTEST_SKIP() << "perf_event_open refused here";
+  EXPECT_LT(with, without) << "page fault traps with populate " << with << ", without " << without;
+}
+
+// Page fault traps a forked child takes reading one byte of every 4 KiB of [start, end).
+long childReadTraps(std::uintptr_t start, std::uintptr_t end) {
+  return childTraps([=] {
+    for (std::uintptr_t a = start; a < end; a += 4096) {
+      (void)*reinterpret_cast<volatile const unsigned char*>(a);
+    }
+  });
 }
 
 // A read-only private file mapping standing in for the executable's image: 5 MiB of a pattern,
