@@ -211,6 +211,7 @@ struct QosConfig {
   // Limits on the whole QOS and on each job (Slurm's GrpJobs, GrpTRES, MaxTRES): a job over
   // them waits (QOSGrp... and QOSMax...PerJob reasons).
   std::optional<std::uint32_t> grp_jobs;
+  std::optional<std::uint32_t> grp_submit_jobs;            // GrpSubmitJobs: checked at submission
   std::map<std::string, std::uint64_t> grp_tres;           // names of kQosUserTres
   std::map<std::string, std::uint64_t> max_tres_per_job;   // names of kQosUserTres
   bool deny_on_limit = false;

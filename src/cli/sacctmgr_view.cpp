@@ -244,6 +244,7 @@ std::vector<Row> rowsOf(SacctmgrEntity entity, const config::ClusterConfig& conf
              {"MaxTRESPU", tresLimits(q.max_tres_per_user)},
              {"GrpTRES", tresLimits(q.grp_tres)},
              {"GrpJobs", q.grp_jobs ? std::to_string(*q.grp_jobs) : ""},
+             {"GrpSubmit", q.grp_submit_jobs ? std::to_string(*q.grp_submit_jobs) : ""},
              {"MaxTRES", tresLimits(q.max_tres_per_job)},
              {"ID", std::to_string(q.id)}}));
       }

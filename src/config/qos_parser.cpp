@@ -79,7 +79,8 @@ bool parseQos(Context& ctx, const YAML::Node& node, std::vector<QosConfig>& out)
     if (!m.open(ctx, node[i], fmt::format("qos[{}]", i),
                 {"name", "priority", "description", "preempt", "preempt_mode", "grace_time",
                  "max_jobs_per_user", "max_submit_jobs_per_user", "max_tres_per_user",
-                 "max_wall", "deny_on_limit", "grp_jobs", "grp_tres", "max_tres_per_job"})) {
+                 "max_wall", "deny_on_limit", "grp_jobs", "grp_submit_jobs", "grp_tres",
+                 "max_tres_per_job"})) {
       return false;
     }
     QosConfig q;
@@ -114,7 +115,8 @@ bool parseQos(Context& ctx, const YAML::Node& node, std::vector<QosConfig>& out)
     }
     for (auto [key, limit] : {std::pair{"max_jobs_per_user", &q.max_jobs_per_user},
                               std::pair{"max_submit_jobs_per_user", &q.max_submit_jobs_per_user},
-                              std::pair{"grp_jobs", &q.grp_jobs}}) {
+                              std::pair{"grp_jobs", &q.grp_jobs},
+                              std::pair{"grp_submit_jobs", &q.grp_submit_jobs}}) {
       std::uint32_t value = 0;
       if (auto* v = m.find(key)) {
         if (!readInteger(ctx, *v, m.path(key), 0, 0xFFFFFFFELL, value)) return false;

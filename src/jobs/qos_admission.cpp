@@ -57,19 +57,22 @@ std::optional<std::string_view> JobManager::qosSubmitRefusal(const v1::JobInfo& 
                                                              const sched::JobRequest& request,
                                                              std::uint32_t tasks) const {
   const config::QosConfig* qos = config_.findQos(base.qos());
-  if (!qos || (!qos->max_submit_jobs_per_user && !qos->deny_on_limit)) return std::nullopt;
-  std::uint32_t existing = 0;
-  if (qos->max_submit_jobs_per_user) {
+  if (!qos || (!qos->max_submit_jobs_per_user && !qos->grp_submit_jobs && !qos->deny_on_limit)) {
+    return std::nullopt;
+  }
+  std::uint32_t existing = 0, existing_in_qos = 0;
+  if (qos->max_submit_jobs_per_user || qos->grp_submit_jobs) {
     for (const auto& [id, job] : jobs_) {
-      if (!isFinal(job.state()) && job.info.qos() == qos->name && job.info.uid() == base.uid()) {
-        ++existing;
+      if (!isFinal(job.state()) && job.info.qos() == qos->name) {
+        ++existing_in_qos;
+        if (job.info.uid() == base.uid()) ++existing;
       }
     }
   }
   Job probe;
   probe.info = base;
   probe.request = request;
-  return QosLimits::refusal(*qos, limitJob(probe), tasks, existing);
+  return QosLimits::refusal(*qos, limitJob(probe), tasks, existing, existing_in_qos);
 }
 
 }  // namespace drover::jobs

@@ -107,7 +107,13 @@ std::map<sched::JobId, std::string_view> QosLimits::withheld(std::vector<QosLimi
 
 std::optional<std::string_view> QosLimits::refusal(const config::QosConfig& qos,
                                                    const QosLimitJob& job, std::uint32_t adding,
-                                                   std::uint32_t existing) {
+                                                   std::uint32_t existing,
+                                                   std::uint32_t existing_in_qos) {
+  // The reference named the group's limit where a submission passed both.
+  if (qos.grp_submit_jobs &&
+      static_cast<std::uint64_t>(existing_in_qos) + adding > *qos.grp_submit_jobs) {
+    return "QOSGrpSubmitJobsLimit";
+  }
   if (qos.max_submit_jobs_per_user &&
       static_cast<std::uint64_t>(existing) + adding > *qos.max_submit_jobs_per_user) {
     return "QOSMaxSubmitJobPerUserLimit";

@@ -1,7 +1,8 @@
 #pragma once
 // Slurm's QOS limits on running work, per user (MaxJobsPU, MaxTRESPU), for the whole QOS
 // (GrpJobs, GrpTRES) and per job (MaxWall, MaxTRES): which pending jobs wait for them, under the
-// reference's reasons, and what submission refuses (MaxSubmitJobsPU; with DenyOnLimit, a job
+// reference's reasons, and what submission refuses (GrpSubmitJobs, MaxSubmitJobsPU; with
+// DenyOnLimit, a job
 // over MaxWall, MaxTRES, MaxTRESPU or GrpTRES by itself). The
 // controller keeps the waiting jobs out of the scheduler's queue, as it keeps an array's tasks
 // over its %N throttle, so no pass starts more than a limit allows. The jobs let through count
@@ -53,11 +54,12 @@ class QosLimits {
   std::map<sched::JobId, std::string_view> withheld(std::vector<QosLimitJob> jobs) const;
 
   // At submission of `adding` jobs like `job` (an array's tasks) by a user who has `existing`
-  // jobs of that QOS not yet ended: the reason it is refused (the reference's note before "Job
-  // violates accounting/QOS policy ..."), or nullopt.
+  // jobs of that QOS not yet ended, of `existing_in_qos` of all users: the reason it is
+  // refused (the reference's note before "Job violates accounting/QOS policy ..."), or nullopt.
   static std::optional<std::string_view> refusal(const config::QosConfig& qos,
                                                  const QosLimitJob& job, std::uint32_t adding,
-                                                 std::uint32_t existing);
+                                                 std::uint32_t existing,
+                                                 std::uint32_t existing_in_qos = 0);
 
  private:
   std::map<std::string, const config::QosConfig*, std::less<>> limited_;

@@ -22,7 +22,7 @@ QOS_TABLE = """qos:
   - {name: short, max_jobs_per_user: 1, max_submit_jobs_per_user: 3, max_wall: 5}
   - {name: small, max_tres_per_user: cpu=20}
   - {name: strict, max_wall: 5, deny_on_limit: yes}
-  - {name: team, grp_jobs: 2, grp_tres: "node=4,cpu=6", max_tres_per_job: node=2}
+  - {name: team, grp_jobs: 2, grp_submit_jobs: 5, grp_tres: "node=4,cpu=6", max_tres_per_job: node=2}
 
 # Accounts below"""
 
@@ -92,8 +92,9 @@ def test_the_table_and_who_may_use_it_as_sacctmgr_lists_them(cluster):
     r = cluster.cli("sacctmgr", "-P", "show", "assoc", "format=User,Account,QOS,DefaultQOS")
     assert "alice|research|high,normal,scav,short,small,strict,team|" in r.stdout.splitlines(), r.stdout
     # The group and per-job limits, TRES by name as the reference listed them.
-    r = cluster.cli("sacctmgr", "-nP", "show", "qos", "team", "format=Name,GrpTRES,GrpJobs,MaxTRES")
-    assert r.stdout == "team|cpu=6,node=4|2|node=2\n", r.stdout
+    r = cluster.cli("sacctmgr", "-nP", "show", "qos", "team",
+                    "format=Name,GrpTRES,GrpJobs,GrpSubmit,MaxTRES")
+    assert r.stdout == "team|cpu=6,node=4|2|5|node=2\n", r.stdout
     show = cluster.scontrol("show", "config").stdout
     assert re.search(r"^PreemptType += preempt/qos$", show, re.M), show
 
@@ -297,7 +298,8 @@ def test_a_limit_added_by_reconfigure_holds_back_jobs_already_queued(cluster):
 
 
 def test_group_and_per_job_limits_hold_jobs_back_with_the_references_reasons(cluster):
-    # QOS team: GrpJobs=2 and GrpTRES cpu=6 count alice's and bob's jobs together; MaxTRES
+    # QOS team: GrpJobs=2, GrpSubmitJobs=5 and GrpTRES cpu=6 count alice's and bob's jobs
+    # together; MaxTRES
     # node=2 limits each job. Reasons and their order as the reference's (2026-12-04).
     team = ("-q", "team", "-o", "/dev/null", "--wrap", "sleep 300")
     a = sbatch(cluster, "-n4", *team)
@@ -320,4 +322,9 @@ def test_group_and_per_job_limits_hold_jobs_back_with_the_references_reasons(clu
     wait_for(lambda: reason(cluster, more) == "QOSGrpCpuLimit", 15, what="GrpTRES to hold it")
     fits = sbatch(cluster, "-n2", *team, user="bob")
     cluster.wait_job(fits, "RUNNING")
+    # GrpSubmitJobs=5: a, wide, more and fits are there; one more of anyone's goes, then none.
+    sbatch(cluster, "-n1", *team)
+    r = cluster.cli("sbatch", "-q", "team", "--wrap", "true", user="bob")
+    assert (r.returncode, r.stdout, r.stderr) == (
+        1, "", f"sbatch: error: QOSGrpSubmitJobsLimit\nsbatch: error: {POLICY}\n")
     cluster.cli("scancel", "-u", "bob")

@@ -329,12 +329,13 @@ TEST(ClusterConfig, ValidFiles) {
          EXPECT_FALSE(c.qos[2].hasRunLimits());  // UNLIMITED is no limit
          EXPECT_FALSE(c.qos[0].hasRunLimits());
        }},
-      {"QOS limits on the whole QOS and per job: Slurm's GrpJobs, GrpTRES, MaxTRES",
-       minimal("", yaml({"qos:", "  - name: team", "    grp_jobs: 4",
+      {"QOS limits on the whole QOS and per job: Slurm's GrpJobs, GrpSubmitJobs, GrpTRES, MaxTRES",
+       minimal("", yaml({"qos:", "  - name: team", "    grp_jobs: 4", "    grp_submit_jobs: 10",
                          "    grp_tres: gres/gpu=16,cpu=32", "    max_tres_per_job: node=2,gpu=8"})),
        [](const ClusterConfig& c) {
          const QosConfig& q = c.qos[1];
          EXPECT_EQ(q.grp_jobs, 4u);
+         EXPECT_EQ(q.grp_submit_jobs, 10u);
          EXPECT_EQ(q.grp_tres, (std::map<std::string, std::uint64_t>{{"cpu", 32}, {"gres/gpu", 16}}));
          EXPECT_EQ(q.max_tres_per_job,
                    (std::map<std::string, std::uint64_t>{{"gres/gpu", 8}, {"node", 2}}));

@@ -88,6 +88,12 @@ TEST(QosLimits, SubmissionRefusals) {
             "QOSMaxWallDurationPerJobLimit");
   EXPECT_EQ(QosLimits::refusal(q, job(1, false, 16), 1, 0), "QOSMaxGRESPerUser");
   EXPECT_EQ(QosLimits::refusal(q, job(1, false, 8), 1, 0), std::nullopt);
+  // GrpSubmitJobs counts every user's jobs of the QOS, and is named first where a submission
+  // passes both it and MaxSubmitJobsPU, as the reference named it.
+  q.grp_submit_jobs = 4;
+  EXPECT_EQ(QosLimits::refusal(q, job(1, false, 0), 1, 0, 3), std::nullopt);
+  EXPECT_EQ(QosLimits::refusal(q, job(1, false, 0), 2, 0, 3), "QOSGrpSubmitJobsLimit");
+  EXPECT_EQ(QosLimits::refusal(q, job(1, false, 0), 1, 3, 4), "QOSGrpSubmitJobsLimit");
 }
 
 // GrpJobs and GrpTRES count every user's jobs of the QOS; MaxTRES limits each job alone. The
