@@ -214,11 +214,17 @@ struct QosConfig {
   std::optional<std::uint32_t> grp_submit_jobs;            // GrpSubmitJobs: checked at submission
   std::map<std::string, std::uint64_t> grp_tres;           // names of kQosUserTres
   std::map<std::string, std::uint64_t> max_tres_per_job;   // names of kQosUserTres
+  // Per-account limits (Slurm's MaxJobsPA, MaxSubmitJobsPA, MaxTRESPA): all users' jobs of
+  // the QOS charged to one account together.
+  std::optional<std::uint32_t> max_jobs_per_account;
+  std::optional<std::uint32_t> max_submit_jobs_per_account;
+  std::map<std::string, std::uint64_t> max_tres_per_account;  // names of kQosUserTres
   bool deny_on_limit = false;
   bool hasGroupLimits() const { return grp_jobs || !grp_tres.empty(); }
+  bool hasAccountLimits() const { return max_jobs_per_account || !max_tres_per_account.empty(); }
   bool hasRunLimits() const {
     return max_jobs_per_user || !max_tres_per_user.empty() || max_wall_min || hasGroupLimits() ||
-           !max_tres_per_job.empty();
+           !max_tres_per_job.empty() || hasAccountLimits();
   }
 };
 

@@ -246,6 +246,11 @@ std::vector<Row> rowsOf(SacctmgrEntity entity, const config::ClusterConfig& conf
              {"GrpJobs", q.grp_jobs ? std::to_string(*q.grp_jobs) : ""},
              {"GrpSubmit", q.grp_submit_jobs ? std::to_string(*q.grp_submit_jobs) : ""},
              {"MaxTRES", tresLimits(q.max_tres_per_job)},
+             {"MaxTRESPA", tresLimits(q.max_tres_per_account)},
+             {"MaxJobsPA", q.max_jobs_per_account ? std::to_string(*q.max_jobs_per_account) : ""},
+             {"MaxSubmitPA", q.max_submit_jobs_per_account
+                                 ? std::to_string(*q.max_submit_jobs_per_account)
+                                 : ""},
              {"ID", std::to_string(q.id)}}));
       }
       return rows;

@@ -80,7 +80,8 @@ bool parseQos(Context& ctx, const YAML::Node& node, std::vector<QosConfig>& out)
                 {"name", "priority", "description", "preempt", "preempt_mode", "grace_time",
                  "max_jobs_per_user", "max_submit_jobs_per_user", "max_tres_per_user",
                  "max_wall", "deny_on_limit", "grp_jobs", "grp_submit_jobs", "grp_tres",
-                 "max_tres_per_job"})) {
+                 "max_tres_per_job", "max_jobs_per_account", "max_submit_jobs_per_account",
+                 "max_tres_per_account"})) {
       return false;
     }
     QosConfig q;
@@ -116,7 +117,10 @@ bool parseQos(Context& ctx, const YAML::Node& node, std::vector<QosConfig>& out)
     for (auto [key, limit] : {std::pair{"max_jobs_per_user", &q.max_jobs_per_user},
                               std::pair{"max_submit_jobs_per_user", &q.max_submit_jobs_per_user},
                               std::pair{"grp_jobs", &q.grp_jobs},
-                              std::pair{"grp_submit_jobs", &q.grp_submit_jobs}}) {
+                              std::pair{"grp_submit_jobs", &q.grp_submit_jobs},
+                              std::pair{"max_jobs_per_account", &q.max_jobs_per_account},
+                              std::pair{"max_submit_jobs_per_account",
+                                        &q.max_submit_jobs_per_account}}) {
       std::uint32_t value = 0;
       if (auto* v = m.find(key)) {
         if (!readInteger(ctx, *v, m.path(key), 0, 0xFFFFFFFELL, value)) return false;
@@ -125,7 +129,8 @@ bool parseQos(Context& ctx, const YAML::Node& node, std::vector<QosConfig>& out)
     }
     for (auto [key, limits] : {std::pair{"max_tres_per_user", &q.max_tres_per_user},
                                std::pair{"grp_tres", &q.grp_tres},
-                               std::pair{"max_tres_per_job", &q.max_tres_per_job}}) {
+                               std::pair{"max_tres_per_job", &q.max_tres_per_job},
+                               std::pair{"max_tres_per_account", &q.max_tres_per_account}}) {
       if (auto* v = m.find(key); v && !readTresLimits(ctx, *v, m.path(key), *limits)) return false;
     }
     if (auto* v = m.find("max_wall")) {

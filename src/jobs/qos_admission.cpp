@@ -15,6 +15,7 @@ QosLimitJob limitJob(const Job& job) {
   q.id = job.id();
   q.qos = job.info.qos();
   q.user = job.info.user();
+  q.account = job.info.account();
   q.running = holdsResources(job.state());
   q.time_limit_min = job.info.time_limit_min();
   q.priority = job.info.priority();
@@ -57,22 +58,22 @@ std::optional<std::string_view> JobManager::qosSubmitRefusal(const v1::JobInfo& 
                                                              const sched::JobRequest& request,
                                                              std::uint32_t tasks) const {
   const config::QosConfig* qos = config_.findQos(base.qos());
-  if (!qos || (!qos->max_submit_jobs_per_user && !qos->grp_submit_jobs && !qos->deny_on_limit)) {
-    return std::nullopt;
-  }
-  std::uint32_t existing = 0, existing_in_qos = 0;
-  if (qos->max_submit_jobs_per_user || qos->grp_submit_jobs) {
+  const bool counts = qos && (qos->max_submit_jobs_per_user || qos->grp_submit_jobs ||
+                               qos->max_submit_jobs_per_account);
+  if (!qos || (!counts && !qos->deny_on_limit)) return std::nullopt;
+  QosLimits::Submitted existing;
+  if (counts) {
     for (const auto& [id, job] : jobs_) {
-      if (!isFinal(job.state()) && job.info.qos() == qos->name) {
-        ++existing_in_qos;
-        if (job.info.uid() == base.uid()) ++existing;
-      }
+      if (isFinal(job.state()) || job.info.qos() != qos->name) continue;
+      ++existing.qos;
+      if (job.info.account() == base.account()) ++existing.account;
+      if (job.info.uid() == base.uid()) ++existing.user;
     }
   }
   Job probe;
   probe.info = base;
   probe.request = request;
-  return QosLimits::refusal(*qos, limitJob(probe), tasks, existing, existing_in_qos);
+  return QosLimits::refusal(*qos, limitJob(probe), tasks, existing);
 }
 
 }  // namespace drover::jobs

@@ -23,6 +23,7 @@ QOS_TABLE = """qos:
   - {name: small, max_tres_per_user: cpu=20}
   - {name: strict, max_wall: 5, deny_on_limit: yes}
   - {name: team, grp_jobs: 2, grp_submit_jobs: 5, grp_tres: "node=4,cpu=6", max_tres_per_job: node=2}
+  - {name: acct, max_jobs_per_account: 1, max_submit_jobs_per_account: 2, max_tres_per_account: cpu=8}
 
 # Accounts below"""
 
@@ -32,7 +33,7 @@ def with_qos(text):
     and preemption by QOS (requeue by default; scav's own mode is cancel)."""
     return replaced_once(text, (("# Accounts below", QOS_TABLE),
                                 ("    users: [alice, bob] ",
-                                 "    qos: [normal, HIGH, scav, short, small, strict, team]\n"
+                                 "    qos: [normal, HIGH, scav, short, small, strict, team, acct]\n"
                                  "    users: [alice, bob] "),
                                 ("  preempt_type: none ", "  preempt_type: qos "),
                                 ('  preempt_mode: "off" ', "  preempt_mode: requeue ")))
@@ -83,6 +84,7 @@ def test_the_table_and_who_may_use_it_as_sacctmgr_lists_them(cluster):
         "small|0|00:00:00||cluster|6",
         "strict|0|00:00:00||cluster|7",
         "team|0|00:00:00||cluster|8",
+        "acct|0|00:00:00||cluster|9",
     ], r.stdout
     r = cluster.cli("sacctmgr", "-nP", "show", "qos", "short,small,strict",
                     "format=Name,Flags,MaxWall,MaxJobsPU,MaxSubmitPU,MaxTRESPU")
@@ -90,11 +92,13 @@ def test_the_table_and_who_may_use_it_as_sacctmgr_lists_them(cluster):
                                      "strict|DenyOnLimit|00:05:00|||"], r.stdout
     # The association's list sorted by name, as the reference's `high,low,normal,short`.
     r = cluster.cli("sacctmgr", "-P", "show", "assoc", "format=User,Account,QOS,DefaultQOS")
-    assert "alice|research|high,normal,scav,short,small,strict,team|" in r.stdout.splitlines(), r.stdout
+    assert "alice|research|acct,high,normal,scav,short,small,strict,team|" in r.stdout.splitlines(), r.stdout
     # The group and per-job limits, TRES by name as the reference listed them.
     r = cluster.cli("sacctmgr", "-nP", "show", "qos", "team",
                     "format=Name,GrpTRES,GrpJobs,GrpSubmit,MaxTRES")
     assert r.stdout == "team|cpu=6,node=4|2|5|node=2\n", r.stdout
+    r = cluster.cli("sacctmgr", "-nP", "show", "qos", "acct", "format=Name,MaxTRESPA,MaxJobsPA,MaxSubmitPA")
+    assert r.stdout == "acct|cpu=8|1|2\n", r.stdout
     show = cluster.scontrol("show", "config").stdout
     assert re.search(r"^PreemptType += preempt/qos$", show, re.M), show
 
@@ -210,7 +214,7 @@ def test_sacct_q_names_qos_of_the_table(cluster):
     r = cluster.cli("sacct", "-q", "bogus", user="alice")
     assert (r.returncode, r.stdout, r.stderr) == (
         1, "", "sacct: error: You gave a bad qos 'bogus'. Valid QOS's are "
-               "normal,high,scav,vip,short,small,strict,team\n"
+               "normal,high,scav,vip,short,small,strict,team,acct\n"
                "sacct: fatal: problem processing qos list\n")
 
 
@@ -327,4 +331,20 @@ def test_group_and_per_job_limits_hold_jobs_back_with_the_references_reasons(clu
     r = cluster.cli("sbatch", "-q", "team", "--wrap", "true", user="bob")
     assert (r.returncode, r.stdout, r.stderr) == (
         1, "", f"sbatch: error: QOSGrpSubmitJobsLimit\nsbatch: error: {POLICY}\n")
+    cluster.cli("scancel", "-u", "bob")
+
+
+def test_per_account_limits_count_every_users_jobs_of_the_account(cluster):
+    # QOS acct: MaxJobsPA=1, MaxSubmitJobsPA=2 over alice's and bob's jobs in research, with
+    # the reference's reasons (no QOS prefix).
+    acct = ("-q", "acct", "-o", "/dev/null", "--wrap", "sleep 300")
+    a = sbatch(cluster, "-n1", *acct)
+    cluster.wait_job(a, "RUNNING")
+    b = sbatch(cluster, "-n1", *acct, user="bob")
+    wait_for(lambda: reason(cluster, b) == "MaxJobsPerAccount", 15, what="MaxJobsPA to hold it")
+    r = cluster.cli("sbatch", "-q", "acct", "--wrap", "true", user="alice")
+    assert (r.returncode, r.stdout, r.stderr) == (
+        1, "", f"sbatch: error: MaxSubmitJobsPerAccount\nsbatch: error: {POLICY}\n")
+    assert cluster.cli("scancel", str(a), user="alice").returncode == 0
+    cluster.wait_job(b, "RUNNING")
     cluster.cli("scancel", "-u", "bob")

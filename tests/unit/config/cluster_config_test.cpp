@@ -329,9 +329,11 @@ TEST(ClusterConfig, ValidFiles) {
          EXPECT_FALSE(c.qos[2].hasRunLimits());  // UNLIMITED is no limit
          EXPECT_FALSE(c.qos[0].hasRunLimits());
        }},
-      {"QOS limits on the whole QOS and per job: Slurm's GrpJobs, GrpSubmitJobs, GrpTRES, MaxTRES",
+      {"QOS limits on the whole QOS, per account and per job: Slurm's GrpJobs, GrpSubmitJobs, GrpTRES, *PA, MaxTRES",
        minimal("", yaml({"qos:", "  - name: team", "    grp_jobs: 4", "    grp_submit_jobs: 10",
-                         "    grp_tres: gres/gpu=16,cpu=32", "    max_tres_per_job: node=2,gpu=8"})),
+                         "    grp_tres: gres/gpu=16,cpu=32", "    max_tres_per_job: node=2,gpu=8",
+                         "    max_jobs_per_account: 6", "    max_submit_jobs_per_account: 20",
+                         "    max_tres_per_account: gpu=24"})),
        [](const ClusterConfig& c) {
          const QosConfig& q = c.qos[1];
          EXPECT_EQ(q.grp_jobs, 4u);
@@ -339,6 +341,10 @@ TEST(ClusterConfig, ValidFiles) {
          EXPECT_EQ(q.grp_tres, (std::map<std::string, std::uint64_t>{{"cpu", 32}, {"gres/gpu", 16}}));
          EXPECT_EQ(q.max_tres_per_job,
                    (std::map<std::string, std::uint64_t>{{"gres/gpu", 8}, {"node", 2}}));
+         EXPECT_EQ(q.max_jobs_per_account, 6u);
+         EXPECT_EQ(q.max_submit_jobs_per_account, 20u);
+         EXPECT_EQ(q.max_tres_per_account, (std::map<std::string, std::uint64_t>{{"gres/gpu", 24}}));
+         EXPECT_TRUE(q.hasAccountLimits());
          EXPECT_TRUE(q.hasGroupLimits());
          EXPECT_TRUE(q.hasRunLimits());
        }},

@@ -22,6 +22,7 @@ QosLimitJob job(sched::JobId id, bool running, double gpus, std::int64_t priorit
   j.id = id;
   j.qos = "short";
   j.user = user;
+  j.account = "research";
   j.running = running;
   j.cpu = 1;
   j.gpu = gpus;
@@ -78,22 +79,22 @@ TEST(QosLimits, TresWallAndWhichReasonWins) {
 TEST(QosLimits, SubmissionRefusals) {
   config::QosConfig q = shortQos();
   q.max_submit_jobs_per_user = 3;
-  EXPECT_EQ(QosLimits::refusal(q, job(1, false, 0), 1, 2), std::nullopt);
-  EXPECT_EQ(QosLimits::refusal(q, job(1, false, 0), 1, 3), "QOSMaxSubmitJobPerUserLimit");
-  EXPECT_EQ(QosLimits::refusal(q, job(1, false, 0), 2, 2), "QOSMaxSubmitJobPerUserLimit");  // an array
+  EXPECT_EQ(QosLimits::refusal(q, job(1, false, 0), 1, {.user = 2}), std::nullopt);
+  EXPECT_EQ(QosLimits::refusal(q, job(1, false, 0), 1, {.user = 3}), "QOSMaxSubmitJobPerUserLimit");
+  EXPECT_EQ(QosLimits::refusal(q, job(1, false, 0), 2, {.user = 2}), "QOSMaxSubmitJobPerUserLimit");  // an array
   // Over MaxWall or MaxTRESPU by itself: taken (it waits) unless DenyOnLimit.
-  EXPECT_EQ(QosLimits::refusal(q, job(1, false, 16, 0, "alice", 10), 1, 0), std::nullopt);
+  EXPECT_EQ(QosLimits::refusal(q, job(1, false, 16, 0, "alice", 10), 1, {}), std::nullopt);
   q.deny_on_limit = true;
-  EXPECT_EQ(QosLimits::refusal(q, job(1, false, 0, 0, "alice", 10), 1, 0),
+  EXPECT_EQ(QosLimits::refusal(q, job(1, false, 0, 0, "alice", 10), 1, {}),
             "QOSMaxWallDurationPerJobLimit");
-  EXPECT_EQ(QosLimits::refusal(q, job(1, false, 16), 1, 0), "QOSMaxGRESPerUser");
-  EXPECT_EQ(QosLimits::refusal(q, job(1, false, 8), 1, 0), std::nullopt);
+  EXPECT_EQ(QosLimits::refusal(q, job(1, false, 16), 1, {}), "QOSMaxGRESPerUser");
+  EXPECT_EQ(QosLimits::refusal(q, job(1, false, 8), 1, {}), std::nullopt);
   // GrpSubmitJobs counts every user's jobs of the QOS, and is named first where a submission
   // passes both it and MaxSubmitJobsPU, as the reference named it.
   q.grp_submit_jobs = 4;
-  EXPECT_EQ(QosLimits::refusal(q, job(1, false, 0), 1, 0, 3), std::nullopt);
-  EXPECT_EQ(QosLimits::refusal(q, job(1, false, 0), 2, 0, 3), "QOSGrpSubmitJobsLimit");
-  EXPECT_EQ(QosLimits::refusal(q, job(1, false, 0), 1, 3, 4), "QOSGrpSubmitJobsLimit");
+  EXPECT_EQ(QosLimits::refusal(q, job(1, false, 0), 1, {.qos = 3}), std::nullopt);
+  EXPECT_EQ(QosLimits::refusal(q, job(1, false, 0), 2, {.qos = 3}), "QOSGrpSubmitJobsLimit");
+  EXPECT_EQ(QosLimits::refusal(q, job(1, false, 0), 1, {.user = 3, .account = 3, .qos = 4}), "QOSGrpSubmitJobsLimit");
 }
 
 // GrpJobs and GrpTRES count every user's jobs of the QOS; MaxTRES limits each job alone. The
@@ -146,9 +147,56 @@ TEST(QosLimits, GroupAndPerJobLimits) {
   // job counts are no reason to refuse one.
   q.deny_on_limit = true;
   q.grp_jobs = 1;
-  EXPECT_EQ(QosLimits::refusal(q, sized(1, false, 5, 1, 0), 1, 0), "QOSMaxCpuPerJobLimit");
-  EXPECT_EQ(QosLimits::refusal(q, sized(1, false, 1, 1, 5), 1, 0), "QOSGrpGRES");
-  EXPECT_EQ(QosLimits::refusal(q, sized(1, false, 4, 2, 3), 1, 5), std::nullopt);
+  EXPECT_EQ(QosLimits::refusal(q, sized(1, false, 5, 1, 0), 1, {}), "QOSMaxCpuPerJobLimit");
+  EXPECT_EQ(QosLimits::refusal(q, sized(1, false, 1, 1, 5), 1, {}), "QOSGrpGRES");
+  EXPECT_EQ(QosLimits::refusal(q, sized(1, false, 4, 2, 3), 1, {.user = 5}), std::nullopt);
+}
+
+// MaxJobsPA, MaxTRESPA and MaxSubmitJobsPA count the jobs of all users charged to one account,
+// under the reference's reasons (no QOS prefix), checked before the per-user ones (2026-12-04:
+// a job over MaxJobsPA and MaxJobsPU showed MaxJobsPerAccount, one over MaxTRESPA's and
+// MaxTRESPU's cpu MaxCpuPerAccount, one over MaxTRESPA's node and cpu MaxNodePerAccount).
+TEST(QosLimits, PerAccountLimits) {
+  config::QosConfig q;
+  q.name = "short";
+  q.max_jobs_per_account = 2;
+  q.max_jobs_per_user = 1;
+  auto of = [](sched::JobId id, bool running, const std::string& user, const std::string& account,
+               double cpus = 1, double nodes = 1, double gpus = 0) {
+    QosLimitJob j = job(id, running, gpus, 0, user);
+    j.account = account;
+    j.cpu = cpus;
+    j.node = nodes;
+    return j;
+  };
+  // alice and bob run in research: carol's research job waits; her ml job goes; alice's own
+  // second one waits for the account's limit, named before her own.
+  auto out = withheld(q, {of(1, true, "alice", "research"), of(2, true, "bob", "research"),
+                          of(3, false, "carol", "research"), of(4, false, "carol", "ml"),
+                          of(5, false, "alice", "research")});
+  EXPECT_EQ(out, (std::map<sched::JobId, std::string_view>{{3, "MaxJobsPerAccount"},
+                                                           {5, "MaxJobsPerAccount"}}));
+  q.max_jobs_per_account.reset();
+  q.max_jobs_per_user.reset();
+  q.max_tres_per_account = {{"cpu", 4}, {"node", 2}, {"gres/gpu", 2}};
+  q.max_tres_per_user = {{"cpu", 4}};
+  out = withheld(q, {of(1, true, "alice", "research", 3), of(2, false, "alice", "research", 2),
+                     of(3, false, "bob", "research", 3, 3), of(4, false, "bob", "research", 1, 1, 3),
+                     of(5, false, "bob", "ml", 4)});
+  EXPECT_EQ(out, (std::map<sched::JobId, std::string_view>{{2, "MaxCpuPerAccount"},
+                                                           {3, "MaxNodePerAccount"},
+                                                           {4, "MaxGRESPerAccount"}}));
+  // Submission: the group's limit first, then the account's, then the user's.
+  q.max_submit_jobs_per_account = 3;
+  q.max_submit_jobs_per_user = 3;
+  EXPECT_EQ(QosLimits::refusal(q, of(1, false, "alice", "research"), 1, {.user = 2, .account = 2}),
+            std::nullopt);
+  EXPECT_EQ(QosLimits::refusal(q, of(1, false, "alice", "research"), 1, {.user = 3, .account = 3}),
+            "MaxSubmitJobsPerAccount");
+  q.grp_submit_jobs = 3;
+  EXPECT_EQ(QosLimits::refusal(q, of(1, false, "alice", "research"), 1,
+                               {.user = 3, .account = 3, .qos = 3}),
+            "QOSGrpSubmitJobsLimit");
 }
 
 TEST(QosLimits, KeyChangesWithTheRunLimitsOnly) {
@@ -171,6 +219,12 @@ TEST(QosLimits, KeyChangesWithTheRunLimitsOnly) {
   EXPECT_NE(qosLimitsKey(a), qosLimitsKey(b));
   b = a;
   b.qos[1].max_tres_per_job["cpu"] = 16;
+  EXPECT_NE(qosLimitsKey(a), qosLimitsKey(b));
+  b = a;
+  b.qos[1].max_jobs_per_account = 3;
+  EXPECT_NE(qosLimitsKey(a), qosLimitsKey(b));
+  b = a;
+  b.qos[1].max_tres_per_account["node"] = 3;
   EXPECT_NE(qosLimitsKey(a), qosLimitsKey(b));
   // The same count under another of the three lists is another key.
   config::ClusterConfig c = a, d = a;
