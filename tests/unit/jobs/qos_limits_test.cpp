@@ -206,27 +206,21 @@ TEST(QosLimits, KeyChangesWithTheRunLimitsOnly) {
   b.qos[1].priority = 7;             // not a limit
   b.qos[1].max_submit_jobs_per_user = 9;  // checked at submission, not on held-back jobs
   EXPECT_EQ(qosLimitsKey(a), qosLimitsKey(b));
-  b.qos[1].max_jobs_per_user = 3;
-  EXPECT_NE(qosLimitsKey(a), qosLimitsKey(b));
-  b = a;
-  b.qos[1].max_tres_per_user["gres/gpu"] = 16;
-  EXPECT_NE(qosLimitsKey(a), qosLimitsKey(b));
-  b = a;
-  b.qos[1].grp_jobs = 4;
-  EXPECT_NE(qosLimitsKey(a), qosLimitsKey(b));
-  b = a;
-  b.qos[1].grp_tres["cpu"] = 16;
-  EXPECT_NE(qosLimitsKey(a), qosLimitsKey(b));
-  b = a;
-  b.qos[1].max_tres_per_job["cpu"] = 16;
-  EXPECT_NE(qosLimitsKey(a), qosLimitsKey(b));
-  b = a;
-  b.qos[1].max_jobs_per_account = 3;
-  EXPECT_NE(qosLimitsKey(a), qosLimitsKey(b));
-  b = a;
-  b.qos[1].max_tres_per_account["node"] = 3;
-  EXPECT_NE(qosLimitsKey(a), qosLimitsKey(b));
-  // The same count under another of the three lists is another key.
+  // Each run limit, changed alone, changes the key.
+  using Change = void (*)(config::QosConfig&);
+  for (Change change : std::initializer_list<Change>{
+           [](config::QosConfig& q) { q.max_jobs_per_user = 3; },
+           [](config::QosConfig& q) { q.max_tres_per_user["gres/gpu"] = 16; },
+           [](config::QosConfig& q) { q.grp_jobs = 4; },
+           [](config::QosConfig& q) { q.grp_tres["cpu"] = 16; },
+           [](config::QosConfig& q) { q.max_tres_per_job["cpu"] = 16; },
+           [](config::QosConfig& q) { q.max_jobs_per_account = 3; },
+           [](config::QosConfig& q) { q.max_tres_per_account["node"] = 3; }}) {
+    b = a;
+    change(b.qos[1]);
+    EXPECT_NE(qosLimitsKey(a), qosLimitsKey(b));
+  }
+  // The same count under another of the TRES lists is another key.
   config::ClusterConfig c = a, d = a;
   c.qos[1].grp_tres["cpu"] = 16;
   d.qos[1].max_tres_per_job["cpu"] = 16;
