@@ -184,9 +184,10 @@ struct AccountConfig {
   std::string default_qos{};
 };
 
-// The TRES a QOS's max_tres_per_user may limit (what Drover counts per user), in Slurm's TRES
-// order (by id), which is also sacctmgr's order for MaxTRESPU.
-inline constexpr std::array<std::string_view, 3> kQosUserTres = {"cpu", "node", "gres/gpu"};
+// The TRES a QOS's TRES limits (max_tres_per_user, grp_tres, max_tres_per_job,
+// max_tres_per_account) may name: what Drover's QOS limits count. In Slurm's TRES order (by
+// id); sacctmgr lists the limits by name instead (std::map's order).
+inline constexpr std::array<std::string_view, 3> kQosLimitTres = {"cpu", "node", "gres/gpu"};
 
 // A quality of service (Slurm's QOS, which sacctmgr keeps in its database; here cluster.conf's
 // `qos` list). `normal` always exists, first (Slurm's default QOS, id 1).
@@ -206,19 +207,19 @@ struct QosConfig {
   // deny_on_limit (Flags=DenyOnLimit).
   std::optional<std::uint32_t> max_jobs_per_user;
   std::optional<std::uint32_t> max_submit_jobs_per_user;
-  std::map<std::string, std::uint64_t> max_tres_per_user;  // names of kQosUserTres
+  std::map<std::string, std::uint64_t> max_tres_per_user;  // names of kQosLimitTres
   std::optional<std::int64_t> max_wall_min;
   // Limits on the whole QOS and on each job (Slurm's GrpJobs, GrpTRES, MaxTRES): a job over
   // them waits (QOSGrp... and QOSMax...PerJob reasons).
   std::optional<std::uint32_t> grp_jobs;
   std::optional<std::uint32_t> grp_submit_jobs;            // GrpSubmitJobs: checked at submission
-  std::map<std::string, std::uint64_t> grp_tres;           // names of kQosUserTres
-  std::map<std::string, std::uint64_t> max_tres_per_job;   // names of kQosUserTres
+  std::map<std::string, std::uint64_t> grp_tres;           // names of kQosLimitTres
+  std::map<std::string, std::uint64_t> max_tres_per_job;   // names of kQosLimitTres
   // Per-account limits (Slurm's MaxJobsPA, MaxSubmitJobsPA, MaxTRESPA): all users' jobs of
   // the QOS charged to one account together.
   std::optional<std::uint32_t> max_jobs_per_account;
   std::optional<std::uint32_t> max_submit_jobs_per_account;
-  std::map<std::string, std::uint64_t> max_tres_per_account;  // names of kQosUserTres
+  std::map<std::string, std::uint64_t> max_tres_per_account;  // names of kQosLimitTres
   bool deny_on_limit = false;
   bool hasGroupLimits() const { return grp_jobs || !grp_tres.empty(); }
   bool hasAccountLimits() const { return max_jobs_per_account || !max_tres_per_account.empty(); }

@@ -44,7 +44,7 @@ bool readTresLimits(Context& ctx, const YAML::Node& node, const std::string& pat
     const char* last = item.data() + item.size();
     auto [ptr, ec] = std::from_chars(first, last, count);
     if (eq == std::string::npos || first == last || ec != std::errc() || ptr != last ||
-        std::find(kQosUserTres.begin(), kQosUserTres.end(), name) == kQosUserTres.end()) {
+        std::find(kQosLimitTres.begin(), kQosLimitTres.end(), name) == kQosLimitTres.end()) {
       return ctx.fail(node, fmt::format("{}: '{}' is not a TRES limit; give NAME=COUNT items "
                                         "separated by commas, NAME cpu, node or gres/gpu",
                                         path, item));

@@ -78,6 +78,15 @@ double heldRunUsage(const HeldJob& held, const Job* job, std::int64_t now) {
   return static_cast<double>(held.cpus) * static_cast<double>(ran);
 }
 
+namespace {
+
+// Charges the run `held` to its association now that the scheduler forgets it.
+void chargeRun(UsageLedger& ledger, const HeldJob& held, const Job* job, std::int64_t now) {
+  ledger.charge(held.who, heldRunUsage(held, job, now), runEnd(job, now));
+}
+
+}  // namespace
+
 sched::RunningJob runningOf(const Job& job) {
   sched::RunningJob r;
   r.id = job.id();
@@ -133,7 +142,7 @@ void JobManager::rebuildScheduler(const std::vector<NodeView>& nodes, std::int64
     const Job* job = find(it->first);
     if (it->second.running && (!job || !holdsResources(job->state()) ||
                                job->info.start_time() != it->second.start)) {
-      st.ledger.charge(it->second.who, heldRunUsage(it->second, job, now), runEnd(job, now));
+      chargeRun(st.ledger, it->second, job, now);
     }
     it = st.held.erase(it);
   }
@@ -331,7 +340,7 @@ void JobManager::syncScheduler(std::int64_t now) {
         continue;
       }
       // The run ended (or was requeued and started again): charge it, then forget it.
-      st.ledger.charge(h->second.who, heldRunUsage(h->second, job, now), runEnd(job, now));
+      chargeRun(st.ledger, h->second, job, now);
       if (want == Want::kAbsent) ended.push_back(id);
       else s.onJobEnded(id);  // requeued or restarted: out before it comes back below
       st.full_unapplied = true;  // a completion may move anyone's entry

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <iterator>
 #include <tuple>
 
 namespace drover::jobs {
@@ -15,26 +14,26 @@ struct Usage {
   double cpu = 0, gpu = 0, node = 0;
 };
 
-// Per TRES of config::kQosUserTres, in its order, what a TRES limit compares: `use` plus `job`.
+// Per TRES of config::kQosLimitTres, in its order, what a TRES limit compares: `use` plus `job`.
 std::array<double, 3> holding(const Usage& use, const QosLimitJob& job) {
-  static_assert(config::kQosUserTres.size() == 3);
+  static_assert(config::kQosLimitTres.size() == 3);
   return {use.cpu + job.cpu, use.node + job.node, use.gpu + job.gpu};
 }
 
 // The first of `limits` (TRES name -> count) that `have` passes: its reason from `reasons`
-// (kQosUserTres order; empty where that limit has no reason of its own here), else nullopt.
+// (kQosLimitTres order; empty where that limit has no reason of its own here), else nullopt.
 std::optional<std::string_view> overTres(const std::map<std::string, std::uint64_t>& limits,
                                          const std::array<double, 3>& have,
                                          const std::array<std::string_view, 3>& reasons) {
-  for (std::size_t i = 0; i < config::kQosUserTres.size(); ++i) {
+  for (std::size_t i = 0; i < config::kQosLimitTres.size(); ++i) {
     if (reasons[i].empty()) continue;
-    auto limit = limits.find(std::string(config::kQosUserTres[i]));
+    auto limit = limits.find(std::string(config::kQosLimitTres[i]));
     if (limit != limits.end() && have[i] > static_cast<double>(limit->second)) return reasons[i];
   }
   return std::nullopt;
 }
 
-// The reference's reasons (squeue(1), "JOB REASON CODES"), per TRES of kQosUserTres.
+// The reference's reasons (squeue(1), "JOB REASON CODES"), per TRES of kQosLimitTres.
 constexpr std::array<std::string_view, 3> kPerUserReasons = {
     "QOSMaxCpuPerUserLimit", "QOSMaxNodePerUserLimit", "QOSMaxGRESPerUser"};
 constexpr std::array<std::string_view, 3> kGroupReasons = {"QOSGrpCpuLimit", "QOSGrpNodeLimit",

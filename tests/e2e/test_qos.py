@@ -22,7 +22,7 @@ QOS_TABLE = """qos:
   - {name: short, max_jobs_per_user: 1, max_submit_jobs_per_user: 3, max_wall: 5}
   - {name: small, max_tres_per_user: cpu=20}
   - {name: strict, max_wall: 5, deny_on_limit: yes}
-  - {name: team, grp_jobs: 2, grp_submit_jobs: 5, grp_tres: "node=4,cpu=6", max_tres_per_job: node=2}
+  - {name: team, grp_jobs: 2, grp_submit_jobs: 5, grp_tres: "node=4,cpu=6,gpu=8", max_tres_per_job: node=2}
   - {name: acct, max_jobs_per_account: 1, max_submit_jobs_per_account: 2, max_tres_per_account: cpu=8}
 
 # Accounts below"""
@@ -96,7 +96,7 @@ def test_the_table_and_who_may_use_it_as_sacctmgr_lists_them(cluster):
     # The group and per-job limits, TRES by name as the reference listed them.
     r = cluster.cli("sacctmgr", "-nP", "show", "qos", "team",
                     "format=Name,GrpTRES,GrpJobs,GrpSubmit,MaxTRES")
-    assert r.stdout == "team|cpu=6,node=4|2|5|node=2\n", r.stdout
+    assert r.stdout == "team|cpu=6,gres/gpu=8,node=4|2|5|node=2\n", r.stdout
     r = cluster.cli("sacctmgr", "-nP", "show", "qos", "acct", "format=Name,MaxTRESPA,MaxJobsPA,MaxSubmitPA")
     assert r.stdout == "acct|cpu=8|1|2\n", r.stdout
     show = cluster.scontrol("show", "config").stdout

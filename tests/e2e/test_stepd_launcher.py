@@ -110,6 +110,40 @@ def test_batch_steps_are_forked_by_the_launcher_as_droverds_children(cluster):
     assert launcher_of(cluster, "node1") == launcher, "one launcher serves every step"
 
 
+def huge_code(pid):
+    """(start, end) of each anonymous executable mapping of `pid` held in transparent huge
+    pages: drover-stepd's code that the launcher moved there (src/stepd/image_prefault.h)."""
+    found, current = [], None
+    for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
+        fields = line.split()
+        if "-" in fields[0] and not fields[0].endswith(":"):
+            current = fields if len(fields) == 5 and fields[1].startswith("r-x") else None
+        elif current and fields[0] == "AnonHugePages:" and int(fields[1]) > 0:
+            found.append(tuple(int(x, 16) for x in current[0].split("-")))
+    return found
+
+
+def huge_pages_to_be_had():
+    """THP not switched off, and MADV_COLLAPSE (Linux 6.1) there to ask for them."""
+    enabled = Path("/sys/kernel/mm/transparent_hugepage/enabled")
+    major, minor = (int(x) for x in os.uname().release.split(".")[:2])
+    return enabled.exists() and "[never]" not in enabled.read_text() and (major, minor) >= (6, 1)
+
+
+def test_the_launchers_code_is_in_huge_pages_that_its_supervisors_start_with(cluster):
+    if not huge_pages_to_be_had():
+        pytest.skip("no transparent huge pages here: the launcher keeps its file-mapped code")
+    launcher = wait_for(lambda: launcher_of(cluster, "node1"), 15, what="node1's launcher")
+    moved = huge_code(launcher)
+    assert moved, "the launcher's code is not in huge pages"
+    job = submit(cluster, "-w", "node1", "--wrap=sleep 300")
+    wait_state(cluster, job, "RUNNING")
+    # The forked supervisor runs on the same huge pages, mapped from its first instruction.
+    assert huge_code(supervisor_of(cluster, "node1", job)) == moved
+    assert cluster.cli("scancel", str(job)).returncode == 0
+    wait_state(cluster, job, FINAL)
+
+
 def test_a_killed_launcher_is_replaced_and_the_next_job_runs(cluster):
     launcher = wait_for(lambda: launcher_of(cluster, "node1"), 15, what="node1's launcher")
     os.kill(launcher, signal.SIGKILL)
