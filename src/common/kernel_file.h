@@ -7,9 +7,7 @@
 
 namespace drover {
 
-// The whole file, or "" when it cannot be opened. A read that returns less than asked is taken
-// as the end: the kernel's generated files (seq_file, sysfs) fill every read as far as they
-// can, so the usual extra read that returns 0 is saved. Regular files behave the same.
+// The whole file, or "" when it cannot be opened (or on a read error, what came before it).
 std::string readKernelFile(const std::string& path);
 
 }  // namespace drover

@@ -1,8 +1,11 @@
-// readKernelFile: whole files however long (a read that fills its buffer asks again, with a
-// bigger one), generated kernel files, and "" for a file that cannot be opened.
+// readKernelFile: whole files however long, generated kernel files (a seq_file of many records
+// gives a page or so a read, whatever the buffer), and "" for a file that cannot be opened.
 #include "common/kernel_file.h"
 
+#include <sys/mman.h>
 #include <unistd.h>
+
+#include <cstdio>
 
 #include <filesystem>
 #include <fstream>
@@ -34,10 +37,26 @@ TEST(KernelFile, GeneratedFilesAndMissingOnes) {
   const std::string status = readKernelFile("/proc/self/status");
   EXPECT_EQ(status.rfind("Name:", 0), 0u) << status.substr(0, 40);
   EXPECT_NE(status.find("\nPid:"), std::string::npos);
-  // Longer than a page on any machine: one line per mapping.
-  const std::string maps = readKernelFile("/proc/self/maps");
-  EXPECT_EQ(maps.back(), '\n');
   EXPECT_EQ(readKernelFile("/nonexistent/kernel/file"), "");
+}
+
+// /proc/PID/maps and /proc/cpuinfo (a block per CPU: 100 KiB on a large node) come a page or
+// so a read: a short read is not their end.
+TEST(KernelFile, ManyRecordFilesWhole) {
+  // 400 mappings that cannot merge (alternate protections): some 30 KiB of maps.
+  constexpr int kMappings = 400;
+  const long page = sysconf(_SC_PAGESIZE);
+  char* room = static_cast<char*>(mmap(nullptr, kMappings * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(room, MAP_FAILED);
+  for (int i = 0; i < kMappings; i += 2) mprotect(room + i * page, page, PROT_READ);
+  const std::string maps = readKernelFile("/proc/self/maps");
+  for (int i = 0; i < kMappings; ++i) {
+    char start[32];
+    std::snprintf(start, sizeof start, "%lx-", reinterpret_cast<unsigned long>(room + i * page));
+    ASSERT_NE(maps.find(start), std::string::npos) << "mapping " << i << " missing from " << maps.size() << " bytes";
+  }
+  EXPECT_NE(maps.find("[stack]"), std::string::npos);
+  munmap(room, kMappings * page);
 }
 
 }  // namespace
