@@ -77,7 +77,13 @@ function(_drover_link_static target)
     message(STATUS "${target}: not fully static (shared only: ${shared})")
     target_link_options(${target} PRIVATE -static-libstdc++ -static-libgcc -Wl,--as-needed)
   else()
-    target_link_options(${target} PRIVATE -static)
+    # One read-only executable segment from the ELF header through the read-only data, at
+    # 0x400000 (2 MiB-aligned, file offset 0): its first two 2 MiB extents can each be mapped
+    # by one page table entry when the page cache holds them as 2 MiB folios
+    # (cmake/write-for-huge-pages). With the default separate code segment (at 0x401000) no
+    # extent is wholly inside one mapping. The read-only data becomes executable, as it was
+    # before binutils 2.31; these processes run with their user's own rights.
+    target_link_options(${target} PRIVATE -static -Wl,-z,noseparate-code)
   endif()
 endfunction()
 
@@ -85,6 +91,9 @@ function(drover_static_executable target)
   if(DROVER_SANITIZE)
     return()  # the sanitizer runtimes are shared libraries
   endif()
+  # Here, not in the deferred check: a POST_BUILD step belongs to the target's own directory.
+  add_custom_command(TARGET ${target} POST_BUILD
+    COMMAND ${PROJECT_SOURCE_DIR}/cmake/write-for-huge-pages $<TARGET_FILE:${target}> VERBATIM)
   if(NOT DROVER_STATIC_DEPS)
     target_link_options(${target} PRIVATE -static-libstdc++ -static-libgcc)
     return()
