@@ -2,7 +2,6 @@
 
 #include <getopt.h>
 #include <limits.h>
-#include <pwd.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -33,12 +32,6 @@ std::string workingDirectory() {
 std::string hostName() {
   char host[HOST_NAME_MAX + 1] = {};
   return gethostname(host, sizeof host) == 0 ? host : "";
-}
-
-std::string callerName() {
-  const uid_t uid = getuid();
-  if (const passwd* pw = getpwuid(uid)) return pw->pw_name;
-  return std::to_string(uid);
 }
 
 namespace {

@@ -57,8 +57,6 @@ void printParseError(std::string_view prog, std::string_view message);
 std::map<std::string, std::string> processEnvironment();  // environ as NAME -> value
 std::string workingDirectory();                           // "" when getcwd fails
 std::string hostName();                                   // "" when gethostname fails
-// The caller's user name (from its real uid, not $USER), or the uid when it has none: --me.
-std::string callerName();
 // "<prog> <args...>" with each argument shell-quoted where needed (Slurm's SubmitLine).
 std::string submitLine(std::string_view prog, const std::vector<std::string>& args);
 

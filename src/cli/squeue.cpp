@@ -307,7 +307,9 @@ Result<SqueueCommand> parseSqueueArgs(const std::vector<std::string>& args) {
       // Each of -u and --me replaces what the other gave: the reference's `--me -u bob` listed
       // bob's jobs, `-u bob --me` the caller's.
       case 'u': o.users = splitCommas(optarg); break;
-      case kOptMe: o.users = {callerName()}; break;
+      // By uid, which the controller matches as it matches a name: this static binary cannot
+      // look its user's name up: glibc's NSS modules crash it for a user /etc/passwd lacks.
+      case kOptMe: o.users = {std::to_string(getuid())}; break;
       case 'w': {
         auto hosts = hostlist::expand(optarg);
         if (!hosts.ok()) return makeError("Invalid node name specified: " + hosts.error());

@@ -110,6 +110,14 @@ def test_scancel_me_is_the_callers_real_user(c):
     c.cli("scancel", str(alices))
 
 
+def test_squeue_me_of_a_uid_passwd_lacks_is_no_crash(c):
+    """--me goes by uid. Looking the name up, the static squeue died of SIGSEGV for a uid
+    /etc/passwd lacks: glibc's NSS then loads libnss_systemd, which fails in a static process.
+    The controller knows no such user either, and says so as for squeue -u."""
+    r = c.cli("squeue", "--me", "-h", user=54321)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "", "squeue: error: Invalid user: 54321\n\n"), r
+
+
 def test_scancel_nodelist_cancels_only_jobs_on_those_nodes(c):
     on1 = submit(c, "-w", "node1", "--wrap=sleep 300")
     on2 = submit(c, "-w", "node2", "--wrap=sleep 300")
