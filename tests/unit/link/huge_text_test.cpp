@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "../smaps_field.h"
 #include "../temp_dir.h"
 
 namespace drover {
@@ -72,18 +73,7 @@ long filePmdMappedKb(const std::string& path) {
   close(fd);
   if (at == MAP_FAILED) return -1;
   for (std::size_t o = 0; o < length; o += 4096) (void)static_cast<volatile const char*>(at)[o];
-  long kb = -1;
-  std::ifstream smaps("/proc/self/smaps");
-  std::string line;
-  bool in_it = false;
-  while (std::getline(smaps, line)) {
-    const auto dash = line.find('-');
-    if (dash != std::string::npos && line.find(' ') > dash && std::isxdigit(static_cast<unsigned char>(line[0]))) {
-      in_it = std::strtoull(line.c_str(), nullptr, 16) == aligned;
-    } else if (in_it && line.rfind("FilePmdMapped:", 0) == 0) {
-      kb = std::strtol(line.c_str() + 14, nullptr, 10);
-    }
-  }
+  const long kb = smapsFieldKb(aligned, "FilePmdMapped");
   munmap(room, length + kTwoMiB);
   return kb;
 }

@@ -2,6 +2,8 @@
 // made-up maps text and from this test process's own.
 #include "stepd/image_prefault.h"
 
+#include "../smaps_field.h"
+
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <sys/mman.h>
@@ -11,7 +13,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -150,20 +151,7 @@ TEST(ImagePrefault, AForkedChildThatPopulatesTrapsLess) {
 }
 
 // kB of AnonHugePages /proc/self/smaps gives the mapping that starts at `start`.
-long anonHugeKb(std::uintptr_t start) {
-  std::ifstream smaps("/proc/self/smaps");
-  std::string line;
-  bool in_it = false;
-  while (std::getline(smaps, line)) {
-    const auto dash = line.find('-');
-    if (dash != std::string::npos && line.find(' ') > dash && std::isxdigit(static_cast<unsigned char>(line[0]))) {
-      in_it = std::strtoull(line.c_str(), nullptr, 16) == start;
-    } else if (in_it && line.rfind("AnonHugePages:", 0) == 0) {
-      return std::strtol(line.c_str() + 14, nullptr, 10);
-    }
-  }
-  return -1;
-}
+long anonHugeKb(std::uintptr_t start) { return smapsFieldKb(start, "AnonHugePages"); }
 
 // Whether this kernel makes a huge page of 2 MiB of anonymous memory on request (THP, and
 // MADV_COLLAPSE: Linux 6.1), asked apart from the code under test.
