@@ -16,6 +16,7 @@ namespace drover::cli {
 
 struct SacctCommand {
   acct::AcctFilter filter;
+  std::vector<std::string> group_names;  // -g's names: the controller's to resolve
   bool all_users = false;  // -a
   std::vector<acct::report::Column> columns;
   acct::report::RenderOptions render;
@@ -32,10 +33,11 @@ struct SacctCommand {
   bool version = false;
 };
 
-// `now` fixes "today" for the -S default; `uid`/`user` are the caller (non-root users see their
-// own jobs unless -a or -u).
+// `now` fixes "today" for the -S default; `uid` is the caller (non-root users see their own jobs
+// unless -a or -u). -u and -g names are not looked up here: the controller does, and refuses a
+// name nobody has in the reference's words.
 Result<SacctCommand> parseSacctArgs(const std::vector<std::string>& args, std::int64_t now,
-                                    std::uint32_t uid, const std::string& user);
+                                    std::uint32_t uid);
 
 // -q's names as cluster.conf's QOS table has them (any case in, the table's spelling out); a
 // name it lacks is refused in the reference's words, naming the valid ones.

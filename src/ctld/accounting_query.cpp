@@ -3,8 +3,23 @@
 #include <map>
 
 #include "ctld/acct_wire.h"
+#include "ctld/user_lookup.h"
 
 namespace drover::ctld {
+
+Result<v1::QueryAccountingRequest> resolveAccountingNames(const v1::QueryAccountingRequest& request) {
+  for (const std::string& user : request.users()) {
+    if (!uidOfUserName(user)) return makeError("Invalid user id: " + user);
+  }
+  v1::QueryAccountingRequest resolved = request;
+  resolved.clear_groups();
+  for (const std::string& group : request.groups()) {
+    const auto gid = gidNamedBy(group);
+    if (!gid) return makeError("Invalid group id: " + group);
+    resolved.add_gids(*gid);
+  }
+  return resolved;
+}
 
 acct::AcctFilter accountingFilterFor(const rpc::Caller& caller, const v1::QueryAccountingRequest& request) {
   acct::AcctFilter filter = fromWire(request);

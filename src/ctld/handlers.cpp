@@ -4,6 +4,7 @@
 
 #include <google/protobuf/arena.h>
 
+#include "ctld/accounting_query.h"
 #include "ctld/reply_block.h"
 #include "ctld/services.h"
 #include "ctld/event_query.h"
@@ -217,7 +218,12 @@ ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs) {
   h.query_accounting = [jobs](const rpc::Caller& caller, const v1::QueryAccountingRequest& req,
                               wire::Reply_<v1::QueryAccountingReply> done) {
     if (noJobs(jobs, done)) return;
-    jobs->queryAccounting(caller, req, [done](Result<v1::QueryAccountingReply> r) {
+    auto resolved = resolveAccountingNames(req);
+    if (!resolved) {
+      done(fail(kInvalidArgument, resolved.error()), v1::QueryAccountingReply{});
+      return;
+    }
+    jobs->queryAccounting(caller, *resolved, [done](Result<v1::QueryAccountingReply> r) {
       if (!r) {
         done(fail(kInternal, r.error()), v1::QueryAccountingReply{});
         return;

@@ -186,6 +186,22 @@ def test_sacct_lists_a_finished_job(jobs):
     wait_for(row, 15, what="sacct to show the failed job")
 
 
+def test_sacct_names_are_the_controllers_to_look_up(jobs):
+    """The static sacct looks no user or group name up: with glibc's NSS it died of SIGSEGV on
+    -u and -g names /etc/passwd and /etc/group lack (libnss_systemd). The controller refuses
+    those in the reference's words and turns a group name into its gid."""
+    for opt, name, what in (("-u", "nosuchuser-drover", "user"), ("-g", "nosuchgroup-drover", "group")):
+        r = jobs.cli("sacct", opt, name)
+        assert (r.returncode, r.stdout, r.stderr) == (1, "", f"sacct: error: Invalid {what} id: {name}\n"), r
+    job_id = submit(jobs, "-J", "rootjob", "--wrap=true")   # root's, group root
+    def listed(group):
+        r = jobs.cli("sacct", "-X", "-n", "-P", "-o", "JobID", "-j", str(job_id), "-g", group)
+        assert r.returncode == 0, r.stderr
+        return r.stdout.split()
+    wait_for(lambda: listed("root") == [str(job_id)], 15, what="sacct -g root to list root's job")
+    assert listed("daemon") == []
+
+
 def test_scontrol_hold_uhold_release_and_suspend_resume(jobs):
     job_id = submit(jobs, "-H", "-J", "ctl", "--wrap=true")
     assert job_field(jobs, job_id, "Reason") == "JobHeldUser"

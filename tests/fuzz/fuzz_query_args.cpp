@@ -24,7 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   using namespace drover::cli;
   if (command == 0) {
-    auto cmd = parseSacctArgs(args, 1796254042, 1001, "alice");
+    auto cmd = parseSacctArgs(args, 1796254042, 1001);
     if (!cmd.ok()) FUZZ_CHECK(!cmd.error().empty(), "empty sacct error");
   } else if (command == 1) {
     auto cmd = parseSqueueArgs(args);

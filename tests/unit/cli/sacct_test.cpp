@@ -31,7 +31,7 @@ class SacctTest : public ::testing::Test {
     tzset();
   }
   SacctCommand parse(const std::vector<std::string>& args, std::uint32_t uid = 1001) {
-    auto cmd = parseSacctArgs(args, kNow, uid, "alice");
+    auto cmd = parseSacctArgs(args, kNow, uid);
     EXPECT_TRUE(cmd.ok()) << cmd.error();
     return cmd.ok() ? *cmd : SacctCommand{};
   }
@@ -108,7 +108,7 @@ TEST_F(SacctTest, JobsStatesWindowsAndOutputModes) {
 TEST_F(SacctTest, BadInputIsAnError) {
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"-s", "NOSTATE"}, {"-j", "abc"}, {"-o", "NoSuchField"}, {"-S", "garbage"}, {"--bogus"}}) {
-    EXPECT_FALSE(parseSacctArgs(args, kNow, 1001, "alice").ok()) << args[0];
+    EXPECT_FALSE(parseSacctArgs(args, kNow, 1001).ok()) << args[0];
   }
 }
 
@@ -128,11 +128,10 @@ TEST_F(SacctTest, BadInputIsWordedAsTheReferenceWordedIt) {
       {{"-X", "-S", "2030-01-01", "-E", "2020-01-01"},
        "Start time (2030-01-01T00:00:00) requested is after end time (2020-01-01T00:00:00)."},
       {{"-S", "now+1days"}, "Start time (2026-12-01T12:29:05) requested is after end time (2026-11-30T12:29:05)."},
-      {{"-u", "nosuchuser0"}, "Invalid user id: nosuchuser0"},
       {{"-o", "JobID,Bogus"}, "Invalid field requested: \"Bogus\""},
   };
   for (const auto& [args, want] : cases) {
-    auto cmd = parseSacctArgs(args, kNow, 1001, "alice");
+    auto cmd = parseSacctArgs(args, kNow, 1001);
     ASSERT_FALSE(cmd.ok()) << args[1];
     EXPECT_EQ(cmd.error(), want);
   }
@@ -190,6 +189,27 @@ TEST_F(SacctTest, RecordsSurviveTheWireBothWays) {
 
 // The controller's handler over a real SQLite accounting file: the caller's rights narrow the
 // filter, and what comes back converts to the same records sacct formats.
+// -u and -g names are the controller's to look up (a static sacct cannot use NSS): a name
+// nobody has is refused in the reference sacct's words, a group name becomes its gid.
+TEST(SacctNames, TheControllerChecksUsersAndTurnsGroupsIntoGids) {
+  v1::QueryAccountingRequest request;
+  request.add_users("root");
+  request.add_groups("root");
+  request.add_gids(7);
+  auto resolved = ctld::resolveAccountingNames(request);
+  ASSERT_TRUE(resolved.ok()) << resolved.error();
+  EXPECT_EQ(resolved->users_size(), 1);
+  EXPECT_EQ(resolved->groups_size(), 0);
+  EXPECT_EQ(std::vector<std::uint32_t>(resolved->gids().begin(), resolved->gids().end()),
+            (std::vector<std::uint32_t>{7, 0}));
+
+  request.add_users("no-such-user-drover");
+  EXPECT_EQ(ctld::resolveAccountingNames(request).error(), "Invalid user id: no-such-user-drover");
+  request.clear_users();
+  request.add_groups("no-such-group-drover");
+  EXPECT_EQ(ctld::resolveAccountingNames(request).error(), "Invalid group id: no-such-group-drover");
+}
+
 TEST_F(SacctTest, ControllerHandlerAnswersFromARealStore) {
   const std::string path = ::testing::TempDir() + "/sacct_handler_" + std::to_string(::getpid()) + ".db";
   std::remove(path.c_str());
@@ -277,12 +297,12 @@ TEST(SacctUnitsTest, SizesInTheAskedUnit) {
 
   EXPECT_EQ(*parseSizeUnit("mb"), 'M');
   EXPECT_FALSE(parseSizeUnit("X").ok());
-  auto bad = parseSacctArgs({"--units=X"}, 0, 1001, "alice");
+  auto bad = parseSacctArgs({"--units=X"}, 0, 1001);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error(), "bare: sacct: error: Invalid unit type 'X'. Possible options are 'KMGTP'\n"
                          "sacct: fatal: Invalid unit type");
-  EXPECT_EQ(parseSacctArgs({"--units=g"}, 0, 1001, "alice")->sizes.unit, 'G');
-  EXPECT_TRUE(parseSacctArgs({"--noconvert"}, 0, 1001, "alice")->sizes.no_convert);
+  EXPECT_EQ(parseSacctArgs({"--units=g"}, 0, 1001)->sizes.unit, 'G');
+  EXPECT_TRUE(parseSacctArgs({"--noconvert"}, 0, 1001)->sizes.no_convert);
 }
 
 
@@ -303,7 +323,7 @@ TEST(SacctRecordFilterTest, SelectorsAndTheirErrors) {
   job.reason = "None";
   job.constraints = "a100&ib";
   auto keeps = [&](std::vector<std::string> args) {
-    auto cmd = parseSacctArgs(args, 0, 1001, "alice");
+    auto cmd = parseSacctArgs(args, 0, 1001);
     EXPECT_TRUE(cmd.ok()) << cmd.error();
     return cmd.ok() && cmd->records.keeps(job);
   };
@@ -321,16 +341,16 @@ TEST(SacctRecordFilterTest, SelectorsAndTheirErrors) {
   EXPECT_FALSE(keeps({"--constraints=a10"}));
   EXPECT_FALSE(keeps({"-W", "proj"}));
   EXPECT_TRUE(keeps({"-L", "--use-local-uid", "--whole-hetjob=yes"}));
-  EXPECT_EQ(parseSacctArgs({"-g", "0"}, 0, 1001, "alice")->filter.gids, std::vector<std::uint32_t>{0});
+  EXPECT_EQ(parseSacctArgs({"-g", "0"}, 0, 1001)->filter.gids, std::vector<std::uint32_t>{0});
 
   auto error = [](std::vector<std::string> args) {
-    auto cmd = parseSacctArgs(args, 0, 1001, "alice");
+    auto cmd = parseSacctArgs(args, 0, 1001);
     return cmd.ok() ? std::string("(ok)") : cmd.error();
   };
   // -q is checked against cluster.conf's QOS table (checkSacctQos), in any case; names kept
   // as the table spells them.
   auto checked = [](std::vector<std::string> args, std::vector<std::string> table) {
-    auto cmd = parseSacctArgs(args, 0, 1001, "alice");
+    auto cmd = parseSacctArgs(args, 0, 1001);
     config::ClusterConfig config;
     for (const std::string& name : table) {
       config::QosConfig q;
@@ -349,10 +369,16 @@ TEST(SacctRecordFilterTest, SelectorsAndTheirErrors) {
   EXPECT_EQ(error({"-i", "x"}), "Invalid numeric value \"x\" for requested node range.");
   EXPECT_EQ(error({"-I", "x"}), "Invalid numeric value \"x\" for requested cpu range.");
   EXPECT_EQ(error({"-k", "x"}), "fatal: Invalid time limit specification");
-  EXPECT_EQ(error({"-g", "no-such-group-drover"}), "Invalid group id: no-such-group-drover");
-  // An id too large for a uid or gid is no id (std::stoul once threw here: a crash).
-  EXPECT_EQ(error({"-u", "99999999999999999999"}), "Invalid user id: 99999999999999999999");
-  EXPECT_EQ(error({"-g", "99999999999999999999"}), "Invalid group id: 99999999999999999999");
+  // Names are the controller's to look up (resolveAccountingNames), numbers are ids; an id too
+  // large for a uid or gid is no id but a name (std::stoul once threw here: a crash), which no
+  // one has.
+  auto parsed = parseSacctArgs({"-u", "nosuchuser0,1002,99999999999999999999", "-g",
+                                "no-such-group-drover,7,99999999999999999999"}, 0, 1001);
+  ASSERT_TRUE(parsed.ok()) << parsed.error();
+  EXPECT_EQ(parsed->filter.users, (std::vector<std::string>{"nosuchuser0", "99999999999999999999"}));
+  EXPECT_EQ(parsed->filter.uids, std::vector<std::uint32_t>{1002});
+  EXPECT_EQ(parsed->group_names, (std::vector<std::string>{"no-such-group-drover", "99999999999999999999"}));
+  EXPECT_EQ(parsed->filter.gids, std::vector<std::uint32_t>{7});
   // States as the reference took them: CG and SE are no accounted states; RS and RV are, and
   // select nothing here (no Drover job enters them).
   EXPECT_EQ(error({"-s", "CG"}), "fatal: job state CG is not supported / accounted");
@@ -368,7 +394,7 @@ TEST(SacctRecordFilterTest, FlagsSelectByTheSchedulingPath) {
   acct::JobRecord job;
   job.flags = {"SchedBackfill", "StartRecieved"};
   auto keeps = [&](std::vector<std::string> args) {
-    auto cmd = parseSacctArgs(args, 0, 1001, "alice");
+    auto cmd = parseSacctArgs(args, 0, 1001);
     EXPECT_TRUE(cmd.ok()) << cmd.error();
     return cmd.ok() && cmd->records.keeps(job);
   };
@@ -386,14 +412,14 @@ TEST(SacctRecordFilterTest, FlagsSelectByTheSchedulingPath) {
   // Job completion data, which Drover keeps none of, as the reference without JobCompType.
   for (std::vector<std::string> args : {std::vector<std::string>{"-c"}, {"--completion", "-X"},
                                         {"-f", "/etc/hostname"}}) {
-    auto cmd = parseSacctArgs(args, 0, 1001, "alice");
+    auto cmd = parseSacctArgs(args, 0, 1001);
     ASSERT_FALSE(cmd.ok());
     EXPECT_EQ(cmd.error(), "bare: Slurm job completion is disabled");
   }
-  EXPECT_EQ(parseSacctArgs({"--file=/no/such/file"}, 0, 1001, "alice").error(),
+  EXPECT_EQ(parseSacctArgs({"--file=/no/such/file"}, 0, 1001).error(),
             "bare: /no/such/file is not a valid file");
   for (const char* word : {"bogus", "Sched", "startreceived"}) {
-    auto cmd = parseSacctArgs({"-F", std::string("SchedMain,") + word}, 0, 1001, "alice");
+    auto cmd = parseSacctArgs({"-F", std::string("SchedMain,") + word}, 0, 1001);
     ASSERT_FALSE(cmd.ok()) << word;
     EXPECT_EQ(cmd.error(), std::string("str_2_job_flags: Invalid job flag ") + word);
   }
@@ -403,10 +429,10 @@ TEST(SacctRecordFilterTest, FlagsSelectByTheSchedulingPath) {
 // end at the window's edges, so Elapsed is 15 s, its step's too; a running job's end is the
 // window's end (now without -E); a job that never started keeps no start.
 TEST(SacctTruncateTest, StartAndEndCutToTheWindow) {
-  auto cmd = parseSacctArgs({"-T", "-j", "7040"}, 0, 1001, "alice");
+  auto cmd = parseSacctArgs({"-T", "-j", "7040"}, 0, 1001);
   ASSERT_TRUE(cmd.ok()) << cmd.error();
   EXPECT_TRUE(cmd->truncate);
-  EXPECT_FALSE(parseSacctArgs({"-j", "7040"}, 0, 1001, "alice")->truncate);
+  EXPECT_FALSE(parseSacctArgs({"-j", "7040"}, 0, 1001)->truncate);
 
   acct::JobWithSteps done;
   done.job.start = 1000;
@@ -445,9 +471,9 @@ TEST(SacctKeptSubmissionTest, BlocksAsTheReference) {
                 "Batch Script for 7077_3\n" + dashes + "\nNONE\n\n");
   EXPECT_EQ(acct::report::renderKeptSubmission({kept}, false),
             "Environment used for 7075 (must be batch to display)\n" + dashes + "\nA=1\nSLURM_UMASK=0022\n\n");
-  EXPECT_FALSE(parseSacctArgs({"-B"}, 0, 1001, "alice").ok());
-  EXPECT_FALSE(parseSacctArgs({"-B", "--env-vars", "-j", "5"}, 0, 1001, "alice").ok());
-  EXPECT_TRUE(parseSacctArgs({"--env-vars", "-j", "5"}, 0, 1001, "alice")->env_vars);
+  EXPECT_FALSE(parseSacctArgs({"-B"}, 0, 1001).ok());
+  EXPECT_FALSE(parseSacctArgs({"-B", "--env-vars", "-j", "5"}, 0, 1001).ok());
+  EXPECT_TRUE(parseSacctArgs({"--env-vars", "-j", "5"}, 0, 1001)->env_vars);
 }
 
 }  // namespace

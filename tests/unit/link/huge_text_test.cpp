@@ -39,7 +39,7 @@ TEST(LinkLayout, StaticExecutablesStartWithTwoMiBOfCodeOnA2MiBBoundary) {
   // The fully static ones (CMakeLists.txt's cli_static_link list).
   int checked = 0;
   for (const char* name : {"sbatch", "sbcast", "squeue", "scancel", "scontrol", "sinfo", "sprio",
-                           "sshare", "sacctmgr", "sdiag", "srun", "salloc", "sstat",
+                           "sshare", "sacctmgr", "sdiag", "srun", "salloc", "sacct", "sstat",
                            "drover-stepd"}) {
     const std::string path = std::string(DROVER_BIN_DIR) + "/" + name;
     const auto headers = programHeaders(path);
