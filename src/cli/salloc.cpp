@@ -1,7 +1,6 @@
 #include "cli/salloc.h"
 
 #include <limits.h>
-#include <pwd.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <string>
@@ -16,13 +16,13 @@
 
 #include "cli/cli_common.h"
 #include "cli/controller_client.h"
+#include "cli/passwd_file.h"
 #include "cli/salloc_env.h"
 #include "cli/job_spec_wire.h"
 #include "cli/srun_allocation.h"
 #include "cli/srun_signals.h"
 #include "cli/srun_step.h"
 #include "drover/config.h"
-
 
 namespace drover::cli {
 namespace {
@@ -56,10 +56,12 @@ constexpr const char* kUsage =
 // How often salloc asks whether its job still runs while the command runs.
 constexpr auto kJobCheck = std::chrono::seconds(2);
 
+// $SHELL, else the login shell /etc/passwd gives (read by hand: cli/passwd_file.h), else sh.
 std::string userShell(const std::map<std::string, std::string>& env) {
   if (auto it = env.find("SHELL"); it != env.end() && !it->second.empty()) return it->second;
-  if (const passwd* pw = getpwuid(getuid()); pw && pw->pw_shell && *pw->pw_shell) return pw->pw_shell;
-  return "/bin/sh";
+  std::ifstream file("/etc/passwd");
+  const std::string passwd((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  return loginShellOf(static_cast<std::uint32_t>(getuid()), passwd).value_or("/bin/sh");
 }
 
 // Forks the command with `env`; the child restores the signal mask and dispositions salloc

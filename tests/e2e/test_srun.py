@@ -211,6 +211,19 @@ def test_salloc_no_shell_leaves_the_allocation_for_srun_jobid(cluster):
     assert wait_final(cluster, job_id)["JobState"] == "CANCELLED"
 
 
+def test_salloc_without_a_command_or_shell_runs_the_passwd_shell_or_sh(cluster):
+    """No command and no $SHELL: salloc runs the login shell /etc/passwd gives (read by hand),
+    else /bin/sh. Looking it up with glibc's NSS, the static salloc died of SIGSEGV for a uid
+    the files lack (libnss_systemd)."""
+    env = {k: v for k, v in cluster.env().items() if k != "SHELL"}
+    script = b'echo "bash=${BASH_VERSION:+yes}"; exit 4\n'
+    for user, want in (("alice", "bash=yes\n"), (54321, "bash=\n")):   # alice's is /bin/bash
+        r = subprocess.run([str(cluster.bin / "salloc"), "-N1", "-t", "5"], capture_output=True,
+                           env=env, timeout=60, input=script, cwd=str(cluster.run_dir), user=user)
+        out, err = text(r)
+        assert (r.returncode, out) == (4, want), (user, r.returncode, err)
+
+
 def test_srun_inside_a_batch_job(cluster):
     out_dir = shared_dir(cluster, "batch-srun")
     out = out_dir / "steps.out"
