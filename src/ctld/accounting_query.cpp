@@ -7,18 +7,17 @@
 
 namespace drover::ctld {
 
-Result<v1::QueryAccountingRequest> resolveAccountingNames(const v1::QueryAccountingRequest& request) {
+Result<v1::QueryAccountingRequest> resolveAccountingNames(v1::QueryAccountingRequest request) {
   for (const std::string& user : request.users()) {
     if (!uidOfUserName(user)) return makeError("Invalid user id: " + user);
   }
-  v1::QueryAccountingRequest resolved = request;
-  resolved.clear_groups();
   for (const std::string& group : request.groups()) {
     const auto gid = gidNamedBy(group);
     if (!gid) return makeError("Invalid group id: " + group);
-    resolved.add_gids(*gid);
+    request.add_gids(*gid);
   }
-  return resolved;
+  request.clear_groups();
+  return request;
 }
 
 acct::AcctFilter accountingFilterFor(const rpc::Caller& caller, const v1::QueryAccountingRequest& request) {

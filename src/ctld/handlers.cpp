@@ -223,7 +223,7 @@ ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs) {
       done(fail(kInvalidArgument, resolved.error()), v1::QueryAccountingReply{});
       return;
     }
-    jobs->queryAccounting(caller, *resolved, [done](Result<v1::QueryAccountingReply> r) {
+    jobs->queryAccounting(caller, std::move(*resolved), [done](Result<v1::QueryAccountingReply> r) {
       if (!r) {
         done(fail(kInternal, r.error()), v1::QueryAccountingReply{});
         return;

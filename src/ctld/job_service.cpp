@@ -603,12 +603,11 @@ void readAccounting(boost::asio::thread_pool& pool, boost::asio::io_context& io,
 
 }  // namespace
 
-void JobService::queryAccounting(const rpc::Caller& caller,
-                                 const v1::QueryAccountingRequest& request,
+void JobService::queryAccounting(const rpc::Caller& caller, v1::QueryAccountingRequest request,
                                  std::function<void(Result<v1::QueryAccountingReply>)> done) {
   readAccounting<v1::QueryAccountingReply>(
       *pool_, io_, accounting_path_,
-      [caller, request, cluster = state_.config().cluster_name,
+      [caller, request = std::move(request), cluster = state_.config().cluster_name,
        assoc_ids = associationIds(state_.config())](acct::SqliteAccountingStore& store) {
         return ctld::queryAccounting(store, caller, request, cluster, assoc_ids);
       },

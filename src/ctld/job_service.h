@@ -77,7 +77,7 @@ class JobService {
   // A step supervisor's report; acknowledged after it is durable.
   void stepEvent(const v1::StepEventRequest& event, Done done);
   // sacct: read on the pool from a reader of its own, answered on the loop.
-  void queryAccounting(const rpc::Caller& caller, const v1::QueryAccountingRequest& request,
+  void queryAccounting(const rpc::Caller& caller, v1::QueryAccountingRequest request,
                        std::function<void(Result<v1::QueryAccountingReply>)> done);
   // sreport: the same jobs summed in the store (ctld/usage_query.h), the same way.
   void queryUsage(const rpc::Caller& caller, const v1::QueryUsageRequest& request,

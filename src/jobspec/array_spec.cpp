@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/comma_list.h"
 #include "jobspec/parse_util.h"
 
 namespace drover::jobspec {
@@ -35,7 +36,7 @@ Result<ArraySpec> parseArraySpec(std::string_view text, std::uint32_t max_array_
     body = body.substr(0, pct);
   }
   if (body.empty()) return fail("no task ids");
-  for (std::string_view part : detail::split(body, ',')) {
+  for (std::string_view part : splitFields(body, ',')) {
     if (part.empty()) return fail("empty element");
     ArrayRange r;
     std::string_view range = part;

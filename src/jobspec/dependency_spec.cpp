@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "common/ascii_case.h"
+#include "common/comma_list.h"
 #include "jobspec/parse_util.h"
 
 namespace drover::jobspec {
@@ -52,7 +53,7 @@ Result<DependencySpec> parseDependencySpec(std::string_view text) {
   bool has_or = text.find('?') != std::string_view::npos;
   if (has_and && has_or) return fail("',' and '?' cannot be mixed");
   spec.any = has_or;
-  for (std::string_view clause : detail::split(text, has_or ? '?' : ',')) {
+  for (std::string_view clause : splitFields(text, has_or ? '?' : ',')) {
     if (clause.empty()) return fail("empty clause");
     auto colon = clause.find(':');
     auto type = typeFromName(clause.substr(0, colon));
@@ -65,7 +66,7 @@ Result<DependencySpec> parseDependencySpec(std::string_view text) {
       continue;
     }
     if (colon == std::string_view::npos) return fail("'" + std::string(clause) + "' has no job id");
-    for (std::string_view job : detail::split(clause.substr(colon + 1), ':')) {
+    for (std::string_view job : splitFields(clause.substr(colon + 1), ':')) {
       DependencyItem item;
       item.type = *type;
       constexpr std::string_view kFailed = "(failed)";

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "common/ascii_case.h"
+#include "common/comma_list.h"
 #include "jobspec/parse_util.h"
 
 namespace drover::jobspec {
@@ -27,7 +28,7 @@ Result<ExportSpec> parseExportSpec(std::string_view text) {
   }
   bool saw_all = false;
   bool saw_none = false;
-  for (std::string_view item : detail::split(text, ',')) {
+  for (std::string_view item : splitFields(text, ',')) {
     if (item.empty()) continue;
     if (equalsIgnoreCase(item, "ALL")) {
       saw_all = true;

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "common/ascii_case.h"
+#include "common/comma_list.h"
 #include "jobspec/parse_util.h"
 
 namespace drover::jobspec {
@@ -44,9 +45,9 @@ Result<std::vector<GresRequest>> parseGresList(std::string_view text) {
   std::vector<GresRequest> out;
   if (equalsIgnoreCase(text, "none")) return out;
   if (text.empty()) return fail("empty");
-  for (std::string_view item : detail::split(text, ',')) {
+  for (std::string_view item : splitFields(text, ',')) {
     if (item.starts_with("gres/")) item.remove_prefix(5);
-    auto parts = detail::split(item, ':');
+    auto parts = splitFields(item, ':');
     if (parts.size() > 3) return fail("too many ':' in '" + std::string(item) + "'");
     GresRequest g;
     if (!validName(parts[0])) return fail("bad name in '" + std::string(item) + "'");

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "common/ascii_case.h"
+#include "common/comma_list.h"
 #include "jobspec/parse_util.h"
 
 namespace drover::jobspec {
@@ -75,7 +76,7 @@ Result<Distribution> parseDistribution(std::string_view text) {
     body = body.substr(0, comma);
   }
   if (body.empty()) return d;
-  auto levels = detail::split(body, ':');
+  auto levels = splitFields(body, ':');
   if (levels.size() > 3) return fail();
   std::string first = toLowerAscii(levels[0]);
   if (first == "plane") {
@@ -128,7 +129,7 @@ Result<std::uint32_t> parseMailType(std::string_view text) {
       {"array_tasks", mail::kArrayTasks},
   }};
   std::uint32_t bits = 0;
-  for (std::string_view item : detail::split(text, ',')) {
+  for (std::string_view item : splitFields(text, ',')) {
     std::string l = toLowerAscii(item);
     bool found = false;
     for (const auto& [name, bit] : kTypes) {
@@ -161,7 +162,7 @@ Result<std::string> parseCpuBind(std::string_view text) {
       "verbose", "v", "quiet", "q", "help", "socket", "core"};
   static constexpr std::array<std::string_view, 4> kLists = {"map_cpu:", "mask_cpu:", "map_ldom:",
                                                              "mask_ldom:"};
-  for (std::string_view item : detail::split(text, ',')) {
+  for (std::string_view item : splitFields(text, ',')) {
     std::string l = toLowerAscii(item);
     bool ok = false;
     for (auto w : kWords) ok = ok || l == w;

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "common/ascii_case.h"
+#include "common/comma_list.h"
 #include "jobspec/parse_util.h"
 
 namespace drover::jobspec {
@@ -38,7 +39,7 @@ class LineParser {
       return okStatus();
     }
     const std::string quoted = "'" + std::string(field) + "'";
-    for (std::string_view part : detail::split(field, ',')) {
+    for (std::string_view part : splitFields(field, ',')) {
       if (part.empty()) return fail("empty element in the task ranks " + quoted + " (" + kRanksAccepted + ")");
       if (part == "*") {
         return fail("'*' combined with other ranks in " + quoted + " (" + kRanksAccepted + ")");

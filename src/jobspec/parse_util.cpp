@@ -28,20 +28,4 @@ std::optional<std::int64_t> parseSigned(std::string_view s) {
   return neg ? -r : r;
 }
 
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  std::size_t start = 0;
-  while (true) {
-    std::size_t pos = s.find(sep, start);
-    if (pos == std::string_view::npos) {
-      out.push_back(s.substr(start));
-      return out;
-    }
-    out.push_back(s.substr(start, pos - start));
-    start = pos + 1;
-  }
-}
-
-
-
 }  // namespace drover::jobspec::detail

@@ -14,6 +14,5 @@ std::optional<std::uint64_t> parseUnsigned(std::string_view s,
 // Whole-string signed decimal parse with optional leading '+'/'-'.
 std::optional<std::int64_t> parseSigned(std::string_view s);
 
-std::vector<std::string_view> split(std::string_view s, char sep);
 
 }  // namespace drover::jobspec::detail

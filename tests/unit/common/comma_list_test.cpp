@@ -1,4 +1,5 @@
-// splitCommas: the items of an option's or a config value's comma list, empty ones dropped.
+// splitCommas: the items of an option's or a config value's comma list, empty ones dropped;
+// splitFields: every field at one separator, empty ones kept.
 #include "common/comma_list.h"
 
 #include <gtest/gtest.h>
@@ -21,6 +22,14 @@ TEST(CommaList, DropsEmptyItems) {
 
 TEST(CommaList, KeepsSpacesAndDuplicates) {
   EXPECT_EQ(splitCommas(" a, a"), (Items{" a", " a"}));
+}
+
+TEST(CommaList, SplitFieldsKeepsEmptyOnes) {
+  using Fields = std::vector<std::string_view>;
+  EXPECT_EQ(splitFields("a::b", ':'), (Fields{"a", "", "b"}));
+  EXPECT_EQ(splitFields(":a:", ':'), (Fields{"", "a", ""}));
+  EXPECT_EQ(splitFields("", ':'), Fields{""});
+  EXPECT_EQ(splitFields("x\ny", '\n'), (Fields{"x", "y"}));
 }
 
 }  // namespace
