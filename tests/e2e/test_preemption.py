@@ -18,9 +18,7 @@ import pytest
 from cluster import ensure_users, shared_dir, wait_for
 from conftest import reconfigure_with, replaced_once, run_cluster
 
-# Long enough that the step's SIGTERM line reaches its output file well within it on a loaded
-# 2-core CI machine (with 4 s the job was once PREEMPTED before the test looked).
-GRACE = 10
+GRACE = 4
 
 PARTITIONS = f"""  - name: low
     nodes: node[3-4]
