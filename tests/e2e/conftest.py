@@ -1,11 +1,18 @@
 """pytest fixtures for end-to-end tests (Debian's /usr/bin/python3 -m pytest)."""
 
+import signal
 import sys
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+# The CLIs run as from a terminal's session: SIGHUP at its default. Started under nohup the
+# tests would pass its SIG_IGN on through exec, and salloc's SIGHUP to its command on a revoked
+# allocation would then be lost, as the reference's is (it waits for the command, 2026-12-05).
+# ctest resets it already; a pytest run by hand does not.
+signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 from cluster import Cluster  # noqa: E402
 
