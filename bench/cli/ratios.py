@@ -5,6 +5,10 @@ benchmark's own wrapper cost (runuser + bash, measured by bench.sh in the same r
 both sides: that cost belongs to the harness, not to either system.
 
     python3 bench/cli/ratios.py slurm.json drover.json
+    python3 bench/cli/ratios.py slurm-1.json,slurm-2.json drover-1.json,drover-2.json
+
+With several files a side (compare-slurm --abba: Slurm, Drover, Drover, Slurm), each figure is
+the mean of that side's runs, so a drift of the machine's speed during the run favours neither.
 """
 
 import json
@@ -12,9 +16,9 @@ import sys
 from pathlib import Path
 
 
-def load(path):
-    p = Path(path)
-    return json.loads(p.read_text()) if p.exists() else None
+def load(paths):
+    """The results of a comma-separated list of bench.sh JSON files (those that exist)."""
+    return [json.loads(Path(p).read_text()) for p in paths.split(",") if Path(p).exists()]
 
 
 # (label, how to read seconds or ms from a result, target ratio or None, is latency)
@@ -31,18 +35,22 @@ ROWS = [
 ]
 
 
-def value(result, read):
-    if result is None:
-        return None
-    try:
-        v = read(result)
-    except (KeyError, TypeError):
-        return None
-    return v if isinstance(v, (int, float)) else None
+def value(results, read):
+    """The mean of the figure over `results`, None unless every run has it."""
+    values = []
+    for result in results:
+        try:
+            v = read(result)
+        except (KeyError, TypeError):
+            return None
+        if not isinstance(v, (int, float)):
+            return None
+        values.append(v)
+    return sum(values) / len(values) if values else None
 
 
 def fmt(v):
-    return "n/a" if v is None else f"{v:g}"
+    return "n/a" if v is None else f"{v:.4g}"
 
 
 def ratio(slow, fast):
@@ -55,7 +63,9 @@ def main(slurm_path, drover_path):
     slurm, drover = load(slurm_path), load(drover_path)
     over_s = value(slurm, lambda r: r["wrapper_overhead_ms"]["median"])
     over_d = value(drover, lambda r: r["wrapper_overhead_ms"]["median"])
-    print("| figure | Slurm 22.05 | Drover | Drover faster by | without wrapper | target |")
+    runs = lambda results: f" (mean of {len(results)})" if len(results) > 1 else ""
+    print(f"| figure | Slurm 22.05{runs(slurm)} | Drover{runs(drover)} | Drover faster by | "
+          "without wrapper | target |")
     print("|---|---|---|---|---|---|")
     for label, read, target, latency in ROWS:
         s, d = value(slurm, read), value(drover, read)
