@@ -132,8 +132,12 @@ def runs(cluster):
     slow = workflow_dir(cluster, "wf-slow", SLOW)
     procs = [snakemake(cluster, main), snakemake(cluster, failing)]
     try:
-        # Ctrl-C while the rule's job runs: snakemake scancels it and exits.
-        p = snakemake(cluster, slow)
+        # Ctrl-C while the rule's job runs: snakemake scancels it and exits. Its cancel walks
+        # its list of active jobs without the lock its status thread holds while it takes the
+        # list away to query each job's state (snakemake 7's slurm executor), so an interrupt
+        # inside a status query cancels nothing: status checks every 10 s instead of every
+        # second make that window a tenth as likely (a sanitized build's slower sacct hit it).
+        p = snakemake(cluster, slow, "--max-status-checks-per-second", "0.1")
         procs.append(p)
         slow_out, m = "", None
         for line in p.stdout:
