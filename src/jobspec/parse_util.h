@@ -2,9 +2,7 @@
 // Small string helpers shared by the jobspec parsers (not part of the public API).
 #include <cstdint>
 #include <optional>
-#include <string>
 #include <string_view>
-#include <vector>
 
 namespace drover::jobspec::detail {
 
@@ -13,6 +11,5 @@ std::optional<std::uint64_t> parseUnsigned(std::string_view s,
                                            std::uint64_t max = UINT64_MAX);
 // Whole-string signed decimal parse with optional leading '+'/'-'.
 std::optional<std::int64_t> parseSigned(std::string_view s);
-
 
 }  // namespace drover::jobspec::detail
