@@ -3,22 +3,8 @@
 #include <map>
 
 #include "ctld/acct_wire.h"
-#include "ctld/user_lookup.h"
 
 namespace drover::ctld {
-
-Result<v1::QueryAccountingRequest> resolveAccountingNames(v1::QueryAccountingRequest request) {
-  for (const std::string& user : request.users()) {
-    if (!uidOfUserName(user)) return makeError("Invalid user id: " + user);
-  }
-  for (const std::string& group : request.groups()) {
-    const auto gid = gidNamedBy(group);
-    if (!gid) return makeError("Invalid group id: " + group);
-    request.add_gids(*gid);
-  }
-  request.clear_groups();
-  return request;
-}
 
 acct::AcctFilter accountingFilterFor(const rpc::Caller& caller, const v1::QueryAccountingRequest& request) {
   acct::AcctFilter filter = fromWire(request);

@@ -16,11 +16,6 @@
 
 namespace drover::ctld {
 
-// sacct's -u names checked and its -g names (`groups`) turned into gids, here because a static
-// sacct cannot use NSS: "Invalid user id: X" or "Invalid group id: X" for a name nobody has, as
-// the reference's sacct refused them.
-Result<v1::QueryAccountingRequest> resolveAccountingNames(v1::QueryAccountingRequest request);
-
 // A non-root caller that named no users and did not ask for all (-a) sees only their own jobs,
 // as sacct's default.
 acct::AcctFilter accountingFilterFor(const rpc::Caller& caller, const v1::QueryAccountingRequest& request);

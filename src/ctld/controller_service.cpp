@@ -1,10 +1,6 @@
-#include <pwd.h>
-#include <unistd.h>
-
 #include <boost/asio/post.hpp>
 #include <future>
 #include <memory>
-#include <vector>
 
 #include "ctld/handlers.h"
 #include "ctld/services.h"
@@ -12,16 +8,6 @@
 #include "rpc/server_auth.h"
 
 namespace drover::ctld {
-
-std::string userName(unsigned uid) {
-  struct passwd pw {};
-  struct passwd* found = nullptr;
-  std::vector<char> buf(16384);
-  if (getpwuid_r(uid, &pw, buf.data(), buf.size(), &found) == 0 && found != nullptr) {
-    return found->pw_name;
-  }
-  return std::to_string(uid);
-}
 
 namespace {
 

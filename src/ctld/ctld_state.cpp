@@ -66,6 +66,12 @@ CtldState::CtldState(config::ClusterConfig cfg, const Clock& clock, StateStore* 
       registry_(clock, std::move(system_user)),
       start_time_(clock.now()) {}
 
+bool CtldState::isOperator(std::uint32_t uid) const {
+  if (uid == 0) return true;
+  const auto user = names_.user(uid);
+  return user && std::find(cfg_.operators.begin(), cfg_.operators.end(), user->name) != cfg_.operators.end();
+}
+
 Status CtldState::init() {
   registry_.applyConfig(cfg_);
   if (store_ != nullptr) {

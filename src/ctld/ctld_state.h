@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ctld/diag_stats.h"
+#include "ctld/name_directory.h"
 #include "ctld/node_registry.h"
 #include "ctld/state_store.h"
 #include "drover/config.h"
@@ -48,6 +49,13 @@ class CtldState {
   std::int64_t now() const { return clock_.now(); }
   // sdiag's counters (diag_stats.h), kept on this thread like everything else here.
   DiagStats& diag() { return diag_; }
+  // The user and group names the RPCs carry, looked up before their handlers run
+  // (name_stage.h): read here, never looked up on this thread.
+  NameDirectory& names() { return names_; }
+  const NameDirectory& names() const { return names_; }
+  // Root, or a user whose name cluster.conf lists in `operators` (the caller's name is in
+  // names() by the time its handler runs).
+  bool isOperator(std::uint32_t uid) const;
 
   // Reloads the configuration from `path` (empty = the file it was loaded from). On error the
   // current configuration stays in force and the error (file:line:col) is returned.
@@ -99,6 +107,7 @@ class CtldState {
   int debug_level_ = -1;  // -1: not set since the start
   std::optional<int> start_debug_level_;  // the level before the first setDebugLevel
   DiagStats diag_{start_time_};
+  NameDirectory names_;
   std::function<void(const StateChange&)> on_change_;
   std::function<std::map<std::string, NodeUsage>()> usage_source_;
 };

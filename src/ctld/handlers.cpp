@@ -4,13 +4,11 @@
 
 #include <google/protobuf/arena.h>
 
-#include "ctld/accounting_query.h"
 #include "ctld/reply_block.h"
 #include "ctld/services.h"
 #include "ctld/event_query.h"
 #include "ctld/usage_query.h"
-#include "rpc/server_auth.h"
-#include "ctld/user_lookup.h"
+#include "ctld/request_names.h"
 #include "common/debug_level.h"
 #include "common/log.h"
 
@@ -19,9 +17,9 @@ namespace {
 
 wire::Outcome fail(int code, std::string message) { return wire::Outcome{code, std::move(message)}; }
 
-wire::Outcome deniedOutcome(const rpc::Caller& caller, const char* what) {
+wire::Outcome deniedOutcome(const CtldState& state, const rpc::Caller& caller, const char* what) {
   return fail(kPermissionDenied, std::string(what) + " is for root and operators only; user " +
-                                     userName(caller.uid) + " (uid " +
+                                     state.names().userName(caller.uid) + " (uid " +
                                      std::to_string(caller.uid) + ") is neither");
 }
 
@@ -66,19 +64,19 @@ ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs) {
   h.update_node = [&state](const rpc::Caller& caller, const v1::UpdateNodeRequest& req,
                            wire::Reply_<v1::UpdateNodeReply> done) {
     v1::UpdateNodeReply rep;
-    if (!rpc::isAdmin(caller, state.config().operators)) {
-      done(deniedOutcome(caller, "UpdateNode"), rep);
+    if (!state.isOperator(caller.uid)) {
+      done(deniedOutcome(state, caller, "UpdateNode"), rep);
       return;
     }
-    auto s = state.updateNode(req.nodes(), req.state(), req.reason(), userName(caller.uid));
+    auto s = state.updateNode(req.nodes(), req.state(), req.reason(), state.names().userName(caller.uid));
     done(outcomeOf(s, kInvalidArgument), rep);
   };
   h.update_partition = [&state, jobs](const rpc::Caller& caller,
                                       const v1::UpdatePartitionRequest& req,
                                       wire::Reply_<v1::UpdatePartitionReply> done) {
     v1::UpdatePartitionReply rep;
-    if (!rpc::isAdmin(caller, state.config().operators)) {
-      done(deniedOutcome(caller, "UpdatePartition"), rep);
+    if (!state.isOperator(caller.uid)) {
+      done(deniedOutcome(state, caller, "UpdatePartition"), rep);
       return;
     }
     // A partition a job still names stays, as the reference refused to delete it.
@@ -91,15 +89,15 @@ ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs) {
         return;
       }
     }
-    auto s = state.updatePartition(req, userName(caller.uid));
+    auto s = state.updatePartition(req, state.names().userName(caller.uid));
     if (s && jobs != nullptr) jobs->configChanged();
     done(outcomeOf(s, kInvalidArgument), rep);
   };
   h.reconfigure = [&state, jobs](const rpc::Caller& caller, const v1::ReconfigureRequest&,
                                  wire::Reply_<v1::ReconfigureReply> done) {
     v1::ReconfigureReply rep;
-    if (!rpc::isAdmin(caller, state.config().operators)) {
-      done(deniedOutcome(caller, "Reconfigure"), rep);
+    if (!state.isOperator(caller.uid)) {
+      done(deniedOutcome(state, caller, "Reconfigure"), rep);
       return;
     }
     auto r = state.reconfigure("");
@@ -113,14 +111,14 @@ ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs) {
   };
   h.set_debug_level = [&state](const rpc::Caller& caller, const v1::SetDebugLevelRequest& req,
                                 wire::Reply_<v1::SetDebugLevelReply> done) {
-    if (!rpc::isAdmin(caller, state.config().operators)) {
-      done(deniedOutcome(caller, "SetDebugLevel"), v1::SetDebugLevelReply{});
+    if (!state.isOperator(caller.uid)) {
+      done(deniedOutcome(state, caller, "SetDebugLevel"), v1::SetDebugLevelReply{});
       return;
     }
     if (req.level() == -1) {
       state.resetDebugLevel();
       log::get("ctld")->info("debug level set back to {} by {}", debugLevelName(state.debugLevel()),
-                             userName(caller.uid));
+                             state.names().userName(caller.uid));
       done(wire::Outcome::ok(), v1::SetDebugLevelReply{});
       return;
     }
@@ -131,7 +129,7 @@ ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs) {
     }
     // Said before it takes effect, so that `setdebug quiet` is in the log too.
     log::get("ctld")->info("debug level set to {} by {}", debugLevelName(req.level()),
-                           userName(caller.uid));
+                           state.names().userName(caller.uid));
     state.setDebugLevel(req.level());
     done(wire::Outcome::ok(), v1::SetDebugLevelReply{});
   };
@@ -164,20 +162,19 @@ ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs) {
       google::protobuf::Arena arena(options);
       auto* rep = google::protobuf::Arena::CreateMessage<v1::GetJobsReply>(&arena);
       rep->set_time(state.now());
-      addUnknownUsers(req.users(), rep->mutable_unknown_users());
+      addUnknownUsers(req.users(), state.names(), rep->mutable_unknown_users());
       jobs->query(req, rep->mutable_jobs());
       done(wire::Outcome::ok(), *rep);
       used = arena.SpaceAllocated();
     }
     block.fit(used);
   };
-  h.cancel_jobs = [jobs](const rpc::Caller& caller, const v1::CancelJobsRequest& req,
+  h.cancel_jobs = [&state, jobs](const rpc::Caller& caller, const v1::CancelJobsRequest& req,
                          wire::Reply_<v1::CancelJobsReply> done) {
     if (noJobs(jobs, done)) return;
     // scancel -u NAME of a user nobody is: the reference's scancel refused it ("Invalid user
     // name: X", exit 1). Looked up here, not in scancel: a static binary cannot use NSS.
-    if (const std::string& u = req.user();
-        !u.empty() && u.find_first_not_of("0123456789") != std::string::npos && !uidOfUserName(u)) {
+    if (const std::string& u = req.user(); !u.empty() && !idInText(u) && !state.names().userNamed(u)) {
       done(fail(kInvalidArgument, "Invalid user name: " + u), v1::CancelJobsReply{});
       return;
     }
@@ -215,10 +212,10 @@ ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs) {
     }
     done(wire::Outcome::ok(), *r);
   };
-  h.query_accounting = [jobs](const rpc::Caller& caller, const v1::QueryAccountingRequest& req,
+  h.query_accounting = [&state, jobs](const rpc::Caller& caller, const v1::QueryAccountingRequest& req,
                               wire::Reply_<v1::QueryAccountingReply> done) {
     if (noJobs(jobs, done)) return;
-    auto resolved = resolveAccountingNames(req);
+    auto resolved = resolveAccountingNames(req, state.names());
     if (!resolved) {
       done(fail(kInvalidArgument, resolved.error()), v1::QueryAccountingReply{});
       return;
@@ -262,7 +259,7 @@ ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs) {
     });
   };
   addStepHandlers(h, jobs);  // handlers_steps.cpp
-  addPriorityHandlers(h, jobs);  // handlers_priority.cpp
+  addPriorityHandlers(h, state, jobs);  // handlers_priority.cpp
   addStatisticsHandler(h, state, jobs);  // handlers_diag.cpp
   return h;
 }

@@ -73,7 +73,7 @@ ControllerHandlers makeControllerHandlers(CtldState& state, JobService* jobs);
 // (handlers_steps.cpp).
 void addStepHandlers(ControllerHandlers& h, JobService* jobs);
 // GetPriorities and GetShares (handlers_priority.cpp).
-void addPriorityHandlers(ControllerHandlers& h, JobService* jobs);
+void addPriorityHandlers(ControllerHandlers& h, const CtldState& state, JobService* jobs);
 // GetStatistics (handlers_diag.cpp).
 void addStatisticsHandler(ControllerHandlers& h, CtldState& state, JobService* jobs);
 // Wraps every handler set in `h` so each call is counted and timed in `stats` (sdiag's RPC

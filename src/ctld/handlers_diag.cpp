@@ -3,7 +3,6 @@
 #include "ctld/counted_handler.h"
 #include "ctld/handlers.h"
 #include "ctld/services.h"
-#include "rpc/server_auth.h"
 
 namespace drover::ctld {
 
@@ -22,10 +21,10 @@ void addStatisticsHandler(ControllerHandlers& h, CtldState& state, JobService* j
         jobs != nullptr ? jobs->manager().lifecycleCounts() : jobs::LifecycleCounts{};
     if (req.reset()) {
       // Slurm: "Only supported for Slurm operators and administrators".
-      if (!rpc::isAdmin(caller, state.config().operators)) {
+      if (!state.isOperator(caller.uid)) {
         done(wire::Outcome{kPermissionDenied,
                            "resetting statistics is for root and operators only; user " +
-                               userName(caller.uid) + " (uid " + std::to_string(caller.uid) +
+                               state.names().userName(caller.uid) + " (uid " + std::to_string(caller.uid) +
                                ") is neither"},
              rep);
         return;
@@ -36,7 +35,8 @@ void addStatisticsHandler(ControllerHandlers& h, CtldState& state, JobService* j
     }
     const std::int64_t now = state.now();
     rep.set_time(now);
-    state.diag().fill(counts, [](std::uint32_t uid) { return userName(uid); }, &rep);
+    // Every uid there has called, so its name was looked up for that call.
+    state.diag().fill(counts, [&state](std::uint32_t uid) { return state.names().userName(uid); }, &rep);
     if (jobs != nullptr) {
       const auto states = jobs->manager().stateCounts();
       rep.set_jobs_pending(states.pending);

@@ -1,7 +1,6 @@
 #include "ctld/job_service.h"
 
 #include <chrono>
-#include <grp.h>
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
@@ -17,7 +16,6 @@
 #include "config/association_tree.h"
 #include "ctld/accounting_query.h"
 #include "ctld/event_query.h"
-#include "ctld/user_lookup.h"
 #include "ctld/usage_query.h"
 #include "ctld/launch_call.h"
 #include "ctld/services.h"
@@ -28,21 +26,6 @@
 
 namespace drover::ctld {
 namespace {
-
-std::optional<std::string> groupName(unsigned gid) {
-  struct group gr {};
-  struct group* found = nullptr;
-  std::vector<char> buf(16384);
-  if (getgrgid_r(gid, &gr, buf.data(), buf.size(), &found) == 0 && found != nullptr) {
-    return std::string(found->gr_name);
-  }
-  return std::nullopt;
-}
-
-constexpr std::int64_t kNameCacheMs = 60'000;
-
-// Who set a node's reason, as a uid for its event (0 when the name is unknown here).
-std::uint32_t uidOfUser(const std::string& name) { return uidOfUserName(name).value_or(0); }
 
 // Finished jobs are dropped from memory at most this often (they stay in accounting).
 constexpr std::int64_t kPurgeEveryS = 30;
@@ -151,7 +134,13 @@ Result<std::unique_ptr<JobService>> JobService::create(boost::asio::io_context& 
   // (restored admin states included), closed once a node is known to be back.
   auto open_events = js->accounting_->openEvents();
   if (!open_events) return makeError("accounting store " + js->accounting_path_ + ": " + open_events.error());
-  js->events_ = std::make_unique<NodeEventTracker>(state.config().cluster_name, uidOfUser,
+  // Who set a node's reason, as a uid for its event (0 when the name is unknown): names of
+  // callers, and of reasons restored at start, which the server looked up then (server.cpp).
+  auto uid_of = [&names = state.names()](const std::string& name) -> std::uint32_t {
+    const auto user = names.userNamed(name);
+    return user ? user->uid : 0;
+  };
+  js->events_ = std::make_unique<NodeEventTracker>(state.config().cluster_name, uid_of,
                                                    state.registry().systemUser());
   js->events_->restore(*open_events);
   js->observeAllNodes();
@@ -169,22 +158,10 @@ Result<std::unique_ptr<JobService>> JobService::create(boost::asio::io_context& 
 }
 
 jobs::Caller JobService::jobCaller(const rpc::Caller& caller) const {
-  const std::int64_t now = clock_.nowMs();
-  auto cached = [now](std::map<unsigned, CachedName>& cache, unsigned id, auto lookUp) {
-    auto it = cache.find(id);
-    if (it != cache.end() && now - it->second.looked_up_ms < kNameCacheMs) return it->second.name;
-    std::optional<std::string> name = lookUp(id);
-    if (!name) return std::to_string(id);   // no name: not cached, a new user may appear
-    cache[id] = CachedName{now, *name};
-    return *name;
-  };
-  std::string user = cached(user_names_, caller.uid, [](unsigned uid) -> std::optional<std::string> {
-    std::string name = userName(uid);
-    if (name == std::to_string(uid)) return std::nullopt;
-    return name;
-  });
-  std::string group = cached(group_names_, caller.gid, groupName);
-  return jobs::Caller{caller.uid, caller.gid, std::move(user), std::move(group)};
+  // The caller's names were looked up before its handler ran (name_stage.h).
+  const NameDirectory& names = state_.names();
+  return jobs::Caller{caller.uid, caller.gid, names.userName(caller.uid),
+                      names.groupName(caller.gid).value_or(std::to_string(caller.gid))};
 }
 
 void JobService::afterCommit(Done after) {
@@ -454,18 +431,19 @@ void JobService::submit(const rpc::Caller& caller, const v1::JobSpec& spec,
       done(makeError("Access/permission denied"));
       return;
     }
+    const NameDirectory& names = state_.names();
     if (!spec.run_as_user().empty()) {
-      const auto uid = uidNamedBy(spec.run_as_user());
-      const auto gid = uid ? primaryGroupOf(*uid) : std::nullopt;
-      if (!gid) {
+      const auto uid = names.uidOf(spec.run_as_user());
+      const auto user = uid ? names.user(*uid) : std::nullopt;
+      if (!user) {
         done(makeError("Invalid user id"));
         return;
       }
-      owner.uid = *uid;
-      owner.gid = *gid;
+      owner.uid = user->uid;
+      owner.gid = user->gid;
     }
     if (!spec.run_as_group().empty()) {
-      const auto gid = gidNamedBy(spec.run_as_group());
+      const auto gid = names.gidOf(spec.run_as_group());
       if (!gid) {
         done(makeError("Invalid group id"));
         return;

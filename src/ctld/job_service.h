@@ -233,15 +233,6 @@ class JobService {
   }
   std::atomic<std::uint32_t> agent_queued_{0};
   std::atomic<std::uint32_t> agent_running_{0};
-  // Callers' user and group names by uid and gid, each looked up at most once per
-  // kNameCacheMs (with nsswitch's systemd back end a lookup is dozens of system calls, and
-  // every submission needs both). Ids without a name are looked up again each time.
-  struct CachedName {
-    std::int64_t looked_up_ms = 0;
-    std::string name;
-  };
-  mutable std::map<unsigned, CachedName> user_names_;
-  mutable std::map<unsigned, CachedName> group_names_;
 
   // srun/salloc (job_service_steps.cpp).
   struct AllocationWaiter {

@@ -7,23 +7,19 @@
 
 #include "common/log.h"
 #include "ctld/services.h"
-#include "rpc/server_auth.h"
-#include "ctld/user_lookup.h"
 
 namespace drover::ctld {
 namespace {
-
-bool userExists(const std::string& name) { return uidOfUserName(name).has_value(); }
 
 wire::Outcome fail(int code, std::string message) {
   return wire::Outcome{code, std::move(message)};
 }
 
 // Slurm's refusal for a non-admin; the detail says who asked.
-wire::Outcome denied(const rpc::Caller& caller) {
+wire::Outcome denied(const CtldState& state, const rpc::Caller& caller) {
   return fail(kPermissionDenied, "Access/permission denied: reservations are changed by root "
                                  "and operators only; user " +
-                                     userName(caller.uid) + " is neither");
+                                     state.names().userName(caller.uid) + " is neither");
 }
 
 }  // namespace
@@ -52,7 +48,10 @@ jobs::ReservationContext ReservationService::context() const {
     if (!jobs::holdsResources(job.state())) continue;
     for (const auto& a : job.allocation()) ctx.busy.push_back({a.node(), job.end_time()});
   }
-  ctx.user_exists = userExists;
+  // The Users= names of the request were looked up before its handler ran (request_names.h).
+  ctx.user_exists = [&names = state_.names()](const std::string& name) {
+    return names.userNamed(name).has_value();
+  };
   return ctx;
 }
 
@@ -101,7 +100,7 @@ void ReservationService::install(ControllerHandlers& h) {
                                                    const v1::CreateReservationRequest& req,
                                                    wire::Reply_<v1::CreateReservationReply> done) {
     v1::CreateReservationReply rep;
-    if (!rpc::isAdmin(caller, state_.config().operators)) return done(denied(caller), rep);
+    if (!state_.isOperator(caller.uid)) return done(denied(state_, caller), rep);
     tick();
     auto made = book.create(req.spec(), context());
     if (!made) return done(fail(kInvalidArgument, made.error()), rep);
@@ -110,7 +109,7 @@ void ReservationService::install(ControllerHandlers& h) {
       return done(fail(kInternal, s.error()), rep);
     }
     drover::log::get("ctld")->info("reservation {} created by {}", made->name(),
-                                   userName(caller.uid));
+                                   state_.names().userName(caller.uid));
     tick();
     jobs_.requestPass();
     rep.set_name(made->name());
@@ -120,7 +119,7 @@ void ReservationService::install(ControllerHandlers& h) {
                                                    const v1::UpdateReservationRequest& req,
                                                    wire::Reply_<v1::UpdateReservationReply> done) {
     v1::UpdateReservationReply rep;
-    if (!rpc::isAdmin(caller, state_.config().operators)) return done(denied(caller), rep);
+    if (!state_.isOperator(caller.uid)) return done(denied(state_, caller), rep);
     tick();
     const v1::ReservationInfo* current = book.find(req.spec().name());
     v1::ReservationInfo before = current != nullptr ? *current : v1::ReservationInfo{};
@@ -131,7 +130,7 @@ void ReservationService::install(ControllerHandlers& h) {
       return done(fail(kInternal, s.error()), rep);
     }
     drover::log::get("ctld")->info("reservation {} updated by {}", updated->name(),
-                                   userName(caller.uid));
+                                   state_.names().userName(caller.uid));
     tick();
     jobs_.requestPass();
     done(wire::Outcome::ok(), rep);
@@ -140,7 +139,7 @@ void ReservationService::install(ControllerHandlers& h) {
                                                    const v1::DeleteReservationRequest& req,
                                                    wire::Reply_<v1::DeleteReservationReply> done) {
     v1::DeleteReservationReply rep;
-    if (!rpc::isAdmin(caller, state_.config().operators)) return done(denied(caller), rep);
+    if (!state_.isOperator(caller.uid)) return done(denied(state_, caller), rep);
     tick();
     const v1::ReservationInfo* current = book.find(req.name());
     if (current == nullptr) {
@@ -149,7 +148,7 @@ void ReservationService::install(ControllerHandlers& h) {
     if (auto s = store_.remove(req.name()); !s) return done(fail(kInternal, s.error()), rep);
     (void)book.remove(req.name());
     drover::log::get("ctld")->info("reservation {} deleted by {}", req.name(),
-                                   userName(caller.uid));
+                                   state_.names().userName(caller.uid));
     jobs_.requestPass();
     done(wire::Outcome::ok(), rep);
   };

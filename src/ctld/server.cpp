@@ -7,6 +7,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <csignal>
 #include <future>
 #include <thread>
@@ -16,6 +17,7 @@
 #include "ctld/frame_methods.h"
 #include "ctld/handlers.h"
 #include "ctld/job_service.h"
+#include "ctld/name_stage.h"
 #include "ctld/reservation_service.h"
 #include "ctld/services.h"
 #include "ctld/state_store.h"
@@ -27,6 +29,10 @@ namespace drover::ctld {
 
 struct CtldServer::Impl {
   boost::asio::io_context io;
+  // Where the name stage (name_stage.h) waits on NSS. Destroyed before `io`, which its lookups
+  // post their handlers to. Four, so that one name a slow directory times out on does not hold
+  // up the others.
+  boost::asio::thread_pool name_lookups{4};
   std::unique_ptr<StateStore> store;
   std::unique_ptr<CtldState> state;
   std::unique_ptr<JobService> jobs;
@@ -69,6 +75,23 @@ struct CtldServer::Impl {
   }
 };
 
+namespace {
+
+// What the state thread reads before any RPC brought it (the loop does not run yet, so these
+// lookups hold up nobody): root's and the controller's own user (sdiag counts the agents' calls
+// under them), and who set the node reasons restored from the state store (their events' uids).
+void primeNames(CtldState& state) {
+  NameQuery query;
+  query.uids = {0, static_cast<std::uint32_t>(getuid())};
+  for (const auto& node : state.config().nodes) {
+    const NodeRecord* record = state.registry().find(node.name);
+    if (record != nullptr && !record->reason_user.empty()) query.user_names.push_back(record->reason_user);
+  }
+  state.names().resolve(query);
+}
+
+}  // namespace
+
 CtldServer::CtldServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 CtldServer::~CtldServer() = default;
 
@@ -80,9 +103,11 @@ Result<std::unique_ptr<CtldServer>> CtldServer::create(config::ClusterConfig cfg
   impl->store = std::move(store).value();
   const std::string target = cfg.controller.host + ":" + std::to_string(cfg.controller.port);
   const std::string munge_socket = cfg.munge_socket;
+  const auto self = NameSource::system().user_by_uid(getuid());
   impl->state = std::make_unique<CtldState>(std::move(cfg), clock, impl->store.get(),
-                                            userName(getuid()));
+                                            self ? self->name : std::to_string(getuid()));
   if (auto s = impl->state->init(); !s) return makeError(s.error());
+  primeNames(*impl->state);
   auto jobs = JobService::create(impl->io, *impl->state, clock);
   if (!jobs) return makeError(jobs.error());
   impl->jobs = std::move(jobs).value();
@@ -96,6 +121,7 @@ Result<std::unique_ptr<CtldServer>> CtldServer::create(config::ClusterConfig cfg
   impl->reservations = std::move(reservations).value();
   impl->reservations->install(impl->handlers);
   impl->state->diag().setGettimeofdayLatency(gettimeofdayLatencyUs());
+  resolveNamesFirst(impl->handlers, impl->state->names(), impl->io, impl->name_lookups);
   countCalls(impl->handlers, impl->state->diag());
 
   impl->controller_service = makeControllerService(impl->io, impl->handlers, munge_socket);

@@ -33,7 +33,4 @@ std::unique_ptr<grpc::Service> makeAgentControlService(boost::asio::io_context& 
 // in `stats` (sdiag) unless it is null.
 void addAgentFrameMethods(wire::MethodTable& table, JobService* jobs, DiagStats* stats = nullptr);
 
-// The user name for a uid, or the number when it has none.
-std::string userName(unsigned uid);
-
 }  // namespace drover::ctld

@@ -185,7 +185,10 @@ Status ReservationBook::validate(v1::ReservationInfo& info, bool nodes_changed,
                      " reservation must not last longer than its period");
   }
   if (info.users().empty() && info.accounts().empty()) return makeError(kResvEmpty);
+  // Names an update keeps were checked when they were given.
+  auto kept = resv_.find(replacing);
   for (const auto& u : info.users()) {
+    if (kept != resv_.end() && listed(kept->second.users(), u)) continue;
     if (ctx.user_exists && !ctx.user_exists(u)) {
       return makeError(std::string(kResvBadUser) + ": no user named " + u);
     }

@@ -1,10 +1,7 @@
 #include "rpc/server_auth.h"
 
 #include <google/protobuf/descriptor.h>
-#include <pwd.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <iterator>
 #include <string_view>
 
@@ -70,22 +67,6 @@ grpc::Status authenticate(const grpc::ServerContext& ctx, const std::string& met
   caller->uid = decoded->uid;
   caller->gid = decoded->gid;
   return grpc::Status::OK;
-}
-
-bool isAdmin(const Caller& caller, const std::vector<std::string>& operators) {
-  if (caller.uid == 0) return true;
-  long size_hint = sysconf(_SC_GETPW_R_SIZE_MAX);
-  std::string buffer(size_hint > 0 ? static_cast<size_t>(size_hint) : 4096, '\0');
-  for (const std::string& name : operators) {
-    passwd entry{};
-    passwd* found = nullptr;
-    int rc = 0;
-    while ((rc = getpwnam_r(name.c_str(), &entry, buffer.data(), buffer.size(), &found)) == ERANGE) {
-      buffer.resize(buffer.size() * 2);
-    }
-    if (rc == 0 && found != nullptr && found->pw_uid == caller.uid) return true;
-  }
-  return false;
 }
 
 }  // namespace drover::rpc

@@ -24,7 +24,4 @@ grpc::Status authenticate(const grpc::ServerContext& ctx, const std::string& met
                           const google::protobuf::Message& request,
                           const std::string& munge_socket, Caller* caller);
 
-// Admin check: root, or a user whose name is in `operators` (resolved with getpwnam_r).
-bool isAdmin(const Caller& caller, const std::vector<std::string>& operators);
-
 }  // namespace drover::rpc

@@ -155,13 +155,14 @@ class Cluster:
         self._extra = []  # processes started by the test itself (second munged, ...)
 
     # --- lifecycle -------------------------------------------------------------------------
-    def _lc(self, command, nodes=None, check=True):
+    def _lc(self, command, nodes=None, check=True, env=None):
         args = [str(LOCAL_CLUSTER), command, "--run-dir", str(self.run_dir),
                 "--nodes", str(nodes or self.nodes), "--gpus-per-node", str(self.gpus_per_node),
                 "--build-dir", str(self.build), "--port-base", str(self.port_base),
                 "--heartbeat", str(self.heartbeat), "--node-down", str(self.node_down),
                 "--requeue-wait", str(self.requeue_wait), "--wait", "60"]
-        res = subprocess.run(args, capture_output=True, text=True, timeout=120)
+        res = subprocess.run(args, capture_output=True, text=True, timeout=120,
+                             env=None if env is None else {**os.environ, **env})
         if check and res.returncode != 0:
             raise AssertionError(f"local-cluster {command} failed ({res.returncode}):\n"
                                  f"{res.stdout}\n{res.stderr}\n{self.logs()}")
@@ -173,6 +174,12 @@ class Cluster:
         # The two unprivileged users every test may submit as; a fresh machine has neither.
         ensure_users(TEST_USERS)
         return self._lc("start")
+
+    def restart_controller(self, env=None):
+        """Stops droverctld (SIGTERM) and starts it again, with `env` added to its environment
+        (the agents and munged keep running, untouched)."""
+        self.kill("droverctld", signal.SIGTERM)
+        return self._lc("start", env=env)
 
     def render(self, nodes):
         """The cluster.conf local-cluster would write for `nodes` nodes."""

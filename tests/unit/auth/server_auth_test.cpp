@@ -18,22 +18,5 @@ TEST(ServerAuthTest, MissingMetadataIsDenied) {
   EXPECT_EQ(caller.uid, 123u);  // untouched on failure
 }
 
-TEST(ServerAuthTest, IsAdminForRootAndNamedOperators) {
-  struct Case {
-    std::string name;
-    Caller caller;
-    std::vector<std::string> operators;
-    bool admin;
-  };
-  const std::vector<Case> cases = {
-      {"root", {0, 0}, {}, true},
-      {"daemon (uid 1) listed", {1, 1}, {"daemon"}, true},
-      {"daemon not listed", {1, 1}, {"nobody"}, false},
-      {"unknown operator name", {1, 1}, {"no-such-user-drover"}, false},
-      {"unknown uid", {424242, 424242}, {"daemon", "nobody"}, false},
-  };
-  for (const Case& c : cases) EXPECT_EQ(isAdmin(c.caller, c.operators), c.admin) << c.name;
-}
-
 }  // namespace
 }  // namespace drover::rpc

@@ -189,27 +189,6 @@ TEST_F(SacctTest, RecordsSurviveTheWireBothWays) {
 
 // The controller's handler over a real SQLite accounting file: the caller's rights narrow the
 // filter, and what comes back converts to the same records sacct formats.
-// -u and -g names are the controller's to look up (a static sacct cannot use NSS): a name
-// nobody has is refused in the reference sacct's words, a group name becomes its gid.
-TEST(SacctNames, TheControllerChecksUsersAndTurnsGroupsIntoGids) {
-  v1::QueryAccountingRequest request;
-  request.add_users("root");
-  request.add_groups("root");
-  request.add_gids(7);
-  auto resolved = ctld::resolveAccountingNames(request);
-  ASSERT_TRUE(resolved.ok()) << resolved.error();
-  EXPECT_EQ(resolved->users_size(), 1);
-  EXPECT_EQ(resolved->groups_size(), 0);
-  EXPECT_EQ(std::vector<std::uint32_t>(resolved->gids().begin(), resolved->gids().end()),
-            (std::vector<std::uint32_t>{7, 0}));
-
-  request.add_users("no-such-user-drover");
-  EXPECT_EQ(ctld::resolveAccountingNames(request).error(), "Invalid user id: no-such-user-drover");
-  request.clear_users();
-  request.add_groups("no-such-group-drover");
-  EXPECT_EQ(ctld::resolveAccountingNames(request).error(), "Invalid group id: no-such-group-drover");
-}
-
 TEST_F(SacctTest, ControllerHandlerAnswersFromARealStore) {
   const std::string path = ::testing::TempDir() + "/sacct_handler_" + std::to_string(::getpid()) + ".db";
   std::remove(path.c_str());

@@ -90,6 +90,21 @@ TEST_F(CtldStateTest, NodeInfoCarriesGresPartitionsAndState) {
   EXPECT_FALSE(st->fillNodes({"node9"}, &rep));
 }
 
+// Root, and the users cluster.conf names as operators, by the caller's name as the controller
+// looked it up for the call (the same rule the job manager applies to the job RPCs).
+TEST_F(CtldStateTest, OperatorsAreRootAndTheNamedUsers) {
+  write("operators: [daemon]\n" + clusterYaml(1));
+  auto st = start();
+  EXPECT_TRUE(st->isOperator(0));
+  EXPECT_FALSE(st->isOperator(1));  // daemon's name not looked up yet: no rights by its uid
+  NameQuery query;
+  query.uids = {1, 2, 424242};
+  st->names().resolve(query);
+  EXPECT_TRUE(st->isOperator(1));   // daemon (uid 1 on Debian)
+  EXPECT_FALSE(st->isOperator(2));  // bin
+  EXPECT_FALSE(st->isOperator(424242));
+}
+
 TEST_F(CtldStateTest, PartitionTotals) {
   auto st = start();
   v1::GetPartitionsReply rep;

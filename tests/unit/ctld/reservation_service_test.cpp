@@ -10,6 +10,7 @@
 #include <random>
 
 #include "common/clock.h"
+#include "ctld/request_names.h"
 #include "jobs/reservations.h"
 
 namespace drover::ctld {
@@ -70,12 +71,15 @@ class ReservationServiceTest : public ::testing::Test {
     service_->install(handlers_);
   }
 
-  // Calls a handler and returns its outcome (handlers answer at once).
+  // Calls a handler and returns its outcome (handlers answer at once). The request's names are
+  // looked up first, as the server's name stage does (name_stage.h).
   template <typename Request, typename Reply>
   wire::Outcome call(const Handler<Request, Reply>& handler, const Request& req,
                      std::uint32_t uid = 0, Reply* out = nullptr) {
     wire::Outcome outcome{-1, "no answer"};
-    handler(rpc::Caller{uid, uid}, req, [&](wire::Outcome o, const Reply& rep) {
+    const rpc::Caller caller{uid, uid};
+    state_->names().resolve(namesIn(caller, req));
+    handler(caller, req, [&](wire::Outcome o, const Reply& rep) {
       outcome = o;
       if (out != nullptr) *out = rep;
     });
