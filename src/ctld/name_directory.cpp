@@ -51,23 +51,23 @@ std::optional<std::uint64_t> idInText(const std::string& text) {
   return std::stoull(text);
 }
 
-void NameQuery::addUser(const std::string& name_or_uid) {
-  if (name_or_uid.empty()) return;
-  if (auto id = idInText(name_or_uid)) {
-    if (*id <= std::numeric_limits<std::uint32_t>::max()) uids.push_back(static_cast<std::uint32_t>(*id));
+namespace {
+
+// A name, or an id when it is all digits; a number too large for an id needs no lookup.
+void addNameOrId(const std::string& text, std::vector<std::uint32_t>* ids, std::vector<std::string>* names) {
+  if (text.empty()) return;
+  if (auto id = idInText(text)) {
+    if (*id <= std::numeric_limits<std::uint32_t>::max()) ids->push_back(static_cast<std::uint32_t>(*id));
     return;
   }
-  user_names.push_back(name_or_uid);
+  names->push_back(text);
 }
 
-void NameQuery::addGroup(const std::string& name_or_gid) {
-  if (name_or_gid.empty()) return;
-  if (auto id = idInText(name_or_gid)) {
-    if (*id <= std::numeric_limits<std::uint32_t>::max()) gids.push_back(static_cast<std::uint32_t>(*id));
-    return;
-  }
-  group_names.push_back(name_or_gid);
-}
+}  // namespace
+
+void NameQuery::addUser(const std::string& name_or_uid) { addNameOrId(name_or_uid, &uids, &user_names); }
+
+void NameQuery::addGroup(const std::string& name_or_gid) { addNameOrId(name_or_gid, &gids, &group_names); }
 
 NameSource NameSource::system() {
   NameSource s;
@@ -214,26 +214,26 @@ std::optional<std::string> NameDirectory::groupName(std::uint32_t gid) const {
   return entry->name;
 }
 
-std::optional<std::uint32_t> NameDirectory::uidOf(const std::string& name_or_uid) const {
-  if (auto id = idInText(name_or_uid)) {
+template <typename Entry>
+std::optional<Entry> NameDirectory::named(const Table<std::uint32_t, Entry>& by_id,
+                                          const Table<std::string, Entry>& by_name,
+                                          const std::string& name_or_id) const {
+  std::lock_guard lock(mutex_);
+  if (auto id = idInText(name_or_id)) {
     if (*id > std::numeric_limits<std::uint32_t>::max()) return std::nullopt;
-    auto entry = user(static_cast<std::uint32_t>(*id));
-    if (!entry) return std::nullopt;
-    return static_cast<std::uint32_t>(*id);
+    return read(by_id, static_cast<std::uint32_t>(*id));
   }
-  auto entry = userNamed(name_or_uid);
+  return read(by_name, name_or_id);
+}
+
+std::optional<std::uint32_t> NameDirectory::uidOf(const std::string& name_or_uid) const {
+  auto entry = named(users_by_uid_, users_by_name_, name_or_uid);
   if (!entry) return std::nullopt;
   return entry->uid;
 }
 
 std::optional<std::uint32_t> NameDirectory::gidOf(const std::string& name_or_gid) const {
-  if (auto id = idInText(name_or_gid)) {
-    if (*id > std::numeric_limits<std::uint32_t>::max()) return std::nullopt;
-    auto entry = group(static_cast<std::uint32_t>(*id));
-    if (!entry) return std::nullopt;
-    return static_cast<std::uint32_t>(*id);
-  }
-  auto entry = groupNamed(name_or_gid);
+  auto entry = named(groups_by_gid_, groups_by_name_, name_or_gid);
   if (!entry) return std::nullopt;
   return entry->gid;
 }

@@ -103,6 +103,10 @@ class NameDirectory {
   template <typename Key, typename Entry>
   static void store(Table<Key, Entry>& table, const Key& key, const std::optional<Entry>& entry,
                     std::int64_t now);
+  // The entry a user or group as the CLIs give one (a name or an id) reads as.
+  template <typename Entry>
+  std::optional<Entry> named(const Table<std::uint32_t, Entry>& by_id, const Table<std::string, Entry>& by_name,
+                             const std::string& name_or_id) const;
   // The answer for `key`, asking the source when the one kept is too old.
   template <typename Key, typename Entry, typename Lookup>
   std::optional<Entry> resolveOne(Table<Key, Entry>& table, const Key& key, Lookup& lookup);
