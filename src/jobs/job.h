@@ -11,6 +11,7 @@
 #include "drover/v1/jobs.pb.h"
 #include "jobstate/job_state.h"
 #include "jobspec/dependency_spec.h"
+#include "jobs/live_job_counts.h"
 #include "sched/types.h"
 
 namespace drover::jobs {
@@ -52,6 +53,8 @@ struct Job {
   // The request in the scheduler's terms, derived from info.spec with defaults applied;
   // rebuilt on load and on update, so a pass does not re-parse hostlists.
   sched::JobRequest request;
+  // What it counts for in the job table's submit counts (LiveJobCounts): set while not ended.
+  std::optional<LiveKey> live;
 
   // The table's key (what every index holds); info.job_id() is the id users see.
   JobId id() const { return key != 0 ? key : info.job_id(); }

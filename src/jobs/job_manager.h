@@ -413,7 +413,7 @@ class JobManager {
   void requeue(Job& job, bool hold);
   // nodeFailed and jobLost: stop the job on `kill_nodes`, then requeue it or end it NODE_FAIL.
   void lose(Job& job, const std::vector<std::string>& kill_nodes, const std::string& detail);
-  void index(const Job& job);
+  void index(Job& job);
   void rebuildRequest(Job& job);
   // buildRequest, with a job of several partitions ordered as it tries them, and a job
   // submitted held checked for nodes that could hold it (JobRequest::unrunnable).
@@ -453,6 +453,7 @@ class JobManager {
   std::vector<sched::Node> last_nodes_;
   NodeAvailability availability_;  // of last_nodes_, for pending jobs' reason descriptions
   std::map<JobId, Job> jobs_;
+  LiveJobCounts live_;  // of jobs_ not ended, by QOS, account and user (submit limits)
   std::map<JobId, std::vector<JobId>> arrays_;  // array job id -> task keys (ascending)
   // Array job id -> its tasks still pending without an id of their own (Job::unsplit): the
   // task that starts when this is 1 takes the array's id.

@@ -67,7 +67,8 @@ Job* JobManager::mutableJob(JobId id) {
   return it == jobs_.end() ? nullptr : &it->second;
 }
 
-void JobManager::index(const Job& job) {
+void JobManager::index(Job& job) {
+  live_.sync(job.live, job.info);
   if (job.isArrayTask()) {
     auto& tasks = arrays_[job.info.array_job_id()];
     auto pos = std::lower_bound(tasks.begin(), tasks.end(), job.id());
@@ -370,6 +371,7 @@ Status JobManager::recover() {
   auto loaded = store_.load(clock_.now() - kMinJobAgeS);
   if (!loaded) return makeError(loaded.error());
   jobs_.clear();
+  live_.clear();
   arrays_.clear();
   preempted_for_.clear();
   with_dependencies_.clear();
@@ -413,6 +415,7 @@ void JobManager::purgeFinished() {
     }
     with_dependencies_.erase(job.id());
     store_.stageDelete(job.id());
+    live_.forget(it->second.live);
     it = jobs_.erase(it);
   }
 }
@@ -429,6 +432,7 @@ void JobManager::finish(Job& job, v1::JobState state, std::int32_t code, std::in
   const bool ended_earlier = cancelling(job) || killedForPreemption(job);
   const std::int64_t end = ended_earlier && job.info.end_time() <= now ? job.info.end_time() : now;
   job.info.set_state(state);
+  live_.sync(job.live, job.info);
   if (state == v1::JOB_COMPLETED) {
     ++lifecycle_.completed;
   } else if (state == v1::JOB_CANCELLED) {
@@ -468,6 +472,7 @@ void JobManager::requeue(Job& job, bool hold) {
     accounting_.runs.push_back(accounting_.jobs[slot->second]);
   }
   job.info.set_state(v1::JOB_PENDING);
+  live_.sync(job.live, job.info);  // a finished job requeued counts again
   job.info.set_preempt_time(0);
   job.info.set_preempt_kill_time(0);
   // Slurm's requeued job is submitted anew: its SubmitTime (and the next run's sacct Submit)

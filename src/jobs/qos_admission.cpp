@@ -61,15 +61,8 @@ std::optional<std::string_view> JobManager::qosSubmitRefusal(const v1::JobInfo& 
   const bool counts = qos && (qos->max_submit_jobs_per_user || qos->grp_submit_jobs ||
                                qos->max_submit_jobs_per_account);
   if (!qos || (!counts && !qos->deny_on_limit)) return std::nullopt;
-  QosLimits::Submitted existing;
-  if (counts) {
-    for (const auto& [id, job] : jobs_) {
-      if (isFinal(job.state()) || job.info.qos() != qos->name) continue;
-      ++existing.qos;
-      if (job.info.account() == base.account()) ++existing.account;
-      if (job.info.uid() == base.uid()) ++existing.user;
-    }
-  }
+  const QosLimits::Submitted existing =
+      counts ? live_.of(qos->name, base.account(), base.uid()) : QosLimits::Submitted{};
   Job probe;
   probe.info = base;
   probe.request = request;

@@ -202,6 +202,37 @@ TEST_F(JobsTest, QosLimitsHoldBackAndRefuse) {
   EXPECT_EQ(job(second).state(), v1::JOB_RUNNING);
 }
 
+// The submit limits count the jobs not ended as the table changes (LiveJobCounts), not afresh
+// over every job at each submission: an end frees a place, a finished job requeued takes one
+// again, QOS= moves a pending job out, and a restarted controller counts what it recovered.
+TEST_F(JobsTest, QosSubmitCountsFollowEndsRequeuesUpdatesAndRestarts) {
+  config::QosConfig q;
+  q.name = "short";
+  q.max_submit_jobs_per_user = 2;
+  config_.qos.push_back(q);
+  auto refused = [this] { return !manager_->submit(alice(), SpecBuilder().qos("short")); };
+  const JobId a = submit(SpecBuilder().qos("short"));
+  const JobId b = submit(SpecBuilder().qos("short"));
+  EXPECT_TRUE(refused());
+  EXPECT_FALSE(!manager_->submit(bob(), SpecBuilder().qos("short")));  // bob's own count
+  pass();
+  finishBatch(a, 0);
+  ASSERT_EQ(job(a).state(), v1::JOB_COMPLETED);
+  const JobId c = submit(SpecBuilder().qos("short"));
+  EXPECT_TRUE(refused());
+  ASSERT_TRUE(manager_->control(alice(), act("requeue", std::to_string(a)))[0].ok());
+  ASSERT_EQ(job(a).state(), v1::JOB_PENDING);  // a, b and c: one over the limit now
+  ASSERT_TRUE(updateField(c, "QOS", "normal").ok());
+  EXPECT_TRUE(refused());  // a and b
+  ASSERT_TRUE(updateField(a, "QOS", "normal").ok());
+  EXPECT_FALSE(refused());  // b and the one this submits
+  EXPECT_TRUE(refused());
+  ASSERT_TRUE(manager_->commit().ok());
+  reopen();
+  EXPECT_TRUE(refused());
+  EXPECT_EQ(job(b).qos(), "short");
+}
+
 TEST_F(JobsTest, ArrayTakesOneIdAndFoldsPendingTasks) {
   JobId first = submit(SpecBuilder().name("arr").array("0-9%2").output("out-%A_%a-%j.txt"));
   EXPECT_EQ(manager_->size(), 10u);
