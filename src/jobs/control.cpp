@@ -656,7 +656,7 @@ Status JobManager::updateJob(Job& job, const v1::UpdateJobRequest& req, bool adm
     }
   }
   if (apply) {
-    live_.sync(job.live, job.info);  // QOS= and Account= move it between submit counts
+    live_.sync(job);  // QOS=, Account= and JobName= move it in the index
     rebuildRequest(job);
     job.info.set_req_tres(requestedTres(job.info, job.request));
     if (pending) job.info.set_reason(std::string(sched::reasonName(initialReason(job))));

@@ -89,13 +89,13 @@ struct Internals {
         continue;
       }
       if (item.type == DependencyType::Singleton) {
+        // Another of the user's jobs of this name not ended that is earlier by job id (an
+        // array's pending tasks count as their array's id), or that runs.
         bool waiting = false;
-        for (const auto& [id, other] : m.jobs_) {
-          if (id == job.id() || isFinal(other.state())) continue;
-          if (other.info.uid() != job.info.uid() || other.info.name() != job.info.name()) continue;
-          // Earlier by job id (an array's pending tasks count as their array's id).
-          if (holdsResources(other.state()) ||
-              std::pair(other.info.job_id(), id) < std::pair(job.info.job_id(), job.id())) {
+        const LiveJobs::Place self{job.info.job_id(), job.id()};
+        for (const LiveJobs::Place& other : m.live_.named(job.info.uid(), job.info.name())) {
+          if (other == self) continue;
+          if (other < self || holdsResources(m.jobs_.at(other.second).state())) {
             waiting = true;
             break;
           }

@@ -11,7 +11,7 @@
 #include "drover/v1/jobs.pb.h"
 #include "jobstate/job_state.h"
 #include "jobspec/dependency_spec.h"
-#include "jobs/live_job_counts.h"
+#include "jobs/live_jobs.h"
 #include "sched/types.h"
 
 namespace drover::jobs {
@@ -53,7 +53,7 @@ struct Job {
   // The request in the scheduler's terms, derived from info.spec with defaults applied;
   // rebuilt on load and on update, so a pass does not re-parse hostlists.
   sched::JobRequest request;
-  // What it counts for in the job table's submit counts (LiveJobCounts): set while not ended.
+  // How the job table indexes it among the jobs not ended (LiveJobs): set while not ended.
   std::optional<LiveKey> live;
 
   // The table's key (what every index holds); info.job_id() is the id users see.

@@ -453,7 +453,7 @@ class JobManager {
   std::vector<sched::Node> last_nodes_;
   NodeAvailability availability_;  // of last_nodes_, for pending jobs' reason descriptions
   std::map<JobId, Job> jobs_;
-  LiveJobCounts live_;  // of jobs_ not ended, by QOS, account and user (submit limits)
+  LiveJobs live_;  // jobs_ not ended, by QOS, account, user and name (live_jobs.h)
   std::map<JobId, std::vector<JobId>> arrays_;  // array job id -> task keys (ascending)
   // Array job id -> its tasks still pending without an id of their own (Job::unsplit): the
   // task that starts when this is 1 takes the array's id.

@@ -68,7 +68,7 @@ Job* JobManager::mutableJob(JobId id) {
 }
 
 void JobManager::index(Job& job) {
-  live_.sync(job.live, job.info);
+  live_.sync(job);
   if (job.isArrayTask()) {
     auto& tasks = arrays_[job.info.array_job_id()];
     auto pos = std::lower_bound(tasks.begin(), tasks.end(), job.id());
@@ -415,7 +415,7 @@ void JobManager::purgeFinished() {
     }
     with_dependencies_.erase(job.id());
     store_.stageDelete(job.id());
-    live_.forget(it->second.live);
+    live_.forget(it->second);
     it = jobs_.erase(it);
   }
 }
@@ -432,7 +432,7 @@ void JobManager::finish(Job& job, v1::JobState state, std::int32_t code, std::in
   const bool ended_earlier = cancelling(job) || killedForPreemption(job);
   const std::int64_t end = ended_earlier && job.info.end_time() <= now ? job.info.end_time() : now;
   job.info.set_state(state);
-  live_.sync(job.live, job.info);
+  live_.sync(job);
   if (state == v1::JOB_COMPLETED) {
     ++lifecycle_.completed;
   } else if (state == v1::JOB_CANCELLED) {
@@ -472,7 +472,7 @@ void JobManager::requeue(Job& job, bool hold) {
     accounting_.runs.push_back(accounting_.jobs[slot->second]);
   }
   job.info.set_state(v1::JOB_PENDING);
-  live_.sync(job.live, job.info);  // a finished job requeued counts again
+  live_.sync(job);  // a finished job requeued counts again
   job.info.set_preempt_time(0);
   job.info.set_preempt_kill_time(0);
   // Slurm's requeued job is submitted anew: its SubmitTime (and the next run's sacct Submit)
@@ -539,6 +539,7 @@ void JobManager::splitStarted(Job& job) {
   deadline_expiries_.set(from, 0);
   time_bounds_touched_.push_back(to);
   store_.stageRename(from, job);
+  live_.sync(job);  // its place among the user's jobs of its name is its new id
   renamed_.emplace_back(from, to);
   dirty_remainders_.insert(array_id);
 }

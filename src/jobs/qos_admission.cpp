@@ -62,7 +62,7 @@ std::optional<std::string_view> JobManager::qosSubmitRefusal(const v1::JobInfo& 
                                qos->max_submit_jobs_per_account);
   if (!qos || (!counts && !qos->deny_on_limit)) return std::nullopt;
   const QosLimits::Submitted existing =
-      counts ? live_.of(qos->name, base.account(), base.uid()) : QosLimits::Submitted{};
+      counts ? live_.submitted(qos->name, base.account(), base.uid()) : QosLimits::Submitted{};
   Job probe;
   probe.info = base;
   probe.request = request;

@@ -135,6 +135,55 @@ TEST_F(JobsTest, SingletonWaitsForEarlierJobsOfSameNameAndUser) {
   EXPECT_EQ(job(b).state(), v1::JOB_RUNNING);
 }
 
+// singleton reads the user's jobs of that name from the index of jobs not ended (LiveJobs): an
+// array's tasks take their turns as each gets an id of its own, a job renamed with JobName=
+// leaves the group, and a restarted controller rebuilds the index from what it recovers.
+TEST_F(JobsTest, SingletonFollowsArrayTasksRenamesAndRestarts) {
+  const JobId arr = submit(SpecBuilder().name("one").array("0-2").dependency("singleton"));
+  const JobId later = submit(SpecBuilder().name("one").dependency("singleton"));
+  auto running = [&] {
+    std::vector<std::int64_t> tasks;
+    for (std::int64_t t = 0; t < 3; ++t)
+      if (task(arr, t).state() == v1::JOB_RUNNING) tasks.push_back(t);
+    return tasks;
+  };
+  pass();
+  EXPECT_EQ(running(), std::vector<std::int64_t>{0});
+  EXPECT_EQ(job(later).state(), v1::JOB_PENDING);
+  finishBatch(task(arr, 0).job_id(), 0);
+  pass();
+  EXPECT_EQ(running(), std::vector<std::int64_t>{1});
+  EXPECT_EQ(job(later).state(), v1::JOB_PENDING);
+  ASSERT_TRUE(updateField(later, "JobName", "two").ok());
+  pass();
+  EXPECT_EQ(job(later).state(), v1::JOB_RUNNING);
+  ASSERT_TRUE(manager_->commit().ok());
+  reopen();
+  pass();
+  EXPECT_EQ(running(), std::vector<std::int64_t>{1});
+  finishBatch(task(arr, 1).job_id(), 0);
+  pass();
+  EXPECT_EQ(running(), std::vector<std::int64_t>{2});
+}
+
+// A job earlier than an array of its name waits for the array's running tasks, which are in
+// the index under the ids they took when they started.
+TEST_F(JobsTest, SingletonWaitsForRunningTasksOfALaterArray) {
+  const JobId first = submit(SpecBuilder().name("one").dependency("singleton").hold());
+  const JobId arr = submit(SpecBuilder().name("one").array("0-1"));
+  pass();
+  ASSERT_EQ(task(arr, 0).state(), v1::JOB_RUNNING);
+  ASSERT_NE(task(arr, 0).job_id(), arr);  // an id of its own
+  ASSERT_TRUE(manager_->control(alice(), act("release", std::to_string(first)))[0].ok());
+  pass();
+  EXPECT_EQ(job(first).state(), v1::JOB_PENDING);
+  EXPECT_EQ(job(first).reason(), "Dependency");
+  finishBatch(task(arr, 0).job_id(), 0);
+  finishBatch(task(arr, 1).job_id(), 0);
+  pass();
+  EXPECT_EQ(job(first).state(), v1::JOB_RUNNING);
+}
+
 TEST_F(JobsTest, ArrayDependenciesWholeTaskAndCorresponding) {
   JobId arr = submit(SpecBuilder().array("0-1"));
   JobId on_all = submit(SpecBuilder().dependency("afterok:" + std::to_string(arr)));

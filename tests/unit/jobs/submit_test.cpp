@@ -202,7 +202,7 @@ TEST_F(JobsTest, QosLimitsHoldBackAndRefuse) {
   EXPECT_EQ(job(second).state(), v1::JOB_RUNNING);
 }
 
-// The submit limits count the jobs not ended as the table changes (LiveJobCounts), not afresh
+// The submit limits count the jobs not ended as the table changes (LiveJobs), not afresh
 // over every job at each submission: an end frees a place, a finished job requeued takes one
 // again, QOS= moves a pending job out, and a restarted controller counts what it recovered.
 TEST_F(JobsTest, QosSubmitCountsFollowEndsRequeuesUpdatesAndRestarts) {
