@@ -1,6 +1,5 @@
 #include "agent/step_table.h"
 
-#include <grp.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -11,6 +10,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "agent/file_block_writer.h"
 #include "agent/step_spawn.h"
 #include "common/log.h"
 
@@ -27,18 +27,8 @@ StepKey keyOf(const v1::StepId& id) { return StepKey{id.job_id(), id.step_id()};
 // looks them up because drover-stepd is linked statically, where glibc's NSS (getgrouplist)
 // cannot run.
 std::string lookUpGroups(const std::string& user, gid_t gid) {
-  int count = 64;
-  std::vector<gid_t> groups(count);
-  if (::getgrouplist(user.c_str(), gid, groups.data(), &count) < 0) {
-    groups.resize(count);
-    if (::getgrouplist(user.c_str(), gid, groups.data(), &count) < 0) {
-      count = 0;
-    }
-  }
-  groups.resize(count > 0 ? count : 0);
-  if (groups.empty()) groups.push_back(gid);   // at least the job's own group
   std::string out;
-  for (gid_t g : groups) out += (out.empty() ? "" : ",") + std::to_string(g);
+  for (gid_t g : userGroups(user, gid)) out += (out.empty() ? "" : ",") + std::to_string(g);
   return out;
 }
 
