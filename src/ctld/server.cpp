@@ -29,10 +29,6 @@ namespace drover::ctld {
 
 struct CtldServer::Impl {
   boost::asio::io_context io;
-  // Where the name stage (name_stage.h) waits on NSS. Destroyed before `io`, which its lookups
-  // post their handlers to. Four, so that one name a slow directory times out on does not hold
-  // up the others.
-  boost::asio::thread_pool name_lookups{4};
   std::unique_ptr<StateStore> store;
   std::unique_ptr<CtldState> state;
   std::unique_ptr<JobService> jobs;
@@ -46,6 +42,10 @@ struct CtldServer::Impl {
   boost::asio::steady_timer timer{io};
   boost::asio::signal_set signals{io, SIGHUP, SIGTERM, SIGINT};
   std::promise<int> stop;
+  // Where the name stage (name_stage.h) waits on NSS: four threads, so that one name a slow
+  // directory times out on does not hold up the others. Declared last, so destroyed first: its
+  // destructor waits for a lookup under way, which writes to `state` and posts to `io`.
+  boost::asio::thread_pool name_lookups{4};
 
   void armTimer() {
     const auto& t = state->config().timeouts;
