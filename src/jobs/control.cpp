@@ -541,6 +541,7 @@ Status JobManager::updateJob(Job& job, const v1::UpdateJobRequest& req, bool adm
             dep ? sched::DependencyState::Pending : sched::DependencyState::Satisfied;
         i.set_eligible_time(0);
         if (dep) with_dependencies_.insert(id);
+        indexDependents(job);
       }
     } else if (key == "nice") {
       auto n = parseNumber(value[0] == '-' ? value.substr(1) : value);

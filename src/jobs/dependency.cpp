@@ -135,39 +135,68 @@ struct Internals {
   }
 };
 
+bool JobManager::reevaluateDependency(Job& job, std::int64_t now) {
+  if (job.state() != v1::JOB_PENDING) return false;
+  if (!job.dependency) {
+    job.info.clear_dependency_status();
+    return false;
+  }
+  std::vector<DependencyState> items;
+  bool spec_changed = false;
+  std::int64_t wake = kNoTime;
+  DependencyState after = Internals::evaluate(*this, job, now, items, spec_changed, wake);
+  if (after == DependencyState::Pending) next_dependency_time_ = std::min(next_dependency_time_, wake);
+  if (spec_changed) {
+    job.info.set_dependency(jobspec::formatDependency(*job.dependency));
+    stage(job);
+  }
+  // Display only (scontrol's Dependency=): not staged, recomputed after every recovery.
+  job.info.set_dependency_status(dependencyStatus(*job.dependency, items, after));
+  if (after == job.request.dependency) return false;
+  job.request.dependency = after;
+  job.info.set_reason(std::string(sched::reasonName(initialReason(job))));
+  noteWaitReason(job.info);
+  touch(job.id());  // the maintained scheduler hears of it at the next pass
+  refreshEligibility(job, now);
+  changed();
+  return true;
+}
+
 bool JobManager::reevaluateDependencies() {
   bool any = false;
   const std::int64_t now = clock_.now();
   next_dependency_time_ = kNoTime;
   // Only job states feed the evaluation and none changes here, so one pass is enough.
-  for (JobId id : with_dependencies_) {
-    Job& job = jobs_.at(id);
-    if (job.state() != v1::JOB_PENDING) continue;
-    if (!job.dependency) {
-      job.info.clear_dependency_status();
-      continue;
-    }
-    std::vector<DependencyState> items;
-    bool spec_changed = false;
-    std::int64_t wake = kNoTime;
-    DependencyState after = Internals::evaluate(*this, job, now, items, spec_changed, wake);
-    if (after == DependencyState::Pending) next_dependency_time_ = std::min(next_dependency_time_, wake);
-    if (spec_changed) {
-      job.info.set_dependency(jobspec::formatDependency(*job.dependency));
-      stage(job);
-    }
-    // Display only (scontrol's Dependency=): not staged, recomputed after every recovery.
-    job.info.set_dependency_status(dependencyStatus(*job.dependency, items, after));
-    if (after == job.request.dependency) continue;
-    job.request.dependency = after;
-    job.info.set_reason(std::string(sched::reasonName(initialReason(job))));
-    noteWaitReason(job.info);
-    touch(id);  // the maintained scheduler hears of it at the next pass
-    refreshEligibility(job, now);
-    changed();
-    any = true;
-  }
+  for (JobId id : with_dependencies_) any = reevaluateDependency(jobs_.at(id), now) || any;
   return any;
+}
+
+void JobManager::indexDependents(const Job& job) {
+  if (!job.dependency) return;
+  for (const auto& item : job.dependency->items)
+    if (item.job_id != 0) dependents_.emplace(item.job_id, job.id());
+}
+
+void JobManager::evaluateDependentsOf(const Job& target) {
+  std::vector<JobId> ids;
+  for (JobId named : {JobId(target.info.job_id()), JobId(target.info.array_job_id())}) {
+    if (named == 0) continue;
+    auto [first, last] = dependents_.equal_range(named);
+    for (auto it = first; it != last; ++it) ids.push_back(it->second);
+  }
+  for (const LiveJobs::Place& place : live_.named(target.info.uid(), target.info.name()))
+    ids.push_back(place.second);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  std::erase_if(ids, [this](JobId id) { return !with_dependencies_.count(id) || !jobs_.count(id); });
+  evaluateNewDependencies(ids);
+}
+
+void JobManager::evaluateNewDependencies(const std::vector<JobId>& ids) {
+  const std::int64_t now = clock_.now();
+  for (JobId id : ids) {
+    if (with_dependencies_.count(id)) reevaluateDependency(jobs_.at(id), now);
+  }
 }
 
 }  // namespace drover::jobs

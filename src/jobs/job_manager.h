@@ -405,8 +405,19 @@ class JobManager {
   std::uint64_t fruitless_preemption_ = 0;
   std::vector<JobId> touched_;
   std::unique_ptr<SchedulingState, SchedulingStateDeleter> scheduling_;
-  // True when some pending job's dependency state changed.
+  // Every pending job with a dependency, against the table as it is now: at the start of each
+  // scheduling pass (buildSnapshot, planPass), so the ends, starts and requeues since the last
+  // pass are seen by all their dependents at once, not each by every dependent. True when some
+  // pending job's dependency state changed.
   bool reevaluateDependencies();
+  // The same for just-submitted jobs, so each starts out with its true reason.
+  void evaluateNewDependencies(const std::vector<JobId>& ids);
+  // The same, at once, for the jobs whose dependency names `target` (by its id or its array's)
+  // and the user's singleton jobs of its name: what its end or requeue may have changed.
+  void evaluateDependentsOf(const Job& target);
+  // Adds `job`'s dependency targets to dependents_.
+  void indexDependents(const Job& job);
+  bool reevaluateDependency(Job& job, std::int64_t now);
   void refreshEligibility(Job& job, std::int64_t now);
   void finish(Job& job, v1::JobState state, std::int32_t code, std::int32_t signal,
               const v1::StepEventRequest* event);
@@ -463,6 +474,10 @@ class JobManager {
   std::set<JobId> with_dependencies_;
   static constexpr std::int64_t kNoTime = std::numeric_limits<std::int64_t>::max();
   std::int64_t next_dependency_time_ = kNoTime;  // reevaluateDependencies keeps it
+  // Target job id (a job's or an array's, as --dependency names it) -> the table keys of the
+  // jobs whose dependency names it. An entry a dependent left behind (renamed as an array task
+  // started, dependency updated) is skipped when read; a dependent's go when it is purged.
+  std::multimap<JobId, JobId> dependents_;
   acct::AcctBatch accounting_;
   std::unordered_map<JobId, std::size_t> accounting_index_;  // job id -> its record in the batch
   std::vector<SignalAction> signals_;

@@ -75,6 +75,7 @@ void JobManager::index(Job& job) {
     if (pos == tasks.end() || *pos != job.id()) tasks.insert(pos, job.id());
   }
   if (job.dependency) with_dependencies_.insert(job.id());
+  indexDependents(job);
 }
 
 sched::JobRequest JobManager::requestOf(const v1::JobInfo& info) const {
@@ -375,6 +376,7 @@ Status JobManager::recover() {
   arrays_.clear();
   preempted_for_.clear();
   with_dependencies_.clear();
+  dependents_.clear();
   unsplit_pending_.clear();
   renamed_.clear();
   for (Job& job : loaded->jobs) {
@@ -414,6 +416,12 @@ void JobManager::purgeFinished() {
       }
     }
     with_dependencies_.erase(job.id());
+    if (job.dependency) {
+      for (const auto& item : job.dependency->items) {
+        auto [first, last] = dependents_.equal_range(item.job_id);
+        for (auto d = first; d != last;) d = d->second == job.id() ? dependents_.erase(d) : std::next(d);
+      }
+    }
     store_.stageDelete(job.id());
     live_.forget(it->second);
     it = jobs_.erase(it);
@@ -455,7 +463,7 @@ void JobManager::finish(Job& job, v1::JobState state, std::int32_t code, std::in
   stage(job);
   record(job);
   if (event) recordBatchStep(job, event);
-  reevaluateDependencies();
+  evaluateDependentsOf(job);
   changed();
 }
 
@@ -514,7 +522,8 @@ void JobManager::requeue(Job& job, bool hold) {
   refreshEligibility(job, now);
   stage(job);
   record(job);
-  reevaluateDependencies();
+  evaluateNewDependencies({job.id()});  // its own, pending again
+  evaluateDependentsOf(job);
   changed();
 }
 
@@ -534,6 +543,7 @@ void JobManager::splitStarted(Job& job) {
   std::erase(tasks, from);
   tasks.insert(std::lower_bound(tasks.begin(), tasks.end(), to), to);
   if (with_dependencies_.erase(from)) with_dependencies_.insert(to);
+  indexDependents(job);
   // Its time-bound entries follow it to its new id (enforceTimeBounds).
   allocation_ends_.set(from, 0);
   deadline_expiries_.set(from, 0);

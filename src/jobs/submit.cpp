@@ -421,7 +421,7 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
     // One copy of the script and environment for all the tasks.
     store_.stageArrayPayload(first, JobPayload{std::move(script), std::move(env)});
   }
-  reevaluateDependencies();
+  evaluateNewDependencies(keys);
   for (JobId key : keys) {
     Job& job = jobs_.at(key);
     refreshEligibility(job, now);
