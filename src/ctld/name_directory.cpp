@@ -183,24 +183,22 @@ void NameDirectory::resolve(const NameQuery& query) {
   for (const auto& name : query.group_names) resolveOne(groups_by_name_, name, source_.group_by_name);
 }
 
-std::optional<UserEntry> NameDirectory::user(std::uint32_t uid) const {
+template <typename Key, typename Entry>
+std::optional<Entry> NameDirectory::readLocked(const Table<Key, Entry>& table, const Key& key) const {
   std::lock_guard lock(mutex_);
-  return read(users_by_uid_, uid);
+  return read(table, key);
 }
+
+std::optional<UserEntry> NameDirectory::user(std::uint32_t uid) const { return readLocked(users_by_uid_, uid); }
 
 std::optional<UserEntry> NameDirectory::userNamed(const std::string& name) const {
-  std::lock_guard lock(mutex_);
-  return read(users_by_name_, name);
+  return readLocked(users_by_name_, name);
 }
 
-std::optional<GroupEntry> NameDirectory::group(std::uint32_t gid) const {
-  std::lock_guard lock(mutex_);
-  return read(groups_by_gid_, gid);
-}
+std::optional<GroupEntry> NameDirectory::group(std::uint32_t gid) const { return readLocked(groups_by_gid_, gid); }
 
 std::optional<GroupEntry> NameDirectory::groupNamed(const std::string& name) const {
-  std::lock_guard lock(mutex_);
-  return read(groups_by_name_, name);
+  return readLocked(groups_by_name_, name);
 }
 
 std::string NameDirectory::userName(std::uint32_t uid) const {

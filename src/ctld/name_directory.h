@@ -101,6 +101,8 @@ class NameDirectory {
   template <typename Key, typename Entry>
   static std::optional<Entry> read(const Table<Key, Entry>& table, const Key& key);
   template <typename Key, typename Entry>
+  std::optional<Entry> readLocked(const Table<Key, Entry>& table, const Key& key) const;
+  template <typename Key, typename Entry>
   static void store(Table<Key, Entry>& table, const Key& key, const std::optional<Entry>& entry,
                     std::int64_t now);
   // The entry a user or group as the CLIs give one (a name or an id) reads as.
