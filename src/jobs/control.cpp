@@ -535,6 +535,7 @@ Status JobManager::updateJob(Job& job, const v1::UpdateJobRequest& req, bool adm
         dep = *parsed;
       }
       if (apply) {
+        unindexDependents(job);
         job.dependency = dep;
         i.set_dependency(dep ? jobspec::formatDependency(*dep) : "");
         job.request.dependency =

@@ -177,6 +177,14 @@ void JobManager::indexDependents(const Job& job) {
     if (item.job_id != 0) dependents_.emplace(item.job_id, job.id());
 }
 
+void JobManager::unindexDependents(const Job& job) {
+  if (!job.dependency) return;
+  for (const auto& item : job.dependency->items) {
+    auto [first, last] = dependents_.equal_range(item.job_id);
+    for (auto d = first; d != last;) d = d->second == job.id() ? dependents_.erase(d) : std::next(d);
+  }
+}
+
 void JobManager::evaluateDependentsOf(const Job& target) {
   std::vector<JobId> ids;
   for (JobId named : {JobId(target.info.job_id()), JobId(target.info.array_job_id())}) {

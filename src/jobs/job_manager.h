@@ -415,8 +415,10 @@ class JobManager {
   // The same, at once, for the jobs whose dependency names `target` (by its id or its array's)
   // and the user's singleton jobs of its name: what its end or requeue may have changed.
   void evaluateDependentsOf(const Job& target);
-  // Adds `job`'s dependency targets to dependents_.
+  // Adds `job`'s dependency targets to dependents_, or takes them out (before its id or its
+  // dependency changes, or it leaves the table).
   void indexDependents(const Job& job);
+  void unindexDependents(const Job& job);
   bool reevaluateDependency(Job& job, std::int64_t now);
   void refreshEligibility(Job& job, std::int64_t now);
   void finish(Job& job, v1::JobState state, std::int32_t code, std::int32_t signal,
@@ -475,8 +477,8 @@ class JobManager {
   static constexpr std::int64_t kNoTime = std::numeric_limits<std::int64_t>::max();
   std::int64_t next_dependency_time_ = kNoTime;  // reevaluateDependencies keeps it
   // Target job id (a job's or an array's, as --dependency names it) -> the table keys of the
-  // jobs whose dependency names it. An entry a dependent left behind (renamed as an array task
-  // started, dependency updated) is skipped when read; a dependent's go when it is purged.
+  // jobs whose dependency names it, kept as jobs enter the table, take their own id (array
+  // tasks), change their dependency and are purged.
   std::multimap<JobId, JobId> dependents_;
   acct::AcctBatch accounting_;
   std::unordered_map<JobId, std::size_t> accounting_index_;  // job id -> its record in the batch

@@ -416,12 +416,7 @@ void JobManager::purgeFinished() {
       }
     }
     with_dependencies_.erase(job.id());
-    if (job.dependency) {
-      for (const auto& item : job.dependency->items) {
-        auto [first, last] = dependents_.equal_range(item.job_id);
-        for (auto d = first; d != last;) d = d->second == job.id() ? dependents_.erase(d) : std::next(d);
-      }
-    }
+    unindexDependents(job);
     store_.stageDelete(job.id());
     live_.forget(it->second);
     it = jobs_.erase(it);
@@ -529,6 +524,7 @@ void JobManager::requeue(Job& job, bool hold) {
 
 void JobManager::splitStarted(Job& job) {
   const JobId from = job.id();
+  unindexDependents(job);  // indexed again under its new id below
   const JobId array_id = job.info.array_job_id();
   auto left = unsplit_pending_.find(array_id);
   const bool last = left == unsplit_pending_.end() || left->second <= 1;
