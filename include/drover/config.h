@@ -260,6 +260,8 @@ struct ClusterConfig {
   const PartitionConfig* defaultPartition() const;
   // In any case (`-q HIGH` is the QOS high), as Slurm's.
   const QosConfig* findQos(std::string_view name) const;
+  // Root, or a user whose name `operators` lists: who may administer.
+  bool isOperator(std::uint32_t uid, std::string_view user) const;
 };
 
 Result<ClusterConfig> parseClusterConfig(std::string_view yaml_text, std::string_view file_name);

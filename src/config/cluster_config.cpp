@@ -1,6 +1,7 @@
 // The public API of drover/config.h: load, parse, look up. yaml-cpp exceptions stop here.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <exception>
 #include <optional>
@@ -135,6 +136,10 @@ const QosConfig* ClusterConfig::findQos(std::string_view name) const {
     if (equalsIgnoreCase(q.name, name)) return &q;
   }
   return nullptr;
+}
+
+bool ClusterConfig::isOperator(std::uint32_t uid, std::string_view user) const {
+  return uid == 0 || std::find(operators.begin(), operators.end(), user) != operators.end();
 }
 
 std::string_view partitionStateName(PartitionState state) {

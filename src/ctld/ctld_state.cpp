@@ -69,7 +69,7 @@ CtldState::CtldState(config::ClusterConfig cfg, const Clock& clock, StateStore* 
 bool CtldState::isOperator(std::uint32_t uid) const {
   if (uid == 0) return true;
   const auto user = names_.user(uid);
-  return user && std::find(cfg_.operators.begin(), cfg_.operators.end(), user->name) != cfg_.operators.end();
+  return user && cfg_.isOperator(uid, user->name);
 }
 
 Status CtldState::init() {

@@ -9,7 +9,24 @@
 #include <type_traits>
 
 namespace drover::ctld {
+
+std::optional<std::uint64_t> idInText(const std::string& text) {
+  if (text.empty() || text.size() > 10 || text.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  return std::stoull(text);
+}
+
 namespace {
+
+// A name, or an id when it is all digits; a number too large for an id needs no lookup.
+void addNameOrId(const std::string& text, std::vector<std::uint32_t>* ids, std::vector<std::string>* names) {
+  if (text.empty()) return;
+  if (auto id = idInText(text)) {
+    if (*id <= std::numeric_limits<std::uint32_t>::max()) ids->push_back(static_cast<std::uint32_t>(*id));
+    return;
+  }
+  names->push_back(text);
+}
 
 // Unknown names are kept at most this many per table: anyone can make the controller look up
 // any number of names that do not exist (squeue -u x1,x2,...). A reader takes a missing answer
@@ -41,26 +58,6 @@ std::int64_t steadyMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
-}
-
-}  // namespace
-
-std::optional<std::uint64_t> idInText(const std::string& text) {
-  if (text.empty() || text.size() > 10 || text.find_first_not_of("0123456789") != std::string::npos)
-    return std::nullopt;
-  return std::stoull(text);
-}
-
-namespace {
-
-// A name, or an id when it is all digits; a number too large for an id needs no lookup.
-void addNameOrId(const std::string& text, std::vector<std::uint32_t>* ids, std::vector<std::string>* names) {
-  if (text.empty()) return;
-  if (auto id = idInText(text)) {
-    if (*id <= std::numeric_limits<std::uint32_t>::max()) ids->push_back(static_cast<std::uint32_t>(*id));
-    return;
-  }
-  names->push_back(text);
 }
 
 }  // namespace

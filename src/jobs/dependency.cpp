@@ -196,11 +196,10 @@ void JobManager::evaluateDependentsOf(const Job& target) {
     ids.push_back(place.second);
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  std::erase_if(ids, [this](JobId id) { return !with_dependencies_.count(id) || !jobs_.count(id); });
-  evaluateNewDependencies(ids);
+  reevaluateDependenciesOf(ids);
 }
 
-void JobManager::evaluateNewDependencies(const std::vector<JobId>& ids) {
+void JobManager::reevaluateDependenciesOf(const std::vector<JobId>& ids) {
   const std::int64_t now = clock_.now();
   for (JobId id : ids) {
     if (with_dependencies_.count(id)) reevaluateDependency(jobs_.at(id), now);

@@ -410,8 +410,9 @@ class JobManager {
   // pass are seen by all their dependents at once, not each by every dependent. True when some
   // pending job's dependency state changed.
   bool reevaluateDependencies();
-  // The same for just-submitted jobs, so each starts out with its true reason.
-  void evaluateNewDependencies(const std::vector<JobId>& ids);
+  // The same for the jobs `ids` (those without a dependency are skipped): just-submitted ones,
+  // so each starts out with its true reason, and a requeued one.
+  void reevaluateDependenciesOf(const std::vector<JobId>& ids);
   // The same, at once, for the jobs whose dependency names `target` (by its id or its array's)
   // and the user's singleton jobs of its name: what its end or requeue may have changed.
   void evaluateDependentsOf(const Job& target);
@@ -419,6 +420,7 @@ class JobManager {
   // dependency changes, or it leaves the table).
   void indexDependents(const Job& job);
   void unindexDependents(const Job& job);
+  // One pending job's; true when its dependency state changed.
   bool reevaluateDependency(Job& job, std::int64_t now);
   void refreshEligibility(Job& job, std::int64_t now);
   void finish(Job& job, v1::JobState state, std::int32_t code, std::int32_t signal,

@@ -517,7 +517,7 @@ void JobManager::requeue(Job& job, bool hold) {
   refreshEligibility(job, now);
   stage(job);
   record(job);
-  evaluateNewDependencies({job.id()});  // its own, pending again
+  reevaluateDependenciesOf({job.id()});  // its own, pending again
   evaluateDependentsOf(job);
   changed();
 }

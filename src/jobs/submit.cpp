@@ -66,7 +66,7 @@ sched::Validation JobManager::validateListed(const sched::JobRequest& request) c
 }
 
 bool JobManager::isAdmin(const Caller& caller) const {
-  return caller.uid == 0 || contains(config_.operators, caller.user);
+  return config_.isOperator(caller.uid, caller.user);
 }
 
 bool JobManager::owns(const Caller& caller, const Job& job) const {
@@ -421,7 +421,7 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
     // One copy of the script and environment for all the tasks.
     store_.stageArrayPayload(first, JobPayload{std::move(script), std::move(env)});
   }
-  evaluateNewDependencies(keys);
+  reevaluateDependenciesOf(keys);
   for (JobId key : keys) {
     Job& job = jobs_.at(key);
     refreshEligibility(job, now);

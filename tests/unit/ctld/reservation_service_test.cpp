@@ -192,6 +192,25 @@ TEST_F(ReservationServiceTest, RefusalsCarrySlurmsText) {
   EXPECT_EQ(missing.message, "Reservation nosuch not found");
 }
 
+// An update checks the Users= names it gives, not those it keeps: after a restart the
+// controller has looked up only what the update names (name_stage.h), and a kept user (daemon)
+// is not re-checked against an empty directory.
+TEST_F(ReservationServiceTest, AnUpdateChecksOnlyTheUsersItNames) {
+  start();
+  const std::int64_t now = clock_.now();
+  auto req = createRequest("lab", now, 3600);
+  req.mutable_spec()->set_users("daemon");
+  ASSERT_EQ(call(handlers_.create_reservation, req).code, 0);
+  start();
+  v1::UpdateReservationRequest upd;
+  upd.mutable_spec()->set_name("lab");
+  upd.mutable_spec()->set_users("+bin");
+  const auto updated = call(handlers_.update_reservation, upd);
+  EXPECT_EQ(updated.code, 0) << updated.message;
+  upd.mutable_spec()->set_users("+no-such-user-here");
+  EXPECT_EQ(call(handlers_.update_reservation, upd).message.rfind(jobs::kResvBadUser, 0), 0u);
+}
+
 TEST_F(ReservationServiceTest, ReservationsSurviveARestartAndExpire) {
   start();
   const std::int64_t now = clock_.now();
