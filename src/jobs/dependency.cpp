@@ -28,7 +28,8 @@ DependencyState combine(const std::vector<DependencyState>& states, bool any) {
   return DependencyState::Pending;
 }
 
-// `wake` falls to the time an `after:ID+minutes` item whose delay still runs will be met.
+// `wake` falls to the time an `after:ID+minutes` item whose delay still runs will be met (0:
+// no such item yet).
 DependencyState onTarget(const jobspec::DependencyItem& item, const Job& target,
                          std::int64_t now, std::int64_t& wake) {
   v1::JobState st = target.state();
@@ -39,7 +40,7 @@ DependencyState onTarget(const jobspec::DependencyItem& item, const Job& target,
       if (const std::int64_t met = target.info.start_time() +
                                    static_cast<std::int64_t>(item.delay_minutes) * 60;
           met > now) {
-        wake = std::min(wake, met);
+        wake = wake == 0 ? met : std::min(wake, met);
         return DependencyState::Pending;
       }
       return DependencyState::Satisfied;
@@ -136,16 +137,17 @@ struct Internals {
 };
 
 bool JobManager::reevaluateDependency(Job& job, std::int64_t now) {
-  if (job.state() != v1::JOB_PENDING) return false;
-  if (!job.dependency) {
-    job.info.clear_dependency_status();
+  if (job.state() != v1::JOB_PENDING || !job.dependency) {
+    clearDependencyWake(job);
+    if (!job.dependency) job.info.clear_dependency_status();
     return false;
   }
+  ++dependency_evaluations_;
   std::vector<DependencyState> items;
   bool spec_changed = false;
-  std::int64_t wake = kNoTime;
+  std::int64_t wake = 0;
   DependencyState after = Internals::evaluate(*this, job, now, items, spec_changed, wake);
-  if (after == DependencyState::Pending) next_dependency_time_ = std::min(next_dependency_time_, wake);
+  setDependencyWake(job, after == DependencyState::Pending ? wake : 0);
   if (spec_changed) {
     job.info.set_dependency(jobspec::formatDependency(*job.dependency));
     stage(job);
@@ -165,10 +167,31 @@ bool JobManager::reevaluateDependency(Job& job, std::int64_t now) {
 bool JobManager::reevaluateDependencies() {
   bool any = false;
   const std::int64_t now = clock_.now();
-  next_dependency_time_ = kNoTime;
+  dependency_due_.clear();
   // Only job states feed the evaluation and none changes here, so one pass is enough.
   for (JobId id : with_dependencies_) any = reevaluateDependency(jobs_.at(id), now) || any;
   return any;
+}
+
+bool JobManager::reevaluateDueDependencies() {
+  const std::int64_t now = clock_.now();
+  for (auto it = dependency_wakes_.begin(); it != dependency_wakes_.end() && it->first <= now; ++it)
+    dependency_due_.insert(it->second);
+  std::set<JobId> due;
+  due.swap(dependency_due_);
+  bool any = false;
+  for (JobId id : due) {
+    // Gone since it was marked: purged, or an array task that took its own id as it started.
+    if (with_dependencies_.count(id)) any = reevaluateDependency(jobs_.at(id), now) || any;
+  }
+  return any;
+}
+
+void JobManager::setDependencyWake(Job& job, std::int64_t wake) {
+  if (job.dependency_wake == wake) return;
+  if (job.dependency_wake != 0) dependency_wakes_.erase({job.dependency_wake, job.id()});
+  job.dependency_wake = wake;
+  if (wake != 0) dependency_wakes_.emplace(wake, job.id());
 }
 
 void JobManager::indexDependents(const Job& job) {
@@ -185,7 +208,7 @@ void JobManager::unindexDependents(const Job& job) {
   }
 }
 
-void JobManager::evaluateDependentsOf(const Job& target) {
+std::vector<JobId> JobManager::dependentsOf(const Job& target) const {
   std::vector<JobId> ids;
   for (JobId named : {JobId(target.info.job_id()), JobId(target.info.array_job_id())}) {
     if (named == 0) continue;
@@ -196,7 +219,16 @@ void JobManager::evaluateDependentsOf(const Job& target) {
     ids.push_back(place.second);
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  reevaluateDependenciesOf(ids);
+  return ids;
+}
+
+void JobManager::evaluateDependentsOf(const Job& target) {
+  reevaluateDependenciesOf(dependentsOf(target));
+}
+
+void JobManager::dependentsDue(const Job& target) {
+  for (JobId id : dependentsOf(target))
+    if (with_dependencies_.count(id)) dependency_due_.insert(id);
 }
 
 void JobManager::reevaluateDependenciesOf(const std::vector<JobId>& ids) {

@@ -191,7 +191,7 @@ void JobManager::syncScheduler(std::int64_t now) {
   // Jobs get their eligible time here, as buildSnapshot gives it to every pending job, but
   // only when something that could grant it happened: their --begin time came due, or they
   // were touched (released, updated, requeued). A dependency that became satisfied refreshes
-  // its job where it is evaluated (reevaluateDependencies, which touches the job).
+  // its job where it is evaluated (reevaluateDependency, which touches the job).
   while (!st.begin_waits.empty() && st.begin_waits.begin()->first <= now) {
     const JobId id = st.begin_waits.begin()->second;
     st.begin_waits.erase(st.begin_waits.begin());
@@ -485,7 +485,7 @@ const sched::Plan& JobManager::planPass(const std::vector<NodeView>& views) {
   const std::int64_t now = clock_.now();
   SchedulingState& st = schedState();
   st.ledger.setHalfLife(config_.scheduler.priority.decay_half_life_s);
-  reevaluateDependencies();
+  reevaluateDueDependencies();
 
   std::vector<sched::Node> nodes;
   if (views.empty()) {

@@ -50,6 +50,9 @@ struct Job {
   PendingEnd pending_end = PendingEnd::kNone;
   // Parsed info.dependency ("" = none); kept in step with the text.
   std::optional<jobspec::DependencySpec> dependency;
+  // When an `after:ID+minutes` item it waits for will be met (0: none), as last evaluated;
+  // also in JobManager::dependency_wakes_ under this key.
+  std::int64_t dependency_wake = 0;
   // The request in the scheduler's terms, derived from info.spec with defaults applied;
   // rebuilt on load and on update, so a pass does not re-parse hostlists.
   sched::JobRequest request;

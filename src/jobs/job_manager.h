@@ -8,7 +8,6 @@
 // injected Clock. Every change is staged in the JobStore; the daemon calls commit() before it
 // replies (durable before acknowledged), then drains takeAccounting() and takeSignals().
 #include <cstdint>
-#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -167,7 +166,7 @@ class JobManager {
   // The earliest time an `after:ID+minutes` dependency of a pending job will be met (0 =
   // none), as of the last evaluation: when a pass must run for that job to start on time.
   std::int64_t nextDependencyTime() const {
-    return next_dependency_time_ == kNoTime ? 0 : next_dependency_time_;
+    return dependency_wakes_.empty() ? 0 : dependency_wakes_.begin()->first;
   }
   // What applying plans cost: pending entries looked at and entries whose reason, expected
   // start or planned nodes were written (tests: an unchanged entry is not rewritten).
@@ -176,6 +175,9 @@ class JobManager {
     std::uint64_t written = 0;
   };
   const ApplyStats& applyStats() const { return apply_stats_; }
+  // Pending jobs' dependencies evaluated so far (tests: a pass evaluates only those that what
+  // changed concerns).
+  std::uint64_t dependencyEvaluations() const { return dependency_evaluations_; }
   // sdiag: jobs taken in, started and ended since this manager was made (lifecycle_counts.h).
   const LifecycleCounts& lifecycleCounts() const { return lifecycle_; }
   // sdiag's "Mean depth cycle" and "Last queue length" both: the size of the last
@@ -405,21 +407,33 @@ class JobManager {
   std::uint64_t fruitless_preemption_ = 0;
   std::vector<JobId> touched_;
   std::unique_ptr<SchedulingState, SchedulingStateDeleter> scheduling_;
-  // Every pending job with a dependency, against the table as it is now: at the start of each
-  // scheduling pass (buildSnapshot, planPass), so the ends, starts and requeues since the last
-  // pass are seen by all their dependents at once, not each by every dependent. True when some
-  // pending job's dependency state changed.
+  // Every pending job with a dependency, against the table as it is now: after a recovery and
+  // an update, which may change what any of them waits for. True when some pending job's
+  // dependency state changed.
   bool reevaluateDependencies();
-  // The same for the jobs `ids` (those without a dependency are skipped): just-submitted ones,
-  // so each starts out with its true reason, and a requeued one.
+  // Only the pending jobs whose dependency may have changed since they were last evaluated:
+  // those marked due (dependentsDue) and those whose `after:ID+minutes` wait has run out. At the
+  // start of each scheduling pass and after a plan's starts, so a pass costs what changed, not
+  // the whole queue of dependents (DESIGN.md, "Scale"). True as reevaluateDependencies.
+  bool reevaluateDueDependencies();
+  // The same as reevaluateDependencies for the jobs `ids` (those without a dependency are
+  // skipped): just-submitted ones, so each starts out with its true reason, and a requeued one.
   void reevaluateDependenciesOf(const std::vector<JobId>& ids);
-  // The same, at once, for the jobs whose dependency names `target` (by its id or its array's)
-  // and the user's singleton jobs of its name: what its end or requeue may have changed.
+  // The jobs whose dependency names `target` (by its id or its array's) and the user's
+  // singleton jobs of its name: those its start, end, requeue or purge may release or block.
+  std::vector<JobId> dependentsOf(const Job& target) const;
+  // Re-evaluates them at once (an end, a requeue), or marks them due for the next
+  // reevaluateDueDependencies (a start, a purge: many at a time, evaluated once).
   void evaluateDependentsOf(const Job& target);
+  void dependentsDue(const Job& target);
   // Adds `job`'s dependency targets to dependents_, or takes them out (before its id or its
   // dependency changes, or it leaves the table).
   void indexDependents(const Job& job);
   void unindexDependents(const Job& job);
+  // Keeps dependency_wakes_: `wake` is when the job's `after:ID+minutes` wait runs out (0:
+  // none); cleared before the job starts or leaves the table.
+  void setDependencyWake(Job& job, std::int64_t wake);
+  void clearDependencyWake(Job& job) { setDependencyWake(job, 0); }
   // One pending job's; true when its dependency state changed.
   bool reevaluateDependency(Job& job, std::int64_t now);
   void refreshEligibility(Job& job, std::int64_t now);
@@ -476,8 +490,12 @@ class JobManager {
   std::set<JobId> dirty_remainders_;               // arrays whose remainder record is due
   std::vector<std::pair<JobId, JobId>> renamed_;   // (task key, job id) since the last sync
   std::set<JobId> with_dependencies_;
-  static constexpr std::int64_t kNoTime = std::numeric_limits<std::int64_t>::max();
-  std::int64_t next_dependency_time_ = kNoTime;  // reevaluateDependencies keeps it
+  // (when, job key) of each pending job's `after:ID+minutes` wait still running (Job::
+  // dependency_wake), earliest first, and the keys of jobs whose dependency is due to be
+  // evaluated again (dependentsDue): reevaluateDueDependencies takes both.
+  std::set<std::pair<std::int64_t, JobId>> dependency_wakes_;
+  std::set<JobId> dependency_due_;
+  std::uint64_t dependency_evaluations_ = 0;
   // Target job id (a job's or an array's, as --dependency names it) -> the table keys of the
   // jobs whose dependency names it, kept as jobs enter the table, take their own id (array
   // tasks), change their dependency and are purged.

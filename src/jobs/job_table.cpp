@@ -377,6 +377,8 @@ Status JobManager::recover() {
   preempted_for_.clear();
   with_dependencies_.clear();
   dependents_.clear();
+  dependency_wakes_.clear();
+  dependency_due_.clear();
   unsplit_pending_.clear();
   renamed_.clear();
   for (Job& job : loaded->jobs) {
@@ -417,10 +419,13 @@ void JobManager::purgeFinished() {
     }
     with_dependencies_.erase(job.id());
     unindexDependents(job);
+    clearDependencyWake(it->second);
+    dependentsDue(job);  // an unknown target counts as met (dependency.cpp)
     store_.stageDelete(job.id());
     live_.forget(it->second);
     it = jobs_.erase(it);
   }
+  if (!dependency_due_.empty()) changed();  // the next pass evaluates them
 }
 
 void JobManager::finish(Job& job, v1::JobState state, std::int32_t code, std::int32_t signal,
@@ -436,6 +441,7 @@ void JobManager::finish(Job& job, v1::JobState state, std::int32_t code, std::in
   const std::int64_t end = ended_earlier && job.info.end_time() <= now ? job.info.end_time() : now;
   job.info.set_state(state);
   live_.sync(job);
+  clearDependencyWake(job);  // ended while it waited
   if (state == v1::JOB_COMPLETED) {
     ++lifecycle_.completed;
   } else if (state == v1::JOB_CANCELLED) {

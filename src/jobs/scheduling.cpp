@@ -86,7 +86,7 @@ sched::SchedulerParams JobManager::schedulerParams() const {
 
 sched::Snapshot JobManager::buildSnapshot(const std::vector<NodeView>& nodes) {
   const std::int64_t now = clock_.now();
-  reevaluateDependencies();
+  reevaluateDueDependencies();
   sched::Snapshot snap;
   snap.partitions = partitions_;
   snap.reservations = reservations_.forSnapshot(now);
@@ -269,8 +269,10 @@ std::vector<Launch> JobManager::applyPlanEntries(const sched::Plan& plan,
     i.set_batch_host(names.front());
     i.set_alloc_tres(allocTres(i));
     if (i.eligible_time() == 0) i.set_eligible_time(now);
+    clearDependencyWake(*job);  // it waits for nothing now, under either key
     // An array task takes its own job id now (its %j, SLURM_JOB_ID, its accounting record).
     if (job->unsplit()) splitStarted(*job);
+    dependentsDue(*job);  // `after` and singleton items on it may be met now
     expandJobPaths(i, names.front());
 
     if (!i.batch()) {
@@ -322,7 +324,7 @@ std::vector<Launch> JobManager::applyPlanEntries(const sched::Plan& plan,
       writePending(*job, p, now, claimed_ahead);
     }
   }
-  if (!plan.starts.empty() && reevaluateDependencies()) released_by_starts_ = true;
+  if (!plan.starts.empty() && reevaluateDueDependencies()) released_by_starts_ = true;
   applied_through_ = highestId();
   return launches;
 }
