@@ -96,7 +96,7 @@ struct Internals {
         const LiveJobs::Place self{job.info.job_id(), job.id()};
         for (const LiveJobs::Place& other : m.live_.named(job.info.uid(), job.info.name())) {
           if (other == self) continue;
-          if (other < self || holdsResources(m.jobs_.at(other.second).state())) {
+          if (other < self || holdsResources(m.find(other.second)->state())) {
             waiting = true;
             break;
           }
@@ -115,13 +115,13 @@ struct Internals {
           task = static_cast<std::uint32_t>(job.info.array_task_id());
         }
         for (JobId tid : arr->second) {
-          const Job& t = m.jobs_.at(tid);
+          const Job& t = *m.find(tid);
           if (!task || t.info.array_task_id() == static_cast<std::int64_t>(*task)) {
             targets.push_back(&t);
           }
         }
-      } else if (auto it = m.jobs_.find(item.job_id); it != m.jobs_.end()) {
-        targets.push_back(&it->second);
+      } else if (const Job* t = m.find(item.job_id)) {
+        targets.push_back(t);
       }
       std::vector<DependencyState> per_target;
       for (const Job* t : targets) per_target.push_back(onTarget(item, *t, now, wake));
@@ -169,7 +169,7 @@ bool JobManager::reevaluateDependencies() {
   const std::int64_t now = clock_.now();
   dependency_due_.clear();
   // Only job states feed the evaluation and none changes here, so one pass is enough.
-  for (JobId id : with_dependencies_) any = reevaluateDependency(jobs_.at(id), now) || any;
+  for (JobId id : with_dependencies_) any = reevaluateDependency(*mutableJob(id), now) || any;
   return any;
 }
 
@@ -182,7 +182,7 @@ bool JobManager::reevaluateDueDependencies() {
   bool any = false;
   for (JobId id : due) {
     // Gone since it was marked: purged, or an array task that took its own id as it started.
-    if (with_dependencies_.count(id)) any = reevaluateDependency(jobs_.at(id), now) || any;
+    if (with_dependencies_.count(id)) any = reevaluateDependency(*mutableJob(id), now) || any;
   }
   return any;
 }
@@ -234,7 +234,7 @@ void JobManager::dependentsDue(const Job& target) {
 void JobManager::reevaluateDependenciesOf(const std::vector<JobId>& ids) {
   const std::int64_t now = clock_.now();
   for (JobId id : ids) {
-    if (with_dependencies_.count(id)) reevaluateDependency(jobs_.at(id), now);
+    if (with_dependencies_.count(id)) reevaluateDependency(*mutableJob(id), now);
   }
 }
 

@@ -482,6 +482,9 @@ class JobManager {
   std::vector<sched::Node> last_nodes_;
   NodeAvailability availability_;  // of last_nodes_, for pending jobs' reason descriptions
   std::map<JobId, Job> jobs_;
+  // jobs_ by key, for lookups in O(1): a pass's apply step looks up every pending entry after
+  // each start or end, where the map's walk through nodes spread over megabytes dominated.
+  std::unordered_map<JobId, Job*> by_key_;
   LiveJobs live_;  // jobs_ not ended, by QOS, account, user and name (live_jobs.h)
   std::map<JobId, std::vector<JobId>> arrays_;  // array job id -> task keys (ascending)
   // Array job id -> its tasks still pending without an id of their own (Job::unsplit): the

@@ -58,16 +58,17 @@ std::vector<std::string> allocatedNodes(const v1::JobInfo& info) {
 }  // namespace
 
 const Job* JobManager::find(JobId id) const {
-  auto it = jobs_.find(id);
-  return it == jobs_.end() ? nullptr : &it->second;
+  auto it = by_key_.find(id);
+  return it == by_key_.end() ? nullptr : it->second;
 }
 
 Job* JobManager::mutableJob(JobId id) {
-  auto it = jobs_.find(id);
-  return it == jobs_.end() ? nullptr : &it->second;
+  auto it = by_key_.find(id);
+  return it == by_key_.end() ? nullptr : it->second;
 }
 
 void JobManager::index(Job& job) {
+  by_key_[job.id()] = &job;
   live_.sync(job);
   if (job.isArrayTask()) {
     auto& tasks = arrays_[job.info.array_job_id()];
@@ -372,6 +373,7 @@ Status JobManager::recover() {
   auto loaded = store_.load(clock_.now() - kMinJobAgeS);
   if (!loaded) return makeError(loaded.error());
   jobs_.clear();
+  by_key_.clear();
   live_.clear();
   arrays_.clear();
   preempted_for_.clear();
@@ -423,6 +425,7 @@ void JobManager::purgeFinished() {
     dependentsDue(job);  // an unknown target counts as met (dependency.cpp)
     store_.stageDelete(job.id());
     live_.forget(it->second);
+    by_key_.erase(it->first);
     it = jobs_.erase(it);
   }
   if (!dependency_due_.empty()) changed();  // the next pass evaluates them
@@ -541,6 +544,8 @@ void JobManager::splitStarted(Job& job) {
   auto node = jobs_.extract(from);
   node.key() = to;
   jobs_.insert(std::move(node));  // the same Job object: `job` stays valid
+  by_key_.erase(from);
+  by_key_[to] = &job;
   auto& tasks = arrays_[array_id];
   std::erase(tasks, from);
   tasks.insert(std::lower_bound(tasks.begin(), tasks.end(), to), to);
