@@ -196,11 +196,14 @@ void JobManager::setDependencyWake(Job& job, std::int64_t wake) {
 
 void JobManager::indexDependents(const Job& job) {
   if (!job.dependency) return;
-  for (const auto& item : job.dependency->items)
+  for (const auto& item : job.dependency->items) {
     if (item.job_id != 0) dependents_.emplace(item.job_id, job.id());
+    if (item.type == DependencyType::Singleton) singletons_.insert(job.id());
+  }
 }
 
 void JobManager::unindexDependents(const Job& job) {
+  singletons_.erase(job.id());
   if (!job.dependency) return;
   for (const auto& item : job.dependency->items) {
     auto [first, last] = dependents_.equal_range(item.job_id);
@@ -215,8 +218,21 @@ std::vector<JobId> JobManager::dependentsOf(const Job& target) const {
     auto [first, last] = dependents_.equal_range(named);
     for (auto it = first; it != last; ++it) ids.push_back(it->second);
   }
-  for (const LiveJobs::Place& place : live_.named(target.info.uid(), target.info.name()))
-    ids.push_back(place.second);
+  // The user's jobs of its name matter only where one waits with `singleton`: walk whichever
+  // of the two is shorter (cancelling 5,000 jobs of one name walked all of them for each).
+  if (!singletons_.empty()) {
+    const auto& named = live_.named(target.info.uid(), target.info.name());
+    if (named.size() <= singletons_.size()) {
+      for (const LiveJobs::Place& place : named)
+        if (singletons_.count(place.second)) ids.push_back(place.second);
+    } else {
+      for (JobId id : singletons_) {
+        const Job& other = *find(id);
+        if (other.info.uid() == target.info.uid() && other.info.name() == target.info.name())
+          ids.push_back(id);
+      }
+    }
+  }
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   return ids;

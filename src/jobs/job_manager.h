@@ -503,6 +503,8 @@ class JobManager {
   // jobs whose dependency names it, kept as jobs enter the table, take their own id (array
   // tasks), change their dependency and are purged.
   std::multimap<JobId, JobId> dependents_;
+  // The table keys of the jobs whose dependency has a `singleton` item, kept with dependents_.
+  std::set<JobId> singletons_;
   acct::AcctBatch accounting_;
   std::unordered_map<JobId, std::size_t> accounting_index_;  // job id -> its record in the batch
   std::vector<SignalAction> signals_;

@@ -379,6 +379,7 @@ Status JobManager::recover() {
   preempted_for_.clear();
   with_dependencies_.clear();
   dependents_.clear();
+  singletons_.clear();
   dependency_wakes_.clear();
   dependency_due_.clear();
   unsplit_pending_.clear();
