@@ -147,7 +147,9 @@ bool JobManager::reevaluateDependency(Job& job, std::int64_t now) {
   bool spec_changed = false;
   std::int64_t wake = 0;
   DependencyState after = Internals::evaluate(*this, job, now, items, spec_changed, wake);
-  setDependencyWake(job, after == DependencyState::Pending ? wake : 0);
+  // Also for a job that can never start: its `after:ID+minutes` item, shown "(unfulfilled)"
+  // by scontrol, must read as met once the delay has run out.
+  setDependencyWake(job, after == DependencyState::Satisfied ? 0 : wake);
   if (spec_changed) {
     job.info.set_dependency(jobspec::formatDependency(*job.dependency));
     stage(job);

@@ -164,7 +164,8 @@ class JobManager {
   // must run for it to start on time. O(1) (an ordered set the passes maintain).
   std::int64_t nextBeginTime() const;
   // The earliest time an `after:ID+minutes` dependency of a pending job will be met (0 =
-  // none), as of the last evaluation: when a pass must run for that job to start on time.
+  // none), as of the last evaluation: when a pass must run for that job to start on time (or,
+  // for one that never can, to show the item met).
   std::int64_t nextDependencyTime() const {
     return dependency_wakes_.empty() ? 0 : dependency_wakes_.begin()->first;
   }
