@@ -51,7 +51,8 @@ struct Job {
   // Parsed info.dependency ("" = none); kept in step with the text.
   std::optional<jobspec::DependencySpec> dependency;
   // When an `after:ID+minutes` item it waits for will be met (0: none), as last evaluated;
-  // also in JobManager::dependency_wakes_ under this key.
+  // also in JobManager::dependency_wakes_ under this key. 0 whenever its dependency is
+  // satisfied, so before it starts (and an array task's key changes), and cleared as it ends.
   std::int64_t dependency_wake = 0;
   // The request in the scheduler's terms, derived from info.spec with defaults applied;
   // rebuilt on load and on update, so a pass does not re-parse hostlists.

@@ -432,7 +432,7 @@ class JobManager {
   void indexDependents(const Job& job);
   void unindexDependents(const Job& job);
   // Keeps dependency_wakes_: `wake` is when the job's `after:ID+minutes` wait runs out (0:
-  // none); cleared before the job starts or leaves the table.
+  // none); 0 once its dependency is satisfied and when it ends (Job::dependency_wake).
   void setDependencyWake(Job& job, std::int64_t wake);
   void clearDependencyWake(Job& job) { setDependencyWake(job, 0); }
   // One pending job's; true when its dependency state changed.

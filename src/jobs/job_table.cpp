@@ -422,7 +422,6 @@ void JobManager::purgeFinished() {
     }
     with_dependencies_.erase(job.id());
     unindexDependents(job);
-    clearDependencyWake(it->second);
     dependentsDue(job);  // an unknown target counts as met (dependency.cpp)
     store_.stageDelete(job.id());
     live_.forget(it->second);

@@ -269,7 +269,6 @@ std::vector<Launch> JobManager::applyPlanEntries(const sched::Plan& plan,
     i.set_batch_host(names.front());
     i.set_alloc_tres(allocTres(i));
     if (i.eligible_time() == 0) i.set_eligible_time(now);
-    clearDependencyWake(*job);  // it waits for nothing now, under either key
     // An array task takes its own job id now (its %j, SLURM_JOB_ID, its accounting record).
     if (job->unsplit()) splitStarted(*job);
     dependentsDue(*job);  // `after` and singleton items on it may be met now
