@@ -169,8 +169,9 @@ void JobManager::rebuildScheduler(const std::vector<NodeView>& nodes, std::int64
   st.qos_limits_key = qosLimitsKey(config_);
   for (const auto& [id, job] : jobs_) {
     if (job.state() != v1::JOB_PENDING) continue;
-    // Kept out of the snapshot by its array's %N, or by its QOS's limits (the reason says).
-    if (!in_snapshot.count(id)) {
+    // Kept out of the snapshot by its array's %N, or by its QOS's limits (the reason says);
+    // a job that waits for a hold, a dependency or a begin time is in neither set.
+    if (!in_snapshot.count(id) && waitingReason(job, now) == sched::Reason::None) {
       if (job.info.reason() == kArrayTaskLimit) {
         st.throttled.insert(id);
       } else {
@@ -196,6 +197,9 @@ void JobManager::syncScheduler(std::int64_t now) {
     const JobId id = st.begin_waits.begin()->second;
     st.begin_waits.erase(st.begin_waits.begin());
     st.begin_of.erase(id);
+    // Kept out of the scheduler while its begin time was ahead: it comes in now, even when it
+    // was eligible before (a begin time set by an update), which refreshEligibility leaves.
+    touch(id);
     if (Job* job = mutableJob(id)) refreshEligibility(*job, now);
   }
   for (std::size_t i = 0, n = touched_.size(); i < n; ++i) {  // refreshEligibility touches too
@@ -319,10 +323,17 @@ void JobManager::syncScheduler(std::int64_t now) {
     } else if (job && job->state() == v1::JOB_PENDING) {
       const auto qos_limit = st.qos_withheld.find(id);
       const bool throttled = st.throttled.count(id) > 0;
-      want = throttled || qos_limit != st.qos_withheld.end() ? Want::kAbsent : Want::kPending;
+      const sched::Reason waits = waitingReason(*job, now);
+      want = throttled || qos_limit != st.qos_withheld.end() || waits != sched::Reason::None
+                 ? Want::kAbsent
+                 : Want::kPending;
       if (want == Want::kAbsent) {
-        job->info.set_reason(throttled ? std::string(kArrayTaskLimit) : qos_limit->second);
-        job->info.set_start_time(0);
+        if (throttled || qos_limit != st.qos_withheld.end()) {
+          job->info.set_reason(throttled ? std::string(kArrayTaskLimit) : qos_limit->second);
+          job->info.set_start_time(0);
+        } else {
+          writeWaitingReason(*job, waits, now);  // as buildSnapshot keeps it out
+        }
         // Not the scheduler's until the throttle lets it go, but its priority is shown
         // (scontrol, squeue) as the reference showed a throttled task's, not 0.
         job->info.set_priority(priorityOf(id, job->request));
@@ -406,8 +417,10 @@ JobId JobManager::highestId() const {
 
 std::vector<Launch> JobManager::schedulePass(const std::vector<NodeView>& nodes) {
   const sched::Plan& plan = planPass(nodes);
-  // Every pending job gets a decision in each pass (a start, or a reason and expected start),
-  // many of them kept from the last plan by an incremental pass: the plan's size is both.
+  // Every pending job the scheduler holds gets a decision in each pass (a start, or a reason
+  // and expected start), many of them kept from the last plan by an incremental pass: the
+  // plan's size is both. Held, dependent and --begin jobs are not among them, as they are not
+  // in Slurm's queue (sdiag's "Last queue length").
   last_plan_size_ = static_cast<std::uint32_t>(plan.starts.size() + plan.pending.size());
   last_backfill_ = {};
   if (schedulerParams().policy != sched::Policy::Fcfs) {

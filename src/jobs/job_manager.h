@@ -326,9 +326,11 @@ class JobManager {
     time_bounds_touched_.push_back(id);
   }
   SchedulingState& schedState();
-  // `throttled`: tasks kept out of the snapshot by their array's %N, given a priority too (shown
-  // by scontrol and squeue, as the reference showed theirs).
-  void assignPriorities(sched::Snapshot& snap, std::int64_t now, const std::vector<JobId>& throttled = {});
+  // `kept_out`: pending jobs kept out of the snapshot (an array's %N, a QOS limit, a hold,
+  // dependency or begin time), given a priority too (shown by scontrol and squeue, as the
+  // reference showed a throttled task's).
+  void assignPriorities(sched::Snapshot& snap, std::int64_t now,
+                        const std::vector<JobId>& kept_out = {});
   // Fair-share usage as of the last priority calculation, calculated again at `now` when the
   // calc period has passed (or when `recalculate`).
   const std::map<Association, double>& usageForFactors(std::int64_t now, bool recalculate = false);
@@ -353,6 +355,9 @@ class JobManager {
   // for too (claimNodesAhead); said as ReqNodeNotAvail, as the reference did.
   void writePending(Job& job, const sched::PendingInfo& p, std::int64_t now,
                     const std::vector<std::string>& claimed_ahead = {});
+  // A pending job kept out of the scheduler for `why` (waitingReason): its reason, start time
+  // and planned nodes as a plan entry of that reason would write them.
+  void writeWaitingReason(Job& job, sched::Reason why, std::int64_t now);
   // The nodes that jobs of `plan.pending` before `index` require while they wait for resources
   // (-w): a -w job behind them for Priority that names one of them was told
   // `ReqNodeNotAvail, UnavailableNodes:node02` by the reference. `claimed` grows as `scanned`
@@ -514,8 +519,11 @@ class JobManager {
   ReservationBook reservations_{config_};
 };
 
-// Why a pending job waits before the scheduler has looked at it (hold, dependency, begin time),
-// None when it only waits for the scheduler.
+// Why a pending job cannot start at `now` whatever the nodes hold: a hold, a dependency, a
+// begin time still ahead (the order of sched's Pass::waitReason). None when it waits only for
+// the scheduler. Such jobs are kept out of the maintained scheduler (scheduling.cpp).
+sched::Reason waitingReason(const Job& job, std::int64_t now);
+// The same at submission, before the scheduler has looked at the job.
 sched::Reason initialReason(const Job& job);
 
 // Keeps a pending job's reason as its wait_reason (sacct's Reason) unless it is None, Priority

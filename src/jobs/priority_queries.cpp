@@ -36,7 +36,7 @@ bool listedBySprio(const Job& job, std::int64_t now) {
 }  // namespace
 
 void JobManager::assignPriorities(sched::Snapshot& snap, std::int64_t now,
-                                  const std::vector<JobId>& throttled) {
+                                  const std::vector<JobId>& kept_out) {
   SchedulingState& st = schedState();
   if (st.keep_priorities || st.scheduler) {
     for (sched::Job& j : snap.pending) j.priority = static_cast<double>(jobs_.at(j.id).info.priority());
@@ -50,7 +50,7 @@ void JobManager::assignPriorities(sched::Snapshot& snap, std::int64_t now,
     jobs_.at(j.id).info.set_priority(f.priority);
     j.priority = static_cast<double>(f.priority);
   }
-  for (JobId id : throttled) {
+  for (JobId id : kept_out) {
     Job& job = jobs_.at(id);
     job.info.set_priority(calc.compute(job.request, now).priority);
   }

@@ -116,7 +116,7 @@ sched::Snapshot JobManager::buildSnapshot(const std::vector<NodeView>& nodes) {
   const std::map<JobId, std::string_view> qos_withheld =
       limits.withheld(qosLimitJobs(limits, nullptr));
 
-  std::vector<JobId> throttled;
+  std::vector<JobId> kept_out;  // pending but not the scheduler's: priorities computed here
   for (auto& [id, job] : jobs_) {
     if (holdsResources(job.state())) {
       snap.running.push_back(runningOf(job));
@@ -127,7 +127,15 @@ sched::Snapshot JobManager::buildSnapshot(const std::vector<NodeView>& nodes) {
     if (auto w = qos_withheld.find(id); w != qos_withheld.end()) {
       job.info.set_reason(std::string(w->second));
       job.info.set_start_time(0);
-      throttled.push_back(id);
+      kept_out.push_back(id);
+      continue;
+    }
+    // Held, waiting on a dependency or a begin time: no pass could start it or give it an
+    // estimate, so no pass looks at it (a queue of thousands of dependents costs passes
+    // nothing); its touch brings it in once the wait is over (syncScheduler).
+    if (const sched::Reason why = waitingReason(job, now); why != sched::Reason::None) {
+      writeWaitingReason(job, why, now);
+      kept_out.push_back(id);
       continue;
     }
     if (job.isArrayTask()) {
@@ -136,7 +144,7 @@ sched::Snapshot JobManager::buildSnapshot(const std::vector<NodeView>& nodes) {
         if (slot->second == 0) {
           job.info.set_reason(kArrayTaskLimit);
           job.info.set_start_time(0);
-          throttled.push_back(id);
+          kept_out.push_back(id);
           continue;
         }
         --slot->second;
@@ -148,7 +156,7 @@ sched::Snapshot JobManager::buildSnapshot(const std::vector<NodeView>& nodes) {
     snap.pending.push_back(std::move(sj));
   }
 
-  assignPriorities(snap, now, throttled);
+  assignPriorities(snap, now, kept_out);
   return snap;
 }
 
@@ -213,6 +221,13 @@ void JobManager::writePending(Job& job, const sched::PendingInfo& p, std::int64_
     wrote = true;
   }
   if (wrote) ++apply_stats_.written;
+}
+
+void JobManager::writeWaitingReason(Job& job, sched::Reason why, std::int64_t now) {
+  sched::PendingInfo entry;
+  entry.id = job.id();
+  entry.reason = why;
+  writePending(job, entry, now);
 }
 
 std::vector<Launch> JobManager::applyPlanEntries(const sched::Plan& plan,

@@ -31,16 +31,18 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
 
 }  // namespace
 
-sched::Reason initialReason(const Job& job) {
+sched::Reason waitingReason(const Job& job, std::int64_t now) {
   const sched::JobRequest& r = job.request;
   if (r.hold == sched::Hold::Admin) return sched::Reason::JobHeldAdmin;
   if (r.hold == sched::Hold::User) return sched::Reason::JobHeldUser;
   if (r.dependency == sched::DependencyState::NeverSatisfied)
     return sched::Reason::DependencyNeverSatisfied;
   if (r.dependency == sched::DependencyState::Pending) return sched::Reason::Dependency;
-  if (r.beginTime > r.submitTime) return sched::Reason::BeginTime;
+  if (r.beginTime > now) return sched::Reason::BeginTime;
   return sched::Reason::None;
 }
+
+sched::Reason initialReason(const Job& job) { return waitingReason(job, job.request.submitTime); }
 
 JobManager::JobManager(const Clock& clock, const config::ClusterConfig& config, JobStore& store)
     : clock_(clock),

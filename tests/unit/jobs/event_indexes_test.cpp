@@ -85,6 +85,80 @@ TEST_F(EventIndexesTest, EachWaitingJobBecomesEligibleOnItsEventAndStarts) {
   }
 }
 
+// Jobs that wait for a hold, a dependency or a begin time are kept out of the maintained
+// scheduler, so a queue of thousands of them costs a pass nothing: the passes after a start or
+// an end look only at the jobs that may run. Each still shows its reason (and a --begin job its
+// start time) as a plan entry would, and comes in when its wait is over; a job held while it
+// waited for resources leaves the scheduler and comes back on its release.
+TEST_F(EventIndexesTest, JobsThatCannotStartAreKeptOutOfThePasses) {
+  fillCluster();
+  const JobId top = submit(SpecBuilder().nodes(4).ntasks(16).time(30));
+  const std::int64_t begin = clock_.now() + 3600;
+  std::vector<JobId> out;
+  for (int i = 0; i < 10; ++i) {
+    out.push_back(submit(SpecBuilder().hold().time(10)));
+    out.push_back(submit(SpecBuilder().time(10).dependency("afterok:" + std::to_string(top))));
+    out.push_back(submit(SpecBuilder().time(10).begin(begin)));
+  }
+  const JobId never = submit(SpecBuilder().time(10).dependency("afternotok:" + std::to_string(top)));
+  controllerPass();
+  auto inScheduler = [&](JobId id) {
+    for (const auto& j : manager_->maintainedScheduler()->snapshot().pending)
+      if (j.id == id) return true;
+    return false;
+  };
+  EXPECT_TRUE(inScheduler(top));
+  for (JobId id : out) EXPECT_FALSE(inScheduler(id)) << id;
+  EXPECT_EQ(job(out[0]).reason(), "JobHeldUser");
+  EXPECT_EQ(job(out[1]).reason(), "Dependency");
+  EXPECT_EQ(job(out[2]).reason(), "BeginTime");
+  EXPECT_EQ(job(out[2]).start_time(), begin);  // squeue --start: no earlier than --begin
+  EXPECT_EQ(job(out[1]).start_time(), 0);
+  EXPECT_GT(job(out[1]).priority(), 0);  // shown as a pass would give it
+
+  // A full pass (a cancel) looks at the one job that may run, not at the 31 that wait.
+  auto stats = manager_->applyStats();
+  const JobId other = submit(SpecBuilder().nodes(4).ntasks(16).time(30));
+  controllerPass();
+  cancel(other);
+  controllerPass();
+  // other's entry and top's (twice at most), never those of the 31 that wait
+  EXPECT_LE(manager_->applyStats().examined - stats.examined, 3u);
+
+  // Held while it waited for resources: out of the scheduler, back on its release.
+  control("hold", top);
+  controllerPass();
+  EXPECT_FALSE(inScheduler(top));
+  EXPECT_EQ(job(top).reason(), "JobHeldAdmin");  // held by root
+  EXPECT_EQ(job(top).sched_nodes(), "");
+  control("release", top);
+  controllerPass();
+  EXPECT_TRUE(inScheduler(top));
+  EXPECT_EQ(job(top).reason(), "Resources");
+
+  // top runs and fails: its afterok dependents can never start, its afternotok one may now.
+  clock_.advanceSeconds(31 * 60);
+  v1::GetJobsRequest all;
+  for (const auto& j : manager_->query(all)) {
+    if (j.state() == v1::JOB_RUNNING) finishBatch(j.job_id(), 0);
+  }
+  controllerPass();
+  ASSERT_EQ(job(top).state(), v1::JOB_RUNNING);
+  finishBatch(top, 1);
+  controllerPass();
+  EXPECT_EQ(job(out[1]).reason(), "DependencyNeverSatisfied");
+  EXPECT_FALSE(inScheduler(out[1]));
+  EXPECT_EQ(job(never).state(), v1::JOB_RUNNING);
+
+  // The begin time comes: the ten come in and start; the held ones wait on.
+  clock_.advanceSeconds(begin - clock_.now());
+  controllerPass();
+  EXPECT_EQ(job(out[2]).state(), v1::JOB_RUNNING);
+  EXPECT_EQ(job(out[29]).state(), v1::JOB_RUNNING);
+  EXPECT_EQ(job(out[0]).reason(), "JobHeldUser");
+  EXPECT_FALSE(inScheduler(out[0]));
+}
+
 TEST_F(EventIndexesTest, TheBeginTimerFollowsTheEarliestBeginTimeStillAhead) {
   const std::int64_t t0 = clock_.now();
   EXPECT_EQ(manager_->nextBeginTime(), 0);
@@ -130,8 +204,12 @@ TEST_F(EventIndexesTest, OnlyChangedPendingEntriesAreWritten) {
   fillCluster();
   const JobId top = submit(SpecBuilder().nodes(4).ntasks(16).time(30));
   const JobId next = submit(SpecBuilder().nodes(4).ntasks(16).time(30));
-  std::vector<JobId> held;
-  for (int i = 0; i < 20; ++i) held.push_back(submit(SpecBuilder().hold().time(10)));
+  // Jobs of a DOWN partition: entries of the scheduler's that no start or end changes (held
+  // jobs were, before they were kept out of it).
+  config_.partitions[1].state = config::PartitionState::kDown;  // debug
+  manager_->configChanged();
+  std::vector<JobId> waiting;
+  for (int i = 0; i < 20; ++i) waiting.push_back(submit(SpecBuilder().partition("debug").time(10)));
   controllerPass();
   controllerPass();  // settled: the next submission is judged against this plan
   EXPECT_EQ(job(top).reason(), "Resources");
@@ -140,18 +218,18 @@ TEST_F(EventIndexesTest, OnlyChangedPendingEntriesAreWritten) {
   auto stats = manager_->applyStats();
   const sched::Scheduler* maintained = manager_->maintainedScheduler();
   const int full = maintained->counters().fullPasses;
-  const JobId added = submit(SpecBuilder().hold().time(10));
+  const JobId added = submit(SpecBuilder().partition("debug").time(10));
   controllerPass();
   EXPECT_EQ(maintained->counters().fullPasses, full);  // the submission was incremental
   EXPECT_EQ(manager_->applyStats().examined, stats.examined + 1);  // only the new entry
-  EXPECT_EQ(job(added).reason(), "JobHeldUser");
+  EXPECT_EQ(job(added).reason(), "PartitionDown");
 
   // A cancel runs a full pass: every pending entry is looked at, none changed, none written.
   stats = manager_->applyStats();
-  cancel(held.back());
+  cancel(waiting.back());
   controllerPass();
   EXPECT_GT(maintained->counters().fullPasses, full);
-  EXPECT_EQ(manager_->applyStats().examined, stats.examined + 2 + 20);  // top, next, 19 + 1 held
+  EXPECT_EQ(manager_->applyStats().examined, stats.examined + 2 + 20);  // top, next, 19 + 1
   EXPECT_EQ(manager_->applyStats().written, stats.written);
 
   // The top job leaves: the next one takes its place and its reason, and nobody else changes.
