@@ -152,6 +152,7 @@ void JobManager::rebuildScheduler(const std::vector<NodeView>& nodes, std::int64
   st.begin_of.clear();
   st.submitted_unapplied.clear();
   st.full_unapplied = true;
+  st.applied.clear();  // the jobs touched since the last pass are not replayed to say so
   std::set<JobId> in_snapshot;
   for (const sched::Job& j : snap.pending) {
     in_snapshot.insert(j.id);
@@ -223,6 +224,7 @@ void JobManager::syncScheduler(std::int64_t now) {
   for (const auto& [key, id] : renamed_) {
     ids.erase(key);
     ids.insert(id);
+    st.applied.erase(key);
     noteBeginWait(key, nullptr, now);
     st.throttled.erase(key);
     st.factors.erase(key);
@@ -315,6 +317,7 @@ void JobManager::syncScheduler(std::int64_t now) {
   std::vector<sched::RunningJob> started;
   std::vector<JobId> ended;  // gone for good: leave the scheduler in one walk (onJobsEnded)
   for (JobId id : ids) {
+    st.applied.erase(id);  // changed: its info may no longer be what its last entry wrote
     Job* job = mutableJob(id);
     noteBeginWait(id, job, now);
     enum class Want { kAbsent, kPending, kRunning } want = Want::kAbsent;
@@ -475,7 +478,8 @@ std::vector<Launch> JobManager::applyPass(const sched::Plan& plan) {
   st.submitted_unapplied.clear();
   const bool all = st.full_unapplied || reservations_.size() > 0;
   st.full_unapplied = false;
-  std::vector<Launch> launches = applyPlanEntries(plan, all ? nullptr : &added);
+  std::vector<Launch> launches =
+      applyPlanEntries(plan, all ? nullptr : &added, /*skip_unchanged=*/true);
   // The starts (and launch failures) applyPlan staged reach the scheduler now, in one batch.
   syncScheduler(clock_.now());
   return launches;

@@ -169,9 +169,12 @@ class JobManager {
   std::int64_t nextDependencyTime() const {
     return dependency_wakes_.empty() ? 0 : dependency_wakes_.begin()->first;
   }
-  // What applying plans cost: pending entries looked at and entries whose reason, expected
-  // start or planned nodes were written (tests: an unchanged entry is not rewritten).
+  // What applying plans cost: pending entries found equal to their job's last written entry
+  // (SchedulingState::applied; the job is not looked up), entries looked at in the job table,
+  // and entries whose reason, expected start or planned nodes were written (tests: an
+  // unchanged entry is not rewritten).
   struct ApplyStats {
+    std::uint64_t unchanged = 0;
     std::uint64_t examined = 0;
     std::uint64_t written = 0;
   };
@@ -366,12 +369,13 @@ class JobManager {
   void claimNodesAhead(const sched::Plan& plan, std::size_t index, std::size_t& scanned,
                        std::unordered_set<std::string>& claimed) const;
   // The scheduler's latest view of the nodes, and what pending jobs' descriptions read of it.
-  void setLastNodes(const std::vector<sched::Node>& nodes) {
-    last_nodes_ = nodes;
-    availability_.reset(last_nodes_);
-  }
+  void setLastNodes(const std::vector<sched::Node>& nodes);
   // applyPlan with the pending entries limited to the jobs in `only` (null: all of them).
-  std::vector<Launch> applyPlanEntries(const sched::Plan& plan, const std::vector<JobId>* only);
+  // `skip_unchanged`: the plan is the maintained scheduler's, so an entry equal to its job's
+  // last written one (SchedulingState::applied) is left; applyPlan's may come from anywhere and
+  // is written whole.
+  std::vector<Launch> applyPlanEntries(const sched::Plan& plan, const std::vector<JobId>* only,
+                                       bool skip_unchanged);
   // The highest job id when a plan was last applied or the table recovered: a job above it
   // was submitted since, and a start of it now is Slurm's SchedSubmit (startedBy).
   JobId applied_through_ = 0;

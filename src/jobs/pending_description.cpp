@@ -6,9 +6,9 @@
 
 namespace drover::jobs {
 
-void NodeAvailability::reset(const std::vector<sched::Node>& nodes) {
+bool NodeAvailability::reset(const std::vector<sched::Node>& nodes) {
   // Every pass hands the nodes in; mostly none changed, and a comparison allocates nothing.
-  if (unchanged(nodes)) return;
+  if (unchanged(nodes)) return false;
   byName_.clear();
   usableInPartition_.clear();
   for (const sched::Node& n : nodes) {
@@ -16,6 +16,7 @@ void NodeAvailability::reset(const std::vector<sched::Node>& nodes) {
     if (!n.usable) continue;
     for (const std::string& p : n.partitions) ++usableInPartition_[p];
   }
+  return true;
 }
 
 bool NodeAvailability::unchanged(const std::vector<sched::Node>& nodes) const {

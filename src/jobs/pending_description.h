@@ -20,7 +20,8 @@ inline constexpr std::string_view kNodesDownDescription =
 // Which nodes the scheduler may use now (up, not drained), by name and per partition.
 class NodeAvailability {
  public:
-  void reset(const std::vector<sched::Node>& nodes);
+  // False when the nodes say what they said before (nothing was reset).
+  bool reset(const std::vector<sched::Node>& nodes);
   bool empty() const { return byName_.empty(); }
 
   // The job's required nodes (-w) that are unknown, down, drained or not responding.

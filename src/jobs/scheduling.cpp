@@ -161,7 +161,7 @@ sched::Snapshot JobManager::buildSnapshot(const std::vector<NodeView>& nodes) {
 }
 
 std::vector<Launch> JobManager::applyPlan(const sched::Plan& plan) {
-  return applyPlanEntries(plan, nullptr);
+  return applyPlanEntries(plan, nullptr, /*skip_unchanged=*/false);
 }
 
 void JobManager::claimNodesAhead(const sched::Plan& plan, std::size_t index,
@@ -223,6 +223,12 @@ void JobManager::writePending(Job& job, const sched::PendingInfo& p, std::int64_
   if (wrote) ++apply_stats_.written;
 }
 
+void JobManager::setLastNodes(const std::vector<sched::Node>& nodes) {
+  last_nodes_ = nodes;
+  // Reason descriptions read the nodes (pendingDescription): every entry is written again.
+  if (availability_.reset(last_nodes_) && scheduling_) scheduling_->applied.clear();
+}
+
 void JobManager::writeWaitingReason(Job& job, sched::Reason why, std::int64_t now) {
   sched::PendingInfo entry;
   entry.id = job.id();
@@ -231,7 +237,8 @@ void JobManager::writeWaitingReason(Job& job, sched::Reason why, std::int64_t no
 }
 
 std::vector<Launch> JobManager::applyPlanEntries(const sched::Plan& plan,
-                                                 const std::vector<JobId>* only) {
+                                                 const std::vector<JobId>* only,
+                                                 bool skip_unchanged) {
   const std::int64_t now = clock_.now();
   std::vector<Launch> launches;
   for (const sched::Start& start : plan.starts) {
@@ -316,6 +323,11 @@ std::vector<Launch> JobManager::applyPlanEntries(const sched::Plan& plan,
   }
   const JobId lowest = wanted.empty() ? 0 : wanted.front();
   const JobId highest = wanted.empty() ? 0 : wanted.back();
+  // A MAINT reservation's reason (ReservationBook::pendingReason) moves with the clock alone:
+  // then every entry is written, none remembered.
+  SchedulingState& st = schedState();
+  const bool remember = reservations_.size() == 0;
+  if (!remember) st.applied.clear();
   if (!only || !wanted.empty()) {
     std::size_t scanned = 0;                  // claimNodesAhead's progress through the plan
     std::unordered_set<std::string> claimed;
@@ -323,6 +335,11 @@ std::vector<Launch> JobManager::applyPlanEntries(const sched::Plan& plan,
       const sched::PendingInfo& p = plan.pending[index];
       if (only && (p.id < lowest || p.id > highest ||
                    !std::binary_search(wanted.begin(), wanted.end(), p.id))) {
+        continue;
+      }
+      auto last = remember && skip_unchanged ? st.applied.find(p.id) : st.applied.end();
+      if (last != st.applied.end() && last->second.same(p)) {
+        ++apply_stats_.unchanged;
         continue;
       }
       Job* job = mutableJob(p.id);
@@ -336,6 +353,10 @@ std::vector<Launch> JobManager::applyPlanEntries(const sched::Plan& plan,
             claimed_ahead.push_back(node);
       }
       writePending(*job, p, now, claimed_ahead);
+      if (remember) {
+        st.applied[p.id] = AppliedEntry{p.reason, AppliedEntry::startOf(p), p.plannedNodes,
+                                        !job->request.requiredNodes.empty()};
+      }
     }
   }
   if (!plan.starts.empty() && reevaluateDueDependencies()) released_by_starts_ = true;

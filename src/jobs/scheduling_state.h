@@ -39,6 +39,24 @@ struct HeldJob {
   sched::DependencyState dependency = sched::DependencyState::Satisfied;  // pending
 };
 
+// What an apply wrote from a pending job's plan entry (JobManager::writePending): the entry's
+// reason, start (expected, else estimated) and planned nodes, and whether the job names nodes
+// (-w), whose reason also reads the entries ahead of it (claimNodesAhead).
+struct AppliedEntry {
+  sched::Reason reason = sched::Reason::None;
+  std::int64_t start = 0;
+  std::vector<std::string> nodes;
+  bool names_nodes = false;
+
+  static std::int64_t startOf(const sched::PendingInfo& p) {
+    return p.expectedStart ? *p.expectedStart : p.estimatedStart.value_or(0);
+  }
+  // Writing `p` again would change nothing (a -w job's reason may, whatever its entry says).
+  bool same(const sched::PendingInfo& p) const {
+    return !names_nodes && reason == p.reason && start == startOf(p) && nodes == p.plannedNodes;
+  }
+};
+
 struct SchedulingState {
   std::unique_ptr<sched::Scheduler> scheduler;
   std::unordered_map<JobId, HeldJob> held;
@@ -54,6 +72,12 @@ struct SchedulingState {
   // added (nobody else's entry changed); after a full pass every entry that differs.
   std::vector<JobId> submitted_unapplied;
   bool full_unapplied = false;
+  // Each pending job's last written entry, until the job changes: syncScheduler forgets every
+  // job it replays (everything that changes a job touches it), a rebuild and a change in the
+  // nodes' availability (which reason descriptions read) forget all. An entry equal to it is
+  // not written again, so the apply after a start or an end costs a lookup here for each
+  // unchanged entry instead of a walk through the job table.
+  std::unordered_map<JobId, AppliedEntry> applied;
   std::set<JobId> throttled;          // array tasks kept out by the array's %N limit
   // Jobs kept out by their QOS's per-user limits (qos_limits.h), with the reason they show.
   std::map<JobId, std::string> qos_withheld;

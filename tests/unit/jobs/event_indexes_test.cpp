@@ -224,12 +224,14 @@ TEST_F(EventIndexesTest, OnlyChangedPendingEntriesAreWritten) {
   EXPECT_EQ(manager_->applyStats().examined, stats.examined + 1);  // only the new entry
   EXPECT_EQ(job(added).reason(), "PartitionDown");
 
-  // A cancel runs a full pass: every pending entry is looked at, none changed, none written.
+  // A cancel runs a full pass: every pending entry is compared with the one last written for
+  // its job, none changed, so none is looked up in the job table or written.
   stats = manager_->applyStats();
   cancel(waiting.back());
   controllerPass();
   EXPECT_GT(maintained->counters().fullPasses, full);
-  EXPECT_EQ(manager_->applyStats().examined, stats.examined + 2 + 20);  // top, next, 19 + 1
+  EXPECT_EQ(manager_->applyStats().unchanged, stats.unchanged + 2 + 20);  // top, next, 19 + 1
+  EXPECT_EQ(manager_->applyStats().examined, stats.examined);
   EXPECT_EQ(manager_->applyStats().written, stats.written);
 
   // The top job leaves: the next one takes its place and its reason, and nobody else changes.
@@ -237,7 +239,29 @@ TEST_F(EventIndexesTest, OnlyChangedPendingEntriesAreWritten) {
   cancel(top);
   controllerPass();
   EXPECT_EQ(job(next).reason(), "Resources");
+  EXPECT_EQ(manager_->applyStats().examined, stats.examined + 1);
   EXPECT_EQ(manager_->applyStats().written, stats.written + 1);
+
+  // A job changed between passes is written again even where its entry is the same: an update
+  // sets a pending job's reason to None until the scheduler says otherwise.
+  v1::UpdateJobRequest u;
+  u.set_job_id(std::to_string(waiting.front()));
+  (*u.mutable_fields())["TimeLimit"] = "5";
+  ASSERT_TRUE(manager_->update(root(), u).ok());
+  ASSERT_TRUE(manager_->commit().ok());
+  EXPECT_EQ(job(waiting.front()).reason(), "None");
+  controllerPass();
+  EXPECT_EQ(job(waiting.front()).reason(), "PartitionDown");
+
+  // Likewise when the next pass rebuilds the scheduler from the table (every priority
+  // calculation period), which replays no job.
+  u.set_job_id(std::to_string(waiting.back() - 1));
+  ASSERT_TRUE(manager_->update(root(), u).ok());
+  ASSERT_TRUE(manager_->commit().ok());
+  EXPECT_EQ(job(waiting.back() - 1).reason(), "None");
+  clock_.advanceSeconds(config_.scheduler.priority.calc_period_s);
+  controllerPass();
+  EXPECT_EQ(job(waiting.back() - 1).reason(), "PartitionDown");
 }
 
 // SchedNodeList (squeue --start SCHEDNODES): the nodes reserved for a pending job, cleared

@@ -1,8 +1,9 @@
 // The controller's maintained scheduler against a full rebuild: after every step of random
 // sequences of submissions (plain, held, arrays with a %N limit, dependencies, nice), cancels,
-// starts, ends, releases and clock moves, the plan of the maintained sched::Scheduler equals
-// schedule() on a snapshot built afresh from the job table. Also: a submission on a settled
-// queue is an incremental pass, and fair-share usage is charged, ordered and persisted.
+// starts, ends, holds, releases, updates and clock moves, the plan of the maintained
+// sched::Scheduler equals schedule() on a snapshot built afresh from the job table, and the
+// entries its apply left unwritten are those writing would not change. Also: a submission on a
+// settled queue is an incremental pass, and fair-share usage is charged, ordered and persisted.
 #include <gtest/gtest.h>
 
 #include <csignal>
@@ -55,7 +56,14 @@ class IncrementalPassTest : public JobsTest {
     sched::Plan fresh = sched::schedule(manager_->tableSnapshot(nodes),
                                         manager_->schedulerParams(), clock_.now());
     expectSamePlan(plan, fresh, where);
+    const sched::Plan copy = plan;  // applyPass moves the maintained plan on
     auto launches = manager_->applyPass(plan);
+    EXPECT_TRUE(manager_->commit().ok());
+    // The apply left unwritten only entries that writing would not change: writing the whole
+    // plan again (applyPlan writes every entry) changes nothing.
+    const auto written = manager_->applyStats().written;
+    manager_->applyPlan(copy);
+    EXPECT_EQ(manager_->applyStats().written, written) << where;
     EXPECT_TRUE(manager_->commit().ok());
     return launches;
   }
@@ -108,9 +116,18 @@ TEST_F(IncrementalPassTest, RandomEventSequencesPlanLikeAFullRebuild) {
         auto pending = inState(v1::JOB_PENDING);
         if (!pending.empty()) {
           v1::JobControlRequest r;
-          r.set_action("release");
+          r.set_action(pick(3) ? "release" : "hold");
           r.add_job_ids(std::to_string(pending[pick(static_cast<int>(pending.size()))]));
           manager_->control(root(), r);
+          EXPECT_TRUE(manager_->commit().ok());
+        }
+      } else if (op == 8 && pick(2)) {
+        auto pending = inState(v1::JOB_PENDING);
+        if (!pending.empty()) {
+          v1::UpdateJobRequest u;
+          u.set_job_id(std::to_string(pending[pick(static_cast<int>(pending.size()))]));
+          (*u.mutable_fields())[pick(2) ? "TimeLimit" : "Nice"] = std::to_string(1 + pick(40));
+          manager_->update(root(), u);
           EXPECT_TRUE(manager_->commit().ok());
         }
       } else {

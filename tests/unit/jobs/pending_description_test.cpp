@@ -82,6 +82,28 @@ TEST_F(PendingDescriptionTest, TooFewNodesUpInThePartitionIsSaidInSlurmsWords) {
   EXPECT_EQ(job(four).reason_description(), "");
 }
 
+// The same through the controller's maintained scheduler, whose apply leaves entries equal to
+// the last written ones (a change in the nodes makes it write every entry again).
+TEST_F(PendingDescriptionTest, TheControllersPassSaysSoToo) {
+  auto controllerPass = [&] {
+    manager_->schedulePass(nodeViews());
+    ASSERT_TRUE(manager_->commit().ok());
+  };
+  down_ = {"node04"};
+  const JobId three = submit(SpecBuilder().time(30).nodes(3).ntasks(12));
+  const JobId four = submit(SpecBuilder().time(30).nodes(4));
+  controllerPass();
+  ASSERT_EQ(job(three).state(), v1::JOB_RUNNING);
+  EXPECT_EQ(job(four).reason(), "Resources");
+  EXPECT_EQ(job(four).reason_description(), kNodesDownDescription);
+  controllerPass();
+  EXPECT_EQ(job(four).reason_description(), kNodesDownDescription);
+  down_.clear();
+  controllerPass();
+  EXPECT_EQ(job(four).reason(), "Resources") << "all four up, three of them full";
+  EXPECT_EQ(job(four).reason_description(), "");
+}
+
 TEST_F(PendingDescriptionTest, APartitionWhoseOnlyNodeIsDown) {
   down_ = {"node01"};
   const JobId debug = submit(SpecBuilder().time(10).partition("debug"));
