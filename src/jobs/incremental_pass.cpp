@@ -198,8 +198,9 @@ void JobManager::syncScheduler(std::int64_t now) {
     const JobId id = st.begin_waits.begin()->second;
     st.begin_waits.erase(st.begin_waits.begin());
     st.begin_of.erase(id);
-    // Kept out of the scheduler while its begin time was ahead: it comes in now, even when it
-    // was eligible before (a begin time set by an update), which refreshEligibility leaves.
+    // Kept out of the scheduler while its begin time was ahead: it comes in now. (The
+    // refreshEligibility below stages it too, but only when it sets the eligible time, which
+    // every path that sets a begin time clears: this does not rest on that.)
     touch(id);
     if (Job* job = mutableJob(id)) refreshEligibility(*job, now);
   }
