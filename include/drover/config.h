@@ -110,6 +110,10 @@ struct PriorityWeights {
 struct SchedulerConfig {
   BackfillPolicy policy = BackfillPolicy::kEasy;
   std::uint32_t coalesce_ms = 5;                // a pass runs this long after the first trigger
+  // How many of the jobs left waiting, in priority order, each pass gives an expected start
+  // (squeue --start, scontrol's StartTime=): Slurm's SchedulerParameters=bf_max_job_test, whose
+  // default this is. Unlike Slurm's backfill, every pending job is still tried for a start.
+  std::uint32_t estimate_depth = 500;
   std::uint64_t default_mem_per_cpu_mb = 0;     // 0 = whole node memory, as Slurm
   PriorityWeights priority;
   // Slurm's ResvOverRun: how long a job running in an advance reservation may go on after the

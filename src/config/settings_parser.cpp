@@ -174,7 +174,8 @@ bool parsePriority(Context& ctx, const YAML::Node& node, PriorityWeights& out) {
 
 bool parseScheduler(Context& ctx, const YAML::Node& node, SchedulerConfig& out) {
   MapReader m;
-  if (!m.open(ctx, node, "scheduler", {"policy", "coalesce_ms", "default_mem_per_cpu", "priority",
+  if (!m.open(ctx, node, "scheduler", {"policy", "coalesce_ms", "estimate_depth",
+                                          "default_mem_per_cpu", "priority",
                                           "resv_over_run", "enable_user_top", "preempt_type",
                                           "preempt_mode", "preempt_exempt_time"})) {
     return false;
@@ -185,6 +186,10 @@ bool parseScheduler(Context& ctx, const YAML::Node& node, SchedulerConfig& out) 
     out.policy = static_cast<BackfillPolicy>(i);
   }
   if (auto* v = m.find("coalesce_ms"); v && !readInteger(ctx, *v, m.path("coalesce_ms"), 0, 60000, out.coalesce_ms)) {
+    return false;
+  }
+  if (auto* v = m.find("estimate_depth");
+      v && !readInteger(ctx, *v, m.path("estimate_depth"), 0, 1000000, out.estimate_depth)) {
     return false;
   }
   if (auto* v = m.find("default_mem_per_cpu");

@@ -81,6 +81,7 @@ v1::JobStartedBy startedBy(bool backfill, const v1::JobInfo& job, JobId applied_
 sched::SchedulerParams JobManager::schedulerParams() const {
   sched::SchedulerParams p;
   p.policy = toPolicy(config_.scheduler.policy);
+  p.estimateDepth = static_cast<int>(config_.scheduler.estimate_depth);
   return p;
 }
 

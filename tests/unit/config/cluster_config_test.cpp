@@ -98,6 +98,7 @@ TEST(ClusterConfig, ValidFiles) {
          EXPECT_TRUE(p.allow_accounts.empty());
          EXPECT_EQ(c.timeouts.node_down_s, 60u);
          EXPECT_EQ(c.scheduler.policy, BackfillPolicy::kEasy);
+         EXPECT_EQ(c.scheduler.estimate_depth, 500u);  // Slurm's bf_max_job_test default
          EXPECT_EQ(c.scheduler.default_mem_per_cpu_mb, 0u);
          EXPECT_TRUE(c.accounts.empty());
          EXPECT_EQ(c.defaultPartition(), &c.partitions[0]);
@@ -389,13 +390,14 @@ TEST(ClusterConfig, ValidFiles) {
        }},
       {"scheduler and priority weights",
        minimal("", yaml({"scheduler:", "  policy: Conservative", "  coalesce_ms: 0",
-                         "  enable_user_top: yes", "  priority:",
+                         "  estimate_depth: 0", "  enable_user_top: yes", "  priority:",
                          "    weight_age: 1", "    weight_fairshare: 2", "    weight_job_size: 3",
                          "    weight_partition: 4", "    weight_qos: 5", "    max_age: 1-0",
                          "    decay_half_life: 0", "    calc_period: \"0:30\""})),
        [](const ClusterConfig& c) {
          EXPECT_EQ(c.scheduler.policy, BackfillPolicy::kConservative);
          EXPECT_EQ(c.scheduler.coalesce_ms, 0u);
+         EXPECT_EQ(c.scheduler.estimate_depth, 0u);
          EXPECT_TRUE(c.scheduler.enable_user_top);
          const PriorityWeights& w = c.scheduler.priority;
          EXPECT_EQ(w.age, 1u);
@@ -609,6 +611,8 @@ TEST(ClusterConfig, InvalidFilesGiveLocatedErrors) {
        "t.conf:9:23: timeouts.kill_wait: expected an integer from 1 to 65535, got '0'"},
       {"node_down not above heartbeat", minimal("", "timeouts: {heartbeat_interval: 10, node_down: 10}\n"),
        "t.conf:9:47: timeouts: node_down (10 s) must be greater than heartbeat_interval (10 s)"},
+      {"negative estimate_depth", minimal("", "scheduler: {estimate_depth: -1}\n"),
+       "t.conf:9:29: scheduler.estimate_depth: expected an integer from 0 to 1000000, got '-1'"},
       {"unknown policy", minimal("", "scheduler: {policy: lifo}\n"),
        "t.conf:9:21: scheduler.policy: unknown value 'lifo'; accepted: fcfs, easy, conservative"},
       {"bad default_mem_per_cpu", minimal("", "scheduler: {default_mem_per_cpu: lots}\n"),

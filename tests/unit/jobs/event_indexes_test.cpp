@@ -264,6 +264,24 @@ TEST_F(EventIndexesTest, OnlyChangedPendingEntriesAreWritten) {
   EXPECT_EQ(job(waiting.back() - 1).reason(), "PartitionDown");
 }
 
+// scheduler.estimate_depth (Slurm's bf_max_job_test): the first jobs left waiting, in priority
+// order, get an expected start; those past it show none. The reservation holder is not one of
+// them.
+TEST_F(EventIndexesTest, TheEstimateDepthBoundsWhichJobsGetAnExpectedStart) {
+  config_.scheduler.estimate_depth = 2;
+  fillCluster();
+  std::vector<JobId> queue;
+  for (int i = 0; i < 5; ++i) queue.push_back(submit(SpecBuilder().nodes(4).ntasks(16).time(30)));
+  controllerPass();
+  EXPECT_EQ(job(queue[0]).reason(), "Resources");
+  EXPECT_EQ(job(queue[0]).start_time(), clock_.now() + 30 * 60);  // its reservation
+  EXPECT_EQ(job(queue[1]).start_time(), clock_.now() + 60 * 60);
+  EXPECT_EQ(job(queue[2]).start_time(), clock_.now() + 90 * 60);
+  EXPECT_EQ(job(queue[3]).start_time(), 0);
+  EXPECT_EQ(job(queue[4]).start_time(), 0);
+  EXPECT_EQ(job(queue[3]).sched_nodes(), "");
+}
+
 // SchedNodeList (squeue --start SCHEDNODES): the nodes reserved for a pending job, cleared
 // when it starts; a cancelled job keeps what it last had, as Slurm shows it.
 TEST_F(EventIndexesTest, PendingJobsPublishTheirPlannedNodes) {
