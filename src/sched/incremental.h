@@ -71,6 +71,7 @@ class Scheduler {
     int lastRankedAppends = 0;
   };
   const Counters& counters() const { return counters_; }
+  const SchedulerParams& params() const { return params_; }
   // Bytes of the conservative pass's profile kept in the memo for appendLastRanked (0: none).
   size_t keptProfileBytes() const { return memo_.tail ? memo_.tail->bytes() : 0; }
 

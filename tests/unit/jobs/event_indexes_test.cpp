@@ -280,6 +280,12 @@ TEST_F(EventIndexesTest, TheEstimateDepthBoundsWhichJobsGetAnExpectedStart) {
   EXPECT_EQ(job(queue[3]).start_time(), 0);
   EXPECT_EQ(job(queue[4]).start_time(), 0);
   EXPECT_EQ(job(queue[3]).sched_nodes(), "");
+  // A reconfigure that changes it takes effect at the next pass.
+  config_.scheduler.estimate_depth = 3;
+  manager_->configChanged();
+  controllerPass();
+  EXPECT_EQ(job(queue[3]).start_time(), clock_.now() + 120 * 60);
+  EXPECT_EQ(job(queue[4]).start_time(), 0);
 }
 
 // SchedNodeList (squeue --start SCHEDNODES): the nodes reserved for a pending job, cleared
