@@ -44,6 +44,10 @@ using Clock = std::chrono::steady_clock;
 // forwarded, then how long srun gets to take the remaining frames.
 constexpr auto kDrainWait = std::chrono::seconds(2);
 constexpr auto kSendWait = std::chrono::seconds(30);
+// How long the step's end waits for the writer of its cancel notice (tellWhy): the line must be
+// in the output file before the end is reported, since a requeued job may start again at once
+// and append to the same file; a writer stuck on a hung file system is not waited for longer.
+constexpr auto kNoticeWait = std::chrono::seconds(5);
 constexpr int kStartFailureExitCode = 2;
 
 std::int64_t unixNow() {
@@ -337,6 +341,9 @@ class StepRun {
     if (auto pid = spawnTask(writer); !pid) {
       std::fprintf(stderr, "drover-stepd: the cancel notice was not written: %s\n",
                    pid.error().c_str());
+    } else {
+      notice_writer_ = *pid;
+      notice_until_ = Clock::now() + kNoticeWait;
     }
   }
 
@@ -430,7 +437,7 @@ class StepRun {
     openUsageSocket();
 
     std::vector<pollfd> fds;
-    while (!running_.empty() || (io_ && !io_->finished())) {
+    while (!running_.empty() || (io_ && !io_->finished()) || writingNotice(Clock::now())) {
       const auto now = Clock::now();
       if (io_ && running_.empty() && !drain_at_) {
         // Whatever the tasks left in their group goes now, so their pipes reach EOF.
@@ -467,7 +474,7 @@ class StepRun {
         kill_at_.reset();
       }
       auto deadline = next_sample;
-      for (const auto& t : {warn_at_, limit_at_, kill_at_, drain_at_})
+      for (const auto& t : {warn_at_, limit_at_, kill_at_, drain_at_, notice_until_})
         if (t) deadline = std::min(deadline, *t);
       auto wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
       fds.assign(1, pollfd{sfd, POLLIN, 0});
@@ -565,6 +572,10 @@ class StepRun {
       rusage usage{};
       if (wait4(pid, &status, 0, &usage) != pid) return;
       task_usage_.reaped(pid, usage);
+      if (pid == notice_writer_) {
+        notice_writer_ = 0;
+        notice_until_.reset();
+      }
       if (running_.erase(pid) == 0) continue;
       const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
       const int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
@@ -606,6 +617,12 @@ class StepRun {
   bool terminating_ = false;
   bool pipes_abandoned_ = false;
   std::optional<Clock::time_point> warn_at_, limit_at_, kill_at_, drain_at_;
+  pid_t notice_writer_ = 0;  // the cancel notice's writer until it is reaped
+  std::optional<Clock::time_point> notice_until_;
+
+  bool writingNotice(Clock::time_point now) const {
+    return notice_writer_ != 0 && notice_until_ && now < *notice_until_;
+  }
 };
 
 }  // namespace
