@@ -498,13 +498,8 @@ void JobManager::configChanged() {
   config_nodes_ = schedNodes(config_);
   adoptPartitions(schedPartitions(config_));
   // A new policy or estimate depth takes effect at the next pass, not the next rebuild.
-  if (scheduling_ && scheduling_->scheduler) {
-    const sched::SchedulerParams& held = scheduling_->scheduler->params();
-    const sched::SchedulerParams wanted = schedulerParams();
-    if (held.policy != wanted.policy || held.estimateDepth != wanted.estimateDepth) {
-      resetScheduler();
-    }
-  }
+  if (scheduling_ && scheduling_->scheduler && scheduling_->scheduler->params() != schedulerParams())
+    resetScheduler();
 }
 
 const sched::Plan& JobManager::planPass(const std::vector<NodeView>& views) {

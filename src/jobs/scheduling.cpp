@@ -208,7 +208,7 @@ void JobManager::writePending(Job& job, const sched::PendingInfo& p, std::int64_
   // squeue --start: a reservation's start, else the scheduler's non-binding estimate; a job
   // whose --begin is still ahead expects to start no earlier than that, held or not (the
   // reference's held `--begin=now+3600` job showed that time as StartTime and in %S).
-  std::int64_t start = p.expectedStart ? *p.expectedStart : p.estimatedStart.value_or(0);
+  std::int64_t start = p.shownStart();
   if (p.reason == sched::Reason::BeginTime || job.request.beginTime > now)
     start = std::max(start, job.request.beginTime);
   if (i.start_time() != start) {
@@ -355,7 +355,7 @@ std::vector<Launch> JobManager::applyPlanEntries(const sched::Plan& plan,
       }
       writePending(*job, p, now, claimed_ahead);
       if (remember) {
-        st.applied[p.id] = AppliedEntry{p.reason, AppliedEntry::startOf(p), p.plannedNodes,
+        st.applied[p.id] = AppliedEntry{p.reason, p.shownStart(), p.plannedNodes,
                                         !job->request.requiredNodes.empty()};
       }
     }

@@ -40,20 +40,18 @@ struct HeldJob {
 };
 
 // What an apply wrote from a pending job's plan entry (JobManager::writePending): the entry's
-// reason, start (expected, else estimated) and planned nodes, and whether the job names nodes
-// (-w), whose reason also reads the entries ahead of it (claimNodesAhead).
+// reason, shown start and planned nodes, and whether the job names nodes (-w), whose reason
+// also reads the entries ahead of it (claimNodesAhead).
 struct AppliedEntry {
   sched::Reason reason = sched::Reason::None;
   std::int64_t start = 0;
   std::vector<std::string> nodes;
   bool names_nodes = false;
 
-  static std::int64_t startOf(const sched::PendingInfo& p) {
-    return p.expectedStart ? *p.expectedStart : p.estimatedStart.value_or(0);
-  }
   // Writing `p` again would change nothing (a -w job's reason may, whatever its entry says).
   bool same(const sched::PendingInfo& p) const {
-    return !names_nodes && reason == p.reason && start == startOf(p) && nodes == p.plannedNodes;
+    return !names_nodes && reason == p.reason && start == p.shownStart() &&
+           nodes == p.plannedNodes;
   }
 };
 

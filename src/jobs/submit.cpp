@@ -371,7 +371,7 @@ SubmitResult JobManager::submit(const Caller& caller, const v1::JobSpec& submitt
     for (const auto& p : plan.pending) {
       if (p.id != probe.id) continue;
       // A reservation's start, else the estimate (whose nodes plannedNodes holds too).
-      out.expected_start = p.expectedStart ? *p.expectedStart : p.estimatedStart.value_or(0);
+      out.expected_start = p.shownStart();
       out.test_only_nodes = hostlist::compress(p.plannedNodes);
     }
     SubmitResult r;

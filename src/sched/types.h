@@ -162,6 +162,8 @@ struct SchedulerParams {
   // order (0 = none). Costs about what conservative backfill costs for that many jobs; the
   // estimates never constrain backfill.
   int estimateDepth = 1000;
+
+  bool operator==(const SchedulerParams&) const = default;
 };
 
 struct Start {
@@ -187,6 +189,9 @@ struct PendingInfo {
   // A non-binding estimate for jobs without a reservation (squeue --start), from a second,
   // bounded pass that reserves nothing in the real profile (SchedulerParams::estimateDepth).
   std::optional<int64_t> estimatedStart;
+
+  // The start squeue --start shows: the reservation's, else the estimate's, 0 for none.
+  int64_t shownStart() const { return expectedStart ? *expectedStart : estimatedStart.value_or(0); }
 };
 
 struct PlanStats {

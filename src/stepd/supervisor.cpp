@@ -617,12 +617,10 @@ class StepRun {
   bool terminating_ = false;
   bool pipes_abandoned_ = false;
   std::optional<Clock::time_point> warn_at_, limit_at_, kill_at_, drain_at_;
-  pid_t notice_writer_ = 0;  // the cancel notice's writer until it is reaped
-  std::optional<Clock::time_point> notice_until_;
+  pid_t notice_writer_ = 0;  // the cancel notice's writer, and how long it is waited for,
+  std::optional<Clock::time_point> notice_until_;  // until it is reaped
 
-  bool writingNotice(Clock::time_point now) const {
-    return notice_writer_ != 0 && notice_until_ && now < *notice_until_;
-  }
+  bool writingNotice(Clock::time_point now) const { return notice_until_ && now < *notice_until_; }
 };
 
 }  // namespace
