@@ -428,6 +428,7 @@ const Plan& Scheduler::pass(int64_t now) {
       int64_t duration = 0;
       auto info = judgeSubmission(idx, snap_, params_, now, memo_, job, skip, &shape, &duration);
       if (!info) {
+        if (startSubmission(now)) return plan_;
         ok = false;
         break;
       }
@@ -510,6 +511,42 @@ const Plan& Scheduler::pass(int64_t now) {
   }
   ++counters_.fullPasses;
   return plan_;
+}
+
+bool Scheduler::startSubmission(int64_t now) {
+  if (submittedSince_.size() != 1 || !plan_.starts.empty() || !startsKeepable()) return false;
+  const ClusterIndex& idx = index();
+  if (!freed_.empty()) {
+    // The completions first. Their replay leaves the job out (it is in none of the memo's
+    // lists), so when it starts nothing its pass, of the queue without the job, becomes the
+    // memo's pass, which the job is then judged against.
+    if (memo_.tailAppended) return false;
+    auto delta = replayAfterCompletion(idx, snap_, params_, now, memo_, freed_, plan_, planRanks_,
+                                       planJobs_);
+    if (!delta || !delta->starts.empty()) return false;
+    applyDelta(std::move(*delta), now);
+    ++counters_.completionReplays;
+  }
+  const size_t pos = submittedSince_.front();
+  const Job& job = snap_.pending[pos];
+  auto start = judgeStartingSubmission(idx, snap_, params_, now, memo_, job, plan_, planRanks_,
+                                       planJobs_);
+  if (!start) return false;
+  const RankKey rank = rankOf(idx, snap_, job);
+  const auto at = std::lower_bound(planRanks_.begin(), planRanks_.end(), rank);
+  const size_t i = static_cast<size_t>(at - planRanks_.begin());
+  planRanks_.insert(at, rank);
+  planJobs_.insert(planJobs_.begin() + static_cast<std::ptrdiff_t>(i), static_cast<int>(pos));
+  ++plan_.stats.jobsConsidered;
+  plan_.stats.backfilled += start->backfill;
+  plan_.starts.push_back(std::move(*start));
+  submittedSince_.clear();
+  memo_.hadStarts = true;
+  memoValid_ = false;
+  awaitStarts({i});
+  ++counters_.incrementalPasses;
+  ++counters_.startsJudged;
+  return true;
 }
 
 void Scheduler::applyDelta(PlanDelta delta, int64_t now) {

@@ -65,6 +65,7 @@ TEST(Incremental, EqualsFullPassOnRandomEventSequences) {
   int shortcuts = 0, replays = 0, replayable = 0;
   int kept[3] = {0, 0, 0};
   int appended = 0;
+  int judgedStarts = 0;
   for (Policy policy : {Policy::Easy, Policy::Fcfs, Policy::Conservative}) {
     for (int seed = 0; seed < 60; ++seed) {
       std::mt19937 rng(seed);
@@ -96,6 +97,8 @@ TEST(Incremental, EqualsFullPassOnRandomEventSequences) {
           const auto& run = sched.snapshot().running;
           sched.onJobEnded(run[pick(0, static_cast<int>(run.size()) - 1)].id);
           completionsOnValidMemo += !lastHadStarts;
+          // A submission in the same pass, as when a job ends and another comes in at once.
+          if (pick(0, 1) == 0) sched.onJobSubmitted(randomJob(rng, next++, now));
         } else if (event == 7 && !sched.snapshot().pending.empty()) {
           const auto& pend = sched.snapshot().pending;
           sched.onJobEnded(pend[pick(0, static_cast<int>(pend.size()) - 1)].id);
@@ -135,6 +138,7 @@ TEST(Incremental, EqualsFullPassOnRandomEventSequences) {
       replays += sched.counters().completionReplays;
       kept[static_cast<int>(policy)] += sched.counters().startsKept;
       appended += sched.counters().lastRankedAppends;
+      judgedStarts += sched.counters().startsJudged;
       if (policy != Policy::Conservative) replayable += completionsOnValidMemo;
     }
   }
@@ -149,6 +153,8 @@ TEST(Incremental, EqualsFullPassOnRandomEventSequences) {
   EXPECT_EQ(kept[static_cast<int>(Policy::Conservative)], 0);
   std::printf("conservative submissions appended behind the plan: %d passes\n", appended);
   EXPECT_GT(appended, 50) << "last-ranked conservative submissions should be appended";
+  std::printf("submissions that started at once without a full pass: %d\n", judgedStarts);
+  EXPECT_GT(judgedStarts, 100) << "submissions that start at once should take their shortcut";
 }
 
 // Conservative: a submission ranked behind every pending job takes no full pass (its own checks
@@ -255,6 +261,139 @@ TEST(Incremental, AppliedStartsKeepTheMemoForTheNextEvent) {
     }
     EXPECT_EQ(sched.counters().startsKept > 0, c.keeps);
   }
+}
+
+// EASY with start estimates: a long job holds gpu001 and whole-cluster jobs wait behind it (one
+// reservation, the rest estimates, all from its end). Short jobs submitted one after another
+// backfill at once on the other nodes, each without a full pass (startSubmission): no estimate
+// can move for a claim that ends before it starts. Each start is reported as planned and each
+// job ends before the next, as on a busy cluster; every plan equals schedule().
+TEST(Incremental, ASubmissionThatStartsAtOnceTakesNoFullPass) {
+  SchedulerParams params;
+  params.policy = Policy::Easy;
+  Scheduler sched(gpuNodes(4), {partition()}, params);
+  sched.onJobsStarted({running(100, "gpu001", 64, {0, 1, 2, 3, 4, 5, 6, 7}, 10000)});
+  for (JobId id = 1; id <= 5; ++id) {
+    sched.onJobSubmitted(JobBuilder(id).nodes(4).gpusPerNode(8).time(1000).priority(100));
+  }
+  int64_t now = 0;
+  passAndStart(sched, params, now);
+  ASSERT_EQ(sched.counters().fullPasses, 1);
+  for (JobId id = 10; id < 20; ++id) {
+    SCOPED_TRACE("job " + std::to_string(id));
+    now += 10;
+    sched.onJobSubmitted(JobBuilder(id).gpusPerNode(1 + id % 3).time(100).priority(1));
+    Snapshot copy = sched.snapshot();
+    const Plan& got = sched.pass(now);
+    const Plan want = schedule(copy, params, now);
+    expectSamePlan(got, want);
+    ASSERT_EQ(got.starts.size(), 1u);
+    EXPECT_TRUE(got.starts[0].backfill);
+    sched.onJobStarted(RunningJob{id, "gpu", got.starts[0].allocation, got.starts[0].endTime});
+    now += 10;
+    sched.onJobEnded(id);
+    // Half the jobs end in a pass of their own (the completion's replay); the others' ends
+    // come with the next submission, replayed before it is judged.
+    if (id % 2 == 0) passAndStart(sched, params, now);
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_EQ(sched.counters().fullPasses, 1);
+  EXPECT_EQ(sched.counters().startsJudged, 10);
+  EXPECT_EQ(sched.counters().completionReplays, 9);
+}
+
+// A job's end and a submission in one pass: the end's replay comes first and its changes stay.
+// gpu001 is busy until 10000, when job 1 (all four nodes) holds the cluster; job 2 (three
+// nodes) is estimated at 5000, when gpu002 and gpu003 are free besides gpu004. Job 100 on
+// gpu002 ends at 20, which brings job 2's estimate to 3000 (gpu003's end) without starting
+// anything, and job 3, submitted in the same pass, starts at once on gpu002 until 120.
+TEST(Incremental, ACompletionReplayedBeforeAJudgedStartKeepsItsChanges) {
+  SchedulerParams params;
+  params.policy = Policy::Easy;
+  Scheduler sched(gpuNodes(4), {partition()}, params);
+  sched.onJobsStarted({running(99, "gpu001", 8, {0, 1, 2, 3, 4, 5, 6, 7}, 10000),
+                       running(100, "gpu002", 8, {0, 1, 2, 3, 4, 5, 6, 7}, 5000),
+                       running(101, "gpu003", 8, {0, 1, 2, 3, 4, 5, 6, 7}, 3000)});
+  sched.onJobSubmitted(JobBuilder(1).nodes(4).gpusPerNode(8).time(100).priority(100));
+  sched.onJobSubmitted(JobBuilder(2).nodes(3).gpusPerNode(8).time(4000).priority(90));
+  passAndStart(sched, params, 0);
+  ASSERT_EQ(pendingOf(sched.pass(0), 2)->estimatedStart, 5000);
+
+  sched.onJobEnded(100);
+  sched.onJobSubmitted(JobBuilder(3).gpusPerNode(1).time(100).priority(1));
+  Snapshot copy = sched.snapshot();
+  const Plan& got = sched.pass(20);
+  expectSamePlan(got, schedule(copy, params, 20));
+  EXPECT_EQ(pendingOf(got, 2)->estimatedStart, 3000);
+  ASSERT_NE(startOf(got, 3), nullptr);
+  EXPECT_EQ(sched.counters().fullPasses, 1);
+  EXPECT_EQ(sched.counters().completionReplays, 1);
+  EXPECT_EQ(sched.counters().startsJudged, 1);
+}
+
+// A start that would move a start estimate takes a full pass. gpu002 has 1 GPU free now and
+// gpu003 4, both until 1000; job 1 holds gpu001 from 1000, and job 2's estimate (8 GPUs, from
+// 1000) chooses gpu002, the best fit by what is free now. Job 3 (4 GPUs, 100 s) can start only on
+// gpu003, which then has less free than gpu002: job 2's estimate moves to gpu003. Job 4 (no GPU)
+// goes to gpu001, the best fit now, which job 2 cannot use from 1000 (job 1 holds it): it moves
+// nothing.
+TEST(Incremental, AStartThatWouldMoveAnEstimateTakesAFullPass) {
+  SchedulerParams params;
+  params.policy = Policy::Easy;
+  Scheduler sched(gpuNodes(3), {partition()}, params);
+  sched.onJobsStarted({running(100, "gpu001", 8, {0, 1, 2, 3, 4, 5, 6, 7}, 1000),
+                       running(101, "gpu002", 7, {0, 1, 2, 3, 4, 5, 6}, 1000),
+                       running(102, "gpu003", 4, {0, 1, 2, 3}, 1000)});
+  sched.onJobSubmitted(gpuJob(1, 8, 100));
+  sched.onJobSubmitted(gpuJob(2, 8, 90));
+  passAndStart(sched, params, 0);
+  ASSERT_EQ(sched.counters().fullPasses, 1);
+  ASSERT_EQ(pendingOf(sched.pass(0), 2)->plannedNodes, std::vector<std::string>{"gpu002"});
+
+  sched.onJobSubmitted(gpuJob(3, 4, 10));
+  passAndStart(sched, params, 10);
+  EXPECT_EQ(sched.counters().fullPasses, 2) << "job 3's start moves job 2's estimate";
+  EXPECT_EQ(sched.counters().startsJudged, 0);
+  EXPECT_EQ(pendingOf(sched.pass(10), 2)->plannedNodes, std::vector<std::string>{"gpu003"});
+
+  sched.onJobSubmitted(JobBuilder(4).tasks(1).cpusPerTask(1).time(100).priority(5));
+  passAndStart(sched, params, 20);
+  EXPECT_EQ(sched.counters().fullPasses, 2);
+  EXPECT_EQ(sched.counters().startsJudged, 1);
+}
+
+// Node weights choose a multi-node estimate's window, and a start can reshape it by taking a node
+// outside it. Five nodes of weights 1, 10, 1, 5, 5; from 100 the first four are free until job
+// 1 (all five) holds them at 5000. Job 2's estimate (two nodes from 100) takes gpu003-004
+// (weight 6; the windows through gpu002 weigh 11). Job 3 starts at once on gpu002, the only node
+// with 4 GPUs free, and holds it until 200: without gpu002 the lightest window is gpu001 and
+// gpu003 (weight 2), so job 2's estimate moves, and a full pass finds that.
+TEST(Incremental, AStartThatWouldReshapeAWeightedWindowTakesAFullPass) {
+  SchedulerParams params;
+  params.policy = Policy::Easy;
+  const int weights[] = {1, 10, 1, 5, 5};
+  std::vector<Node> nodes;
+  for (int i = 0; i < 5; ++i) {
+    nodes.push_back(NodeBuilder("gpu00" + std::to_string(i + 1), i).gpus(8).weight(weights[i]));
+  }
+  Scheduler sched(nodes, {partition()}, params);
+  sched.onJobsStarted({running(100, "gpu001", 8, {0, 1, 2, 3, 4, 5, 6, 7}, 100),
+                       running(101, "gpu002", 4, {0, 1, 2, 3}, 100),
+                       running(102, "gpu003", 8, {0, 1, 2, 3, 4, 5, 6, 7}, 100),
+                       running(103, "gpu004", 8, {0, 1, 2, 3, 4, 5, 6, 7}, 100),
+                       running(104, "gpu005", 8, {0, 1, 2, 3, 4, 5, 6, 7}, 5000)});
+  sched.onJobSubmitted(JobBuilder(1).nodes(5).gpusPerNode(8).time(100).priority(100));
+  sched.onJobSubmitted(JobBuilder(2).nodes(2).gpusPerNode(8).time(100).priority(90));
+  passAndStart(sched, params, 0);
+  const std::vector<std::string> before{"gpu003", "gpu004"};
+  ASSERT_EQ(pendingOf(sched.pass(0), 2)->plannedNodes, before);
+
+  sched.onJobSubmitted(JobBuilder(3).gpusPerNode(4).time(200).priority(10));
+  passAndStart(sched, params, 10);
+  EXPECT_EQ(sched.counters().fullPasses, 2);
+  EXPECT_EQ(sched.counters().startsJudged, 0);
+  const std::vector<std::string> after{"gpu001", "gpu003"};
+  EXPECT_EQ(pendingOf(sched.pass(10), 2)->plannedNodes, after);
 }
 
 // Conservative with a reservation horizon: a job beyond it gets a start estimate, searched after
