@@ -7,6 +7,7 @@ options with Slurm's messages and exit codes."""
 
 import hashlib
 import os
+import pwd
 import re
 import signal
 import subprocess
@@ -15,6 +16,8 @@ import time
 import pytest
 
 from cluster import labelled, shared_dir, wait_for
+
+BASH_USER = "drbash"  # test_salloc_without_a_command_or_shell_runs_the_passwd_shell_or_sh
 
 
 def run(cluster, name, *args, timeout=60, input=None, user=None):
@@ -217,7 +220,14 @@ def test_salloc_without_a_command_or_shell_runs_the_passwd_shell_or_sh(cluster):
     the files lack (libnss_systemd)."""
     env = {k: v for k, v in cluster.env().items() if k != "SHELL"}
     script = b'echo "bash=${BASH_VERSION:+yes}"; exit 4\n'
-    for user, want in (("alice", "bash=yes\n"), (54321, "bash=\n")):   # alice's is /bin/bash
+    # A user of its own whose login shell is bash: the shared test users' shells depend on which
+    # test created them first.
+    try:
+        pwd.getpwnam(BASH_USER)
+    except KeyError:
+        subprocess.run(["useradd", "-M", "-s", "/bin/bash", BASH_USER], check=True)
+    assert pwd.getpwnam(BASH_USER).pw_shell == "/bin/bash"
+    for user, want in ((BASH_USER, "bash=yes\n"), (54321, "bash=\n")):
         r = subprocess.run([str(cluster.bin / "salloc"), "-N1", "-t", "5"], capture_output=True,
                            env=env, timeout=60, input=script, cwd=str(cluster.run_dir), user=user)
         out, err = text(r)
