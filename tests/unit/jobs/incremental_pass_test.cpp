@@ -160,6 +160,26 @@ TEST_F(IncrementalPassTest, ASubmissionOnASettledQueueIsAnIncrementalPass) {
   EXPECT_EQ(after.incrementalPasses, before.incrementalPasses + 1);
 }
 
+// A running job whose time limit is cut ends sooner in the maintained scheduler (ended and
+// started again there), and the pass after it writes what that moved: the reservation of the
+// job waiting for its nodes. Nothing else marks that pass's entries as changed.
+TEST_F(IncrementalPassTest, ACutTimeLimitMovesTheReservationBehindIt) {
+  const JobId big = submit(SpecBuilder().nodes(4).ntasks(16).time(60));
+  checkedPass("start");
+  ASSERT_EQ(job(big).state(), v1::JOB_RUNNING);
+  const JobId next = submit(SpecBuilder().nodes(4).ntasks(16).time(30));
+  checkedPass("queue");
+  const auto reserved = job(next).start_time();
+  ASSERT_EQ(reserved, job(big).start_time() + 60 * 60);
+  v1::UpdateJobRequest cut;
+  cut.set_job_id(std::to_string(big));
+  (*cut.mutable_fields())["TimeLimit"] = "10";
+  manager_->update(root(), cut);
+  ASSERT_TRUE(manager_->commit().ok());
+  checkedPass("cut");
+  EXPECT_EQ(job(next).start_time(), job(big).start_time() + 10 * 60);
+}
+
 // Each start records the scheduling path Slurm's job flags name (sacct Flags, -F): the pass
 // after its submission (SchedSubmit), a later one (SchedMain), or ahead of a higher-ranked job
 // that must wait (SchedBackfill); a requeue clears it; accounting keeps the names.
