@@ -416,11 +416,13 @@ const Plan& Scheduler::pass(int64_t now) {
   if (memoValid_ && now >= memo_.now && now < memo_.nextBoundary) {
     // The memo's pass ran on the queue without the new submissions; judge each against it.
     // Judging uses only the configuration and the memo, so the snapshot may already hold them.
+    // Those that would not wait may all start at once (startSubmissions, after the others).
     std::vector<std::pair<RankKey, PendingInfo>> entries;
+    std::vector<size_t> judged;  // submittedSince_ positions of `entries`
+    std::vector<size_t> starting;
     std::vector<std::optional<OwnedShape>> shapes;
     std::vector<int64_t> durations;
     int skipped = 0;
-    bool ok = true;
     for (size_t pos : submittedSince_) {
       const Job& job = snap_.pending[pos];
       bool skip = false;
@@ -428,9 +430,8 @@ const Plan& Scheduler::pass(int64_t now) {
       int64_t duration = 0;
       auto info = judgeSubmission(idx, snap_, params_, now, memo_, job, skip, &shape, &duration);
       if (!info) {
-        if (startSubmission(now)) return plan_;
-        ok = false;
-        break;
+        starting.push_back(pos);
+        continue;
       }
       skipped += skip;
       shapes.push_back(skip ? std::optional<OwnedShape>(shape) : std::nullopt);
@@ -441,15 +442,16 @@ const Plan& Scheduler::pass(int64_t now) {
         memo_.beginBoundary = std::min(memo_.beginBoundary, job.request.beginTime);
       }
       entries.emplace_back(rankOf(idx, snap_, job), std::move(*info));
+      judged.push_back(pos);
     }
-    if (ok) {
+    if (starting.empty() || (plan_.starts.empty() && startsKeepable())) {
       for (size_t k = 0; k < entries.size(); ++k) {
         auto& [rank, info] = entries[k];
         auto at = std::lower_bound(planRanks_.begin(), planRanks_.end(), rank);
         size_t i = static_cast<size_t>(at - planRanks_.begin());
         planRanks_.insert(at, rank);
         planJobs_.insert(planJobs_.begin() + static_cast<std::ptrdiff_t>(i),
-                         static_cast<int>(submittedSince_[k]));
+                         static_cast<int>(judged[k]));
         tallyReason(plan_.stats, info.reason, +1);
         plan_.pending.insert(plan_.pending.begin() + static_cast<std::ptrdiff_t>(i),
                              std::move(info));
@@ -459,27 +461,28 @@ const Plan& Scheduler::pass(int64_t now) {
           auto gat = std::lower_bound(
               g.submitted.begin(), g.submitted.end(), rank,
               [](const ShapeGroup::Entry& e, const RankKey& r) { return e.rank < r; });
-          g.submitted.insert(gat, ShapeGroup::Entry{rank, durations[k],
-                                                    static_cast<int>(submittedSince_[k])});
+          g.submitted.insert(gat, ShapeGroup::Entry{rank, durations[k], static_cast<int>(judged[k])});
         }
       }
       plan_.stats.jobsConsidered += static_cast<int>(entries.size());
       plan_.stats.skippedSameShape += skipped;
       submittedSince_.clear();
-      if (freed_.empty()) {
-        ++counters_.incrementalPasses;
-        return plan_;
+      bool replayed = freed_.empty();
+      if (!replayed && !memo_.tailAppended) {
+        // Jobs appended through the tail are missing from the lists the replay reads. The
+        // replay leaves out the jobs that may start (they are in none of the memo's lists): when
+        // it starts nothing, its pass, of the queue without them, is the one they are judged
+        // against.
+        std::optional<PlanDelta> delta = replayAfterCompletion(idx, snap_, params_, now, memo_,
+                                                               freed_, plan_, planRanks_, planJobs_);
+        if (delta && (starting.empty() || delta->starts.empty())) {
+          applyDelta(std::move(*delta), now);
+          ++counters_.completionReplays;
+          replayed = true;
+        }
       }
-      // Jobs appended through the tail are missing from the lists the replay reads.
-      std::optional<PlanDelta> delta;
-      if (!memo_.tailAppended) {
-        delta = replayAfterCompletion(idx, snap_, params_, now, memo_, freed_, plan_, planRanks_,
-                                      planJobs_);
-      }
-      if (delta) {
-        applyDelta(std::move(*delta), now);
+      if (replayed && (starting.empty() || startSubmissions(now, starting))) {
         ++counters_.incrementalPasses;
-        ++counters_.completionReplays;
         return plan_;
       }
     }
@@ -513,39 +516,33 @@ const Plan& Scheduler::pass(int64_t now) {
   return plan_;
 }
 
-bool Scheduler::startSubmission(int64_t now) {
-  if (submittedSince_.size() != 1 || !plan_.starts.empty() || !startsKeepable()) return false;
+bool Scheduler::startSubmissions(int64_t now, const std::vector<size_t>& positions) {
   const ClusterIndex& idx = index();
-  if (!freed_.empty()) {
-    // The completions first. Their replay leaves the job out (it is in none of the memo's
-    // lists), so when it starts nothing its pass, of the queue without the job, becomes the
-    // memo's pass, which the job is then judged against.
-    if (memo_.tailAppended) return false;
-    auto delta = replayAfterCompletion(idx, snap_, params_, now, memo_, freed_, plan_, planRanks_,
-                                       planJobs_);
-    if (!delta || !delta->starts.empty()) return false;
-    applyDelta(std::move(*delta), now);
-    ++counters_.completionReplays;
+  std::vector<const Job*> jobs;
+  for (size_t pos : positions) jobs.push_back(&snap_.pending[pos]);
+  auto starts = judgeStartingSubmissions(idx, snap_, params_, now, memo_, jobs, plan_, planRanks_,
+                                         planJobs_);
+  if (!starts) return false;
+  for (size_t pos : positions) {
+    const RankKey rank = rankOf(idx, snap_, snap_.pending[pos]);
+    const auto at = std::lower_bound(planRanks_.begin(), planRanks_.end(), rank);
+    planJobs_.insert(planJobs_.begin() + (at - planRanks_.begin()), static_cast<int>(pos));
+    planRanks_.insert(at, rank);
   }
-  const size_t pos = submittedSince_.front();
-  const Job& job = snap_.pending[pos];
-  auto start = judgeStartingSubmission(idx, snap_, params_, now, memo_, job, plan_, planRanks_,
-                                       planJobs_);
-  if (!start) return false;
-  const RankKey rank = rankOf(idx, snap_, job);
-  const auto at = std::lower_bound(planRanks_.begin(), planRanks_.end(), rank);
-  const size_t i = static_cast<size_t>(at - planRanks_.begin());
-  planRanks_.insert(at, rank);
-  planJobs_.insert(planJobs_.begin() + static_cast<std::ptrdiff_t>(i), static_cast<int>(pos));
-  ++plan_.stats.jobsConsidered;
-  plan_.stats.backfilled += start->backfill;
-  plan_.starts.push_back(std::move(*start));
-  submittedSince_.clear();
+  std::vector<size_t> at;  // the starts' places in the rank lists, ascending
+  for (size_t pos : positions) {
+    const RankKey rank = rankOf(idx, snap_, snap_.pending[pos]);
+    at.push_back(static_cast<size_t>(std::lower_bound(planRanks_.begin(), planRanks_.end(), rank) -
+                                     planRanks_.begin()));
+  }
+  std::sort(at.begin(), at.end());
+  plan_.stats.jobsConsidered += static_cast<int>(starts->size());
+  for (const Start& st : *starts) plan_.stats.backfilled += st.backfill;
+  plan_.starts = std::move(*starts);
   memo_.hadStarts = true;
   memoValid_ = false;
-  awaitStarts({i});
-  ++counters_.incrementalPasses;
-  ++counters_.startsJudged;
+  awaitStarts(std::move(at));
+  counters_.startsJudged += static_cast<int>(plan_.starts.size());
   return true;
 }
 

@@ -12,9 +12,9 @@
 // allocations and ends), the memo stays: under FCFS and EASY that plan minus its starts is the
 // next full pass's plan once the reservations ranked ahead of a start are searched again and
 // come out the same (one search per partition), so the next submission or completion still
-// takes its shortcut. A single submission that starts at once is judged the same way under FCFS
-// and EASY (judgeStartingSubmission in pass_memo.h): the last plan plus its start, when the
-// holders' reservations and the start estimates are shown to stand around its claim; its report
+// takes its shortcut. Submissions that start at once are judged the same way under FCFS and EASY
+// (judgeStartingSubmissions in pass_memo.h): the last plan plus their starts, when the holders'
+// reservations and the start estimates are shown to stand around their claims; their report
 // then keeps the memo as above. Under conservative backfill, submissions that rank behind every job of the
 // last plan (the usual case) are appended to it: their own start-now checks and reservation
 // searches on the profile the last walk left, which the memo keeps (appendLastRanked in
@@ -72,7 +72,7 @@ class Scheduler {
     // Of the shortcut passes, conservative ones whose submissions all ranked behind the whole
     // last plan (appendLastRanked).
     int lastRankedAppends = 0;
-    // Of the shortcut passes, those whose one submission starts at once (startSubmission).
+    // Submissions that started at once without a full pass (startSubmissions).
     int startsJudged = 0;
   };
   const Counters& counters() const { return counters_; }
@@ -104,11 +104,11 @@ class Scheduler {
   // Removes a running job; returns false when `id` is not running.
   bool endRunning(JobId id);
   void applyDelta(PlanDelta delta, int64_t now);
-  // One submission that starts at once, when the memo shows that a full pass would do nothing
-  // else (judgeStartingSubmission), after replaying any completions since: the plan is the last
-  // one plus that start, whose report then keeps the memo as for a full pass's starts
-  // (keepStarts). False: run a full pass.
-  bool startSubmission(int64_t now);
+  // The submissions at `positions` (of snap_.pending), which would not wait, when the memo
+  // shows that a full pass would start them all and do nothing else (judgeStartingSubmissions):
+  // the plan is the last one plus those starts, whose report then keeps the memo as for a full
+  // pass's starts (keepStarts). False: run a full pass.
+  bool startSubmissions(int64_t now, const std::vector<size_t>& positions);
   // Conservative submissions all ranked behind the last plan: 1 when appended (appendLastRanked),
   // 0 when that does not apply (memo untouched), -1 when it failed part-way (memo spent).
   int appendLastRanked(int64_t now);

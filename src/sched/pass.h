@@ -100,10 +100,12 @@ class Pass {
   // The submission shortcut of pass_memo.h; the pass object is used only for its checks.
   std::optional<PendingInfo> judge(const PassMemo& memo, const Job& job, bool& skipped,
                                    OwnedShape* shape, int64_t* duration);
-  // The submission shortcut for a job that starts at once (judgeStartingSubmission in
+  // The submission shortcut for jobs that start at once (judgeStartingSubmissions in
   // pass_memo.h; pass_judge_start.cpp).
-  std::optional<Start> judgeStart(const PassMemo& memo, const Job& job, const Plan& last,
-                                  const std::vector<RankKey>& ranks, const std::vector<int>& jobs);
+  std::optional<std::vector<Start>> judgeStarts(const PassMemo& memo,
+                                                const std::vector<const Job*>& starting,
+                                                const Plan& last, const std::vector<RankKey>& ranks,
+                                                const std::vector<int>& jobs);
   // The pass after completions, from the memo's pass (replayAfterCompletion in pass_memo.h).
   std::optional<PlanDelta> replay(const PassMemo& memo, const std::vector<int>& freed,
                                   const Plan& last, const std::vector<RankKey>& ranks,

@@ -184,16 +184,16 @@ std::optional<PendingInfo> judgeSubmission(const ClusterIndex& index, const Snap
                                            bool& skippedSameShape, OwnedShape* shape = nullptr,
                                            int64_t* duration = nullptr);
 
-// The start `job` would get in a full pass over `snapshot` (which holds it) at `now`, when that
-// pass would start it and leave every other outcome as `memo`'s pass did: under FCFS and EASY,
-// the holders' reservations searched again and the start estimates shown to stand. `last`,
-// `ranks` and `jobs` are the memo's plan as for replayAfterCompletion, without `job`. nullopt when
-// the job would not start or that cannot be shown (then run a full pass).
-std::optional<Start> judgeStartingSubmission(const ClusterIndex& index, const Snapshot& snapshot,
-                                             const SchedulerParams& params, int64_t now,
-                                             const PassMemo& memo, const Job& job,
-                                             const Plan& last, const std::vector<RankKey>& ranks,
-                                             const std::vector<int>& jobs);
+// The starts `starting` (submitted since the memo's pass) would get in a full pass over
+// `snapshot` (which holds them) at `now`, in rank order, when that pass would start every one of
+// them and leave every other outcome as `memo`'s pass did: under FCFS and EASY, the holders'
+// reservations searched again and the start estimates shown to stand. `last`, `ranks` and `jobs`
+// are the memo's plan as for replayAfterCompletion, without them. nullopt when one would not
+// start or that cannot be shown (then run a full pass).
+std::optional<std::vector<Start>> judgeStartingSubmissions(
+    const ClusterIndex& index, const Snapshot& snapshot, const SchedulerParams& params,
+    int64_t now, const PassMemo& memo, const std::vector<const Job*>& starting, const Plan& last,
+    const std::vector<RankKey>& ranks, const std::vector<int>& jobs);
 
 // The pass after running jobs ended on `freed` nodes (node indices), given the memo's pass and
 // its plan `last` (which may hold judged submissions since: `ranks` and `jobs` give each plan

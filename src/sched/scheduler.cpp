@@ -29,12 +29,11 @@ std::optional<PendingInfo> judgeSubmission(const ClusterIndex& index, const Snap
   return Pass(index, snapshot, params, now).judge(memo, job, skippedSameShape, shape, duration);
 }
 
-std::optional<Start> judgeStartingSubmission(const ClusterIndex& index, const Snapshot& snapshot,
-                                             const SchedulerParams& params, int64_t now,
-                                             const PassMemo& memo, const Job& job,
-                                             const Plan& last, const std::vector<RankKey>& ranks,
-                                             const std::vector<int>& jobs) {
-  return Pass(index, snapshot, params, now).judgeStart(memo, job, last, ranks, jobs);
+std::optional<std::vector<Start>> judgeStartingSubmissions(
+    const ClusterIndex& index, const Snapshot& snapshot, const SchedulerParams& params,
+    int64_t now, const PassMemo& memo, const std::vector<const Job*>& starting, const Plan& last,
+    const std::vector<RankKey>& ranks, const std::vector<int>& jobs) {
+  return Pass(index, snapshot, params, now).judgeStarts(memo, starting, last, ranks, jobs);
 }
 
 std::optional<PlanDelta> replayAfterCompletion(const ClusterIndex& index, const Snapshot& snapshot,

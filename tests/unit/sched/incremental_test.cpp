@@ -265,7 +265,7 @@ TEST(Incremental, AppliedStartsKeepTheMemoForTheNextEvent) {
 
 // EASY with start estimates: a long job holds gpu001 and whole-cluster jobs wait behind it (one
 // reservation, the rest estimates, all from its end). Short jobs submitted one after another
-// backfill at once on the other nodes, each without a full pass (startSubmission): no estimate
+// backfill at once on the other nodes, each without a full pass (startSubmissions): no estimate
 // can move for a claim that ends before it starts. Each start is reported as planned and each
 // job ends before the next, as on a busy cluster; every plan equals schedule().
 TEST(Incremental, ASubmissionThatStartsAtOnceTakesNoFullPass) {
@@ -300,6 +300,17 @@ TEST(Incremental, ASubmissionThatStartsAtOnceTakesNoFullPass) {
   EXPECT_EQ(sched.counters().fullPasses, 1);
   EXPECT_EQ(sched.counters().startsJudged, 10);
   EXPECT_EQ(sched.counters().completionReplays, 9);
+  // Several in one pass, as from parallel submitters, one of them ranked ahead of the others.
+  now += 10;
+  for (JobId id = 20; id < 23; ++id) {
+    sched.onJobSubmitted(JobBuilder(id).gpusPerNode(2).time(100).priority(id == 22 ? 5 : 1));
+  }
+  Snapshot copy = sched.snapshot();
+  const Plan& got = sched.pass(now);
+  expectSamePlan(got, schedule(copy, params, now));
+  EXPECT_EQ(got.starts.size(), 3u);
+  EXPECT_EQ(sched.counters().fullPasses, 1);
+  EXPECT_EQ(sched.counters().startsJudged, 13);
 }
 
 // A job's end and a submission in one pass: the end's replay comes first and its changes stay.
@@ -365,9 +376,10 @@ TEST(Incremental, AStartThatWouldMoveAnEstimateTakesAFullPass) {
 // Node weights choose a multi-node estimate's window, and a start can reshape it by taking a node
 // outside it. Five nodes of weights 1, 10, 1, 5, 5; from 100 the first four are free until job
 // 1 (all five) holds them at 5000. Job 2's estimate (two nodes from 100) takes gpu003-004
-// (weight 6; the windows through gpu002 weigh 11). Job 3 starts at once on gpu002, the only node
-// with 4 GPUs free, and holds it until 200: without gpu002 the lightest window is gpu001 and
-// gpu003 (weight 2), so job 2's estimate moves, and a full pass finds that.
+// (weight 6; the windows through gpu002 weigh 11). A job that starts at once on gpu002, the only
+// node with GPUs free, and holds it past 100 takes gpu002 out: the lightest window is then gpu001
+// and gpu003 (weight 2), so job 2's estimate moves, and a full pass finds that. Also when that
+// job comes with another that starts ahead of it and ends before 100.
 TEST(Incremental, AStartThatWouldReshapeAWeightedWindowTakesAFullPass) {
   SchedulerParams params;
   params.policy = Policy::Easy;
@@ -376,24 +388,53 @@ TEST(Incremental, AStartThatWouldReshapeAWeightedWindowTakesAFullPass) {
   for (int i = 0; i < 5; ++i) {
     nodes.push_back(NodeBuilder("gpu00" + std::to_string(i + 1), i).gpus(8).weight(weights[i]));
   }
-  Scheduler sched(nodes, {partition()}, params);
-  sched.onJobsStarted({running(100, "gpu001", 8, {0, 1, 2, 3, 4, 5, 6, 7}, 100),
-                       running(101, "gpu002", 4, {0, 1, 2, 3}, 100),
-                       running(102, "gpu003", 8, {0, 1, 2, 3, 4, 5, 6, 7}, 100),
-                       running(103, "gpu004", 8, {0, 1, 2, 3, 4, 5, 6, 7}, 100),
-                       running(104, "gpu005", 8, {0, 1, 2, 3, 4, 5, 6, 7}, 5000)});
-  sched.onJobSubmitted(JobBuilder(1).nodes(5).gpusPerNode(8).time(100).priority(100));
-  sched.onJobSubmitted(JobBuilder(2).nodes(2).gpusPerNode(8).time(100).priority(90));
-  passAndStart(sched, params, 0);
-  const std::vector<std::string> before{"gpu003", "gpu004"};
-  ASSERT_EQ(pendingOf(sched.pass(0), 2)->plannedNodes, before);
+  for (bool twoStarts : {false, true}) {
+    SCOPED_TRACE(twoStarts ? "two starts" : "one start");
+    Scheduler sched(nodes, {partition()}, params);
+    sched.onJobsStarted({running(100, "gpu001", 8, {0, 1, 2, 3, 4, 5, 6, 7}, 100),
+                         running(101, "gpu002", 4, {0, 1, 2, 3}, 100),
+                         running(102, "gpu003", 8, {0, 1, 2, 3, 4, 5, 6, 7}, 100),
+                         running(103, "gpu004", 8, {0, 1, 2, 3, 4, 5, 6, 7}, 100),
+                         running(104, "gpu005", 8, {0, 1, 2, 3, 4, 5, 6, 7}, 5000)});
+    sched.onJobSubmitted(JobBuilder(1).nodes(5).gpusPerNode(8).time(100).priority(100));
+    sched.onJobSubmitted(JobBuilder(2).nodes(2).gpusPerNode(8).time(100).priority(90));
+    passAndStart(sched, params, 0);
+    const std::vector<std::string> before{"gpu003", "gpu004"};
+    ASSERT_EQ(pendingOf(sched.pass(0), 2)->plannedNodes, before);
 
-  sched.onJobSubmitted(JobBuilder(3).gpusPerNode(4).time(200).priority(10));
+    if (twoStarts) sched.onJobSubmitted(JobBuilder(4).gpusPerNode(2).time(50).priority(20));
+    sched.onJobSubmitted(JobBuilder(3).gpusPerNode(twoStarts ? 2 : 4).time(200).priority(10));
+    passAndStart(sched, params, 10);
+    EXPECT_EQ(sched.counters().fullPasses, 2);
+    EXPECT_EQ(sched.counters().startsJudged, 0);
+    const std::vector<std::string> after{"gpu001", "gpu003"};
+    EXPECT_EQ(pendingOf(sched.pass(10), 2)->plannedNodes, after);
+  }
+}
+
+// Two jobs that start at once on the same node, one ending before an estimate there starts and
+// one after it: the later end moves the estimate, and a full pass finds that. gpu001 is busy
+// until 10000, when job 1 (all three nodes) holds the cluster; gpu003 until 10000 too. Job 2's
+// estimate is gpu002 from 500, when its running job ends. Jobs 3 (until 110) and 4 (until 1010)
+// start at once on gpu002's free GPUs; job 2 then fits there only from 1010.
+TEST(Incremental, TheLaterOfTwoStartsOnANodeBoundsTheEstimatesThere) {
+  SchedulerParams params;
+  params.policy = Policy::Easy;
+  Scheduler sched(gpuNodes(3), {partition()}, params);
+  sched.onJobsStarted({running(100, "gpu001", 8, {0, 1, 2, 3, 4, 5, 6, 7}, 10000),
+                       running(101, "gpu002", 4, {0, 1, 2, 3}, 500),
+                       running(102, "gpu003", 8, {0, 1, 2, 3, 4, 5, 6, 7}, 10000)});
+  sched.onJobSubmitted(JobBuilder(1).nodes(3).gpusPerNode(8).time(100).priority(100));
+  sched.onJobSubmitted(gpuJob(2, 8, 90));
+  passAndStart(sched, params, 0);
+  ASSERT_EQ(pendingOf(sched.pass(0), 2)->estimatedStart, 500);
+
+  sched.onJobSubmitted(gpuJob(3, 1, 10));
+  sched.onJobSubmitted(JobBuilder(4).gpusPerNode(1).tasks(1).cpusPerTask(1).time(1000).priority(5));
   passAndStart(sched, params, 10);
   EXPECT_EQ(sched.counters().fullPasses, 2);
   EXPECT_EQ(sched.counters().startsJudged, 0);
-  const std::vector<std::string> after{"gpu001", "gpu003"};
-  EXPECT_EQ(pendingOf(sched.pass(10), 2)->plannedNodes, after);
+  EXPECT_EQ(pendingOf(sched.pass(10), 2)->estimatedStart, 1010);
 }
 
 // Conservative with a reservation horizon: a job beyond it gets a start estimate, searched after
