@@ -303,7 +303,11 @@ USAGE_VALUES = [(r"(?<=\s)\d+(?:\.\d+)?[KMGT]?(\s+node\S*\s+\d+\s+)\d+(?:\.\d+)?
                 (r"\b(cpu|energy)=node[^\s+]*\+(?=\s|$)", r"\1=<NODE>...+"),
                 # TRESUsageIn{Max,Min}Task: which task used the most and least CPU time. Tasks
                 # of `env` differ by a clock tick or two from run to run (Slurm's all tied at 0).
-                (r"(?<=\s)cpu=\d+(?=,fs/disk=)", "cpu=<TASK>")]
+                (r"(?<=\s)cpu=\d+(?=,fs/disk=)", "cpu=<TASK>"),
+                # TRESUsageOut{Max,Min}Task: which task wrote the most and least. The tasks of
+                # `env` all write nothing (task 0) unless one dirties a page of its output file
+                # first (a clean-clone run once gave task 1).
+                (r"(?<=\s)fs/disk=\d+(?=\s|$)", "fs/disk=<TASK>")]
 # The batch step: Drover gathers its usage like any step's (Slurm's 30 s sampling never ran in
 # this 1 s job, so its values are blank: docs/cli-compatibility.md).
 BATCH_USAGE = (r"^<ID>\.batch <ID>\.batch batch ",
