@@ -523,15 +523,15 @@ bool Scheduler::startSubmissions(int64_t now, const std::vector<size_t>& positio
   auto starts = judgeStartingSubmissions(idx, snap_, params_, now, memo_, jobs, plan_, planRanks_,
                                          planJobs_);
   if (!starts) return false;
+  std::vector<RankKey> ranks;
   for (size_t pos : positions) {
-    const RankKey rank = rankOf(idx, snap_, snap_.pending[pos]);
+    const RankKey& rank = ranks.emplace_back(rankOf(idx, snap_, snap_.pending[pos]));
     const auto at = std::lower_bound(planRanks_.begin(), planRanks_.end(), rank);
     planJobs_.insert(planJobs_.begin() + (at - planRanks_.begin()), static_cast<int>(pos));
     planRanks_.insert(at, rank);
   }
   std::vector<size_t> at;  // the starts' places in the rank lists, ascending
-  for (size_t pos : positions) {
-    const RankKey rank = rankOf(idx, snap_, snap_.pending[pos]);
+  for (const RankKey& rank : ranks) {
     at.push_back(static_cast<size_t>(std::lower_bound(planRanks_.begin(), planRanks_.end(), rank) -
                                      planRanks_.begin()));
   }

@@ -2,7 +2,8 @@
 // One scheduling pass (scheduler.h's schedule and the shortcuts of pass_memo.h) as a class whose
 // parts live in files of their own: how a pass sees one pending job (pass_context.cpp), starting
 // jobs now (pass_start.cpp), reservations and start estimates (pass_reserve.cpp), the pass and
-// the submission shortcuts (pass_run.cpp), and the replay after completions (pass_replay.cpp).
+// the submission shortcuts (pass_run.cpp), the shortcut for submissions that start at once
+// (pass_judge_start.cpp), and the replay after completions (pass_replay.cpp).
 // Internal to the scheduler: nothing outside src/sched includes it.
 #include <algorithm>
 #include <bit>
@@ -153,6 +154,14 @@ class Pass {
   }
   // Reasons from the request's shape against partition limits; fills the rest of ctx.
   Reason shapeReason(const Job& job, JobCtx& ctx);
+  // The context of the pending job at `idx` (Snapshot::pending) when neither of those reasons
+  // keeps it waiting; false when one does, or no job is there.
+  bool runnableContext(int idx, JobCtx& ctx) {
+    if (idx < 0 || idx >= static_cast<int>(snap_.pending.size())) return false;
+    const Job& job = snap_.pending[idx];
+    ctx.job = &job;
+    return staticReason(job, ctx) == Reason::None && shapeReason(job, ctx) == Reason::None;
+  }
   Capacity needOn(const JobCtx& ctx, int node) const;
   // What `tasks` of a laid-out job's tasks hold of `node` among `nodes` (shareForTasks, onNode).
   Capacity tasksOn(const JobCtx& ctx, int tasks, int nodes, int node) const {

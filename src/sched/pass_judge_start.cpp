@@ -52,14 +52,8 @@ std::optional<std::vector<Start>> Pass::judgeStarts(const PassMemo& memo,
     if (params_.policy == Policy::Fcfs && n.blockedAhead) return std::nullopt;
     if (shapeReason(*job, n.ctx) != Reason::None) return std::nullopt;
     if (!n.ctx.required.empty() || !n.ctx.excluded.empty()) return std::nullopt;
-    // A job of its shape that failed ahead of it, no longer than it: the pass skips it.
-    auto failed = memo.failures.find(owned(shapeKey(n.ctx)));
-    if (failed != memo.failures.end()) {
-      const auto& list = failed->second;
-      auto after = std::lower_bound(list.begin(), list.end(), n.rank,
-                                    [](const auto& e, const RankKey& k) { return e.first < k; });
-      if (after != list.begin() && std::prev(after)->second <= n.ctx.duration) return std::nullopt;
-    }
+    // The pass skips it for its shape.
+    if (memo.failedAhead(owned(shapeKey(n.ctx)), n.rank, n.ctx.duration)) return std::nullopt;
   }
   std::sort(news.begin(), news.end(),
             [](const NewJob& a, const NewJob& b) { return a.rank < b.rank; });
@@ -77,15 +71,9 @@ std::optional<std::vector<Start>> Pass::judgeStarts(const PassMemo& memo,
     if (pos >= ranks.size() || ranks[pos] != *h || !last.pending[pos].expectedStart) {
       return std::nullopt;
     }
-    const int idx = jobs[pos];
-    if (idx < 0 || idx >= static_cast<int>(snap_.pending.size())) return std::nullopt;
     Holder& holder = holders.emplace_back();
     holder.pos = pos;
-    holder.ctx.job = &snap_.pending[idx];
-    if (staticReason(*holder.ctx.job, holder.ctx) != Reason::None ||
-        shapeReason(*holder.ctx.job, holder.ctx) != Reason::None || holder.ctx.reservation >= 0) {
-      return std::nullopt;
-    }
+    if (!runnableContext(jobs[pos], holder.ctx) || holder.ctx.reservation >= 0) return std::nullopt;
   }
   std::sort(holders.begin(), holders.end(),
             [](const Holder& a, const Holder& b) { return a.pos < b.pos; });
@@ -136,7 +124,13 @@ std::optional<std::vector<Start>> Pass::judgeStarts(const PassMemo& memo,
       takenUntil[a.nodeIndex] = std::max(takenUntil[a.nodeIndex], st.endTime);
     }
   }
-  AvailabilityProfile scratch = profile_;
+  // The estimates' claims matter only on taken nodes, and only where an estimate there or a
+  // one-node choice asks: the final profile is copied the first time one does.
+  std::optional<AvailabilityProfile> scratch;
+  auto estimateProfile = [&]() -> AvailabilityProfile& {
+    if (!scratch) scratch.emplace(profile_);
+    return *scratch;
+  };
   auto key = [&](int node) {
     const Capacity f = profile_.freeNow(node);
     return std::tuple(snap_.nodes[node].weight, f.gpus, f.cpus, snap_.nodes[node].index);
@@ -157,23 +151,20 @@ std::optional<std::vector<Start>> Pass::judgeStarts(const PassMemo& memo,
       if (r.start < lastEnd && !index_.uniformWeight()) return std::nullopt;
       if (!touches) continue;  // later checks read the scratch profile on taken nodes only
     }
-    if (r.job < 0 || r.job >= static_cast<int>(snap_.pending.size())) return std::nullopt;
     JobCtx est;
-    est.job = &snap_.pending[r.job];
-    if (staticReason(*est.job, est) != Reason::None || shapeReason(*est.job, est) != Reason::None) {
-      return std::nullopt;
-    }
+    if (!runnableContext(r.job, est)) return std::nullopt;
     if (single) {
       const int chosen = r.nodes.front();
       for (int node : took) {
         if (node == chosen || !eligible(est, node)) continue;
-        if (!scratch.fits(node, needOn(est, node), r.start, est.duration)) continue;
+        if (!estimateProfile().fits(node, needOn(est, node), r.start, est.duration)) continue;
         if (!(key(chosen) < key(node))) return std::nullopt;
       }
     }
     if (!touches) continue;
     const int64_t until = est.duration >= kNever - r.start ? kNever : r.start + est.duration;
-    for (int node : r.nodes) scratch.claim(node, needOn(est, node), r.start, until);
+    AvailabilityProfile& claims = estimateProfile();
+    for (int node : r.nodes) claims.claim(node, needOn(est, node), r.start, until);
   }
   return std::move(plan.starts);
 }

@@ -3,8 +3,9 @@
 // queue again (used by sched::Scheduler, src/sched/incremental.h). A new job that cannot change
 // anyone else's outcome, because it ranks behind its partition's first blocked job and behind the
 // last reservation its policy allows, and a job of its shape (no shorter) already failed to start
-// ahead of it, gets the same answer it would get in a full pass, and nobody else's changes.
-// Internal to src/sched.
+// ahead of it, gets the same answer it would get in a full pass, and nobody else's changes; so
+// do new jobs that start at once where their claims move no reservation or start estimate
+// (judgeStartingSubmissions). Internal to src/sched.
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -117,6 +118,16 @@ struct PassMemo {
   // Per shape, failures to start now in rank order, kept only when shorter than every earlier
   // one: the shortest failed duration ahead of any rank is the last entry before it.
   std::map<OwnedShape, std::vector<std::pair<RankKey, int64_t>>> failures;
+  // A job of `shape` ranked ahead of `rank` failed to start with a duration no longer than
+  // `duration`: a pass skips a job of that shape, rank and duration.
+  bool failedAhead(const OwnedShape& shape, const RankKey& rank, int64_t duration) const {
+    auto it = failures.find(shape);
+    if (it == failures.end()) return false;
+    const auto& list = it->second;
+    auto after = std::lower_bound(list.begin(), list.end(), rank,
+                                  [](const auto& e, const RankKey& r) { return e.first < r; });
+    return after != list.begin() && std::prev(after)->second <= duration;
+  }
 
   // For the pass after a completion (Scheduler::pass): the whole pending queue in rank order
   // (indices into Snapshot::pending, and their ranks), every job that reached the start attempt

@@ -636,13 +636,8 @@ bool Pass::holdersUnmoved(const std::vector<std::pair<int, const PendingInfo*>>&
   std::vector<JobCtx> ctxs(holders.size());
   for (size_t h = 0; h < holders.size(); ++h) {
     const auto& [idx, old] = holders[h];
-    if (idx < 0 || idx >= static_cast<int>(snap_.pending.size())) return false;
-    const Job& job = snap_.pending[idx];
     JobCtx& ctx = ctxs[h];
-    ctx.job = &job;
-    if (staticReason(job, ctx) != Reason::None || shapeReason(job, ctx) != Reason::None) {
-      return false;
-    }
+    if (!runnableContext(idx, ctx)) return false;
     // A claim already in effect now would change the free-now keys below.
     if (ctx.reservation >= 0 || !ctx.required.empty() || !old->expectedStart ||
         *old->expectedStart <= now_ ||
@@ -724,14 +719,8 @@ bool Pass::reservationsStand(const std::vector<std::pair<int, const PendingInfo*
   lastPart_ = -1;
   prepare();
   for (const auto& [idx, old] : holders) {
-    if (idx < 0 || idx >= static_cast<int>(snap_.pending.size())) return false;
-    const Job& job = snap_.pending[idx];
     JobCtx ctx;
-    ctx.job = &job;
-    if (staticReason(job, ctx) != Reason::None || shapeReason(job, ctx) != Reason::None) {
-      return false;
-    }
-    if (ctx.reservation >= 0) return false;
+    if (!runnableContext(idx, ctx) || ctx.reservation >= 0) return false;
     PendingInfo info;
     // reserve() claims what it finds, so the next holder searches around it, as in the pass.
     if (!reserve(ctx, info)) return false;

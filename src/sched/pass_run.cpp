@@ -342,14 +342,10 @@ std::optional<PendingInfo> Pass::judge(const PassMemo& memo, const Job& job, boo
   if (!memo.estimatesFull || (memo.lastEstimated && !(*memo.lastEstimated < me))) {
     return std::nullopt;
   }
-  auto it = memo.failures.find(owned(shapeKey(ctx)));
-  if (it == memo.failures.end()) return std::nullopt;
-  const auto& list = it->second;
-  auto after = std::lower_bound(list.begin(), list.end(), me,
-                                [](const auto& e, const RankKey& k) { return e.first < k; });
-  if (after == list.begin() || std::prev(after)->second > ctx.duration) return std::nullopt;
+  OwnedShape mine = owned(shapeKey(ctx));
+  if (!memo.failedAhead(mine, me, ctx.duration)) return std::nullopt;
   skipped = true;
-  if (shape) *shape = it->first;
+  if (shape) *shape = std::move(mine);
   if (duration) *duration = ctx.duration;
   info.reason = Reason::Priority;
   return info;
