@@ -27,6 +27,7 @@
 #include "cli/scontrol_site_show.h"
 #include "cli/scontrol_view.h"
 #include "cli/scontrol_wait_notify.h"
+#include "cli/shown_job_id.h"
 #include "cli/step_rows.h"
 #include "cli/step_show.h"
 #include "common/ascii_case.h"
@@ -208,12 +209,26 @@ int showConfig() {
   return 0;
 }
 
-int showJobs(const std::string& id, const Globals& g) {
-  // An id that is no number at all is refused by scontrol itself, in the reference's words (an
-  // unknown number is the controller's "slurm_load_jobs error" below).
-  if (!id.empty() && !std::isdigit(static_cast<unsigned char>(id[0]))) {
-    if (!g.quiet) std::cerr << "scontrol_print_job error: Invalid job id specified\n";
-    return 1;
+// Whether the controller knows a job of this id at all (an array's tasks included).
+bool jobExists(ControllerClient& client, std::uint32_t job) {
+  v1::GetJobsRequest req;
+  req.add_job_ids(std::to_string(job));
+  req.set_include_finished(true);
+  req.add_fields(v1::JobInfo::kJobIdFieldNumber);
+  auto reply = client.getJobs(req);
+  return reply.ok() && reply->jobs_size() > 0;
+}
+
+int showJobs(const std::string& text, const Globals& g) {
+  // scontrol reads the id itself, in the reference's words (shown_job_id.h); a job the controller
+  // does not know is its "slurm_load_jobs error" below.
+  std::optional<ShownJobId> id;
+  if (!text.empty()) {
+    id = parseShownJobId(text);
+    if (!id) {
+      if (!g.quiet) std::cerr << "scontrol_print_job error: Invalid job id specified\n";
+      return 1;
+    }
   }
   auto client = connect();
   if (!client.ok()) {
@@ -221,36 +236,44 @@ int showJobs(const std::string& id, const Globals& g) {
     return 1;
   }
   v1::GetJobsRequest req;
-  if (!id.empty()) req.add_job_ids(id);
+  if (id) req.add_job_ids(controllerJobId(*id));
   req.set_include_finished(true);
   req.set_array_tasks_expanded(false);
   auto reply = client->getJobs(req);
-  if (!reply.ok()) {
-    if (client->lastFailure() == FailureKind::kNotFound || client->lastFailure() == FailureKind::kInvalid) {
-      if (!g.quiet) std::cerr << "slurm_load_jobs error: Invalid job id specified\n";
-      return 1;
-    }
+  const bool refused = !reply.ok() && (client->lastFailure() == FailureKind::kNotFound ||
+                                       client->lastFailure() == FailureKind::kInvalid);
+  if (!reply.ok() && !refused) {
     printError(kProg, reply.error());
     return 1;
   }
-  const std::int64_t now = reply->time() != 0 ? reply->time() : static_cast<std::int64_t>(std::time(nullptr));
+  const std::int64_t now = reply.ok() && reply->time() != 0 ? reply->time()
+                                                             : static_cast<std::int64_t>(std::time(nullptr));
   std::string out;
   std::size_t shown = 0;
-  for (const auto& job : reply->jobs()) {
-    if (!id.empty() && !jobMatchesId(job, id)) continue;
-    out += formatJobRecord(job, now, g.oneliner, g.details);
-    ++shown;
-  }
-  if (shown == 0) {
-    if (id.empty()) {
-      std::cout << "No jobs in the system\n";
-      return 0;
+  // A component other than +0 is never shown: Drover has no heterogeneous jobs.
+  if (reply.ok() && !(id && id->offset.value_or(0) != 0)) {
+    for (const auto& job : reply->jobs()) {
+      if (id && !jobMatchesId(job, controllerJobId(*id))) continue;
+      out += formatJobRecord(job, now, g.oneliner, g.details);
+      ++shown;
     }
-    if (!g.quiet) std::cerr << "slurm_load_jobs error: Invalid job id specified\n";
-    return 1;
   }
-  std::cout << out;
-  return 0;
+  if (shown > 0) {
+    std::cout << out;
+    return 0;
+  }
+  if (!id && reply.ok()) {
+    std::cout << "No jobs in the system\n";
+    return 0;
+  }
+  if (g.quiet) return 1;
+  // The job is there but not that task or component: the reference's "Job ... not found".
+  if (id && (id->task || id->offset) && jobExists(*client, id->job)) {
+    std::cout << "Job " << shownJobIdText(*id) << " not found\n";
+  } else {
+    std::cerr << "slurm_load_jobs error: Invalid job id specified\n";
+  }
+  return 1;
 }
 
 // show step [JOB[.STEP]]: the running steps of every job, of one job, or one step.

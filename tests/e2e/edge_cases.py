@@ -75,6 +75,17 @@ CASES = [
     ("scancel-verbose-no-match", "scancel -v -u alice -n nosuchname", "errlast"),
     # An unknown user among known ones: the error, and the others' jobs (session 15).
     ("squeue-unknown-and-known-user", 'squeue -u nosuchuser,alice -j {run} -o "%j %u"', "all"),
+    # scontrol show job's own reading of the id (session 38): JOB, JOB_TASK or JOB+OFFSET only;
+    # a task or component the job does not have is "Job ID not found" on stdout
+    ("show-job-array-expression", "scontrol show job {arr}_[1-2]", "all"),
+    ("show-job-missing-task", "scontrol show job {arr}_7", "all"),
+    ("show-job-task-of-no-array", "scontrol show job {held}_1", "all"),
+    ("show-job-empty-task", "scontrol show job {held}_", "all"),
+    ("show-job-step-id", "scontrol show job {held}.batch", "all"),
+    ("show-job-trailing-space", "scontrol show job '{held} '", "all"),
+    ("show-job-offset-0", "scontrol show job {held}+0", "keys"),
+    ("show-job-offset-1", "scontrol show job {held}+1", "all"),
+    ("show-job-leading-zero", "scontrol show job 0{held}", "keys"),
     ("cleanup", "scancel -u alice", "all"),
 ]
 

@@ -66,6 +66,7 @@ _ID_PATTERNS = [
     r"(StepId=)\d+",
     r"(\bjob id )\d+",
     r"(\bjob )\d+\b",
+    r"(^Job )\d+(?=[_+])",                              # scontrol's "Job 29_7 not found"
     r"(\bjob=)\d+",
     r"(^)\d+(?=(;\w+)?$)",                              # sbatch --parsable
     r"(^\s*)\d+(?=[_.\s|]|$)",                          # first column of squeue/sacct rows
