@@ -337,9 +337,12 @@ int showSteps(const std::string& id, const Globals& g) {
   return 0;
 }
 
-// How Slurm's scontrol reports a job the controller refused to change.
-void printJobError(const std::string& id, const std::string& why) {
-  if (id.find('_') != std::string::npos) std::cerr << id << ": " << why << "\n";
+// How Slurm's scontrol reports a job the controller refused to change: "<why> for job <id>",
+// an array task's answer "<id>: <why>". A refusal of the whole request (every one of top's, a
+// user's suspend or resume: the reference's controller answered those before looking at any
+// task) is always the first form.
+void printJobError(const std::string& id, const std::string& why, bool whole_request = false) {
+  if (!whole_request && id.find('_') != std::string::npos) std::cerr << id << ": " << why << "\n";
   else std::cerr << why << " for job " << id << "\n";
 }
 
@@ -368,15 +371,15 @@ int cmdJobControl(const std::string& action, const std::vector<std::string>& wor
     printError(kProg, reply.error());
     return 1;
   }
-  // As Slurm 22.05's scontrol: each refused job as "<why> for job <id>" (an array task's id
-  // as "<id>: <why>"). Its quirks are not copied: hold and release add a line
-  // "slurm_suspend error: <why>", and suspend of an unknown job says "Unexpected message
+  // As Slurm 22.05's scontrol (printJobError). Its quirks are not copied: hold and release add
+  // a line "slurm_suspend error: <why>", and suspend of an unknown job says "Unexpected message
   // received".
+  const bool suspends = action == "suspend" || action == "resume";
   int rc = 0;
   for (const auto& r : reply->results()) {
     if (r.ok()) continue;
     rc = 1;
-    printJobError(r.job_id(), r.error());
+    printJobError(r.job_id(), r.error(), action == "top" || (suspends && r.error() == "Access/permission denied"));
   }
   return rc;
 }

@@ -342,6 +342,15 @@ std::vector<v1::CancelResult> JobManager::control(const Caller& caller,
     for (const std::string& text : req.job_ids()) list += (list.empty() ? "" : ",") + text;
     return {result(list, kDenied)};
   }
+  if ((action == "suspend" || action == "resume") && !admin) {
+    // Operators' only: the reference refused a user each id as given before looking at its
+    // tasks (a whole array in one line, a task the array lacks too), once its job was known.
+    for (const std::string& text : req.job_ids()) {
+      const bool known = resolveIds(text.substr(0, text.find('_'))).ok();
+      results.push_back(result(text, known ? kDenied : kInvalidJobId));
+    }
+    return results;
+  }
   // Another user's job: hold, uhold and release say they are not the owner's, as the
   // reference's; requeue, suspend, resume and top are refused outright (its "Access/permission
   // denied", as for scancel).
@@ -397,9 +406,7 @@ std::vector<v1::CancelResult> JobManager::control(const Caller& caller,
         }
       } else if (action == "suspend" || action == "resume") {
         bool suspend = action == "suspend";
-        if (!admin) {
-          error = kDenied;
-        } else if (suspend && st != v1::JOB_RUNNING) {
+        if (suspend && st != v1::JOB_RUNNING) {
           error = st == v1::JOB_PENDING ? kPending : isFinal(st) ? kAlreadyDone : kNotRunning;
         } else if (!suspend && st != v1::JOB_SUSPENDED) {
           error = isFinal(st) ? kAlreadyDone : kNotSuspended;

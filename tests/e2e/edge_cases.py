@@ -86,6 +86,12 @@ CASES = [
     ("show-job-offset-0", "scontrol show job {held}+0", "keys"),
     ("show-job-offset-1", "scontrol show job {held}+1", "all"),
     ("show-job-leading-zero", "scontrol show job 0{held}", "keys"),
+    # a user's suspend, top and hold of ids their job lacks (session 38): a refusal of the whole
+    # request names the id as given ("<why> for job <id>"), an array task's answer "<id>: <why>"
+    ("suspend-array-user", "scontrol suspend {arr}", "all"),
+    ("suspend-missing-task-user", "scontrol suspend {arr}_7", "all"),
+    ("top-array-task-user", "scontrol top {arr}_1", "all"),
+    ("hold-missing-task", "scontrol hold {arr}_7", "all"),
     ("cleanup", "scancel -u alice", "all"),
 ]
 

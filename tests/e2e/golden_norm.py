@@ -65,7 +65,7 @@ _ID_PATTERNS = [
     r"(\b(?:JobId|ArrayJobId|SLURM_JOB_ID|SLURM_JOBID|SLURM_ARRAY_JOB_ID)=)\d+",
     r"(StepId=)\d+",
     r"(\bjob id )\d+",
-    r"(\bjob )\d+\b",
+    r"(\bjob )\d+(?=\b|_)",
     r"(^Job )\d+(?=[_+])",                              # scontrol's "Job 29_7 not found"
     r"(\bjob=)\d+",
     r"(^)\d+(?=(;\w+)?$)",                              # sbatch --parsable

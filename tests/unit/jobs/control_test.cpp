@@ -398,6 +398,31 @@ TEST_F(JobsTest, AccountingReasonIsTheLastWaitThatWasNotItsTurn) {
   EXPECT_EQ(reasonOf(dependent), "DependencyNeverSatisfied");
 }
 
+TEST_F(JobsTest, AUsersSuspendIsRefusedForEachIdAsGivenOnceItsJobIsKnown) {
+  // As the reference's: one refusal for a whole array, and one for a task the array lacks or
+  // a task of a job that is no array; an id whose job is unknown is invalid.
+  const JobId arr = submit(SpecBuilder().array("0-3").time(10));
+  const JobId single = submit(SpecBuilder().time(10));
+  pass();
+  const std::string a = std::to_string(arr), one = std::to_string(single);
+  for (const char* action : {"suspend", "resume"}) {
+    const auto results = manager_->control(alice(), act(action, a));
+    ASSERT_EQ(results.size(), 1u) << action;
+    EXPECT_EQ(results[0].job_id(), a);
+    EXPECT_EQ(results[0].error(), "Access/permission denied");
+    for (const std::string& text : {a + "_9", one + "_1", a + "_[1-2]"}) {
+      const auto r = manager_->control(alice(), act(action, text));
+      ASSERT_EQ(r.size(), 1u) << text;
+      EXPECT_EQ(r[0].job_id(), text);
+      EXPECT_EQ(r[0].error(), "Access/permission denied") << text;
+    }
+    EXPECT_EQ(manager_->control(alice(), act(action, "999999_1"))[0].error(), "Invalid job id specified");
+  }
+  EXPECT_EQ(job(single).state(), v1::JOB_RUNNING);
+  // An operator's suspend answers per task, as before.
+  EXPECT_EQ(manager_->control(root(), act("suspend", a + "_9"))[0].error(), "Invalid job id specified");
+}
+
 TEST_F(JobsTest, RequeueSuspendResumeTop) {
   JobId id = submit(SpecBuilder().time(10));
   std::string s = std::to_string(id);
