@@ -35,6 +35,9 @@ std::string formatLocalTime(std::int64_t unix_seconds, const char* format);
 // Memory sizes in MiB (Slurm's default unit): "4000" (MB), "4G", "512K", "1T", "2M"; also "P"
 // and "E", which formatMemoryMb prints for very large totals.
 Result<std::uint64_t> parseMemoryMb(std::string_view text);
+// A job's memory option (--mem, --mem-per-cpu, --mem-per-gpu, --tmp) as Slurm 22.05's sbatch
+// reads it: units K, M, G and T only, each with an optional B ("10GB", "512kb").
+Result<std::uint64_t> parseJobMemoryMb(std::string_view text);
 // Slurm's printing: 65536 -> "64G", 12000 -> "12000M", 0 -> "0".
 std::string formatMemoryMb(std::uint64_t mb);
 

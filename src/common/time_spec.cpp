@@ -194,6 +194,22 @@ Result<std::uint64_t> parseMemoryMb(std::string_view text) {
   return result;
 }
 
+Result<std::uint64_t> parseJobMemoryMb(std::string_view text) {
+  std::string_view number = text;
+  // "10GB", "1kb": a B after the unit letter, as the reference's sbatch took (a bare "10B" not).
+  if (number.size() >= 2 && (number.back() == 'b' || number.back() == 'B') &&
+      std::string_view("kKmMgGtT").find(number[number.size() - 2]) != std::string_view::npos) {
+    number.remove_suffix(1);
+  }
+  auto mb = parseMemoryMb(number);
+  if (!mb || std::string_view("pPeE").find(number.back()) != std::string_view::npos) {
+    return makeError("Invalid memory specification '" + std::string(text) +
+                     "' (accepted: a whole number of megabytes, optionally followed by K, M, G or T "
+                     "and a B, such as 4000, 512K, 4G, 4GB or 1T)");
+  }
+  return mb;
+}
+
 std::string formatMemoryMb(std::uint64_t mb) {
   if (mb == 0) return "0";
   // Slurm moves to the next unit while the value stays a whole or half number of it:

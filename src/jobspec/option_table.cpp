@@ -107,7 +107,7 @@ Out acceptOnly(ParsedCommand& pc, Arg arg, const ApplyContext& ctx) {
 // source replaces what a lower one set.
 template <auto Field>
 Out setMemory(ParsedCommand& pc, Arg arg, const ApplyContext& ctx) {
-  auto mb = parseMemoryMb(arg.value_or(""));
+  auto mb = parseJobMemoryMb(arg.value_or(""));
   if (!mb) return invalidSpec(ctx);
   struct Other {
     const char* name;
@@ -312,7 +312,7 @@ Out applyGpuFreq(ParsedCommand& pc, Arg arg, const ApplyContext&) {
 }
 
 Out applyTmp(ParsedCommand& pc, Arg arg, const ApplyContext& ctx) {
-  auto mb = parseMemoryMb(arg.value_or(""));
+  auto mb = parseJobMemoryMb(arg.value_or(""));
   if (!mb) return invalidSpec(ctx);
   pc.spec.tmp_mb = *mb;
   return std::nullopt;

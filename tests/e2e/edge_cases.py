@@ -92,6 +92,11 @@ CASES = [
     ("suspend-missing-task-user", "scontrol suspend {arr}_7", "all"),
     ("top-array-task-user", "scontrol top {arr}_1", "all"),
     ("hold-missing-task", "scontrol hold {arr}_7", "all"),
+    # sbatch's memory units (session 38): K, M, G, T, each with an optional B; no P
+    ("sbatch-mem-unit-b", "sbatch -H -J memb --mem=10GB --wrap=true", "all"),
+    ("squeue-mem-unit-b", "squeue -h -n memb -o %m", "all"),
+    ("sbatch-mem-peta", "sbatch -H --mem=1P --wrap=true", "all"),
+    ("sbatch-mem-per-cpu-peta", "sbatch -H --mem-per-cpu=1P --wrap=true", "all"),
     ("cleanup", "scancel -u alice", "all"),
 ]
 

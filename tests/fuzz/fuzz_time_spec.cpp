@@ -40,6 +40,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   }
 
+  // A job's memory option takes less than the general reader, never more (a B after the unit
+  // aside, which it drops).
+  if (auto mb = drover::parseJobMemoryMb(text); mb.ok()) {
+    std::string plain(text);
+    if (plain.size() >= 2 && (plain.back() == 'b' || plain.back() == 'B')) plain.pop_back();
+    auto general = drover::parseMemoryMb(plain);
+    FUZZ_CHECK(general.ok() && *general == *mb, "'%s' read as a job's memory only", plain.c_str());
+  } else {
+    FUZZ_CHECK(!mb.error().empty(), "empty job memory error");
+  }
+
   // Printing any number must not crash either.
   if (size >= 8) {
     std::int64_t v;

@@ -167,6 +167,24 @@ TEST(Memory, RejectsGarbageNamingTheText) {
   }
 }
 
+TEST(Memory, AJobsOptionReadsAsTheReferencesSbatch) {
+  // Checked on the reference: 10GB, 10gb, 10Mb, 10mB, 10KB, 1kb and 10TB were taken, 10B,
+  // 10MiB, 1p and 1P refused (its units stop at T).
+  const std::vector<MemoryCase> taken = {{"10GB", 10240}, {"10gb", 10240}, {"10Mb", 10}, {"10mB", 10},
+                                         {"10KB", 1},     {"1kb", 1},      {"10TB", 10485760},
+                                         {"4000", 4000},  {"4G", 4096}};
+  for (const auto& c : taken) {
+    auto got = parseJobMemoryMb(c.text);
+    ASSERT_TRUE(got.ok()) << c.text << ": " << got.error();
+    EXPECT_EQ(*got, c.mb) << c.text;
+  }
+  for (const char* text : {"10B", "10MiB", "1p", "1P", "2E", "1PB", "", "GB", "4GBB", "1.5GB", "-1"}) {
+    auto got = parseJobMemoryMb(text);
+    ASSERT_FALSE(got.ok()) << text;
+    EXPECT_NE(got.error().find("K, M, G or T"), std::string::npos) << got.error();
+  }
+}
+
 TEST(Memory, FormatsAsSlurm) {
   const std::vector<MemoryCase> cases = {
       // golden 093: CfgTRES mem=64G, AllocTRES mem=12000M and mem=62.50G
