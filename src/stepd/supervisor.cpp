@@ -241,10 +241,11 @@ class StepRun {
         if (req_.std_err().empty() && !out_file && !req_.pty()) spec.stderr_fd = pipes->stderr_fd;
       }
       if (!terminal) spec.process_group = pgid_;
-      auto pid = spawnTask(spec);
+      int exec_errno = 0;
+      auto pid = spawnTask(spec, &exec_errno);
       if (io_) io_->closeTaskEnds(task.global_rank);
       if (pmi_) pmi_->closeTaskEnd(local);
-      if (!pid) return failStart(ranks, pid.error());
+      if (!pid) return failStart(ranks, pid.error(), exec_errno);
       // Task 0 of --pty leads a session of its own, which the other tasks cannot join: they
       // make the step's process group without it.
       if (terminal) terminal_session_ = *pid;
@@ -348,15 +349,20 @@ class StepRun {
   }
 
   // Tasks already started are killed; srun hears why on every task's stderr, then each
-  // task's exit (exit code 2, as a task whose exec failed), under the step daemon's name and
-  // node as the reference's ("slurmstepd-node01: error: execve(): prog: No such file ...").
-  bool failStart(const std::vector<std::uint32_t>& ranks, const std::string& why) {
+  // task's exit, under the step daemon's name and node as the reference's
+  // ("slurmstepd-node01: error: execve(): prog: No such file ..."). A failed exec's exit code
+  // is its errno, the step's too (the reference's: 2 for a program not found, 13 for one that
+  // may not run, 8 for one without "#!"); any other failure's is 2 for the tasks.
+  bool failStart(const std::vector<std::uint32_t>& ranks, const std::string& why, int exec_errno = 0) {
     killAll(SIGKILL);
     reapAll();
     pmi_.reset();
-    if (io_) io_->failStart(ranks, selfName() + ": error: " + why + "\n", kStartFailureExitCode);
+    const int code = exec_errno != 0 ? exec_errno : kStartFailureExitCode;
+    if (io_) io_->failStart(ranks, selfName() + ": error: " + why + "\n", code);
     io_.reset();
-    return fail(why);
+    fail(why);
+    if (exec_errno != 0) outcome_.exit_code = exec_errno;
+    return false;
   }
 
   // A batch job submitted with --export other than the default or --get-user-env (sbatch put

@@ -5,10 +5,12 @@
 #include <pwd.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstring>
 
 namespace drover::stepd {
@@ -20,6 +22,7 @@ namespace {
 struct Failure {
   char text[512];
   std::size_t length;
+  int exec_errno;  // the exec's errno when the exec was what failed, else 0
 };
 
 // Only async-signal-safe calls below this point run in the child.
@@ -59,6 +62,51 @@ void setTaskPid(char** envp, char* buffer) {
     while (n > 0) *out++ = digits[--n];
     *out = '\0';
     entry = buffer;
+  }
+}
+
+// The value of NAME= in `envp`, or nullptr.
+const char* envValue(char* const* envp, const char* name) {
+  const std::size_t n = strlen(name);
+  for (; *envp != nullptr; ++envp)
+    if (strncmp(*envp, name, n) == 0 && (*envp)[n] == '=') return *envp + n + 1;
+  return nullptr;
+}
+
+// dir + "/" + file into `out` (PATH_MAX bytes); false when it does not fit.
+bool joinPath(char* out, const char* dir, std::size_t dir_length, const char* file) {
+  const std::size_t file_length = strlen(file);
+  if (dir_length + 1 + file_length + 1 > PATH_MAX) return false;
+  memcpy(out, dir, dir_length);
+  out[dir_length] = '/';
+  memcpy(out + dir_length + 1, file, file_length + 1);
+  return true;
+}
+
+// Where the task's program is, as Slurm's step daemon finds it (checked on the reference):
+// a name without a slash is looked up in the task's own PATH (execvpe would search the
+// supervisor's), and the first entry holding a file of that name is the program, runnable or
+// not (a file without x is "Permission denied" there, not skipped); a name found nowhere is
+// run as given, to fail "No such file or directory". "./prog" and "../prog" are the working
+// directory's, named by the full path. Written into `out` (PATH_MAX bytes), or `file` itself.
+const char* programPath(const char* file, char* const* envp, const char* work_dir, char* out) {
+  if (strncmp(file, "./", 2) == 0 || strncmp(file, "../", 3) == 0) {
+    return work_dir != nullptr && joinPath(out, work_dir, strlen(work_dir), file) ? out : file;
+  }
+  if (strchr(file, '/') != nullptr || *file == '\0') return file;
+  const char* path = envValue(envp, "PATH");
+  if (path == nullptr) path = "/bin:/usr/bin";  // glibc's default search
+  for (const char* dir = path;; ++dir) {
+    const char* end = strchr(dir, ':');
+    const std::size_t length = end != nullptr ? static_cast<std::size_t>(end - dir) : strlen(dir);
+    // An empty entry is the working directory, as in a shell.
+    struct stat st;
+    if (joinPath(out, length == 0 ? "." : dir, length == 0 ? 1 : length, file) && stat(out, &st) == 0 &&
+        !S_ISDIR(st.st_mode)) {
+      return out;
+    }
+    if (end == nullptr) return file;
+    dir = end;
   }
 }
 
@@ -131,6 +179,7 @@ struct ChildPlan {
   if (spec.pmi_fd >= 0 && fcntl(spec.pmi_fd, F_SETFD, 0) != 0)
     childFail(plan.failure, "keeping the PMI socket open", nullptr);
   if (!spec.stderr_notice.empty()) put(2, spec.stderr_notice.c_str());
+  const char* work_dir = spec.work_dir.empty() ? nullptr : spec.work_dir.c_str();
   if (!spec.work_dir.empty() && chdir(spec.work_dir.c_str()) != 0) {
     // As Slurm: say so on the task's stderr and run in /tmp rather than fail.
     const char* reason = strerror(errno);
@@ -140,16 +189,22 @@ struct ChildPlan {
     put(2, reason);
     put(2, ": going to /tmp instead\n");
     if (chdir("/tmp") != 0) childFail(plan.failure, "chdir", "/tmp");
+    work_dir = "/tmp";
   }
   char pid_entry[48];
   setTaskPid(plan.envp, pid_entry);
-  execvpe(plan.argv[0], plan.argv, plan.envp);
-  childFail(plan.failure, "execve():", plan.argv[0]);
+  // No shell for a file without "#!" (glibc's execvp would run /bin/sh): the reference's step
+  // daemon failed it "Exec format error".
+  char found[PATH_MAX];
+  const char* program = programPath(plan.argv[0], plan.envp, work_dir, found);
+  execve(program, plan.argv, plan.envp);
+  plan.failure->exec_errno = errno;
+  childFail(plan.failure, "execve():", program);
 }
 
 }  // namespace
 
-Result<pid_t> spawnTask(const TaskSpec& spec) {
+Result<pid_t> spawnTask(const TaskSpec& spec, int* exec_errno) {
   if (spec.argv.empty()) return makeError("no program to run");
 
   // Everything that allocates happens before vfork.
@@ -198,6 +253,7 @@ Result<pid_t> spawnTask(const TaskSpec& spec) {
     int status;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
+    if (exec_errno != nullptr) *exec_errno = failure.exec_errno;
     return makeError(std::string(failure.text, failure.length));
   }
   return pid;

@@ -13,7 +13,7 @@
 namespace drover::stepd {
 
 struct TaskSpec {
-  std::vector<std::string> argv;        // argv[0] is the program (absolute path or found in PATH)
+  std::vector<std::string> argv;        // argv[0] is the program: a path, or a name looked up in env's PATH
   std::vector<std::string> env;         // KEY=VALUE
   uid_t uid = 0;
   gid_t gid = 0;
@@ -51,6 +51,8 @@ struct TaskSpec {
 // Signals blocked in the caller are unblocked in the task. The caller must have no signal
 // handler installed (a supervisor has none: it reads its signals from a signalfd): the child
 // runs in the caller's memory until its exec, where a handler must not run.
-Result<pid_t> spawnTask(const TaskSpec& spec);
+// When the exec itself failed, `exec_errno` (if given) receives its errno, which Slurm's step
+// daemon makes the task's exit code (2 for a program not found, 13 for one that may not run).
+Result<pid_t> spawnTask(const TaskSpec& spec, int* exec_errno = nullptr);
 
 }  // namespace drover::stepd

@@ -397,6 +397,40 @@ def test_command_not_found(cluster):
     assert re.search(r"srun: error: node\d: tasks 0-1: Exited with exit code 2\n", err), err
 
 
+def test_a_program_on_the_users_path_runs_and_a_failed_exec_ends_with_its_errno(cluster):
+    # As the reference's step daemon: the program is looked up in the task's PATH (the user's,
+    # not the agent's), the first file of that name found is the one run, and a failed exec's
+    # errno is the task's exit code and the step's (13: a file without x; 8: no "#!").
+    bin_dir = shared_dir(cluster, "user-bin")
+    for name, body, mode in (("myprog", "#!/bin/sh\necho mine $(id -un)\n", 0o755),
+                             ("notexec", "#!/bin/sh\necho ran\n", 0o644),
+                             ("noshebang", "echo ran\n", 0o755)):
+        (bin_dir / name).write_text(body)
+        os.chmod(bin_dir / name, mode)
+    env = dict(cluster.env(), PATH=f"{bin_dir}:/usr/bin:/bin")
+
+    def srun(*args):
+        return subprocess.run([str(cluster.bin / "srun"), *args], capture_output=True, text=True,
+                              env=env, timeout=60, cwd=str(cluster.run_dir), user="nobody")
+
+    r = srun("myprog")
+    assert (r.returncode, r.stdout) == (0, "mine nobody\n"), r.stderr
+    for name, code, why in (("notexec", 13, "Permission denied"), ("noshebang", 8, "Exec format error")):
+        r = srun(name)
+        assert r.returncode == code, r.stderr
+        assert f"error: execve(): {bin_dir}/{name}: {why}\n" in r.stderr, r.stderr
+        assert re.search(rf"srun: error: node\d: task 0: Exited with exit code {code}\n", r.stderr), r.stderr
+        assert r.stdout == ""
+    r = srun("-J", "errno-step", "notexec")
+    assert r.returncode == 13, r.stderr
+    job_id = cluster.cli("sacct", "-n", "-X", "-a", "--name", "errno-step", "-o", "JobID").stdout.split()
+    assert len(job_id) == 1, job_id
+    steps = wait_for(lambda: (s := sacct_steps(cluster, job_id[0])).get(f"{job_id[0]}.0") and s,
+                     15, what="the step's record")
+    assert steps[job_id[0]][:2] == ["FAILED", "13:0"], steps
+    assert steps[f"{job_id[0]}.0"][:2] == ["FAILED", "13:0"], steps
+
+
 def test_sacct_records_the_step_with_state_and_exit_code(cluster):
     # The sleep: a step's own report reaches the controller just after srun has seen its
     # tasks exit; a CompleteAllocation before it records the step CANCELLED (controller side).

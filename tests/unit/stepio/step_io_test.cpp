@@ -334,6 +334,57 @@ TEST_F(StepIoTest, ACommandThatCannotStartIsReportedOnTheStream) {
       << done.err;
 }
 
+TEST_F(StepIoTest, AProgramIsLookedUpInTheTasksOwnPath) {
+  // The user's own bin directory is on the task's PATH, not on the supervisor's.
+  const fs::path bin = dir_ / "bin";
+  fs::create_directories(bin);
+  { std::ofstream(bin / "myprog") << "#!/bin/sh\necho mine\n"; }
+  fs::permissions(bin / "myprog", fs::perms::owner_all);
+  auto req = step(1, "");
+  req.clear_argv();
+  req.add_argv("myprog");
+  (*req.mutable_environment())["PATH"] = bin.string() + ":/usr/bin:/bin";
+  auto done = run(req, StepIoOptions{});
+  EXPECT_TRUE(done.outcome.started) << done.err;
+  EXPECT_EQ(done.out, "mine\n");
+  EXPECT_EQ(srunExitCode(done.ends), 0);
+}
+
+TEST_F(StepIoTest, AnExecThatFailsEndsTheTaskWithItsErrno) {
+  // As the reference's step daemon: the file found first on PATH is the program, runnable or
+  // not; no shell for a file without "#!"; "./prog" named from the working directory; the exit
+  // code is the exec's errno, the step's too.
+  const fs::path bin = dir_ / "bin";
+  fs::create_directories(bin);
+  { std::ofstream(bin / "notexec") << "#!/bin/sh\necho ran\n"; }
+  fs::permissions(bin / "notexec", fs::perms::owner_read | fs::perms::owner_write);
+  { std::ofstream(bin / "noshebang") << "echo ran\n"; }
+  fs::permissions(bin / "noshebang", fs::perms::owner_all);
+  struct Case {
+    std::string program, shown, why;
+    int code;
+  };
+  const std::vector<Case> cases = {
+      {"notexec", (bin / "notexec").string(), "Permission denied", 13},
+      {"noshebang", (bin / "noshebang").string(), "Exec format error", 8},
+      {"./nosuch", dir_.string() + "/./nosuch", "No such file or directory", 2},
+      {"nosuch", "nosuch", "No such file or directory", 2},
+  };
+  for (const auto& c : cases) {
+    auto req = step(1, "");
+    req.clear_argv();
+    req.add_argv(c.program);
+    (*req.mutable_environment())["PATH"] = bin.string() + ":/usr/bin:/bin";
+    auto done = run(req, StepIoOptions{});
+    EXPECT_FALSE(done.outcome.started) << c.program;
+    EXPECT_EQ(done.outcome.exit_code, c.code) << c.program;
+    EXPECT_EQ(srunExitCode(done.ends), c.code) << c.program;
+    EXPECT_NE(done.err.find("drover-stepd-node01: error: execve(): " + c.shown + ": " + c.why), std::string::npos)
+        << c.program << ": " << done.err;
+    EXPECT_EQ(done.out, "") << c.program;
+  }
+}
+
 // An srun --pty step: task 0 in a terminal of rows x cols (0: the kernel's default), ended
 // after 20 s should a test hang.
 void makePty(v1::LaunchStepRequest& req, std::uint32_t rows = 0, std::uint32_t cols = 0) {
