@@ -147,6 +147,7 @@ int runSalloc(int argc, char** argv) {
   else sc.conf_path = config::defaultConfigPath();
   sc.submit_dir = context.cwd;
   sc.submit_host = context.host;
+  sc.mem_per_cpu_given = request.spec.mem_per_cpu_mb.has_value();
   auto child_env = env;
   for (const auto& [k, v] : sallocVariables(job, sc)) child_env[k] = v;
 

@@ -18,6 +18,9 @@ struct SallocContext {
   std::string conf_path;
   std::string submit_dir;
   std::string submit_host;
+  // --mem-per-cpu was given: the reference's salloc exported SLURM_MEM_PER_CPU only then, not
+  // for a partition's default (which the job's record holds).
+  bool mem_per_cpu_given = false;
 };
 
 std::map<std::string, std::string> sallocVariables(const v1::JobInfo& job, const SallocContext& ctx);

@@ -56,11 +56,15 @@ std::optional<CliError> applyTasksPerGpu(Tool tool, JobSpec& spec) {
                              "--ntasks-per-gpu.");
     }
     spec.gpus = GpuCount{std::nullopt, *spec.ntasks / per_gpu};
+    spec.gpus_implied = true;
   } else {
     return gresError(tool, "gres_job_state_validate: --ntasks-per-tres needs either a GRES GPU "
                            "specification or a node/ntask specification");
   }
-  if (!spec.gpu_bind) spec.gpu_bind = "single:" + std::to_string(per_gpu);
+  if (!spec.gpu_bind) {
+    spec.gpu_bind = "single:" + std::to_string(per_gpu);
+    spec.gpu_bind_implied = true;
+  }
   return std::nullopt;
 }
 

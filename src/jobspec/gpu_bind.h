@@ -45,9 +45,10 @@ std::vector<std::uint32_t> gpusOfTask(const GpuBind& bind, const std::vector<std
 // What one task sees of its node's step GPUs, as the reference Slurm's tasks did.
 struct TaskGpuView {
   // --gpu-bind=none: the task gets no GPU list at all (the reference unset
-  // CUDA_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL, ROCR_VISIBLE_DEVICES and SLURM_STEP_GPUS).
+  // CUDA_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL, ROCR_VISIBLE_DEVICES, ZE_AFFINITY_MASK and
+  // SLURM_STEP_GPUS).
   bool hidden = false;
-  // The task's own GPUs (global indices), which replace the node's step GPUs in those four
+  // The task's own GPUs (global indices), which replace the node's step GPUs in those five
   // variables; empty (and not hidden) = every step GPU.
   std::vector<std::uint32_t> gpus;
   // SLURMD_TRES_BIND: "gpu:" and the --gpu-bind text as given ("gpu:per_task:G" for

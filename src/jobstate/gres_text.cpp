@@ -9,7 +9,7 @@ std::string gresRequestText(const v1::GresRequest& gres) {
 }
 
 std::string tresPerJobText(const v1::JobSpec& spec) {
-  return spec.gpus().count() > 0 ? gresRequestText(spec.gpus()) : std::string();
+  return spec.gpus().count() > 0 && !spec.gpus_implied() ? gresRequestText(spec.gpus()) : std::string();
 }
 
 std::string tresPerTaskText(const v1::JobSpec& spec) {

@@ -114,6 +114,7 @@ Environment batchJobVariables(const JobEnvContext& ctx) {
     env["CUDA_VISIBLE_DEVICES"] = gpus;
     env["GPU_DEVICE_ORDINAL"] = gpus;
     env["ROCR_VISIBLE_DEVICES"] = gpus;
+    env["ZE_AFFINITY_MASK"] = gpus;
     env["SLURM_JOB_GPUS"] = gpus;
     env["SLURM_GPUS_ON_NODE"] = std::to_string(ctx.gpu_indices.size());
   }

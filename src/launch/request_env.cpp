@@ -28,7 +28,7 @@ void addRequestedOptions(const v1::JobSpec& s, JobEnvContext& ctx) {
   }
   if (s.mem_per_gpu_mb() > 0) ctx.mem_per_gpu_mb = s.mem_per_gpu_mb();
   if (s.cpus_per_gpu() > 0) ctx.cpus_per_gpu = s.cpus_per_gpu();
-  ctx.gpus = gpuRequest(s.gpus());
+  if (!s.gpus_implied()) ctx.gpus = gpuRequest(s.gpus());
   ctx.gpus_per_node = gpuRequest(s.gpus_per_node());
   ctx.gpus_per_task = gpuRequest(s.gpus_per_task());
   ctx.gpu_bind = s.gpu_bind();

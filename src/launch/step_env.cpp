@@ -60,11 +60,15 @@ Environment stepEnvironment(const Environment& user, const JobEnvContext& job,
                             const StepEnvContext& step) {
   Environment env = user;
   Environment job_vars = batchJobVariables(job);
-  // The batch shell's own (srun inside a batch job passes them on in `user`); Slurm does not
-  // set them for steps of an srun/salloc allocation.
-  for (const char* batch_only :
-       {"ENVIRONMENT", "HOSTNAME", "SLURM_NODE_ALIASES", "SLURM_MEM_PER_CPU"}) {
-    job_vars.erase(batch_only);
+  // The batch shell's own, and the job's option variables that sbatch and salloc export: a
+  // step inside their jobs has them from its surroundings (`user`), and the reference's
+  // steps of an allocation srun made had none of them (only SLURM_CPUS_PER_TASK,
+  // SLURM_NTASKS_PER_NODE and SLURM_NTASKS_PER_TRES, srun's own).
+  for (const char* not_the_steps :
+       {"ENVIRONMENT", "HOSTNAME", "SLURM_NODE_ALIASES", "SLURM_MEM_PER_CPU", "SLURM_MEM_PER_NODE",
+        "SLURM_MEM_PER_GPU", "SLURM_CPUS_PER_GPU", "SLURM_GPUS", "SLURM_GPUS_PER_NODE",
+        "SLURM_GPUS_PER_TASK", "SLURM_GPU_BIND", "SLURM_NTASKS_PER_GPU"}) {
+    job_vars.erase(not_the_steps);
   }
   if (!step.batch_job) job_vars.erase("SLURM_JOB_GPUS");
   for (auto& [k, v] : job_vars) env[k] = std::move(v);

@@ -607,7 +607,7 @@ def test_tasks_get_the_pytorch_variables(cluster):
         assert row[2] == row[9] and row[4] == row[10] and row[3] == "2" and row[11] == "4", row
 
 
-GPU_VARS = ("CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "ROCR_VISIBLE_DEVICES",
+GPU_VARS = ("CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "ROCR_VISIBLE_DEVICES", "ZE_AFFINITY_MASK",
             "SLURM_STEP_GPUS", "SLURM_JOB_GPUS", "SLURM_GPUS_ON_NODE", "SLURMD_TRES_BIND")
 GPU_VARS_CMD = "env | grep -E '^(" + "|".join(GPU_VARS) + ")=' | sort | tr '\\n' ' '; echo"
 
@@ -622,9 +622,9 @@ def gpu_env_by_task(cluster, *args, prog="srun"):
 
 
 def own_gpus(env):
-    """The task's GPU list, after checking the four variables that carry it agree (the
+    """The task's GPU list, after checking the five variables that carry it agree (the
     reference Slurm set them to the same list)."""
-    lists = {env.get(k) for k in GPU_VARS[:4]}
+    lists = {env.get(k) for k in GPU_VARS[:5]}
     assert len(lists) == 1, env
     return lists.pop().split(",")
 
@@ -752,7 +752,7 @@ def test_batch_step_and_its_steps_gpu_variables(cluster):
     batch = dict(kv.split("=", 1) for kv in lines[0].split()[1:])
     gpus = batch["CUDA_VISIBLE_DEVICES"]
     assert batch == {"CUDA_VISIBLE_DEVICES": gpus, "GPU_DEVICE_ORDINAL": gpus,
-                     "ROCR_VISIBLE_DEVICES": gpus, "SLURM_JOB_GPUS": gpus,
+                     "ROCR_VISIBLE_DEVICES": gpus, "ZE_AFFINITY_MASK": gpus, "SLURM_JOB_GPUS": gpus,
                      "SLURM_GPUS_ON_NODE": "2"}, lines
     split = lines.index("none:")
     bound = {k: dict(kv.split("=", 1) for kv in v[0].split())
@@ -781,6 +781,25 @@ def test_sbatch_gpu_bind_reaches_the_jobs_steps(cluster):
     assert lines[0] == "bind=single:1", lines
     seen = {k: v[0] for k, v in labelled("\n".join(lines[1:]) + "\n").items()}
     assert sorted(seen) == [0, 1] and seen[0] != seen[1] and "," not in seen[0] + seen[1], lines
+
+
+def test_sbatch_ntasks_per_gpu_binds_the_jobs_steps_without_exporting_a_binding(cluster):
+    """sbatch -n4 --ntasks-per-gpu=2, as the reference's job (session 38): SLURM_NTASKS_PER_GPU
+    only, no SLURM_GPUS for the GPUs it derived and no SLURM_GPU_BIND; srun inside reads the
+    count and binds each task single:2; scontrol shows NtasksPerTRES=2 and no TresPerJob or
+    TresBind."""
+    out = shared_dir(cluster, "tasks-per-gpu") / "job.out"
+    r = run(cluster, "sbatch", "--parsable", "-N1", "-n4", "--ntasks-per-gpu=2", "-o", str(out), "--wrap",
+            "echo per=${SLURM_NTASKS_PER_GPU-unset} gpus=${SLURM_GPUS-unset} bind=${SLURM_GPU_BIND-unset}; "
+            "srun -l printenv SLURMD_TRES_BIND")
+    assert r.returncode == 0, r.stderr
+    job = int(r.stdout.decode().split(";")[0])
+    shown = cluster.cli("scontrol", "show", "job", str(job)).stdout
+    assert "\n   NtasksPerTRES=2\n" in shown and "TresPerJob=" not in shown and "TresBind=" not in shown, shown
+    wait_final(cluster, job)
+    lines = out.read_text().splitlines()
+    assert lines[0] == "per=2 gpus=unset bind=unset", lines
+    assert labelled("\n".join(lines[1:]) + "\n") == {t: ["gpu:single:2"] for t in range(4)}, lines
 
 
 def test_gpu_bind_refuses_a_type_srun_does_not_know(cluster):

@@ -131,6 +131,17 @@ TEST_F(JobShowTest, PendingJobShowsNodeRangeAndExpectedEnd) {
             std::string::npos);
 }
 
+TEST_F(JobShowTest, TasksPerGpuShowAsNtasksPerTresLast) {
+  // The reference's `--ntasks-per-gpu=1 --gpus=2`: "TresPerJob=gres:gpu:2" then "NtasksPerTRES=1",
+  // no TresBind for the binding it implies.
+  auto job = JobBuilder(42, "wrap").pending("JobHeldUser").times(at(12, 28, 44), 0, 0).limit(60).build();
+  job.mutable_spec()->mutable_gpus()->set_count(2);
+  job.mutable_spec()->set_ntasks_per_gpu(1);
+  const std::string out = formatJobRecord(job, at(12, 29, 5), false, false);
+  EXPECT_NE(out.find("   TresPerJob=gres:gpu:2\n   NtasksPerTRES=1\n   \n"), std::string::npos) << out;
+  EXPECT_EQ(out.find("TresBind="), std::string::npos) << out;
+}
+
 TEST_F(JobShowTest, APreemptableJobShowsWhenItMayBePreempted) {
   // As the reference with PreemptType=preempt/partition_prio, PreemptExemptTime=00:01:00
   // (2026-12-04): a started job whose mode is not OFF, running or ended, shows the line; its

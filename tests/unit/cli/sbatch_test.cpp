@@ -144,5 +144,32 @@ TEST(SbatchTest, RequestOnTheWire) {
   EXPECT_EQ(p.work_dir(), "/home/alice/run");
 }
 
+TEST(SbatchWire, TasksPerGpuBindNoGpuBindOfTheJob) {
+  // --ntasks-per-gpu=1 binds srun's steps single:1, but the job records no --gpu-bind (no
+  // SLURM_GPU_BIND, no TresBind), as the reference's; one given is the job's.
+  SubmitContext ctx;
+  auto implied = jobspec::buildBatchRequest({"--ntasks-per-gpu=1", "--gpus=2", "--wrap=true"}, {}, std::nullopt,
+                                            1796041745);
+  ASSERT_TRUE(implied);
+  EXPECT_EQ(implied->spec.gpu_bind, "single:1");
+  EXPECT_TRUE(implied->spec.gpu_bind_implied);
+  const v1::JobSpec w = toWireSpec(*implied, ctx);
+  EXPECT_EQ(w.gpu_bind(), "");
+  EXPECT_EQ(w.ntasks_per_gpu(), 1u);
+  EXPECT_FALSE(w.gpus_implied());  // --gpus=2 was given
+  // -n 4 --ntasks-per-gpu=2: two GPUs derived, not asked for.
+  auto derived = jobspec::buildBatchRequest({"-n", "4", "--ntasks-per-gpu=2", "--wrap=true"}, {}, std::nullopt,
+                                            1796041745);
+  ASSERT_TRUE(derived);
+  const v1::JobSpec d = toWireSpec(*derived, ctx);
+  EXPECT_EQ(d.gpus().count(), 2u);
+  EXPECT_TRUE(d.gpus_implied());
+  EXPECT_EQ(d.gpu_bind(), "");
+  auto given = jobspec::buildBatchRequest({"--ntasks-per-gpu=1", "--gpus=2", "--gpu-bind=closest", "--wrap=true"},
+                                          {}, std::nullopt, 1796041745);
+  ASSERT_TRUE(given);
+  EXPECT_EQ(toWireSpec(*given, ctx).gpu_bind(), "closest");
+}
+
 }  // namespace
 }  // namespace drover::cli

@@ -334,6 +334,28 @@ TEST(SallocEnvTest, JobVariablesWithoutNodeOnlyOnes) {
   }
 }
 
+TEST(SallocEnvTest, NoStepVariablesAndAMemoryPerCpuOnlyWhenGiven) {
+  // The reference's salloc shell had no SLURM_JOB_UID/GID/USER, SLURM_PRIO_PROCESS or
+  // SLURM_WORKING_CLUSTER (its steps do), and SLURM_MEM_PER_CPU only for --mem-per-cpu, not
+  // for the partition default the job's record holds.
+  v1::JobInfo job;
+  job.set_job_id(42);
+  job.set_user("alice");
+  job.set_uid(1000);
+  job.set_gid(1000);
+  job.add_allocation()->set_node("node1");
+  job.mutable_spec()->set_mem_per_cpu_mb(4000);
+  SallocContext ctx;
+  ctx.cluster_name = "drover";
+  auto env = sallocVariables(job, ctx);
+  for (const char* absent : {"SLURM_JOB_UID", "SLURM_JOB_GID", "SLURM_JOB_USER", "SLURM_PRIO_PROCESS",
+                             "SLURM_WORKING_CLUSTER", "SLURM_MEM_PER_CPU"}) {
+    EXPECT_EQ(env.count(absent), 0u) << absent;
+  }
+  ctx.mem_per_cpu_given = true;
+  EXPECT_EQ(sallocVariables(job, ctx).at("SLURM_MEM_PER_CPU"), "4000");
+}
+
 // -N against -w's distinct hosts, as the reference's clients took them.
 TEST(FitNodesToNodelist, RaisesTheLeastRefusesOrTrimsBelowTheMost) {
   auto spec = [](std::string list, std::optional<jobspec::NodeRange> nodes) {

@@ -132,6 +132,34 @@ TEST(StepEnvTest, JobGpusOnlyInTheStepsOfABatchJob) {
   }
 }
 
+TEST(StepEnvTest, TheJobsOptionVariablesComeOnlyFromTheStepsSurroundings) {
+  // The reference's steps of an allocation srun made had none of them; inside sbatch's and
+  // salloc's jobs they come with the shell's environment.
+  JobEnvContext j = job();
+  j.mem_per_node_mb = 100;
+  j.mem_per_gpu_mb = 100;
+  j.cpus_per_gpu = 1;
+  j.gpus = "2";
+  j.gpus_per_node = "2";
+  j.gpus_per_task = "1";
+  j.gpu_bind = "closest";
+  j.ntasks_per_gpu = 1;
+  const char* options[] = {"SLURM_MEM_PER_NODE", "SLURM_MEM_PER_GPU", "SLURM_CPUS_PER_GPU", "SLURM_GPUS",
+                           "SLURM_GPUS_PER_NODE", "SLURM_GPUS_PER_TASK", "SLURM_GPU_BIND", "SLURM_NTASKS_PER_GPU"};
+  Environment env = stepEnvironment({}, j, step());
+  for (const char* var : options) EXPECT_EQ(env.count(var), 0u) << var;
+  Environment shell;
+  for (const char* var : options) shell[var] = "7";
+  env = stepEnvironment(shell, j, step());
+  for (const char* var : options) EXPECT_EQ(env.at(var), "7") << var;
+}
+
+TEST(StepEnvTest, IntelsLevelZeroMaskListsTheStepsGpusToo) {
+  EXPECT_EQ(stepEnvironment({}, job(), step()).at("ZE_AFFINITY_MASK"), "1,2");
+  JobEnvContext j = job();
+  EXPECT_EQ(batchJobVariables(j).at("ZE_AFFINITY_MASK"), "0,1,2,3");
+}
+
 TEST(StepEnvTest, MasterPortStaysInItsRangeAndDiffersPerStep) {
   struct Case { std::uint64_t job; std::int64_t step; std::uint16_t port; };
   for (const Case& c : std::vector<Case>{{1, 0, 20008}, {1, 1, 20009}, {2, 0, 20016},
