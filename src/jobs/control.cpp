@@ -352,8 +352,8 @@ std::vector<v1::CancelResult> JobManager::control(const Caller& caller,
     return results;
   }
   // Another user's job: hold, uhold and release say they are not the owner's, as the
-  // reference's; requeue, suspend, resume and top are refused outright (its "Access/permission
-  // denied", as for scancel).
+  // reference's; requeue and a user's top (where users may use it) are refused outright (its
+  // "Access/permission denied", as for scancel).
   const bool owners_word = action == "hold" || action == "uhold" || action == "release";
   for (const std::string& text : req.job_ids()) {
     auto ids = resolveIds(text);
