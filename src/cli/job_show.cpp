@@ -159,7 +159,9 @@ std::string formatJobRecord(const v1::JobInfo& j, std::int64_t now, bool oneline
       {"TresPerNode=", tresPerNode(j)},            {"TresPerTask=", tresPerTaskText(j.spec())}};
   for (const auto& [key, text] : per_tres)
     if (!text.empty()) lines.push_back(key + text);
-  if (j.spec().ntasks_per_gpu() > 0) lines.push_back("NtasksPerTRES=" + std::to_string(j.spec().ntasks_per_gpu()));
+  if (j.spec().ntasks_per_gpu() > 0) {
+    lines.push_back("NtasksPerTRES=" + std::to_string(j.spec().ntasks_per_gpu()));
+  }
 
   std::string out;
   if (oneliner) {

@@ -71,7 +71,7 @@ v1::JobSpec toWireSpec(const jobspec::BatchRequest& request, const SubmitContext
   if (s.run_as_group) w.set_run_as_group(*s.run_as_group);
   w.set_reboot(s.reboot);
   if (s.licenses) w.set_licenses(*s.licenses);
-  if (s.gpu_bind && !s.gpu_bind_implied) w.set_gpu_bind(*s.gpu_bind);
+  if (s.gpu_bind) w.set_gpu_bind(*s.gpu_bind);
   w.set_gpus_implied(s.gpus_implied);
   if (s.ntasks_per_gpu) w.set_ntasks_per_gpu(*s.ntasks_per_gpu);
   if (s.dependency) w.set_dependency(s.dependency->text);

@@ -39,8 +39,8 @@ std::map<std::string, std::string> sallocVariables(const v1::JobInfo& job, const
   }
   // A job's, which its steps get (srun sets them there), but not salloc's command: the
   // reference's salloc shell had none of them.
-  for (const char* the_steps :
-       {"SLURM_JOB_UID", "SLURM_JOB_GID", "SLURM_JOB_USER", "SLURM_PRIO_PROCESS", "SLURM_WORKING_CLUSTER"}) {
+  for (const char* the_steps : {"SLURM_JOB_UID", "SLURM_JOB_GID", "SLURM_JOB_USER",
+                                "SLURM_PRIO_PROCESS", "SLURM_WORKING_CLUSTER"}) {
     env.erase(the_steps);
   }
   if (!ctx.mem_per_cpu_given) env.erase("SLURM_MEM_PER_CPU");

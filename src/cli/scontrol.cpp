@@ -246,8 +246,8 @@ int showJobs(const std::string& text, const Globals& g) {
     printError(kProg, reply.error());
     return 1;
   }
-  const std::int64_t now = reply.ok() && reply->time() != 0 ? reply->time()
-                                                             : static_cast<std::int64_t>(std::time(nullptr));
+  const std::int64_t now =
+      reply.ok() && reply->time() != 0 ? reply->time() : static_cast<std::int64_t>(std::time(nullptr));
   std::string out;
   std::size_t shown = 0;
   // A component other than +0 is never shown: Drover has no heterogeneous jobs.
@@ -379,7 +379,10 @@ int cmdJobControl(const std::string& action, const std::vector<std::string>& wor
   for (const auto& r : reply->results()) {
     if (r.ok()) continue;
     rc = 1;
-    printJobError(r.job_id(), r.error(), action == "top" || (suspends && r.error() == "Access/permission denied"));
+    // A user's suspend or resume is refused whole (a controller's answer for an operator names
+    // the task it looked at).
+    const bool whole = action == "top" || (suspends && r.error() == "Access/permission denied");
+    printJobError(r.job_id(), r.error(), whole);
   }
   return rc;
 }

@@ -10,6 +10,7 @@
 #include "cli/job_spec_wire.h"
 #include "common/ascii_case.h"
 #include "jobspec/array_spec.h"
+#include "jobspec/build_spec.h"
 
 namespace drover::cli {
 namespace {
@@ -97,7 +98,7 @@ v1::StepSpec toStepSpec(const jobspec::StepRequest& request, const StepContext& 
   w.set_srun_host(context.host);
   w.set_srun_pid(context.pid);
   if (s.cpu_bind) w.set_cpu_bind(*s.cpu_bind);
-  if (s.gpu_bind) w.set_gpu_bind(*s.gpu_bind);
+  if (auto bind = jobspec::stepGpuBind(s)) w.set_gpu_bind(*bind);
   if (s.mpi) w.set_mpi(*s.mpi);
   w.set_open_append(s.open_mode && *s.open_mode == jobspec::OpenMode::Append);
   return w;

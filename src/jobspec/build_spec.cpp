@@ -36,8 +36,8 @@ std::uint64_t requestedGpus(const JobSpec& spec) {
 }
 
 // --ntasks-per-gpu=K, as srun(1) and the reference Slurm: with GPUs asked for, K tasks for each
-// (a -n given is replaced); else with -n, n/K GPUs (n must be a multiple of K); and each task
-// bound to one GPU (--gpu-bind=single:K) unless --gpu-bind says otherwise.
+// (a -n given is replaced); else with -n, n/K GPUs (n must be a multiple of K). The binding it
+// implies is stepGpuBind's.
 std::optional<CliError> applyTasksPerGpu(Tool tool, JobSpec& spec) {
   if (!spec.ntasks_per_gpu) return std::nullopt;
   const std::uint32_t per_gpu = *spec.ntasks_per_gpu;
@@ -60,10 +60,6 @@ std::optional<CliError> applyTasksPerGpu(Tool tool, JobSpec& spec) {
   } else {
     return gresError(tool, "gres_job_state_validate: --ntasks-per-tres needs either a GRES GPU "
                            "specification or a node/ntask specification");
-  }
-  if (!spec.gpu_bind) {
-    spec.gpu_bind = "single:" + std::to_string(per_gpu);
-    spec.gpu_bind_implied = true;
   }
   return std::nullopt;
 }
@@ -213,6 +209,11 @@ std::optional<std::vector<std::string>> distinctListedHosts(const JobSpec& spec)
 }
 
 }  // namespace
+
+std::optional<std::string> stepGpuBind(const JobSpec& spec) {
+  if (spec.gpu_bind || !spec.ntasks_per_gpu) return spec.gpu_bind;
+  return "single:" + std::to_string(*spec.ntasks_per_gpu);
+}
 
 std::optional<std::string> fitNodesToTasks(Tool tool, JobSpec& spec) {
   if (!spec.ntasks || *spec.ntasks == 0) return std::nullopt;

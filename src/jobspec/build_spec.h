@@ -46,6 +46,11 @@ CliResult<StepRequest> buildStepRequest(const std::vector<std::string>& args, co
 CliResult<StepRequest> buildAllocRequest(const std::vector<std::string>& args, const EnvMap& env,
                                          std::int64_t now);
 
+// The --gpu-bind srun's step binds its tasks by: the one given, else --ntasks-per-gpu=K's
+// single:K (srun(1)). Only a given one is the job's (TresBind, SLURM_GPU_BIND), as the
+// reference's.
+std::optional<std::string> stepGpuBind(const JobSpec& spec);
+
 // Fewer tasks than nodes (-N 3 -n 2; for srun also -n 1 inside a 2-node job, whose
 // SLURM_NNODES it reads as -N; without -N, -w's distinct hosts count as -N, and the list keeps
 // its first hosts, as the reference's `-n 1 -w node[01-02]` ran on node01): as Slurm's sbatch,

@@ -76,11 +76,7 @@ struct JobSpec {
   std::optional<GpuCount> gpus_per_task;
   std::optional<GpuCount> gpus_per_socket;
   std::optional<std::uint32_t> cpus_per_gpu;
-  std::optional<std::string> gpu_bind;
-  // gpu_bind is --ntasks-per-gpu's implied single:K, not a --gpu-bind given: it binds the
-  // tasks of srun's steps, but the job records no TresBind and exports no SLURM_GPU_BIND, as
-  // the reference's.
-  bool gpu_bind_implied = false;
+  std::optional<std::string> gpu_bind;  // as given; a step's binding is stepGpuBind's
   // gpus is -n divided by --ntasks-per-gpu, not a --gpus given (no SLURM_GPUS, no TresPerJob).
   bool gpus_implied = false;
 

@@ -9,7 +9,8 @@ std::string gresRequestText(const v1::GresRequest& gres) {
 }
 
 std::string tresPerJobText(const v1::JobSpec& spec) {
-  return spec.gpus().count() > 0 && !spec.gpus_implied() ? gresRequestText(spec.gpus()) : std::string();
+  if (spec.gpus().count() == 0 || spec.gpus_implied()) return "";  // none asked for
+  return gresRequestText(spec.gpus());
 }
 
 std::string tresPerTaskText(const v1::JobSpec& spec) {

@@ -15,9 +15,9 @@ using Environment = std::map<std::string, std::string>;
 // The variables that list a step's GPUs on a node to its tasks (SLURM_STEP_GPUS only for
 // numbered steps); the reference Slurm set all five to the same list (ZE_AFFINITY_MASK is
 // Intel's Level Zero, ROCR_VISIBLE_DEVICES AMD's).
-inline constexpr const char* kStepGpuListVariables[] = {"CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
-                                                        "ROCR_VISIBLE_DEVICES", "ZE_AFFINITY_MASK",
-                                                        "SLURM_STEP_GPUS"};
+inline constexpr const char* kStepGpuListVariables[] = {
+    "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "ROCR_VISIBLE_DEVICES", "ZE_AFFINITY_MASK",
+    "SLURM_STEP_GPUS"};
 
 struct ArrayContext {
   std::uint64_t array_job_id = 0;
@@ -90,7 +90,8 @@ struct TaskContext {
   // (= local rank) and GROUP_RANK (= node id).
   bool pytorch = false;
   // The task's own GPUs when the step binds GPUs per task (--gpu-bind, --gpus-per-task): they
-  // replace the node's list in kStepGpuListVariables, as the reference Slurm's tasks showed. Empty = no per-task binding.
+  // replace the node's list in kStepGpuListVariables, as the reference Slurm's tasks showed.
+  // Empty = no per-task binding.
   std::vector<std::uint32_t> bound_gpus;
   std::string tres_bind;  // SLURMD_TRES_BIND ("gpu:single:1"); "" = not set
 };

@@ -353,16 +353,15 @@ class StepRun {
   // ("slurmstepd-node01: error: execve(): prog: No such file ..."). A failed exec's exit code
   // is its errno, the step's too (the reference's: 2 for a program not found, 13 for one that
   // may not run, 8 for one without "#!"); any other failure's is 2 for the tasks.
-  bool failStart(const std::vector<std::uint32_t>& ranks, const std::string& why, int exec_errno = 0) {
+  bool failStart(const std::vector<std::uint32_t>& ranks, const std::string& why,
+                 int exec_errno = 0) {
     killAll(SIGKILL);
     reapAll();
     pmi_.reset();
     const int code = exec_errno != 0 ? exec_errno : kStartFailureExitCode;
     if (io_) io_->failStart(ranks, selfName() + ": error: " + why + "\n", code);
     io_.reset();
-    fail(why);
-    if (exec_errno != 0) outcome_.exit_code = exec_errno;
-    return false;
+    return fail(why, exec_errno != 0 ? exec_errno : 1);
   }
 
   // A batch job submitted with --export other than the default or --get-user-env (sbatch put
@@ -386,9 +385,9 @@ class StepRun {
     for (auto& [name, value] : *login) env.emplace(name, value);
   }
 
-  bool fail(const std::string& why) {
+  bool fail(const std::string& why, int exit_code = 1) {
     outcome_.start_error = why;
-    outcome_.exit_code = 1;
+    outcome_.exit_code = exit_code;
     return false;
   }
 

@@ -101,10 +101,8 @@ const char* programPath(const char* file, char* const* envp, const char* work_di
     const std::size_t length = end != nullptr ? static_cast<std::size_t>(end - dir) : strlen(dir);
     // An empty entry is the working directory, as in a shell.
     struct stat st;
-    if (joinPath(out, length == 0 ? "." : dir, length == 0 ? 1 : length, file) && stat(out, &st) == 0 &&
-        !S_ISDIR(st.st_mode)) {
-      return out;
-    }
+    const bool joined = length == 0 ? joinPath(out, ".", 1, file) : joinPath(out, dir, length, file);
+    if (joined && stat(out, &st) == 0 && !S_ISDIR(st.st_mode)) return out;
     if (end == nullptr) return file;
     dir = end;
   }

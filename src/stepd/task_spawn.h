@@ -13,7 +13,7 @@
 namespace drover::stepd {
 
 struct TaskSpec {
-  std::vector<std::string> argv;        // argv[0] is the program: a path, or a name looked up in env's PATH
+  std::vector<std::string> argv;        // argv[0]: a path, or a name looked up in env's PATH
   std::vector<std::string> env;         // KEY=VALUE
   uid_t uid = 0;
   gid_t gid = 0;

@@ -282,8 +282,11 @@ def test_exclusive_step_waits_for_the_cpus_another_holds(cluster):
 
 
 def test_salloc_runs_its_command_with_the_job_variables(cluster):
+    # Not the variables its steps get, nor a memory per CPU it did not ask for (the reference's
+    # salloc shell had none of them).
     r = run(cluster, "salloc", "-N2", "-n4", "sh", "-c",
-            f"{cluster.bin}/srun -l printenv SLURMD_NODENAME; echo JOB=$SLURM_JOB_ID NODES=$SLURM_JOB_NODELIST; exit 3")
+            f"{cluster.bin}/srun -l printenv SLURMD_NODENAME; echo JOB=$SLURM_JOB_ID NODES=$SLURM_JOB_NODELIST; "
+            "echo STEPS=${SLURM_JOB_UID-}${SLURM_JOB_USER-}${SLURM_WORKING_CLUSTER-}${SLURM_MEM_PER_CPU-}; exit 3")
     out, err = text(r)
     assert r.returncode == 3, err
     m = re.search(r"salloc: Granted job allocation (\d+)", err)
@@ -294,6 +297,7 @@ def test_salloc_runs_its_command_with_the_job_variables(cluster):
     tasks = labelled("\n".join(lines[:4]))
     assert sorted(tasks) == [0, 1, 2, 3], out
     assert re.fullmatch(rf"JOB={job_id} NODES=node\[\d-\d\]", lines[4]), lines
+    assert lines[5] == "STEPS=", lines
     f = wait_final(cluster, job_id)
     assert f["JobState"] == "FAILED" and f["ExitCode"] == "3:0", f
 

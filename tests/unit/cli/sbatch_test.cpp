@@ -151,8 +151,7 @@ TEST(SbatchWire, TasksPerGpuBindNoGpuBindOfTheJob) {
   auto implied = jobspec::buildBatchRequest({"--ntasks-per-gpu=1", "--gpus=2", "--wrap=true"}, {}, std::nullopt,
                                             1796041745);
   ASSERT_TRUE(implied);
-  EXPECT_EQ(implied->spec.gpu_bind, "single:1");
-  EXPECT_TRUE(implied->spec.gpu_bind_implied);
+  EXPECT_EQ(jobspec::stepGpuBind(implied->spec), "single:1");
   const v1::JobSpec w = toWireSpec(*implied, ctx);
   EXPECT_EQ(w.gpu_bind(), "");
   EXPECT_EQ(w.ntasks_per_gpu(), 1u);

@@ -260,7 +260,8 @@ TEST(StepRequest, NtasksPerGpuDerivesTasksOrGpusAndBindsEachTaskToOne) {
   ASSERT_TRUE(by_tasks.ok()) << by_tasks.error().text;
   ASSERT_TRUE(by_tasks->spec.gpus);
   EXPECT_EQ(by_tasks->spec.gpus->count, 2u);
-  EXPECT_EQ(by_tasks->spec.gpu_bind, "single:2");
+  EXPECT_FALSE(by_tasks->spec.gpu_bind);  // not the job's, as the reference's
+  EXPECT_EQ(stepGpuBind(by_tasks->spec), "single:2");
   // GPUs asked for: K tasks each (a -n is replaced, as the reference Slurm did).
   auto by_gpus = buildStepRequest({"--ntasks-per-gpu=2", "--gpus=3", "-n", "4", "true"}, {}, kNow);
   ASSERT_TRUE(by_gpus.ok()) << by_gpus.error().text;
@@ -269,7 +270,7 @@ TEST(StepRequest, NtasksPerGpuDerivesTasksOrGpusAndBindsEachTaskToOne) {
                                     "--gpu-bind=none", "true"}, {}, kNow);
   ASSERT_TRUE(per_node.ok()) << per_node.error().text;
   EXPECT_EQ(per_node->spec.ntasks, 8u);
-  EXPECT_EQ(per_node->spec.gpu_bind, "none");  // an explicit --gpu-bind wins
+  EXPECT_EQ(stepGpuBind(per_node->spec), "none");  // an explicit --gpu-bind wins
   // The reference's refusals.
   auto odd = buildStepRequest({"--ntasks-per-gpu=2", "-n", "3", "true"}, {}, kNow);
   ASSERT_FALSE(odd.ok());
