@@ -683,7 +683,7 @@ void JobService::reconcile(const std::string& node, const std::vector<v1::StepId
   std::size_t held = 0;
   for (const auto& job : manager_->query(on_node)) {
     // An interactive allocation has no batch step on any node.
-    // COMPLETING: cancelled, its step not yet reported (jobs::cancelling).
+    // COMPLETING: cancelled or requeued, its step not yet reported (jobs::killedInto).
     if ((job.state() != v1::JOB_RUNNING && job.state() != v1::JOB_COMPLETING) ||
         job.allocation_size() == 0 || !job.batch() ||
         job.allocation(0).node() != node) {

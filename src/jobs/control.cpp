@@ -240,7 +240,7 @@ std::vector<v1::CancelResult> JobManager::cancel(const Caller& caller,
       results.push_back(result(shown, kDenied));
       continue;
     }
-    if (isFinal(job.state()) || job.pending_end == PendingEnd::kCancel) {
+    if (ended(job)) {
       results.push_back(result(shown, kAlreadyDone));
       continue;
     }
@@ -283,6 +283,11 @@ std::vector<v1::CancelResult> JobManager::cancel(const Caller& caller,
     }
     if (!holdsResources(job.state())) {
       finish(job, v1::JOB_CANCELLED, 0, 0, nullptr);
+    } else if (requeueing(job)) {
+      // Pending again for Slurm while its processes are killed (that kill is under way): its
+      // run stays REQUEUED and the job it went back to is cancelled (lifecycle.cpp).
+      job.pending_end = PendingEnd::kRequeueCancel;
+      stage(job);
     } else {
       // Slurm marks the job CANCELLED at once and COMPLETING while its processes are killed;
       // the end (and so the elapsed time) is now, not when the step reports.
@@ -375,7 +380,7 @@ std::vector<v1::CancelResult> JobManager::control(const Caller& caller,
       // A running (or suspended) job may be held too, as the reference's: it goes on running,
       // shown with priority 0 and the held reason, and a requeue then leaves it held.
       if (action == "hold" || action == "uhold") {
-        if (isFinal(st)) {
+        if (ended(job)) {
           error = kFinished;
         } else {
           if (action == "hold" && admin) job.info.set_held_admin(true);
@@ -383,7 +388,7 @@ std::vector<v1::CancelResult> JobManager::control(const Caller& caller,
           job.info.clear_reason_description();  // a requeuehold's: the hold's own code now
         }
       } else if (action == "release") {
-        if (isFinal(st)) {
+        if (ended(job)) {
           error = kFinished;
         } else if (job.info.held_admin() && !admin) {
           error = kDenied;
@@ -396,10 +401,15 @@ std::vector<v1::CancelResult> JobManager::control(const Caller& caller,
         bool hold = action == "requeuehold";
         if (!job.info.batch()) {
           error = "Operation not permitted for a non-batch job";
-        } else if (st == v1::JOB_PENDING) {
+        } else if (st == v1::JOB_PENDING || requeueing(job)) {
           error = kPending;  // requeuehold too, held or not, root too: as the reference
         } else if (holdsResources(st)) {
+          // As the reference's: REQUEUED in accounting, ended now, while its processes are
+          // killed (a job being cancelled keeps the end scancel gave it, and is requeued).
+          if (!beingKilled(job)) job.info.set_end_time(clock_.now());
           job.pending_end = hold ? PendingEnd::kRequeueHold : PendingEnd::kRequeue;
+          stage(job);
+          record(job);
           killBatchStep(job, nodesOf(job), v1::SignalStepRequest::REQUEUED);
         } else {
           requeue(job, hold);
@@ -457,7 +467,7 @@ std::vector<v1::CancelResult> JobManager::control(const Caller& caller,
 Status JobManager::updateJob(Job& job, const v1::UpdateJobRequest& req, bool admin, bool apply) {
   const JobId id = job.id();
   v1::JobInfo& i = job.info;
-  const bool pending = job.state() == v1::JOB_PENDING;
+  const bool pending = job.state() == v1::JOB_PENDING || requeueing(job);
   for (const auto& [raw_key, value] : req.fields()) {
     const std::string key = toLowerAscii(raw_key);
     if (key == "timelimit") {
@@ -696,7 +706,7 @@ Result<v1::UpdateJobReply> JobManager::update(const Caller& caller, const v1::Up
   };
   if (!jobs_.at(ids->front()).isArrayTask()) {
     Job& job = jobs_.at(ids->front());
-    if (isFinal(job.state())) return makeError(kFinished);
+    if (ended(job)) return makeError(kFinished);
     if (Status s = updateWhole(job); !s) return makeError(s.error());
   } else {
     // An array's tasks answer one by one, as Slurm's do (scontrol prints them by groups): the
@@ -711,7 +721,7 @@ Result<v1::UpdateJobReply> JobManager::update(const Caller& caller, const v1::Up
       Job& job = jobs_.at(id);
       v1::ArrayTaskUpdateResult* r = reply.add_tasks();
       r->set_task_id(static_cast<std::uint32_t>(job.info.array_task_id()));
-      if (isFinal(job.state())) {
+      if (ended(job)) {
         r->set_error(kFinished);
         continue;
       }
@@ -727,7 +737,7 @@ Result<v1::UpdateJobReply> JobManager::update(const Caller& caller, const v1::Up
       const std::uint32_t limit = jobs_.at(updated.front()).info.array_max_running();
       for (JobId id : order) {
         Job& job = jobs_.at(id);
-        if (!isFinal(job.state())) continue;
+        if (!ended(job)) continue;
         job.info.set_array_max_running(limit);
         updated.push_back(id);
       }

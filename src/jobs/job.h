@@ -40,6 +40,7 @@ enum class PendingEnd : std::uint32_t {
   kTimeout = 5,       // its advance reservation ended (reservation_jobs.cpp): TIMEOUT
   kPreemptCancel = 6,   // preempted (preemption.cpp): PREEMPTED when the step ends
   kPreemptRequeue = 7,  // preempted: its run recorded PREEMPTED, then back to PENDING
+  kRequeueCancel = 8,   // requeued, then scancel: its run REQUEUED, then CANCELLED as pending
 };
 
 struct Job {
@@ -82,11 +83,6 @@ inline void nameStep(v1::StepId* out, const Job& job, std::int64_t step_id) {
 bool isFinal(v1::JobState state);
 // PENDING and REQUEUED wait for the scheduler; RUNNING, SUSPENDED, COMPLETING hold nodes.
 bool holdsResources(v1::JobState state);
-// Cancelled while running: Slurm already shows it CANCELLED (squeue: COMPLETING, CG) while its
-// processes are being killed; it keeps its nodes until the step reports.
-inline bool cancelling(const Job& job) {
-  return job.pending_end == PendingEnd::kCancel && holdsResources(job.state());
-}
 // Chosen for preemption while it holds its nodes: within its partition's GraceTime (it runs on,
 // info.preempt_kill_time() set) or being killed (COMPLETING, already PREEMPTED in accounting).
 inline bool preempting(const Job& job) {
@@ -96,6 +92,21 @@ inline bool preempting(const Job& job) {
 }
 inline bool killedForPreemption(const Job& job) {
   return preempting(job) && job.info.preempt_kill_time() == 0;
+}
+// The state Slurm already gives a job whose processes are being killed while it keeps its
+// nodes until its step reports: CANCELLED (scancel), TIMEOUT (its reservation ended),
+// PREEMPTED, or PENDING (scontrol requeue); squeue shows it COMPLETING beside that state.
+// Nothing while the job simply runs, or runs on within a preemption's GraceTime.
+std::optional<v1::JobState> killedInto(const Job& job);
+inline bool beingKilled(const Job& job) { return killedInto(job).has_value(); }
+// Requeued while its processes are killed: pending again for scontrol (requeue: "Job is
+// pending execution"; the keys only a pending job takes), COMPLETING in squeue.
+inline bool requeueing(const Job& job) { return killedInto(job) == v1::JOB_PENDING; }
+// Ended for every request that changes a job ("Job has already finished"), also while its
+// processes are still being killed.
+inline bool ended(const Job& job) {
+  const auto into = killedInto(job);
+  return isFinal(job.state()) || (into && isFinal(*into));
 }
 
 }  // namespace drover::jobs

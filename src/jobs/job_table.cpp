@@ -200,12 +200,11 @@ acct::JobRecord JobManager::jobRecord(const Job& job) const {
   r.end = isFinal(i.state()) || i.state() == v1::JOB_REQUEUED ? i.end_time() : 0;
   r.time_limit_min = i.time_limit_min() < 0 ? acct::kTimeLimitUnlimited : i.time_limit_min();
   r.state = toAcct(i.state());
-  if (cancelling(job)) {
-    r.state = acct::JobState::kCancelled;
-    r.end = i.end_time();
-  } else if (killedForPreemption(job)) {
-    // As the reference's: PREEMPTED, ended at the preemption, while its processes are killed.
-    r.state = acct::JobState::kPreempted;
+  // As the reference's: the state it is being killed into (CANCELLED, PREEMPTED, REQUEUED...),
+  // ended when that was decided, while its processes are killed.
+  if (const auto into = killedInto(job)) {
+    const bool requeued = *into == v1::JOB_PENDING || job.pending_end == PendingEnd::kRequeueCancel;
+    r.state = requeued ? acct::JobState::kRequeued : toAcct(*into);
     r.end = i.end_time();
   }
   if (!i.cancelled_by().empty()) r.cancelled_by = static_cast<std::uint32_t>(std::stoul(i.cancelled_by()));
@@ -440,7 +439,7 @@ void JobManager::finish(Job& job, v1::JobState state, std::int32_t code, std::in
     if (left != unsplit_pending_.end() && left->second > 0) --left->second;
   }
   // A cancelled job ended when scancel said so, not when its step reported.
-  const bool ended_earlier = cancelling(job) || killedForPreemption(job);
+  const bool ended_earlier = beingKilled(job);
   const std::int64_t end = ended_earlier && job.info.end_time() <= now ? job.info.end_time() : now;
   job.info.set_state(state);
   live_.sync(job);
@@ -474,11 +473,13 @@ void JobManager::finish(Job& job, v1::JobState state, std::int32_t code, std::in
 void JobManager::requeue(Job& job, bool hold) {
   const std::int64_t now = clock_.now();
   const bool preempted = preempting(job);
+  // Its end was set when the preemption (or the requeue) was decided, or its GraceTime's.
+  const bool ended_earlier = preempted || beingKilled(job);
   endSteps(job, preempted ? v1::SignalStepRequest::PREEMPTED : v1::SignalStepRequest::REQUEUED);
   // The run that ended keeps its own record (sacct -D): REQUEUED, or PREEMPTED ended at its
   // preemption, as the reference's; the job's record moves on to the next run.
   job.info.set_state(preempted ? v1::JOB_PREEMPTED : v1::JOB_REQUEUED);
-  job.info.set_end_time(preempted ? std::min(job.info.end_time(), now) : now);
+  job.info.set_end_time(ended_earlier ? std::min(job.info.end_time(), now) : now);
   record(job);
   if (auto slot = accounting_index_.find(job.id()); slot != accounting_index_.end()) {
     accounting_.runs.push_back(accounting_.jobs[slot->second]);

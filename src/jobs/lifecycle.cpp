@@ -45,6 +45,16 @@ void JobManager::stepEvent(const v1::StepEventRequest& event) {
       recordBatchStep(*job, &event);
       requeue(*job, job->pending_end == PendingEnd::kRequeueHold);
       return;
+    case PendingEnd::kRequeueCancel:
+      // The reference's: the run stays REQUEUED, the job it went back to is cancelled.
+      recordBatchStep(*job, &event);
+      {
+        const std::string cancelled_by = job->info.cancelled_by();
+        requeue(*job, false);
+        job->info.set_cancelled_by(cancelled_by);
+      }
+      finish(*job, v1::JOB_CANCELLED, 0, 0, nullptr);
+      return;
     case PendingEnd::kNodeFail:
       finish(*job, v1::JOB_NODE_FAIL, 0, 0, &event);
       return;
@@ -107,7 +117,7 @@ void JobManager::lose(Job& job, const std::vector<std::string>& kill_nodes,
   if (!kill_nodes.empty()) killBatchStep(job, kill_nodes, v1::SignalStepRequest::QUIET);
   job.info.set_state_reason_detail(detail);
   // A job being cancelled ends CANCELLED: the user asked for that, not the node.
-  if (cancelling(job)) {
+  if (killedInto(job) == v1::JOB_CANCELLED) {
     finish(job, v1::JOB_CANCELLED, 0, 0, nullptr);
   } else if (job.pending_end == PendingEnd::kPreemptCancel) {
     finish(job, v1::JOB_PREEMPTED, 0, 0, nullptr);

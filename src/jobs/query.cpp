@@ -67,13 +67,14 @@ void JobManager::query(const v1::GetJobsRequest& req,
     if (by_id && !wanted.count(id)) continue;
     bool final = isFinal(i.state());
     if (!states.empty() && !all_states) {
-      // A job being cancelled is CANCELLED with the COMPLETING flag: -t matches either.
+      // A job being cancelled is CANCELLED with the COMPLETING flag: -t matches either. One
+      // being requeued is only COMPLETING (the reference's -t PD did not list it).
       auto listed = [&](v1::JobState s) {
         return std::find(states.begin(), states.end(), s) != states.end();
       };
-      bool match = cancelling(job)            ? listed(v1::JOB_COMPLETING) || listed(v1::JOB_CANCELLED)
-                   : killedForPreemption(job) ? listed(v1::JOB_COMPLETING) || listed(v1::JOB_PREEMPTED)
-                                              : listed(i.state());
+      const auto into = killedInto(job);
+      bool match = !into ? listed(i.state())
+                         : listed(v1::JOB_COMPLETING) || (isFinal(*into) && listed(*into));
       if (!match) continue;
     } else if (final && !req.include_finished() && !all_states && !by_id) {
       continue;
@@ -97,7 +98,7 @@ void JobManager::query(const v1::GetJobsRequest& req,
     v1::JobInfo& copy = *out->Add();
     mask.copy(i, &copy);
     if (preempt_eligible) copy.set_preempt_eligible_time(preemptEligibleTime(job));
-    if (cancelling(job) || killedForPreemption(job)) {
+    if (beingKilled(job)) {
       copy.set_state(v1::JOB_COMPLETING);
       copy.set_run_time_s(std::max<std::int64_t>(0, i.end_time() - i.start_time()));
     } else if (holdsResources(i.state())) {

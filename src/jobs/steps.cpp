@@ -99,7 +99,7 @@ Result<JobManager::CreatedStep> JobManager::createStep(
   if (job == nullptr) return makeError(kInvalidJobId);
   if (!owns(caller, *job)) return makeError(kDenied);
   const v1::JobState state = job->state();
-  if (isFinal(state) || state == v1::JOB_COMPLETING || job->pending_end == PendingEnd::kCancel) {
+  if (isFinal(state) || state == v1::JOB_COMPLETING || beingKilled(*job)) {
     return makeError(kAlreadyDone);
   }
   if (state == v1::JOB_PENDING || state == v1::JOB_REQUEUED) return makeError(kPending);

@@ -194,3 +194,38 @@ def test_requeuehold_submits_anew_and_describes_the_hold(cluster):
     assert cluster.scontrol("hold", str(job)).returncode == 0
     assert cluster.job_fields(job)["Reason"] == "JobHeldAdmin"
     assert cluster.cli("scancel", str(job)).returncode == 0
+
+
+def test_requeued_job_is_completing_and_pending_until_its_processes_end(cluster):
+    """As the reference's requeue of a job whose script outlives SIGTERM (checked 2026-12-05):
+    COMPLETING in squeue while KillWait runs (`-t PD` does not list it), its run already REQUEUED
+    in sacct, and pending for scontrol: a second requeue is "Job is pending execution". scancel
+    then leaves that run REQUEUED and cancels the job it went back to (its CG flag stays until
+    the processes end)."""
+    out_dir = shared_dir(cluster, "requeue-completing")
+    out = out_dir / "job.out"
+    script = ('trap "echo TERM" TERM; echo started; '
+              'for i in $(seq 600); do sleep 0.1; done')
+    r = cluster.cli("sbatch", "--parsable", "-w", NODE, "-o", str(out), f"--wrap={script}")
+    assert r.returncode == 0, r.stderr
+    job = int(r.stdout.strip().split(";")[0])
+    cluster.wait_job(job, "RUNNING")
+    wait_for(lambda: out.exists() and "started" in out.read_text(), 30, what="the script")
+    assert cluster.scontrol("requeue", str(job)).returncode == 0
+
+    def listed(*args):
+        return cluster.cli("squeue", "-h", "-j", str(job), "-o", "%T", *args).stdout.strip()
+    assert listed() == "COMPLETING"
+    assert listed("-t", "PD") == "" and listed("-t", "CG") == "COMPLETING"
+    r = cluster.scontrol("requeue", str(job))
+    assert (r.returncode, r.stderr) == (1, f"Job is pending execution for job {job}\n"), r.stderr
+    run = cluster.cli("sacct", "-D", "-X", "-n", "-P", "-j", str(job), "-o", "State")
+    assert run.stdout.splitlines() == ["REQUEUED"], run.stdout
+    assert cluster.cli("scancel", str(job)).returncode == 0
+    assert listed() == "COMPLETING"
+
+    def runs():
+        a = cluster.cli("sacct", "-D", "-X", "-n", "-P", "-j", str(job), "-o", "State")
+        return a.stdout.splitlines()
+    wait_for(lambda: runs() == ["REQUEUED", "CANCELLED by 0"], 30, what="the requeued run and the cancel")
+    assert listed() == ""

@@ -109,6 +109,75 @@ TEST_F(JobsTest, CancelledRunningJobIsCancelledAndCompletingUntilItsStepReports)
   EXPECT_EQ(rec->end, cancelled_at);
 }
 
+// As the reference's requeue of a job whose processes outlive SIGTERM (checked 2026-12-05):
+// COMPLETING in squeue (-t PD and -t R do not list it), REQUEUED in sacct ended at the requeue,
+// and pending for scontrol while its processes are killed: a second requeue is "Job is pending
+// execution", keys only a pending job takes are taken. scancel then leaves the run REQUEUED
+// and cancels the job it went back to.
+TEST_F(JobsTest, RequeuedRunningJobIsPendingAndCompletingUntilItsStepReports) {
+  JobId id = submit(SpecBuilder().time(30));
+  const std::string s = std::to_string(id);
+  pass();
+  ASSERT_EQ(job(id).state(), v1::JOB_RUNNING);
+  manager_->takeAccounting();
+  manager_->takeSignals();
+  clock_.advanceSeconds(4);
+  const std::int64_t requeued_at = clock_.now();
+  ASSERT_TRUE(manager_->control(alice(), act("requeue", s))[0].ok());
+  ASSERT_EQ(manager_->takeSignals().size(), 1u);
+  clock_.advanceSeconds(2);
+
+  v1::GetJobsRequest one;
+  one.add_job_ids(s);
+  EXPECT_EQ(shown(manager_->query(one), id)->state(), v1::JOB_COMPLETING);
+  for (const auto& [filter, found] : std::vector<std::pair<std::string, bool>>{
+           {"CG", true}, {"PD", false}, {"R", false}, {"REQUEUED", false}}) {
+    v1::GetJobsRequest by_state;
+    by_state.add_states(filter);
+    EXPECT_EQ(shown(manager_->query(by_state), id) != nullptr, found) << filter;
+  }
+  auto acct = manager_->takeAccounting();
+  const acct::JobRecord* rec = recordOf(acct, id);
+  ASSERT_NE(rec, nullptr);
+  EXPECT_EQ(rec->state, acct::JobState::kRequeued);
+  EXPECT_EQ(rec->end, requeued_at);
+
+  EXPECT_EQ(manager_->control(alice(), act("requeue", s))[0].error(), "Job is pending execution");
+  EXPECT_EQ(manager_->control(alice(), act("requeuehold", s))[0].error(), "Job is pending execution");
+  EXPECT_TRUE(manager_->takeSignals().empty());
+  EXPECT_TRUE(manager_->control(alice(), act("hold", s))[0].ok());
+  EXPECT_TRUE(manager_->control(alice(), act("release", s))[0].ok());
+  v1::UpdateJobRequest to_debug;
+  to_debug.set_job_id(s);
+  (*to_debug.mutable_fields())["Partition"] = "debug";
+  ASSERT_TRUE(manager_->update(alice(), to_debug).ok());
+  EXPECT_EQ(job(id).partition(), "debug");
+
+  // scancel: still COMPLETING (now also CANCELLED for -t), refused as a job that ended.
+  ASSERT_TRUE(manager_->cancel(alice(), cancelIds({s}))[0].ok());
+  EXPECT_TRUE(manager_->takeSignals().empty());  // the requeue's kill is under way
+  EXPECT_EQ(shown(manager_->query(one), id)->state(), v1::JOB_COMPLETING);
+  v1::GetJobsRequest cancelled;
+  cancelled.add_states("CA");
+  EXPECT_NE(shown(manager_->query(cancelled), id), nullptr);
+  v1::UpdateJobRequest rename;
+  rename.set_job_id(s);
+  (*rename.mutable_fields())["Name"] = "x";
+  EXPECT_EQ(manager_->update(alice(), rename).error(), "Job has already finished");
+
+  clock_.advanceSeconds(3);
+  finishBatch(id, 0, SIGKILL);
+  EXPECT_EQ(job(id).state(), v1::JOB_CANCELLED);
+  EXPECT_EQ(job(id).cancelled_by(), "1001");
+  acct = manager_->takeAccounting();
+  ASSERT_EQ(acct.runs.size(), 1u);
+  EXPECT_EQ(acct.runs[0].state, acct::JobState::kRequeued);
+  EXPECT_EQ(acct.runs[0].end, requeued_at);
+  rec = recordOf(acct, id);
+  ASSERT_NE(rec, nullptr);
+  EXPECT_EQ(rec->state, acct::JobState::kCancelled);
+}
+
 TEST_F(JobsTest, CancellingSurvivesARestart) {
   JobId id = submit(SpecBuilder());
   pass();

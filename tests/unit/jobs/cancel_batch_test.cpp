@@ -129,7 +129,7 @@ TEST_F(CancelBatchTest, OneRequestOfManyIdsEqualsOneRequestPerId) {
   EXPECT_EQ(batch.accounting, single.accounting);
   EXPECT_EQ(batch.signals, single.signals);
   // And it did cancel: alice's pending jobs are CANCELLED, her running ones are being killed.
-  EXPECT_TRUE(cancelling(*manager_->find(std::stoull(q.ids[0]))));  // shown CANCELLED+CG
+  EXPECT_EQ(killedInto(*manager_->find(std::stoull(q.ids[0]))), v1::JOB_CANCELLED);  // shown CANCELLED+CG
   EXPECT_EQ(job(std::stoull(q.ids[4])).state(), v1::JOB_CANCELLED);
   EXPECT_EQ(job(std::stoull(q.ids[10])).state(), v1::JOB_CANCELLED);  // the held one
   EXPECT_NE(batch.results.find("Access/permission denied"), std::string::npos);
@@ -187,7 +187,7 @@ TEST_F(CancelBatchTest, MaintainedSchedulerDropsABatchAndPlansAsAFullSchedule) {
     const Job& j = *manager_->find(ids[i]);
     const v1::JobState st = j.state();
     if (i % 3 == 1) EXPECT_TRUE(st == v1::JOB_PENDING || st == v1::JOB_RUNNING) << ids[i];
-    else EXPECT_TRUE(st == v1::JOB_CANCELLED || cancelling(j)) << ids[i];
+    else EXPECT_TRUE(st == v1::JOB_CANCELLED || killedInto(j) == v1::JOB_CANCELLED) << ids[i];
     const bool waits = st == v1::JOB_PENDING && waitingReason(j, clock_.now()) != sched::Reason::None;
     if ((st == v1::JOB_PENDING && !waits) || holdsResources(st)) kept.push_back(ids[i]);
   }

@@ -710,10 +710,23 @@ TEST_F(JobsTest, UpdateOfAnArraySaysWhichTasksEnded) {
   EXPECT_EQ(taskAnswers(*reply), answers);
   EXPECT_EQ(task(a, 0).array_max_running(), 2u);
   EXPECT_EQ(task(a, 2).array_max_running(), 2u);
-  // Once every task ended, each says so (the reference: "A_0-3: Job has already finished");
-  // a job that is no array says it for the request.
+  // A task cancelled while it runs is CANCELLED while its processes are killed: the
+  // reference's "A_1: Job has already finished" beside "A_0,2: No error" for the others.
   pass();
-  finishBatch(task(a, 1).job_id(), 0);
+  ASSERT_EQ(task(a, 1).state(), v1::JOB_RUNNING);
+  ASSERT_TRUE(manager_->cancel(alice(), cancelIds({std::to_string(a) + "_1"}))[0].ok());
+  ASSERT_EQ(task(a, 1).state(), v1::JOB_COMPLETING);
+  v1::UpdateJobRequest second = r;
+  (*second.mutable_fields())["Name"] = "second";
+  reply = manager_->update(alice(), second);
+  const std::map<std::int64_t, std::string> killed = {
+      {0, "Job has already finished"}, {1, "Job has already finished"}, {2, ""}};
+  EXPECT_EQ(taskAnswers(*reply), killed);
+  EXPECT_EQ(task(a, 1).name(), "renamed");
+  EXPECT_EQ(task(a, 2).name(), "second");
+  // Once every task ended, each says so (the reference: "A_0-3: Job has already finished");
+  // a job that is no array says it for the request, also while it is being killed.
+  finishBatch(task(a, 1).job_id(), 0, SIGKILL);
   finishBatch(task(a, 2).job_id(), 0);
   reply = manager_->update(alice(), r);
   const std::map<std::int64_t, std::string> ended = {
@@ -721,8 +734,10 @@ TEST_F(JobsTest, UpdateOfAnArraySaysWhichTasksEnded) {
   EXPECT_EQ(taskAnswers(*reply), ended);
   const JobId plain = submit(SpecBuilder().time(5));
   pass();
-  finishBatch(plain, 0);
   r.set_job_id(std::to_string(plain));
+  ASSERT_TRUE(manager_->cancel(alice(), cancelIds({std::to_string(plain)}))[0].ok());
+  EXPECT_EQ(manager_->update(alice(), r).error(), "Job has already finished");
+  finishBatch(plain, 0, SIGKILL);
   EXPECT_EQ(manager_->update(alice(), r).error(), "Job has already finished");
 }
 
