@@ -143,6 +143,8 @@ struct JobRecord {
 struct StepRecord {
   std::uint64_t job_id = 0;
   std::int64_t step_id = 0;  // >= 0, or kBatchStep / kExternStep / kInteractiveStep
+  // The job's restart count when the step ran: the run (sacct -D row) it is listed under.
+  std::uint32_t run = 0;
   std::string name;
   JobState state = JobState::kRunning;
   ExitStatus exit;

@@ -22,8 +22,8 @@ inline constexpr int kJobColumnCount = 48;
 inline constexpr const char* kStepColumns =
     "job_id, step_id, name, state, exit_code, exit_signal, start, end_time, suspended, nnodes, "
     "ntasks, ncpus, node_list, req_tres, alloc_tres, layout, freq_min, freq_max, freq_gov, "
-    "submit_line, usage";
-inline constexpr int kStepColumnCount = 21;
+    "submit_line, usage, run";
+inline constexpr int kStepColumnCount = 22;
 
 inline std::string placeholders(int n) {
   std::string s;

@@ -94,6 +94,25 @@ CREATE UNIQUE INDEX events_open ON events(kind, cluster, node_name) WHERE time_e
     R"sql(
 CREATE TABLE job_scripts(job_id INTEGER PRIMARY KEY, script TEXT, environment TEXT);
 )sql",
+    // 5 -> 6: a step belongs to one run of its job (sacct -D lists each run's steps under it,
+    // and a requeued job's next run reuses the step ids). The steps kept so far were of each
+    // job's current run.
+    R"sql(
+CREATE TABLE steps_by_run(
+  job_id INTEGER NOT NULL, step_id INTEGER NOT NULL, name TEXT NOT NULL, state INTEGER NOT NULL,
+  exit_code INTEGER NOT NULL, exit_signal INTEGER NOT NULL, start INTEGER NOT NULL,
+  end_time INTEGER NOT NULL, suspended INTEGER NOT NULL, nnodes INTEGER NOT NULL,
+  ntasks INTEGER NOT NULL, ncpus INTEGER NOT NULL, node_list TEXT NOT NULL,
+  req_tres TEXT NOT NULL, alloc_tres TEXT NOT NULL, layout TEXT NOT NULL,
+  freq_min INTEGER, freq_max INTEGER, freq_gov INTEGER, submit_line TEXT NOT NULL, usage TEXT,
+  run INTEGER NOT NULL,
+  PRIMARY KEY(job_id, run, step_id)) WITHOUT ROWID;
+INSERT INTO steps_by_run
+  SELECT s.*, COALESCE((SELECT j.restart_count FROM jobs j WHERE j.job_id = s.job_id), 0)
+  FROM steps s;
+DROP TABLE steps;
+ALTER TABLE steps_by_run RENAME TO steps;
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 

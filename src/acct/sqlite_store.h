@@ -36,7 +36,7 @@ struct DownRow {
 };
 
 // The schema version this build writes; older files are migrated forward on open.
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 
 struct SqliteOptions {
   bool read_only = false;

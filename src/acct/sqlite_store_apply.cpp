@@ -53,12 +53,16 @@ Result<std::size_t> SqliteAccountingStore::apply(const AcctBatch& batch) {
   if (batch.empty()) return std::size_t{0};
   static const std::string kJobUpsert = upsertSql("jobs", kJobColumns, kJobColumnCount, "job_id");
   static const std::string kStepUpsert =
-      upsertSql("steps", kStepColumns, kStepColumnCount, "job_id, step_id");
+      upsertSql("steps", kStepColumns, kStepColumnCount, "job_id, run, step_id");
   static const std::string kRunUpsert =
       upsertSql("job_runs", kJobColumns, kJobColumnCount, "job_id, restart_count");
   if (!batch.events.empty() && version_ < 4) {
     return makeError("accounting database " + path_ + " has schema version " +
                      std::to_string(version_) + ", which keeps no events; migrate it to 4");
+  }
+  if (!batch.steps.empty() && version_ < 6) {
+    return makeError("accounting database " + path_ + " has schema version " +
+                     std::to_string(version_) + ", which keeps no step runs; migrate it to 6");
   }
   if (!batch.scripts.empty() && version_ < 5) {
     return makeError("accounting database " + path_ + " has schema version " +
@@ -71,10 +75,12 @@ Result<std::size_t> SqliteAccountingStore::apply(const AcctBatch& batch) {
   auto begin = prepared("BEGIN IMMEDIATE");
   auto commit = prepared("COMMIT");
   auto job_stmt = prepared(kJobUpsert);
-  auto step_stmt = prepared(kStepUpsert);
-  for (auto* r : {&begin, &commit, &job_stmt, &step_stmt}) {
+  for (auto* r : {&begin, &commit, &job_stmt}) {
     if (!*r) return makeError(r->error());
   }
+  // Only where steps are written: a file older than version 6 has no steps.run (tests open one).
+  Result<Stmt*> step_stmt = batch.steps.empty() ? Result<Stmt*>(nullptr) : prepared(kStepUpsert);
+  if (!step_stmt) return makeError(step_stmt.error());
   auto fail = [&](const std::string& what) -> Result<std::size_t> {
     std::string msg = sqlite3_errmsg(db_);
     exec("ROLLBACK");
@@ -180,6 +186,7 @@ Result<std::size_t> SqliteAccountingStore::apply(const AcctBatch& batch) {
     std::optional<std::string> usage;
     if (!(st.usage == Usage{})) usage = usageToJson(st.usage);
     s.bind(usage);
+    s.bind(std::int64_t{st.run});
     if (sqlite3_step(s.get()) != SQLITE_DONE) {
       return fail("writing step " + std::to_string(st.job_id) + "." + stepIdName(st.step_id));
     }
@@ -193,13 +200,14 @@ Result<std::size_t> SqliteAccountingStore::apply(const AcctBatch& batch) {
     if (j.start > 0) derived.push_back(j.job_id);
   for (const StepRecord& st : batch.steps)
     if (st.step_id >= 0) derived.push_back(st.job_id);
-  if (!derived.empty()) {
+  if (!derived.empty() && version_ >= 6) {
     std::sort(derived.begin(), derived.end());
     derived.erase(std::unique(derived.begin(), derived.end()), derived.end());
     auto derived_stmt = prepared(
         "UPDATE jobs SET (dexit_code, dexit_signal) = (SELECT exit_code, exit_signal FROM steps "
-        "WHERE steps.job_id = ?1 AND steps.step_id >= 0 ORDER BY exit_code DESC, exit_signal DESC "
-        "LIMIT 1) WHERE job_id = ?1 AND EXISTS (SELECT 1 FROM steps WHERE steps.job_id = ?1 AND "
+        "WHERE steps.job_id = ?1 AND steps.run = jobs.restart_count AND steps.step_id >= 0 "
+        "ORDER BY exit_code DESC, exit_signal DESC LIMIT 1) WHERE job_id = ?1 AND EXISTS "
+        "(SELECT 1 FROM steps WHERE steps.job_id = ?1 AND steps.run = jobs.restart_count AND "
         "steps.step_id >= 0)");
     if (!derived_stmt) return fail(derived_stmt.error());
     for (std::uint64_t id : derived) {

@@ -145,25 +145,25 @@ std::vector<Sql> windowClauses(const AcctFilter& f, std::int64_t max_span) {
 // Clauses of one window query can overlap only when several states are asked for in a window
 // (a job can have been PENDING and RUNNING in it); otherwise skip UNION's de-duplication.
 // With `runs` (sacct -D) every clause is asked of job_runs too; an earlier run sorts before the
-// job's current record (the `run` column: 1 for job_runs rows).
+// job's current record (the `earlier` column: 1 for job_runs rows).
 std::string jobSql(const Sql& common, const std::vector<Sql>& windows, bool may_overlap,
                    bool runs = false) {
   std::string sql;
   for (const char* table : {"jobs", "job_runs"}) {
     if (std::string(table) == "job_runs" && !runs) break;
-    const std::string run = std::string(table) == "jobs" ? "0" : "1";
+    const std::string earlier = std::string(table) == "jobs" ? "0" : "1";
     for (const auto& w : windows) {
       if (!sql.empty()) sql += may_overlap ? " UNION " : " UNION ALL ";
       // Array remainder records sort after the tasks split from them, and an array's tasks in
       // task order whatever ids they took when they started (the last takes the array's own),
       // as Slurm prints them.
       sql += std::string("SELECT ") + kJobColumns +
-             ", (array_job_id != 0 AND array_task_id IS NULL) AS rest, " + run +
-             " AS run, CASE WHEN array_job_id != 0 THEN array_job_id ELSE job_id END AS grp"
+             ", (array_job_id != 0 AND array_task_id IS NULL) AS rest, " + earlier +
+             " AS earlier, CASE WHEN array_job_id != 0 THEN array_job_id ELSE job_id END AS grp"
              " FROM " + table + " WHERE " + common.where + " AND (" + w.where + ")";
     }
   }
-  return sql + " ORDER BY submit, rest, grp, array_task_id, job_id, run DESC, restart_count";
+  return sql + " ORDER BY submit, rest, grp, array_task_id, job_id, earlier DESC, restart_count";
 }
 
 bool mayOverlap(const AcctFilter& f) {
@@ -246,7 +246,6 @@ Result<std::vector<JobWithSteps>> SqliteAccountingStore::query(const AcctFilter&
   }
   const std::set<std::string> nodes(filter.nodes.begin(), filter.nodes.end());
   std::vector<JobWithSteps> out;
-  std::vector<bool> earlier_run;  // per row of `out`: a run of job_runs (its steps are gone)
   int rc;
   while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
     JobRecord j;
@@ -301,11 +300,8 @@ Result<std::vector<JobWithSteps>> SqliteAccountingStore::query(const AcctFilter&
     j.flags = splitFlags(s.str(c++));
     j.restart_count = static_cast<std::uint32_t>(s.i64(c++));
     j.priority = static_cast<std::uint32_t>(s.i64(c++));
-    ++c;  // rest
-    const bool run = s.i64(c++) != 0;
     if (!nodes.empty() && !ranOn(j.node_list, nodes)) continue;
     out.push_back(JobWithSteps{std::move(j), {}, true});
-    earlier_run.push_back(run);
   }
   s.reset();
   if (rc != SQLITE_DONE) {
@@ -343,34 +339,36 @@ Result<std::vector<JobWithSteps>> SqliteAccountingStore::query(const AcctFilter&
   // Steps for many jobs per statement: a fixed-size IN list (padded with job id 0, which never
   // exists) keeps one cached statement and avoids one round trip per job.
   constexpr int kChunk = 128;
-  auto ss = prepared(std::string("SELECT ") + kStepColumns + " FROM steps WHERE job_id IN (" +
-                     placeholders(kChunk) + ") ORDER BY job_id, step_id");
+  auto ss = prepared(std::string("SELECT run, ") + kStepColumns + " FROM steps WHERE job_id IN (" +
+                     placeholders(kChunk) + ") ORDER BY job_id, run, step_id");
   if (!ss) return makeError(ss.error());
   Stmt& q = **ss;
-  std::vector<std::size_t> wanted;
+  // Each step is listed under the row of its own run (sacct -D: a requeued job's earlier runs
+  // each with theirs); a run not listed (no -D) shows none.
+  std::map<std::pair<std::uint64_t, std::uint32_t>, std::size_t> row_of;  // (job, run)
+  std::vector<std::uint64_t> wanted;
   for (std::size_t i = 0; i < out.size(); ++i) {
-    if (earlier_run[i]) continue;  // steps are kept for the current run only
-    if (filter.include_steps || only_steps.count(out[i].job.job_id)) wanted.push_back(i);
+    const JobRecord& job = out[i].job;
+    if (!filter.include_steps && !only_steps.count(job.job_id)) continue;
+    if (row_of.empty() || wanted.back() != job.job_id) wanted.push_back(job.job_id);
+    row_of[{job.job_id, job.restart_count}] = i;
   }
-  std::unordered_map<std::uint64_t, std::size_t> index_of;
+  std::sort(wanted.begin(), wanted.end());
+  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
   for (std::size_t first = 0; first < wanted.size(); first += kChunk) {
     q.reset();
-    index_of.clear();
     for (std::size_t k = 0; k < static_cast<std::size_t>(kChunk); ++k) {
-      if (first + k < wanted.size()) {
-        const JobRecord& job = out[wanted[first + k]].job;
-        index_of[job.job_id] = wanted[first + k];
-        q.bind(static_cast<std::int64_t>(job.job_id));
-      } else {
-        q.bind(std::int64_t{0});
-      }
+      q.bind(static_cast<std::int64_t>(first + k < wanted.size() ? wanted[first + k] : 0));
     }
     while ((rc = sqlite3_step(q.get())) == SQLITE_ROW) {
       StepRecord st;
       int c = 0;
+      st.run = static_cast<std::uint32_t>(q.i64(c++));
       st.job_id = static_cast<std::uint64_t>(q.i64(c++));
       st.step_id = q.i64(c++);
-      JobWithSteps& jw = out[index_of.at(st.job_id)];
+      auto row = row_of.find({st.job_id, st.run});
+      if (row == row_of.end()) continue;
+      JobWithSteps& jw = out[row->second];
       auto only = only_steps.find(st.job_id);
       if (only != only_steps.end() && only->second.count(st.step_id) == 0) continue;
       st.name = q.str(c++);

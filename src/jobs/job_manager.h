@@ -322,6 +322,8 @@ class JobManager {
   // maintained scheduler hears of the rename at the next sync (renamed_).
   void splitStarted(Job& job);
   void recordBatchStep(const Job& job, const v1::StepEventRequest* event);
+  // Adds a step's record to the accounting batch, replacing one of the same step and run.
+  void stageStepRecord(acct::StepRecord s);
   void changed() { schedule_requested_ = true; }
   // Every staged change passes here, so the maintained scheduler hears of it (stage()).
   void touch(JobId id) {

@@ -256,6 +256,7 @@ void JobManager::recordBatchStep(const Job& job, const v1::StepEventRequest* eve
   acct::StepRecord s;
   s.job_id = i.job_id();
   s.step_id = acct::kBatchStep;
+  s.run = i.restart_count();
   s.name = "batch";
   s.start = i.start_time();
   s.nnodes = 1;
@@ -299,9 +300,13 @@ void JobManager::recordBatchStep(const Job& job, const v1::StepEventRequest* eve
     if (event->ave_rss_kb() > 0) s.usage.ave_rss_kb = static_cast<std::int64_t>(event->ave_rss_kb());
     acct::addTaskUsage(taskUsageFromWire(event->tasks()), &s.usage);
   }
+  stageStepRecord(std::move(s));
+}
+
+void JobManager::stageStepRecord(acct::StepRecord s) {
   auto& steps = accounting_.steps;
   auto same = std::find_if(steps.begin(), steps.end(), [&](const acct::StepRecord& o) {
-    return o.job_id == s.job_id && o.step_id == s.step_id;
+    return o.job_id == s.job_id && o.run == s.run && o.step_id == s.step_id;
   });
   if (same != steps.end()) *same = std::move(s);
   else steps.push_back(std::move(s));
@@ -504,6 +509,10 @@ void JobManager::requeue(Job& job, bool hold) {
   job.info.set_cancelled_by("");
   job.info.set_run_time_s(0);
   job.info.clear_started_by();  // Slurm's CLEAR_SCHEDULING: the next start sets it again
+  // Each run numbers its steps from 0, as the reference's (its second run had its own 63.0);
+  // messages about a step name its run (common/step_run.h).
+  job.info.set_next_step_id(0);
+  job.info.clear_steps();  // kept by endSteps() when the job had ended (NODE_FAIL): of the old run
   // A job of several partitions waits for any of them again.
   if (const std::string listed = partitionList(job.info.spec().partition()); !listed.empty()) {
     job.info.set_partition(listed);

@@ -387,6 +387,7 @@ void JobManager::recordStep(const Job& job, const v1::JobStep& step, bool final)
   acct::StepRecord s;
   s.job_id = job.id();
   s.step_id = step.step_id();
+  s.run = job.info.restart_count();
   s.name = step.name();
   s.start = step.start_time();
   s.nnodes = static_cast<std::uint32_t>(step.nodes_size());
@@ -442,12 +443,7 @@ void JobManager::recordStep(const Job& job, const v1::JobStep& step, bool final)
     // Per-task figures, where the supervisors sent them, give every Max/Min/Ave field.
     acct::addTaskUsage(taskUsageFromWire(step.task_usage()), &s.usage);
   }
-  auto& steps = accounting_.steps;
-  auto same = std::find_if(steps.begin(), steps.end(), [&](const acct::StepRecord& o) {
-    return o.job_id == s.job_id && o.step_id == s.step_id;
-  });
-  if (same != steps.end()) *same = std::move(s);
-  else steps.push_back(std::move(s));
+  stageStepRecord(std::move(s));
 }
 
 void JobManager::endSteps(Job& job, v1::SignalStepRequest::KillReason reason) {

@@ -229,3 +229,26 @@ def test_requeued_job_is_completing_and_pending_until_its_processes_end(cluster)
         return a.stdout.splitlines()
     wait_for(lambda: runs() == ["REQUEUED", "CANCELLED by 0"], 30, what="the requeued run and the cancel")
     assert listed() == ""
+
+
+def test_each_run_of_a_requeued_job_keeps_its_own_steps(cluster):
+    """As the reference's sacct (checked 2026-12-05): with -D each run of a requeued job is
+    listed with the steps it ran (the first run's batch step CANCELLED by the requeue, its step
+    0 COMPLETED), and the next run with its own steps of the same ids; without -D only the
+    last run and its steps."""
+    script = 'srun -n1 true; [ -n "$SLURM_RESTART_COUNT" ] || sleep 300'
+    r = cluster.cli("sbatch", "--parsable", "-w", NODE, "-o", "/dev/null", f"--wrap={script}")
+    assert r.returncode == 0, r.stderr
+    job = int(r.stdout.strip().split(";")[0])
+
+    def rows(*args):
+        a = cluster.cli("sacct", "-n", "-P", "-j", str(job), "-o", "JobID,State", *args)
+        return a.stdout.splitlines()
+    wait_for(lambda: f"{job}.0|COMPLETED" in rows(), 30, what="step 0 of the first run")
+    assert cluster.scontrol("requeue", str(job)).returncode == 0
+    cluster.wait_job(job, "COMPLETED", timeout=60)
+    this_run = [f"{job}|COMPLETED", f"{job}.batch|COMPLETED", f"{job}.0|COMPLETED"]
+    wait_for(lambda: rows("-D") == [f"{job}|REQUEUED", f"{job}.batch|CANCELLED",
+                                    f"{job}.0|COMPLETED"] + this_run,
+             30, what="both runs with their steps")
+    assert rows() == this_run, rows()

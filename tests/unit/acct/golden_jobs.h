@@ -121,6 +121,7 @@ inline StepRecord step(const JobRecord& job, std::int64_t id, std::string name, 
                        JobState state = JobState::kCompleted, ExitStatus exit = {}) {
   StepRecord s;
   s.job_id = job.job_id;
+  s.run = job.restart_count;
   s.step_id = id;
   s.name = std::move(name);
   s.ncpus = cpus;

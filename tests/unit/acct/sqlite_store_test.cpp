@@ -176,7 +176,8 @@ TEST_F(StoreTest, DerivedExitCodeIsTheHighestNumberedStepExit) {
 }
 
 // A requeued job: its first run ended REQUEUED (kept in AcctBatch::runs), its record moved on to
-// the second run. sacct shows the current record; sacct -D the earlier run too, before it.
+// the second run. sacct shows the current record; sacct -D the earlier run too, before it, each
+// with its own steps (the reference's `63 REQUEUED`, `63.batch`, `63.0`, then the next run).
 TEST_F(StoreTest, EarlierRunsOfRequeuedJobsShowWithDuplicates) {
   JobRecord first = JobBuilder(200).ran("node01", 1, 30);
   first.state = JobState::kRequeued;
@@ -187,6 +188,8 @@ TEST_F(StoreTest, EarlierRunsOfRequeuedJobsShowWithDuplicates) {
   AcctBatch batch;
   batch.jobs.push_back(current);
   batch.runs.push_back(first);
+  batch.steps.push_back(testing::step(first, kBatchStep, "batch", 1, JobState::kCancelled));
+  batch.steps.push_back(testing::step(first, 0, "false", 1, JobState::kFailed, {3, 0}));
   batch.steps.push_back(testing::step(current, kBatchStep, "batch", 1, JobState::kCompleted));
   ASSERT_TRUE(store_->apply(batch).ok());
   ASSERT_TRUE(store_->apply(batch).ok());  // idempotent: one row per (job, run)
@@ -196,17 +199,21 @@ TEST_F(StoreTest, EarlierRunsOfRequeuedJobsShowWithDuplicates) {
   auto plain = store_->query(f);
   ASSERT_TRUE(plain.ok()) << plain.error();
   ASSERT_EQ(plain->size(), 1u);
-  EXPECT_EQ((*plain)[0].job, current);
-  EXPECT_EQ((*plain)[0].steps.size(), 1u);
+  EXPECT_EQ((*plain)[0].job, current);  // DerivedExitCode is its run's: 0:0
+  ASSERT_EQ((*plain)[0].steps.size(), 1u);
+  EXPECT_EQ((*plain)[0].steps[0].state, JobState::kCompleted);
 
   f.duplicates = true;
   auto all = store_->query(f);
   ASSERT_TRUE(all.ok()) << all.error();
   ASSERT_EQ(all->size(), 2u);
   EXPECT_EQ((*all)[0].job, first);
-  EXPECT_TRUE((*all)[0].steps.empty());  // steps belong to the current run
+  ASSERT_EQ((*all)[0].steps.size(), 2u);
+  EXPECT_EQ((*all)[0].steps[0].state, JobState::kCancelled);
+  EXPECT_EQ((*all)[0].steps[1].exit, (ExitStatus{3, 0}));
   EXPECT_EQ((*all)[1].job, current);
-  EXPECT_EQ((*all)[1].steps.size(), 1u);
+  ASSERT_EQ((*all)[1].steps.size(), 1u);
+  EXPECT_EQ((*all)[1].steps[0].state, JobState::kCompleted);
 
   // A state filter sees each run in its own state.
   f.states = {JobState::kRequeued};
@@ -408,6 +415,46 @@ TEST(StoreMigrations, OldFileIsMigratedWithItsData) {
   auto plan = store->explain(f);
   ASSERT_TRUE(plan.ok());
   EXPECT_NE(plan->find("USING INDEX"), std::string::npos) << *plan;
+}
+
+// Version 6 keys steps by run: a version 5 file's steps (its jobs' current runs) are migrated
+// to the run of their job's record, and still listed under it; until then steps are refused.
+TEST(StoreMigrations, StepsOfAVersion5FileBelongToTheirJobsCurrentRun) {
+  TempDir dir;
+  const auto path = dir.file("v5.db");
+  JobRecord job = JobBuilder(9).ran("node01", 1, 50);
+  job.restart_count = 2;
+  {
+    SqliteOptions v5;
+    v5.migrate_to = 5;
+    auto old = openStore(path, v5);
+    ASSERT_TRUE(old);
+    ASSERT_TRUE(old->upsertJob(job).ok());
+    AcctBatch steps;
+    steps.steps.push_back(testing::step(job, kBatchStep, "batch", 1));
+    auto refused = old->apply(steps);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().find("keeps no step runs"), std::string::npos) << refused.error();
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "INSERT INTO steps VALUES(9, -5, 'batch', 3, 0, 0, 100, 150, 0, 1, 1, 1, "
+                         "'node01', '', '', 'Unknown', NULL, NULL, NULL, '', NULL)",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(db);
+  sqlite3_close(db);
+  auto store = openStore(path);
+  ASSERT_TRUE(store);
+  AcctFilter f;
+  f.jobs = {JobSelector{9, {}, {}}};
+  auto got = store->query(f);
+  ASSERT_TRUE(got.ok()) << got.error();
+  ASSERT_EQ(got->size(), 1u);
+  ASSERT_EQ((*got)[0].steps.size(), 1u);
+  EXPECT_EQ((*got)[0].steps[0].run, 2u);
+  EXPECT_EQ((*got)[0].steps[0].end, 150);
 }
 
 TEST(StoreMigrations, NewerFileIsRefused) {

@@ -377,6 +377,31 @@ TEST_F(StepsTest, RunningStepsAreKilledAndCancelledWhenTheJobEnds) {
   EXPECT_EQ(job(id).steps_size(), 0);
 }
 
+// As the reference's (its requeued job's second run had its own 63.0): each run numbers its
+// steps from 0, and each step's record names its run, under which sacct -D lists it.
+TEST_F(StepsTest, ARequeuedJobsNextRunNumbersItsStepsAnewUnderItsOwnRun) {
+  JobId id = runningJob();
+  create(stepSpec(id));
+  (void)manager_->takeAccounting();
+  ASSERT_TRUE(manager_->control(alice(), act("requeue", std::to_string(id)))[0].ok());
+  finishBatch(id, 0, SIGKILL);
+  auto batch = manager_->takeAccounting();
+  ASSERT_NE(stepRecord(batch, id, 0), nullptr);
+  EXPECT_EQ(stepRecord(batch, id, 0)->run, 0u);
+  EXPECT_EQ(stepRecord(batch, id, 0)->state, acct::JobState::kCancelled);
+  ASSERT_EQ(job(id).state(), v1::JOB_PENDING);
+  clock_.advanceSeconds(config_.jobs.requeue_wait_s + 2);
+  pass();
+  ASSERT_EQ(job(id).state(), v1::JOB_RUNNING);
+  EXPECT_EQ(create(stepSpec(id)).reply.step_id(), 0);
+  report(id, 0, "node01", 0);
+  report(id, 0, "node02", 0);
+  batch = manager_->takeAccounting();
+  ASSERT_NE(stepRecord(batch, id, 0), nullptr);
+  EXPECT_EQ(stepRecord(batch, id, 0)->run, 1u);
+  EXPECT_EQ(stepRecord(batch, id, 0)->state, acct::JobState::kCompleted);
+}
+
 TEST_F(StepsTest, AStepThatEndedJustBeforeItsAllocationKeepsItsRealState) {
   // srun saw its tasks end and salloc released the allocation before the supervisors'
   // reports reached the controller.
