@@ -57,6 +57,7 @@ v1::StepSpec toStepSpec(const jobspec::StepRequest& request, const StepContext& 
   const jobspec::JobSpec& s = request.spec;
   v1::StepSpec w;
   w.set_job_id(job_id);
+  w.set_in_allocation(inside_allocation);
   w.set_name(stepName(request, inside_allocation));
   if (s.nodes) {
     w.set_min_nodes(s.nodes->min);

@@ -271,6 +271,12 @@ Result<StepLayout> layoutStep(const std::vector<StepAllocNode>& job, const v1::S
   out.ntasks = ntasks;
   out.cpus_per_task = cpt;
   out.distribution = dist->name;
+  // Without -m, an srun inside an allocation it did not make asks for cyclic where there are no
+  // more tasks than nodes (one task per node either way), as the reference's (its tasks'
+  // SLURM_DISTRIBUTION and sacct's Layout); its own allocation's steps stay block.
+  if (spec.distribution().empty() && spec.in_allocation() && ntasks <= chosen.size()) {
+    out.distribution = "cyclic";
+  }
   out.plane_size = dist->plane;
   for (std::size_t k = 0; k < chosen.size(); ++k) {
     const std::size_t i = chosen[k];

@@ -208,9 +208,11 @@ Result<JobManager::CreatedStep> JobManager::createStep(
     sctx.ntasks = layout->ntasks;
     sctx.cpus_per_task = cpus_per_task;
     sctx.gpu_indices.assign(sn.gpu_indices().begin(), sn.gpu_indices().end());
-    // SLURM_DISTRIBUTION when srun was given -m, or runs inside a batch job (goldens 041/042:
-    // block there without -m; an srun outside a job sets none, goldens 049-051).
-    if (!spec.distribution().empty() || info.batch()) sctx.distribution = layout->distribution;
+    // SLURM_DISTRIBUTION when srun was given -m, or runs inside an allocation it did not make
+    // (goldens 041/042: block there without -m; an srun outside a job sets none, 049-051).
+    if (!spec.distribution().empty() || spec.in_allocation()) {
+      sctx.distribution = layout->distribution;
+    }
     sctx.batch_job = info.batch();
     sctx.gpu_freq = spec.gpu_freq();
     sctx.plane_size = layout->plane_size;

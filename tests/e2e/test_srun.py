@@ -826,3 +826,27 @@ def test_bad_options_as_slurm(cluster, args, code, message):
     out, err = text(r)
     assert r.returncode == code, err
     assert err.endswith(message), err
+
+
+def test_default_distribution_inside_an_allocation_is_cyclic_for_no_more_tasks_than_nodes(cluster):
+    """As the reference's srun without -m (checked 2026-12-05): inside an allocation it did not
+    make, its tasks get SLURM_DISTRIBUTION, cyclic where there are no more tasks than nodes and
+    block otherwise, as sacct's Layout says; the steps of srun's own allocation are Block and
+    their tasks get none."""
+    def dist(*args):
+        r = run(cluster, *args, "sh", "-c", 'echo "${SLURM_DISTRIBUTION:-none}"')
+        out, err = text(r)
+        assert r.returncode == 0, err
+        return sorted(set(out.split()))
+    assert dist("salloc", "-N2", "-n4", "srun", "-n2") == ["cyclic"]
+    assert dist("salloc", "-N2", "-n4", "srun") == ["block"]
+    assert dist("salloc", "-N1", "srun", "-n1") == ["cyclic"]
+    assert dist("salloc", "-N2", "-n4", "srun", "-n2", "-m", "block") == ["block"]
+    assert dist("srun", "-N2", "-n2") == ["none"]
+    r = run(cluster, "salloc", "-N2", "-n4", "sh", "-c",
+            'srun -n2 true; srun true; echo "job=$SLURM_JOB_ID"')
+    out, err = text(r)
+    assert r.returncode == 0, err
+    job = re.search(r"job=(\d+)", out).group(1)
+    r = cluster.cli("sacct", "-j", f"{job}.0,{job}.1", "-P", "-n", "-o", "JobID,Layout")
+    assert r.stdout.splitlines() == [f"{job}.0|Cyclic", f"{job}.1|Block"], r.stdout

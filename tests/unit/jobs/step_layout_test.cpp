@@ -18,6 +18,7 @@ struct StepBuilder {
   StepBuilder& w(const std::string& v) { s.set_nodelist(v); return *this; }
   StepBuilder& x(const std::string& v) { s.set_exclude(v); return *this; }
   StepBuilder& exclusive() { s.set_exclusive(true); return *this; }
+  StepBuilder& inAllocation() { s.set_in_allocation(true); return *this; }
   StepBuilder& gpusPerNode(std::uint32_t n) { s.mutable_gpus_per_node()->set_count(n); return *this; }
   StepBuilder& gpusPerTask(std::uint32_t n) { s.mutable_gpus_per_task()->set_count(n); return *this; }
   StepBuilder& gpus(std::uint32_t n) { s.mutable_gpus()->set_count(n); return *this; }
@@ -136,6 +137,32 @@ TEST(StepLayoutTest, DistributionNames) {
   // plane=3 with 2 tasks fills node01 only.
   ASSERT_EQ(plane->nodes.size(), 1u);
   EXPECT_EQ(plane->job_index, std::vector<std::size_t>{0});
+}
+
+// Without -m, srun inside an allocation it did not make asks for cyclic where there are no more
+// tasks than nodes and block otherwise; its own allocation's steps are block (the reference's
+// -N2 job: srun -n1, -n2, -N1 -n1 Cyclic; -n3, -n4, srun alone Block; standalone srun -N2 -n2
+// Block). -m stands.
+TEST(StepLayoutTest, DefaultDistributionInsideAnAllocation) {
+  struct Row {
+    std::string name;
+    StepBuilder step;
+    std::string want;
+  };
+  const std::vector<Row> rows = {
+      {"-n1", StepBuilder().inAllocation().ntasks(1), "cyclic"},
+      {"-n2", StepBuilder().inAllocation().ntasks(2), "cyclic"},
+      {"-N1 -n1", StepBuilder().inAllocation().nodes(1).ntasks(1), "cyclic"},
+      {"-n3", StepBuilder().inAllocation().ntasks(3), "block"},
+      {"the job's own tasks", StepBuilder().inAllocation(), "block"},
+      {"-n2 -m block", StepBuilder().inAllocation().ntasks(2).dist("block"), "block"},
+      {"its own allocation, -N2 -n2", StepBuilder().nodes(2).ntasks(2), "block"},
+  };
+  for (const Row& r : rows) {
+    auto got = layoutStep(twoNodes(), r.step.s, {});
+    ASSERT_TRUE(got.ok()) << r.name << ": " << got.error();
+    EXPECT_EQ(got->distribution, r.want) << r.name;
+  }
 }
 
 }  // namespace
