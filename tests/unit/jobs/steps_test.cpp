@@ -232,7 +232,9 @@ TEST_F(StepsTest, TaskUsageFromEveryNodeFoldsIntoTheStepRecord) {
 // a batch job passes SLURM_DISTRIBUTION (block without -m) and the job's SLURM_JOB_GPUS on.
 TEST_F(StepsTest, BatchJobStepsTresAndDistribution) {
   JobId id = runningJob(alice(), 2);
-  auto created = create(stepSpec(id));
+  v1::StepSpec in_job = stepSpec(id);
+  in_job.set_in_allocation(true);  // srun inside the batch job
+  auto created = create(in_job);
   ASSERT_EQ(created.launches.size(), 2u);
   const auto& env = created.launches[0].request.environment();
   EXPECT_EQ(env.at("SLURM_DISTRIBUTION"), "block");
