@@ -350,7 +350,7 @@ Result<std::vector<JobWithSteps>> SqliteAccountingStore::query(const AcctFilter&
   for (std::size_t i = 0; i < out.size(); ++i) {
     const JobRecord& job = out[i].job;
     if (!filter.include_steps && !only_steps.count(job.job_id)) continue;
-    if (row_of.empty() || wanted.back() != job.job_id) wanted.push_back(job.job_id);
+    wanted.push_back(job.job_id);
     row_of[{job.job_id, job.restart_count}] = i;
   }
   std::sort(wanted.begin(), wanted.end());
