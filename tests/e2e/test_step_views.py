@@ -90,7 +90,8 @@ def test_squeue_and_scontrol_show_the_running_steps(cluster):
         "   Nodes=1 CPUs=1 Tasks=1 Name=gsleep Network=(null)\n"
         "   TRES=cpu=1,gres/gpu=1,mem=*,node=1\n"
         "   ResvPorts=(null)\n"
-        "   CPUFreqReq=Default Dist=Block\n"
+        # srun -N1 -n1 in a batch job: Cyclic, as the reference's (no more tasks than nodes).
+        "   CPUFreqReq=Default Dist=Cyclic\n"
         "   SrunHost:Pid=*\n"
         "\n"), r.stdout
 
