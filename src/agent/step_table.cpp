@@ -90,7 +90,13 @@ Result<Launched> StepTable::launch(const v1::LaunchStepRequest& request) {
   const StepKey key = keyOf(request.step());
   if (key.job_id == 0) return makeError("launch request names no job (step.job_id = 0)");
   const RunNumber run = runOf(request.step());
-  if (auto it = steps_.find(key); it != steps_.end() && isRunningSupervisor(it->second)) {
+  // A supervisor that exited but is not reaped yet (a zombie until reap()) has ended: it is
+  // remembered as such first, so a retried launch of its run is not started again (the
+  // controller's retry of a launch the stopped agent answered late ran the script twice).
+  if (auto it = steps_.find(key); it != steps_.end() && !isRunningSupervisor(it->second)) {
+    forget(key);
+  }
+  if (auto it = steps_.find(key); it != steps_.end()) {
     switch (compareRuns(run, it->second.run)) {
       case RunOrder::kUnknown:
       case RunOrder::kSame:
