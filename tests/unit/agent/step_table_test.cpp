@@ -1,6 +1,7 @@
 // StepTable's answer to a retried launch: a run it started is started once, also while its
 // supervisor has exited and is not reaped yet. A script named drover-stepd stands in for the
-// supervisor (the table knows its processes by that name); it counts its starts and exits.
+// supervisor (the table knows its processes by that name); it reads its request, counts its
+// starts and exits.
 #include "agent/step_table.h"
 
 #include <gtest/gtest.h>
@@ -37,7 +38,8 @@ TEST(StepTableLaunch, ARetriedLaunchOfARunWhoseSupervisorExitedIsNotStartedAgain
   std::filesystem::create_directories(spool / "steps");
   const std::filesystem::path starts = dir.file("starts");
   const std::filesystem::path stepd = dir.file("drover-stepd");
-  std::ofstream(stepd) << "#!/bin/sh\necho started >> " << starts.string() << "\n";
+  // It reads the launch request as drover-stepd does (the table writes it to its stdin).
+  std::ofstream(stepd) << "#!/bin/sh\ncat > /dev/null\necho started >> " << starts.string() << "\n";
   ::chmod(stepd.c_str(), 0755);
 
   StepTableOptions opts;
