@@ -32,9 +32,12 @@ std::int64_t JobManager::endReservationJobs(std::int64_t over_run_s) {
       continue;
     }
     changed();
-    // TIMEOUT once the batch step reports it was killed (lifecycle.cpp), as a cancel does.
+    // TIMEOUT once the batch step reports it was killed (lifecycle.cpp), as a cancel does;
+    // squeue shows it COMPLETING and sacct TIMEOUT meanwhile, ended now (jobs::killedInto).
     job.pending_end = PendingEnd::kTimeout;
+    job.info.set_end_time(now);
     stage(job);
+    record(job);
     killBatchStep(job, nodesOf(job), v1::SignalStepRequest::TIME_LIMIT);
   }
   return next;

@@ -219,11 +219,21 @@ TEST_F(ReservationEndTest, BatchJobIsKilledAtTheEndAndEndsTimeout) {
   EXPECT_EQ(signals[0].job_id, id);
   EXPECT_EQ(signals[0].request.signal(), SIGKILL);
   EXPECT_TRUE(signals[0].request.kill());
-  // Not again while it dies; TIMEOUT once its step reports.
+  // Not again while it dies; COMPLETING meanwhile, its run time and end frozen at the kill;
+  // TIMEOUT once its step reports, ended at the kill.
+  const std::int64_t killed_at = clock_.now();
   EXPECT_EQ(manager_->endReservationJobs(0), 0);
   EXPECT_TRUE(manager_->takeSignals().empty());
+  clock_.advanceSeconds(4);
+  v1::GetJobsRequest one;
+  one.add_job_ids(std::to_string(id));
+  const auto rows = manager_->query(one);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].state(), v1::JOB_COMPLETING);
+  EXPECT_EQ(rows[0].run_time_s(), 600);
   finishBatch(id, 0, SIGKILL);
   EXPECT_EQ(job(id).state(), v1::JOB_TIMEOUT);
+  EXPECT_EQ(job(id).end_time(), killed_at);
   // Kept across a restart while the kill was in flight.
 }
 
