@@ -22,6 +22,7 @@ namespace {
 
 using detail::kJobColumns;
 using detail::kOpenEnd;
+using detail::kStepColumnCount;
 using detail::kStepColumns;
 using detail::placeholders;
 
@@ -339,7 +340,7 @@ Result<std::vector<JobWithSteps>> SqliteAccountingStore::query(const AcctFilter&
   // Steps for many jobs per statement: a fixed-size IN list (padded with job id 0, which never
   // exists) keeps one cached statement and avoids one round trip per job.
   constexpr int kChunk = 128;
-  auto ss = prepared(std::string("SELECT run, ") + kStepColumns + " FROM steps WHERE job_id IN (" +
+  auto ss = prepared(std::string("SELECT ") + kStepColumns + " FROM steps WHERE job_id IN (" +
                      placeholders(kChunk) + ") ORDER BY job_id, run, step_id");
   if (!ss) return makeError(ss.error());
   Stmt& q = **ss;
@@ -363,9 +364,9 @@ Result<std::vector<JobWithSteps>> SqliteAccountingStore::query(const AcctFilter&
     while ((rc = sqlite3_step(q.get())) == SQLITE_ROW) {
       StepRecord st;
       int c = 0;
-      st.run = static_cast<std::uint32_t>(q.i64(c++));
       st.job_id = static_cast<std::uint64_t>(q.i64(c++));
       st.step_id = q.i64(c++);
+      st.run = static_cast<std::uint32_t>(q.i64(kStepColumnCount - 1));  // the last column
       auto row = row_of.find({st.job_id, st.run});
       if (row == row_of.end()) continue;
       JobWithSteps& jw = out[row->second];

@@ -201,7 +201,8 @@ acct::JobRecord JobManager::jobRecord(const Job& job) const {
   r.time_limit_min = i.time_limit_min() < 0 ? acct::kTimeLimitUnlimited : i.time_limit_min();
   r.state = toAcct(i.state());
   // As the reference's: the state it is being killed into (CANCELLED, PREEMPTED, REQUEUED...),
-  // ended when that was decided, while its processes are killed.
+  // ended when that was decided, while its processes are killed. A requeued job cancelled
+  // meanwhile is CANCELLED for squeue, but this run of it stays REQUEUED.
   if (const auto into = killedInto(job)) {
     const bool requeued = *into == v1::JOB_PENDING || job.pending_end == PendingEnd::kRequeueCancel;
     r.state = requeued ? acct::JobState::kRequeued : toAcct(*into);
@@ -443,7 +444,8 @@ void JobManager::finish(Job& job, v1::JobState state, std::int32_t code, std::in
     auto left = unsplit_pending_.find(job.info.array_job_id());
     if (left != unsplit_pending_.end() && left->second > 0) --left->second;
   }
-  // A cancelled job ended when scancel said so, not when its step reported.
+  // A job being killed ended when that was decided (scancel, preemption, its reservation's
+  // end), not when its step reported.
   const bool ended_earlier = beingKilled(job);
   const std::int64_t end = ended_earlier && job.info.end_time() <= now ? job.info.end_time() : now;
   job.info.set_state(state);

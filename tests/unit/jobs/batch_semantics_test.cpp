@@ -20,6 +20,13 @@ const v1::JobInfo* shown(const std::vector<v1::JobInfo>& rows, JobId id) {
   return nullptr;
 }
 
+// Whether `squeue -t STATE` lists job `id`.
+bool listedBy(JobManager& manager, const std::string& state, JobId id) {
+  v1::GetJobsRequest by_state;
+  by_state.add_states(state);
+  return shown(manager.query(by_state), id) != nullptr;
+}
+
 const acct::JobRecord* recordOf(const acct::AcctBatch& batch, JobId id) {
   const acct::JobRecord* last = nullptr;
   for (const auto& r : batch.jobs)
@@ -74,12 +81,9 @@ TEST_F(JobsTest, CancelledRunningJobIsCancelledAndCompletingUntilItsStepReports)
   EXPECT_EQ(row->run_time_s(), cancelled_at - started);
   EXPECT_EQ(row->end_time(), cancelled_at);
   // -t CG and -t CANCELLED both find it, -t RUNNING does not.
-  for (const auto& [filter, found] :
-       std::vector<std::pair<std::string, bool>>{{"CG", true}, {"CANCELLED", true}, {"R", false}}) {
-    v1::GetJobsRequest by_state;
-    by_state.add_states(filter);
-    EXPECT_EQ(shown(manager_->query(by_state), id) != nullptr, found) << filter;
-  }
+  EXPECT_TRUE(listedBy(*manager_, "CG", id));
+  EXPECT_TRUE(listedBy(*manager_, "CANCELLED", id));
+  EXPECT_FALSE(listedBy(*manager_, "R", id));
   // sacct: CANCELLED by the caller, ended at the cancel.
   auto acct = manager_->takeAccounting();
   const acct::JobRecord* rec = recordOf(acct, id);
@@ -130,12 +134,8 @@ TEST_F(JobsTest, RequeuedRunningJobIsPendingAndCompletingUntilItsStepReports) {
   v1::GetJobsRequest one;
   one.add_job_ids(s);
   EXPECT_EQ(shown(manager_->query(one), id)->state(), v1::JOB_COMPLETING);
-  for (const auto& [filter, found] : std::vector<std::pair<std::string, bool>>{
-           {"CG", true}, {"PD", false}, {"R", false}, {"REQUEUED", false}}) {
-    v1::GetJobsRequest by_state;
-    by_state.add_states(filter);
-    EXPECT_EQ(shown(manager_->query(by_state), id) != nullptr, found) << filter;
-  }
+  EXPECT_TRUE(listedBy(*manager_, "CG", id));
+  for (const char* state : {"PD", "R", "REQUEUED"}) EXPECT_FALSE(listedBy(*manager_, state, id)) << state;
   auto acct = manager_->takeAccounting();
   const acct::JobRecord* rec = recordOf(acct, id);
   ASSERT_NE(rec, nullptr);
@@ -157,9 +157,7 @@ TEST_F(JobsTest, RequeuedRunningJobIsPendingAndCompletingUntilItsStepReports) {
   ASSERT_TRUE(manager_->cancel(alice(), cancelIds({s}))[0].ok());
   EXPECT_TRUE(manager_->takeSignals().empty());  // the requeue's kill is under way
   EXPECT_EQ(shown(manager_->query(one), id)->state(), v1::JOB_COMPLETING);
-  v1::GetJobsRequest cancelled;
-  cancelled.add_states("CA");
-  EXPECT_NE(shown(manager_->query(cancelled), id), nullptr);
+  EXPECT_TRUE(listedBy(*manager_, "CA", id));
   v1::UpdateJobRequest rename;
   rename.set_job_id(s);
   (*rename.mutable_fields())["Name"] = "x";
